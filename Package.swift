@@ -1,0 +1,40 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "ccai-lua",
+    products: [
+        .executable(name: "ccai", targets: ["ccai"]),
+        .executable(name: "ccai-bench", targets: ["ccai-bench"]),
+        .library(name: "LuaRuntime", targets: ["LuaRuntime"]),
+        .library(name: "CCAIScripting", targets: ["CCAIScripting"]),
+    ],
+    targets: [
+        // C libraries from Debian, found through pkg-config.
+        .systemLibrary(name: "CLua", pkgConfig: "lua5.4", providers: [.apt(["liblua5.4-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+
+        // What Swift cannot call directly: Lua macros, raise/yield trampolines, allocator, hook.
+        .target(name: "CLuaShim", dependencies: ["CLua"]),
+
+        .target(name: "LuaRuntime", dependencies: ["CLua", "CLuaShim"]),
+        .target(name: "CCAIScripting", dependencies: ["LuaRuntime"]),
+        .executableTarget(name: "ccai", dependencies: ["CCAIScripting", "LuaRuntime"]),
+        .executableTarget(
+            name: "ccai-bench",
+            dependencies: ["CCAIScripting", "LuaRuntime", "CLua", "CLuaShim"]
+        ),
+
+        .testTarget(name: "LuaRuntimeTests", dependencies: ["LuaRuntime", "CLua", "CLuaShim"]),
+        .testTarget(name: "CCAIScriptingTests", dependencies: ["CCAIScripting", "LuaRuntime"]),
+        .testTarget(
+            name: "SystemLibrariesTests",
+            dependencies: ["CCurl", "CSSL", "CMicroHTTPD", "CSQLite", "CLua"]
+        ),
+        .testTarget(name: "CLITests", dependencies: []),
+    ],
+    swiftLanguageModes: [.v5]
+)

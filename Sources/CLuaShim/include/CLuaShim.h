@@ -1,0 +1,107 @@
+// The part of the Lua embedding that Swift cannot or must not do itself:
+// Lua's function-like macros, the trampolines that raise and yield after the Swift
+// frame has returned, the limited allocator and the count hook that enforces budgets.
+#ifndef CLUASHIM_H
+#define CLUASHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <lua5.4/lua.h>
+#include <lua5.4/lauxlib.h>
+#include <lua5.4/lualib.h>
+
+/// Returned by a Swift function body: an error value is on top of the stack; raise it.
+#define LRT_RAISE (-1)
+/// Returned by a Swift function body: suspend the calling coroutine (async call pending).
+#define LRT_YIELD (-2)
+
+/// Why a state was stopped by its budgets.
+typedef enum lrt_kill_reason {
+    LRT_KILL_NONE = 0,
+    LRT_KILL_INSTRUCTIONS = 1,
+    LRT_KILL_TIME = 2,
+} lrt_kill_reason;
+
+/// The preallocated error values raised by the hook and the trampoline.
+typedef enum lrt_limit_error {
+    LRT_LIMIT_ERROR_INSTRUCTIONS = 0,
+    LRT_LIMIT_ERROR_TIME = 1,
+    LRT_LIMIT_ERROR_MEMORY = 2,
+} lrt_limit_error;
+
+/// Per-state bookkeeping shared by the allocator, the hook and the trampolines.
+/// Its address is stored in the extra space of every thread of the state.
+typedef struct lrt_context {
+    size_t memory_used;
+    size_t memory_limit;        ///< 0: unlimited
+    size_t memory_peak;
+    int memory_limit_hit;       ///< an allocation was refused since the last reset
+    int host_active;            ///< 1 while Swift (not Lua) runs: allocations are never refused then
+    long long instruction_limit;///< per slice between yields; 0: unlimited
+    long long instructions;     ///< counted in the current slice
+    double time_limit;          ///< seconds per slice; 0: unlimited
+    double slice_started;       ///< monotonic seconds at the start of the slice
+    int hook_interval;
+    lrt_kill_reason killed;     ///< sticky once set
+    void *owner;                ///< the Swift object owning the state (unretained)
+} lrt_context;
+
+/// The single entry point through which Lua calls Swift: `box` is the function's box.
+typedef int (*lrt_swift_dispatch)(lua_State *L, void *box);
+
+/// Installs the Swift dispatcher (once per process).
+void lrt_set_dispatch(lrt_swift_dispatch dispatch);
+
+/// A new state using the limited allocator and the count hook of `context`.
+lua_State *lrt_newstate(lrt_context *context);
+lrt_context *lrt_context_of(lua_State *L);
+double lrt_monotonic_seconds(void);
+/// Installs the count hook on `L` with the context's interval (after the limits change).
+void lrt_reset_hook(lua_State *L);
+/// Resets the per-slice budgets (called before each run between yields).
+void lrt_begin_slice(lua_State *L);
+
+/// Pushes a C closure calling the Swift function `box` through the trampoline.
+void lrt_push_swift_function(lua_State *L, void *box);
+/// Light userdata that marks an async yield (also the registry key of the marker).
+void *lrt_async_marker(void);
+
+/// Runs `lua_resume` with limits enforced; `*nresults` receives the number of values.
+int lrt_resume(lua_State *co, lua_State *from, int nargs, int *nresults);
+/// `lua_pcall` with a traceback message handler and limits enforced.
+int lrt_pcall(lua_State *L, int nargs, int nresults);
+/// `luaL_tolstring` under protection: NULL (and nothing pushed) when a metamethod fails.
+const char *lrt_tolstring(lua_State *L, int idx, size_t *len);
+/// `luaL_traceback` of `co` with `message`, pushed on `L`; protected.
+void lrt_traceback(lua_State *L, lua_State *co, const char *message, int level);
+/// Loads a chunk in text mode only. Returns a Lua status; pushes the function or an error.
+int lrt_load_text(lua_State *L, const char *source, size_t len, const char *chunkname);
+/// Opens the libraries a sandboxed state may use (no io, debug, package).
+void lrt_open_safe_libs(lua_State *L);
+/// Pops the value on top and keeps it as the error raised for `kind`.
+void lrt_set_limit_error(lua_State *L, lrt_limit_error kind);
+/// Pushes the environment (_ENV upvalue) of the function at stack level `level`, or nil.
+void lrt_push_caller_env(lua_State *L, int level);
+/// Source and line of the function at stack level `level`: 1 when found.
+int lrt_caller_location(lua_State *L, int level, char *buffer, size_t size);
+
+/// The trivial C function the benchmark compares Swift bindings against.
+int lrt_bench_noop(lua_State *L);
+
+// Macro wrappers.
+static inline void lrt_pop(lua_State *L, int n) { lua_pop(L, n); }
+static inline void lrt_newtable(lua_State *L) { lua_newtable(L); }
+static inline int lrt_upvalueindex(int i) { return lua_upvalueindex(i); }
+static inline int lrt_registryindex(void) { return LUA_REGISTRYINDEX; }
+static inline void lrt_insert(lua_State *L, int idx) { lua_insert(L, idx); }
+static inline void lrt_remove(lua_State *L, int idx) { lua_remove(L, idx); }
+static inline void lrt_replace(lua_State *L, int idx) { lua_replace(L, idx); }
+static inline int lrt_isnoneornil(lua_State *L, int idx) { return lua_isnoneornil(L, idx); }
+static inline int lrt_getglobal_table(lua_State *L) { return lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_GLOBALS); }
+static inline lua_Integer lrt_tointeger(lua_State *L, int idx, int *isnum) { return lua_tointegerx(L, idx, isnum); }
+static inline lua_Number lrt_tonumber(lua_State *L, int idx, int *isnum) { return lua_tonumberx(L, idx, isnum); }
+static inline void lrt_pushcfunction(lua_State *L, lua_CFunction f) { lua_pushcfunction(L, f); }
+static inline int lrt_gc_count_bytes(lua_State *L) { return lua_gc(L, LUA_GCCOUNT, 0) * 1024 + lua_gc(L, LUA_GCCOUNTB, 0); }
+static inline void lrt_gc_collect(lua_State *L) { lua_gc(L, LUA_GCCOLLECT, 0); }
+
+#endif

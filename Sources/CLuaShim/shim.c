@@ -1,0 +1,297 @@
+#include "CLuaShim.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static lrt_swift_dispatch swift_dispatch = NULL;
+
+// Unique addresses used as registry keys.
+static char async_marker_key;
+static char instruction_error_key;
+static char time_error_key;
+static char memory_error_key;
+
+void lrt_set_dispatch(lrt_swift_dispatch dispatch) { swift_dispatch = dispatch; }
+
+void *lrt_async_marker(void) { return &async_marker_key; }
+
+double lrt_monotonic_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+lrt_context *lrt_context_of(lua_State *L) { return *(lrt_context **)lua_getextraspace(L); }
+
+// MARK: - Allocator
+
+static void *lrt_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+    lrt_context *c = (lrt_context *)ud;
+    size_t old = ptr ? osize : 0;  // when ptr is NULL, osize is a type tag
+    if (nsize == 0) {
+        free(ptr);
+        c->memory_used -= old;
+        return NULL;
+    }
+    if (c->memory_limit && !c->host_active && nsize > old &&
+        c->memory_used - old + nsize > c->memory_limit) {
+        c->memory_limit_hit = 1;
+        return NULL;
+    }
+    void *p = realloc(ptr, nsize);
+    if (p == NULL) return NULL;
+    c->memory_used = c->memory_used - old + nsize;
+    if (c->memory_used > c->memory_peak) c->memory_peak = c->memory_used;
+    return p;
+}
+
+// MARK: - Budgets
+
+static void raise_registry_error(lua_State *L, void *key, const char *fallback) {
+    if (lua_rawgetp(L, LUA_REGISTRYINDEX, key) == LUA_TNIL) {
+        lua_pop(L, 1);
+        lua_pushstring(L, fallback);
+    }
+    lua_error(L);
+}
+
+static void lrt_hook(lua_State *L, lua_Debug *ar) {
+    (void)ar;
+    lrt_context *c = lrt_context_of(L);
+    if (c->killed == LRT_KILL_NONE) {
+        c->instructions += c->hook_interval;
+        if (c->instruction_limit > 0 && c->instructions > c->instruction_limit) {
+            c->killed = LRT_KILL_INSTRUCTIONS;
+        } else if (c->time_limit > 0) {
+            double now = lrt_monotonic_seconds();
+            if (c->slice_started == 0) c->slice_started = now;
+            if (now - c->slice_started <= c->time_limit) return;
+            c->killed = LRT_KILL_TIME;
+        } else {
+            return;
+        }
+    }
+    // Sticky: from now on every instruction of this thread raises again.
+    lua_sethook(L, lrt_hook, LUA_MASKCOUNT, 1);
+    if (c->killed == LRT_KILL_TIME) {
+        raise_registry_error(L, &time_error_key, "time limit exceeded");
+    } else {
+        raise_registry_error(L, &instruction_error_key, "instruction limit exceeded");
+    }
+}
+
+void lrt_begin_slice(lua_State *L) {
+    lrt_context *c = lrt_context_of(L);
+    c->instructions = 0;
+    c->slice_started = 0;  // the clock is read at the first check, keeping resumes cheap
+}
+
+void lrt_reset_hook(lua_State *L) {
+    lrt_context *c = lrt_context_of(L);
+    if (c->killed == LRT_KILL_NONE) lua_sethook(L, lrt_hook, LUA_MASKCOUNT, c->hook_interval);
+}
+
+lua_State *lrt_newstate(lrt_context *context) {
+    context->host_active = 1;
+    if (context->hook_interval <= 0) context->hook_interval = 1000;
+    lua_State *L = lua_newstate(lrt_alloc, context);
+    if (L == NULL) return NULL;
+    *(lrt_context **)lua_getextraspace(L) = context;
+    lua_sethook(L, lrt_hook, LUA_MASKCOUNT, context->hook_interval);
+    return L;
+}
+
+// MARK: - Calling Swift
+
+static int async_continue(lua_State *L, int status, lua_KContext base) {
+    (void)status;
+    int first = (int)base + 1;  // the resume values: ok flag, then results or the error
+    if (!lua_toboolean(L, first)) {
+        lua_pushvalue(L, first + 1);
+        return lua_error(L);
+    }
+    return lua_gettop(L) - first;
+}
+
+static int trampoline(lua_State *L) {
+    lrt_context *c = lrt_context_of(L);
+    void *box = lua_touserdata(L, lua_upvalueindex(1));
+    int saved = c->host_active;
+    c->host_active = 1;
+    int n = swift_dispatch(L, box);
+    c->host_active = saved;
+    if (c->memory_limit && c->memory_used > c->memory_limit && !saved) {
+        lua_gc(L, LUA_GCCOLLECT, 0);
+        if (c->memory_used > c->memory_limit) {
+            c->memory_limit_hit = 1;
+            raise_registry_error(L, &memory_error_key, "not enough memory");
+        }
+    }
+    if (n >= 0) return n;
+    if (n == LRT_RAISE) return lua_error(L);
+    int base = lua_gettop(L);
+    lua_pushlightuserdata(L, &async_marker_key);
+    return lua_yieldk(L, 1, (lua_KContext)base, async_continue);
+}
+
+void lrt_push_swift_function(lua_State *L, void *box) {
+    lua_pushlightuserdata(L, box);
+    lua_pushcclosure(L, trampoline, 1);
+}
+
+// MARK: - Running Lua
+
+int lrt_resume(lua_State *co, lua_State *from, int nargs, int *nresults) {
+    lrt_context *c = lrt_context_of(co);
+    int saved = c->host_active;
+    c->host_active = 0;
+    lrt_begin_slice(co);
+    int status = lua_resume(co, from, nargs, nresults);
+    c->host_active = saved;
+    return status;
+}
+
+static int traceback_handler(lua_State *L) {
+    // Keep structured (non-string) error values intact; tracebacks are taken separately.
+    const char *message = lua_tostring(L, 1);
+    if (message == NULL) return 1;
+    luaL_traceback(L, L, message, 1);
+    return 1;
+}
+
+int lrt_pcall(lua_State *L, int nargs, int nresults) {
+    lrt_context *c = lrt_context_of(L);
+    int base = lua_gettop(L) - nargs;
+    lua_pushcfunction(L, traceback_handler);
+    lua_insert(L, base);
+    int saved = c->host_active;
+    c->host_active = 0;
+    int status = lua_pcall(L, nargs, nresults, base);
+    c->host_active = saved;
+    lua_remove(L, base);
+    return status;
+}
+
+static int tolstring_body(lua_State *L) {
+    luaL_tolstring(L, 1, NULL);
+    return 1;
+}
+
+const char *lrt_tolstring(lua_State *L, int idx, size_t *len) {
+    idx = lua_absindex(L, idx);
+    lua_pushcfunction(L, tolstring_body);
+    lua_pushvalue(L, idx);
+    if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
+        lua_pop(L, 1);
+        return NULL;
+    }
+    return lua_tolstring(L, -1, len);
+}
+
+static int traceback_body(lua_State *L) {
+    lua_State *co = (lua_State *)lua_touserdata(L, 1);
+    const char *message = lua_tostring(L, 2);
+    int level = (int)lua_tointeger(L, 3);
+    luaL_traceback(L, co, message, level);
+    return 1;
+}
+
+void lrt_traceback(lua_State *L, lua_State *co, const char *message, int level) {
+    lua_pushcfunction(L, traceback_body);
+    lua_pushlightuserdata(L, co);
+    lua_pushstring(L, message);
+    lua_pushinteger(L, level);
+    if (lua_pcall(L, 3, 1, 0) != LUA_OK) {
+        lua_pop(L, 1);
+        lua_pushstring(L, message ? message : "");
+    }
+}
+
+int lrt_load_text(lua_State *L, const char *source, size_t len, const char *chunkname) {
+    lrt_context *c = lrt_context_of(L);
+    int saved = c->host_active;
+    c->host_active = 0;
+    int status = luaL_loadbufferx(L, source, len, chunkname, "t");
+    c->host_active = saved;
+    return status;
+}
+
+// MARK: - Libraries
+
+static void remove_fields(lua_State *L, const char *const *names) {
+    for (; *names; names++) {
+        lua_pushnil(L);
+        lua_setfield(L, -2, *names);
+    }
+}
+
+void lrt_open_safe_libs(lua_State *L) {
+    static const luaL_Reg libs[] = {
+        {LUA_GNAME, luaopen_base},         {LUA_COLIBNAME, luaopen_coroutine},
+        {LUA_TABLIBNAME, luaopen_table},   {LUA_STRLIBNAME, luaopen_string},
+        {LUA_MATHLIBNAME, luaopen_math},   {LUA_UTF8LIBNAME, luaopen_utf8},
+        {LUA_OSLIBNAME, luaopen_os},       {NULL, NULL},
+    };
+    for (const luaL_Reg *lib = libs; lib->func; lib++) {
+        luaL_requiref(L, lib->name, lib->func, 1);
+        lua_pop(L, 1);
+    }
+    static const char *const base_removed[] = {"dofile", "loadfile", "load", "collectgarbage", "require", NULL};
+    static const char *const os_removed[] = {"execute", "exit", "getenv", "remove", "rename", "tmpname", "setlocale", NULL};
+    lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_GLOBALS);
+    remove_fields(L, base_removed);
+    lua_getfield(L, -1, LUA_OSLIBNAME);
+    remove_fields(L, os_removed);
+    lua_pop(L, 1);
+    lua_getfield(L, -1, LUA_STRLIBNAME);
+    lua_pushnil(L);
+    lua_setfield(L, -2, "dump");
+    lua_pop(L, 2);
+    // The shared string metatable: scripts may use it, never reach or change it.
+    lua_pushliteral(L, "");
+    lua_getmetatable(L, -1);
+    lua_pushboolean(L, 0);
+    lua_setfield(L, -2, "__metatable");
+    lua_pop(L, 2);
+}
+
+void lrt_set_limit_error(lua_State *L, lrt_limit_error kind) {
+    static void *const keys[] = {&instruction_error_key, &time_error_key, &memory_error_key};
+    lua_rawsetp(L, LUA_REGISTRYINDEX, keys[kind]);
+}
+
+void lrt_push_caller_env(lua_State *L, int level) {
+    lua_Debug ar;
+    if (lua_getstack(L, level, &ar) && lua_getinfo(L, "f", &ar)) {
+        for (int i = 1;; i++) {
+            const char *name = lua_getupvalue(L, -1, i);
+            if (name == NULL) break;
+            if (strcmp(name, "_ENV") == 0) {
+                lua_remove(L, -2);
+                return;
+            }
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+    }
+    lua_pushnil(L);
+}
+
+int lrt_caller_location(lua_State *L, int level, char *buffer, size_t size) {
+    lua_Debug ar;
+    for (; lua_getstack(L, level, &ar); level++) {
+        if (!lua_getinfo(L, "Sl", &ar)) return 0;
+        if (ar.currentline > 0) {
+            snprintf(buffer, size, "%s:%d", ar.short_src, ar.currentline);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int lrt_bench_noop(lua_State *L) {
+    (void)L;
+    return 0;
+}

@@ -1,0 +1,309 @@
+import CLua
+import CLuaShim
+import Foundation
+
+/// One call of a Swift function from Lua: typed access to its arguments and a way to
+/// return results. Valid only while the body runs.
+///
+/// Argument errors name the argument and what was expected, the way Lua's own do:
+/// `bad argument #1 'seconds' to 'sleep' (number expected, got nil)`.
+///
+/// ```swift
+/// context.register("add") { call in
+///     let a = try call.number(1, "a"), b = try call.number(2, "b")
+///     return call.returning(.number(a + b))
+/// }
+/// ```
+public struct LuaCall {
+    let L: OpaquePointer
+    let function: LuaFunctionBox
+
+    /// The qualified name of the function (`"ccai.sleep"`).
+    public var functionName: String { function.qualifiedName }
+
+    /// How many arguments were passed.
+    public var argumentCount: Int { Int(lua_gettop(L)) }
+
+    var core: LuaCore {
+        Unmanaged<LuaCore>.fromOpaque(lrt_context_of(L).pointee.owner).takeUnretainedValue()
+    }
+
+    var stack: LuaStack { LuaStack(L) }
+
+    /// The synchronous view of the state this call runs in.
+    public var context: LuaContext { LuaContext(core: core) }
+
+    // MARK: - Errors
+
+    /// The `invalid_argument` error for argument `index`.
+    public func argumentError(_ index: Int, _ name: String?, _ problem: String) -> LuaErrorValue {
+        let label = name.map { " '\($0)'" } ?? ""
+        return .invalidArgument("bad argument #\(index)\(label) to '\(function.shortName)' (\(problem))")
+    }
+
+    func typeError(_ index: Int, _ name: String?, expected: String) -> LuaErrorValue {
+        argumentError(index, name, "\(expected) expected, got \(stack.typeName(at: Int32(index)))")
+    }
+
+    func pushRaised(_ error: Error) {
+        if let raised = error as? LuaRaisedReference {
+            raised.reference.push(on: L)
+            return
+        }
+        if let script = error as? LuaScriptError, script.structured == nil {
+            stack.push(script.value)
+            return
+        }
+        var value = LuaErrorValue.from(error)
+        if value.function == nil { value.function = function.qualifiedName }
+        stack.pushError(value, metatable: core.errorMetatable)
+    }
+
+    // MARK: - Arguments
+
+    func type(_ index: Int) -> Int32 { lua_type(L, Int32(index)) }
+
+    /// Whether argument `index` is absent or nil.
+    public func isNil(_ index: Int) -> Bool { lrt_isnoneornil(L, Int32(index)) != 0 }
+
+    public func integer(_ index: Int, _ name: String? = nil) throws -> Int64 {
+        guard let value = try optionalInteger(index, name) else { throw typeError(index, name, expected: "integer") }
+        return value
+    }
+
+    public func optionalInteger(_ index: Int, _ name: String? = nil) throws -> Int64? {
+        if isNil(index) { return nil }
+        var isInteger: Int32 = 0
+        let value = lrt_tointeger(L, Int32(index), &isInteger)
+        guard type(index) == LUA_TNUMBER else { throw typeError(index, name, expected: "integer") }
+        guard isInteger != 0 else { throw argumentError(index, name, "number has no integer representation") }
+        return value
+    }
+
+    public func number(_ index: Int, _ name: String? = nil) throws -> Double {
+        guard let value = try optionalNumber(index, name) else { throw typeError(index, name, expected: "number") }
+        return value
+    }
+
+    public func optionalNumber(_ index: Int, _ name: String? = nil) throws -> Double? {
+        if isNil(index) { return nil }
+        guard type(index) == LUA_TNUMBER else { throw typeError(index, name, expected: "number") }
+        return lrt_tonumber(L, Int32(index), nil)
+    }
+
+    /// A string argument (numbers are accepted and formatted, as Lua does).
+    public func string(_ index: Int, _ name: String? = nil) throws -> String {
+        guard let value = try optionalString(index, name) else { throw typeError(index, name, expected: "string") }
+        return value
+    }
+
+    public func optionalString(_ index: Int, _ name: String? = nil) throws -> String? {
+        if isNil(index) { return nil }
+        switch type(index) {
+        case LUA_TSTRING:
+            return stack.string(at: Int32(index)) ?? String(decoding: stack.data(at: Int32(index))!, as: UTF8.self)
+        case LUA_TNUMBER:
+            return try value(index).description
+        default:
+            throw typeError(index, name, expected: "string")
+        }
+    }
+
+    /// A string argument's bytes, binary-safe.
+    public func data(_ index: Int, _ name: String? = nil) throws -> Data {
+        guard type(index) == LUA_TSTRING, let data = stack.data(at: Int32(index)) else {
+            throw typeError(index, name, expected: "string")
+        }
+        return data
+    }
+
+    public func boolean(_ index: Int, _ name: String? = nil) throws -> Bool {
+        guard let value = try optionalBoolean(index, name) else { throw typeError(index, name, expected: "boolean") }
+        return value
+    }
+
+    public func optionalBoolean(_ index: Int, _ name: String? = nil) throws -> Bool? {
+        if isNil(index) { return nil }
+        guard type(index) == LUA_TBOOLEAN else { throw typeError(index, name, expected: "boolean") }
+        return lua_toboolean(L, Int32(index)) != 0
+    }
+
+    /// Any argument as data (tables converted deeply).
+    public func value(_ index: Int, _ name: String? = nil) throws -> LuaValue {
+        do {
+            return try stack.value(at: Int32(index))
+        } catch let error as LuaConversionError {
+            throw argumentError(index, name, error.message)
+        }
+    }
+
+    /// A table argument as data.
+    public func table(_ index: Int, _ name: String? = nil) throws -> LuaTable {
+        guard type(index) == LUA_TTABLE else { throw typeError(index, name, expected: "table") }
+        return try value(index, name).tableValue ?? LuaTable()
+    }
+
+    /// A function argument, kept alive by the returned reference.
+    public func function(_ index: Int, _ name: String? = nil) throws -> LuaReference {
+        guard let value = try optionalFunction(index, name) else { throw typeError(index, name, expected: "function") }
+        return value
+    }
+
+    public func optionalFunction(_ index: Int, _ name: String? = nil) throws -> LuaReference? {
+        if isNil(index) { return nil }
+        guard type(index) == LUA_TFUNCTION else { throw typeError(index, name, expected: "function") }
+        return reference(index)
+    }
+
+    /// A reference to whatever argument `index` is.
+    public func reference(_ index: Int) -> LuaReference {
+        lua_pushvalue(L, Int32(index))
+        return LuaReference(popping: L, core: core)
+    }
+
+    /// The fields of an options table (an absent argument reads as an empty table).
+    public func options(_ index: Int, _ name: String? = nil) throws -> LuaOptions {
+        guard isNil(index) || type(index) == LUA_TTABLE else { throw typeError(index, name, expected: "table") }
+        return LuaOptions(call: self, index: index, name: name)
+    }
+
+    /// The Swift object of a userdata argument of `type`.
+    public func userdata<Object: AnyObject>(_ index: Int, _ type: LuaUserdataType<Object>, _ name: String? = nil)
+        throws -> Object
+    {
+        guard let object = type.object(at: Int32(index), on: L, core: core) else {
+            throw typeError(index, name, expected: type.name)
+        }
+        return object
+    }
+
+    // MARK: - Results
+
+    /// Returns the given values.
+    public func returning(_ values: LuaValue...) -> LuaReturn {
+        lua_checkstack(L, Int32(values.count))
+        for value in values { stack.push(value) }
+        return LuaReturn(code: Int32(values.count))
+    }
+
+    /// Returns the values an `output` closure pushes.
+    public func returning(_ build: (inout LuaOutput) throws -> Void) rethrows -> LuaReturn {
+        var output = LuaOutput(L: L, core: core)
+        try build(&output)
+        return LuaReturn(code: output.count)
+    }
+
+    // MARK: - Suspending
+
+    /// Suspends the calling coroutine until `operation` finishes, then returns its values
+    /// (or raises its error) in Lua. An operation that completes without suspending
+    /// returns at once, without a yield.
+    ///
+    /// ```swift
+    /// context.register("sleep") { call in
+    ///     let seconds = try call.number(1, "seconds")
+    ///     return try call.suspend { try await Task.sleep(for: .seconds(seconds)); return [] }
+    /// }
+    /// ```
+    public func suspend(_ operation: @escaping @Sendable () async throws -> [LuaValue]) throws -> LuaReturn {
+        try suspend(operation) { values, output in
+            for value in values { output.push(value) }
+        }
+    }
+
+    /// Suspends until `operation` finishes, then pushes its result with `push` on the
+    /// state's executor (where references and userdata can be made).
+    public func suspend<Result: Sendable>(
+        _ operation: @escaping @Sendable () async throws -> Result,
+        then push: @escaping (Result, inout LuaOutput) throws -> Void
+    ) throws -> LuaReturn {
+        try checkYieldable()
+        let pending = LuaPendingOperation()
+        let pusher = UncheckedSendable(push)
+        pending.task = Task.immediate {
+            do {
+                let result = try await operation()
+                pending.complete(.success(UncheckedSendable({ output in try pusher.value(result, &output) })))
+            } catch {
+                pending.complete(.failure(error))
+            }
+        }
+        if let outcome = pending.takeOutcome() {
+            switch outcome {
+            case .success(let push):
+                return try returning { try push.value(&$0) }
+            case .failure(let error):
+                throw error
+            }
+        }
+        core.pendingSuspension = .operation(pending)
+        return .yield
+    }
+
+    /// Suspends the coroutine on a scheduler-level wait (another task, an event).
+    func suspend(_ suspension: LuaSuspension) throws -> LuaReturn {
+        try checkYieldable()
+        core.pendingSuspension = suspension
+        return .yield
+    }
+
+    /// Lets every other ready task run, then continues (`sleep(0)`).
+    func yieldToOtherTasks() throws -> LuaReturn {
+        try checkYieldable()
+        core.pendingSuspension = nil
+        return .yield
+    }
+
+    private func checkYieldable() throws {
+        guard lua_isyieldable(L) != 0 else {
+            throw LuaErrorValue(
+                code: "invalid_argument",
+                message: "'\(function.shortName)' suspends and cannot be called here"
+                    + " (from a metamethod, an iterator or a callback run by C code)")
+        }
+    }
+}
+
+/// Values pushed as results of a call or of a finished async operation.
+public struct LuaOutput {
+    let L: OpaquePointer
+    let core: LuaCore
+    public private(set) var count: Int32 = 0
+
+    init(L: OpaquePointer, core: LuaCore) {
+        self.L = L
+        self.core = core
+    }
+
+    public mutating func push(_ value: LuaValue) {
+        lua_checkstack(L, 1)
+        LuaStack(L).push(value)
+        count += 1
+    }
+
+    public mutating func push(_ reference: LuaReference) {
+        lua_checkstack(L, 1)
+        reference.push(on: L)
+        count += 1
+    }
+
+    /// Pushes `object` as a userdata of `type`.
+    public mutating func push<Object: AnyObject>(_ object: Object, as type: LuaUserdataType<Object>) {
+        lua_checkstack(L, 1)
+        type.push(object, on: L, core: core)
+        count += 1
+    }
+
+    /// Pushes a structured error value (to return `nil, err` style results).
+    public mutating func push(_ error: LuaErrorValue) {
+        lua_checkstack(L, 1)
+        LuaStack(L).pushError(error, metatable: core.errorMetatable)
+        count += 1
+    }
+}
+
+/// Wraps a value that crosses to another isolation domain only to come back to its owner.
+struct UncheckedSendable<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}

@@ -1,0 +1,60 @@
+/// A declarative description of a Lua table of functions, values, nested modules and
+/// event functions. One description serves to build the table in a state and to list
+/// what it offers (for documentation and type stubs).
+///
+/// ```swift
+/// var log = LuaModule(name: "ccai.log")
+/// log.function("info") { call in print(try call.string(1, "message")); return .none }
+/// var ccai = LuaModule(name: "ccai")
+/// ccai.module(log)
+/// context.setGlobal("ccai", module: ccai)
+/// ```
+public struct LuaModule {
+    public enum Member {
+        case function(LuaFunctionBody)
+        case value(LuaValue)
+        case module(LuaModule)
+        /// `on` and `wait_for` of an event emitter.
+        case events(LuaEventEmitter)
+    }
+
+    /// The qualified name (`"ccai.log"`); the last component is its key in its parent.
+    public let name: String
+    public private(set) var members: [(key: String, member: Member)] = []
+
+    public init(name: String) {
+        self.name = name
+    }
+
+    /// The key under which the module sits in its parent.
+    public var key: String { name.split(separator: ".").last.map(String.init) ?? name }
+
+    public mutating func function(_ key: String, _ body: @escaping LuaFunctionBody) {
+        members.append((key, .function(body)))
+    }
+
+    public mutating func value(_ key: String, _ value: LuaValue) {
+        members.append((key, .value(value)))
+    }
+
+    public mutating func module(_ module: LuaModule) {
+        members.append((module.key, .module(module)))
+    }
+
+    /// Adds `on(event, handler)` and `wait_for(event, options)` for `emitter`.
+    public mutating func events(_ emitter: LuaEventEmitter) {
+        members.append(("on", .events(emitter)))
+    }
+
+    /// The qualified names of every function, nested modules included.
+    public var functionNames: [String] {
+        members.flatMap { key, member -> [String] in
+            switch member {
+            case .function: return ["\(name).\(key)"]
+            case .value: return []
+            case .module(let module): return module.functionNames
+            case .events: return ["\(name).on", "\(name).wait_for"]
+            }
+        }
+    }
+}

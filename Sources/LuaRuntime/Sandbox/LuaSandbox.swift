@@ -1,0 +1,213 @@
+import CLua
+import CLuaShim
+import Foundation
+
+/// What a sandboxed state offers scripts beyond the safe standard libraries.
+///
+/// The globals are the base library without `dofile`/`loadfile`, with `load` in text mode
+/// only (defaulting to the caller's environment); `string` without `dump`, `table`,
+/// `math`, `utf8`, `coroutine`; `os` with `time`, `clock`, `date`, `difftime` only; no
+/// `io`, `debug` or `package`. The string metatable is protected, `collectgarbage` only
+/// answers `"count"`, and `require` finds host modules and pure-Lua files under
+/// ``modulePaths`` only.
+///
+/// ```swift
+/// let lua = try LuaState(sandbox: LuaSandbox(modulePaths: ["/srv/plugins/acme"]))
+/// ```
+public struct LuaSandbox: Sendable {
+    /// Folders where `require("a.b")` looks for `a/b.lua` and `a/b/init.lua`.
+    public var modulePaths: [String]
+    /// Where `print` writes (its arguments joined by tabs).
+    public var print: @Sendable (String) -> Void
+
+    public init(modulePaths: [String] = [],
+                print: @escaping @Sendable (String) -> Void = { Swift.print($0) }) {
+        self.modulePaths = modulePaths
+        self.print = print
+    }
+}
+
+extension LuaCore {
+    /// Opens the safe libraries and installs the sandbox's own `load`, `print`,
+    /// `collectgarbage`, `require` and the coroutine functions that let async calls
+    /// suspend through user coroutines.
+    func installSandbox(_ sandbox: LuaSandbox) throws {
+        lrt_open_safe_libs(L)
+        let context = LuaContext(core: self)
+        context.register("load") { call in try LuaSandboxFunctions.load(call) }
+        context.register("print") { call in
+            var parts: [String] = []
+            for index in 1...max(call.argumentCount, 1) where index <= call.argumentCount {
+                parts.append(call.stack.describe(at: Int32(index)))
+            }
+            sandbox.print(parts.joined(separator: "\t"))
+            return .none
+        }
+        context.register("collectgarbage") { call in
+            let option = try call.optionalString(1, "opt") ?? "collect"
+            guard option == "count" else {
+                throw call.argumentError(1, "opt", "only 'count' is allowed in the sandbox, got '\(option)'")
+            }
+            return call.returning(.number(Double(call.core.context.pointee.memory_used) / 1024))
+        }
+        try context.load(LuaSandboxFunctions.prelude, chunkName: "=sandbox")
+        lua_pushlightuserdata(L, lrt_async_marker())
+        pushFunction("require.find") { call in try LuaSandboxFunctions.find(call, paths: sandbox.modulePaths) }
+        pushFunction("require.host") { call in
+            let name = try call.string(1, "name")
+            guard let module = call.core.hostModules[name] else { return call.returning(.nil) }
+            return call.returning { $0.push(module) }
+        }
+        pushFunction("require.env") { call in
+            lrt_push_caller_env(call.L, 2)
+            if lua_type(call.L, -1) == LUA_TNIL {
+                lrt_pop(call.L, 1)
+                lrt_getglobal_table(call.L)
+            }
+            return LuaReturn(code: 1)
+        }
+        guard lrt_pcall(L, 4, 0) == LUA_OK else {
+            throw scriptError(status: LUA_ERRRUN, on: L, traceback: nil)
+        }
+    }
+}
+
+/// The Swift halves of the sandbox's functions.
+enum LuaSandboxFunctions {
+    /// Installs the coroutine wrappers and `require` (arguments: marker, find, host, env).
+    static let prelude = """
+        local marker, find, host, caller_env = ...
+        local co_create, co_resume, co_status, co_yield = coroutine.create, coroutine.resume, coroutine.status, coroutine.yield
+        local select, error, type, setmetatable, load = select, error, type, setmetatable, load
+
+        -- An async call inside a user coroutine yields the marker: pass it up to the
+        -- scheduler, then hand the outcome back down.
+        local function pass(co, ok, ...)
+          if ok and select("#", ...) == 1 and (...) == marker and co_status(co) == "suspended" then
+            return pass(co, co_resume(co, co_yield(marker)))
+          end
+          return ok, ...
+        end
+        coroutine.resume = function(co, ...) return pass(co, co_resume(co, ...)) end
+        coroutine.wrap = function(f)
+          local co = co_create(f)
+          local function unwrap(ok, ...)
+            if ok then return ... end
+            error((...), 0)
+          end
+          return function(...) return unwrap(pass(co, co_resume(co, ...))) end
+        end
+
+        local loaded = setmetatable({}, { __mode = "k" })
+        require = function(name)
+          if type(name) ~= "string" then
+            error("bad argument #1 'name' to 'require' (string expected, got " .. type(name) .. ")", 2)
+          end
+          local env = caller_env()
+          local cache = loaded[env]
+          if not cache then cache = {}; loaded[env] = cache end
+          local value = cache[name]
+          if value ~= nil then return value end
+          value = host(name)
+          if value == nil then
+            local source, path = find(name)
+            local chunk, message = load(source, "@" .. path, "t", env)
+            if not chunk then error(message, 2) end
+            value = chunk(name, path)
+            if value == nil then value = true end
+          end
+          cache[name] = value
+          return value
+        end
+        """
+
+    /// `load(chunk [, chunkname [, mode [, env]]])`, text only, in the caller's environment.
+    static func load(_ call: LuaCall) throws -> LuaReturn {
+        let L = call.L
+        let chunkName = try call.optionalString(2, "chunkname")
+        if let mode = try call.optionalString(3, "mode"), !mode.contains("t") {
+            return call.returning(.nil, .string("attempt to load a binary chunk (mode is '\(mode)'): only text is allowed"))
+        }
+        let source: Data
+        switch lua_type(L, 1) {
+        case LUA_TSTRING:
+            source = try call.data(1, "chunk")
+        case LUA_TFUNCTION:
+            source = try readPieces(call)
+        default:
+            throw call.typeError(1, "chunk", expected: "string or function")
+        }
+        if source.first == 0x1B {
+            return call.returning(.nil, .string("attempt to load a binary chunk: only text is allowed"))
+        }
+        let name = chunkName ?? (lua_type(L, 1) == LUA_TSTRING ? String(decoding: source, as: UTF8.self) : "=(load)")
+        let status = source.withUnsafeBytes { bytes in
+            lrt_load_text(L, bytes.bindMemory(to: CChar.self).baseAddress, bytes.count, name)
+        }
+        guard status == LUA_OK else {
+            let message = call.stack.describe(at: -1)
+            lrt_pop(L, 1)
+            return call.returning(.nil, .string(message))
+        }
+        if call.argumentCount >= 4 {
+            lua_pushvalue(L, 4)
+        } else {
+            lrt_push_caller_env(L, 1)
+            if lua_type(L, -1) == LUA_TNIL {
+                lrt_pop(L, 1)
+                lrt_getglobal_table(L)
+            }
+        }
+        if lua_setupvalue(L, -2, 1) == nil { lrt_pop(L, 1) }
+        return LuaReturn(code: 1)
+    }
+
+    /// Calls a reader function until it returns nil or an empty string.
+    private static func readPieces(_ call: LuaCall) throws -> Data {
+        let L = call.L
+        var source = Data()
+        while true {
+            lua_pushvalue(L, 1)
+            guard lrt_pcall(L, 0, 1) == LUA_OK else {
+                let message = call.stack.describe(at: -1)
+                lrt_pop(L, 1)
+                throw LuaErrorValue.invalidArgument("the reader function of 'load' failed: \(message)")
+            }
+            defer { lrt_pop(L, 1) }
+            if lua_type(L, -1) == LUA_TNIL { break }
+            guard let piece = call.stack.data(at: -1) else {
+                throw LuaErrorValue.invalidArgument("the reader function of 'load' must return strings")
+            }
+            if piece.isEmpty { break }
+            source.append(piece)
+        }
+        return source
+    }
+
+    /// Finds the file of module `name` under `paths`: returns its source and path.
+    static func find(_ call: LuaCall, paths: [String]) throws -> LuaReturn {
+        let name = try call.string(1, "name")
+        let valid = !name.isEmpty && name.split(separator: ".", omittingEmptySubsequences: false).allSatisfy {
+            !$0.isEmpty && $0.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }
+        }
+        guard valid else {
+            throw LuaErrorValue.invalidArgument("invalid module name '\(name)': use names like 'lib.util'")
+        }
+        let relative = name.replacingOccurrences(of: ".", with: "/")
+        var tried: [String] = []
+        for folder in paths {
+            let root = URL(fileURLWithPath: folder).standardizedFileURL.resolvingSymlinksInPath()
+            for candidate in ["\(relative).lua", "\(relative)/init.lua"] {
+                let file = root.appendingPathComponent(candidate).standardizedFileURL
+                tried.append(file.path)
+                let resolved = file.resolvingSymlinksInPath()
+                guard resolved.path.hasPrefix(root.path + "/"),
+                    let source = FileManager.default.contents(atPath: resolved.path)
+                else { continue }
+                return call.returning(.data(source), .string(file.path))
+            }
+        }
+        let searched = tried.isEmpty ? " (no module folders are configured)" : tried.map { "\n\tno file '\($0)'" }.joined()
+        throw LuaErrorValue(code: "not_found", message: "module '\(name)' not found: no host module '\(name)'\(searched)")
+    }
+}

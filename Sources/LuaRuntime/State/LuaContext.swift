@@ -1,0 +1,170 @@
+import CLua
+import CLuaShim
+import Foundation
+
+/// The synchronous view of a state, valid on its executor only: inside
+/// ``LuaState/withContext(_:)`` or a binding (``LuaCall/context``).
+///
+/// ```swift
+/// try await lua.withContext { lua in
+///     lua.register("double") { call in call.returning(.number(2 * (try call.number(1)))) }
+///     return try lua.evaluate("return double(21)")       // [42.0]
+/// }
+/// ```
+public struct LuaContext {
+    let core: LuaCore
+
+    var L: OpaquePointer { core.L }
+
+    // MARK: - Globals
+
+    /// Makes `body` the global function `name`.
+    public func register(_ name: String, _ body: @escaping LuaFunctionBody) {
+        core.pushFunction(name, body)
+        setGlobalFromTop(name)
+    }
+
+    public func setGlobal(_ name: String, _ value: LuaValue) {
+        LuaStack(L).push(value)
+        setGlobalFromTop(name)
+    }
+
+    /// Builds `module`'s table and makes it the global `name`.
+    public func setGlobal(_ name: String, module: LuaModule) {
+        push(module)
+        setGlobalFromTop(name)
+    }
+
+    /// A global's value as data (nil when absent or not data).
+    public func global(_ name: String) -> LuaValue {
+        lrt_getglobal_table(L)
+        LuaStack(L).push(name)
+        lua_rawget(L, -2)
+        defer { lrt_pop(L, 2) }
+        return (try? LuaStack(L).value(at: -1)) ?? .nil
+    }
+
+    /// A reference to a global (a function to call later, say); nil when absent.
+    public func globalReference(_ name: String) -> LuaReference? {
+        lrt_getglobal_table(L)
+        LuaStack(L).push(name)
+        lua_rawget(L, -2)
+        lrt_remove(L, -2)
+        guard lua_type(L, -1) != LUA_TNIL else {
+            lrt_pop(L, 1)
+            return nil
+        }
+        return LuaReference(popping: L, core: core)
+    }
+
+    private func setGlobalFromTop(_ name: String) {
+        lrt_getglobal_table(L)
+        lrt_insert(L, -2)
+        LuaStack(L).push(name)
+        lrt_insert(L, -2)
+        lua_rawset(L, -3)
+        lrt_pop(L, 1)
+    }
+
+    // MARK: - Modules and events
+
+    /// A new event emitter for the module `name` that emits `events`.
+    public func makeEmitter(name: String, events: Set<String>, bufferCapacity: Int = 1_000) -> LuaEventEmitter {
+        LuaEventEmitter(name: name, events: events, bufferCapacity: bufferCapacity, core: core)
+    }
+
+    /// Pushes the table of `module`.
+    func push(_ module: LuaModule) {
+        lua_checkstack(L, 4)
+        lua_createtable(L, 0, Int32(module.members.count))
+        for (key, member) in module.members {
+            switch member {
+            case .function(let body):
+                core.pushFunction("\(module.name).\(key)", body)
+            case .value(let value):
+                LuaStack(L).push(value)
+            case .module(let child):
+                push(child)
+            case .events(let emitter):
+                core.pushFunction("\(module.name).on") { try emitter.on($0) }
+                lua_setfield(L, -2, "on")
+                core.pushFunction("\(module.name).wait_for") { try emitter.waitFor($0) }
+                lua_setfield(L, -2, "wait_for")
+                continue
+            }
+            lua_setfield(L, -2, key)
+        }
+    }
+
+    /// A reference to a new table built from `module`.
+    public func makeTable(_ module: LuaModule) -> LuaReference {
+        push(module)
+        return LuaReference(popping: L, core: core)
+    }
+
+    // MARK: - Running code synchronously
+
+    /// Compiles `source` (text only) and runs it to completion on the main thread.
+    /// Code run this way cannot suspend: use ``LuaState/run(source:chunkName:)`` for that.
+    @discardableResult
+    public func evaluate(_ source: String, chunkName: String = "=evaluate") throws -> [LuaValue] {
+        try load(source, chunkName: chunkName)
+        return try callTop(arguments: [])
+    }
+
+    /// Calls a function held by `reference` with `arguments`, to completion.
+    @discardableResult
+    public func call(_ reference: LuaReference, _ arguments: [LuaValue] = []) throws -> [LuaValue] {
+        reference.push(on: L)
+        return try callTop(arguments: arguments)
+    }
+
+    /// Pushes the compiled chunk, or throws its syntax error.
+    func load(_ source: String, chunkName: String) throws {
+        var source = source
+        let status = source.withUTF8 { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { lrt_load_text(L, $0.baseAddress, $0.count, chunkName) }
+        }
+        guard status == LUA_OK else {
+            throw core.scriptError(status: status, on: L, traceback: nil)
+        }
+    }
+
+    private func callTop(arguments: [LuaValue]) throws -> [LuaValue] {
+        if let kill = core.killError { lrt_pop(L, 1); throw kill }
+        let base = lua_gettop(L) - 1
+        lua_checkstack(L, Int32(arguments.count))
+        for argument in arguments { LuaStack(L).push(argument) }
+        let status = lrt_pcall(L, Int32(arguments.count), LUA_MULTRET)
+        guard status == LUA_OK else {
+            let message = LuaStack(L).string(at: -1)
+            var error = core.scriptError(status: status, on: L, traceback: nil)
+            if let message, let split = message.range(of: "\nstack traceback:") {
+                error.message = String(message[..<split.lowerBound])
+                error.traceback = String(message[split.lowerBound...].dropFirst())
+                if case .string = error.value { error.value = .string(error.message) }
+            }
+            throw error
+        }
+        let count = lua_gettop(L) - base
+        defer { lua_settop(L, base) }
+        return (0..<count).map { (try? LuaStack(L).value(at: base + 1 + $0)) ?? .nil }
+    }
+
+    // MARK: - State
+
+    /// Bytes the state currently uses.
+    public var memoryUsed: Int { Int(core.context.pointee.memory_used) }
+
+    /// Runs a full garbage collection.
+    public func collectGarbage() { lrt_gc_collect(L) }
+
+    /// The state's budgets; setting them applies to the next run between yields.
+    public var limits: LuaLimits {
+        get { core.limits }
+        nonmutating set { core.apply(newValue) }
+    }
+
+    /// Renames the type of structured errors (`__name`), e.g. `"ccai.Error"`.
+    public func setErrorTypeName(_ name: String) { core.setErrorTypeName(name) }
+}

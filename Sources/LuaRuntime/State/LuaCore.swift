@@ -1,0 +1,204 @@
+import CLua
+import CLuaShim
+import Foundation
+
+/// Installs the one C-to-Swift dispatcher the trampolines call (once per process).
+private let dispatchInstalled: Void = {
+    lrt_set_dispatch { state, box in
+        Unmanaged<LuaFunctionBox>.fromOpaque(box!).takeUnretainedValue().invoke(state!)
+    }
+}()
+
+/// The owner of one `lua_State`. Only its ``LuaState`` actor touches it, and the C
+/// callbacks it runs synchronously on that actor's executor.
+final class LuaCore {
+    let L: OpaquePointer
+    let context: UnsafeMutablePointer<lrt_context>
+    private(set) var limits: LuaLimits
+    weak var owner: LuaState?
+    var diagnostics: LuaDiagnostics
+
+    /// Function boxes stay alive as long as the state: Lua holds unretained pointers.
+    private var boxes: [LuaFunctionBox] = []
+    private var metatables: [String: Int32] = [:]
+    private(set) var errorMetatable: Int32 = LUA_NOREF
+    let scheduler = LuaScheduler()
+    /// The suspension requested by the binding that just asked its coroutine to yield.
+    var pendingSuspension: LuaSuspension?
+    /// Modules `require` returns by name, before it searches files.
+    var hostModules: [String: LuaReference] = [:]
+    private(set) var isClosed = false
+
+    init(limits: LuaLimits, diagnostics: LuaDiagnostics) throws {
+        _ = dispatchInstalled
+        context = .allocate(capacity: 1)
+        context.initialize(to: lrt_context())
+        LuaCore.configure(context, limits)
+        guard let state = lrt_newstate(context) else {
+            context.deallocate()
+            throw LuaScriptError(kind: .memory, message: "cannot create a Lua state")
+        }
+        L = state
+        self.limits = limits
+        self.diagnostics = diagnostics
+        context.pointee.owner = Unmanaged.passUnretained(self).toOpaque()
+        errorMetatable = makeErrorMetatable()
+        storeLimitErrors()
+        scheduler.core = self
+    }
+
+    deinit {
+        close()
+        context.deallocate()
+    }
+
+    /// Closes the state: finalizers run, every task ends, no call is possible afterwards.
+    func close() {
+        guard !isClosed else { return }
+        scheduler.cancelAll()
+        isClosed = true
+        lua_close(L)
+        boxes.removeAll()
+    }
+
+    /// Changes the budgets of a running state.
+    func apply(_ limits: LuaLimits) {
+        self.limits = limits
+        LuaCore.configure(context, limits)
+        lrt_reset_hook(L)
+        storeLimitErrors()
+    }
+
+    private static func configure(_ context: UnsafeMutablePointer<lrt_context>, _ limits: LuaLimits) {
+        context.pointee.memory_limit = limits.memoryBytes > 0 ? size_t(limits.memoryBytes) : 0
+        context.pointee.instruction_limit = Int64(max(limits.instructions, 0))
+        context.pointee.time_limit = max(limits.seconds, 0)
+        context.pointee.hook_interval = Int32(max(1, min(limits.checkInterval, 1_000_000)))
+    }
+
+    // MARK: - Function boxes
+
+    /// Pushes a Lua function that runs `body`.
+    func pushFunction(_ qualifiedName: String, _ body: @escaping LuaFunctionBody) {
+        let box = LuaFunctionBox(qualifiedName: qualifiedName, body: body)
+        boxes.append(box)
+        lrt_push_swift_function(L, Unmanaged.passUnretained(box).toOpaque())
+    }
+
+    // MARK: - Metatables
+
+    /// The registry reference of the metatable named `name`, made by `build` the first time.
+    func metatable(named name: String, build: () -> Void) -> Int32 {
+        if let ref = metatables[name] { return ref }
+        lua_createtable(L, 0, 4)
+        lua_pushstring(L, name)
+        lua_setfield(L, -2, "__name")
+        build()
+        let ref = luaL_ref(L, lrt_registryindex())
+        metatables[name] = ref
+        return ref
+    }
+
+    private func makeErrorMetatable() -> Int32 {
+        metatable(named: "error") {
+            pushFunction("error.__tostring") { call in
+                guard let error = LuaErrorValue((try? call.value(1)) ?? .nil) else { return call.returning("error") }
+                return call.returning(.string(error.description))
+            }
+            lua_setfield(L, -2, "__tostring")
+        }
+    }
+
+    /// Renames the error metatable (`__name`), e.g. to `"ccai.Error"`.
+    func setErrorTypeName(_ name: String) {
+        lua_rawgeti(L, lrt_registryindex(), lua_Integer(errorMetatable))
+        lua_pushstring(L, name)
+        lua_setfield(L, -2, "__name")
+        lrt_pop(L, 1)
+    }
+
+    /// The preallocated errors the hook and trampolines raise when a budget runs out.
+    private func storeLimitErrors() {
+        let stack = LuaStack(L)
+        let entries: [(lrt_limit_error, LuaErrorValue)] = [
+            (LRT_LIMIT_ERROR_INSTRUCTIONS, .limitExceeded(
+                "instruction limit exceeded: more than \(limits.instructions) instructions without yielding",
+                limit: "instructions")),
+            (LRT_LIMIT_ERROR_TIME, .limitExceeded(
+                "time limit exceeded: more than \(LuaValue.format(limits.seconds)) seconds without yielding",
+                limit: "time")),
+            (LRT_LIMIT_ERROR_MEMORY, memoryLimitError),
+        ]
+        for (kind, error) in entries {
+            stack.pushError(error, metatable: errorMetatable)
+            lrt_set_limit_error(L, kind)
+        }
+    }
+
+    var memoryLimitError: LuaErrorValue {
+        .limitExceeded("memory limit exceeded: the state may use at most \(limits.memoryBytes) bytes",
+                       limit: "memory")
+    }
+
+    // MARK: - Errors from Lua
+
+    /// Converts the error value on top of `thread` (popping it) into a Swift error.
+    func scriptError(status: Int32, on thread: OpaquePointer, traceback: String?) -> LuaScriptError {
+        let stack = LuaStack(thread)
+        let raw = (try? stack.value(at: -1)) ?? .nil
+        var message = stack.describe(at: -1)
+        lrt_pop(thread, 1)
+        var kind: LuaScriptError.Kind = status == LUA_ERRSYNTAX ? .syntax : .runtime
+        var value = raw
+        if context.pointee.killed != LRT_KILL_NONE {
+            kind = .limit
+        } else if status == LUA_ERRMEM || (context.pointee.memory_limit_hit != 0 && message == "not enough memory") {
+            kind = .memory
+            value = .table(memoryLimitError.table)
+            message = memoryLimitError.description
+        } else if let structured = LuaErrorValue(raw) {
+            if structured.code == "limit_exceeded" { kind = .limit }
+            if structured.code == "cancelled" { kind = .cancelled }
+        }
+        if case .nil = raw, message.isEmpty { message = "error object is not a string" }
+        return LuaScriptError(kind: kind, message: message, value: value, traceback: traceback)
+    }
+
+    /// Whether a budget killed the state.
+    var killError: LuaScriptError? {
+        switch context.pointee.killed {
+        case LRT_KILL_INSTRUCTIONS:
+            let e = LuaErrorValue.limitExceeded(
+                "instruction limit exceeded: more than \(limits.instructions) instructions without yielding",
+                limit: "instructions")
+            return LuaScriptError(kind: .limit, message: e.description, value: .table(e.table))
+        case LRT_KILL_TIME:
+            let e = LuaErrorValue.limitExceeded(
+                "time limit exceeded: more than \(LuaValue.format(limits.seconds)) seconds without yielding",
+                limit: "time")
+            return LuaScriptError(kind: .limit, message: e.description, value: .table(e.table))
+        default:
+            return nil
+        }
+    }
+}
+
+/// Where the runtime reports what is not an error of the current call: a failing event
+/// handler, a dropped event, a task error nobody waited for.
+public struct LuaDiagnostics: Sendable {
+    public var warning: @Sendable (String) -> Void
+    public var handlerError: @Sendable (_ event: String, _ error: LuaScriptError) -> Void
+
+    public init(warning: @escaping @Sendable (String) -> Void,
+                handlerError: @escaping @Sendable (String, LuaScriptError) -> Void) {
+        self.warning = warning
+        self.handlerError = handlerError
+    }
+
+    /// Writes both to standard error.
+    public static let standardError = LuaDiagnostics(
+        warning: { FileHandle.standardError.write(Data("warning: \($0)\n".utf8)) },
+        handlerError: { event, error in
+            FileHandle.standardError.write(Data("error in '\(event)' handler: \(error)\n".utf8))
+        })
+}

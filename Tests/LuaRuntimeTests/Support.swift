@@ -1,0 +1,59 @@
+import Foundation
+import LuaRuntime
+import Testing
+
+/// Diagnostics that collect what the runtime reports, for assertions.
+final class CollectedDiagnostics: @unchecked Sendable {
+    private let lock = NSLock()
+    private var _warnings: [String] = []
+    private var _handlerErrors: [(String, LuaScriptError)] = []
+
+    var warnings: [String] { lock.withLock { _warnings } }
+    var handlerErrors: [(String, LuaScriptError)] { lock.withLock { _handlerErrors } }
+
+    var diagnostics: LuaDiagnostics {
+        LuaDiagnostics(
+            warning: { message in self.lock.withLock { self._warnings.append(message) } },
+            handlerError: { event, error in self.lock.withLock { self._handlerErrors.append((event, error)) } })
+    }
+}
+
+/// Collects what `print` writes.
+final class PrintedLines: @unchecked Sendable {
+    private let lock = NSLock()
+    private var _lines: [String] = []
+    var lines: [String] { lock.withLock { _lines } }
+    func append(_ line: String) { lock.withLock { _lines.append(line) } }
+}
+
+/// A state with `spawn` and `sleep` as globals (as the `ccai` module offers them).
+func makeState(limits: LuaLimits = LuaLimits(), modulePaths: [String] = [], printed: PrintedLines? = nil,
+               diagnostics: LuaDiagnostics = CollectedDiagnostics().diagnostics) throws -> LuaState {
+    let state = try LuaState(limits: limits, sandbox: LuaSandbox(modulePaths: modulePaths, print: { printed?.append($0) }),
+                             diagnostics: diagnostics)
+    return state
+}
+
+func installTasks(_ state: LuaState) async {
+    await state.withContext { lua in
+        var tasks = LuaModule(name: "rt")
+        LuaTaskLibrary.install(into: &tasks)
+        lua.setGlobal("rt", module: tasks)
+    }
+}
+
+/// Runs `source` and returns the thrown script error (failing the test when none).
+func expectScriptError(_ state: LuaState, _ source: String, sourceLocation: SourceLocation = #_sourceLocation)
+    async -> LuaScriptError?
+{
+    do {
+        try await state.run(source: source, chunkName: "=test")
+        Issue.record("expected the script to fail", sourceLocation: sourceLocation)
+        return nil
+    } catch let error as LuaScriptError {
+        return error
+    } catch {
+        Issue.record("unexpected error \(error)", sourceLocation: sourceLocation)
+        return nil
+    }
+}
