@@ -1,1 +1,36 @@
-print("x")
+import Foundation
+
+/// Entry point: dispatches to a command and exits with its status.
+func main(_ arguments: [String]) async -> Int32 {
+    guard let command = arguments.first else {
+        print(HelpCommand.overview)
+        return 2
+    }
+    do {
+        switch command {
+        case "run":
+            return try await RunCommand(arguments: Array(arguments.dropFirst())).execute()
+        case "help", "-h", "--help":
+            let topic = command == "help" ? arguments.dropFirst().first : nil
+            guard let text = HelpCommand.text(for: topic) else {
+                throw UsageError(message: "unknown command '\(topic ?? "")'")
+            }
+            print(text)
+            return 0
+        case "--version", "version":
+            print(HelpCommand.versionText)
+            return 0
+        default:
+            throw UsageError(message: "unknown command '\(command)'")
+        }
+    } catch let error as UsageError {
+        printError("error: \(error.message)")
+        printError("Run 'ccai help\(error.command.map { " " + $0 } ?? "")' for usage.")
+        return 2
+    } catch {
+        printError("error: \(error)")
+        return 1
+    }
+}
+
+exit(await main(Array(CommandLine.arguments.dropFirst())))

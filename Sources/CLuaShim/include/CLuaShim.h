@@ -89,6 +89,7 @@ int lrt_caller_location(lua_State *L, int level, char *buffer, size_t size);
 int lrt_bench_noop(lua_State *L);
 
 // Macro wrappers.
+static inline const char *lrt_lua_release(void) { return LUA_RELEASE; }
 static inline void lrt_pop(lua_State *L, int n) { lua_pop(L, n); }
 static inline void lrt_newtable(lua_State *L) { lua_newtable(L); }
 static inline int lrt_upvalueindex(int i) { return lua_upvalueindex(i); }

@@ -24,6 +24,13 @@ public struct LuaCall {
     /// How many arguments were passed.
     public var argumentCount: Int { Int(lua_gettop(L)) }
 
+    /// Where in the script the call was made (`"quickstart.lua:12"`), when known.
+    public var callerLocation: String? {
+        var buffer = [CChar](repeating: 0, count: 512)
+        guard lrt_caller_location(L, 1, &buffer, buffer.count) != 0 else { return nil }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     var core: LuaCore {
         Unmanaged<LuaCore>.fromOpaque(lrt_context_of(L).pointee.owner).takeUnretainedValue()
     }

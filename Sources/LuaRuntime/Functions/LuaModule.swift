@@ -16,6 +16,8 @@ public struct LuaModule {
         case module(LuaModule)
         /// `on` and `wait_for` of an event emitter.
         case events(LuaEventEmitter)
+        /// A table scripts can read and iterate but not change.
+        case readOnly(LuaTable)
     }
 
     /// The qualified name (`"ccai.log"`); the last component is its key in its parent.
@@ -41,6 +43,11 @@ public struct LuaModule {
         members.append((module.key, .module(module)))
     }
 
+    /// Adds a table scripts can read but not modify.
+    public mutating func readOnly(_ key: String, _ table: LuaTable) {
+        members.append((key, .readOnly(table)))
+    }
+
     /// Adds `on(event, handler)` and `wait_for(event, options)` for `emitter`.
     public mutating func events(_ emitter: LuaEventEmitter) {
         members.append(("on", .events(emitter)))
@@ -51,7 +58,7 @@ public struct LuaModule {
         members.flatMap { key, member -> [String] in
             switch member {
             case .function: return ["\(name).\(key)"]
-            case .value: return []
+            case .value, .readOnly: return []
             case .module(let module): return module.functionNames
             case .events: return ["\(name).on", "\(name).wait_for"]
             }

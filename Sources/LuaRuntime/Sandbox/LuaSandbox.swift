@@ -66,15 +66,17 @@ extension LuaCore {
             }
             return LuaReturn(code: 1)
         }
-        guard lrt_pcall(L, 4, 0) == LUA_OK else {
+        guard lrt_pcall(L, 4, 1) == LUA_OK else {
             throw scriptError(status: LUA_ERRRUN, on: L, traceback: nil)
         }
+        readOnlyProxy = LuaReference(popping: L, core: self)
     }
 }
 
 /// The Swift halves of the sandbox's functions.
 enum LuaSandboxFunctions {
-    /// Installs the coroutine wrappers and `require` (arguments: marker, find, host, env).
+    /// Installs the coroutine wrappers and `require` (arguments: marker, find, host, env);
+    /// returns the function that makes read-only tables.
     static let prelude = """
         local marker, find, host, caller_env = ...
         local co_create, co_resume, co_status, co_yield = coroutine.create, coroutine.resume, coroutine.status, coroutine.yield
@@ -118,6 +120,18 @@ enum LuaSandboxFunctions {
           end
           cache[name] = value
           return value
+        end
+
+        -- Makes read-only views of tables (for host data such as ccai.env).
+        local next, tostring = next, tostring
+        return function(t)
+          return setmetatable({}, {
+            __index = t,
+            __newindex = function(_, key) error("attempt to modify a read-only table (key '" .. tostring(key) .. "')", 2) end,
+            __pairs = function() return next, t, nil end,
+            __len = function() return #t end,
+            __metatable = false,
+          })
         end
         """
 

@@ -29,7 +29,7 @@ public enum LuaTaskLibrary {
     static func sleep(_ call: LuaCall) throws -> LuaReturn {
         let seconds = try call.number(1, "seconds")
         guard seconds >= 0, seconds.isFinite else {
-            throw call.argumentError(1, "seconds", "a finite number >= 0 expected, got \(LuaValue.format(seconds))")
+            throw call.argumentError(1, "seconds", "a finite number >= 0 expected, got \(String(format: "%g", seconds))")
         }
         if seconds == 0 { return try call.yieldToOtherTasks() }
         let nanoseconds = UInt64(min(seconds, 1e9) * 1e9)

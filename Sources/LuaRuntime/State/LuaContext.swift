@@ -29,6 +29,12 @@ public struct LuaContext {
         setGlobalFromTop(name)
     }
 
+    /// Makes the value held by `reference` the global `name`.
+    public func setGlobal(_ name: String, reference: LuaReference) {
+        reference.push(on: L)
+        setGlobalFromTop(name)
+    }
+
     /// Builds `module`'s table and makes it the global `name`.
     public func setGlobal(_ name: String, module: LuaModule) {
         push(module)
@@ -85,6 +91,8 @@ public struct LuaContext {
                 LuaStack(L).push(value)
             case .module(let child):
                 push(child)
+            case .readOnly(let table):
+                pushReadOnly(table)
             case .events(let emitter):
                 core.pushFunction("\(module.name).on") { try emitter.on($0) }
                 lua_setfield(L, -2, "on")
@@ -94,6 +102,25 @@ public struct LuaContext {
             }
             lua_setfield(L, -2, key)
         }
+    }
+
+    /// Pushes a read-only view of `table`.
+    func pushReadOnly(_ table: LuaTable) {
+        guard let proxy = core.readOnlyProxy else {
+            LuaStack(L).push(table)
+            return
+        }
+        proxy.push(on: L)
+        LuaStack(L).push(table)
+        if lrt_pcall(L, 1, 1) != LUA_OK {
+            lrt_pop(L, 1)
+            LuaStack(L).push(table)
+        }
+    }
+
+    /// Makes `module` available to `require(name)` (before files are searched).
+    public func provideModule(_ name: String, _ reference: LuaReference) {
+        core.hostModules[name] = reference
     }
 
     /// A reference to a new table built from `module`.

@@ -27,6 +27,8 @@ final class LuaCore {
     var pendingSuspension: LuaSuspension?
     /// Modules `require` returns by name, before it searches files.
     var hostModules: [String: LuaReference] = [:]
+    /// The sandbox's function making read-only views of tables.
+    var readOnlyProxy: LuaReference?
     private(set) var isClosed = false
 
     init(limits: LuaLimits, diagnostics: LuaDiagnostics) throws {
@@ -136,7 +138,7 @@ final class LuaCore {
     }
 
     var memoryLimitError: LuaErrorValue {
-        .limitExceeded("memory limit exceeded: the state may use at most \(limits.memoryBytes) bytes",
+        .limitExceeded("memory limit exceeded: the state may use at most \(LuaLimits.formatBytes(limits.memoryBytes))",
                        limit: "memory")
     }
 

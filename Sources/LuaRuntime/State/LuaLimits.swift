@@ -27,4 +27,12 @@ public struct LuaLimits: Sendable, Equatable {
 
     /// No budgets at all (for trusted code and benchmarks).
     public static let unlimited = LuaLimits(memoryBytes: 0, instructions: 0, seconds: 0)
+
+    /// `67108864` -> `"64 MiB"`, `1500` -> `"1500 bytes"`.
+    static func formatBytes(_ bytes: Int) -> String {
+        for (unit, size) in [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)] where bytes >= size && bytes % size == 0 {
+            return "\(bytes / size) \(unit)"
+        }
+        return "\(bytes) bytes"
+    }
 }

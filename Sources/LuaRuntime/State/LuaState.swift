@@ -15,6 +15,9 @@ import Foundation
 public actor LuaState {
     let core: LuaCore
 
+    /// The embedded Lua release (`"Lua 5.4.4"`).
+    public static let luaRelease = String(cString: lrt_lua_release())
+
     /// Creates a sandboxed state with the given budgets.
     public init(limits: LuaLimits = LuaLimits(), sandbox: LuaSandbox = LuaSandbox(),
                 diagnostics: LuaDiagnostics = .standardError) throws {

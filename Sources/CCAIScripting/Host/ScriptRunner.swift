@@ -1,0 +1,63 @@
+import Foundation
+import LuaRuntime
+
+/// Runs scripts in sandboxed states that have the `ccai` module, with `print` and the
+/// runtime's diagnostics going to the logger.
+///
+/// ```swift
+/// let runner = ScriptRunner(environment: ["REGION": "eu"], logger: StreamLogger())
+/// try await runner.run(file: "examples/quickstart.lua")
+/// ```
+public struct ScriptRunner: Sendable {
+    /// The `--env KEY=VALUE` parameters, readable as `ccai.env`.
+    public var environment: [String: String]
+    public var limits: LuaLimits
+    public var logger: ScriptLogger
+    /// Extra folders `require` searches (the script's own folder always comes first).
+    public var modulePaths: [String]
+
+    public init(environment: [String: String] = [:], limits: LuaLimits = LuaLimits(),
+                logger: ScriptLogger = StreamLogger(), modulePaths: [String] = []) {
+        self.environment = environment
+        self.limits = limits
+        self.logger = logger
+        self.modulePaths = modulePaths
+    }
+
+    /// A fresh sandboxed state with `ccai` as a global and as `require("ccai")`.
+    public func makeState(modulePaths extraPaths: [String] = []) async throws -> LuaState {
+        let logger = self.logger
+        let sandbox = LuaSandbox(modulePaths: extraPaths + modulePaths) { line in
+            logger.log(LogRecord(level: .info, message: line))
+        }
+        let diagnostics = LuaDiagnostics(
+            warning: { logger.log(LogRecord(level: .warn, message: $0)) },
+            handlerError: { event, error in
+                logger.log(LogRecord(level: .error, message: "error in '\(event)' handler: \(error)"))
+            })
+        let state = try LuaState(limits: limits, sandbox: sandbox, diagnostics: diagnostics)
+        let module = CCAIModule.make(environment: environment, logger: logger)
+        await state.withContext { lua in
+            lua.setErrorTypeName("ccai.Error")
+            let table = lua.makeTable(module)
+            lua.provideModule("ccai", table)
+            lua.setGlobal("ccai", reference: table)
+        }
+        return state
+    }
+
+    /// Runs the script at `path` until it and every task it spawned end.
+    @discardableResult
+    public func run(file path: String) async throws -> [LuaValue] {
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        let state = try await makeState(modulePaths: [folder])
+        do {
+            let results = try await state.run(file: path)
+            await state.close()
+            return results
+        } catch {
+            await state.close()
+            throw error
+        }
+    }
+}

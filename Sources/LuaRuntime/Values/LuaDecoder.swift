@@ -1,0 +1,214 @@
+import Foundation
+
+/// Decodes `Decodable` values from Lua tables with snake_case keys (the inverse of
+/// ``LuaEncoder``). Integral floats decode as integers; `Data` accepts any string.
+///
+/// ```swift
+/// struct Options: Decodable { var menuId: Int; var timeout: Double? }
+/// let options = try LuaDecoder().decode(Options.self, from: ["menu_id": 12])
+/// ```
+public struct LuaDecoder {
+    public var keyStrategy: LuaKeyStrategy
+
+    public init(keyStrategy: LuaKeyStrategy = .snakeCase) {
+        self.keyStrategy = keyStrategy
+    }
+
+    public func decode<Value: Decodable>(_ type: Value.Type, from value: LuaValue) throws -> Value {
+        try LuaValueDecoder(value: value, strategy: keyStrategy, codingPath: []).decodeValue(type)
+    }
+}
+
+private struct LuaValueDecoder: Decoder {
+    let value: LuaValue
+    let strategy: LuaKeyStrategy
+    var codingPath: [CodingKey]
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    func decodeValue<T: Decodable>(_ type: T.Type) throws -> T {
+        switch type {
+        case is Data.Type:
+            guard let data = value.dataValue else { throw mismatch(type, "string") }
+            return data as! T
+        case is Date.Type:
+            guard let seconds = value.doubleValue else { throw mismatch(type, "number of seconds") }
+            return Date(timeIntervalSince1970: seconds) as! T
+        case is URL.Type:
+            guard let text = value.stringValue, let url = URL(string: text) else { throw mismatch(type, "URL string") }
+            return url as! T
+        default:
+            return try T(from: self)
+        }
+    }
+
+    func mismatch(_ type: Any.Type, _ expected: String) -> DecodingError {
+        .typeMismatch(type, .init(codingPath: codingPath,
+                                  debugDescription: "\(expected) expected, got \(value.typeName)"))
+    }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        guard let table = value.tableValue else { throw mismatch(LuaTable.self, "table") }
+        return KeyedDecodingContainer(KeyedContainer(table: table, strategy: strategy, codingPath: codingPath))
+    }
+
+    func unkeyedContainer() throws -> UnkeyedDecodingContainer {
+        guard let table = value.tableValue else { throw mismatch(LuaTable.self, "table") }
+        guard table.fields.isEmpty else {
+            throw DecodingError.typeMismatch([LuaValue].self, .init(codingPath: codingPath,
+                debugDescription: "array expected, got a table with non-sequence keys"))
+        }
+        return UnkeyedContainer(elements: table.sequence, strategy: strategy, codingPath: codingPath)
+    }
+
+    func singleValueContainer() throws -> SingleValueDecodingContainer {
+        SingleContainer(decoder: self)
+    }
+
+    struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+        let table: LuaTable
+        let strategy: LuaKeyStrategy
+        var codingPath: [CodingKey]
+
+        var allKeys: [Key] {
+            table.entries.compactMap { entry in
+                guard let key = entry.key.stringValue else { return nil }
+                return Key(stringValue: key)
+            }
+        }
+
+        private func lookup(_ key: Key) -> LuaValue {
+            let luaKey = strategy.luaKey(for: key.stringValue)
+            if let value = table[luaKey] { return value }
+            if let index = key.intValue, let value = table[.integer(Int64(index))] { return value }
+            return table[key.stringValue] ?? .nil
+        }
+
+        private func decoder(for key: Key) -> LuaValueDecoder {
+            LuaValueDecoder(value: lookup(key), strategy: strategy, codingPath: codingPath + [key])
+        }
+
+        func contains(_ key: Key) -> Bool { !lookup(key).isNil }
+
+        func decodeNil(forKey key: Key) throws -> Bool { lookup(key).isNil }
+
+        func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+            let child = decoder(for: key)
+            if child.value.isNil {
+                throw DecodingError.keyNotFound(key, .init(codingPath: codingPath,
+                    debugDescription: "field '\(strategy.luaKey(for: key.stringValue))' is required"))
+            }
+            return try child.decodeValue(type)
+        }
+
+        func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+            let child = decoder(for: key)
+            return child.value.isNil ? nil : try child.decodeValue(type)
+        }
+
+        func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
+            -> KeyedDecodingContainer<NestedKey>
+        {
+            try decoder(for: key).container(keyedBy: type)
+        }
+
+        func nestedUnkeyedContainer(forKey key: Key) throws -> UnkeyedDecodingContainer {
+            try decoder(for: key).unkeyedContainer()
+        }
+
+        func superDecoder() throws -> Decoder {
+            LuaValueDecoder(value: table["super"] ?? .nil, strategy: strategy, codingPath: codingPath)
+        }
+
+        func superDecoder(forKey key: Key) throws -> Decoder { decoder(for: key) }
+    }
+
+    struct UnkeyedContainer: UnkeyedDecodingContainer {
+        let elements: [LuaValue]
+        let strategy: LuaKeyStrategy
+        var codingPath: [CodingKey]
+        var currentIndex = 0
+
+        init(elements: [LuaValue], strategy: LuaKeyStrategy, codingPath: [CodingKey]) {
+            self.elements = elements
+            self.strategy = strategy
+            self.codingPath = codingPath
+        }
+
+        var count: Int? { elements.count }
+        var isAtEnd: Bool { currentIndex >= elements.count }
+
+        private mutating func next() throws -> LuaValueDecoder {
+            guard !isAtEnd else {
+                throw DecodingError.valueNotFound(LuaValue.self, .init(codingPath: codingPath,
+                    debugDescription: "no element at index \(currentIndex + 1)"))
+            }
+            defer { currentIndex += 1 }
+            return LuaValueDecoder(value: elements[currentIndex], strategy: strategy,
+                                   codingPath: codingPath + [LuaCodingKey(intValue: currentIndex + 1)])
+        }
+
+        mutating func decodeNil() throws -> Bool {
+            guard !isAtEnd, elements[currentIndex].isNil else { return false }
+            currentIndex += 1
+            return true
+        }
+
+        mutating func decode<T: Decodable>(_ type: T.Type) throws -> T { try next().decodeValue(type) }
+
+        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws
+            -> KeyedDecodingContainer<NestedKey>
+        {
+            try next().container(keyedBy: type)
+        }
+
+        mutating func nestedUnkeyedContainer() throws -> UnkeyedDecodingContainer { try next().unkeyedContainer() }
+
+        mutating func superDecoder() throws -> Decoder { try next() }
+    }
+
+    struct SingleContainer: SingleValueDecodingContainer {
+        let decoder: LuaValueDecoder
+        var codingPath: [CodingKey] { decoder.codingPath }
+        var value: LuaValue { decoder.value }
+
+        func decodeNil() -> Bool { value.isNil }
+
+        func decode(_ type: Bool.Type) throws -> Bool {
+            guard let bool = value.boolValue else { throw decoder.mismatch(type, "boolean") }
+            return bool
+        }
+
+        func decode(_ type: String.Type) throws -> String {
+            guard let text = value.stringValue else { throw decoder.mismatch(type, "string") }
+            return text
+        }
+
+        func decode(_ type: Double.Type) throws -> Double {
+            guard let number = value.doubleValue else { throw decoder.mismatch(type, "number") }
+            return number
+        }
+
+        func decode(_ type: Float.Type) throws -> Float { Float(try decode(Double.self)) }
+        func decode(_ type: Int.Type) throws -> Int { try integer(type) }
+        func decode(_ type: Int8.Type) throws -> Int8 { try integer(type) }
+        func decode(_ type: Int16.Type) throws -> Int16 { try integer(type) }
+        func decode(_ type: Int32.Type) throws -> Int32 { try integer(type) }
+        func decode(_ type: Int64.Type) throws -> Int64 { try integer(type) }
+        func decode(_ type: UInt.Type) throws -> UInt { try integer(type) }
+        func decode(_ type: UInt8.Type) throws -> UInt8 { try integer(type) }
+        func decode(_ type: UInt16.Type) throws -> UInt16 { try integer(type) }
+        func decode(_ type: UInt32.Type) throws -> UInt32 { try integer(type) }
+        func decode(_ type: UInt64.Type) throws -> UInt64 { try integer(type) }
+
+        func decode<T: Decodable>(_ type: T.Type) throws -> T { try decoder.decodeValue(type) }
+
+        private func integer<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
+            guard let integer = value.integerValue else { throw decoder.mismatch(type, "integer") }
+            guard let exact = T(exactly: integer) else {
+                throw DecodingError.dataCorrupted(.init(codingPath: codingPath,
+                    debugDescription: "\(integer) does not fit \(T.self)"))
+            }
+            return exact
+        }
+    }
+}

@@ -1,0 +1,33 @@
+import LuaRuntime
+
+/// `ccai help [COMMAND]` and `ccai --version`.
+enum HelpCommand {
+    static let version = "0.1.0"
+
+    static let overview = """
+        ccai: a scripting host for Contact Center AI Platform automation (Lua 5.4).
+
+        Usage: ccai COMMAND [options]
+
+        Commands:
+          run SCRIPT        run a Lua script in the sandboxed runtime
+          help [COMMAND]    show help for ccai or for one command
+
+        Options:
+          --version         print the version
+          -h, --help        show this help
+
+        Run 'ccai help run' for the options of a command.
+        """
+
+    static var versionText: String { "ccai \(version) (\(LuaState.luaRelease))" }
+
+    /// The help text of `command`, or nil when there is no such command.
+    static func text(for command: String?) -> String? {
+        switch command {
+        case nil, "help": return overview
+        case "run": return RunCommand.help
+        default: return nil
+        }
+    }
+}

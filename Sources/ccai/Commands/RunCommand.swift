@@ -1,0 +1,118 @@
+import CCAIScripting
+import Foundation
+import LuaRuntime
+
+/// `ccai run SCRIPT [options]`: runs a Lua script in the sandboxed runtime.
+struct RunCommand {
+    static let help = """
+        Usage: ccai run SCRIPT [options]
+
+        Runs a Lua script in the sandboxed runtime with the `ccai` module. The run ends
+        when the script and every task it spawned have ended.
+
+        Options:
+          --env KEY=VALUE          a parameter the script reads as ccai.env.KEY (repeatable)
+          --log-level LEVEL        debug, info, warn or error (default: info)
+          --quiet                  only warnings and errors (same as --log-level warn)
+          --memory-limit SIZE      memory cap of the script's state, e.g. 64M (default: 64M)
+          --instruction-limit N    Lua instructions allowed between two yields (default: 200000000)
+          --time-limit SECONDS     wall-clock seconds allowed between two yields (default: 10)
+
+        Exit status: 0 success, 1 the script failed (error and traceback on stderr),
+        2 usage error.
+        """
+
+    var script: String
+    var environment: [String: String] = [:]
+    var logLevel: LogLevel = .info
+    var limits = LuaLimits()
+
+    init(arguments: [String]) throws {
+        var reader = ArgumentReader(arguments, command: "run")
+        var script: String?
+        while let token = reader.next() {
+            switch token {
+            case .positional(let value):
+                guard script == nil else {
+                    throw UsageError(message: "unexpected argument '\(value)': run takes one script", command: "run")
+                }
+                script = value
+            case .option("--env"), .option("-e"):
+                let pair = try reader.value(for: "--env")
+                guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
+                    throw UsageError(message: "--env expects KEY=VALUE, got '\(pair)'", command: "run")
+                }
+                environment[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
+            case .option("--log-level"):
+                let value = try reader.value(for: "--log-level")
+                guard let level = LogLevel(rawValue: value.lowercased()) else {
+                    throw UsageError(message: "--log-level must be debug, info, warn or error, got '\(value)'",
+                                     command: "run")
+                }
+                logLevel = level
+            case .option("--quiet"), .option("-q"):
+                logLevel = .warn
+            case .option("--memory-limit"):
+                limits.memoryBytes = try Self.size(try reader.value(for: "--memory-limit"))
+            case .option("--instruction-limit"):
+                let value = try reader.value(for: "--instruction-limit")
+                guard let count = Int(value), count >= 0 else {
+                    throw UsageError(message: "--instruction-limit expects a whole number, got '\(value)'",
+                                     command: "run")
+                }
+                limits.instructions = count
+            case .option("--time-limit"):
+                let value = try reader.value(for: "--time-limit")
+                guard let seconds = Double(value), seconds >= 0, seconds.isFinite else {
+                    throw UsageError(message: "--time-limit expects seconds, got '\(value)'", command: "run")
+                }
+                limits.seconds = seconds
+            case .option(let option):
+                throw reader.unknown(option)
+            }
+        }
+        guard let script else { throw UsageError(message: "run needs a script to run", command: "run") }
+        self.script = script
+    }
+
+    /// Parses `64M`, `512K`, `1G` or a number of bytes.
+    static func size(_ text: String) throws -> Int {
+        let units: [Character: Int] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]
+        var digits = text.uppercased()
+        if digits.hasSuffix("B") { digits.removeLast() }
+        var multiplier = 1
+        if let last = digits.last, let unit = units[last] {
+            multiplier = unit
+            digits.removeLast()
+        }
+        guard let value = Int(digits), value >= 0, value <= Int.max / multiplier else {
+            throw UsageError(message: "--memory-limit expects a size such as 64M, got '\(text)'", command: "run")
+        }
+        return value * multiplier
+    }
+
+    /// Runs the script; returns the exit status.
+    func execute() async -> Int32 {
+        guard FileManager.default.isReadableFile(atPath: script) else {
+            printError("error: cannot read script '\(script)'")
+            return 1
+        }
+        let runner = ScriptRunner(environment: environment, limits: limits,
+                                  logger: StreamLogger(minimumLevel: logLevel))
+        do {
+            try await runner.run(file: script)
+            return 0
+        } catch let error as LuaScriptError {
+            printError("error: \(error.message)")
+            if let traceback = error.traceback, !traceback.isEmpty { printError(traceback) }
+            return 1
+        } catch {
+            printError("error: \(error)")
+            return 1
+        }
+    }
+}
+
+func printError(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+}
