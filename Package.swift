@@ -20,7 +20,13 @@ let package = Package(
         // What Swift cannot call directly: Lua macros, raise/yield trampolines, allocator, hook.
         .target(name: "CLuaShim", dependencies: ["CLua"]),
 
-        .target(name: "LuaRuntime", dependencies: ["CLua", "CLuaShim"]),
+        .target(
+            name: "LuaRuntime",
+            dependencies: ["CLua", "CLuaShim"],
+            // The state is confined to one executor by design; dynamic exclusivity checks on
+            // the call and event paths cost more than the calls themselves (docs/benchmarks.md).
+            swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+        ),
         .target(name: "CCAIScripting", dependencies: ["LuaRuntime"]),
         .executableTarget(name: "ccai", dependencies: ["CCAIScripting", "LuaRuntime"]),
         .executableTarget(

@@ -147,8 +147,9 @@ int lrt_resume(lua_State *co, lua_State *from, int nargs, int *nresults) {
     lrt_context *c = lrt_context_of(co);
     int saved = c->host_active;
     c->host_active = 0;
-    lrt_begin_slice(co);
+    if (c->lua_depth++ == 0) lrt_begin_slice(co);  // a nested run shares its caller's budget
     int status = lua_resume(co, from, nargs, nresults);
+    c->lua_depth--;
     c->host_active = saved;
     return status;
 }
@@ -168,7 +169,9 @@ int lrt_pcall(lua_State *L, int nargs, int nresults) {
     lua_insert(L, base);
     int saved = c->host_active;
     c->host_active = 0;
+    if (c->lua_depth++ == 0) lrt_begin_slice(L);
     int status = lua_pcall(L, nargs, nresults, base);
+    c->lua_depth--;
     c->host_active = saved;
     lua_remove(L, base);
     return status;

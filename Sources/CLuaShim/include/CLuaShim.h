@@ -43,6 +43,7 @@ typedef struct lrt_context {
     double slice_started;       ///< monotonic seconds at the start of the slice
     int hook_interval;
     lrt_kill_reason killed;     ///< sticky once set
+    int lua_depth;              ///< runs of Lua code in progress (nested calls from Swift count)
     void *owner;                ///< the Swift object owning the state (unretained)
 } lrt_context;
 

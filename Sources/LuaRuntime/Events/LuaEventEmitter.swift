@@ -10,7 +10,7 @@ import CLuaShim
 /// ```swift
 /// let chat = context.makeEmitter(name: "ccai.chat", events: ["messages_received"])
 /// context.setGlobal("chat", module: LuaModule(name: "chat").adding(chat))
-/// chat.emit("messages_received", [["text": "hi"]])
+/// chat.emit("messages_received", [["text": "hi"]])   // one value per event, as a publisher's output
 /// ```
 ///
 /// ```lua
@@ -29,47 +29,109 @@ public final class LuaEventEmitter {
     /// Events dropped from a full buffer.
     public private(set) var droppedEventCount = 0
 
-    weak var core: LuaCore?
-    private var subscriptions: [String: [LuaEventSubscription]] = [:]
-    private var buffers: [String: [[LuaValue]]] = [:]
-    private var waiters: [String: [LuaTask]] = [:]
+    /// Valid while `isDetached` is false: the state detaches its emitters when it closes.
+    unowned(unsafe) let core: LuaCore
+    unowned(unsafe) let scheduler: LuaScheduler
+    var isDetached = false
+    /// Per event name: its subscriptions, unclaimed events and waiting tasks.
+    private var channels: [String: Channel] = [:]
+
+    final class Channel {
+        /// Cancelled subscriptions stay (marked) while a delivery runs, so that indices
+        /// never shift under it; they are removed once no delivery is in progress.
+        private(set) var subscriptions: [LuaEventSubscription] = []
+        private var deliveries = 0
+        private var hasCancelled = false
+        var buffer = LuaEventBuffer()
+        var waiters: [LuaTask] = []
+
+        /// Runs every subscription that existed when the event arrived.
+        func deliver(_ payload: LuaValue, scheduler: LuaScheduler) {
+            let count = subscriptions.count
+            guard count > 0 else { return }
+            deliveries += 1
+            var index = 0
+            while index < count {
+                let subscription = subscriptions[index]
+                if !subscription.isCancelled { scheduler.runHandler(subscription, payload: payload) }
+                index += 1
+            }
+            deliveries -= 1
+            compactIfIdle()
+        }
+
+        func add(_ subscription: LuaEventSubscription) {
+            subscriptions.append(subscription)
+        }
+
+        func cancel(_ subscription: LuaEventSubscription) {
+            subscription.isCancelled = true
+            hasCancelled = true
+            compactIfIdle()
+        }
+
+        func cancelAll() {
+            for subscription in subscriptions { cancel(subscription) }
+        }
+
+        private func compactIfIdle() {
+            guard hasCancelled, deliveries == 0 else { return }
+            subscriptions.removeAll { $0.isCancelled }
+            hasCancelled = false
+        }
+    }
 
     init(name: String, events: Set<String>, bufferCapacity: Int, core: LuaCore) {
         self.name = name
         self.events = events
         self.bufferCapacity = bufferCapacity
         self.core = core
+        self.scheduler = core.scheduler
+        core.emitters.append(self)
     }
 
-    /// Delivers an event. Call it on the state's executor (inside
-    /// ``LuaState/withContext(_:)`` or a binding); handlers run before it returns unless
-    /// the state is already running Lua, in which case they run right after.
-    public func emit(_ event: String, _ payload: [LuaValue] = []) {
-        guard let core, !core.isClosed else { return }
-        for subscription in subscriptions[event] ?? [] where !subscription.isCancelled {
-            core.scheduler.enqueueHandler(subscription, payload: payload)
-        }
-        if !offerToWaiters(event, payload, core: core) {
-            var buffer = buffers[event] ?? []
-            buffer.append(payload)
-            if buffer.count > bufferCapacity {
-                buffer.removeFirst(buffer.count - bufferCapacity)
+    /// The channel emitted last, to skip hashing the name on a stream of one event.
+    private var lastEvent = ""
+    private unowned(unsafe) var lastChannel: Channel?
+
+    @inline(__always)
+    private func channel(_ event: String) -> Channel {
+        if lastEvent == event, let last = lastChannel { return last }
+        let channel = channels[event] ?? Channel()
+        channels[event] = channel
+        lastEvent = event
+        lastChannel = channel
+        return channel
+    }
+
+    /// Delivers an event (one value, as a publisher's output). Call it on the state's
+    /// executor (inside ``LuaState/withContext(_:)`` or a binding); handlers run before it
+    /// returns unless the state is already running its tasks, in which case they run
+    /// right after.
+    public func emit(_ event: String, _ payload: LuaValue = .nil) {
+        guard !isDetached else { return }
+        let channel = channel(event)
+        channel.deliver(payload, scheduler: scheduler)
+        if channel.waiters.isEmpty || !offerToWaiters(channel, payload, core: core) {
+            if !channel.buffer.append(payload, capacity: bufferCapacity) {
                 droppedEventCount += 1
-                core.diagnostics.warning(
-                    "\(name): dropped the oldest '\(event)' event: more than \(bufferCapacity) unclaimed")
+                let dropped = channel.buffer.dropped
+                if dropped == 1 || dropped % 1_000 == 0 {
+                    core.diagnostics.warning("\(name): dropped the oldest '\(event)' event (\(dropped) so far): "
+                        + "more than \(bufferCapacity) events nobody waited for")
+                }
             }
-            buffers[event] = buffer
         }
-        core.scheduler.drain()
+        scheduler.drain()
     }
 
     /// Gives the event to the oldest waiter that accepts it.
-    private func offerToWaiters(_ event: String, _ payload: [LuaValue], core: LuaCore) -> Bool {
-        for task in waiters[event] ?? [] {
+    private func offerToWaiters(_ channel: Channel, _ payload: LuaValue, core: LuaCore) -> Bool {
+        for task in channel.waiters {
             guard case .event(_, _, let match, _)? = task.suspension else { continue }
             switch accepts(match, payload, on: core.L) {
             case .success(true):
-                core.scheduler.wake(task, .values(payload))
+                core.scheduler.wake(task, .values([payload]))
                 return true
             case .success(false):
                 continue
@@ -81,15 +143,15 @@ public final class LuaEventEmitter {
     }
 
     /// Runs a `match` function on the payload (it must not suspend).
-    private func accepts(_ match: LuaReference?, _ payload: [LuaValue], on L: OpaquePointer)
+    private func accepts(_ match: LuaReference?, _ payload: LuaValue, on L: OpaquePointer)
         -> Result<Bool, LuaErrorValue>
     {
         guard let match else { return .success(true) }
-        lua_checkstack(L, Int32(payload.count) + 2)
+        lua_checkstack(L, 3)
         match.push(on: L)
         let stack = LuaStack(L)
-        for value in payload { stack.push(value) }
-        guard lrt_pcall(L, Int32(payload.count), 1) == LUA_OK else {
+        stack.push(payload)
+        guard lrt_pcall(L, 1, 1) == LUA_OK else {
             let message = stack.describe(at: -1)
             lrt_pop(L, 1)
             return .failure(.invalidArgument("the 'match' function of wait_for failed: \(message)"))
@@ -100,22 +162,21 @@ public final class LuaEventEmitter {
     }
 
     func addWaiter(_ task: LuaTask, for event: String) {
-        waiters[event, default: []].append(task)
+        channel(event).waiters.append(task)
     }
 
     func removeWaiter(_ task: LuaTask, for event: String) {
-        waiters[event]?.removeAll { $0 === task }
+        channels[event]?.waiters.removeAll { $0 === task }
     }
 
     func handlerFailed(_ event: String, _ error: LuaScriptError) {
         handlerErrorCount += 1
-        core?.diagnostics.handlerError("\(name).\(event)", error)
+        core.diagnostics.handlerError("\(name).\(event)", error)
     }
 
     /// Cancels every subscription (the script that made them unloads).
     public func cancelAllSubscriptions() {
-        for list in subscriptions.values { for subscription in list { subscription.isCancelled = true } }
-        subscriptions = [:]
+        for channel in channels.values { channel.cancelAll() }
     }
 
     // MARK: - The Lua side
@@ -134,7 +195,7 @@ public final class LuaEventEmitter {
         let event = try checkEventName(call)
         let handler = try call.function(2, "handler")
         let subscription = LuaEventSubscription(eventName: event, handler: handler, emitter: self)
-        subscriptions[event, default: []].append(subscription)
+        channel(event).add(subscription)
         return call.returning { $0.push(subscription, as: LuaEventSubscription.luaType) }
     }
 
@@ -147,13 +208,12 @@ public final class LuaEventEmitter {
             throw call.argumentError(2, "options", "field 'timeout': a number of seconds >= 0 expected")
         }
         let match = try options.function("match")
-        if var buffer = buffers[event] {
-            for (index, payload) in buffer.enumerated() {
+        if let channel = channels[event] {
+            for (index, payload) in channel.buffer.elements.enumerated() {
                 switch accepts(match, payload, on: call.L) {
                 case .success(true):
-                    buffer.remove(at: index)
-                    buffers[event] = buffer
-                    return call.returning { output in for value in payload { output.push(value) } }
+                    channel.buffer.remove(at: index)
+                    return call.returning(payload)
                 case .success(false):
                     continue
                 case .failure(let error):
@@ -169,12 +229,17 @@ public final class LuaEventEmitter {
 final class LuaEventSubscription {
     let eventName: String
     let handler: LuaReference
-    weak var emitter: LuaEventEmitter?
+    /// The handler's registry slot, read on every event without touching `handler`.
+    let handlerSlot: Int32
+    /// Unowned: the state keeps its emitters alive until it closes, and Lua code (the
+    /// only caller of `cancel`) cannot run after that.
+    unowned(unsafe) let emitter: LuaEventEmitter
     var isCancelled = false
 
     init(eventName: String, handler: LuaReference, emitter: LuaEventEmitter) {
         self.eventName = eventName
         self.handler = handler
+        self.handlerSlot = handler.id
         self.emitter = emitter
     }
 
@@ -183,7 +248,7 @@ final class LuaEventSubscription {
         methods: [
             "cancel": { subscription, call in
                 let wasActive = !subscription.isCancelled
-                subscription.emitter?.cancel(subscription)
+                subscription.emitter.cancel(subscription)
                 return call.returning(.boolean(wasActive))
             }
         ],
@@ -192,7 +257,42 @@ final class LuaEventSubscription {
 
 extension LuaEventEmitter {
     func cancel(_ subscription: LuaEventSubscription) {
-        subscription.isCancelled = true
-        subscriptions[subscription.eventName]?.removeAll { $0 === subscription }
+        channels[subscription.eventName]?.cancel(subscription)
+    }
+}
+
+/// Events kept for `wait_for`, oldest first, in a ring: once full, a new event
+/// overwrites the oldest in place.
+struct LuaEventBuffer {
+    /// Grows to the capacity with `start == 0`; rotates from `start` once full.
+    private var storage: [LuaValue] = []
+    private var start = 0
+    /// How many events were dropped because the buffer was full.
+    private(set) var dropped = 0
+
+    var count: Int { storage.count }
+
+    /// The events, oldest first.
+    var elements: [LuaValue] { Array(storage[start...] + storage[..<start]) }
+
+    /// Appends `payload`; returns false when it replaced the oldest event.
+    mutating func append(_ payload: LuaValue, capacity: Int) -> Bool {
+        if storage.count < capacity, start == 0 {
+            storage.append(payload)
+            return true
+        }
+        dropped += 1
+        guard !storage.isEmpty else { return false }
+        storage[start] = payload
+        start = (start + 1) % storage.count
+        return false
+    }
+
+    /// Removes the element at `index` counted from the oldest.
+    mutating func remove(at index: Int) {
+        var remaining = elements
+        remaining.remove(at: index)
+        storage = remaining
+        start = 0
     }
 }

@@ -16,7 +16,8 @@ import Foundation
 /// ```
 public struct LuaCall {
     let L: OpaquePointer
-    let function: LuaFunctionBox
+    /// Unowned: the state keeps the box alive for longer than any call.
+    unowned(unsafe) let function: LuaFunctionBox
 
     /// The qualified name of the function (`"ccai.sleep"`).
     public var functionName: String { function.qualifiedName }

@@ -7,7 +7,7 @@ import Foundation
 final class LuaScheduler {
     private enum Item {
         case resume(LuaTask, LuaResumeInput)
-        case handler(LuaEventSubscription, payload: [LuaValue])
+        case handler(LuaEventSubscription, payload: LuaValue)
     }
 
     unowned(unsafe) var core: LuaCore!
@@ -18,7 +18,9 @@ final class LuaScheduler {
     /// Tasks not yet done, by id.
     private(set) var live: [Int: LuaTask] = [:]
     /// Finished threads of handlers, reused for the next handler run.
-    private var idleThreads: [(thread: OpaquePointer, reference: LuaReference)] = []
+    private var idleThreads: [(thread: OpaquePointer, reference: Int32)] = []
+    /// The thread of the last handler that finished: most events take it again.
+    private var spareThread: (thread: OpaquePointer, reference: Int32)?
     private(set) var current: LuaTask?
     /// Failed spawned tasks nobody has waited for (yet).
     private var unobserved: [LuaTask] = []
@@ -45,16 +47,13 @@ final class LuaScheduler {
         ready.append(.resume(task, input))
     }
 
-    func enqueueHandler(_ subscription: LuaEventSubscription, payload: [LuaValue]) {
-        ready.append(.handler(subscription, payload: payload))
-    }
 
     // MARK: - Running
 
     /// Runs ready coroutines until none is left. Re-entrant calls return at once: the
     /// outer loop picks their work up.
     func drain() {
-        guard !isDraining else { return }
+        guard !isDraining, readyHead < ready.count else { return }
         isDraining = true
         defer { isDraining = false }
         while readyHead < ready.count {
@@ -71,7 +70,7 @@ final class LuaScheduler {
                 step(task, input)
             case .handler(let subscription, let payload):
                 guard !subscription.isCancelled else { continue }
-                runHandler(subscription, payload: payload)
+                startHandler(subscription, payload: payload)
             }
         }
         ready.removeAll(keepingCapacity: true)
@@ -203,7 +202,7 @@ final class LuaScheduler {
         guard task.status == .failed, !task.observed, let error = task.error else { return }
         switch task.kind {
         case .handler(let subscription):
-            subscription.emitter?.handlerFailed(subscription.eventName, error)
+            subscription.emitter.handlerFailed(subscription.eventName, error)
         case .spawned:
             unobserved.append(task)
         case .main:
@@ -315,35 +314,46 @@ final class LuaScheduler {
 
     // MARK: - Event handlers
 
-    private func runHandler(_ subscription: LuaEventSubscription, payload: [LuaValue]) {
-        let slot = idleThreads.popLast() ?? {
-            let thread = lua_newthread(core.L)!
-            return (thread, LuaReference(popping: core.L, core: core))
-        }()
+    /// Runs an event handler now, or after the current run when tasks are running.
+    @inline(__always)
+    func runHandler(_ subscription: LuaEventSubscription, payload: LuaValue) {
+        if isDraining || current != nil {
+            ready.append(.handler(subscription, payload: payload))
+        } else {
+            startHandler(subscription, payload: payload)
+        }
+    }
+
+    private func startHandler(_ subscription: LuaEventSubscription, payload: LuaValue) {
+        let L = core.L
+        let slot: (thread: OpaquePointer, reference: Int32)
+        if let spare = spareThread {
+            slot = spare
+            spareThread = nil
+        } else if let idle = idleThreads.popLast() {
+            slot = idle
+        } else {
+            let thread = lua_newthread(L)!
+            slot = (thread, luaL_ref(L, lrt_registryindex()))
+        }
         let thread = slot.thread
-        lua_checkstack(thread, Int32(payload.count) + 1)
-        subscription.handler.push(on: thread)
-        let stack = LuaStack(thread)
-        for value in payload { stack.push(value) }
-        let previous = current
-        current = nil
+        lua_checkstack(thread, 2)
+        lua_rawgeti(thread, lrt_registryindex(), lua_Integer(subscription.handlerSlot))
+        LuaStack(thread).push(payload)
         var results: Int32 = 0
-        let status = lrt_resume(thread, nil, Int32(payload.count), &results)
-        current = previous
-        switch status {
-        case LUA_OK:
+        let status = lrt_resume(thread, nil, 1, &results)
+        if status == LUA_OK {
             lua_settop(thread, 0)
-            idleThreads.append(slot)
-        case LUA_YIELD:
-            let task = LuaTask(id: nextID, kind: .handler(subscription), thread: thread,
-                               threadReference: slot.reference)
-            nextID += 1
+            if spareThread == nil { spareThread = slot } else { idleThreads.append(slot) }
+            return
+        }
+        let task = LuaTask(id: nextID, kind: .handler(subscription), thread: thread,
+                           threadReference: LuaReference(adopting: slot.reference, core: core))
+        nextID += 1
+        if status == LUA_YIELD {
             live[task.id] = task
             afterResume(task, status: status, results: results)
-        default:
-            let task = LuaTask(id: nextID, kind: .handler(subscription), thread: thread,
-                               threadReference: slot.reference)
-            nextID += 1
+        } else {
             task.status = .running
             fail(task, status: status)
         }

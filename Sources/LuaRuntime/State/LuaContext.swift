@@ -180,6 +180,9 @@ public struct LuaContext {
 
     // MARK: - State
 
+    /// The main thread's `lua_State`, for benchmarks that compare against the raw C API.
+    @_spi(Benchmarks) public var rawState: OpaquePointer { L }
+
     /// Bytes the state currently uses.
     public var memoryUsed: Int { Int(core.context.pointee.memory_used) }
 

@@ -5,7 +5,7 @@ import Foundation
 /// Installs the one C-to-Swift dispatcher the trampolines call (once per process).
 private let dispatchInstalled: Void = {
     lrt_set_dispatch { state, box in
-        Unmanaged<LuaFunctionBox>.fromOpaque(box!).takeUnretainedValue().invoke(state!)
+        Unmanaged<LuaFunctionBox>.fromOpaque(box!)._withUnsafeGuaranteedRef { $0.invoke(state!) }
     }
 }()
 
@@ -27,9 +27,12 @@ final class LuaCore {
     var pendingSuspension: LuaSuspension?
     /// Modules `require` returns by name, before it searches files.
     var hostModules: [String: LuaReference] = [:]
+    /// Emitters made for this state; detached when it closes.
+    var emitters: [LuaEventEmitter] = []
     /// The sandbox's function making read-only views of tables.
     var readOnlyProxy: LuaReference?
-    private(set) var isClosed = false
+    let lifetime: LuaLifetime
+    var isClosed: Bool { lifetime.isClosed }
 
     init(limits: LuaLimits, diagnostics: LuaDiagnostics) throws {
         _ = dispatchInstalled
@@ -41,6 +44,7 @@ final class LuaCore {
             throw LuaScriptError(kind: .memory, message: "cannot create a Lua state")
         }
         L = state
+        lifetime = LuaLifetime(state)
         self.limits = limits
         self.diagnostics = diagnostics
         context.pointee.owner = Unmanaged.passUnretained(self).toOpaque()
@@ -58,7 +62,9 @@ final class LuaCore {
     func close() {
         guard !isClosed else { return }
         scheduler.cancelAll()
-        isClosed = true
+        for emitter in emitters { emitter.isDetached = true }
+        emitters = []
+        lifetime.isClosed = true
         lua_close(L)
         boxes.removeAll()
     }

@@ -10,21 +10,37 @@ import CLuaShim
 /// ```
 public final class LuaReference {
     let id: Int32
-    private weak var core: LuaCore?
+    private let lifetime: LuaLifetime
 
     /// Takes the value on top of `L`'s stack (popping it).
     init(popping L: OpaquePointer, core: LuaCore) {
         id = luaL_ref(L, lrt_registryindex())
-        self.core = core
+        lifetime = core.lifetime
+    }
+
+    /// Takes ownership of an existing registry slot.
+    init(adopting id: Int32, core: LuaCore) {
+        self.id = id
+        lifetime = core.lifetime
     }
 
     deinit {
-        guard let core, !core.isClosed else { return }
-        luaL_unref(core.L, lrt_registryindex(), id)
+        guard !lifetime.isClosed else { return }
+        luaL_unref(lifetime.L, lrt_registryindex(), id)
     }
 
     /// Pushes the value on `L`.
     func push(on L: OpaquePointer) {
         lua_rawgeti(L, lrt_registryindex(), lua_Integer(id))
     }
+}
+
+/// Whether a state is still open, shared by everything that may outlive it. (A weak
+/// reference to the state's owner would do, at the price of slower reference counting
+/// on the hottest object.)
+final class LuaLifetime {
+    let L: OpaquePointer
+    var isClosed = false
+
+    init(_ L: OpaquePointer) { self.L = L }
 }

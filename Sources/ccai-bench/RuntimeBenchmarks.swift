@@ -1,0 +1,161 @@
+import CCAIScripting
+import CLua
+import CLuaShim
+import Foundation
+@_spi(Benchmarks) import LuaRuntime
+
+/// The LuaRuntime figures of issue 2, each measured side by side in one run.
+struct RuntimeBenchmarks {
+    let calls = 5_000_000
+    let asyncCalls = 1_000_000
+    let events = 1_000_000
+
+    func run(filter: String?) async throws -> [BenchmarkResult] {
+        let all: [(String, () async throws -> BenchmarkResult)] = [
+            ("binding_call_ratio", bindingCallRatio),
+            ("async_call_ratio", asyncCallRatio),
+            ("event_dispatch_ratio", eventDispatchRatio),
+            ("state_memory_bytes", stateMemory),
+        ]
+        var results: [BenchmarkResult] = []
+        for (name, benchmark) in all where filter.map({ name.contains($0) }) ?? true {
+            results.append(try await benchmark())
+        }
+        return results
+    }
+
+    private func makeState() async throws -> LuaState {
+        try await ScriptRunner(logger: StreamLogger(minimumLevel: .error)).makeState()
+    }
+
+    /// A trivial Swift binding vs a trivial C function, both called from the same Lua loop.
+    func bindingCallRatio() async throws -> BenchmarkResult {
+        let state = try await makeState()
+        let (swift, c) = try await state.withContext { lua -> (Double, Double) in
+            lua.register("swift_noop") { _ in .none }
+            lrt_pushcfunction(lua.rawState, lrt_bench_noop)
+            lua_setglobal(lua.rawState, "c_noop")
+            let loop = { (name: String) in
+                "local f = \(name) for i = 1, \(calls) do f() end"
+            }
+            var swift = 0.0, c = 0.0
+            for _ in 0..<3 {
+                swift = try Timing.nanosecondsPerOperation(operations: calls) { try lua.evaluate(loop("swift_noop")) }
+                c = try Timing.nanosecondsPerOperation(operations: calls) { try lua.evaluate(loop("c_noop")) }
+            }
+            return (swift, c)
+        }
+        return BenchmarkResult(
+            name: "binding_call_ratio", value: swift / c, target: "<= 1.5",
+            detail: String(format: "Swift binding %.1f ns/call, C function %.1f ns/call", swift, c))
+    }
+
+    /// An async Swift binding that completes at once (in a task of the sandboxed runtime)
+    /// vs a coroutine.resume/coroutine.yield pair in a stock Lua state.
+    func asyncCallRatio() async throws -> BenchmarkResult {
+        let state = try await makeState()
+        await state.withContext { lua in
+            lua.register("async_noop") { call in try call.suspend { [] } }
+            lua.register("clock") { call in
+                call.returning(.number(Double(DispatchTime.now().uptimeNanoseconds) / 1e9))
+            }
+        }
+        var asyncBest = Double.infinity
+        for _ in 0..<5 {
+            let results = try await state.run(source: """
+                local f, n = async_noop, \(asyncCalls)
+                local start = clock()
+                for i = 1, n do f() end
+                return (clock() - start) * 1e9 / n
+                """, chunkName: "=bench")
+            asyncBest = min(asyncBest, results.first?.doubleValue ?? .infinity)
+        }
+        let stock = try StockLua()
+        let resumeYield = try Timing.nanosecondsPerOperation(operations: asyncCalls) {
+            try stock.run("""
+                local co = coroutine.create(function() while true do coroutine.yield() end end)
+                local resume = coroutine.resume
+                for i = 1, \(asyncCalls) do resume(co) end
+                """)
+        }
+        return BenchmarkResult(
+            name: "async_call_ratio", value: asyncBest / resumeYield, target: "<= 20",
+            detail: String(format: "async binding %.1f ns/call, resume+yield pair %.1f ns", asyncBest, resumeYield))
+    }
+
+    /// An event delivered from Swift to an `on` handler vs lua_pcall of the same function.
+    func eventDispatchRatio() async throws -> BenchmarkResult {
+        let state = try await makeState()
+        let (event, pcall) = try await state.withContext { lua -> (Double, Double) in
+            let emitter = lua.makeEmitter(name: "bench", events: ["tick"])
+            var module = LuaModule(name: "bench")
+            module.events(emitter)
+            lua.setGlobal("bench", module: module)
+            try lua.evaluate("""
+                count = 0
+                handler = function(n) count = count + 1 end
+                bench.on("tick", handler)
+                """)
+            let L = lua.rawState
+            var event = 0.0, pcall = 0.0
+            for _ in 0..<3 {
+                event = Timing.nanosecondsPerOperation(operations: events) {
+                    for i in 0..<events { emitter.emit("tick", .integer(Int64(i))) }
+                }
+                pcall = Timing.nanosecondsPerOperation(operations: events) {
+                    lua_getglobal(L, "handler")
+                    for i in 0..<events {
+                        lua_pushvalue(L, -1)
+                        lua_pushinteger(L, lua_Integer(i))
+                        lua_pcallk(L, 1, 0, 0, 0, nil)
+                    }
+                    lrt_pop(L, 1)
+                }
+            }
+            guard case .integer(let count) = lua.global("count"), count >= Int64(events) * 5 else {
+                throw BenchmarkError(message: "the handler did not receive every event")
+            }
+            return (event, pcall)
+        }
+        return BenchmarkResult(
+            name: "event_dispatch_ratio", value: event / pcall, target: "<= 3",
+            detail: String(format: "event to an `on` handler %.1f ns, lua_pcall %.1f ns", event, pcall))
+    }
+
+    /// Memory of one fresh sandboxed state with the `ccai` module, after a full collection.
+    func stateMemory() async throws -> BenchmarkResult {
+        let state = try await makeState()
+        let bytes = await state.withContext { lua in
+            lua.collectGarbage()
+            return lua.memoryUsed
+        }
+        return BenchmarkResult(name: "state_memory_bytes", value: Double(bytes), target: "<= 65536",
+                               detail: "a sandboxed state with the ccai module, after a full collection")
+    }
+}
+
+struct BenchmarkError: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}
+
+/// A stock Lua state (standard libraries, no sandbox, no hooks): the baseline of pure Lua.
+final class StockLua {
+    let L: OpaquePointer
+
+    init() throws {
+        guard let state = luaL_newstate() else { throw BenchmarkError(message: "cannot create a Lua state") }
+        L = state
+        luaL_openlibs(L)
+    }
+
+    deinit { lua_close(L) }
+
+    func run(_ source: String) throws {
+        guard luaL_loadstring(L, source) == LUA_OK, lua_pcallk(L, 0, 0, 0, 0, nil) == LUA_OK else {
+            let message = String(cString: lua_tolstring(L, -1, nil))
+            lrt_pop(L, 1)
+            throw BenchmarkError(message: message)
+        }
+    }
+}
