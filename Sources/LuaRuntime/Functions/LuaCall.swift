@@ -228,12 +228,15 @@ public struct LuaCall {
         try checkYieldable()
         let pending = LuaPendingOperation()
         let pusher = UncheckedSendable(push)
+        let functionName = function.qualifiedName
         pending.task = Task.immediate {
             do {
                 let result = try await operation()
                 pending.complete(.success(UncheckedSendable({ output in try pusher.value(result, &output) })))
             } catch {
-                pending.complete(.failure(error))
+                var value = LuaErrorValue.from(error)
+                if value.function == nil { value.function = functionName }
+                pending.complete(.failure(value))
             }
         }
         if let outcome = pending.takeOutcome() {

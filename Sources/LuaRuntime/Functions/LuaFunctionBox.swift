@@ -25,7 +25,7 @@ final class LuaFunctionBox {
 
     init(qualifiedName: String, body: @escaping LuaFunctionBody) {
         self.qualifiedName = qualifiedName
-        self.shortName = qualifiedName.split(separator: ".").last.map(String.init) ?? qualifiedName
+        self.shortName = qualifiedName.split(whereSeparator: { $0 == "." || $0 == ":" }).last.map(String.init) ?? qualifiedName
         self.body = body
     }
 

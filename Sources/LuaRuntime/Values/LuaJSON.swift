@@ -12,6 +12,10 @@ public enum LuaJSON {
     public struct Error: Swift.Error, CustomStringConvertible, Equatable {
         public var message: String
         public var description: String { message }
+
+        public init(message: String) {
+            self.message = message
+        }
     }
 
     // MARK: - Encoding

@@ -1,0 +1,84 @@
+import Foundation
+import LuaRuntime
+import Testing
+
+@Suite struct CodableTests {
+    struct Channel: Codable, Equatable {
+        enum Kind: String, Codable { case chat, voiceCall }
+        var kind: Kind
+        var isEnabled: Bool
+    }
+
+    struct Menu: Codable, Equatable {
+        var id: Int
+        var menuID: Int64
+        var name: String
+        var postSessionOptInRequired: Bool
+        var waitSeconds: Double?
+        var channels: [Channel]
+        var logo: Data
+        var updatedAt: Date
+        var helpURL: URL
+        var children: [Menu]
+    }
+
+    let menu = Menu(
+        id: 1, menuID: 99, name: "Billing", postSessionOptInRequired: true, waitSeconds: nil,
+        channels: [.init(kind: .voiceCall, isEnabled: true)], logo: Data([0, 0xFF]),
+        updatedAt: Date(timeIntervalSince1970: 1_700_000_000), helpURL: URL(string: "https://help.acme.test")!,
+        children: [])
+
+    @Test func encodesWithSnakeCaseKeys() throws {
+        let value = try LuaEncoder().encode(menu)
+        #expect(value["id"] == 1)
+        #expect(value["menu_id"] == 99)
+        #expect(value["post_session_opt_in_required"] == true)
+        #expect(value["wait_seconds"] == nil)
+        #expect(value["channels"]?[1]?["kind"] == "voiceCall")
+        #expect(value["channels"]?[1]?["is_enabled"] == true)
+        #expect(value["logo"] == .data(Data([0, 0xFF])))
+        #expect(value["updated_at"] == .number(1_700_000_000))
+        #expect(value["help_url"] == "https://help.acme.test")
+    }
+
+    @Test func decodesWhatItEncodes() throws {
+        let value = try LuaEncoder().encode(menu)
+        #expect(try LuaDecoder().decode(Menu.self, from: value) == menu)
+    }
+
+    @Test func decodesFromLuaTables() async throws {
+        let state = try makeState()
+        let value = try await state.withContext { lua in
+            try lua.evaluate("""
+                return { id = 2, menu_id = 7.0, name = "Sales", post_session_opt_in_required = false,
+                         wait_seconds = 30, channels = {}, logo = "\\0\\1", updated_at = 0,
+                         help_url = "https://x.test", children = {} }
+                """).first!
+        }
+        let decoded = try LuaDecoder().decode(Menu.self, from: value)
+        #expect(decoded.menuID == 7)
+        #expect(decoded.waitSeconds == 30)
+        #expect(decoded.logo == Data([0, 1]))
+    }
+
+    @Test func decodingErrorsNameTheField() {
+        #expect(throws: DecodingError.self) {
+            try LuaDecoder().decode(Channel.self, from: ["kind": "chat", "is_enabled": "yes"])
+        }
+        #expect(throws: DecodingError.self) {
+            try LuaDecoder().decode(Channel.self, from: ["kind": "chat"])
+        }
+        #expect(throws: DecodingError.self) {
+            try LuaDecoder().decode(Menu.self, from: ["id": 1.5])
+        }
+    }
+
+    @Test(arguments: [
+        ("postSessionOptInRequired", "post_session_opt_in_required"), ("menuID", "menu_id"),
+        ("isMuted", "is_muted"), ("URLString", "url_string"), ("id", "id"), ("afterHourDeflection", "after_hour_deflection"),
+        ("value2Text", "value2_text"),
+    ])
+    func snakeCase(_ swift: String, _ lua: String) {
+        #expect(LuaKeyStrategy.snakeCased(swift) == lua)
+    }
+}

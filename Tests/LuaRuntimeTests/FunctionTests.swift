@@ -1,0 +1,124 @@
+import Foundation
+import LuaRuntime
+import Testing
+
+/// A Swift object exposed to Lua, counting its own deinitialization.
+final class Counter {
+    nonisolated(unsafe) static var released = 0
+    var value: Int64 = 0
+    deinit { Counter.released += 1 }
+
+    static let luaType = LuaUserdataType<Counter>(
+        name: "Counter",
+        methods: [
+            "increment": { counter, call in
+                counter.value += try call.optionalInteger(2, "by") ?? 1
+                return call.returning(.integer(counter.value))
+            }
+        ],
+        describe: { "Counter(\($0.value))" })
+}
+
+@Suite(.serialized) struct FunctionTests {
+    /// Runs `source` in a state where `check(...)` is a binding reading arguments with
+    /// `read`, and returns the message of the error it raised.
+    private func errorMessage(_ source: String, _ read: @escaping (LuaCall) throws -> Void) async throws -> String? {
+        let state = try makeState()
+        return try await state.withContext { lua in
+            lua.register("check") { call in
+                try read(call)
+                return .none
+            }
+            return try lua.evaluate("local ok, err = pcall(function() \(source) end) return err and err.message").first?
+                .stringValue
+        }
+    }
+
+    @Test func argumentErrorsNameTheArgumentAndTheTypes() async throws {
+        #expect(try await errorMessage("check()", { _ = try $0.number(1, "seconds") })
+            == "bad argument #1 'seconds' to 'check' (number expected, got no value)")
+        #expect(try await errorMessage("check(nil)", { _ = try $0.number(1) })
+            == "bad argument #1 to 'check' (number expected, got nil)")
+        #expect(try await errorMessage("check('x')", { _ = try $0.integer(1, "n") })
+            == "bad argument #1 'n' to 'check' (integer expected, got string)")
+        #expect(try await errorMessage("check(1.5)", { _ = try $0.integer(1, "n") })
+            == "bad argument #1 'n' to 'check' (number has no integer representation)")
+        #expect(try await errorMessage("check(1, {})", { _ = try $0.string(2, "name") })
+            == "bad argument #2 'name' to 'check' (string expected, got table)")
+        #expect(try await errorMessage("check(1)", { _ = try $0.boolean(1, "flag") })
+            == "bad argument #1 'flag' to 'check' (boolean expected, got number)")
+        #expect(try await errorMessage("check('f')", { _ = try $0.function(1, "handler") })
+            == "bad argument #1 'handler' to 'check' (function expected, got string)")
+        #expect(try await errorMessage("check(true)", { _ = try $0.table(1, "options") })
+            == "bad argument #1 'options' to 'check' (table expected, got boolean)")
+    }
+
+    @Test func tableFieldErrorsNameTheField() async throws {
+        #expect(try await errorMessage("check({ timeout = 'soon' })", { _ = try $0.options(1, "options").number("timeout") })
+            == "bad argument #1 'options' to 'check' (field 'timeout': number expected, got string)")
+        #expect(try await errorMessage("check({ match = 1 })", { _ = try $0.options(1).function("match") })
+            == "bad argument #1 to 'check' (field 'match': function expected, got number)")
+        #expect(try await errorMessage("check(5)", { _ = try $0.options(1, "options") })
+            == "bad argument #1 'options' to 'check' (table expected, got number)")
+    }
+
+    @Test func argumentsAreReadWithTheirTypes() async throws {
+        let state = try makeState()
+        let results = try await state.withContext { lua in
+            lua.register("describe") { call in
+                let options = try call.options(5)
+                return call.returning(
+                    .integer(try call.integer(1)), .number(try call.number(2)), .string(try call.string(3)),
+                    .boolean(try call.optionalBoolean(4) ?? false), .number(try options.number("timeout") ?? -1),
+                    .string(try options.string("name") ?? "?"), .integer(Int64(call.argumentCount)))
+            }
+            return try lua.evaluate("return describe(7, 2, 12, nil, { timeout = 0.5, name = 'x' })")
+        }
+        #expect(results == [7, 2.0, "12", false, 0.5, "x", 5])
+    }
+
+    @Test func userdataHaveMethodsToStringAndRelease() async throws {
+        Counter.released = 0
+        let state = try makeState()
+        let results = try await state.withContext { lua in
+            lua.register("new_counter") { call in call.returning { $0.push(Counter(), as: Counter.luaType) } }
+            return try lua.evaluate("""
+                local c = new_counter()
+                c:increment(); c:increment(5)
+                local ok, err = pcall(c.increment, {})
+                return c:increment(), tostring(c), getmetatable(c), err.message
+                """)
+        }
+        #expect(results[0] == 7)
+        #expect(results[1] == "Counter(7)")
+        #expect(results[2] == false)
+        #expect(results[3] == "bad argument #1 'self' to 'increment' (Counter expected, got table)")
+        await state.withContext { $0.collectGarbage() }
+        #expect(Counter.released == 1)
+    }
+
+    @Test func modulesBuildNestedTables() async throws {
+        let state = try makeState()
+        var module = LuaModule(name: "app")
+        module.function("hello") { call in call.returning("hi") }
+        module.value("version", "1.0")
+        var nested = LuaModule(name: "app.math")
+        nested.function("twice") { call in call.returning(.number(2 * (try call.number(1, "x")))) }
+        module.module(nested)
+        module.readOnly("config", LuaTable(fields: ["region": "eu"]))
+        #expect(module.functionNames == ["app.hello", "app.math.twice"])
+        let results = try await state.withContext { [module] lua in
+            lua.setGlobal("app", module: module)
+            return try lua.evaluate("""
+                local ok, err = pcall(function() app.config.region = 'us' end)
+                local keys = {}
+                for k, v in pairs(app.config) do keys[#keys + 1] = k .. '=' .. v end
+                local ok2, err2 = pcall(app.math.twice, 'x')
+                return app.hello(), app.version, app.math.twice(21), ok, app.config.region, keys[1], tostring(err2)
+                """)
+        }
+        #expect(results[0...4] == ["hi", "1.0", 42.0, false, "eu"])
+        #expect(results[5] == "region=eu")
+        #expect(results[6] == "app.math.twice: bad argument #1 'x' to 'twice' (number expected, got string) [invalid_argument]")
+    }
+}

@@ -1,0 +1,217 @@
+import Foundation
+import LuaRuntime
+import Testing
+
+/// Signals from Swift to an async binding under test.
+actor Gate {
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+    private var isOpen = false
+
+    func wait() async {
+        if isOpen { return }
+        await withCheckedContinuation { waiters.append($0) }
+    }
+
+    func open() {
+        isOpen = true
+        for waiter in waiters { waiter.resume() }
+        waiters = []
+    }
+}
+
+@Suite struct TaskTests {
+    private func stateWithAsync(_ configure: (LuaContext) -> Void = { _ in }) async throws -> LuaState {
+        let state = try makeState()
+        await installTasks(state)
+        await state.withContext { lua in
+            lua.register("fetch") { call in
+                let id = try call.integer(1, "id")
+                return try call.suspend {
+                    try await Task.sleep(nanoseconds: 5_000_000)
+                    if id < 0 { throw LuaErrorValue(code: "not_found", message: "no item \(id)") }
+                    return [["id": .integer(id), "name": .string("item \(id)")]]
+                }
+            }
+            lua.register("instant") { call in try call.suspend { ["now"] } }
+            configure(lua)
+        }
+        return state
+    }
+
+    @Test func asyncBindingsSuspendOnlyTheirCoroutine() async throws {
+        let state = try await stateWithAsync()
+        let results = try await state.run(source: """
+            local order = {}
+            local t = rt.spawn(function() order[#order + 1] = "task starts"; local item = fetch(2); order[#order + 1] = "task ends"; return item.name end)
+            order[#order + 1] = "main continues"
+            local name = t:wait()
+            return name, table.concat(order, ","), instant()
+            """, chunkName: "=t")
+        #expect(results == ["item 2", "main continues,task starts,task ends", "now"])
+    }
+
+    @Test func asyncErrorsAreRaisedWhereTheCallWas() async throws {
+        let state = try await stateWithAsync()
+        let results = try await state.run(source: """
+            local ok, err = pcall(fetch, -1)
+            return ok, err.code, err.message, err["function"]
+            """, chunkName: "=t")
+        #expect(results == [false, "not_found", "no item -1", "fetch"])
+    }
+
+    @Test func asyncCallsWorkInsideUserCoroutines() async throws {
+        let state = try await stateWithAsync()
+        let results = try await state.run(source: """
+            local gen = coroutine.wrap(function()
+              for i = 1, 3 do coroutine.yield(fetch(i).id) end
+            end)
+            local co = coroutine.create(function(a) local x = fetch(a); local b = coroutine.yield(x.id); return fetch(b).id end)
+            local _, first = coroutine.resume(co, 10)
+            local _, second = coroutine.resume(co, 20)
+            return gen(), gen(), gen(), first, second, coroutine.status(co)
+            """, chunkName: "=t")
+        #expect(results == [1, 2, 3, 10, 20, "dead"])
+    }
+
+    @Test func asyncCallsWhereNothingCanYieldFailClearly() async throws {
+        let state = try await stateWithAsync()
+        let results = try await state.run(source: """
+            local ok, err = pcall(table.sort, {3, 1, 2}, function(a, b) fetch(1); return a < b end)
+            return ok, err.message
+            """, chunkName: "=t")
+        #expect(results[0] == false)
+        #expect(results[1].stringValue?.contains("'fetch' suspends and cannot be called here") == true)
+    }
+
+    @Test func tasksCanBeCancelledAndTheirWaitersHearOfIt() async throws {
+        let gate = Gate()
+        let state = try await stateWithAsync { lua in
+            lua.register("block") { call in try call.suspend { await gate.wait(); return ["unblocked"] } }
+        }
+        let results = try await state.run(source: """
+            local t = rt.spawn(function() return block() end)
+            rt.sleep(0.01)
+            local status = t:status()
+            local cancelled = t:cancel()
+            local ok, err = pcall(t.wait, t)
+            return status, cancelled, t:status(), ok, err.code, t:cancel()
+            """, chunkName: "=t")
+        #expect(results == ["suspended", true, "cancelled", false, "cancelled", false])
+        await gate.open()
+    }
+
+    @Test func waitsTimeOut() async throws {
+        let state = try await stateWithAsync()
+        let results = try await state.run(source: """
+            local t = rt.spawn(function() rt.sleep(5) end)
+            local ok, err = pcall(t.wait, t, 0.02)
+            t:cancel()
+            return ok, err.code, err.message
+            """, chunkName: "=t")
+        #expect(results == [false, "timeout", "the task did not finish within 0.02 seconds"])
+    }
+
+    @Test func tasksCannotWaitForOrCancelThemselves() async throws {
+        let state = try await stateWithAsync()
+        let results = try await state.run(source: """
+            local me
+            me = rt.spawn(function()
+              rt.sleep(0)
+              local ok1, e1 = pcall(me.wait, me)
+              local ok2, e2 = pcall(me.cancel, me)
+              return e1.message, e2.message
+            end)
+            return me:wait()
+            """, chunkName: "=t")
+        #expect(results == ["a task cannot wait for itself", "a task cannot cancel itself; return from its function instead"])
+    }
+
+    @Test func sleepZeroLetsOtherTasksRun() async throws {
+        let state = try await stateWithAsync()
+        let results = try await state.run(source: """
+            local log = {}
+            local a = rt.spawn(function() for i = 1, 3 do log[#log + 1] = "a" .. i; rt.sleep(0) end end)
+            local b = rt.spawn(function() for i = 1, 3 do log[#log + 1] = "b" .. i; rt.sleep(0) end end)
+            a:wait(); b:wait()
+            return table.concat(log, " ")
+            """, chunkName: "=t")
+        #expect(results == ["a1 b1 a2 b2 a3 b3"])
+    }
+
+    @Test func aFailedTaskNobodyWaitedForFailsTheRun() async throws {
+        let state = try await stateWithAsync()
+        let error = await expectScriptError(state, "rt.spawn(function() error('lost in a task') end)")
+        #expect(error?.message.contains("lost in a task") == true)
+        let handled = try await state.run(source: """
+            local t = rt.spawn(function() error('seen') end)
+            local ok = pcall(t.wait, t)
+            return ok
+            """, chunkName: "=t")
+        #expect(handled == [false])
+    }
+
+    @Test func aFailingMainChunkCancelsItsTasks() async throws {
+        let state = try await stateWithAsync()
+        let error = await expectScriptError(state, """
+            rt.spawn(function() while true do rt.sleep(0.01) end end)
+            rt.sleep(0.02)
+            error('main gives up')
+            """)
+        #expect(error?.message.contains("main gives up") == true)
+    }
+
+    @Test func badArgumentsToTaskFunctions() async throws {
+        let state = try await stateWithAsync()
+        let results = try await state.run(source: """
+            local r = {}
+            for _, f in ipairs({
+              function() rt.spawn(42) end, function() rt.sleep(-1) end, function() rt.sleep(math.huge) end,
+              function() rt.spawn(function() end):wait(-2) end,
+            }) do
+              local ok, err = pcall(f)
+              r[#r + 1] = err.code .. ": " .. err.message
+            end
+            return table.unpack(r)
+            """, chunkName: "=t")
+        #expect(results == [
+            "invalid_argument: bad argument #1 'fn' to 'spawn' (function expected, got number)",
+            "invalid_argument: bad argument #1 'seconds' to 'sleep' (a finite number >= 0 expected, got -1)",
+            "invalid_argument: bad argument #1 'seconds' to 'sleep' (a finite number >= 0 expected, got inf)",
+            "invalid_argument: bad argument #2 'timeout' to 'wait' (a number of seconds >= 0 expected)",
+        ])
+    }
+
+    @Test func twoStatesRunAtOnce() async throws {
+        let first = try await stateWithAsync()
+        let second = try await stateWithAsync()
+        let source = """
+            local sum = 0
+            for round = 1, 20 do
+              for i = 1, 10000 do sum = sum + i end
+              rt.sleep(0.001)
+            end
+            return sum
+            """
+        async let a = first.run(source: source, chunkName: "=a")
+        async let b = second.run(source: source, chunkName: "=b")
+        let (resultA, resultB) = try await (a, b)
+        #expect(resultA == [.integer(20 * 50_005_000)])
+        #expect(resultB == resultA)
+    }
+
+    @Test func manyStatesShareTheThreadPool() async throws {
+        let results = try await withThrowingTaskGroup(of: LuaValue.self) { group in
+            for n in 0..<200 {
+                group.addTask {
+                    let state = try await stateWithAsync()
+                    return try await state.run(source: "rt.sleep(0.01) return fetch(...).id", chunkName: "=vu",
+                                               arguments: [.integer(Int64(n))]).first ?? .nil
+                }
+            }
+            var collected: [LuaValue] = []
+            for try await value in group { collected.append(value) }
+            return collected
+        }
+        #expect(Set(results) == Set((0..<200).map { LuaValue.integer(Int64($0)) }))
+    }
+}
