@@ -267,7 +267,23 @@ void lrt_set_limit_error(lua_State *L, lrt_limit_error kind) {
 
 void lrt_push_caller_env(lua_State *L, int level) {
     lua_Debug ar;
-    if (lua_getstack(L, level, &ar) && lua_getinfo(L, "f", &ar)) {
+    if (!lua_getstack(L, level, &ar)) {
+        lua_pushnil(L);
+        return;
+    }
+    // A local _ENV in scope wins (the innermost one is the last active local).
+    int found = 0;
+    const char *local;
+    for (int i = 1; (local = lua_getlocal(L, &ar, i)) != NULL; i++) {
+        if (strcmp(local, "_ENV") == 0) {
+            if (found) lua_remove(L, -2);
+            found = 1;
+        } else {
+            lua_pop(L, 1);
+        }
+    }
+    if (found) return;
+    if (lua_getinfo(L, "f", &ar)) {
         for (int i = 1;; i++) {
             const char *name = lua_getupvalue(L, -1, i);
             if (name == NULL) break;

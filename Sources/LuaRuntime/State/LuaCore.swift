@@ -165,7 +165,7 @@ final class LuaCore {
             value = .table(memoryLimitError.table)
             message = memoryLimitError.description
         } else if let structured = LuaErrorValue(raw) {
-            if structured.code == "limit_exceeded" { kind = .limit }
+            if structured.code == "limit_exceeded" { kind = structured.fields["limit"] == "memory" ? .memory : .limit }
             if structured.code == "cancelled" { kind = .cancelled }
         }
         if case .nil = raw, message.isEmpty { message = "error object is not a string" }

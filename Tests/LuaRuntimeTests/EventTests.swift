@@ -1,0 +1,150 @@
+import Foundation
+import LuaRuntime
+import Testing
+
+@Suite struct EventTests {
+    /// A state with `chat.on`/`chat.wait_for` and a Swift-side emitter.
+    private func makeChatState(diagnostics: CollectedDiagnostics = CollectedDiagnostics(), capacity: Int = 1_000)
+        async throws -> (LuaState, LuaEventEmitter)
+    {
+        let state = try makeState(diagnostics: diagnostics.diagnostics)
+        await installTasks(state)
+        let emitter = await state.withContext { lua in
+            let emitter = lua.makeEmitter(name: "chat", events: ["messages_received", "state_changed"],
+                                          bufferCapacity: capacity)
+            var chat = LuaModule(name: "chat")
+            chat.events(emitter)
+            lua.setGlobal("chat", module: chat)
+            lua.register("emit_later") { call in
+                let name = try call.string(1, "event")
+                let value = try call.value(2, "value")
+                let delay = try call.number(3, "delay")
+                return try call.suspend {
+                    try await Task.sleep(nanoseconds: UInt64(delay * 1e9))
+                    return []
+                } then: { _, _ in
+                    emitter.emit(name, value)
+                }
+            }
+            return emitter
+        }
+        return (state, emitter)
+    }
+
+    @Test func handlersReceiveEveryEventAndMaySuspend() async throws {
+        let (state, emitter) = try await makeChatState()
+        try await state.withContext { lua in
+            try lua.evaluate("""
+                received = {}
+                chat.on("messages_received", function(messages)
+                  rt.sleep(0.001)
+                  received[#received + 1] = messages[1].text
+                end)
+                """)
+            emitter.emit("messages_received", [["text": "hello"]])
+            emitter.emit("messages_received", [["text": "again"]])
+        }
+        let results = try await state.run(source: """
+            while #received < 2 do rt.sleep(0.001) end
+            return received[1], received[2]
+            """, chunkName: "=t")
+        #expect(results == ["hello", "again"])
+    }
+
+    @Test func waitForReturnsEventsThatCameFirst() async throws {
+        let (state, emitter) = try await makeChatState()
+        await state.withContext { _ in
+            emitter.emit("state_changed", "queued")
+            emitter.emit("state_changed", "assigned")
+        }
+        let results = try await state.run(source: """
+            local first = chat.wait_for("state_changed")
+            local second = chat.wait_for("state_changed", { timeout = 1 })
+            return first, second
+            """, chunkName: "=t")
+        #expect(results == ["queued", "assigned"])
+    }
+
+    @Test func waitForSuspendsUntilAMatchingEvent() async throws {
+        let (state, _) = try await makeChatState()
+        let results = try await state.run(source: """
+            emit_later("state_changed", "queued", 0.01)
+            emit_later("state_changed", "active", 0.02)
+            local state = chat.wait_for("state_changed", { timeout = 5, match = function(s) return s == "active" end })
+            local skipped = chat.wait_for("state_changed", { timeout = 0 })
+            return state, skipped
+            """, chunkName: "=t")
+        #expect(results == ["active", "queued"])
+    }
+
+    @Test func waitForTimesOut() async throws {
+        let (state, _) = try await makeChatState()
+        let results = try await state.run(source: """
+            local ok, err = pcall(chat.wait_for, "messages_received", { timeout = 0.02 })
+            return ok, err.code, err.message
+            """, chunkName: "=t")
+        #expect(results == [false, "timeout", "no 'messages_received' event within 0.02 seconds"])
+    }
+
+    @Test func handlerErrorsAreReportedAndTheHandlerStays() async throws {
+        let diagnostics = CollectedDiagnostics()
+        let (state, emitter) = try await makeChatState(diagnostics: diagnostics)
+        let count = try await state.withContext { lua -> LuaValue in
+            try lua.evaluate("""
+                calls = 0
+                chat.on("state_changed", function(s) calls = calls + 1; error("handler broke on " .. s) end)
+                """)
+            emitter.emit("state_changed", "a")
+            emitter.emit("state_changed", "b")
+            return lua.global("calls")
+        }
+        #expect(count == 2)
+        #expect(emitter.handlerErrorCount == 2)
+        #expect(diagnostics.handlerErrors.count == 2)
+        #expect(diagnostics.handlerErrors.first?.0 == "chat.state_changed")
+        #expect(diagnostics.handlerErrors.first?.1.message.contains("handler broke on a") == true)
+        #expect(diagnostics.handlerErrors.first?.1.traceback?.contains("stack traceback") == true)
+    }
+
+    @Test func cancelledSubscriptionsGetNothingMore() async throws {
+        let (state, emitter) = try await makeChatState()
+        let results = try await state.withContext { lua -> [LuaValue] in
+            try lua.evaluate("""
+                seen = 0
+                sub = chat.on("state_changed", function() seen = seen + 1 end)
+                """)
+            emitter.emit("state_changed", "x")
+            let cancelled = try lua.evaluate("return sub:cancel(), sub:cancel(), tostring(sub)")
+            emitter.emit("state_changed", "y")
+            return cancelled + [lua.global("seen")]
+        }
+        #expect(results == [true, false, "subscription: state_changed (cancelled)", 1])
+    }
+
+    @Test func fullBuffersDropTheOldestWithAWarning() async throws {
+        let diagnostics = CollectedDiagnostics()
+        let (state, emitter) = try await makeChatState(diagnostics: diagnostics, capacity: 3)
+        await state.withContext { _ in
+            for n in 1...5 { emitter.emit("state_changed", .integer(Int64(n))) }
+        }
+        let results = try await state.run(source: """
+            return chat.wait_for("state_changed"), chat.wait_for("state_changed"), chat.wait_for("state_changed")
+            """, chunkName: "=t")
+        #expect(results == [3, 4, 5])
+        #expect(emitter.droppedEventCount == 2)
+        #expect(diagnostics.warnings.first?.contains("dropped the oldest 'state_changed' event") == true)
+    }
+
+    @Test func unknownEventNamesAreRejected() async throws {
+        let (state, _) = try await makeChatState()
+        let results = try await state.run(source: """
+            local ok, err = pcall(chat.on, "message_received", function() end)
+            local ok2, err2 = pcall(chat.wait_for, "state_changed", { timeout = -1 })
+            return err.message, err2.message
+            """, chunkName: "=t")
+        #expect(results == [
+            "bad argument #1 'event' to 'on' (unknown event 'message_received' of chat; expected one of: messages_received, state_changed)",
+            "bad argument #2 'options' to 'wait_for' (field 'timeout': a number of seconds >= 0 expected)",
+        ])
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import LuaRuntime
+import Testing
+
+@Suite struct LimitTests {
+    private let small = LuaLimits(memoryBytes: 8 << 20, instructions: 2_000_000, seconds: 5)
+
+    @Test func anInfiniteLoopIsKilled() async throws {
+        let state = try makeState(limits: small)
+        let error = await expectScriptError(state, "while true do end")
+        #expect(error?.kind == .limit)
+        #expect(error?.code == "limit_exceeded")
+        #expect(error?.structured?.fields["limit"] == "instructions")
+        #expect(error?.message.contains("instruction limit exceeded") == true)
+    }
+
+    @Test func pcallCannotSwallowTheKill() async throws {
+        let state = try makeState(limits: small)
+        let error = await expectScriptError(state, """
+            local caught = 0
+            while true do
+              local ok = pcall(function() while true do end end)
+              caught = caught + 1
+            end
+            """)
+        #expect(error?.kind == .limit)
+        let again = await expectScriptError(state, "return 1")
+        #expect(again?.kind == .limit)
+    }
+
+    @Test func xpcallHandlersCannotSwallowItEither() async throws {
+        let state = try makeState(limits: small)
+        let error = await expectScriptError(state, """
+            while true do xpcall(function() while true do end end, function(e) return e end) end
+            """)
+        #expect(error?.kind == .limit)
+    }
+
+    @Test func theWallClockBudgetStopsLongRuns() async throws {
+        let state = try makeState(limits: LuaLimits(memoryBytes: 8 << 20, instructions: 0, seconds: 0.2))
+        let error = await expectScriptError(state, "while true do end")
+        #expect(error?.kind == .limit)
+        #expect(error?.structured?.fields["limit"] == "time")
+    }
+
+    @Test func budgetsApplyBetweenYields() async throws {
+        let state = try makeState(limits: LuaLimits(memoryBytes: 8 << 20, instructions: 3_000_000, seconds: 5))
+        await installTasks(state)
+        let results = try await state.run(source: """
+            local total = 0
+            for round = 1, 5 do
+              for i = 1, 500000 do total = total + 1 end
+              rt.sleep(0)
+            end
+            return total
+            """, chunkName: "=t")
+        #expect(results == [2_500_000])
+    }
+
+    @Test func aMemoryBombHitsTheCap() async throws {
+        let state = try makeState(limits: small)
+        let error = await expectScriptError(state, "local t = {} for i = 1, 1e9 do t[i] = i end")
+        #expect(error?.kind == .memory)
+        #expect(error?.code == "limit_exceeded")
+        #expect(error?.message.contains("memory limit exceeded") == true)
+        #expect(try await state.run(source: "return 'still usable'", chunkName: "=t") == ["still usable"])
+    }
+
+    @Test func aStringRepBombHitsTheCap() async throws {
+        let state = try makeState(limits: small)
+        let error = await expectScriptError(state, "local s = string.rep('x', 100 * 1024 * 1024)")
+        #expect(error?.kind == .memory)
+        let huge = await expectScriptError(state, "local s = ('x'):rep(2^40)")
+        #expect(huge?.message.contains("too large") == true || huge?.kind == .memory)
+    }
+
+    @Test func scriptsCanCatchMemoryErrors() async throws {
+        let state = try makeState(limits: small)
+        let results = try await state.run(source: """
+            local ok, err = pcall(string.rep, "x", 100 * 1024 * 1024)
+            return ok, type(err)
+            """, chunkName: "=t")
+        #expect(results[0] == false)
+    }
+
+    @Test func deepRecursionIsAnError() async throws {
+        let state = try makeState(limits: LuaLimits(memoryBytes: 64 << 20, instructions: 50_000_000, seconds: 10))
+        let error = await expectScriptError(state, "local function f(n) return 1 + f(n + 1) end f(1)")
+        #expect(error?.message.contains("stack overflow") == true)
+    }
+
+    @Test func aCoroutineBombHitsTheCap() async throws {
+        let state = try makeState(limits: small)
+        let error = await expectScriptError(state, """
+            local all = {}
+            for i = 1, 1e9 do all[i] = coroutine.create(function() end) end
+            """)
+        #expect(error?.kind == .memory)
+    }
+
+    @Test func hostAllocationsCountAgainstTheCap() async throws {
+        let state = try makeState(limits: small)
+        await state.withContext { lua in
+            lua.register("big") { call in call.returning(.data(Data(count: 16 << 20))) }
+        }
+        let error = await expectScriptError(state, "local s = big()")
+        #expect(error?.kind == .memory)
+    }
+
+    @Test func aKilledStateDoesNotHarmAnother() async throws {
+        let victim = try makeState(limits: small)
+        let bystander = try makeState()
+        await installTasks(bystander)
+        async let killed = expectScriptError(victim, "while true do end")
+        async let fine = bystander.run(source: "rt.sleep(0.05) return 'fine'", chunkName: "=b")
+        let (error, result) = try await (killed, fine)
+        #expect(error?.kind == .limit)
+        #expect(result == ["fine"])
+    }
+}
