@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+
+/// `ccai run` and the other commands, through the real executable.
+@Suite struct RunCommandTests {
+    private func script(_ source: String) throws -> String {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString).lua")
+        try source.write(to: url, atomically: true, encoding: .utf8)
+        return url.path
+    }
+
+    @Test(arguments: ["tasks.lua", "sandbox.lua", "modules.lua"])
+    func luaScenariosPass(_ name: String) throws {
+        let output = try CLI.run(["run", "Tests/Scenarios/\(name)", "--env", "NAME=Ana"])
+        #expect(output.status == 0, "\(name): \(output.stderr)")
+        #expect(output.stderr.contains("scenario passed"))
+    }
+
+    @Test func theQuickStartRuns() throws {
+        let output = try CLI.run(["run", "examples/quickstart.lua", "--env", "CUSTOMERS=2"])
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stderr.contains("customer done"))
+        #expect(output.stderr.contains("\"customers\""))
+    }
+
+    @Test func aFailingScriptExitsOneWithItsErrorAndTraceback() throws {
+        let path = try script("local function broken() local t = nil; return t.x end\nbroken()")
+        let output = try CLI.run(["run", path])
+        #expect(output.status == 1)
+        #expect(output.stderr.contains("error: "))
+        #expect(output.stderr.contains("attempt to index a nil value (local 't')"))
+        #expect(output.stderr.contains("stack traceback:"))
+    }
+
+    @Test func structuredErrorsShowTheirCode() throws {
+        let path = try script("ccai.sleep('soon')")
+        let output = try CLI.run(["run", path])
+        #expect(output.status == 1)
+        #expect(output.stderr.contains(
+            "error: ccai.sleep: bad argument #1 'seconds' to 'sleep' (number expected, got string) [invalid_argument]"))
+    }
+
+    @Test(arguments: [
+        ("while true do end", "instruction limit exceeded"),
+        ("while true do pcall(function() while true do end end) end", "instruction limit exceeded"),
+        ("local t = {} for i = 1, 1e9 do t[i] = ('x'):rep(64) .. i end", "memory limit exceeded"),
+        ("local s = string.rep('x', 1024 * 1024 * 1024)", "memory limit exceeded"),
+        ("local function f() return 1 + f() end f()", "memory limit exceeded"),  // the stack outgrows 16M first
+        ("local c = {} for i = 1, 1e9 do c[i] = coroutine.create(print) end", "memory limit exceeded"),
+        ("local x <close> = setmetatable({}, { __close = function() while true do end end })", "instruction limit exceeded"),
+    ])
+    func scriptsThatExhaustTheSandboxEndCleanly(_ source: String, _ message: String) throws {
+        let path = try script(source)
+        let output = try CLI.run(["run", path, "--memory-limit", "16M", "--instruction-limit", "5000000"])
+        #expect(output.status == 1, "\(output.stderr)")
+        #expect(output.stderr.contains(message), "\(output.stderr)")
+    }
+
+    @Test func theTimeLimitEndsLongRuns() throws {
+        let path = try script("while true do end")
+        let output = try CLI.run(["run", path, "--instruction-limit", "0", "--time-limit", "0.3"])
+        #expect(output.status == 1)
+        #expect(output.stderr.contains("time limit exceeded"))
+    }
+
+    @Test func logLevelsFilter() throws {
+        let path = try script("ccai.log.debug('dbg'); ccai.log.info('inf'); ccai.log.warn('wrn')")
+        let quiet = try CLI.run(["run", path, "--quiet"])
+        #expect(quiet.status == 0)
+        #expect(!quiet.stderr.contains("inf") && quiet.stderr.contains("wrn"))
+        let debug = try CLI.run(["run", path, "--log-level", "debug"])
+        #expect(debug.stderr.contains("dbg"))
+    }
+
+    @Test(arguments: [
+        (["run"], "run needs a script"),
+        (["run", "a.lua", "b.lua"], "unexpected argument 'b.lua'"),
+        (["run", "x.lua", "--env", "NOEQUALS"], "--env expects KEY=VALUE"),
+        (["run", "x.lua", "--env"], "--env needs a value"),
+        (["run", "x.lua", "--log-level", "loud"], "--log-level must be"),
+        (["run", "x.lua", "--memory-limit", "lots"], "--memory-limit expects a size"),
+        (["run", "x.lua", "--bogus"], "unknown option '--bogus'"),
+        (["fly"], "unknown command 'fly'"),
+        (["help", "fly"], "unknown command 'fly'"),
+    ])
+    func usageErrorsExitTwo(_ arguments: [String], _ message: String) throws {
+        let output = try CLI.run(arguments)
+        #expect(output.status == 2)
+        #expect(output.stderr.contains(message), "\(output.stderr)")
+        #expect(output.stderr.contains("Run 'ccai help"))
+    }
+
+    @Test func aMissingScriptIsAnError() throws {
+        let output = try CLI.run(["run", "no/such/script.lua"])
+        #expect(output.status == 1)
+        #expect(output.stderr.contains("cannot read script 'no/such/script.lua'"))
+    }
+
+    @Test func versionAndHelp() throws {
+        let version = try CLI.run(["--version"])
+        #expect(version.status == 0)
+        #expect(version.stdout.hasPrefix("ccai ") && version.stdout.contains("Lua 5.4"))
+        let help = try CLI.run(["help"])
+        #expect(help.status == 0 && help.stdout.contains("Usage: ccai COMMAND"))
+        let runHelp = try CLI.run(["help", "run"])
+        #expect(runHelp.status == 0 && runHelp.stdout.contains("--env KEY=VALUE"))
+        let noArguments = try CLI.run([])
+        #expect(noArguments.status == 2)
+    }
+}

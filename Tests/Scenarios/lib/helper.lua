@@ -1,0 +1,7 @@
+local helper = {}
+
+function helper.greeting(name)
+  return "Hello, " .. name .. "!"
+end
+
+return helper

@@ -1,0 +1,13 @@
+-- What the sandbox refuses, seen from a script.
+assert(io == nil and debug == nil and package == nil, "no io, debug or package")
+assert(dofile == nil and loadfile == nil and string.dump == nil, "no file loading or bytecode dumps")
+assert(os.execute == nil and os.exit == nil and os.getenv == nil and os.remove == nil, "os is limited")
+assert(getmetatable("") == false, "the string metatable is protected")
+assert(load("\27Lua") == nil, "binary chunks are refused")
+assert(not pcall(collectgarbage, "stop"), "collectgarbage only counts")
+assert(type(collectgarbage("count")) == "number")
+local ok, err = pcall(require, "../etc/passwd")
+assert(not ok and err.code == "invalid_argument", "require refuses paths")
+local ok2, err2 = pcall(require, "no_such_module")
+assert(not ok2 and err2.code == "not_found", "require only finds modules in allowed folders")
+ccai.log.info("sandbox scenario passed")
