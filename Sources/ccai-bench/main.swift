@@ -18,14 +18,18 @@ while let argument = arguments.popFirst() {
 do {
     let results = try await RuntimeBenchmarks().run(filter: filter)
     if json {
-        let fields = results.map { "\"\($0.name)\": \(String(format: "%.4g", $0.value))" }
+        let fields = results.map { result in
+            let value = result.value == result.value.rounded() && abs(result.value) < 1e15
+                ? String(Int64(result.value)) : String(format: "%.4g", result.value)
+            return "\"\(result.name)\": \(value)"
+        }
         print("{" + fields.joined(separator: ", ") + "}")
     } else {
         print("metric".padding(toLength: 24, withPad: " ", startingAt: 0) + "value".padding(toLength: 12, withPad: " ", startingAt: 0)
             + "target".padding(toLength: 10, withPad: " ", startingAt: 0) + "measured")
         for result in results {
             print(result.name.padding(toLength: 24, withPad: " ", startingAt: 0)
-                + String(format: "%-12.4g", result.value)
+                + String(format: result.value >= 1_000 ? "%-12.0f" : "%-12.4g", result.value)
                 + result.target.padding(toLength: 10, withPad: " ", startingAt: 0) + result.detail)
         }
     }

@@ -135,6 +135,29 @@ import Testing
         #expect(diagnostics.warnings.first?.contains("dropped the oldest 'state_changed' event") == true)
     }
 
+    @Test(arguments: [1, 3, 8, 9, 20])
+    func buffersKeepTheNewestInOrder(capacity: Int) async throws {
+        let (state, emitter) = try await makeChatState(capacity: capacity)
+        await state.withContext { _ in
+            for n in 1...25 { emitter.emit("state_changed", .integer(Int64(n))) }
+        }
+        let kept = Array(max(1, 26 - capacity)...25).map { LuaValue.integer(Int64($0)) }
+        let middle = kept[kept.count / 2]
+        let results = try await state.run(source: """
+            local wanted = ...
+            local picked = chat.wait_for("state_changed", { timeout = 0, match = function(n) return n == wanted end })
+            local rest = {}
+            while true do
+              local ok, n = pcall(chat.wait_for, "state_changed", { timeout = 0 })
+              if not ok then break end
+              rest[#rest + 1] = n
+            end
+            return picked, table.unpack(rest)
+            """, chunkName: "=t", arguments: [middle])
+        #expect(results == [middle] + kept.filter { $0 != middle })
+        #expect(emitter.droppedEventCount == 25 - kept.count)
+    }
+
     @Test func unknownEventNamesAreRejected() async throws {
         let (state, _) = try await makeChatState()
         let results = try await state.run(source: """

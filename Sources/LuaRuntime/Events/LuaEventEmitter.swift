@@ -40,32 +40,40 @@ public final class LuaEventEmitter {
         /// Cancelled subscriptions stay (marked) while a delivery runs, so that indices
         /// never shift under it; they are removed once no delivery is in progress.
         private(set) var subscriptions: [LuaEventSubscription] = []
+        /// The handlers' registry slots and cancellation flags, parallel to
+        /// `subscriptions`: plain values, so delivering touches no reference counts.
+        private var handlerSlots: [Int32] = []
+        private var cancelled: [Bool] = []
         private var deliveries = 0
         private var hasCancelled = false
         var buffer = LuaEventBuffer()
+        /// Drops are reported at the first, then every thousandth.
+        var nextDropWarning = 1
         var waiters: [LuaTask] = []
 
         /// Runs every subscription that existed when the event arrived.
         func deliver(_ payload: LuaValue, scheduler: LuaScheduler) {
-            let count = subscriptions.count
+            let count = handlerSlots.count
             guard count > 0 else { return }
             deliveries += 1
-            var index = 0
-            while index < count {
-                let subscription = subscriptions[index]
-                if !subscription.isCancelled { scheduler.runHandler(subscription, payload: payload) }
-                index += 1
+            for index in 0..<count where !cancelled[index] {
+                scheduler.runHandler(handlerSlots[index], payload: payload, channel: self, index: index)
             }
             deliveries -= 1
             compactIfIdle()
         }
 
+        func subscription(at index: Int) -> LuaEventSubscription { subscriptions[index] }
+
         func add(_ subscription: LuaEventSubscription) {
             subscriptions.append(subscription)
+            handlerSlots.append(subscription.handlerSlot)
+            cancelled.append(false)
         }
 
         func cancel(_ subscription: LuaEventSubscription) {
             subscription.isCancelled = true
+            if let index = subscriptions.firstIndex(where: { $0 === subscription }) { cancelled[index] = true }
             hasCancelled = true
             compactIfIdle()
         }
@@ -77,6 +85,8 @@ public final class LuaEventEmitter {
         private func compactIfIdle() {
             guard hasCancelled, deliveries == 0 else { return }
             subscriptions.removeAll { $0.isCancelled }
+            handlerSlots = subscriptions.map(\.handlerSlot)
+            cancelled = Array(repeating: false, count: subscriptions.count)
             hasCancelled = false
         }
     }
@@ -116,7 +126,8 @@ public final class LuaEventEmitter {
             if !channel.buffer.append(payload, capacity: bufferCapacity) {
                 droppedEventCount += 1
                 let dropped = channel.buffer.dropped
-                if dropped == 1 || dropped % 1_000 == 0 {
+                if dropped >= channel.nextDropWarning {
+                    channel.nextDropWarning = dropped < 1_000 ? 1_000 : dropped + 1_000
                     core.diagnostics.warning("\(name): dropped the oldest '\(event)' event (\(dropped) so far): "
                         + "more than \(bufferCapacity) events nobody waited for")
                 }
@@ -262,37 +273,91 @@ extension LuaEventEmitter {
 }
 
 /// Events kept for `wait_for`, oldest first, in a ring: once full, a new event
-/// overwrites the oldest in place.
-struct LuaEventBuffer {
-    /// Grows to the capacity with `start == 0`; rotates from `start` once full.
-    private var storage: [LuaValue] = []
+/// overwrites the oldest in place. (Raw storage: this sits on the path of every event.)
+struct LuaEventBuffer: ~Copyable {
+    private var storage: UnsafeMutablePointer<LuaValue>
+    private var allocated: Int
     private var start = 0
+    private(set) var count = 0
     /// How many events were dropped because the buffer was full.
     private(set) var dropped = 0
 
-    var count: Int { storage.count }
+    init() {
+        allocated = 8
+        storage = .allocate(capacity: allocated)
+    }
+
+    deinit {
+        elementsInPlace { $0.deinitialize(count: 1) }
+        storage.deallocate()
+    }
+
+    private func elementsInPlace(_ body: (UnsafeMutablePointer<LuaValue>) -> Void) {
+        for offset in 0..<count {
+            var index = start + offset
+            if index >= allocated { index -= allocated }
+            body(storage + index)
+        }
+    }
 
     /// The events, oldest first.
-    var elements: [LuaValue] { Array(storage[start...] + storage[..<start]) }
+    var elements: [LuaValue] {
+        var result: [LuaValue] = []
+        result.reserveCapacity(count)
+        elementsInPlace { result.append($0.pointee) }
+        return result
+    }
 
     /// Appends `payload`; returns false when it replaced the oldest event.
+    @inline(__always)
     mutating func append(_ payload: LuaValue, capacity: Int) -> Bool {
-        if storage.count < capacity, start == 0 {
-            storage.append(payload)
+        if count < capacity {
+            if count == allocated { grow(limit: capacity) }
+            var index = start + count
+            if index >= allocated { index -= allocated }
+            (storage + index).initialize(to: payload)
+            count += 1
             return true
         }
         dropped += 1
-        guard !storage.isEmpty else { return false }
-        storage[start] = payload
-        start = (start + 1) % storage.count
+        guard count > 0 else { return false }
+        var slot = start + count
+        if slot >= allocated { slot -= allocated }
+        if slot == start {
+            storage[start] = payload
+        } else {
+            (storage + start).deinitialize(count: 1)
+            (storage + slot).initialize(to: payload)
+        }
+        start += 1
+        if start == allocated { start = 0 }
         return false
+    }
+
+    private mutating func grow(limit: Int) {
+        let size = min(max(allocated * 2, 8), max(limit, allocated + 1))
+        let bigger = UnsafeMutablePointer<LuaValue>.allocate(capacity: size)
+        var moved = 0
+        elementsInPlace { element in
+            (bigger + moved).moveInitialize(from: element, count: 1)
+            moved += 1
+        }
+        storage.deallocate()
+        storage = bigger
+        allocated = size
+        start = 0
     }
 
     /// Removes the element at `index` counted from the oldest.
     mutating func remove(at index: Int) {
         var remaining = elements
         remaining.remove(at: index)
-        storage = remaining
+        elementsInPlace { $0.deinitialize(count: 1) }
+        count = 0
         start = 0
+        for value in remaining {
+            (storage + count).initialize(to: value)
+            count += 1
+        }
     }
 }

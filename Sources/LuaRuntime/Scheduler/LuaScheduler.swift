@@ -316,15 +316,26 @@ final class LuaScheduler {
 
     /// Runs an event handler now, or after the current run when tasks are running.
     @inline(__always)
-    func runHandler(_ subscription: LuaEventSubscription, payload: LuaValue) {
+    func runHandler(_ slot: Int32, payload: LuaValue, channel: LuaEventEmitter.Channel, index: Int) {
         if isDraining || current != nil {
-            ready.append(.handler(subscription, payload: payload))
-        } else {
-            startHandler(subscription, payload: payload)
+            ready.append(.handler(channel.subscription(at: index), payload: payload))
+        } else if let status = startHandler(slot, payload: payload) {
+            handlerDidNotFinish(channel.subscription(at: index), status)
         }
     }
 
     private func startHandler(_ subscription: LuaEventSubscription, payload: LuaValue) {
+        if let status = startHandler(subscription.handlerSlot, payload: payload) {
+            handlerDidNotFinish(subscription, status)
+        }
+    }
+
+    /// The thread of the handler that suspended or failed (`startHandler` handed it over).
+    private var unfinishedHandler: (thread: OpaquePointer, reference: Int32, results: Int32)?
+
+    /// Runs the handler in `slot` on a pooled thread. Returns nil when it finished;
+    /// otherwise its status, with its thread in `unfinishedHandler`.
+    private func startHandler(_ handler: Int32, payload: LuaValue) -> Int32? {
         let L = core.L
         let slot: (thread: OpaquePointer, reference: Int32)
         if let spare = spareThread {
@@ -338,17 +349,25 @@ final class LuaScheduler {
         }
         let thread = slot.thread
         lua_checkstack(thread, 2)
-        lua_rawgeti(thread, lrt_registryindex(), lua_Integer(subscription.handlerSlot))
+        lua_rawgeti(thread, lrt_registryindex(), lua_Integer(handler))
         LuaStack(thread).push(payload)
         var results: Int32 = 0
         let status = lrt_resume(thread, nil, 1, &results)
         if status == LUA_OK {
             lua_settop(thread, 0)
             if spareThread == nil { spareThread = slot } else { idleThreads.append(slot) }
-            return
+            return nil
         }
+        unfinishedHandler = (thread, slot.reference, results)
+        return status
+    }
+
+    /// Makes a task of a handler that suspended, or reports the one that failed.
+    private func handlerDidNotFinish(_ subscription: LuaEventSubscription, _ status: Int32) {
+        guard let (thread, reference, results) = unfinishedHandler else { return }
+        unfinishedHandler = nil
         let task = LuaTask(id: nextID, kind: .handler(subscription), thread: thread,
-                           threadReference: LuaReference(adopting: slot.reference, core: core))
+                           threadReference: LuaReference(adopting: reference, core: core))
         nextID += 1
         if status == LUA_YIELD {
             live[task.id] = task
