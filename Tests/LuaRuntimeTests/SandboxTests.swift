@@ -33,6 +33,15 @@ import Testing
         #expect(results == [false, false, "xxx"])
     }
 
+    @Test func finalizersAreRefusedBecauseNoBudgetReachesThem() async throws {
+        let results = try await evaluate("""
+            local ok, err = pcall(setmetatable, {}, { __gc = function() while true do end end })
+            local fine = setmetatable({}, { __index = { x = 1 } })
+            return ok, err, fine.x
+            """)
+        #expect(results == [false, "bad argument #2 to 'setmetatable' (__gc metamethods are not allowed in the sandbox)", 1])
+    }
+
     @Test func loadAcceptsTextOnly() async throws {
         let results = try await evaluate("""
             local f1, e1 = load("\\27Lua\\x54\\0garbage")

@@ -122,6 +122,15 @@ enum LuaSandboxFunctions {
           return value
         end
 
+        -- Finalizers run with debug hooks off, out of reach of the budgets: scripts get none.
+        local rawget = rawget
+        _ENV.setmetatable = function(t, mt)
+          if type(mt) == "table" and rawget(mt, "__gc") ~= nil then
+            error("bad argument #2 to 'setmetatable' (__gc metamethods are not allowed in the sandbox)", 2)
+          end
+          return setmetatable(t, mt)
+        end
+
         -- Makes read-only views of tables (for host data such as ccai.env).
         local next, tostring = next, tostring
         return function(t)
@@ -183,9 +192,7 @@ enum LuaSandboxFunctions {
         while true {
             lua_pushvalue(L, 1)
             guard lrt_pcall(L, 0, 1) == LUA_OK else {
-                let message = call.stack.describe(at: -1)
-                lrt_pop(L, 1)
-                throw LuaErrorValue.invalidArgument("the reader function of 'load' failed: \(message)")
+                throw LuaRaisedReference(reference: LuaReference(popping: L, core: call.core))
             }
             defer { lrt_pop(L, 1) }
             if lua_type(L, -1) == LUA_TNIL { break }
