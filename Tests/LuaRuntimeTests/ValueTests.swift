@@ -69,6 +69,16 @@ import Testing
         }
     }
 
+    @Test func tablesConvertToAndFromSwiftCollections() {
+        let dictionary: [String: LuaValue] = ["a": 1, "b": "x"]
+        #expect(LuaValue(dictionary).dictionaryValue == dictionary)
+        #expect(LuaValue(dictionary).arrayValue == nil)
+        #expect(LuaValue([1, 2, 3]).arrayValue == [1, 2, 3])
+        #expect(LuaValue([1, 2, 3]).dictionaryValue == nil)
+        #expect(LuaValue.table(LuaTable()).arrayValue == [])
+        #expect(LuaValue.table(LuaTable()).dictionaryValue == [:])
+    }
+
     @Test func tableEditsKeepTheSequenceContiguous() {
         var table = LuaTable()
         table[.integer(2)] = "b"

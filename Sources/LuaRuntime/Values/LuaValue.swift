@@ -78,6 +78,33 @@ public enum LuaValue: Hashable, Sendable {
 
     public var tableValue: LuaTable? { if case .table(let t) = self { return t } else { return nil } }
 
+    /// A table with the dictionary's entries (string keys).
+    public init(_ dictionary: [String: LuaValue]) {
+        self = .table(LuaTable(fields: Dictionary(uniqueKeysWithValues: dictionary.map { (.string($0.key), $0.value) })))
+    }
+
+    /// A table with `array` at keys 1...n.
+    public init(_ array: [LuaValue]) {
+        self = .array(array)
+    }
+
+    /// The elements of a table that is a sequence (keys 1...n only); nil otherwise.
+    public var arrayValue: [LuaValue]? {
+        guard let table = tableValue, table.fields.isEmpty else { return nil }
+        return table.sequence
+    }
+
+    /// The entries of a table whose keys are all strings; nil otherwise.
+    public var dictionaryValue: [String: LuaValue]? {
+        guard let table = tableValue, table.sequence.isEmpty else { return nil }
+        var dictionary: [String: LuaValue] = [:]
+        for (key, value) in table.fields {
+            guard case .string(let name) = key else { return nil }
+            dictionary[name] = value
+        }
+        return dictionary
+    }
+
     /// `value["key"]`: a field of a table value, nil for other values or absent keys.
     public subscript(key: String) -> LuaValue? {
         tableValue?[.string(key)]
