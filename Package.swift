@@ -27,8 +27,10 @@ let package = Package(
             // the call and event paths cost more than the calls themselves (docs/benchmarks.md).
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
         ),
-        .target(name: "CCAIScripting", dependencies: ["LuaRuntime"]),
-        .executableTarget(name: "ccai", dependencies: ["CCAIScripting", "LuaRuntime"]),
+        // The wire protocol shared by the SDK and the sandbox: JSON values, JWTs.
+        .target(name: "CCAIWire", dependencies: ["CSSL"]),
+        .target(name: "CCAIScripting", dependencies: ["LuaRuntime", "CCAIWire"]),
+        .executableTarget(name: "ccai", dependencies: ["CCAIScripting", "CCAIWire", "LuaRuntime"]),
         .executableTarget(
             name: "ccai-bench",
             dependencies: ["CCAIScripting", "LuaRuntime", "CLua", "CLuaShim"]
@@ -36,6 +38,7 @@ let package = Package(
 
         .testTarget(name: "LuaRuntimeTests", dependencies: ["LuaRuntime", "CLua", "CLuaShim"]),
         .testTarget(name: "CCAIScriptingTests", dependencies: ["CCAIScripting", "LuaRuntime"]),
+        .testTarget(name: "CCAIWireTests", dependencies: ["CCAIWire"]),
         .testTarget(
             name: "SystemLibrariesTests",
             dependencies: ["CCurl", "CSSL", "CMicroHTTPD", "CSQLite", "CLua"]

@@ -108,3 +108,33 @@ import Testing
         #expect(noArguments.status == 2)
     }
 }
+
+/// `ccai jwt sign`.
+@Suite struct JWTCommandTests {
+    @Test func signsTokensWithClaims() throws {
+        let output = try CLI.run(["jwt", "sign", "--secret", "dev-secret", "--alg", "HS256",
+                                  "--claims", #"{"identifier":"user-1"}"#, "--ttl", "60"])
+        #expect(output.status == 0, "\(output.stderr)")
+        let parts = output.stdout.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".")
+        #expect(parts.count == 3)
+        var payload = String(parts[1]).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while payload.count % 4 != 0 { payload += "=" }
+        let claims = try JSONSerialization.jsonObject(with: Data(base64Encoded: payload)!) as! [String: Any]
+        #expect(claims["identifier"] as? String == "user-1")
+        #expect((claims["exp"] as! Int) - (claims["iat"] as! Int) == 60)
+    }
+
+    @Test(arguments: [
+        (["jwt"], "jwt needs a command: sign"),
+        (["jwt", "verify"], "unknown jwt command 'verify'"),
+        (["jwt", "sign"], "jwt sign needs --secret"),
+        (["jwt", "sign", "--secret", "s", "--alg", "RS256"], "--alg must be HS384 or HS256"),
+        (["jwt", "sign", "--secret", "s", "--claims", "[1]"], "--claims must be a JSON object"),
+        (["jwt", "sign", "--secret", "s", "--ttl", "-5"], "--ttl expects a positive number"),
+    ])
+    func usageErrors(_ arguments: [String], _ message: String) throws {
+        let output = try CLI.run(arguments)
+        #expect(output.status == 2)
+        #expect(output.stderr.contains(message), "\(output.stderr)")
+    }
+}

@@ -11,6 +11,7 @@ enum HelpCommand {
 
         Commands:
           run SCRIPT        run a Lua script in the sandboxed runtime
+          jwt sign          sign an end-user JWT with a company secret
           help [COMMAND]    show help for ccai or for one command
 
         Options:
@@ -27,6 +28,7 @@ enum HelpCommand {
         switch command {
         case nil, "help": return overview
         case "run": return RunCommand.help
+        case "jwt": return JWTCommand.help
         default: return nil
         }
     }
