@@ -19,6 +19,8 @@ let package = Package(
 
         // What Swift cannot call directly: Lua macros, raise/yield trampolines, allocator, hook.
         .target(name: "CLuaShim", dependencies: ["CLua"]),
+        // The variadic daemon start and the suspend/resume handshake of libmicrohttpd.
+        .target(name: "CHTTPShim", dependencies: ["CMicroHTTPD"]),
 
         .target(
             name: "LuaRuntime",
@@ -29,6 +31,8 @@ let package = Package(
         ),
         // The wire protocol shared by the SDK and the sandbox: JSON values, JWTs.
         .target(name: "CCAIWire", dependencies: ["CSSL"]),
+        // The platform emulator: an HTTP server (libmicrohttpd) with the wire API.
+        .target(name: "CCAISandbox", dependencies: ["CHTTPShim", "CCAIWire"]),
         .target(name: "CCAIScripting", dependencies: ["LuaRuntime", "CCAIWire"]),
         .executableTarget(name: "ccai", dependencies: ["CCAIScripting", "CCAIWire", "LuaRuntime"]),
         .executableTarget(
@@ -39,6 +43,7 @@ let package = Package(
         .testTarget(name: "LuaRuntimeTests", dependencies: ["LuaRuntime", "CLua", "CLuaShim"]),
         .testTarget(name: "CCAIScriptingTests", dependencies: ["CCAIScripting", "LuaRuntime"]),
         .testTarget(name: "CCAIWireTests", dependencies: ["CCAIWire"]),
+        .testTarget(name: "CCAISandboxTests", dependencies: ["CCAISandbox"]),
         .testTarget(
             name: "SystemLibrariesTests",
             dependencies: ["CCurl", "CSSL", "CMicroHTTPD", "CSQLite", "CLua"]

@@ -1,0 +1,76 @@
+import Foundation
+
+/// An HTTP response to send.
+public struct HTTPResponse: Sendable {
+    public var status: Int
+    public var headers: [String: String]
+    public var body: Data
+
+    public init(status: Int, headers: [String: String] = [:], body: Data = Data()) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// A JSON response of `value` with snake_case keys.
+    public static func json<Value: Encodable>(_ value: Value, status: Int = 200) throws -> HTTPResponse {
+        HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: try encoder.encode(value))
+    }
+
+    /// `204 No Content`.
+    public static let noContent = HTTPResponse(status: 204)
+
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+}
+
+/// An error answered as `{"error": {"code": ..., "message": ...}}` with its status.
+public struct HTTPError: Error, Equatable, Sendable {
+    public var status: Int
+    public var code: String
+    public var message: String
+
+    public init(status: Int, code: String, message: String) {
+        self.status = status
+        self.code = code
+        self.message = message
+    }
+
+    public static func badRequest(_ message: String) -> HTTPError {
+        HTTPError(status: 400, code: "invalid_argument", message: message)
+    }
+
+    public static func unauthenticated(_ message: String) -> HTTPError {
+        HTTPError(status: 401, code: "unauthenticated", message: message)
+    }
+
+    public static func forbidden(_ message: String) -> HTTPError {
+        HTTPError(status: 403, code: "forbidden", message: message)
+    }
+
+    public static func notFound(_ message: String) -> HTTPError {
+        HTTPError(status: 404, code: "not_found", message: message)
+    }
+
+    public static func conflict(_ message: String) -> HTTPError {
+        HTTPError(status: 409, code: "conflict", message: message)
+    }
+
+    public static func internalError(_ message: String) -> HTTPError {
+        HTTPError(status: 500, code: "internal", message: message)
+    }
+
+    /// The response carrying this error.
+    public var response: HTTPResponse {
+        struct Body: Encodable {
+            struct Detail: Encodable { var code: String; var message: String }
+            var error: Detail
+        }
+        return (try? HTTPResponse.json(Body(error: .init(code: code, message: message)), status: status))
+            ?? HTTPResponse(status: status)
+    }
+}

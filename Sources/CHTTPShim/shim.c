@@ -1,0 +1,282 @@
+#include "CHTTPShim.h"
+
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+struct chttp_server {
+    struct MHD_Daemon *daemon;
+    chttp_request_handler handler;
+    void *context;
+    size_t max_body_bytes;
+    pthread_mutex_t lock;
+    unsigned suspended;               // connections suspended and not yet resumed by the daemon
+    struct chttp_exchange *waiting;   // exchanges handed to Swift and not yet answered
+};
+
+enum exchange_state { RECEIVING, DISPATCHED, ANSWERED };
+
+struct chttp_exchange {
+    chttp_server *server;
+    struct MHD_Connection *connection;
+    enum exchange_state state;
+    char *body;
+    size_t body_len, body_cap;
+    int too_large;
+    unsigned status;
+    struct MHD_Response *response;
+    struct chttp_exchange *next_waiting, *previous_waiting;
+};
+
+static void unlink_waiting(chttp_server *server, chttp_exchange *exchange) {
+    if (exchange->previous_waiting) exchange->previous_waiting->next_waiting = exchange->next_waiting;
+    else if (server->waiting == exchange) server->waiting = exchange->next_waiting;
+    if (exchange->next_waiting) exchange->next_waiting->previous_waiting = exchange->previous_waiting;
+    exchange->next_waiting = exchange->previous_waiting = NULL;
+}
+
+typedef struct {
+    char *data;
+    size_t len, cap;
+} buffer;
+
+static int buffer_append(buffer *b, const char *data, size_t len) {
+    if (b->len + len > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->len + len) cap *= 2;
+        char *grown = realloc(b->data, cap);
+        if (!grown) return 0;
+        b->data = grown;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, data, len);
+    b->len += len;
+    return 1;
+}
+
+static enum MHD_Result collect_pair(void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
+    (void)kind;
+    buffer *b = cls;
+    if (!key) return MHD_YES;
+    buffer_append(b, key, strlen(key) + 1);
+    if (value) buffer_append(b, value, strlen(value) + 1); else buffer_append(b, "", 1);
+    return MHD_YES;
+}
+
+static enum MHD_Result queue_text(struct MHD_Connection *connection, unsigned status, const char *json) {
+    struct MHD_Response *response =
+        MHD_create_response_from_buffer(strlen(json), (void *)json, MHD_RESPMEM_MUST_COPY);
+    MHD_add_response_header(response, "Content-Type", "application/json");
+    enum MHD_Result result = MHD_queue_response(connection, status, response);
+    MHD_destroy_response(response);
+    return result;
+}
+
+static enum MHD_Result access_handler(void *cls, struct MHD_Connection *connection, const char *url,
+                                      const char *method, const char *version, const char *upload_data,
+                                      size_t *upload_data_size, void **con_cls) {
+    (void)version;
+    chttp_server *server = cls;
+    chttp_exchange *exchange = *con_cls;
+    if (exchange == NULL) {
+        exchange = calloc(1, sizeof(chttp_exchange));
+        if (!exchange) return MHD_NO;
+        exchange->server = server;
+        exchange->connection = connection;
+        *con_cls = exchange;
+        return MHD_YES;
+    }
+    if (exchange->state == RECEIVING) {
+        if (*upload_data_size > 0) {
+            size_t len = *upload_data_size;
+            *upload_data_size = 0;
+            if (exchange->too_large || exchange->body_len + len > server->max_body_bytes) {
+                exchange->too_large = 1;
+                return MHD_YES;
+            }
+            buffer b = {exchange->body, exchange->body_len, exchange->body_cap};
+            if (!buffer_append(&b, upload_data, len)) return MHD_NO;
+            exchange->body = b.data;
+            exchange->body_len = b.len;
+            exchange->body_cap = b.cap;
+            return MHD_YES;
+        }
+        if (exchange->too_large) {
+            char message[160];
+            snprintf(message, sizeof message,
+                     "{\"error\":{\"code\":\"too_large\",\"message\":\"the request body is larger than %zu bytes\"}}",
+                     server->max_body_bytes);
+            exchange->state = ANSWERED;
+            return queue_text(connection, 413, message);
+        }
+        buffer headers = {0}, query = {0};
+        MHD_get_connection_values(connection, MHD_HEADER_KIND, collect_pair, &headers);
+        MHD_get_connection_values(connection, MHD_GET_ARGUMENT_KIND, collect_pair, &query);
+        exchange->state = DISPATCHED;
+        pthread_mutex_lock(&server->lock);
+        server->suspended++;
+        exchange->next_waiting = server->waiting;
+        if (server->waiting) server->waiting->previous_waiting = exchange;
+        server->waiting = exchange;
+        pthread_mutex_unlock(&server->lock);
+        MHD_suspend_connection(connection);
+        server->handler(server->context, exchange, method, url, headers.data, headers.len, query.data, query.len,
+                        exchange->body, exchange->body_len);
+        free(headers.data);
+        free(query.data);
+        return MHD_YES;
+    }
+    if (exchange->state == DISPATCHED && exchange->response != NULL) {
+        exchange->state = ANSWERED;
+        pthread_mutex_lock(&server->lock);
+        server->suspended--;
+        pthread_mutex_unlock(&server->lock);
+        enum MHD_Result result = MHD_queue_response(connection, exchange->status, exchange->response);
+        MHD_destroy_response(exchange->response);
+        exchange->response = NULL;
+        return result;
+    }
+    return MHD_YES;
+}
+
+static void request_completed(void *cls, struct MHD_Connection *connection, void **con_cls,
+                              enum MHD_RequestTerminationCode code) {
+    (void)cls;
+    (void)connection;
+    (void)code;
+    chttp_exchange *exchange = *con_cls;
+    if (!exchange) return;
+    if (exchange->response) MHD_destroy_response(exchange->response);
+    free(exchange->body);
+    free(exchange);
+    *con_cls = NULL;
+}
+
+void chttp_respond(chttp_exchange *exchange, unsigned status, const char *headers, const char *body, size_t body_len) {
+    chttp_server *server = exchange->server;
+    pthread_mutex_lock(&server->lock);
+    if (exchange->response != NULL) {  // already answered (by chttp_stop)
+        pthread_mutex_unlock(&server->lock);
+        return;
+    }
+    struct MHD_Response *response =
+        MHD_create_response_from_buffer(body_len, (void *)(body ? body : ""), MHD_RESPMEM_MUST_COPY);
+    if (headers) {
+        const char *line = headers;
+        while (*line) {
+            const char *end = strchr(line, '\n');
+            size_t len = end ? (size_t)(end - line) : strlen(line);
+            const char *colon = memchr(line, ':', len);
+            if (colon) {
+                char name[128], value[1024];
+                size_t name_len = (size_t)(colon - line), value_len = len - name_len - 1;
+                const char *value_start = colon + 1;
+                while (value_len > 0 && *value_start == ' ') { value_start++; value_len--; }
+                if (name_len < sizeof name && value_len < sizeof value) {
+                    memcpy(name, line, name_len);
+                    name[name_len] = 0;
+                    memcpy(value, value_start, value_len);
+                    value[value_len] = 0;
+                    MHD_add_response_header(response, name, value);
+                }
+            }
+            if (!end) break;
+            line = end + 1;
+        }
+    }
+    exchange->status = status;
+    exchange->response = response;
+    unlink_waiting(server, exchange);
+    pthread_mutex_unlock(&server->lock);
+    MHD_resume_connection(exchange->connection);
+}
+
+chttp_server *chttp_start(const char *address, uint16_t port, size_t max_body_bytes, unsigned threads,
+                          chttp_request_handler handler, void *context, char *error, size_t error_size) {
+    chttp_server *server = calloc(1, sizeof(chttp_server));
+    if (!server) {
+        snprintf(error, error_size, "out of memory");
+        return NULL;
+    }
+    server->handler = handler;
+    server->context = context;
+    server->max_body_bytes = max_body_bytes;
+    pthread_mutex_init(&server->lock, NULL);
+    struct sockaddr_in socket_address;
+    memset(&socket_address, 0, sizeof socket_address);
+    socket_address.sin_family = AF_INET;
+    socket_address.sin_port = htons(port);
+    if (inet_pton(AF_INET, address, &socket_address.sin_addr) != 1) {
+        snprintf(error, error_size, "'%s' is not an IPv4 address", address);
+        free(server);
+        return NULL;
+    }
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME;
+    server->daemon = MHD_start_daemon(
+        flags, port, NULL, NULL, access_handler, server,
+        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&socket_address,
+        MHD_OPTION_NOTIFY_COMPLETED, request_completed, server,
+        MHD_OPTION_THREAD_POOL_SIZE, threads > 0 ? threads : 1,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
+        MHD_OPTION_END);
+    if (!server->daemon) {
+        snprintf(error, error_size, "cannot listen on %s:%u (address in use or not permitted)", address, port);
+        pthread_mutex_destroy(&server->lock);
+        free(server);
+        return NULL;
+    }
+    return server;
+}
+
+uint16_t chttp_port(const chttp_server *server) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(server->daemon, MHD_DAEMON_INFO_BIND_PORT);
+    return info ? info->port : 0;
+}
+
+static double seconds_since(const struct timespec *start) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)(now.tv_sec - start->tv_sec) + (double)(now.tv_nsec - start->tv_nsec) / 1e9;
+}
+
+/// Waits until no connection is suspended, for at most `seconds`.
+static int wait_until_resumed(chttp_server *server, double seconds) {
+    struct timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    for (;;) {
+        pthread_mutex_lock(&server->lock);
+        unsigned suspended = server->suspended;
+        pthread_mutex_unlock(&server->lock);
+        if (suspended == 0) return 1;
+        if (seconds_since(&start) > seconds) return 0;
+        usleep(1000);
+    }
+}
+
+void chttp_stop(chttp_server *server, double grace_seconds) {
+    if (!server) return;
+    MHD_socket listening = MHD_quiesce_daemon(server->daemon);  // ours to close
+    if (listening != MHD_INVALID_SOCKET) close(listening);
+    if (!wait_until_resumed(server, grace_seconds)) {
+        // Requests still unanswered get a 503 so that their connections resume.
+        static const char body[] = "{\"error\":{\"code\":\"unavailable\",\"message\":\"the server is shutting down\"}}";
+        for (;;) {
+            pthread_mutex_lock(&server->lock);
+            chttp_exchange *exchange = server->waiting;
+            pthread_mutex_unlock(&server->lock);
+            if (!exchange) break;
+            chttp_respond(exchange, 503, "Content-Type: application/json", body, sizeof body - 1);
+        }
+        wait_until_resumed(server, 10);
+    }
+    MHD_stop_daemon(server->daemon);
+    pthread_mutex_destroy(&server->lock);
+    free(server);
+}

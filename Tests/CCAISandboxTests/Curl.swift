@@ -1,0 +1,47 @@
+import Foundation
+
+/// Requests made with the `curl` command (a client independent of the project's own).
+enum Curl {
+    struct Reply {
+        var status: Int
+        var body: String
+    }
+
+    /// Runs curl on a thread of its own, never blocking the cooperative pool that the
+    /// server's handlers need.
+    static func request(_ method: String, _ url: String, body: Data? = nil, headers: [String: String] = [:])
+        async throws -> Reply
+    {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(with: Result { try blockingRequest(method, url, body: body, headers: headers) })
+            }.start()
+        }
+    }
+
+    private static func blockingRequest(_ method: String, _ url: String, body: Data?, headers: [String: String])
+        throws -> Reply
+    {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        var arguments = ["-s", "-X", method, "-w", "\n%{http_code}", "--max-time", "20"]
+        for (name, value) in headers { arguments += ["-H", "\(name): \(value)"] }
+        let bodyFile = FileManager.default.temporaryDirectory.appendingPathComponent("curl-\(UUID().uuidString)")
+        if let body {
+            try body.write(to: bodyFile)
+            arguments += ["--data-binary", "@\(bodyFile.path)"]
+        }
+        defer { try? FileManager.default.removeItem(at: bodyFile) }
+        process.arguments = arguments + [url]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self)
+        guard let split = text.lastIndex(of: "\n"), let status = Int(text[text.index(after: split)...]) else {
+            return Reply(status: 0, body: text)
+        }
+        return Reply(status: status, body: String(text[..<split]))
+    }
+}

@@ -1,0 +1,117 @@
+import CCAISandbox
+import Foundation
+import Testing
+
+@Suite struct HTTPServerTests {
+    struct Echo: Codable, Equatable {
+        var menuId: Int
+        var note: String?
+    }
+
+    /// Counts requests in progress at once.
+    actor Overlap {
+        private(set) var current = 0
+        private(set) var most = 0
+        func enter() { current += 1; most = max(most, current) }
+        func leave() { current -= 1 }
+    }
+
+    private func makeServer(maximumBodyBytes: Int = 1 << 20, overlap: Overlap = Overlap()) throws -> HTTPServer {
+        var router = HTTPRouter()
+        router.add("GET", "/hello") { request in
+            try .json(["greeting": "hi \(request.query["name"] ?? "there")", "agent": request.headers["user-agent"] ?? ""])
+        }
+        router.add("POST", "/echo/:id") { request in
+            var echo = try request.decode(Echo.self)
+            echo.note = "id \(request.parameters["id"]!)"
+            return try .json(echo, status: 201)
+        }
+        router.add("GET", "/slow") { _ in
+            await overlap.enter()
+            try await Task.sleep(nanoseconds: 200_000_000)
+            await overlap.leave()
+            return .noContent
+        }
+        router.add("GET", "/secret") { request in
+            guard request.bearerToken == "t0ken" else { throw HTTPError.unauthenticated("a valid auth token is required") }
+            return try .json(["ok": true])
+        }
+        router.add("GET", "/broken") { _ in throw CocoaError(.fileNoSuchFile) }
+        return try HTTPServer(router: router, address: "127.0.0.1", port: 0, maximumBodyBytes: maximumBodyBytes)
+    }
+
+    @Test func answersRoutesWithJSON() async throws {
+        let server = try makeServer()
+        defer { server.stop() }
+        #expect(server.port > 0)
+        let hello = try await Curl.request("GET", "\(server.baseURL)/hello?name=Ana%20B")
+        #expect(hello.status == 200)
+        #expect(hello.body.contains(#""greeting":"hi Ana B""#))
+        let echo = try await Curl.request("POST", "\(server.baseURL)/echo/7", body: Data(#"{"menu_id": 12}"#.utf8),
+                                    headers: ["Content-Type": "application/json"])
+        #expect(echo.status == 201)
+        #expect(echo.body == #"{"menu_id":12,"note":"id 7"}"#)
+    }
+
+    @Test func errorsAreJSONWithAStatus() async throws {
+        let server = try makeServer()
+        defer { server.stop() }
+        let missing = try await Curl.request("GET", "\(server.baseURL)/nowhere")
+        #expect(missing.status == 404)
+        #expect(missing.body == #"{"error":{"code":"not_found","message":"no endpoint GET \/nowhere"}}"#
+            || missing.body == #"{"error":{"code":"not_found","message":"no endpoint GET /nowhere"}}"#)
+        #expect(try await Curl.request("DELETE", "\(server.baseURL)/hello").status == 405)
+        let unauthenticated = try await Curl.request("GET", "\(server.baseURL)/secret")
+        #expect(unauthenticated.status == 401)
+        #expect(unauthenticated.body.contains(#""code":"unauthenticated""#))
+        #expect(try await Curl.request("GET", "\(server.baseURL)/secret", headers: ["Authorization": "Bearer t0ken"]).status == 200)
+        #expect(try await Curl.request("GET", "\(server.baseURL)/broken").status == 500)
+    }
+
+    @Test func malformedBodiesAreA400ThatNamesTheField() async throws {
+        let server = try makeServer()
+        defer { server.stop() }
+        let wrongType = try await Curl.request("POST", "\(server.baseURL)/echo/1", body: Data(#"{"menu_id": "twelve"}"#.utf8))
+        #expect(wrongType.status == 400)
+        #expect(wrongType.body.contains("the field 'menu_id' must be an integer"))
+        let missing = try await Curl.request("POST", "\(server.baseURL)/echo/1", body: Data("{}".utf8))
+        #expect(missing.body.contains("the field 'menu_id' is required"))
+        let notJSON = try await Curl.request("POST", "\(server.baseURL)/echo/1", body: Data("{oops".utf8))
+        #expect(notJSON.status == 400)
+        #expect(notJSON.body.contains("not valid JSON"))
+        let empty = try await Curl.request("POST", "\(server.baseURL)/echo/1")
+        #expect(empty.body.contains("needs a JSON body"))
+    }
+
+    @Test func bodiesOverTheLimitAreA413() async throws {
+        let server = try makeServer(maximumBodyBytes: 1_000)
+        defer { server.stop() }
+        let reply = try await Curl.request("POST", "\(server.baseURL)/echo/1", body: Data(repeating: UInt8(ascii: "x"), count: 5_000))
+        #expect(reply.status == 413)
+        #expect(reply.body.contains(#""code":"too_large""#))
+        #expect(try await Curl.request("GET", "\(server.baseURL)/hello").status == 200)
+    }
+
+    @Test func servesRequestsConcurrently() async throws {
+        let overlap = Overlap()
+        let server = try makeServer(overlap: overlap)
+        defer { server.stop() }
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<8 { group.addTask { try await Curl.request("GET", "\(server.baseURL)/slow").status } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(statuses == Array(repeating: 204, count: 8))
+        #expect(await overlap.most > 1)
+    }
+
+    @Test func stopsGracefullyAndFreesThePort() async throws {
+        let server = try makeServer()
+        let port = server.port
+        server.stop()
+        #expect(try await Curl.request("GET", "http://127.0.0.1:\(port)/hello").status == 0)
+        #expect(throws: HTTPError.self) { try HTTPServer(router: HTTPRouter(), address: "not-an-ip", port: 0) }
+        let taken = try makeServer()
+        defer { taken.stop() }
+        #expect(throws: HTTPError.self) { try HTTPServer(router: HTTPRouter(), address: "127.0.0.1", port: taken.port) }
+    }
+}
