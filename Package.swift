@@ -19,6 +19,8 @@ let package = Package(
 
         // What Swift cannot call directly: Lua macros, raise/yield trampolines, allocator, hook.
         .target(name: "CLuaShim", dependencies: ["CLua"]),
+        // Typed wrappers for curl_easy_setopt / curl_easy_getinfo (variadic in C).
+        .target(name: "CCurlShim", dependencies: ["CCurl"]),
         // The variadic daemon start and the suspend/resume handshake of libmicrohttpd.
         .target(name: "CHTTPShim", dependencies: ["CMicroHTTPD"]),
 
@@ -31,6 +33,8 @@ let package = Package(
         ),
         // The wire protocol shared by the SDK and the sandbox: JSON values, JWTs.
         .target(name: "CCAIWire", dependencies: ["CSSL"]),
+        // The SDK: transport (libcurl), models, services.
+        .target(name: "CCAIKit", dependencies: ["CCurlShim", "CCAIWire"]),
         // The platform emulator: an HTTP server (libmicrohttpd) with the wire API.
         .target(name: "CCAISandbox", dependencies: ["CHTTPShim", "CCAIWire"]),
         .target(name: "CCAIScripting", dependencies: ["LuaRuntime", "CCAIWire"]),
@@ -44,6 +48,7 @@ let package = Package(
         .testTarget(name: "CCAIScriptingTests", dependencies: ["CCAIScripting", "LuaRuntime"]),
         .testTarget(name: "CCAIWireTests", dependencies: ["CCAIWire"]),
         .testTarget(name: "CCAISandboxTests", dependencies: ["CCAISandbox"]),
+        .testTarget(name: "CCAIKitTests", dependencies: ["CCAIKit", "CCAISandbox"]),
         .testTarget(
             name: "SystemLibrariesTests",
             dependencies: ["CCurl", "CSSL", "CMicroHTTPD", "CSQLite", "CLua"]

@@ -33,7 +33,18 @@ struct chttp_exchange {
     unsigned status;
     struct MHD_Response *response;
     struct chttp_exchange *next_waiting, *previous_waiting;
+    int counted_suspended;  // counts in server->suspended until the daemon resumes it
 };
+
+static void uncount_suspended(chttp_exchange *exchange) {
+    chttp_server *server = exchange->server;
+    pthread_mutex_lock(&server->lock);
+    if (exchange->counted_suspended) {
+        exchange->counted_suspended = 0;
+        server->suspended--;
+    }
+    pthread_mutex_unlock(&server->lock);
+}
 
 static void unlink_waiting(chttp_server *server, chttp_exchange *exchange) {
     if (exchange->previous_waiting) exchange->previous_waiting->next_waiting = exchange->next_waiting;
@@ -122,6 +133,7 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *connecti
         exchange->state = DISPATCHED;
         pthread_mutex_lock(&server->lock);
         server->suspended++;
+        exchange->counted_suspended = 1;
         exchange->next_waiting = server->waiting;
         if (server->waiting) server->waiting->previous_waiting = exchange;
         server->waiting = exchange;
@@ -135,9 +147,7 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *connecti
     }
     if (exchange->state == DISPATCHED && exchange->response != NULL) {
         exchange->state = ANSWERED;
-        pthread_mutex_lock(&server->lock);
-        server->suspended--;
-        pthread_mutex_unlock(&server->lock);
+        uncount_suspended(exchange);
         enum MHD_Result result = MHD_queue_response(connection, exchange->status, exchange->response);
         MHD_destroy_response(exchange->response);
         exchange->response = NULL;
@@ -153,6 +163,7 @@ static void request_completed(void *cls, struct MHD_Connection *connection, void
     (void)code;
     chttp_exchange *exchange = *con_cls;
     if (!exchange) return;
+    uncount_suspended(exchange);  // a resumed connection whose client left is never handled again
     if (exchange->response) MHD_destroy_response(exchange->response);
     free(exchange->body);
     free(exchange);

@@ -42,7 +42,6 @@ import Testing
 
     @Test func answersRoutesWithJSON() async throws {
         let server = try makeServer()
-        defer { server.stop() }
         #expect(server.port > 0)
         let hello = try await Curl.request("GET", "\(server.baseURL)/hello?name=Ana%20B")
         #expect(hello.status == 200)
@@ -51,11 +50,11 @@ import Testing
                                     headers: ["Content-Type": "application/json"])
         #expect(echo.status == 201)
         #expect(echo.body == #"{"menu_id":12,"note":"id 7"}"#)
+        await server.stop()
     }
 
     @Test func errorsAreJSONWithAStatus() async throws {
         let server = try makeServer()
-        defer { server.stop() }
         let missing = try await Curl.request("GET", "\(server.baseURL)/nowhere")
         #expect(missing.status == 404)
         #expect(missing.body == #"{"error":{"code":"not_found","message":"no endpoint GET \/nowhere"}}"#
@@ -66,11 +65,11 @@ import Testing
         #expect(unauthenticated.body.contains(#""code":"unauthenticated""#))
         #expect(try await Curl.request("GET", "\(server.baseURL)/secret", headers: ["Authorization": "Bearer t0ken"]).status == 200)
         #expect(try await Curl.request("GET", "\(server.baseURL)/broken").status == 500)
+        await server.stop()
     }
 
     @Test func malformedBodiesAreA400ThatNamesTheField() async throws {
         let server = try makeServer()
-        defer { server.stop() }
         let wrongType = try await Curl.request("POST", "\(server.baseURL)/echo/1", body: Data(#"{"menu_id": "twelve"}"#.utf8))
         #expect(wrongType.status == 400)
         #expect(wrongType.body.contains("the field 'menu_id' must be an integer"))
@@ -81,37 +80,38 @@ import Testing
         #expect(notJSON.body.contains("not valid JSON"))
         let empty = try await Curl.request("POST", "\(server.baseURL)/echo/1")
         #expect(empty.body.contains("needs a JSON body"))
+        await server.stop()
     }
 
     @Test func bodiesOverTheLimitAreA413() async throws {
         let server = try makeServer(maximumBodyBytes: 1_000)
-        defer { server.stop() }
         let reply = try await Curl.request("POST", "\(server.baseURL)/echo/1", body: Data(repeating: UInt8(ascii: "x"), count: 5_000))
         #expect(reply.status == 413)
         #expect(reply.body.contains(#""code":"too_large""#))
         #expect(try await Curl.request("GET", "\(server.baseURL)/hello").status == 200)
+        await server.stop()
     }
 
     @Test func servesRequestsConcurrently() async throws {
         let overlap = Overlap()
         let server = try makeServer(overlap: overlap)
-        defer { server.stop() }
         let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<8 { group.addTask { try await Curl.request("GET", "\(server.baseURL)/slow").status } }
             return try await group.reduce(into: []) { $0.append($1) }
         }
         #expect(statuses == Array(repeating: 204, count: 8))
         #expect(await overlap.most > 1)
+        await server.stop()
     }
 
     @Test func stopsGracefullyAndFreesThePort() async throws {
         let server = try makeServer()
         let port = server.port
-        server.stop()
+        await server.stop()
         #expect(try await Curl.request("GET", "http://127.0.0.1:\(port)/hello").status == 0)
         #expect(throws: HTTPError.self) { try HTTPServer(router: HTTPRouter(), address: "not-an-ip", port: 0) }
         let taken = try makeServer()
-        defer { taken.stop() }
         #expect(throws: HTTPError.self) { try HTTPServer(router: HTTPRouter(), address: "127.0.0.1", port: taken.port) }
+        await taken.stop()
     }
 }

@@ -7,7 +7,7 @@ import Foundation
 /// ```swift
 /// let server = try HTTPServer(router: router, address: "127.0.0.1", port: 0)
 /// print(server.port)       // the ephemeral port chosen
-/// server.stop()
+/// await server.stop()
 /// ```
 public final class HTTPServer: @unchecked Sendable {
     public let address: String
@@ -44,8 +44,19 @@ public final class HTTPServer: @unchecked Sendable {
     public var baseURL: String { "http://\(address):\(port)" }
 
     /// Stops accepting connections, lets requests in progress finish (up to `grace`
-    /// seconds), and shuts the daemon down. Later answers are dropped.
-    public func stop(grace: TimeInterval = 5) {
+    /// seconds; later ones are answered 503), and shuts the daemon down. The waiting
+    /// happens on a thread of its own, so the handlers still answering can run.
+    public func stop(grace: TimeInterval = 5) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            Thread {
+                self.stopNow(grace: grace)
+                continuation.resume()
+            }.start()
+        }
+    }
+
+    /// The blocking shutdown.
+    private func stopNow(grace: TimeInterval) {
         let server: OpaquePointer? = lock.withLock {
             guard !isStopped else { return nil }
             isStopped = true
@@ -56,7 +67,7 @@ public final class HTTPServer: @unchecked Sendable {
         lock.withLock { self.server = nil }
     }
 
-    deinit { stop(grace: 0) }
+    deinit { stopNow(grace: 0) }
 
     fileprivate func handle(_ exchange: OpaquePointer, _ request: HTTPRequest) {
         let router = self.router

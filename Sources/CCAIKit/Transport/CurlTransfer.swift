@@ -1,0 +1,113 @@
+import CCurlShim
+import Foundation
+
+/// One request in flight: its easy handle, what has arrived, and who waits for it.
+/// Touched by the loop thread only, except `finish`, which is idempotent under a lock.
+final class CurlTransfer {
+    let easy: OpaquePointer
+    let timeout: TimeInterval
+    private var requestHeaders: UnsafeMutablePointer<curl_slist>?
+    private var responseBody = Data()
+    private var responseHeaders: [String: String] = [:]
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<HTTPClientResponse, Error>?
+
+    init(_ request: HTTPClientRequest) throws {
+        guard let easy = curl_easy_init() else { throw TransportError.failed("cannot create a transfer") }
+        self.easy = OpaquePointer(easy)
+        self.timeout = request.timeout
+        let handle = UnsafeMutableRawPointer(easy)
+        ccurl_setopt_string(handle, CURLOPT_URL, request.url)
+        ccurl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
+        ccurl_setopt_long(handle, CURLOPT_TIMEOUT_MS, max(1, Int(request.timeout * 1000)))
+        ccurl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, max(1, Int(min(request.timeout, 10) * 1000)))
+        ccurl_setopt_long(handle, CURLOPT_PROTOCOLS, Int(CURLPROTO_HTTP | CURLPROTO_HTTPS))
+        switch request.method {
+        case "GET": ccurl_setopt_long(handle, CURLOPT_HTTPGET, 1)
+        case "HEAD": ccurl_setopt_long(handle, CURLOPT_NOBODY, 1)
+        case "POST": break
+        default: ccurl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, request.method)
+        }
+        if let body = request.body {
+            ccurl_setopt_long(handle, CURLOPT_POST, 1)
+            ccurl_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
+            body.withUnsafeBytes { bytes in
+                _ = ccurl_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS,
+                                         UnsafeMutableRawPointer(mutating: bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!))
+            }
+            if request.method != "POST" { ccurl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, request.method) }
+        } else if request.method == "POST" {
+            ccurl_setopt_long(handle, CURLOPT_POST, 1)
+            ccurl_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, 0)
+            ccurl_setopt_string(handle, CURLOPT_COPYPOSTFIELDS, "")
+        }
+        var headers = request.headers
+        headers["Expect"] = headers["Expect"] ?? ""  // no 100-continue round trip
+        for (name, value) in headers {
+            requestHeaders = curl_slist_append(requestHeaders, value.isEmpty ? "\(name):" : "\(name): \(value)")
+        }
+        ccurl_setopt_slist(handle, CURLOPT_HTTPHEADER, requestHeaders)
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        ccurl_setopt_write(handle, CURLOPT_WRITEFUNCTION) { data, size, count, context in
+            let transfer = Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
+            transfer.responseBody.append(UnsafeRawPointer(data!).assumingMemoryBound(to: UInt8.self), count: size * count)
+            return size * count
+        }
+        ccurl_setopt_pointer(handle, CURLOPT_WRITEDATA, context)
+        ccurl_setopt_write(handle, CURLOPT_HEADERFUNCTION) { data, size, count, context in
+            let transfer = Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
+            let line = String(decoding: UnsafeRawBufferPointer(start: data, count: size * count), as: UTF8.self)
+            if line.hasPrefix("HTTP/") { transfer.responseHeaders = [:] }
+            if let colon = line.firstIndex(of: ":") {
+                let name = line[..<colon].lowercased()
+                transfer.responseHeaders[name] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+            return size * count
+        }
+        ccurl_setopt_pointer(handle, CURLOPT_HEADERDATA, context)
+    }
+
+    deinit {
+        curl_easy_cleanup(UnsafeMutableRawPointer(easy))
+        curl_slist_free_all(requestHeaders)
+    }
+
+    func wait(_ continuation: CheckedContinuation<HTTPClientResponse, Error>) {
+        lock.withLock { self.continuation = continuation }
+    }
+
+    /// Resumes the waiter once; later calls do nothing.
+    func finish(_ result: Result<HTTPClientResponse, Error>) {
+        let waiter: CheckedContinuation<HTTPClientResponse, Error>? = lock.withLock {
+            defer { continuation = nil }
+            return continuation
+        }
+        waiter?.resume(with: result)
+    }
+
+    /// Finishes with what libcurl reported for the transfer.
+    func complete(_ code: CURLcode) {
+        guard code == CURLE_OK else {
+            finish(.failure(TransportError(code, timeout: timeout)))
+            return
+        }
+        var status = 0
+        ccurl_getinfo_long(UnsafeMutableRawPointer(easy), CURLINFO_RESPONSE_CODE, &status)
+        finish(.success(HTTPClientResponse(status: status, headers: responseHeaders, body: responseBody)))
+    }
+}
+
+extension TransportError {
+    init(_ code: CURLcode, timeout: TimeInterval) {
+        let message = String(cString: curl_easy_strerror(code))
+        switch code {
+        case CURLE_OPERATION_TIMEDOUT:
+            self = .timeout(timeout)
+        case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_GOT_NOTHING,
+             CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_PARTIAL_FILE:
+            self = .unavailable(message)
+        default:
+            self = .failed(message)
+        }
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+
+/// An HTTP client on libcurl: one thread and one multi handle serve every request (and
+/// reuse connections); requests are async, time out, can be cancelled, and idempotent
+/// ones are retried with exponential backoff when the server is unreachable or answers
+/// 502, 503 or 504.
+///
+/// ```swift
+/// let client = HTTPClient()
+/// let response = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:8787/company"))
+/// ```
+public final class HTTPClient: Sendable {
+    public struct RetryPolicy: Sendable {
+        /// Retries after the first attempt (default 3).
+        public var maximumRetries: Int
+        /// Seconds before the first retry; doubled each time (default 0.1).
+        public var initialBackoff: TimeInterval
+
+        public init(maximumRetries: Int = 3, initialBackoff: TimeInterval = 0.1) {
+            self.maximumRetries = maximumRetries
+            self.initialBackoff = initialBackoff
+        }
+    }
+
+    public let retryPolicy: RetryPolicy
+    private let loop = CurlLoop()
+
+    public init(retryPolicy: RetryPolicy = RetryPolicy()) {
+        self.retryPolicy = retryPolicy
+    }
+
+    deinit { loop.stop() }
+
+    /// Sends `request`, retrying it when that is safe; throws ``TransportError`` or
+    /// `CancellationError`.
+    public func send(_ request: HTTPClientRequest) async throws -> HTTPClientResponse {
+        var attempt = 0
+        while true {
+            do {
+                let response = try await perform(request)
+                guard request.isIdempotent, [502, 503, 504].contains(response.status),
+                    attempt < retryPolicy.maximumRetries
+                else { return response }
+            } catch let error as TransportError where error.isRetryable && request.isIdempotent {
+                if attempt >= retryPolicy.maximumRetries { throw error }
+            }
+            try await Task.sleep(nanoseconds: UInt64(retryPolicy.initialBackoff * pow(2, Double(attempt)) * 1e9))
+            attempt += 1
+        }
+    }
+
+    /// One attempt.
+    private func perform(_ request: HTTPClientRequest) async throws -> HTTPClientResponse {
+        try Task.checkCancellation()
+        let transfer = try CurlTransfer(request)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                transfer.wait(continuation)
+                loop.add(transfer)
+            }
+        } onCancel: {
+            loop.cancel(transfer)
+        }
+    }
+}

@@ -1,0 +1,125 @@
+import CCAIKit
+import CCAISandbox
+import Foundation
+import Testing
+
+@Suite struct HTTPClientTests {
+    /// Counts calls, for routes that fail a number of times first.
+    actor Calls {
+        private(set) var count = 0
+        func next() -> Int {
+            count += 1
+            return count
+        }
+    }
+
+    private func makeServer(calls: Calls = Calls()) throws -> HTTPServer {
+        var router = HTTPRouter()
+        router.add("GET", "/json") { request in
+            try .json(["agent": request.headers["x-agent"] ?? "", "query": request.query["q"] ?? ""])
+        }
+        router.add("POST", "/echo") { request in HTTPResponse(status: 201, headers: ["X-Echo": "yes"], body: request.body) }
+        router.add("PUT", "/echo") { request in HTTPResponse(status: 200, body: request.body) }
+        router.add("DELETE", "/thing") { _ in .noContent }
+        router.add("GET", "/slow") { _ in
+            try await Task.sleep(nanoseconds: 2_000_000_000)
+            return .noContent
+        }
+        router.add("GET", "/flaky") { _ in
+            await calls.next() <= 2 ? HTTPError(status: 503, code: "unavailable", message: "busy").response
+                : try .json(["ok": true])
+        }
+        router.add("POST", "/flaky") { _ in
+            _ = await calls.next()
+            return HTTPError(status: 503, code: "unavailable", message: "busy").response
+        }
+        return try HTTPServer(router: router)
+    }
+
+    private let client = HTTPClient(retryPolicy: .init(maximumRetries: 3, initialBackoff: 0.01))
+
+    @Test func sendsRequestsAndReadsResponses() async throws {
+        let server = try makeServer()
+        let get = try await client.send(HTTPClientRequest(url: "\(server.baseURL)/json?q=a%20b", headers: ["X-Agent": "ccai"]))
+        #expect(get.status == 200)
+        #expect(String(decoding: get.body, as: UTF8.self) == #"{"agent":"ccai","query":"a b"}"#)
+        #expect(get.headers["content-type"] == "application/json")
+        let binary = Data([0, 1, 2, 0xFF, 0])
+        let post = try await client.send(HTTPClientRequest(method: "POST", url: "\(server.baseURL)/echo", body: binary))
+        #expect(post.status == 201 && post.body == binary && post.headers["x-echo"] == "yes")
+        let put = try await client.send(HTTPClientRequest(method: "PUT", url: "\(server.baseURL)/echo", body: Data("x".utf8)))
+        #expect(put.status == 200 && put.body == Data("x".utf8))
+        let delete = try await client.send(HTTPClientRequest(method: "DELETE", url: "\(server.baseURL)/thing"))
+        #expect(delete.status == 204)
+        let missing = try await client.send(HTTPClientRequest(url: "\(server.baseURL)/missing"))
+        #expect(missing.status == 404)
+        await server.stop()
+    }
+
+    @Test func timesOut() async throws {
+        let server = try makeServer()
+        let noRetry = HTTPClient(retryPolicy: .init(maximumRetries: 0))
+        await #expect(throws: TransportError.timeout(0.2)) {
+            try await noRetry.send(HTTPClientRequest(url: "\(server.baseURL)/slow", timeout: 0.2))
+        }
+        await server.stop()
+    }
+
+    @Test func retriesIdempotentRequestsOnly() async throws {
+        let getCalls = Calls()
+        let server = try makeServer(calls: getCalls)
+        let get = try await client.send(HTTPClientRequest(url: "\(server.baseURL)/flaky"))
+        #expect(get.status == 200)
+        #expect(await getCalls.count == 3)
+
+        let postCalls = Calls()
+        let postServer = try makeServer(calls: postCalls)
+        let post = try await client.send(HTTPClientRequest(method: "POST", url: "\(postServer.baseURL)/flaky"))
+        #expect(post.status == 503)
+        #expect(await postCalls.count == 1)
+        await server.stop()
+        await postServer.stop()
+    }
+
+    @Test func anUnreachableServerIsUnavailableAfterRetries() async throws {
+        let server = try makeServer()
+        let url = "\(server.baseURL)/json"
+        await server.stop()
+        await #expect {
+            try await client.send(HTTPClientRequest(url: url, timeout: 2))
+        } throws: { error in
+            guard let error = error as? TransportError, case .unavailable = error else { return false }
+            return error.isRetryable
+        }
+    }
+
+    @Test func cancellationStopsTheRequest() async throws {
+        let server = try makeServer()
+        let task = Task { try await client.send(HTTPClientRequest(url: "\(server.baseURL)/slow", timeout: 10)) }
+        try await Task.sleep(nanoseconds: 100_000_000)
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+        await server.stop()
+    }
+
+    @Test func manyRequestsAtOnce() async throws {
+        let server = try makeServer()
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for n in 0..<100 {
+                group.addTask { try await client.send(HTTPClientRequest(url: "\(server.baseURL)/json?q=\(n)")).status }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(statuses == Array(repeating: 200, count: 100))
+        await server.stop()
+    }
+
+    @Test func malformedURLsFailWithoutRetrying() async throws {
+        await #expect {
+            try await client.send(HTTPClientRequest(url: "gopher://example/"))
+        } throws: { error in
+            guard let error = error as? TransportError, case .failed = error else { return false }
+            return true
+        }
+    }
+}
