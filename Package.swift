@@ -36,7 +36,7 @@ let package = Package(
         // The SDK: transport (libcurl), models, services.
         .target(name: "CCAIKit", dependencies: ["CCurlShim", "CCAIWire"]),
         // The platform emulator: an HTTP server (libmicrohttpd) with the wire API.
-        .target(name: "CCAISandbox", dependencies: ["CHTTPShim", "CCAIWire"]),
+        .target(name: "CCAISandbox", dependencies: ["CHTTPShim", "CSQLite", "CCAIWire"]),
         .target(name: "CCAIScripting", dependencies: ["LuaRuntime", "CCAIWire"]),
         .executableTarget(name: "ccai", dependencies: ["CCAIScripting", "CCAIWire", "LuaRuntime"]),
         .executableTarget(
