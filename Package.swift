@@ -36,9 +36,9 @@ let package = Package(
         // The SDK: transport (libcurl), models, services.
         .target(name: "CCAIKit", dependencies: ["CCurlShim", "CCAIWire"]),
         // The platform emulator: an HTTP server (libmicrohttpd) with the wire API.
-        .target(name: "CCAISandbox", dependencies: ["CHTTPShim", "CSQLite", "CCAIWire"]),
+        .target(name: "CCAISandbox", dependencies: ["CHTTPShim", "CSQLite", "CCAIWire", "LuaRuntime"]),
         .target(name: "CCAIScripting", dependencies: ["LuaRuntime", "CCAIWire"]),
-        .executableTarget(name: "ccai", dependencies: ["CCAIScripting", "CCAIWire", "LuaRuntime"]),
+        .executableTarget(name: "ccai", dependencies: ["CCAIScripting", "CCAISandbox", "CCAIWire", "LuaRuntime"]),
         .executableTarget(
             name: "ccai-bench",
             dependencies: ["CCAIScripting", "LuaRuntime", "CLua", "CLuaShim"]
@@ -47,7 +47,7 @@ let package = Package(
         .testTarget(name: "LuaRuntimeTests", dependencies: ["LuaRuntime", "CLua", "CLuaShim"]),
         .testTarget(name: "CCAIScriptingTests", dependencies: ["CCAIScripting", "LuaRuntime"]),
         .testTarget(name: "CCAIWireTests", dependencies: ["CCAIWire"]),
-        .testTarget(name: "CCAISandboxTests", dependencies: ["CCAISandbox"]),
+        .testTarget(name: "CCAISandboxTests", dependencies: ["CCAISandbox", "CCAIWire"]),
         .testTarget(name: "CCAIKitTests", dependencies: ["CCAIKit", "CCAISandbox"]),
         .testTarget(
             name: "SystemLibrariesTests",

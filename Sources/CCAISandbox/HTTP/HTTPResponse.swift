@@ -1,3 +1,4 @@
+import CCAIWire
 import Foundation
 
 /// An HTTP response to send.
@@ -66,11 +67,6 @@ public struct HTTPError: Error, Equatable, Sendable {
 
     /// The response carrying this error.
     public var response: HTTPResponse {
-        struct Body: Encodable {
-            struct Detail: Encodable { var code: String; var message: String }
-            var error: Detail
-        }
-        return (try? HTTPResponse.json(Body(error: .init(code: code, message: message)), status: status))
-            ?? HTTPResponse(status: status)
+        (try? HTTPResponse.json(ErrorResponse(code: code, message: message), status: status)) ?? HTTPResponse(status: status)
     }
 }

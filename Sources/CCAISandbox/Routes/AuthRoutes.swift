@@ -1,0 +1,38 @@
+import CCAIWire
+import Foundation
+
+/// `POST /auth/end_user`: checks the JWT (signature, algorithm, iat/exp), finds or creates
+/// the end user by `identifier`, and issues an auth token.
+struct AuthRoutes {
+    let sandbox: Sandbox
+
+    func register(in router: inout HTTPRouter) {
+        router.add("POST", "/auth/end_user") { request in try await authenticate(request) }
+    }
+
+    private func authenticate(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let body = try request.decode(AuthRequest.self)
+        let company = sandbox.configuration.company
+        guard body.companyKey == company.key else {
+            throw HTTPError.unauthenticated("unknown company key '\(body.companyKey)'")
+        }
+        let now = sandbox.clock.now()
+        let claims: [String: JSONValue]
+        do {
+            claims = try JWTVerifier(secret: company.secret, algorithms: sandbox.configuration.algorithms)
+                .verify(body.jwt, now: now)
+        } catch let error as JWTError {
+            throw HTTPError.unauthenticated("the JWT is refused: \(error)")
+        }
+        guard let identifier = claims["identifier"]?.stringValue, !identifier.isEmpty else {
+            throw HTTPError.unauthenticated("the JWT is refused: the 'identifier' claim is required")
+        }
+        let user = try await sandbox.store.endUser(
+            identifier: identifier, name: claims["name"]?.stringValue, email: claims["email"]?.stringValue,
+            phone: claims["phone"]?.stringValue, now: now)
+        let expiresAt = now.addingTimeInterval(company.authTokenSeconds ?? 86_400)
+        let token = try await sandbox.store.issueToken(endUserID: user.id ?? 0, customData: claims["custom_data"] ?? [:],
+                                                       expiresAt: expiresAt)
+        return try .json(AuthResponse(authToken: token, expiresAt: Int64(expiresAt.timeIntervalSince1970), endUser: user))
+    }
+}

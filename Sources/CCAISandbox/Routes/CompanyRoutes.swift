@@ -1,0 +1,34 @@
+import CCAIWire
+
+/// `GET /company` and the end user's own profile (`GET`/`PATCH /end_user`).
+struct CompanyRoutes {
+    let sandbox: Sandbox
+
+    struct EndUserUpdate: Decodable {
+        var name: String?
+        var email: String?
+        var phone: String?
+    }
+
+    func register(in router: inout HTTPRouter) {
+        router.add("GET", "/company") { request in
+            _ = try await sandbox.session(for: request)
+            let company = sandbox.configuration.company
+            return try .json(CompanyResponse(
+                displayName: company.name, supportEmail: company.supportEmail, languages: company.languages,
+                timeZone: company.timeZone, preventDirectPstnCall: company.preventDirectPstnCall ?? false))
+        }
+        router.add("GET", "/end_user") { request in
+            try .json(try await sandbox.session(for: request).endUser)
+        }
+        router.add("PATCH", "/end_user") { request in
+            let session = try await sandbox.session(for: request)
+            let update = try request.decode(EndUserUpdate.self)
+            guard let id = session.endUser.id,
+                let user = try await sandbox.store.updateEndUser(id: id, name: update.name, email: update.email,
+                                                                 phone: update.phone)
+            else { throw HTTPError.notFound("the end user no longer exists") }
+            return try .json(user)
+        }
+    }
+}

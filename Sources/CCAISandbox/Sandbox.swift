@@ -1,0 +1,48 @@
+import CCAIWire
+import Foundation
+
+/// The platform emulator: the company of a configuration behind the wire API, its state
+/// in SQLite (in `dataDirectory`, or in memory), its time from `clock`.
+///
+/// ```swift
+/// let sandbox = try Sandbox(configuration: .builtIn, dataDirectory: nil)
+/// let server = try sandbox.serve(address: "127.0.0.1", port: 0)
+/// print(server.baseURL)
+/// ```
+public final class Sandbox: Sendable {
+    public let configuration: SandboxConfiguration
+    let store: SandboxStore
+    let clock: SandboxClock
+
+    public init(configuration: SandboxConfiguration = .builtIn, dataDirectory: String? = nil,
+                clock: SandboxClock = SystemClock()) throws {
+        try configuration.validate()
+        self.configuration = configuration
+        self.store = try SandboxStore(directory: dataDirectory)
+        self.clock = clock
+    }
+
+    /// Every endpoint of the wire API (docs/openapi.yaml).
+    public var router: HTTPRouter {
+        var router = HTTPRouter()
+        AuthRoutes(sandbox: self).register(in: &router)
+        CompanyRoutes(sandbox: self).register(in: &router)
+        return router
+    }
+
+    /// Starts an HTTP server for the sandbox.
+    public func serve(address: String = "127.0.0.1", port: UInt16 = 0) throws -> HTTPServer {
+        try HTTPServer(router: router, address: address, port: port)
+    }
+
+    /// The session of the request's bearer token, or a 401.
+    func session(for request: HTTPRequest) async throws -> Session {
+        guard let token = request.bearerToken else {
+            throw HTTPError.unauthenticated("an auth token is required (Authorization: Bearer TOKEN)")
+        }
+        guard let session = try await store.session(token: token, now: clock.now()) else {
+            throw HTTPError.unauthenticated("the auth token is unknown or has expired; authenticate again")
+        }
+        return session
+    }
+}

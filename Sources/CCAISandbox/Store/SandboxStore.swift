@@ -1,0 +1,101 @@
+import CCAIWire
+import Foundation
+
+/// The sandbox's state, written through to SQLite before any change is acknowledged.
+/// An actor: one connection, one writer.
+actor SandboxStore {
+    private let database: SQLiteDatabase
+
+    /// A store in `directory` (created if needed), or in memory for nil.
+    init(directory: String?) throws {
+        if let directory {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            database = try SQLiteDatabase(path: URL(fileURLWithPath: directory).appendingPathComponent("sandbox.sqlite").path)
+        } else {
+            database = try SQLiteDatabase(path: nil)
+        }
+        try database.execute("""
+            CREATE TABLE IF NOT EXISTS end_users (
+              id INTEGER PRIMARY KEY AUTOINCREMENT,
+              identifier TEXT NOT NULL UNIQUE,
+              name TEXT, email TEXT, phone TEXT,
+              created_at REAL NOT NULL
+            );
+            CREATE TABLE IF NOT EXISTS auth_tokens (
+              token TEXT PRIMARY KEY,
+              end_user_id INTEGER NOT NULL REFERENCES end_users(id),
+              expires_at REAL NOT NULL,
+              custom_data TEXT NOT NULL
+            );
+            """)
+    }
+
+    /// The end user with `identifier`, created if new; the JWT's profile fields update it.
+    func endUser(identifier: String, name: String?, email: String?, phone: String?, now: Date) throws -> EndUser {
+        try database.transaction {
+            try database.run("""
+                INSERT INTO end_users (identifier, name, email, phone, created_at) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT(identifier) DO UPDATE SET
+                  name = coalesce(excluded.name, name), email = coalesce(excluded.email, email),
+                  phone = coalesce(excluded.phone, phone)
+                """, [.text(identifier), text(name), text(email), text(phone), .real(now.timeIntervalSince1970)])
+            guard let user = try endUser(where: "identifier = ?", .text(identifier)) else {
+                throw SQLiteError(code: 0, message: "the end user vanished")
+            }
+            return user
+        }
+    }
+
+    func endUser(id: Int) throws -> EndUser? {
+        try endUser(where: "id = ?", .integer(Int64(id)))
+    }
+
+    private func endUser(where condition: String, _ value: SQLiteValue) throws -> EndUser? {
+        guard let row = try database.query("SELECT id, name, identifier, email, phone FROM end_users WHERE \(condition)",
+                                           [value]).first
+        else { return nil }
+        return EndUser(id: row[0].integerValue.map(Int.init), name: row[1].textValue, identifier: row[2].textValue,
+                       email: row[3].textValue, phone: row[4].textValue)
+    }
+
+    /// Changes the profile fields that are given (the identifier never changes).
+    func updateEndUser(id: Int, name: String?, email: String?, phone: String?) throws -> EndUser? {
+        try database.run("UPDATE end_users SET name = coalesce(?, name), email = coalesce(?, email), phone = coalesce(?, phone) WHERE id = ?",
+                         [text(name), text(email), text(phone), .integer(Int64(id))])
+        return try endUser(id: id)
+    }
+
+    /// A new auth token for `endUserID`, carrying the signed custom data of its JWT.
+    func issueToken(endUserID: Int, customData: JSONValue, expiresAt: Date) throws -> String {
+        var bytes = [UInt8](repeating: 0, count: 32)
+        var generator = SystemRandomNumberGenerator()
+        for index in bytes.indices { bytes[index] = generator.next() }
+        let token = bytes.map { String(format: "%02x", $0) }.joined()
+        try database.run("INSERT INTO auth_tokens (token, end_user_id, expires_at, custom_data) VALUES (?, ?, ?, ?)",
+                         [.text(token), .integer(Int64(endUserID)), .real(expiresAt.timeIntervalSince1970),
+                          .text(try customData.jsonText())])
+        return token
+    }
+
+    /// The session of a token that exists and has not expired.
+    func session(token: String, now: Date) throws -> Session? {
+        guard let row = try database.query("SELECT end_user_id, expires_at, custom_data FROM auth_tokens WHERE token = ?",
+                                           [.text(token)]).first,
+            let userID = row[0].integerValue, case .real(let expiresAt) = row[1],
+            expiresAt > now.timeIntervalSince1970,
+            let user = try endUser(id: Int(userID))
+        else { return nil }
+        let customData = (try? JSONValue(jsonText: row[2].textValue ?? "{}")) ?? [:]
+        return Session(token: token, endUser: user, signedCustomData: customData)
+    }
+
+    private func text(_ value: String?) -> SQLiteValue { value.map { .text($0) } ?? .null }
+}
+
+/// Who is calling: the end user behind a valid auth token.
+struct Session: Sendable {
+    var token: String
+    var endUser: EndUser
+    /// The `custom_data` claim of the JWT the token came from (signed, so trusted).
+    var signedCustomData: JSONValue
+}

@@ -1,0 +1,38 @@
+/// `POST /auth/end_user`: exchanges a JWT signed with the company secret for an auth token.
+public struct AuthRequest: Codable, Equatable, Sendable {
+    public var companyKey: String
+    public var jwt: String
+
+    public init(companyKey: String, jwt: String) {
+        self.companyKey = companyKey
+        self.jwt = jwt
+    }
+}
+
+/// The answer to ``AuthRequest``: the bearer token for every other endpoint.
+public struct AuthResponse: Codable, Equatable, Sendable {
+    public var authToken: String
+    /// Unix seconds after which the token is refused.
+    public var expiresAt: Int64
+    public var endUser: EndUser
+
+    public init(authToken: String, expiresAt: Int64, endUser: EndUser) {
+        self.authToken = authToken
+        self.expiresAt = expiresAt
+        self.endUser = endUser
+    }
+}
+
+/// Every error response: `{"error": {"code": ..., "message": ...}}`.
+public struct ErrorResponse: Codable, Equatable, Sendable {
+    public struct Detail: Codable, Equatable, Sendable {
+        public var code: String
+        public var message: String
+    }
+
+    public var error: Detail
+
+    public init(code: String, message: String) {
+        self.error = Detail(code: code, message: message)
+    }
+}

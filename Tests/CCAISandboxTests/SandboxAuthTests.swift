@@ -1,0 +1,168 @@
+import CCAISandbox
+import CCAIWire
+import Foundation
+import Testing
+
+/// A clock the test moves.
+final class ManualClock: SandboxClock, @unchecked Sendable {
+    private let lock = NSLock()
+    private var current: Date
+    init(_ date: Date) { current = date }
+    func now() -> Date { lock.withLock { current } }
+    func advance(_ seconds: TimeInterval) { lock.withLock { current += seconds } }
+}
+
+@Suite struct SandboxAuthTests {
+    let start = Date(timeIntervalSince1970: 1_800_000_000)
+
+    private func jwt(_ claims: [String: JSONValue] = ["identifier": "user-1", "name": "Ana", "email": "ana@acme.test"],
+                     algorithm: JWTAlgorithm = .hs384, secret: String = "dev-secret", issuedAt: Date? = nil) throws -> String {
+        try JWTSigner(algorithm: algorithm, secret: secret).sign(claims, issuedAt: issuedAt ?? start, lifetime: 600)
+    }
+
+    private func body(_ jwt: String, key: String = "dev-key") -> Data {
+        Data(#"{"company_key": "\#(key)", "jwt": "\#(jwt)"}"#.utf8)
+    }
+
+    private func authenticate(_ server: HTTPServer, _ jwt: String) async throws -> AuthResponse {
+        let reply = try await Curl.request("POST", "\(server.baseURL)/auth/end_user", body: body(jwt))
+        #expect(reply.status == 200, "\(reply.body)")
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        return try decoder.decode(AuthResponse.self, from: Data(reply.body.utf8))
+    }
+
+    @Test func aSignedJWTBuysATokenThatReadsTheCompany() async throws {
+        let sandbox = try Sandbox(clock: ManualClock(start))
+        let server = try sandbox.serve()
+        let auth = try await authenticate(server, try jwt())
+        #expect(auth.endUser.identifier == "user-1" && auth.endUser.name == "Ana")
+        #expect(auth.expiresAt == Int64(start.timeIntervalSince1970) + 86_400)
+        let company = try await Curl.request("GET", "\(server.baseURL)/company",
+                                             headers: ["Authorization": "Bearer \(auth.authToken)"])
+        #expect(company.status == 200)
+        #expect(company.body == #"{"display_name":"Acme","languages":["en","es"],"prevent_direct_pstn_call":false,"support_email":"help@acme.test","time_zone":"America/Los_Angeles"}"#)
+        let again = try await authenticate(server, try jwt(["identifier": "user-1"], algorithm: .hs256))
+        #expect(again.endUser.id == auth.endUser.id)
+        #expect(again.endUser.email == "ana@acme.test")
+        await server.stop()
+    }
+
+    @Test func everyOtherEndpointNeedsAValidToken() async throws {
+        let clock = ManualClock(start)
+        let sandbox = try Sandbox(clock: clock)
+        let server = try sandbox.serve()
+        #expect(try await Curl.request("GET", "\(server.baseURL)/company").status == 401)
+        let wrong = try await Curl.request("GET", "\(server.baseURL)/company", headers: ["Authorization": "Bearer nope"])
+        #expect(wrong.status == 401)
+        #expect(wrong.body.contains("unknown or has expired"))
+        let auth = try await authenticate(server, try jwt())
+        clock.advance(86_401)
+        let expired = try await Curl.request("GET", "\(server.baseURL)/end_user",
+                                             headers: ["Authorization": "Bearer \(auth.authToken)"])
+        #expect(expired.status == 401)
+        await server.stop()
+    }
+
+    @Test func refusedJWTsAreA401ThatSaysWhy() async throws {
+        let sandbox = try Sandbox(configuration: SandboxConfiguration(company: .init(
+            name: "Acme", supportEmail: nil, languages: ["en"], timeZone: "UTC", preventDirectPstnCall: nil,
+            key: "dev-key", secret: "dev-secret", jwtAlgorithms: ["HS384"], authTokenSeconds: nil)), clock: ManualClock(start))
+        let server = try sandbox.serve()
+        let payload = #"{"exp":1800000600,"iat":1800000000,"identifier":"x"}"#
+        let encode = { (text: String) in
+            Data(text.utf8).base64EncodedString().replacingOccurrences(of: "=", with: "")
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        }
+        let none = encode(#"{"alg":"none"}"#) + "." + encode(payload) + "."
+        let cases: [(String, String)] = [
+            (try jwt(secret: "wrong"), "the signature does not match"),
+            (try jwt(algorithm: .hs256), "unsupported signing algorithm 'HS256'"),
+            (none, "unsupported signing algorithm 'none'"),
+            (try jwt(issuedAt: start.addingTimeInterval(-3_600)), "the token has expired"),
+            (try jwt(issuedAt: start.addingTimeInterval(3_600)), "issued in the future"),
+            (try jwt(["name": "no identifier"]), "the 'identifier' claim is required"),
+            ("not.a.jwt", "malformed token"),
+        ]
+        for (token, message) in cases {
+            let reply = try await Curl.request("POST", "\(server.baseURL)/auth/end_user", body: body(token))
+            #expect(reply.status == 401, "\(message): \(reply.body)")
+            #expect(reply.body.contains(message), "\(reply.body)")
+        }
+        let unknownKey = try await Curl.request("POST", "\(server.baseURL)/auth/end_user", body: body(try jwt(), key: "other"))
+        #expect(unknownKey.status == 401 && unknownKey.body.contains("unknown company key"))
+        let malformed = try await Curl.request("POST", "\(server.baseURL)/auth/end_user", body: Data(#"{"jwt": 5}"#.utf8))
+        #expect(malformed.status == 400)
+        await server.stop()
+    }
+
+    @Test func endUsersSeeOnlyThemselves() async throws {
+        let sandbox = try Sandbox(clock: ManualClock(start))
+        let server = try sandbox.serve()
+        let ana = try await authenticate(server, try jwt())
+        let bob = try await authenticate(server, try jwt(["identifier": "user-2", "name": "Bob"]))
+        #expect(ana.endUser.id != bob.endUser.id)
+        let patched = try await Curl.request("PATCH", "\(server.baseURL)/end_user", body: Data(#"{"phone": "+14155550100"}"#.utf8),
+                                             headers: ["Authorization": "Bearer \(bob.authToken)"])
+        #expect(patched.status == 200 && patched.body.contains(#""name":"Bob""#) && patched.body.contains("+14155550100"))
+        let anaView = try await Curl.request("GET", "\(server.baseURL)/end_user", headers: ["Authorization": "Bearer \(ana.authToken)"])
+        #expect(anaView.body.contains(#""identifier":"user-1""#) && !anaView.body.contains("+14155550100"))
+        await server.stop()
+    }
+
+    @Test func aRestartWithTheSameDataLosesNothing() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sandbox-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let first = try Sandbox(dataDirectory: folder, clock: ManualClock(start))
+        let server = try first.serve()
+        let auth = try await authenticate(server, try jwt())
+        await server.stop()
+        let second = try Sandbox(dataDirectory: folder, clock: ManualClock(start.addingTimeInterval(60)))
+        let restarted = try second.serve()
+        let me = try await Curl.request("GET", "\(restarted.baseURL)/end_user", headers: ["Authorization": "Bearer \(auth.authToken)"])
+        #expect(me.status == 200)
+        #expect(me.body.contains(#""id":\#(auth.endUser.id!)"#))
+        await restarted.stop()
+    }
+}
+
+@Suite struct SandboxConfigurationTests {
+    private func file(_ source: String) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("config-\(UUID().uuidString).lua").path
+        try source.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test func loadsALuaConfiguration() async throws {
+        let path = try file("""
+            local languages = { "en", "fr" }
+            return { company = { name = "Globex", languages = languages, time_zone = "Europe/Paris",
+                                 key = "k", secret = "s", jwt_algorithms = { "HS256" } } }
+            """)
+        let configuration = try await SandboxConfiguration.load(file: path)
+        #expect(configuration.company.name == "Globex")
+        #expect(configuration.company.languages == ["en", "fr"])
+        #expect(configuration.algorithms == [.hs256])
+    }
+
+    @Test(arguments: [
+        ("return 42", "must return a table, got number"),
+        ("return {}", "company is required"),
+        ("return { company = { name = 'x', languages = {}, time_zone = 'UTC', key = 'k', secret = 's' } }", "needs at least one language"),
+        ("return { company = { name = 'x', languages = {'en'}, time_zone = 'Mars/Olympus', key = 'k', secret = 's' } }", "not an IANA time zone"),
+        ("return { company = { name = 'x', languages = {'en'}, time_zone = 'UTC', key = 'k', secret = 's', jwt_algorithms = {'RS256'} } }", "'RS256' is not supported"),
+        ("return { company = { name = 5, languages = {'en'}, time_zone = 'UTC', key = 'k', secret = 's' } }", "company.name"),
+        ("error('broken config')", "broken config"),
+        ("while true do end", "instruction limit exceeded"),
+    ])
+    func badConfigurationsSayWhatIsWrong(_ source: String, _ message: String) async throws {
+        let path = try file(source)
+        do {
+            _ = try await SandboxConfiguration.load(file: path)
+            Issue.record("expected an error")
+        } catch let error as ConfigurationError {
+            #expect(error.message.contains(message), "\(error.message)")
+            #expect(error.message.hasPrefix(path))
+        }
+    }
+}
