@@ -10,6 +10,8 @@ func main(_ arguments: [String]) async -> Int32 {
         switch command {
         case "run":
             return try await RunCommand(arguments: Array(arguments.dropFirst())).execute()
+        case "sandbox":
+            return try await SandboxCommand(arguments: Array(arguments.dropFirst())).execute()
         case "jwt":
             return try JWTCommand(arguments: Array(arguments.dropFirst())).execute()
         case "help", "-h", "--help":

@@ -11,6 +11,7 @@ enum HelpCommand {
 
         Commands:
           run SCRIPT        run a Lua script in the sandboxed runtime
+          sandbox serve     serve the platform emulator over HTTP
           jwt sign          sign an end-user JWT with a company secret
           help [COMMAND]    show help for ccai or for one command
 
@@ -29,6 +30,7 @@ enum HelpCommand {
         case nil, "help": return overview
         case "run": return RunCommand.help
         case "jwt": return JWTCommand.help
+        case "sandbox": return SandboxCommand.help
         default: return nil
         }
     }

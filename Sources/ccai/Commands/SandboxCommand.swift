@@ -1,0 +1,115 @@
+import CCAISandbox
+import Foundation
+
+/// `ccai sandbox serve`: runs the platform emulator as a server until interrupted.
+struct SandboxCommand {
+    static let help = """
+        Usage: ccai sandbox serve [--config CONFIG.lua] [--listen HOST:PORT] [--data DIR]
+
+        Serves the platform emulator over HTTP until interrupted (Ctrl-C or SIGTERM), then
+        lets requests in progress finish. Prints its base URL on standard output.
+
+        Options:
+          --config FILE       a sandbox configuration (a Lua file returning a table);
+                              default: the built-in company (key dev-key, secret dev-secret)
+          --listen HOST:PORT  where to listen (default: 127.0.0.1:8787; port 0 picks one)
+          --data DIR          keep the sandbox's state in DIR (SQLite); without it the state
+                              lives in memory and is gone at exit
+        """
+
+    var configurationFile: String?
+    var host = "127.0.0.1"
+    var port: UInt16 = 8787
+    var dataDirectory: String?
+
+    init(arguments: [String]) throws {
+        guard arguments.first == "serve" else {
+            throw UsageError(message: arguments.first.map { "unknown sandbox command '\($0)'" }
+                                 ?? "sandbox needs a command: serve", command: "sandbox")
+        }
+        var reader = ArgumentReader(Array(arguments.dropFirst()), command: "sandbox")
+        while let token = reader.next() {
+            switch token {
+            case .option("--config"):
+                configurationFile = try reader.value(for: "--config")
+            case .option("--listen"):
+                let value = try reader.value(for: "--listen")
+                guard let colon = value.lastIndex(of: ":"), let port = UInt16(value[value.index(after: colon)...]),
+                    colon != value.startIndex
+                else {
+                    throw UsageError(message: "--listen expects HOST:PORT, got '\(value)'", command: "sandbox")
+                }
+                host = String(value[..<colon])
+                self.port = port
+            case .option("--data"):
+                dataDirectory = try reader.value(for: "--data")
+            case .option(let option):
+                throw reader.unknown(option)
+            case .positional(let value):
+                throw UsageError(message: "unexpected argument '\(value)'", command: "sandbox")
+            }
+        }
+    }
+
+    func execute() async -> Int32 {
+        let sandbox: Sandbox
+        do {
+            var configuration = SandboxConfiguration.builtIn
+            if let configurationFile { configuration = try await SandboxConfiguration.load(file: configurationFile) }
+            sandbox = try Sandbox(configuration: configuration, dataDirectory: dataDirectory)
+        } catch {
+            printError("error: \(error)")
+            return 1
+        }
+        let server: HTTPServer
+        do {
+            server = try sandbox.serve(address: host, port: port)
+        } catch let error as HTTPError {
+            printError("error: \(error.message)")
+            return 1
+        } catch {
+            printError("error: \(error)")
+            return 1
+        }
+        print(server.baseURL)
+        fflush(stdout)
+        let company = sandbox.configuration.company
+        printError("sandbox: serving \(company.name) on \(server.baseURL) (company key \(company.key))"
+            + (dataDirectory.map { "; state in \($0)" } ?? "; state in memory") + ". Ctrl-C stops.")
+        await Self.waitForTermination()
+        printError("sandbox: stopping")
+        await server.stop()
+        return 0
+    }
+
+    /// Suspends until SIGINT or SIGTERM.
+    private static func waitForTermination() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let once = ResumeOnce(continuation)
+            for signalNumber in [SIGINT, SIGTERM] {
+                signal(signalNumber, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+                source.setEventHandler { once.resume() }
+                source.resume()
+                ResumeOnce.sources.append(source)
+            }
+        }
+    }
+}
+
+/// Resumes a continuation at most once, from whichever signal comes first.
+private final class ResumeOnce: @unchecked Sendable {
+    nonisolated(unsafe) static var sources: [DispatchSourceSignal] = []
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<Void, Never>?
+
+    init(_ continuation: CheckedContinuation<Void, Never>) { self.continuation = continuation }
+
+    func resume() {
+        let waiting: CheckedContinuation<Void, Never>? = lock.withLock {
+            defer { continuation = nil }
+            return continuation
+        }
+        waiting?.resume()
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+
+/// `ccai sandbox serve`, as a server process.
+@Suite struct SandboxCommandTests {
+    /// A running `ccai sandbox serve` and the URL it printed.
+    final class Server {
+        let process = Process()
+        let url: String
+
+        init(_ arguments: [String]) throws {
+            process.executableURL = CLI.binary
+            process.arguments = ["sandbox", "serve", "--listen", "127.0.0.1:0"] + arguments
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            var line = Data()
+            while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
+                line.append(byte)
+            }
+            url = String(decoding: line, as: UTF8.self)
+        }
+
+        /// Sends SIGTERM and returns the exit status.
+        func stop() -> Int32 {
+            process.terminate()
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+    }
+
+    private func curl(_ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        process.arguments = ["-s", "--max-time", "10"] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    @Test func servesAuthenticatesAndKeepsItsDataAcrossRestarts() throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let jwt = try CLI.run(["jwt", "sign", "--secret", "dev-secret", "--claims", #"{"identifier":"cli-1"}"#])
+            .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let first = try Server(["--data", data])
+        #expect(first.url.hasPrefix("http://127.0.0.1:"))
+        let auth = try curl(["-X", "POST", "\(first.url)/auth/end_user", "-d", #"{"company_key":"dev-key","jwt":"\#(jwt)"}"#])
+        let token = try #require((try JSONSerialization.jsonObject(with: Data(auth.utf8)) as? [String: Any])?["auth_token"] as? String)
+        #expect(first.stop() == 0)
+
+        let second = try Server(["--data", data])
+        let me = try curl(["-H", "Authorization: Bearer \(token)", "\(second.url)/end_user"])
+        #expect(me.contains(#""identifier":"cli-1""#))
+        #expect(second.stop() == 0)
+    }
+
+    @Test func usesAConfigurationFile() throws {
+        let config = FileManager.default.temporaryDirectory.appendingPathComponent("company-\(UUID().uuidString).lua")
+        try """
+            return { company = { name = "Globex", languages = { "en" }, time_zone = "UTC", key = "gx", secret = "gx-secret" } }
+            """.write(to: config, atomically: true, encoding: .utf8)
+        let server = try Server(["--config", config.path])
+        let refused = try curl(["-X", "POST", "\(server.url)/auth/end_user", "-d", #"{"company_key":"dev-key","jwt":"x.y.z"}"#])
+        #expect(refused.contains("unknown company key 'dev-key'"))
+        #expect(server.stop() == 0)
+    }
+
+    @Test(arguments: [
+        (["sandbox"], "sandbox needs a command: serve", Int32(2)),
+        (["sandbox", "serve", "--listen", "nowhere"], "--listen expects HOST:PORT", Int32(2)),
+        (["sandbox", "serve", "--config", "/no/such/config.lua"], "cannot read '/no/such/config.lua'", Int32(1)),
+    ])
+    func reportsProblems(_ arguments: [String], _ message: String, _ status: Int32) throws {
+        let output = try CLI.run(arguments)
+        #expect(output.status == status)
+        #expect(output.stderr.contains(message), "\(output.stderr)")
+    }
+}
