@@ -1,0 +1,54 @@
+import Foundation
+
+/// The SDK's entry point (seed 004): initialize it, then use its services. `shared` is the
+/// app's instance; scenarios that simulate many customers make one instance each.
+///
+/// ```swift
+/// let ccai = CCAI()
+/// try ccai.initialize(options: InitOptions(key: "dev-key", urlHost: "127.0.0.1:8787", delegate: auth))
+/// let company = try await ccai.companyService?.get()
+/// ```
+public final class CCAI: @unchecked Sendable {
+    public static let shared = CCAI()
+
+    private let lock = NSLock()
+    private var services: Services?
+    private let http: HTTPClient
+
+    private struct Services {
+        var options: InitOptions
+        var auth: AuthService
+        var company: CompanyService
+        var endUser: EndUserService
+        var language: LanguageService
+    }
+
+    /// An SDK instance sharing `http` (one libcurl thread) with others, if given.
+    public init(http: HTTPClient = HTTPClient()) {
+        self.http = http
+    }
+
+    /// Configures the SDK; services are available afterwards. Calling it again replaces
+    /// the configuration.
+    public func initialize(options: InitOptions) throws {
+        guard !options.key.isEmpty else { throw CCAIError.invalidArgument("InitOptions.key must not be empty") }
+        guard !options.urlHost.isEmpty, URL(string: options.baseURL) != nil else {
+            throw CCAIError.invalidArgument("InitOptions.urlHost '\(options.urlHost)' is not a host")
+        }
+        let api = APIClient(options: options, http: http)
+        let endUser = EndUserService(api: api)
+        let language = LanguageService(explicit: options.languageCode)
+        let services = Services(options: options, auth: AuthService(api: api, endUsers: endUser),
+                                company: CompanyService(api: api, language: language), endUser: endUser,
+                                language: language)
+        lock.withLock { self.services = services }
+    }
+
+    /// The options of the last `initialize`, if any.
+    public var options: InitOptions? { lock.withLock { services?.options } }
+
+    public var authService: AuthService? { lock.withLock { services?.auth } }
+    public var companyService: CompanyService? { lock.withLock { services?.company } }
+    public var endUserService: EndUserService? { lock.withLock { services?.endUser } }
+    public var languageService: LanguageService? { lock.withLock { services?.language } }
+}

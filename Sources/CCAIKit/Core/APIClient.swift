@@ -1,0 +1,92 @@
+import CCAIWire
+import Foundation
+
+/// Calls the platform's API: JSON in snake_case, the bearer token, one re-authentication
+/// through the delegate when the platform refuses the token, and errors as ``CCAIError``.
+final class APIClient: Sendable {
+    let options: InitOptions
+    let tokens: TokenStore
+    private let http: HTTPClient
+
+    init(options: InitOptions, http: HTTPClient) {
+        self.options = options
+        self.tokens = TokenStore(options: options)
+        self.http = http
+    }
+
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        return encoder
+    }()
+
+    static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        return decoder
+    }()
+
+    /// Sends a request and decodes the answer.
+    func send<Response: Decodable>(_ method: String, _ path: String, query: [String: String] = [:],
+                                   body: (any Encodable)? = nil, authenticated: Bool = true,
+                                   as type: Response.Type = Response.self) async throws -> Response {
+        let data = try await sendRaw(method, path, query: query, body: body, authenticated: authenticated)
+        do {
+            return try APIClient.decoder.decode(type, from: data)
+        } catch {
+            throw CCAIError(code: "internal", message: "unexpected answer to \(method) \(path): \(error)")
+        }
+    }
+
+    func sendRaw(_ method: String, _ path: String, query: [String: String] = [:], body: (any Encodable)? = nil,
+                 authenticated: Bool = true) async throws -> Data {
+        let payload = try body.map { try APIClient.encoder.encode($0) }
+        var request = HTTPClientRequest(method: method, url: url(path, query), body: payload)
+        if payload != nil { request.headers["Content-Type"] = "application/json" }
+        guard authenticated else { return try await perform(request) }
+        var token = try await validToken()
+        do {
+            request.headers["Authorization"] = "Bearer \(token)"
+            return try await perform(request)
+        } catch let error as CCAIError where error.status == 401 {
+            tokens.update(nil)
+            token = try await validToken()
+            request.headers["Authorization"] = "Bearer \(token)"
+            return try await perform(request)
+        }
+    }
+
+    /// The cached token, or a new one from the delegate.
+    func validToken() async throws -> String {
+        if let token = tokens.current { return token }
+        guard let delegate = options.delegate else {
+            throw CCAIError(code: "unauthenticated", message: "no auth token: set InitOptions.delegate or call authenticate")
+        }
+        guard let token = await delegate.ccaiShouldAuthenticate(), !token.isEmpty else {
+            throw CCAIError(code: "unauthenticated", message: "the delegate provided no auth token")
+        }
+        if tokens.current != token { tokens.update(token) }
+        return token
+    }
+
+    private func perform(_ request: HTTPClientRequest) async throws -> Data {
+        let response: HTTPClientResponse
+        do {
+            response = try await http.send(request)
+        } catch let error as TransportError {
+            throw CCAIError(error)
+        } catch is CancellationError {
+            throw CCAIError(code: "cancelled", message: "the call was cancelled")
+        }
+        guard (200..<300).contains(response.status) else { throw CCAIError(status: response.status, body: response.body) }
+        return response.body
+    }
+
+    private func url(_ path: String, _ query: [String: String]) -> String {
+        var components = URLComponents(string: options.baseURL + path)!
+        if !query.isEmpty {
+            components.queryItems = query.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }
+        }
+        return components.string ?? options.baseURL + path
+    }
+}

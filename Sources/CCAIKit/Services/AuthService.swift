@@ -1,0 +1,38 @@
+import CCAIWire
+import Foundation
+
+/// Exchanges end-user JWTs for auth tokens and manages the cached token (seed 004).
+///
+/// ```swift
+/// let token = try await ccai.authService?.authenticate(jwt)
+/// ccai.authService?.updateAuthToken(nil)      // on logout
+/// ```
+public final class AuthService: Sendable {
+    private let api: APIClient
+    private let endUsers: EndUserService
+
+    init(api: APIClient, endUsers: EndUserService) {
+        self.api = api
+        self.endUsers = endUsers
+    }
+
+    /// Exchanges a JWT signed with the company secret for an auth token, which the SDK
+    /// then uses (and caches, if enabled).
+    @discardableResult
+    public func authenticate(_ jwt: String) async throws -> String {
+        guard !jwt.isEmpty else { throw CCAIError.invalidArgument("the JWT is empty") }
+        let response = try await api.send("POST", "/auth/end_user", body: AuthRequest(companyKey: api.options.key, jwt: jwt),
+                                          authenticated: false, as: AuthResponse.self)
+        api.tokens.update(response.authToken)
+        endUsers.updateEndUser(response.endUser)
+        return response.authToken
+    }
+
+    /// Sets the auth token to use, or clears it (nil), in memory and in the cache.
+    public func updateAuthToken(_ token: String?) {
+        api.tokens.update(token)
+    }
+
+    /// The token in use, if any.
+    public var authToken: String? { api.tokens.current }
+}
