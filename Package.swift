@@ -37,15 +37,15 @@ let package = Package(
         .target(name: "CCAIKit", dependencies: ["CCurlShim", "CCAIWire"]),
         // The platform emulator: an HTTP server (libmicrohttpd) with the wire API.
         .target(name: "CCAISandbox", dependencies: ["CHTTPShim", "CSQLite", "CCAIWire", "LuaRuntime"]),
-        .target(name: "CCAIScripting", dependencies: ["LuaRuntime", "CCAIWire"]),
-        .executableTarget(name: "ccai", dependencies: ["CCAIScripting", "CCAISandbox", "CCAIWire", "LuaRuntime"]),
+        .target(name: "CCAIScripting", dependencies: ["LuaRuntime", "CCAIKit", "CCAIWire"]),
+        .executableTarget(name: "ccai", dependencies: ["CCAIScripting", "CCAIKit", "CCAISandbox", "CCAIWire", "LuaRuntime"]),
         .executableTarget(
             name: "ccai-bench",
             dependencies: ["CCAIScripting", "LuaRuntime", "CLua", "CLuaShim"]
         ),
 
         .testTarget(name: "LuaRuntimeTests", dependencies: ["LuaRuntime", "CLua", "CLuaShim"]),
-        .testTarget(name: "CCAIScriptingTests", dependencies: ["CCAIScripting", "LuaRuntime"]),
+        .testTarget(name: "CCAIScriptingTests", dependencies: ["CCAIScripting", "LuaRuntime", "CCAIKit", "CCAISandbox"]),
         .testTarget(name: "CCAIWireTests", dependencies: ["CCAIWire"]),
         .testTarget(name: "CCAISandboxTests", dependencies: ["CCAISandbox", "CCAIWire"]),
         .testTarget(name: "CCAIKitTests", dependencies: ["CCAIKit", "CCAISandbox"]),

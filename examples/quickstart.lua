@@ -1,16 +1,25 @@
--- Quick start: the runtime every scenario builds on.
+-- Quick start: a script against the embedded sandbox (the platform emulator that
+-- `ccai run` starts in-process), and the runtime every scenario builds on.
 -- Run it with: ./scripts/run examples/quickstart.lua --env CUSTOMERS=3
---
--- Three synthetic customers run at once as tasks. Each "waits" a little (ccai.sleep
--- suspends only its own task; no thread is blocked), then reports back. The main chunk
--- waits for all of them and logs a JSON summary.
 
+-- 1. The SDK. The host authenticates this script's end user ("vu-1") on first use by
+--    signing a JWT with the company secret, as an app's backend would.
+local company = ccai.company.get()
+local me = ccai.end_user.get_end_user()
+ccai.log.info("connected", { company = company.display_name, languages = company.languages,
+                             end_user = me.identifier })
+
+-- Errors are values with a code, the service and the method: pcall catches them.
+local ok, err = pcall(ccai.auth.authenticate, "not-a-jwt")
+ccai.log.info("a refused JWT is a clear error", { ok = ok, code = err.code, message = err.message })
+
+-- 2. Tasks. Three synthetic customers run at once; ccai.sleep suspends only its own task
+--    (no thread is blocked), and the main chunk waits for all of them.
 local customers = tonumber(ccai.env.CUSTOMERS or "3")
-ccai.log.info("starting customers", { count = customers })
 
 local function customer(n)
   local started = ccai.now()
-  ccai.sleep(0.05 * n)                       -- suspends this task only
+  ccai.sleep(0.05 * n)
   local ticket = ccai.uuid()
   ccai.log.info("customer done", { customer = n, ticket = ticket })
   return { customer = n, ticket = ticket, seconds = ccai.now() - started }
@@ -23,11 +32,7 @@ end
 
 local results = {}
 for n, task in ipairs(tasks) do
-  results[n] = task:wait(10)                 -- returns customer's result, or raises its error
+  results[n] = task:wait(10)                 -- the customer's result, or its error raised here
 end
 
--- Errors are values with a code: pcall catches them.
-local ok, err = pcall(ccai.sleep, -1)
-ccai.log.info("a bad argument is a clear error", { ok = ok, code = err.code, message = err.message })
-
-print(ccai.json.encode({ customers = results }, { pretty = true }))
+print(ccai.json.encode({ company = company.display_name, customers = results }, { pretty = true }))

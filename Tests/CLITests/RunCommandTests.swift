@@ -19,6 +19,7 @@ import Testing
     @Test func theQuickStartRuns() throws {
         let output = try CLI.run(["run", "examples/quickstart.lua", "--env", "CUSTOMERS=2"])
         #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stderr.contains("connected") && output.stderr.contains("company=Acme"))
         #expect(output.stderr.contains("customer done"))
         #expect(output.stderr.contains("\"customers\""))
     }
@@ -133,6 +134,54 @@ import Testing
         (["jwt", "sign", "--secret", "s", "--ttl", "-5"], "--ttl expects a positive number"),
     ])
     func usageErrors(_ arguments: [String], _ message: String) throws {
+        let output = try CLI.run(arguments)
+        #expect(output.status == 2)
+        #expect(output.stderr.contains(message), "\(output.stderr)")
+    }
+}
+
+/// `ccai run` with the SDK: embedded sandbox, a configuration, or a remote platform.
+@Suite struct RunWithPlatformTests {
+    @Test func theEmbeddedSandboxServesTheSDK() throws {
+        let output = try CLI.run(["run", "Tests/Scenarios/company.lua"])
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stderr.contains("company scenario passed"))
+    }
+
+    @Test func aSandboxConfigurationChangesTheCompany() throws {
+        let config = FileManager.default.temporaryDirectory.appendingPathComponent("globex-\(UUID().uuidString).lua")
+        try """
+            return { company = { name = "Globex", languages = { "en" }, time_zone = "UTC", key = "gx", secret = "s3",
+                                 jwt_algorithms = { "HS256" } } }
+            """.write(to: config, atomically: true, encoding: .utf8)
+        let output = try CLI.run(["run", "Tests/Scenarios/company.lua", "--sandbox", config.path, "--env", "COMPANY=Globex"])
+        #expect(output.status == 0, "\(output.stderr)")
+    }
+
+    @Test func aRemotePlatformWithASecretOrAJWTCommand() throws {
+        let server = try SandboxCommandTests.Server([])
+        defer { _ = server.stop() }
+        let host = server.url
+        let withSecret = try CLI.run(["run", "Tests/Scenarios/company.lua", "--host", host, "--company-key", "dev-key",
+                                      "--company-secret", "dev-secret"])
+        #expect(withSecret.status == 0, "\(withSecret.stderr)")
+        let command = "\(CLI.binary.path) jwt sign --secret dev-secret --claims '{\"identifier\":\"'\"$CCAI_IDENTIFIER\"'\"}'"
+        let withCommand = try CLI.run(["run", "Tests/Scenarios/company.lua", "--host", host, "--company-key", "dev-key",
+                                       "--jwt-command", command])
+        #expect(withCommand.status == 0, "\(withCommand.stderr)")
+        let wrongSecret = try CLI.run(["run", "Tests/Scenarios/company.lua", "--host", host, "--company-key", "dev-key",
+                                       "--company-secret", "nope"])
+        #expect(wrongSecret.status == 1)
+        #expect(wrongSecret.stderr.contains("[unauthenticated]"), "\(wrongSecret.stderr)")
+    }
+
+    @Test(arguments: [
+        (["run", "x.lua", "--host", "h"], "--host needs --company-key"),
+        (["run", "x.lua", "--host", "h", "--company-key", "k"], "exactly one of --company-secret and --jwt-command"),
+        (["run", "x.lua", "--company-secret", "s"], "go with --host"),
+        (["run", "x.lua", "--sandbox", "c.lua", "--host", "h"], "exclude each other"),
+    ])
+    func connectionUsageErrors(_ arguments: [String], _ message: String) throws {
         let output = try CLI.run(arguments)
         #expect(output.status == 2)
         #expect(output.stderr.contains(message), "\(output.stderr)")

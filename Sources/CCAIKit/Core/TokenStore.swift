@@ -34,8 +34,9 @@ final class TokenStore: @unchecked Sendable {
                 let folder = file.deletingLastPathComponent().path
                 try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
                                                          attributes: [.posixPermissions: 0o700])
-                FileManager.default.createFile(atPath: file.path, contents: Data(newToken.utf8),
-                                               attributes: [.posixPermissions: 0o600])
+                // A cache that cannot be written costs a re-authentication, nothing more.
+                _ = FileManager.default.createFile(atPath: file.path, contents: Data(newToken.utf8),
+                                                   attributes: [.posixPermissions: 0o600])
             } else {
                 try? FileManager.default.removeItem(at: file)
             }

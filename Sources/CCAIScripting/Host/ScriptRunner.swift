@@ -1,3 +1,4 @@
+import CCAIKit
 import Foundation
 import LuaRuntime
 
@@ -15,13 +16,16 @@ public struct ScriptRunner: Sendable {
     public var logger: ScriptLogger
     /// Extra folders `require` searches (the script's own folder always comes first).
     public var modulePaths: [String]
+    /// The SDK instance scripts reach as `ccai.auth`, `ccai.company`...; nil leaves them out.
+    public var sdk: CCAI?
 
     public init(environment: [String: String] = [:], limits: LuaLimits = LuaLimits(),
-                logger: ScriptLogger = StreamLogger(), modulePaths: [String] = []) {
+                logger: ScriptLogger = StreamLogger(), modulePaths: [String] = [], sdk: CCAI? = nil) {
         self.environment = environment
         self.limits = limits
         self.logger = logger
         self.modulePaths = modulePaths
+        self.sdk = sdk
     }
 
     /// A fresh sandboxed state with `ccai` as a global and as `require("ccai")`.
@@ -36,7 +40,7 @@ public struct ScriptRunner: Sendable {
                 logger.log(LogRecord(level: .error, message: "error in '\(event)' handler: \(error)"))
             })
         let state = try LuaState(limits: limits, sandbox: sandbox, diagnostics: diagnostics)
-        let module = CCAIModule.make(environment: environment, logger: logger)
+        let module = CCAIModule.make(environment: environment, logger: logger, sdk: sdk)
         await state.withContext { lua in
             lua.setErrorTypeName("ccai.Error")
             let table = lua.makeTable(module)

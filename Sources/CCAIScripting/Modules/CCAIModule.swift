@@ -1,3 +1,4 @@
+import CCAIKit
 import Foundation
 import LuaRuntime
 
@@ -10,9 +11,10 @@ import LuaRuntime
 /// print(ccai.json.encode({ id = task:wait() }))
 /// ```
 public enum CCAIModule {
-    /// The module's table description.
-    public static func make(environment: [String: String], logger: ScriptLogger) -> LuaModule {
+    /// The module's table description; with an SDK instance, its services too.
+    public static func make(environment: [String: String], logger: ScriptLogger, sdk: CCAI? = nil) -> LuaModule {
         var ccai = LuaModule(name: "ccai")
+        if let sdk { SDKBindings.install(sdk, into: &ccai) }
         LuaTaskLibrary.install(into: &ccai)
         ccai.function("now") { call in call.returning(.number(Date().timeIntervalSince1970)) }
         ccai.function("uuid") { call in call.returning(.string(UUID().uuidString.lowercased())) }

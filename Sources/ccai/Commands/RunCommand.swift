@@ -1,4 +1,5 @@
 import CCAIScripting
+import CCAIWire
 import Foundation
 import LuaRuntime
 
@@ -10,8 +11,20 @@ struct RunCommand {
         Runs a Lua script in the sandboxed runtime with the `ccai` module. The run ends
         when the script and every task it spawned have ended.
 
+        The SDK (ccai.auth, ccai.company, ccai.end_user, ccai.language) talks to the
+        embedded sandbox by default: the built-in company, or --sandbox CONFIG.lua, served
+        in-process on a loopback port. With --host it talks to that platform instead. The
+        host authenticates the script's end user ("vu-1", or what the script sets with
+        ccai.end_user.update_end_user) by signing a JWT; scripts never see the secret.
+
         Options:
           --env KEY=VALUE          a parameter the script reads as ccai.env.KEY (repeatable)
+          --sandbox CONFIG.lua     the embedded sandbox's configuration
+          --host HOST              a platform instead of the embedded sandbox (HOST[:PORT]
+                                   or a URL), with --company-key KEY and one of
+                                   --company-secret SECRET or --jwt-command CMD (a shell
+                                   command printing the end user's JWT; it gets
+                                   CCAI_IDENTIFIER, CCAI_NAME, CCAI_EMAIL, CCAI_PHONE)
           --log-level LEVEL        debug, info, warn or error (default: info)
           --quiet                  only warnings and errors (same as --log-level warn)
           --memory-limit SIZE      memory cap of the script's state, e.g. 64M (default: 64M)
@@ -26,10 +39,12 @@ struct RunCommand {
     var environment: [String: String] = [:]
     var logLevel: LogLevel = .info
     var limits = LuaLimits()
+    var connection = PlatformConnection()
 
     init(arguments: [String]) throws {
         var reader = ArgumentReader(arguments, command: "run")
         var script: String?
+        var connectionOptions: [String: String] = [:]
         while let token = reader.next() {
             switch token {
             case .positional(let value):
@@ -67,12 +82,16 @@ struct RunCommand {
                     throw UsageError(message: "--time-limit expects seconds, got '\(value)'", command: "run")
                 }
                 limits.seconds = seconds
+            case .option(let option)
+                where ["--sandbox", "--host", "--company-key", "--company-secret", "--jwt-command"].contains(option):
+                connectionOptions[option] = try reader.value(for: option)
             case .option(let option):
                 throw reader.unknown(option)
             }
         }
         guard let script else { throw UsageError(message: "run needs a script to run", command: "run") }
         self.script = script
+        connection = try PlatformConnection.parse(connectionOptions)
     }
 
     /// Parses `64M`, `512K`, `1G` or a number of bytes.
@@ -97,16 +116,27 @@ struct RunCommand {
             printError("error: cannot read script '\(script)'")
             return 1
         }
+        let session: PlatformConnection.Session
+        do {
+            session = try await connection.open(identity: EndUser(identifier: "vu-1"))
+        } catch {
+            printError("error: \(error)")
+            return 1
+        }
         let runner = ScriptRunner(environment: environment, limits: limits,
-                                  logger: StreamLogger(minimumLevel: logLevel))
+                                  logger: StreamLogger(minimumLevel: logLevel), sdk: session.sdk)
+        defer { withExtendedLifetime(session.delegate) {} }
         do {
             try await runner.run(file: script)
+            await session.server?.stop()
             return 0
         } catch let error as LuaScriptError {
+            await session.server?.stop()
             printError("error: \(error.message)")
             if let traceback = error.traceback, !traceback.isEmpty { printError(traceback) }
             return 1
         } catch {
+            await session.server?.stop()
             printError("error: \(error)")
             return 1
         }

@@ -1,0 +1,147 @@
+import CCAIKit
+import CCAIWire
+import Foundation
+import LuaRuntime
+
+/// The Lua bindings of the SDK's services, per LUA-API's mapping rule: service
+/// `fooService` is `ccai.foo`, method `fooBar(x:)` is `foo_bar`, properties are
+/// `get_x`/`set_x`, results are tables with snake_case keys, errors are `ccai.Error`.
+///
+/// ```lua
+/// local company = ccai.company.get()
+/// ccai.language.set_language_code("es")
+/// ```
+enum SDKBindings {
+    /// Adds `auth`, `company`, `end_user` and `language` to the `ccai` module.
+    static func install(_ ccai: CCAI, into module: inout LuaModule) {
+        module.module(auth(ccai))
+        module.module(company(ccai))
+        module.module(endUser(ccai))
+        module.module(language(ccai))
+    }
+
+    static func auth(_ ccai: CCAI) -> LuaModule {
+        var auth = LuaModule(name: "ccai.auth")
+        auth.function("authenticate") { call in
+            let jwt = try call.optionalString(1, "jwt") ?? (try call.options(1, "options").string("jwt"))
+            guard let jwt else { throw call.argumentError(1, "jwt", "a JWT string expected") }
+            let service = try require(ccai.authService, "auth", "authenticate")
+            return try sdk(call, "auth", "authenticate") { try await service.authenticate(jwt) }
+        }
+        auth.function("update_auth_token") { call in
+            let service = try require(ccai.authService, "auth", "update_auth_token")
+            service.updateAuthToken(try call.optionalString(1, "token"))
+            return .none
+        }
+        auth.function("get_auth_token") { call in
+            let service = try require(ccai.authService, "auth", "get_auth_token")
+            return call.returning(service.authToken.map { .string($0) } ?? .nil)
+        }
+        return auth
+    }
+
+    static func company(_ ccai: CCAI) -> LuaModule {
+        var company = LuaModule(name: "ccai.company")
+        company.function("get") { call in
+            let service = try require(ccai.companyService, "company", "get")
+            return try sdk(call, "company", "get") { try await service.get() }
+        }
+        return company
+    }
+
+    static func endUser(_ ccai: CCAI) -> LuaModule {
+        var endUser = LuaModule(name: "ccai.end_user")
+        endUser.function("get_end_user") { call in
+            let service = try require(ccai.endUserService, "end_user", "get_end_user")
+            return call.returning(try service.endUser.map { try LuaEncoder().encode($0) } ?? .nil)
+        }
+        endUser.function("update_end_user") { call in
+            let service = try require(ccai.endUserService, "end_user", "update_end_user")
+            if call.isNil(1) {
+                service.updateEndUser(nil)
+                return .none
+            }
+            let table = try call.table(1, "end_user")
+            do {
+                service.updateEndUser(try LuaDecoder().decode(EndUser.self, from: .table(table)))
+            } catch let error as DecodingError {
+                throw call.argumentError(1, "end_user", describe(error))
+            }
+            return .none
+        }
+        endUser.function("fetch") { call in
+            let service = try require(ccai.endUserService, "end_user", "fetch")
+            return try sdk(call, "end_user", "fetch") { try await service.fetch() }
+        }
+        endUser.function("save") { call in
+            let service = try require(ccai.endUserService, "end_user", "save")
+            let user: EndUser
+            do {
+                user = try LuaDecoder().decode(EndUser.self, from: .table(try call.table(1, "end_user")))
+            } catch let error as DecodingError {
+                throw call.argumentError(1, "end_user", describe(error))
+            }
+            return try sdk(call, "end_user", "save") { try await service.save(user) }
+        }
+        return endUser
+    }
+
+    static func language(_ ccai: CCAI) -> LuaModule {
+        var language = LuaModule(name: "ccai.language")
+        language.function("get_language_code") { call in
+            let service = try require(ccai.languageService, "language", "get_language_code")
+            return call.returning(.string(service.languageCode))
+        }
+        language.function("set_language_code") { call in
+            let service = try require(ccai.languageService, "language", "set_language_code")
+            let code = try call.string(1, "language_code")
+            guard !code.isEmpty else { throw call.argumentError(1, "language_code", "a language code expected, got ''") }
+            service.languageCode = code
+            return .none
+        }
+        return language
+    }
+
+    // MARK: - Helpers
+
+    /// The service, or `not_initialized`.
+    static func require<Service>(_ service: Service?, _ name: String, _ method: String) throws -> Service {
+        guard let service else {
+            throw LuaErrorValue(code: "not_initialized", message: "the SDK is not initialized",
+                                fields: ["service": .string(name), "method": .string(method)])
+        }
+        return service
+    }
+
+    /// Runs an async SDK call from Lua: suspends the coroutine, returns the result as a
+    /// table, raises `ccai.Error` with service and method.
+    static func sdk<Result: Encodable & Sendable>(_ call: LuaCall, _ service: String, _ method: String,
+                                                  _ operation: @escaping @Sendable () async throws -> Result) throws
+        -> LuaReturn
+    {
+        try call.suspend({
+            do {
+                return try await operation()
+            } catch let error as CCAIError {
+                var fields: [String: LuaValue] = ["service": .string(service), "method": .string(method),
+                                                  "retryable": .boolean(error.retryable)]
+                if let status = error.status { fields["status"] = .integer(Int64(status)) }
+                throw LuaErrorValue(code: error.code, message: error.message, fields: fields)
+            }
+        }, then: { result, output in
+            output.push(try LuaEncoder().encode(result))
+        })
+    }
+
+    static func describe(_ error: DecodingError) -> String {
+        switch error {
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            let field = context.codingPath.map { LuaKeyStrategy.snakeCased($0.stringValue) }.joined(separator: ".")
+            return "field '\(field)': \(context.debugDescription)"
+        case .keyNotFound(let key, _):
+            return "field '\(LuaKeyStrategy.snakeCased(key.stringValue))' is required"
+        @unknown default:
+            return "unexpected shape"
+        }
+    }
+}

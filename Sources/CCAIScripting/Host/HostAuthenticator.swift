@@ -1,0 +1,71 @@
+import CCAIKit
+import CCAIWire
+import Foundation
+
+/// Plays the app's backend for scripts (LUA-API section 8): when the SDK needs an auth
+/// token, it produces the end user's JWT (signed with the company secret, or printed by a
+/// command) and exchanges it. The secret never reaches a script.
+///
+/// The JWT's claims come from the SDK's end-user record when the script set one
+/// (`ccai.end_user.update_end_user{ identifier = ..., name = ... }`), else from `identity`.
+public final class HostAuthenticator: CCAIDelegate, @unchecked Sendable {
+    public enum Signing: Sendable {
+        /// Sign with the company secret.
+        case secret(String, JWTAlgorithm)
+        /// Run a shell command that prints the JWT; the identity is in its environment
+        /// (`CCAI_IDENTIFIER`, `CCAI_NAME`, `CCAI_EMAIL`, `CCAI_PHONE`).
+        case command(String)
+    }
+
+    private let signing: Signing
+    private let identity: EndUser
+    private weak var ccai: CCAI?
+
+    public init(signing: Signing, identity: EndUser, ccai: CCAI) {
+        self.signing = signing
+        self.identity = identity
+        self.ccai = ccai
+    }
+
+    public func ccaiShouldAuthenticate() async -> String? {
+        guard let ccai, let jwt = try? makeJWT() else { return nil }
+        return try? await ccai.authService?.authenticate(jwt)
+    }
+
+    /// The end user the next JWT is for.
+    var endUser: EndUser {
+        guard let record = ccai?.endUserService?.endUser, record.identifier != nil else { return identity }
+        return record
+    }
+
+    func makeJWT() throws -> String {
+        let user = endUser
+        switch signing {
+        case .secret(let secret, let algorithm):
+            var claims: [String: JSONValue] = ["identifier": .string(user.identifier ?? "anonymous")]
+            if let name = user.name { claims["name"] = .string(name) }
+            if let email = user.email { claims["email"] = .string(email) }
+            if let phone = user.phone { claims["phone"] = .string(phone) }
+            return try JWTSigner(algorithm: algorithm, secret: secret).sign(claims, issuedAt: Date(), lifetime: 600)
+        case .command(let command):
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", command]
+            var environment = ProcessInfo.processInfo.environment
+            environment["CCAI_IDENTIFIER"] = user.identifier
+            environment["CCAI_NAME"] = user.name
+            environment["CCAI_EMAIL"] = user.email
+            environment["CCAI_PHONE"] = user.phone
+            process.environment = environment
+            let output = Pipe()
+            process.standardOutput = output
+            try process.run()
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            guard process.terminationStatus == 0 else {
+                throw CCAIError(code: "unauthenticated", message: "the JWT command exited with \(process.terminationStatus)")
+            }
+            return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+    }
+}

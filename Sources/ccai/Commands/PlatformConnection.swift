@@ -1,0 +1,70 @@
+import CCAIKit
+import CCAIScripting
+import CCAISandbox
+import CCAIWire
+import Foundation
+
+/// Where `ccai run` sends the SDK: the embedded sandbox (default, or `--sandbox FILE`),
+/// or a platform at `--host` with the company key and a way to sign end-user JWTs.
+struct PlatformConnection {
+    enum Target {
+        case embedded(configurationFile: String?)
+        case remote(host: String, companyKey: String, signing: HostAuthenticator.Signing)
+    }
+
+    var target: Target = .embedded(configurationFile: nil)
+
+    /// Checks the connection options of `ccai run` (by option name).
+    static func parse(_ options: [String: String]) throws -> PlatformConnection {
+        let host = options["--host"], key = options["--company-key"]
+        let secret = options["--company-secret"], command = options["--jwt-command"]
+        if let file = options["--sandbox"] {
+            guard host == nil else {
+                throw UsageError(message: "--sandbox and --host exclude each other", command: "run")
+            }
+            return PlatformConnection(target: .embedded(configurationFile: file))
+        }
+        guard let host else {
+            if key != nil || secret != nil || command != nil {
+                throw UsageError(message: "--company-key, --company-secret and --jwt-command go with --host", command: "run")
+            }
+            return PlatformConnection()
+        }
+        guard let key else { throw UsageError(message: "--host needs --company-key", command: "run") }
+        switch (secret, command) {
+        case (let secret?, nil): return PlatformConnection(target: .remote(host: host, companyKey: key, signing: .secret(secret, .hs384)))
+        case (nil, let command?): return PlatformConnection(target: .remote(host: host, companyKey: key, signing: .command(command)))
+        default:
+            throw UsageError(message: "--host needs exactly one of --company-secret and --jwt-command", command: "run")
+        }
+    }
+
+    /// A running connection: the SDK instance, the embedded server to stop afterwards, and
+    /// the delegate (the options hold it weakly).
+    struct Session {
+        var sdk: CCAI
+        var server: HTTPServer?
+        var delegate: HostAuthenticator
+    }
+
+    /// Starts the embedded sandbox if needed and initializes an SDK instance for `identity`.
+    func open(identity: EndUser) async throws -> Session {
+        let sdk = CCAI()
+        switch target {
+        case .embedded(let file):
+            var configuration = SandboxConfiguration.builtIn
+            if let file { configuration = try await SandboxConfiguration.load(file: file) }
+            let server = try Sandbox(configuration: configuration).serve(address: "127.0.0.1", port: 0)
+            let algorithm: JWTAlgorithm = configuration.algorithms.contains(.hs384) ? .hs384 : .hs256
+            let delegate = HostAuthenticator(signing: .secret(configuration.company.secret, algorithm), identity: identity,
+                                             ccai: sdk)
+            try sdk.initialize(options: InitOptions(key: configuration.company.key, urlHost: "127.0.0.1:\(server.port)",
+                                                    delegate: delegate, cacheAuthToken: false))
+            return Session(sdk: sdk, server: server, delegate: delegate)
+        case .remote(let host, let key, let signing):
+            let delegate = HostAuthenticator(signing: signing, identity: identity, ccai: sdk)
+            try sdk.initialize(options: InitOptions(key: key, urlHost: host, delegate: delegate, cacheAuthToken: false))
+            return Session(sdk: sdk, server: nil, delegate: delegate)
+        }
+    }
+}
