@@ -27,6 +27,7 @@ public final class Sandbox: Sendable {
         var router = HTTPRouter()
         AuthRoutes(sandbox: self).register(in: &router)
         CompanyRoutes(sandbox: self).register(in: &router)
+        QueueMenuRoutes(sandbox: self).register(in: &router)
         return router
     }
 

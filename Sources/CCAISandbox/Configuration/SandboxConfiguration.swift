@@ -44,17 +44,35 @@ public struct SandboxConfiguration: Codable, Sendable {
     }
 
     public var company: Company
+    /// The company's business hours; nil is always open.
+    public var hours: BusinessHours?
+    /// The queue menu tree.
+    public var menus: [MenuConfiguration]?
+    public var agents: [AgentConfiguration]?
+    /// The average handle time of a session, for wait estimates (default 300 seconds).
+    public var handleTimeSeconds: Double?
 
-    public init(company: Company) {
+    public init(company: Company, hours: BusinessHours? = nil, menus: [MenuConfiguration]? = nil,
+                agents: [AgentConfiguration]? = nil, handleTimeSeconds: Double? = nil) {
         self.company = company
+        self.hours = hours
+        self.menus = menus
+        self.agents = agents
+        self.handleTimeSeconds = handleTimeSeconds
     }
 
+    /// Every menu of the tree, depth first.
+    var allMenus: [MenuConfiguration] { (menus ?? []).flatMap(\.flattened) }
+
     /// A realistic company that exercises every feature (the default of `ccai run` and
-    /// `ccai sandbox serve`).
-    public static let builtIn = SandboxConfiguration(company: Company(
-        name: "Acme", supportEmail: "help@acme.test", languages: ["en", "es"], timeZone: "America/Los_Angeles",
-        preventDirectPstnCall: false, key: "dev-key", secret: "dev-secret", jwtAlgorithms: ["HS384", "HS256"],
-        authTokenSeconds: 86_400))
+    /// `ccai sandbox serve`); its Lua text is `SandboxConfiguration.builtInSource`.
+    public static let builtIn: SandboxConfiguration = {
+        do {
+            return try parse(builtInSource, name: "built-in configuration")
+        } catch {
+            preconditionFailure("the built-in configuration is invalid: \(error)")
+        }
+    }()
 
     /// The accepted JWT algorithms.
     public var algorithms: Set<JWTAlgorithm> {
@@ -79,49 +97,73 @@ public struct SandboxConfiguration: Codable, Sendable {
         if let seconds = company.authTokenSeconds, !(seconds > 0) {
             throw fail("auth_token_seconds", "must be a positive number of seconds")
         }
+        var ids = Set<Int>(), keys = Set<String>()
+        for menu in allMenus {
+            guard ids.insert(menu.id).inserted else { throw ConfigurationError(message: "menus: the id \(menu.id) is used twice") }
+            for key in menu.directAccessKeys ?? [] where !keys.insert(key).inserted {
+                throw ConfigurationError(message: "menus: the direct access key '\(key)' is used twice")
+            }
+        }
+        for menu in allMenus {
+            for target in [menu.deflection?.afterHours, menu.deflection?.overCapacity].compactMap({ $0 })
+            where !ids.contains(target) {
+                throw ConfigurationError(message: "menus[id \(menu.id)].deflection: there is no menu \(target)")
+            }
+        }
+        for agent in agents ?? [] {
+            for id in agent.menus where !ids.contains(id) {
+                throw ConfigurationError(message: "agents[\(agent.name)].menus: there is no menu \(id)")
+            }
+        }
     }
 
     /// Reads a configuration file: a Lua chunk run in the sandboxed runtime.
     public static func load(file path: String) async throws -> SandboxConfiguration {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigurationError(message: "cannot read '\(path)'")
+        }
+        return try await evaluate(String(decoding: data, as: UTF8.self), name: path)
+    }
+
+    /// Runs a configuration chunk and decodes the table it returns.
+    static func evaluate(_ source: String, name: String) async throws -> SandboxConfiguration {
         let state = try LuaState(limits: LuaLimits(memoryBytes: 32 << 20, instructions: 50_000_000, seconds: 5))
         let value: LuaValue
         do {
-            value = try await state.run(file: path).first ?? .nil
+            value = try await state.run(source: source, chunkName: "@" + name).first ?? .nil
         } catch let error as LuaScriptError {
-            throw ConfigurationError(message: "\(path): \(error.message)")
+            await state.close()
+            throw ConfigurationError(message: "\(name): \(error.message)")
         }
         await state.close()
+        return try decode(value, name: name)
+    }
+
+    /// The synchronous path, for the built-in text.
+    static func parse(_ source: String, name: String) throws -> SandboxConfiguration {
+        let value: LuaValue
+        do {
+            value = try LuaState.evaluate(source, chunkName: "=" + name,
+                                          limits: LuaLimits(memoryBytes: 32 << 20, instructions: 50_000_000, seconds: 5))
+                .first ?? .nil
+        } catch let error as LuaScriptError {
+            throw ConfigurationError(message: "\(name): \(error.message)")
+        }
+        return try decode(value, name: name)
+    }
+
+    private static func decode(_ value: LuaValue, name: String) throws -> SandboxConfiguration {
         guard case .table = value else {
-            throw ConfigurationError(message: "\(path): the file must return a table, got \(value.typeName)")
+            throw ConfigurationError(message: "\(name): the file must return a table, got \(value.typeName)")
         }
         do {
             let configuration = try LuaDecoder().decode(SandboxConfiguration.self, from: value)
             try configuration.validate()
             return configuration
         } catch let error as DecodingError {
-            throw ConfigurationError(message: "\(path): \(ConfigurationError.describe(error))")
+            throw ConfigurationError(message: "\(name): \(ConfigurationError.describe(error))")
         } catch let error as ConfigurationError {
-            throw ConfigurationError(message: "\(path): \(error.message)")
-        }
-    }
-}
-
-/// A configuration that cannot be used, with the field at fault.
-public struct ConfigurationError: Error, CustomStringConvertible, Equatable {
-    public var message: String
-    public var description: String { message }
-
-    static func describe(_ error: DecodingError) -> String {
-        func path(_ keys: [CodingKey]) -> String {
-            keys.map { $0.intValue.map { "[\($0 + 1)]" } ?? LuaKeyStrategy.snakeCased($0.stringValue) }
-                .joined(separator: ".").replacingOccurrences(of: ".[", with: "[")
-        }
-        switch error {
-        case .keyNotFound(let key, let context): return "\(path(context.codingPath + [key])) is required"
-        case .typeMismatch(_, let context), .valueNotFound(_, let context):
-            return "\(path(context.codingPath)): \(context.debugDescription)"
-        case .dataCorrupted(let context): return "\(path(context.codingPath)): \(context.debugDescription)"
-        @unknown default: return "the configuration does not have the expected shape"
+            throw ConfigurationError(message: "\(name): \(error.message)")
         }
     }
 }

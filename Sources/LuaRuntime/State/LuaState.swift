@@ -26,6 +26,18 @@ public actor LuaState {
         core.owner = self
     }
 
+    /// Runs a chunk to completion in a fresh sandboxed state of its own and returns its
+    /// results (the data among them). For configuration files and other code that does
+    /// not suspend; callable from any thread.
+    public static func evaluate(_ source: String, chunkName: String, limits: LuaLimits = LuaLimits()) throws
+        -> [LuaValue]
+    {
+        let core = try LuaCore(limits: limits, diagnostics: .standardError)
+        defer { core.close() }
+        try core.installSandbox(LuaSandbox(print: { _ in }))
+        return try LuaContext(core: core).evaluate(source, chunkName: chunkName)
+    }
+
     /// Runs `body` with synchronous access to the state, on its executor.
     public func withContext<Result>(_ body: (LuaContext) throws -> Result) rethrows -> Result {
         try body(LuaContext(core: core))

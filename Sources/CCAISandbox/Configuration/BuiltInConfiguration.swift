@@ -1,0 +1,59 @@
+extension SandboxConfiguration {
+    /// The built-in company: every channel kind, a direct access point, after-hours and
+    /// over-capacity deflection, every recording option, nested and hidden queues, two
+    /// languages. `ccai sandbox serve` and `ccai run` use it unless given another.
+    public static let builtInSource = """
+        return {
+          company = {
+            name = "Acme", support_email = "help@acme.test", languages = { "en", "es" },
+            time_zone = "America/Los_Angeles", prevent_direct_pstn_call = false,
+            key = "dev-key", secret = "dev-secret", jwt_algorithms = { "HS384", "HS256" },
+          },
+          hours = { mon = "09:00-17:00", tue = "09:00-17:00", wed = "09:00-17:00", thu = "09:00-17:00",
+                    fri = "09:00-17:00", sat = false, sun = false },
+          handle_time_seconds = 300,
+          menus = {
+            { id = 1, name = { en = "Billing", es = "Facturación" }, position = 1,
+              direct_access_keys = { "order-help" },
+              after_hours_message = { en = "We are closed. Our night desk can help.",
+                                      es = "Estamos cerrados. Nuestro turno de noche puede ayudarle." },
+              channels = {
+                chat = { redaction = true },
+                voice_call = { instant = true, schedule = true, recording = "ask_user", phone_number = "+14155550100" },
+                email = { email = "billing@acme.test", instruction_message = "Add your account number" },
+                external_deflection_link = { links = {
+                  { display_name = "Help Center", url = "https://help.acme.test", enabled = true },
+                  { display_name = "Old FAQ", url = "https://faq.acme.test", enabled = false } } },
+              },
+              capacity = { max_waiting = 5, wait_threshold_seconds = 600 },
+              deflection = { after_hours = 7, over_capacity = 8 },
+            },
+            { id = 2, name = { en = "Technical Support", es = "Soporte técnico" }, position = 2,
+              children = {
+                { id = 21, name = { en = "Devices", es = "Dispositivos" }, position = 1,
+                  pre_session_smart_action = true,
+                  channels = { chat = {}, voice_call = { instant = true, recording = "always" } } },
+                { id = 22, name = { en = "Internet", es = "Internet" }, position = 2,
+                  channels = { voice_call = { instant = true, schedule = true, recording = "never",
+                                              pre_session_smart_action = true } } },
+              },
+            },
+            { id = 3, name = { en = "Sales", es = "Ventas" }, position = 3,
+              channels = { email = { email = "sales@acme.test" } } },
+            { id = 7, name = { en = "Night Desk", es = "Turno de noche" }, position = 4,
+              hours = { mon = true, tue = true, wed = true, thu = true, fri = true, sat = true, sun = true },
+              channels = { chat = {} } },
+            { id = 8, name = { en = "Overflow", es = "Desborde" }, position = 5,
+              hours = { mon = true, tue = true, wed = true, thu = true, fri = true, sat = true, sun = true },
+              channels = { chat = {}, voice_call = { instant = true, recording = "never" } } },
+            { id = 9, name = { en = "VIP", es = "VIP" }, hidden = true, direct_access_keys = { "vip" },
+              hours = { mon = true, tue = true, wed = true, thu = true, fri = true, sat = true, sun = true },
+              channels = { chat = {}, voice_call = { instant = true, recording = "always" } } },
+          },
+          agents = {
+            { name = "Ava", menus = { 1, 2, 21, 22, 9 } },
+            { name = "Ben", menus = { 3, 7, 8 } },
+          },
+        }
+        """
+}

@@ -1,0 +1,104 @@
+import CCAIWire
+import Foundation
+
+/// Text in several languages: `{ en = "Billing", es = "Facturación" }`, or one string.
+public struct LocalizedText: Codable, Sendable, Equatable {
+    public var byLanguage: [String: String]
+
+    public init(_ byLanguage: [String: String]) {
+        self.byLanguage = byLanguage
+    }
+
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let text = try? container.decode(String.self) {
+            byLanguage = ["": text]
+        } else {
+            byLanguage = try container.decode([String: String].self)
+        }
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(byLanguage)
+    }
+
+    /// The text in `language`, else in `fallback`, else any.
+    func text(_ language: String, fallback: String) -> String? {
+        byLanguage[language] ?? byLanguage[fallback] ?? byLanguage[""] ?? byLanguage.sorted { $0.key < $1.key }.first?.value
+    }
+}
+
+/// A queue as an admin configures it (LUA-API section 9).
+public struct MenuConfiguration: Codable, Sendable {
+    public struct ChannelsConfiguration: Codable, Sendable {
+        public struct Chat: Codable, Sendable {
+            public var redaction: Bool?
+            public var virtualAgent: String?
+            public var preSessionSmartAction: Bool?
+        }
+
+        public struct VoiceCall: Codable, Sendable {
+            public var instant: Bool?
+            public var schedule: Bool?
+            public var recording: RecordingOption?
+            public var phoneNumber: String?
+            public var preSessionSmartAction: Bool?
+        }
+
+        public struct Email: Codable, Sendable {
+            public var email: String
+            public var instructionMessage: String?
+        }
+
+        public struct ExternalLinks: Codable, Sendable {
+            public var links: [ExternalDeflection]
+        }
+
+        public var chat: Chat?
+        public var voiceCall: VoiceCall?
+        public var email: Email?
+        public var externalDeflectionLink: ExternalLinks?
+    }
+
+    public struct Capacity: Codable, Sendable {
+        /// The queue is over capacity once this many sessions wait.
+        public var maxWaiting: Int?
+        /// ... or once the estimated wait reaches this many seconds.
+        public var waitThresholdSeconds: Double?
+    }
+
+    public struct Deflection: Codable, Sendable {
+        /// The queue users are sent to after hours.
+        public var afterHours: Int?
+        /// The queue users are sent to when this one is over capacity.
+        public var overCapacity: Int?
+    }
+
+    public var id: Int
+    public var name: LocalizedText
+    public var position: Int?
+    public var hidden: Bool?
+    public var directAccessKeys: [String]?
+    /// Business hours of this queue; nil inherits the company's.
+    public var hours: BusinessHours?
+    public var afterHoursMessage: LocalizedText?
+    public var preSessionSmartAction: Bool?
+    public var channels: ChannelsConfiguration?
+    public var capacity: Capacity?
+    public var deflection: Deflection?
+    public var children: [MenuConfiguration]?
+
+    /// This menu and all its descendants.
+    var flattened: [MenuConfiguration] {
+        [self] + (children ?? []).flatMap(\.flattened)
+    }
+}
+
+/// A human agent of the sandbox (LUA-API section 10); here, what capacity needs.
+public struct AgentConfiguration: Codable, Sendable {
+    public var name: String
+    /// The queues the agent serves.
+    public var menus: [Int]
+    public var script: String?
+}

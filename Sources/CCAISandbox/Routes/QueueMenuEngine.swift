@@ -1,0 +1,142 @@
+import CCAIWire
+import Foundation
+
+/// Computes the live queue menu tree: names in the resolved language, channels open or
+/// deflected by business hours (company time zone) and capacity, redirections and the
+/// deflection rules routing into each queue, wait estimates.
+struct QueueMenuEngine {
+    let configuration: SandboxConfiguration
+    let now: Date
+    /// Sessions waiting per queue (sessions arrive with the chat and call slices).
+    var waiting: [Int: Int] = [:]
+
+    /// Why a queue cannot take sessions now.
+    enum Deflection {
+        case afterHours, overCapacity
+
+        var type: DeflectionType { self == .afterHours ? .afterHourDeflection : .overCapacityDeflection }
+        var reason: String { self == .afterHours ? "after_hours" : "over_capacity" }
+        var voicemail: VoicemailReason { self == .afterHours ? .afterHourDeflection : .overCapacityDeflection }
+    }
+
+    var company: SandboxConfiguration.Company { configuration.company }
+
+    /// The language to answer in: the requested one if the company has it, else its parent
+    /// dialect, else the company's first language.
+    func language(_ requested: String?) -> String {
+        let languages = company.languages
+        if let requested, !requested.isEmpty {
+            if let exact = languages.first(where: { $0.caseInsensitiveCompare(requested) == .orderedSame }) { return exact }
+            let parent = requested.split(whereSeparator: { $0 == "-" || $0 == "_" }).first.map(String.init) ?? requested
+            if let base = languages.first(where: { $0.caseInsensitiveCompare(parent) == .orderedSame }) { return base }
+        }
+        return languages[0]
+    }
+
+    func isOpen(_ menu: MenuConfiguration) -> Bool {
+        guard let hours = menu.hours ?? configuration.hours else { return true }
+        return hours.isOpen(at: now, in: TimeZone(identifier: company.timeZone) ?? .current)
+    }
+
+    func agents(for menu: MenuConfiguration) -> Int {
+        (configuration.agents ?? []).filter { $0.menus.contains(menu.id) }.count
+    }
+
+    /// Estimated seconds before a new session is answered.
+    func estimatedWait(_ menu: MenuConfiguration) -> Int {
+        let queue = waiting[menu.id] ?? 0
+        let handle = configuration.handleTimeSeconds ?? 300
+        return Int((Double(queue) * handle / Double(max(1, agents(for: menu)))).rounded())
+    }
+
+    func isOverCapacity(_ menu: MenuConfiguration) -> Bool {
+        guard let capacity = menu.capacity else { return false }
+        if let most = capacity.maxWaiting, (waiting[menu.id] ?? 0) >= most { return true }
+        if let threshold = capacity.waitThresholdSeconds, Double(estimatedWait(menu)) >= threshold { return true }
+        return false
+    }
+
+    func deflection(_ menu: MenuConfiguration) -> Deflection? {
+        if !isOpen(menu) { return .afterHours }
+        if isOverCapacity(menu) { return .overCapacity }
+        return nil
+    }
+
+    /// Where a deflected queue sends its users.
+    func target(_ menu: MenuConfiguration, _ deflection: Deflection) -> Int? {
+        deflection == .afterHours ? menu.deflection?.afterHours : menu.deflection?.overCapacity
+    }
+
+    /// The tree for `language` (hidden queues left out), or the queue of a direct access key.
+    func menus(key: String?, language requested: String?) -> QueueMenusResponse {
+        let language = language(requested)
+        if let key, let menu = configuration.allMenus.first(where: { $0.directAccessKeys?.contains(key) == true }) {
+            return QueueMenusResponse(menus: [render(menu, language)], isDirectAccess: true, language: language)
+        }
+        return QueueMenusResponse(menus: visible(configuration.menus ?? []).map { render($0, language) },
+                                  isDirectAccess: false, language: language)
+    }
+
+    private func visible(_ menus: [MenuConfiguration]) -> [MenuConfiguration] {
+        menus.filter { $0.hidden != true }.sorted { ($0.position ?? Int.max, $0.id) < ($1.position ?? Int.max, $1.id) }
+    }
+
+    func render(_ menu: MenuConfiguration, _ language: String) -> QueueMenu {
+        let fallback = company.languages[0]
+        let deflection = deflection(menu)
+        let afterHoursText = menu.afterHoursMessage?.text(language, fallback: fallback)
+        var settings = QueueMenuSetting(sdk: QueueMenuSDKSetting(preSessionSmartAction: menu.preSessionSmartAction ?? false))
+        if let afterHoursText { settings.afterHours = AfterHoursSetting(message: .init(text: afterHoursText)) }
+        var redirection: QueueMenuRedirection?
+        if let deflection, let target = target(menu, deflection) {
+            redirection = QueueMenuRedirection(menuId: target, deflectionType: deflection.type,
+                                               message: deflection == .afterHours ? afterHoursText : nil)
+        }
+        let incoming = configuration.allMenus.compactMap { source -> QueueMenuDeflection? in
+            guard source.id != menu.id, let active = self.deflection(source), target(source, active) == menu.id else {
+                return nil
+            }
+            return QueueMenuDeflection(deflectionType: active.type, menuId: source.id)
+        }
+        let children = visible(menu.children ?? []).map { render($0, language) }
+        return QueueMenu(
+            id: menu.id, name: menu.name.text(language, fallback: fallback), hidden: menu.hidden ?? false,
+            position: menu.position, settings: [settings], children: children.isEmpty ? nil : children,
+            channels: channels(menu, deflection), redirectionExtra: redirection,
+            deflectionFrom: incoming.isEmpty ? nil : incoming)
+    }
+
+    private func channels(_ menu: MenuConfiguration, _ deflection: Deflection?) -> Channels? {
+        guard let configured = menu.channels else { return nil }
+        var channels = Channels()
+        if let chat = configured.chat {
+            channels.chat = ChatChannel(enabled: deflection == nil, preSessionSmartAction: chat.preSessionSmartAction ?? false,
+                                        redaction: chat.redaction ?? false, deflected: deflection != nil,
+                                        deflectedReason: deflection?.reason)
+        }
+        if let voice = configured.voiceCall {
+            channels.voiceCall = VoiceCallChannel(
+                instantEnabled: (voice.instant ?? false) && deflection == nil,
+                preSessionSmartAction: voice.preSessionSmartAction ?? false, scheduleEnabled: voice.schedule ?? false,
+                recordingOption: voice.recording ?? .never,
+                voicemailReason: deflection != nil && voice.phoneNumber != nil ? deflection?.voicemail : nil,
+                phoneNumber: voice.phoneNumber, scheduleDeflectionType: deflection?.type.rawValue,
+                deflected: deflection != nil, deflectedReason: deflection?.reason)
+        }
+        if let email = configured.email {
+            channels.email = EmailChannel(email: email.email, instructionMessage: email.instructionMessage)
+        }
+        if let external = configured.externalDeflectionLink {
+            channels.externalDeflectionLink = ExternalDeflectionLink(enabled: external.links.contains { $0.enabled == true },
+                                                                     links: external.links)
+        }
+        return channels
+    }
+
+    /// The wait estimates of a queue's channels.
+    func waitTimes(_ menu: MenuConfiguration) -> WaitTimes {
+        let estimate = estimatedWait(menu)
+        return WaitTimes(chat: menu.channels?.chat != nil ? estimate : nil,
+                         voiceCall: menu.channels?.voiceCall != nil ? estimate : nil)
+    }
+}

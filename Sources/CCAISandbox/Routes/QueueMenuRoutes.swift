@@ -1,0 +1,28 @@
+import CCAIWire
+
+/// `GET /queue_menus` and `GET /queue_menus/{id}/wait_times`.
+struct QueueMenuRoutes {
+    let sandbox: Sandbox
+
+    func register(in router: inout HTTPRouter) {
+        router.add("GET", "/queue_menus") { request in
+            _ = try await sandbox.session(for: request)
+            let key = request.query["key"].flatMap { $0.isEmpty ? nil : $0 }
+            return try .json(engine().menus(key: key, language: request.query["language"]))
+        }
+        router.add("GET", "/queue_menus/:id/wait_times") { request in
+            _ = try await sandbox.session(for: request)
+            guard let id = Int(request.parameters["id"] ?? "") else {
+                throw HTTPError.badRequest("the menu id must be an integer, got '\(request.parameters["id"] ?? "")'")
+            }
+            guard let menu = sandbox.configuration.allMenus.first(where: { $0.id == id }) else {
+                throw HTTPError.notFound("there is no queue menu \(id)")
+            }
+            return try .json(engine().waitTimes(menu))
+        }
+    }
+
+    private func engine() -> QueueMenuEngine {
+        QueueMenuEngine(configuration: sandbox.configuration, now: sandbox.clock.now())
+    }
+}
