@@ -21,6 +21,7 @@ public final class CCAI: @unchecked Sendable {
         var company: CompanyService
         var endUser: EndUserService
         var language: LanguageService
+        var queueMenu: QueueMenuService
     }
 
     /// An SDK instance sharing `http` (one libcurl thread) with others, if given.
@@ -40,7 +41,7 @@ public final class CCAI: @unchecked Sendable {
         let language = LanguageService(explicit: options.languageCode)
         let services = Services(options: options, auth: AuthService(api: api, endUsers: endUser),
                                 company: CompanyService(api: api, language: language), endUser: endUser,
-                                language: language)
+                                language: language, queueMenu: QueueMenuService(api: api, language: language))
         lock.withLock { self.services = services }
     }
 
@@ -51,4 +52,5 @@ public final class CCAI: @unchecked Sendable {
     public var companyService: CompanyService? { lock.withLock { services?.company } }
     public var endUserService: EndUserService? { lock.withLock { services?.endUser } }
     public var languageService: LanguageService? { lock.withLock { services?.language } }
+    public var queueMenuService: QueueMenuService? { lock.withLock { services?.queueMenu } }
 }

@@ -12,14 +12,24 @@ import Foundation
 public final class Sandbox: Sendable {
     public let configuration: SandboxConfiguration
     let store: SandboxStore
+    /// The time of tokens and JWTs.
     let clock: SandboxClock
+    /// The time of business hours: `clock`, or the configuration's `clock_start` onwards.
+    let businessClock: SandboxClock
 
+    /// A sandbox whose time comes from `clock` (the real time by default). A configuration
+    /// with `clock_start` moves business hours to that moment; tokens keep `clock`.
     public init(configuration: SandboxConfiguration = .builtIn, dataDirectory: String? = nil,
                 clock: SandboxClock = SystemClock()) throws {
         try configuration.validate()
         self.configuration = configuration
         self.store = try SandboxStore(directory: dataDirectory)
         self.clock = clock
+        if let start = configuration.clockStart.flatMap({ ISO8601DateFormatter().date(from: $0) }) {
+            businessClock = OffsetClock(start: start)
+        } else {
+            businessClock = clock
+        }
     }
 
     /// Every endpoint of the wire API (docs/openapi.yaml).

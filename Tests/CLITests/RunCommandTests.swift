@@ -9,7 +9,7 @@ import Testing
         return url.path
     }
 
-    @Test(arguments: ["tasks.lua", "sandbox.lua", "modules.lua"])
+    @Test(arguments: ["tasks.lua", "sandbox.lua", "modules.lua", "menus.lua"])
     func luaScenariosPass(_ name: String) throws {
         let output = try CLI.run(["run", "Tests/Scenarios/\(name)", "--env", "NAME=Ana"])
         #expect(output.status == 0, "\(name): \(output.stderr)")
@@ -22,6 +22,14 @@ import Testing
         #expect(output.stderr.contains("connected") && output.stderr.contains("company=Acme"))
         #expect(output.stderr.contains("customer done"))
         #expect(output.stderr.contains("\"customers\""))
+    }
+
+    @Test func theMenuBrowserRuns() throws {
+        let output = try CLI.run(["run", "examples/menu_browser.lua", "--env", "LANGUAGE=es"])
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stderr.contains("Facturación [1]") && output.stderr.contains("Internet [22]"))
+        let direct = try CLI.run(["run", "examples/menu_browser.lua", "--env", "KEY=vip"])
+        #expect(direct.stderr.contains("direct access point: VIP"))
     }
 
     @Test func aFailingScriptExitsOneWithItsErrorAndTraceback() throws {
@@ -146,6 +154,29 @@ import Testing
         let output = try CLI.run(["run", "Tests/Scenarios/company.lua"])
         #expect(output.status == 0, "\(output.stderr)")
         #expect(output.stderr.contains("company scenario passed"))
+    }
+
+    @Test func aSandboxClockMakesItAfterHours() throws {
+        let config = FileManager.default.temporaryDirectory.appendingPathComponent("evening-\(UUID().uuidString).lua")
+        try """
+            return { company = { name = "Late", languages = { "en" }, time_zone = "America/New_York", key = "k", secret = "s" },
+                     clock_start = "2026-11-30T20:00:00-05:00",
+                     hours = { mon = "09:00-17:00" },
+                     menus = { { id = 1, name = "Day", channels = { chat = {} }, deflection = { after_hours = 2 },
+                                 after_hours_message = "Closed for the night" },
+                               { id = 2, name = "Night", hours = { mon = true }, channels = { chat = {} } } } }
+            """.write(to: config, atomically: true, encoding: .utf8)
+        let script = FileManager.default.temporaryDirectory.appendingPathComponent("evening-\(UUID().uuidString).lua")
+        try """
+            local menus = ccai.queue_menu.get{}
+            local day, night = menus:find_menu(1), menus:find_menu(2)
+            assert(day.channels.chat.deflected and day.redirection_extra.menu_id == 2, "deflected after hours")
+            assert(day.redirection_extra.message == "Closed for the night")
+            assert(night.deflection_from[1].menu_id == 1 and night.deflection_from[1].deflection_type == "after_hour_deflection")
+            assert(#day:get_enabled_channels() == 0 and night:get_enabled_channels()[1].type == "chat")
+            """.write(to: script, atomically: true, encoding: .utf8)
+        let output = try CLI.run(["run", script.path, "--sandbox", config.path])
+        #expect(output.status == 0, "\(output.stderr)")
     }
 
     @Test func aSandboxConfigurationChangesTheCompany() throws {

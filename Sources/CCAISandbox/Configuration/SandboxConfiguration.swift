@@ -51,6 +51,10 @@ public struct SandboxConfiguration: Codable, Sendable {
     public var agents: [AgentConfiguration]?
     /// The average handle time of a session, for wait estimates (default 300 seconds).
     public var handleTimeSeconds: Double?
+    /// Runs the clock of business hours from this moment (ISO 8601, e.g.
+    /// `"2026-11-30T20:00:00-08:00"`), to try after-hours behaviour at any time of day.
+    /// Tokens and JWTs keep the real time.
+    public var clockStart: String?
 
     public init(company: Company, hours: BusinessHours? = nil, menus: [MenuConfiguration]? = nil,
                 agents: [AgentConfiguration]? = nil, handleTimeSeconds: Double? = nil) {
@@ -94,6 +98,9 @@ public struct SandboxConfiguration: Codable, Sendable {
             throw fail("jwt_algorithms", "'\(name)' is not supported (HS384 or HS256)")
         }
         if algorithms.isEmpty { throw fail("jwt_algorithms", "needs HS384, HS256 or both") }
+        if let start = clockStart, ISO8601DateFormatter().date(from: start) == nil {
+            throw ConfigurationError(message: "clock_start: '\(start)' is not an ISO 8601 time like 2026-11-30T20:00:00-08:00")
+        }
         if let seconds = company.authTokenSeconds, !(seconds > 0) {
             throw fail("auth_token_seconds", "must be a positive number of seconds")
         }

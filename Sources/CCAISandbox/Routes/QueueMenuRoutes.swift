@@ -23,6 +23,6 @@ struct QueueMenuRoutes {
     }
 
     private func engine() -> QueueMenuEngine {
-        QueueMenuEngine(configuration: sandbox.configuration, now: sandbox.clock.now())
+        QueueMenuEngine(configuration: sandbox.configuration, now: sandbox.businessClock.now())
     }
 }

@@ -11,3 +11,14 @@ public struct SystemClock: SandboxClock {
     public init() {}
     public func now() -> Date { Date() }
 }
+
+/// The real time, shifted so that it started at `start` when the clock was made.
+public struct OffsetClock: SandboxClock {
+    private let offset: TimeInterval
+
+    public init(start: Date) {
+        offset = start.timeIntervalSinceNow
+    }
+
+    public func now() -> Date { Date().addingTimeInterval(offset) }
+}

@@ -18,6 +18,7 @@ enum SDKBindings {
         module.module(company(ccai))
         module.module(endUser(ccai))
         module.module(language(ccai))
+        module.module(QueueMenuBindings.module(ccai))
     }
 
     static func auth(_ ccai: CCAI) -> LuaModule {
@@ -119,6 +120,13 @@ enum SDKBindings {
                                                   _ operation: @escaping @Sendable () async throws -> Result) throws
         -> LuaReturn
     {
+        try sdk(call, service, method, operation) { result, output in output.push(try LuaEncoder().encode(result)) }
+    }
+
+    /// The same, with the results pushed by `push` (several, or with methods).
+    static func sdk<Result: Sendable>(_ call: LuaCall, _ service: String, _ method: String,
+                                      _ operation: @escaping @Sendable () async throws -> Result,
+                                      push: @escaping (Result, inout LuaOutput) throws -> Void) throws -> LuaReturn {
         try call.suspend({
             do {
                 return try await operation()
@@ -128,9 +136,7 @@ enum SDKBindings {
                 if let status = error.status { fields["status"] = .integer(Int64(status)) }
                 throw LuaErrorValue(code: error.code, message: error.message, fields: fields)
             }
-        }, then: { result, output in
-            output.push(try LuaEncoder().encode(result))
-        })
+        }, then: push)
     }
 
     static func describe(_ error: DecodingError) -> String {

@@ -41,9 +41,10 @@ public struct ScriptRunner: Sendable {
             })
         let state = try LuaState(limits: limits, sandbox: sandbox, diagnostics: diagnostics)
         let module = CCAIModule.make(environment: environment, logger: logger, sdk: sdk)
-        await state.withContext { lua in
+        try await state.withContext { lua in
             lua.setErrorTypeName("ccai.Error")
             let table = lua.makeTable(module)
+            if sdk != nil { try QueueMenuBindings.decorate(table, in: lua) }
             lua.provideModule("ccai", table)
             lua.setGlobal("ccai", reference: table)
         }

@@ -139,6 +139,25 @@ public struct LuaContext {
         return try callTop(arguments: [])
     }
 
+    /// A Lua function running `body`, held by the returned reference.
+    public func makeFunction(_ qualifiedName: String, _ body: @escaping LuaFunctionBody) -> LuaReference {
+        core.pushFunction(qualifiedName, body)
+        return LuaReference(popping: L, core: core)
+    }
+
+    /// Compiles `source` and runs it with `arguments` (references: tables, functions...),
+    /// to completion. For host code that decorates what the host installed.
+    public func run(_ source: String, chunkName: String, with arguments: [LuaReference]) throws {
+        try load(source, chunkName: chunkName)
+        lua_checkstack(L, Int32(arguments.count))
+        for argument in arguments { argument.push(on: L) }
+        let base = lua_gettop(L) - Int32(arguments.count) - 1
+        guard lrt_pcall(L, Int32(arguments.count), 0) == LUA_OK else {
+            throw core.scriptError(status: LUA_ERRRUN, on: L, traceback: nil)
+        }
+        lua_settop(L, base)
+    }
+
     /// Calls a function held by `reference` with `arguments`, to completion.
     @discardableResult
     public func call(_ reference: LuaReference, _ arguments: [LuaValue] = []) throws -> [LuaValue] {

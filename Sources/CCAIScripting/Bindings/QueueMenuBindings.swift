@@ -1,0 +1,126 @@
+import CCAIKit
+import CCAIWire
+import Foundation
+import LuaRuntime
+
+/// `ccai.queue_menu`: `get{ key, language }` -> menus, is_direct_access;
+/// `get_wait_times{ menu_id, language }`. The menus answer `menus:find_menu(id)` (the
+/// whole tree) and each menu `menu:get_enabled_channels()`.
+enum QueueMenuBindings {
+    static func module(_ ccai: CCAI) -> LuaModule {
+        var module = LuaModule(name: "ccai.queue_menu")
+        module.function("get") { call in
+            let options = try call.options(1, "options")
+            let key = try options.string("key"), language = try options.string("language")
+            let service = try SDKBindings.require(ccai.queueMenuService, "queue_menu", "get")
+            return try SDKBindings.sdk(call, "queue_menu", "get", {
+                let (menus, direct) = try await service.get(key: key, language: language)
+                return MenusResult(menus: menus, isDirectAccess: direct)
+            }, push: { result, output in
+                output.push(try LuaEncoder().encode(result.menus))
+                output.push(.boolean(result.isDirectAccess))
+            })
+        }
+        module.function("get_wait_times") { call in
+            let menuID: Int64
+            let language: String?
+            if (try? call.optionalNumber(1)) != nil {
+                menuID = try call.integer(1, "menu_id")
+                language = nil
+            } else {
+                let options = try call.options(1, "options")
+                guard let id = try options.integer("menu_id") else {
+                    throw call.argumentError(1, "options", "field 'menu_id': integer expected, got nil")
+                }
+                menuID = id
+                language = try options.string("language")
+            }
+            let service = try SDKBindings.require(ccai.queueMenuService, "queue_menu", "get_wait_times")
+            return try SDKBindings.sdk(call, "queue_menu", "get_wait_times") {
+                try await service.getWaitTimes(menuId: Int(menuID), language: language)
+            }
+        }
+        return module
+    }
+
+    struct MenusResult: Sendable {
+        var menus: [QueueMenu]
+        var isDirectAccess: Bool
+    }
+
+    /// Wraps `ccai.queue_menu.get` so that its results have their methods.
+    static let decorator = """
+        local ccai, enabled_channels, invalid = ...
+        local queue_menu = ccai.queue_menu
+        local raw_get = queue_menu.get
+        local ipairs, type, math_type, setmetatable = ipairs, type, math.type, setmetatable
+
+        local menu_mt = { __name = "QueueMenu", __index = { get_enabled_channels = enabled_channels } }
+        local function attach(menu)
+          setmetatable(menu, menu_mt)
+          if menu.children then for _, child in ipairs(menu.children) do attach(child) end end
+        end
+        local function find(menus, id)
+          for _, menu in ipairs(menus) do
+            if menu.id == id then return menu end
+            if menu.children then
+              local found = find(menu.children, id)
+              if found then return found end
+            end
+          end
+        end
+        local menus_mt = { __name = "QueueMenus", __index = {
+          find_menu = function(self, id)
+            if math_type(id) ~= "integer" then
+              invalid("bad argument #1 'id' to 'find_menu' (integer expected, got " .. (math_type(id) or type(id)) .. ")")
+            end
+            return find(self, id)
+          end,
+        } }
+        queue_menu.get = function(...)
+          local menus, direct = raw_get(...)
+          for _, menu in ipairs(menus) do attach(menu) end
+          return setmetatable(menus, menus_mt), direct
+        end
+        """
+
+    /// `menu:get_enabled_channels()`: `{ type = "chat" }`, `{ type = "instant_call" }`,
+    /// `{ type = "schedule_call", deflection_type = ... }`, `{ type = "email", address = ... }`,
+    /// `{ type = "external_deflection", url = ..., display_name = ... }`.
+    static func enabledChannels(_ call: LuaCall) throws -> LuaReturn {
+        let menu: QueueMenu
+        do {
+            menu = try LuaDecoder().decode(QueueMenu.self, from: .table(try call.table(1, "self")))
+        } catch let error as DecodingError {
+            throw call.argumentError(1, "self", "a queue menu expected (\(SDKBindings.describe(error)))")
+        }
+        return call.returning(.array(menu.getEnabledChannels().map(luaValue)))
+    }
+
+    static func luaValue(_ channel: ChannelType) -> LuaValue {
+        switch channel {
+        case .chat: return ["type": "chat"]
+        case .instantCall: return ["type": "instant_call"]
+        case .scheduleCall(let deflection):
+            var value: LuaValue = ["type": "schedule_call"]
+            if let deflection, case .table(var table) = value {
+                table["deflection_type"] = .string(deflection.rawValue)
+                value = .table(table)
+            }
+            return value
+        case .email(let address):
+            return address.map { ["type": "email", "address": .string($0)] } ?? ["type": "email"]
+        case .externalDeflection(let url, let displayName):
+            return ["type": "external_deflection", "url": .string(url), "display_name": .string(displayName)]
+        }
+    }
+
+    /// Installs the decorator on the `ccai` table of a state.
+    static func decorate(_ table: LuaReference, in context: LuaContext) throws {
+        let enabled = context.makeFunction("ccai.queue_menu.get_enabled_channels", enabledChannels)
+        let invalid = context.makeFunction("ccai.queue_menu.find_menu") { call in
+            throw LuaErrorValue.invalidArgument(try call.string(1, "message"))
+        }
+        try context.run(decorator, chunkName: "=ccai.queue_menu", with: [table, enabled, invalid])
+    }
+}

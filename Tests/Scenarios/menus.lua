@@ -1,0 +1,31 @@
+-- Browsing the queue menus of the built-in company against the embedded sandbox.
+local menus, direct = ccai.queue_menu.get{ language = "es" }
+assert(direct == false and #menus == 5, "five visible queues")
+assert(menus[1].name == "Facturación", "names in the requested language")
+
+local internet = menus:find_menu(22)
+assert(internet and internet.name == "Internet" and internet.channels.voice_call.recording_option == "never",
+       "find_menu walks the whole tree")
+assert(menus:find_menu(404) == nil)
+assert(not pcall(menus.find_menu, menus, "22"), "find_menu checks its argument")
+
+local billing = menus:find_menu(1)
+local kinds = {}
+for _, channel in ipairs(billing:get_enabled_channels()) do kinds[channel.type] = channel end
+assert(kinds.email and kinds.email.address == "billing@acme.test", "e-mail channel")
+assert(kinds.external_deflection and kinds.external_deflection.display_name == "Help Center", "enabled links only")
+if billing.channels.chat.enabled then
+  assert(kinds.chat and billing.redirection_extra == nil, "open: chat is offered")
+else
+  assert(not kinds.chat and billing.redirection_extra.menu_id == 7, "closed: redirected to the night desk")
+  assert(billing.channels.chat.deflected_reason == "after_hours")
+end
+
+local vip, is_direct = ccai.queue_menu.get{ key = "vip" }
+assert(is_direct and #vip == 1 and vip[1].hidden == true, "a direct access key reaches a hidden queue")
+
+local waits = ccai.queue_menu.get_wait_times{ menu_id = billing.id }
+assert(waits.chat == 0 and waits.voice_call == 0, "nobody waits")
+local ok, err = pcall(ccai.queue_menu.get_wait_times, 404)
+assert(not ok and err.code == "not_found" and err.status == 404)
+ccai.log.info("menus scenario passed")
