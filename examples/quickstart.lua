@@ -1,5 +1,5 @@
 -- Quick start: a script against the embedded sandbox (the platform emulator that
--- `ccai run` starts in-process), and the runtime every scenario builds on.
+-- `ccai run` starts in-process), a plugin, and the runtime every scenario builds on.
 -- Run it with: ./scripts/run examples/quickstart.lua --env CUSTOMERS=3
 
 -- 1. The SDK. The host authenticates this script's end user ("vu-1") on first use by
@@ -13,7 +13,18 @@ ccai.log.info("connected", { company = company.display_name, languages = company
 local ok, err = pcall(ccai.auth.authenticate, "not-a-jwt")
 ccai.log.info("a refused JWT is a clear error", { ok = ok, code = err.code, message = err.message })
 
--- 2. Tasks. Three synthetic customers run at once; ccai.sleep suspends only its own task
+-- 2. Queue menus and a deflection decision. The plugins in examples/plugins (loaded
+--    because they sit beside this script) decide where a customer goes; without an
+--    answer from them, the SDK's default applies.
+local menus = ccai.queue_menu.get{}
+local billing = menus:find_menu(1)
+local offers = {}
+for _, channel in ipairs(billing:get_enabled_channels()) do offers[#offers + 1] = channel.type end
+local decision = ccai.plugins.evaluate_deflection(billing, { channel = "chat" })
+ccai.log.info("billing", { offers = offers, decision = decision.action, by = decision.plugin or "sdk default",
+                           message = decision.message })
+
+-- 3. Tasks. Three synthetic customers run at once; ccai.sleep suspends only its own task
 --    (no thread is blocked), and the main chunk waits for all of them.
 local customers = tonumber(ccai.env.CUSTOMERS or "3")
 

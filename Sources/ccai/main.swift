@@ -12,6 +12,8 @@ func main(_ arguments: [String]) async -> Int32 {
             return try await RunCommand(arguments: Array(arguments.dropFirst())).execute()
         case "sandbox":
             return try await SandboxCommand(arguments: Array(arguments.dropFirst())).execute()
+        case "plugins":
+            return try await PluginsCommand(arguments: Array(arguments.dropFirst())).execute()
         case "jwt":
             return try JWTCommand(arguments: Array(arguments.dropFirst())).execute()
         case "help", "-h", "--help":

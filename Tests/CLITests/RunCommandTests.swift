@@ -20,6 +20,7 @@ import Testing
         let output = try CLI.run(["run", "examples/quickstart.lua", "--env", "CUSTOMERS=2"])
         #expect(output.status == 0, "\(output.stderr)")
         #expect(output.stderr.contains("connected") && output.stderr.contains("company=Acme"))
+        #expect(output.stderr.contains("by=night-shift"), "the plugin beside the script decides")
         #expect(output.stderr.contains("customer done"))
         #expect(output.stderr.contains("\"customers\""))
     }
@@ -216,5 +217,42 @@ import Testing
         let output = try CLI.run(arguments)
         #expect(output.status == 2)
         #expect(output.stderr.contains(message), "\(output.stderr)")
+    }
+}
+
+/// `ccai plugins check` and `ccai run --plugins`.
+@Suite struct PluginCommandTests {
+    private func folder(_ files: [String: String]) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("cli-plugins-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        for (name, source) in files { try source.write(toFile: path + "/" + name, atomically: true, encoding: .utf8) }
+        return path
+    }
+
+    @Test func checkReportsEveryPlugin() throws {
+        let good = try CLI.run(["plugins", "check", "examples/plugins"])
+        #expect(good.status == 0, "\(good.stderr)")
+        #expect(good.stdout.contains("ok    night-shift 1.0.0") && good.stdout.contains("1 loaded, 0 failed"))
+        let bad = try folder(["broken.lua": "return {", "fine.lua": "return { name = 'fine' }"])
+        let checked = try CLI.run(["plugins", "check", bad])
+        #expect(checked.status == 1)
+        #expect(checked.stdout.contains("FAIL") && checked.stdout.contains("broken.lua") && checked.stdout.contains("1 loaded, 1 failed"))
+        #expect(try CLI.run(["plugins", "check"]).status == 2)
+        #expect(try CLI.run(["plugins", "verify", "x"]).status == 2)
+    }
+
+    @Test func runUsesThePluginsItIsGiven() throws {
+        let plugins = try folder(["always_phone.lua": """
+            return { name = "always-phone", deflection = function() return { action = "phone", number = "+15550100" } end }
+            """])
+        let script = FileManager.default.temporaryDirectory.appendingPathComponent("use-plugins-\(UUID().uuidString).lua")
+        try """
+            local menus = ccai.queue_menu.get{}
+            local decision = ccai.plugins.evaluate_deflection(menus[1], { channel = "voice_call" })
+            assert(decision.action == "phone" and decision.number == "+15550100" and decision.plugin == "always-phone")
+            assert(ccai.plugins.list()[1].name == "always-phone")
+            """.write(to: script, atomically: true, encoding: .utf8)
+        let output = try CLI.run(["run", script.path, "--plugins", plugins])
+        #expect(output.status == 0, "\(output.stderr)")
     }
 }

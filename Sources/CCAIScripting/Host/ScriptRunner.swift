@@ -18,14 +18,18 @@ public struct ScriptRunner: Sendable {
     public var modulePaths: [String]
     /// The SDK instance scripts reach as `ccai.auth`, `ccai.company`...; nil leaves them out.
     public var sdk: CCAI?
+    /// The plugins `ccai.plugins` reaches (none when nil).
+    public var plugins: PluginHost?
 
     public init(environment: [String: String] = [:], limits: LuaLimits = LuaLimits(),
-                logger: ScriptLogger = StreamLogger(), modulePaths: [String] = [], sdk: CCAI? = nil) {
+                logger: ScriptLogger = StreamLogger(), modulePaths: [String] = [], sdk: CCAI? = nil,
+                plugins: PluginHost? = nil) {
         self.environment = environment
         self.limits = limits
         self.logger = logger
         self.modulePaths = modulePaths
         self.sdk = sdk
+        self.plugins = plugins
     }
 
     /// A fresh sandboxed state with `ccai` as a global and as `require("ccai")`.
@@ -40,7 +44,8 @@ public struct ScriptRunner: Sendable {
                 logger.log(LogRecord(level: .error, message: "error in '\(event)' handler: \(error)"))
             })
         let state = try LuaState(limits: limits, sandbox: sandbox, diagnostics: diagnostics)
-        let module = CCAIModule.make(environment: environment, logger: logger, sdk: sdk)
+        var module = CCAIModule.make(environment: environment, logger: logger, sdk: sdk)
+        module.module(PluginBindings.module(plugins, sdk: sdk))
         try await state.withContext { lua in
             lua.setErrorTypeName("ccai.Error")
             let table = lua.makeTable(module)

@@ -199,6 +199,7 @@ final class LuaScheduler {
             enqueue(waiter, .results(of: task))
         }
         if !waiters.isEmpty { task.observed = true }
+        task.notifyFinished()
         guard task.status == .failed, !task.observed, let error = task.error else { return }
         switch task.kind {
         case .handler(let subscription):
@@ -207,6 +208,8 @@ final class LuaScheduler {
             unobserved.append(task)
         case .main:
             cancelAll()
+        case .host:
+            break
         }
     }
 
@@ -308,6 +311,7 @@ final class LuaScheduler {
             clearSuspension(of: task)
             task.status = .cancelled
             live[task.id] = nil
+            task.notifyFinished()
         }
         wakeIdleWaiters()
     }

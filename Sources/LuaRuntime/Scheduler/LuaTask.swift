@@ -12,6 +12,9 @@ final class LuaTask {
         case main
         case spawned
         case handler(LuaEventSubscription)
+        /// A call made by the host (``LuaState/call(kept:path:arguments:)``): its outcome
+        /// goes to the host, never to the unobserved-failure list.
+        case host
     }
 
     let id: Int
@@ -33,6 +36,14 @@ final class LuaTask {
     var timer: Task<Void, Never>?
     /// Whether the coroutine yielded through the async trampoline (it expects `ok, ...`).
     var awaitsOutcome = false
+    /// Called once when the task ends, however it ends.
+    var onFinish: (() -> Void)?
+
+    func notifyFinished() {
+        let callback = onFinish
+        onFinish = nil
+        callback?()
+    }
 
     init(id: Int, kind: Kind, thread: OpaquePointer, threadReference: LuaReference) {
         self.id = id

@@ -118,6 +118,11 @@ public struct LuaContext {
         }
     }
 
+    /// Keeps the value of `reference` under `name`, for ``LuaState/call(kept:path:arguments:)``.
+    public func keep(_ name: String, _ reference: LuaReference) {
+        core.keptValues[name] = reference
+    }
+
     /// Makes `module` available to `require(name)` (before files are searched).
     public func provideModule(_ name: String, _ reference: LuaReference) {
         core.hostModules[name] = reference

@@ -27,6 +27,8 @@ final class LuaCore {
     var pendingSuspension: LuaSuspension?
     /// Modules `require` returns by name, before it searches files.
     var hostModules: [String: LuaReference] = [:]
+    /// Values the host keeps by name (a plugin's spec, say), to call into later.
+    var keptValues: [String: LuaReference] = [:]
     /// Emitters made for this state; detached when it closes.
     var emitters: [LuaEventEmitter] = []
     /// The sandbox's function making read-only views of tables.

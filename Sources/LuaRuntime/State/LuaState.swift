@@ -44,12 +44,15 @@ public actor LuaState {
     }
 
     /// Compiles and runs a chunk as the main task, then waits until every task it
-    /// spawned has ended. Returns the chunk's results (those that are data).
+    /// spawned has ended. Returns the chunk's results (those that are data); with
+    /// `keepingResultAs`, the first result is also kept (functions and all) under that name.
     ///
     /// Throws ``LuaScriptError``: a syntax error, the main task's error, a budget kill,
     /// or the first error of a spawned task that nobody waited for.
     @discardableResult
-    public func run(source: String, chunkName: String, arguments: [LuaValue] = []) async throws -> [LuaValue] {
+    public func run(source: String, chunkName: String, arguments: [LuaValue] = [], keepingResultAs keepName: String? = nil)
+        async throws -> [LuaValue]
+    {
         let context = LuaContext(core: core)
         if let kill = core.killError { throw kill }
         try context.load(source, chunkName: chunkName)
@@ -62,17 +65,72 @@ public actor LuaState {
         if let error = main.error { throw error }
         if main.status == .cancelled { throw LuaScriptError(kind: .cancelled, message: "the script was cancelled") }
         if let failure = core.scheduler.takeUnobservedFailures().first { throw failure }
+        if let keepName, main.resultCount > 0 {
+            lua_pushvalue(main.thread, 1)
+            core.keptValues[keepName] = LuaReference(popping: main.thread, core: core)
+        }
         return (0..<main.resultCount).map { (try? LuaStack(main.thread).value(at: $0 + 1)) ?? .nil }
+    }
+
+    /// A kept value as data for inspection: functions show as the string `"function"`.
+    public func inspect(kept name: String) -> LuaValue {
+        guard let reference = core.keptValues[name] else { return .nil }
+        reference.push(on: core.L)
+        defer { lrt_pop(core.L, 1) }
+        return LuaStack(core.L).shape(at: -1)
+    }
+
+    /// Calls the function at `path` inside a kept value (`call(kept: "plugin", path:
+    /// ["deflection"], ...)`) with `arguments`, as a task of its own: it may suspend. Returns
+    /// its results (the data among them) or throws its error. Nil when there is no
+    /// function at that path.
+    public func call(kept name: String, path: [String], arguments: [LuaValue]) async throws -> [LuaValue]? {
+        if let kill = core.killError { throw kill }
+        guard let root = core.keptValues[name] else { return nil }
+        let L = core.L
+        let stack = LuaStack(L)
+        root.push(on: L)
+        for key in path {
+            guard lua_type(L, -1) == LUA_TTABLE else {
+                lrt_pop(L, 1)
+                return nil
+            }
+            stack.push(key)
+            lua_rawget(L, -2)
+            lrt_remove(L, -2)
+        }
+        guard lua_type(L, -1) == LUA_TFUNCTION else {
+            lrt_pop(L, 1)
+            return nil
+        }
+        lua_checkstack(L, Int32(arguments.count))
+        for argument in arguments { stack.push(argument) }
+        let task = core.scheduler.spawn(from: L, arguments: Int32(arguments.count), kind: .host)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            task.onFinish = { continuation.resume() }
+            core.scheduler.drain()
+        }
+        if let kill = core.scheduler.killedBy { throw kill }
+        switch task.status {
+        case .finished:
+            return (0..<task.resultCount).map { (try? LuaStack(task.thread).value(at: $0 + 1)) ?? .nil }
+        case .failed:
+            throw task.error ?? LuaScriptError(kind: .runtime, message: "the call failed")
+        default:
+            throw LuaScriptError(kind: .cancelled, message: "the call was cancelled")
+        }
     }
 
     /// Reads a file and runs it (see ``run(source:chunkName:arguments:)``).
     @discardableResult
-    public func run(file path: String, arguments: [LuaValue] = []) async throws -> [LuaValue] {
+    public func run(file path: String, arguments: [LuaValue] = [], keepingResultAs keepName: String? = nil)
+        async throws -> [LuaValue]
+    {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw LuaScriptError(kind: .runtime, message: "cannot read '\(path)'")
         }
         return try await run(source: String(decoding: data, as: UTF8.self), chunkName: "@" + path,
-                             arguments: arguments)
+                             arguments: arguments, keepingResultAs: keepName)
     }
 
     /// Ends every task and frees the state. Later calls fail.

@@ -97,6 +97,28 @@ struct LuaStack {
 
     private func at(_ path: String) -> String { path.isEmpty ? "" : " (at '\(path)')" }
 
+    /// The value at `index` as data for inspection: functions, userdata and threads become
+    /// their type name as a string (`"function"`); cycles and depth stop at `nil`.
+    func shape(at index: Int32, depth: Int = 0) -> LuaValue {
+        let index = lua_absindex(L, index)
+        switch lua_type(L, index) {
+        case LUA_TTABLE:
+            guard depth < 8, lua_checkstack(L, 4) != 0 else { return .nil }
+            var table = LuaTable()
+            lua_pushnil(L)
+            while lua_next(L, index) != 0 {
+                let key = shape(at: -2, depth: depth + 1)
+                if !key.isNil { table[key] = shape(at: -1, depth: depth + 1) }
+                lrt_pop(L, 1)
+            }
+            return .table(table)
+        case LUA_TFUNCTION, LUA_TUSERDATA, LUA_TTHREAD, LUA_TLIGHTUSERDATA:
+            return .string(typeName(at: index))
+        default:
+            return (try? value(at: index)) ?? .nil
+        }
+    }
+
     /// `tostring` of the value at `index` (runs `__tostring` under protection).
     func describe(at index: Int32) -> String {
         let index = lua_absindex(L, index)

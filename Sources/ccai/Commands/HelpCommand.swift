@@ -12,6 +12,7 @@ enum HelpCommand {
         Commands:
           run SCRIPT        run a Lua script in the sandboxed runtime
           sandbox serve     serve the platform emulator over HTTP
+          plugins check     load and validate plugins
           jwt sign          sign an end-user JWT with a company secret
           help [COMMAND]    show help for ccai or for one command
 
@@ -31,6 +32,7 @@ enum HelpCommand {
         case "run": return RunCommand.help
         case "jwt": return JWTCommand.help
         case "sandbox": return SandboxCommand.help
+        case "plugins": return PluginsCommand.help
         default: return nil
         }
     }

@@ -19,6 +19,9 @@ struct RunCommand {
 
         Options:
           --env KEY=VALUE          a parameter the script reads as ccai.env.KEY (repeatable)
+          --plugins DIR            load the plugins of DIR (repeatable; default: the
+                                   plugins folder beside the script, if there is one);
+                                   they are reloaded when their files change
           --sandbox CONFIG.lua     the embedded sandbox's configuration
           --host HOST              a platform instead of the embedded sandbox (HOST[:PORT]
                                    or a URL), with --company-key KEY and one of
@@ -40,6 +43,7 @@ struct RunCommand {
     var logLevel: LogLevel = .info
     var limits = LuaLimits()
     var connection = PlatformConnection()
+    var pluginDirectories: [String] = []
 
     init(arguments: [String]) throws {
         var reader = ArgumentReader(arguments, command: "run")
@@ -65,6 +69,8 @@ struct RunCommand {
                                      command: "run")
                 }
                 logLevel = level
+            case .option("--plugins"):
+                pluginDirectories.append(try reader.value(for: "--plugins"))
             case .option("--quiet"), .option("-q"):
                 logLevel = .warn
             case .option("--memory-limit"):
@@ -123,19 +129,36 @@ struct RunCommand {
             printError("error: \(error)")
             return 1
         }
-        let runner = ScriptRunner(environment: environment, limits: limits,
-                                  logger: StreamLogger(minimumLevel: logLevel), sdk: session.sdk)
+        let logger = StreamLogger(minimumLevel: logLevel)
+        var runner = ScriptRunner(environment: environment, limits: limits, logger: logger, sdk: session.sdk)
+        var pluginDirectories = self.pluginDirectories
+        let besideScript = URL(fileURLWithPath: script).deletingLastPathComponent().appendingPathComponent("plugins").path
+        var isFolder: ObjCBool = false
+        if pluginDirectories.isEmpty, FileManager.default.fileExists(atPath: besideScript, isDirectory: &isFolder),
+            isFolder.boolValue
+        {
+            pluginDirectories = [besideScript]
+        }
+        if !pluginDirectories.isEmpty {
+            let plugins = PluginHost(directories: pluginDirectories, runner: runner)
+            await plugins.load()
+            await plugins.startWatching()
+            runner.plugins = plugins
+        }
         defer { withExtendedLifetime(session.delegate) {} }
         do {
             try await runner.run(file: script)
+            await runner.plugins?.shutdown()
             await session.server?.stop()
             return 0
         } catch let error as LuaScriptError {
+            await runner.plugins?.shutdown()
             await session.server?.stop()
             printError("error: \(error.message)")
             if let traceback = error.traceback, !traceback.isEmpty { printError(traceback) }
             return 1
         } catch {
+            await runner.plugins?.shutdown()
             await session.server?.stop()
             printError("error: \(error)")
             return 1

@@ -1,0 +1,67 @@
+import CCAIKit
+import CCAIWire
+import Foundation
+import LuaRuntime
+
+/// `ccai.plugins`: `list()` and `evaluate_deflection(menu, { channel = "chat" })`
+/// (LUA-API section 5).
+enum PluginBindings {
+    static func module(_ host: PluginHost?, sdk: CCAI?) -> LuaModule {
+        var module = LuaModule(name: "ccai.plugins")
+        module.function("list") { call in
+            guard let host else { return call.returning(.array([])) }
+            return try call.suspend { [.array(await host.list().map(\.luaValue))] }
+        }
+        module.function("evaluate_deflection") { call in
+            let menu: QueueMenu
+            do {
+                menu = try LuaDecoder().decode(QueueMenu.self, from: .table(try call.table(1, "menu")))
+            } catch let error as DecodingError {
+                throw call.argumentError(1, "menu", "a queue menu expected (\(SDKBindings.describe(error)))")
+            }
+            let channel = try call.options(2, "options").string("channel") ?? "chat"
+            guard ["chat", "voice_call", "email"].contains(channel) else {
+                throw call.argumentError(2, "options", "field 'channel': 'chat', 'voice_call' or 'email' expected, got '\(channel)'")
+            }
+            return try call.suspend {
+                let context = await deflectionContext(menu: menu, channel: channel, sdk: sdk)
+                guard let host else { return [DeflectionDecision.sdkDefault(for: menu, channel: channel).luaValue] }
+                return [await host.evaluateDeflection(menu: menu, channel: channel, context: context).luaValue]
+            }
+        }
+        return module
+    }
+
+    /// The `ctx` of a `deflection` hook: the queue's deflection metadata, wait times,
+    /// company, language, `now` and `now_local` (the company's time zone).
+    static func deflectionContext(menu: QueueMenu, channel: String, sdk: CCAI?) async -> LuaValue {
+        var context = LuaTable()
+        context["channel"] = .string(channel)
+        let encoder = LuaEncoder()
+        if let from = menu.deflectionFrom { context["deflection_from"] = try? encoder.encode(from) }
+        if let redirection = menu.redirectionExtra { context["redirection_extra"] = try? encoder.encode(redirection) }
+        let deflected = channel == "voice_call" ? menu.channels?.voiceCall?.deflected : menu.channels?.chat?.deflected
+        context["deflected"] = .boolean(deflected ?? false)
+        var timeZone = TimeZone.current
+        if let company = try? await sdk?.companyService?.get() {
+            context["company"] = try? encoder.encode(company)
+            timeZone = TimeZone(identifier: company.timeZone) ?? timeZone
+        }
+        if let waits = try? await sdk?.queueMenuService?.getWaitTimes(menuId: menu.id) {
+            context["wait_times"] = try? encoder.encode(waits)
+        }
+        context["language"] = .string(sdk?.languageService?.languageCode ?? "en")
+        let now = Date()
+        context["now"] = .number(now.timeIntervalSince1970)
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second, .weekday], from: now)
+        context["now_local"] = [
+            "year": .integer(Int64(parts.year ?? 0)), "month": .integer(Int64(parts.month ?? 0)),
+            "day": .integer(Int64(parts.day ?? 0)), "hour": .integer(Int64(parts.hour ?? 0)),
+            "min": .integer(Int64(parts.minute ?? 0)), "sec": .integer(Int64(parts.second ?? 0)),
+            "wday": .integer(Int64(parts.weekday ?? 0)), "time_zone": .string(timeZone.identifier),
+        ]
+        return .table(context)
+    }
+}

@@ -1,0 +1,340 @@
+import CCAIWire
+import Foundation
+import LuaRuntime
+
+/// A loaded plugin as `ccai.plugins.list()` and `ccai plugins check` describe it.
+public struct PluginInfo: Sendable, Equatable {
+    public var name: String
+    public var version: String?
+    public var file: String
+    /// `"loaded"` or `"failed"`.
+    public var state: String
+    /// Load, reload and hook errors, oldest first (the last 20).
+    public var errors: [String]
+    public var priority: Double
+    /// Hook names, with smart action types and form keys (`smart_actions.text`).
+    public var hooks: [String]
+
+    var luaValue: LuaValue {
+        var table = LuaTable()
+        table["name"] = .string(name)
+        if let version { table["version"] = .string(version) }
+        table["file"] = .string(file)
+        table["state"] = .string(state)
+        table["errors"] = .array(errors.map { .string($0) })
+        table["priority"] = .number(priority)
+        table["hooks"] = .array(hooks.map { .string($0) })
+        return .table(table)
+    }
+}
+
+/// Loads plugins (LUA-API section 5) from folders, each in a sandboxed state of its own
+/// (its own globals and budgets), runs their hooks in priority order with errors isolated,
+/// and reloads a changed plugin only when the new version loads cleanly.
+///
+/// ```swift
+/// let host = PluginHost(directories: ["plugins"], runner: runner)
+/// _ = await host.load()
+/// let decision = await host.evaluateDeflection(menu: billing, channel: "chat", context: ctx)
+/// ```
+public actor PluginHost {
+    private struct Plugin {
+        var file: String
+        var modified: Date
+        var state: LuaState
+        var spec: PluginSpec
+        var errors: [String]
+    }
+
+    public let directories: [String]
+    private let runner: ScriptRunner
+    /// Seconds a hook may take before it counts as failed (default 10).
+    public var hookTimeout: TimeInterval = 10
+    private var plugins: [String: Plugin] = [:]
+    private var failures: [String: (modified: Date, info: PluginInfo)] = [:]
+    private var watcher: Task<Void, Never>?
+
+    public init(directories: [String], runner: ScriptRunner) {
+        self.directories = directories
+        self.runner = runner
+    }
+
+    // MARK: - Loading
+
+    /// Loads every plugin of the folders; returns the list.
+    @discardableResult
+    public func load() async -> [PluginInfo] {
+        for file in discover() where plugins[file] == nil && failures[file] == nil {
+            await loadOrRecord(file)
+        }
+        return list()
+    }
+
+    /// Plugin files: `*.lua` files and folders with an `init.lua`, per folder, sorted.
+    /// A folder that does not exist is reported as a failed entry.
+    private func discover() -> [String] {
+        var files: [String] = []
+        for directory in directories {
+            guard let entries = try? FileManager.default.contentsOfDirectory(atPath: directory) else {
+                failures[directory] = (Date.distantPast, PluginInfo(
+                    name: URL(fileURLWithPath: directory).lastPathComponent, version: nil, file: directory,
+                    state: "failed", errors: ["cannot read the plugin folder '\(directory)'"], priority: 0, hooks: []))
+                continue
+            }
+            for entry in entries.sorted() where !entry.hasPrefix(".") {
+                let path = URL(fileURLWithPath: directory).appendingPathComponent(entry).path
+                var isFolder: ObjCBool = false
+                FileManager.default.fileExists(atPath: path, isDirectory: &isFolder)
+                if isFolder.boolValue {
+                    let initFile = path + "/init.lua"
+                    if FileManager.default.fileExists(atPath: initFile) { files.append(initFile) }
+                } else if entry.hasSuffix(".lua") {
+                    files.append(path)
+                }
+            }
+        }
+        return files
+    }
+
+    private func loadOrRecord(_ file: String) async {
+        let modified = Self.modification(of: file)
+        switch await loadPlugin(file) {
+        case .success(let plugin):
+            plugins[file] = plugin
+            failures[file] = nil
+            runner.logger.log(LogRecord(level: .info, message: "plugin loaded",
+                                        fields: [("name", .string(plugin.spec.name)), ("file", .string(file))]))
+        case .failure(let error):
+            failures[file] = (modified, PluginInfo(
+                name: URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent, version: nil, file: file,
+                state: "failed", errors: [error.message], priority: 0, hooks: []))
+            runner.logger.log(LogRecord(level: .error, message: "plugin failed to load: \(error.message)",
+                                        fields: [("file", .string(file))]))
+        }
+    }
+
+    /// Loads one plugin into a fresh state and runs its `on_load`.
+    private func loadPlugin(_ file: String, replacing existing: String? = nil) async -> Result<Plugin, PluginLoadError> {
+        let modified = Self.modification(of: file)
+        let folder = URL(fileURLWithPath: file).deletingLastPathComponent().path
+        do {
+            let state = try await runner.makeState(modulePaths: [folder])
+            do {
+                try await state.run(file: file, keepingResultAs: "plugin")
+            } catch let error as LuaScriptError {
+                await state.close()
+                return .failure(PluginLoadError(error.message))
+            }
+            let spec: PluginSpec
+            switch PluginSpec.parse(await state.inspect(kept: "plugin")) {
+            case .success(let parsed): spec = parsed
+            case .failure(let error):
+                await state.close()
+                return .failure(PluginLoadError("\(file): \(error.message)"))
+            }
+            if let other = plugins.values.first(where: { $0.spec.name == spec.name && $0.file != file && $0.file != existing }) {
+                await state.close()
+                return .failure(PluginLoadError("\(file): a plugin named '\(spec.name)' is already loaded from \(other.file)"))
+            }
+            var plugin = Plugin(file: file, modified: modified, state: state, spec: spec, errors: [])
+            if spec.hooks.contains("on_load") {
+                if case .failure(let error) = await invoke(&plugin, ["on_load"], [context(for: plugin)]) {
+                    await state.close()
+                    return .failure(PluginLoadError("on_load failed: \(error.message)"))
+                }
+            }
+            return .success(plugin)
+        } catch {
+            return .failure(PluginLoadError("\(file): \(error)"))
+        }
+    }
+
+    /// The `ctx` of `on_load` and `on_unload`.
+    private func context(for plugin: Plugin) -> LuaValue {
+        ["name": .string(plugin.spec.name), "file": .string(plugin.file)]
+    }
+
+    // MARK: - Listing
+
+    /// Loaded and failed plugins, in the order hooks run.
+    public func list() -> [PluginInfo] {
+        ordered().map { plugin in
+            var hooks = plugin.spec.hooks.sorted()
+            hooks += plugin.spec.smartActions.sorted().map { "smart_actions.\($0)" }
+            hooks += plugin.spec.forms.sorted().map { "forms.\($0)" }
+            return PluginInfo(name: plugin.spec.name, version: plugin.spec.version, file: plugin.file, state: "loaded",
+                              errors: plugin.errors, priority: plugin.spec.priority, hooks: hooks)
+        } + failures.values.map(\.info).sorted { $0.file < $1.file }
+    }
+
+    /// Plugins by priority (higher first), then name.
+    private func ordered() -> [Plugin] {
+        plugins.values.sorted { ($0.spec.priority, $1.spec.name) > ($1.spec.priority, $0.spec.name) }
+    }
+
+    // MARK: - Hooks
+
+    /// Runs a hook function with a time limit; errors are recorded on the plugin.
+    private func invoke(_ plugin: inout Plugin, _ path: [String], _ arguments: [LuaValue])
+        async -> Result<LuaValue, PluginLoadError>
+    {
+        let state = plugin.state
+        let timeout = hookTimeout
+        let outcome: Result<[LuaValue]?, Error> = await withCheckedContinuation { continuation in
+            let once = ResumeOnce(continuation)
+            Task { once.resume(with: await Result { try await state.call(kept: "plugin", path: path, arguments: arguments) }) }
+            Task {
+                try? await Task.sleep(nanoseconds: UInt64(timeout * 1e9))
+                once.resume(with: .failure(PluginLoadError("\(path.joined(separator: ".")) took longer than \(formatSeconds(timeout)) seconds")))
+            }
+        }
+        switch outcome {
+        case .success(let values):
+            return .success(values?.first ?? .nil)
+        case .failure(let error):
+            let message = (error as? LuaScriptError).map { $0.message } ?? String(describing: error)
+            record(&plugin, "\(path.joined(separator: ".")): \(message)")
+            return .failure(PluginLoadError(message))
+        }
+    }
+
+    private func record(_ plugin: inout Plugin, _ message: String) {
+        plugin.errors.append(message)
+        if plugin.errors.count > 20 { plugin.errors.removeFirst(plugin.errors.count - 20) }
+        runner.logger.log(LogRecord(level: .error, message: "plugin '\(plugin.spec.name)' failed: \(message)",
+                                    fields: [("file", .string(plugin.file))]))
+    }
+
+    /// The first non-nil `deflection` answer, in priority order, else the SDK's default.
+    /// A failing or invalid hook is recorded and skipped.
+    public func evaluateDeflection(menu: QueueMenu, channel: String, context: LuaValue) async -> DeflectionDecision {
+        let menuValue = (try? LuaEncoder().encode(menu)) ?? .nil
+        for original in ordered() where original.spec.hooks.contains("deflection") {
+            var plugin = original
+            defer { plugins[plugin.file]?.errors = plugin.errors }
+            guard case .success(let answer) = await invoke(&plugin, ["deflection"], [menuValue, context]),
+                !answer.isNil
+            else { continue }
+            do {
+                return try DeflectionDecision.parse(answer, plugin: plugin.spec.name)
+            } catch let error as PluginLoadError {
+                record(&plugin, error.message)
+            } catch {
+                record(&plugin, String(describing: error))
+            }
+        }
+        return DeflectionDecision.sdkDefault(for: menu, channel: channel)
+    }
+
+    // MARK: - Reloading
+
+    /// Reloads plugins whose files changed, loads new ones, unloads removed ones. A changed
+    /// plugin is replaced only if the new version loads; otherwise the old one keeps
+    /// running and the error is recorded. Returns the files reloaded.
+    @discardableResult
+    public func reloadChanged() async -> [String] {
+        var reloaded: [String] = []
+        let present = Set(discover())
+        for file in plugins.keys where !present.contains(file) {
+            await unload(file)
+        }
+        for file in failures.keys where !present.contains(file) && !directories.contains(file) {
+            failures[file] = nil
+        }
+        for file in present.sorted() {
+            let modified = Self.modification(of: file)
+            if var current = plugins[file] {
+                guard modified > current.modified else { continue }
+                switch await loadPlugin(file, replacing: file) {
+                case .success(let fresh):
+                    if current.spec.hooks.contains("on_unload") {
+                        _ = await invoke(&current, ["on_unload"], [context(for: current)])
+                    }
+                    await current.state.close()
+                    plugins[file] = fresh
+                    reloaded.append(file)
+                    runner.logger.log(LogRecord(level: .info, message: "plugin reloaded",
+                                                fields: [("name", .string(fresh.spec.name)), ("file", .string(file))]))
+                case .failure(let error):
+                    current.modified = modified
+                    record(&current, "reload failed, the previous version keeps running: \(error.message)")
+                    plugins[file] = current
+                }
+            } else if let failed = failures[file], modified <= failed.modified {
+                continue
+            } else {
+                await loadOrRecord(file)
+                if plugins[file] != nil { reloaded.append(file) }
+            }
+        }
+        return reloaded
+    }
+
+    /// Checks for changes every `interval` seconds until `stopWatching` or `shutdown`.
+    public func startWatching(every interval: TimeInterval = 0.5) {
+        watcher?.cancel()
+        watcher = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(nanoseconds: UInt64(interval * 1e9))
+                guard !Task.isCancelled, let self else { return }
+                await self.reloadChanged()
+            }
+        }
+    }
+
+    public func stopWatching() {
+        watcher?.cancel()
+        watcher = nil
+    }
+
+    private func unload(_ file: String) async {
+        guard var plugin = plugins.removeValue(forKey: file) else { return }
+        if plugin.spec.hooks.contains("on_unload") {
+            _ = await invoke(&plugin, ["on_unload"], [context(for: plugin)])
+        }
+        await plugin.state.close()
+    }
+
+    /// Stops watching and unloads every plugin (`on_unload` first).
+    public func shutdown() async {
+        stopWatching()
+        for file in plugins.keys.sorted() { await unload(file) }
+    }
+
+    /// The latest modification of a plugin file (for `init.lua`, of its whole folder).
+    static func modification(of file: String) -> Date {
+        let attributes = { (path: String) in
+            (try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date) ?? .distantPast
+        }
+        guard file.hasSuffix("/init.lua") else { return attributes(file) }
+        let folder = URL(fileURLWithPath: file).deletingLastPathComponent().path
+        let files = FileManager.default.enumerator(atPath: folder)?.compactMap { $0 as? String } ?? []
+        return files.map { attributes(folder + "/" + $0) }.max() ?? attributes(file)
+    }
+}
+
+/// Resumes a continuation once, from whichever task finishes first.
+private final class ResumeOnce<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<Value, Never>?
+
+    init(_ continuation: CheckedContinuation<Value, Never>) { self.continuation = continuation }
+
+    func resume(with value: Value) {
+        let waiting: CheckedContinuation<Value, Never>? = lock.withLock {
+            defer { continuation = nil }
+            return continuation
+        }
+        waiting?.resume(returning: value)
+    }
+}
+
+private func formatSeconds(_ seconds: TimeInterval) -> String {
+    seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
+}
+
+extension Result where Failure == Error {
+    init(catching body: () async throws -> Success) async {
+        do { self = .success(try await body()) } catch { self = .failure(error) }
+    }
+}

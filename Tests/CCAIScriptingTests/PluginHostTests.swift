@@ -1,0 +1,162 @@
+import CCAIScripting
+import CCAIWire
+import Foundation
+import LuaRuntime
+import Testing
+
+@Suite struct PluginHostTests {
+    /// A folder of plugin files for one test.
+    final class Folder {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("plugins-\(UUID().uuidString)").path
+
+        init(_ files: [String: String]) throws {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            for (name, source) in files { try write(name, source) }
+        }
+
+        func write(_ name: String, _ source: String) throws {
+            let file = URL(fileURLWithPath: path).appendingPathComponent(name)
+            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try source.write(to: file, atomically: true, encoding: .utf8)
+        }
+
+        func remove(_ name: String) throws { try FileManager.default.removeItem(atPath: path + "/" + name) }
+
+        deinit { try? FileManager.default.removeItem(atPath: path) }
+    }
+
+    let billing = QueueMenu(id: 1, name: "Billing", channels: Channels(chat: ChatChannel(enabled: true, deflected: false)))
+
+    private func host(_ folder: Folder, logger: CapturingLogger = CapturingLogger()) -> PluginHost {
+        PluginHost(directories: [folder.path], runner: ScriptRunner(logger: logger))
+    }
+
+    @Test func hooksRunByPriorityAndTheFirstAnswerWins() async throws {
+        let folder = try Folder([
+            "a_low.lua": #"return { name = "low", priority = 1, deflection = function() return { action = "phone", number = "+1555" } end }"#,
+            "b_high.lua": #"return { name = "high", priority = 5, deflection = function(menu, ctx) if menu.id == 1 then return { action = "redirect", menu_id = 7, message = ctx.note } end end }"#,
+            "c_silent.lua": #"return { name = "silent", priority = 9, deflection = function() return nil end }"#,
+        ])
+        let host = host(folder)
+        let list = await host.load()
+        #expect(list.map(\.name) == ["silent", "high", "low"])
+        let decision = await host.evaluateDeflection(menu: billing, channel: "chat", context: ["note": "night desk"])
+        #expect(decision == DeflectionDecision(action: "redirect", menuId: 7, message: "night desk", plugin: "high"))
+        let other = await host.evaluateDeflection(menu: QueueMenu(id: 2), channel: "chat", context: [:])
+        #expect(other.action == "phone" && other.plugin == "low")
+    }
+
+    @Test func withoutAnAnswerTheSDKDefaultApplies() async throws {
+        let host = host(try Folder([:]))
+        #expect(await host.evaluateDeflection(menu: billing, channel: "chat", context: [:]).action == "allow")
+        let closed = QueueMenu(id: 1, settings: [QueueMenuSetting(afterHours: .init(message: .init(text: "Closed")))],
+                               channels: Channels(chat: ChatChannel(enabled: false, deflected: true, deflectedReason: "after_hours")))
+        #expect(await host.evaluateDeflection(menu: closed, channel: "chat", context: [:])
+            == DeflectionDecision(action: "message", text: "Closed"))
+        var redirected = closed
+        redirected.redirectionExtra = QueueMenuRedirection(menuId: 7, deflectionType: .afterHourDeflection, message: "Closed")
+        #expect(await host.evaluateDeflection(menu: redirected, channel: "chat", context: [:])
+            == DeflectionDecision(action: "redirect", menuId: 7, message: "Closed"))
+    }
+
+    @Test func aFailingPluginIsIsolated() async throws {
+        let folder = try Folder([
+            "broken.lua": #"return { name = "broken", priority = 9, deflection = function() error("no database") end }"#,
+            "looping.lua": #"return { name = "looping", priority = 8, deflection = function() while true do end end }"#,
+            "invalid.lua": #"return { name = "invalid", priority = 7, deflection = function() return { action = "teleport" } end }"#,
+            "fine.lua": #"return { name = "fine", deflection = function() return { action = "allow", message = "ok" } end }"#,
+        ])
+        let logger = CapturingLogger()
+        let host = host(folder, logger: logger)
+        await host.load()
+        let decision = await host.evaluateDeflection(menu: billing, channel: "chat", context: [:])
+        #expect(decision.plugin == "fine")
+        let errors = Dictionary(uniqueKeysWithValues: await host.list().map { ($0.name, $0.errors) })
+        #expect(errors["broken"]?.first?.contains("broken.lua:1: no database") == true)
+        #expect(errors["looping"]?.first?.contains("instruction limit exceeded") == true)
+        #expect(errors["invalid"]?.first?.contains("action teleport") == true)
+        #expect(logger.records.contains { $0.level == .error && $0.message.contains("plugin 'broken' failed") })
+    }
+
+    @Test func loadFailuresAreReportedWithTheirCause() async throws {
+        let folder = try Folder([
+            "syntax.lua": "return { name = ",
+            "nameless.lua": "return { version = '1' }",
+            "wrong_hook.lua": "return { name = 'w', deflection = 42 }",
+            "bad_actions.lua": "return { name = 'b', smart_actions = { text = 'hello' } }",
+            "no_table.lua": "return 42",
+            "dup_one.lua": "return { name = 'dup' }",
+            "dup_two.lua": "return { name = 'dup' }",
+            "onload.lua": "return { name = 'onload', on_load = function() error('cannot start') end }",
+            "folder/init.lua": "return { name = 'folder-plugin', smart_actions = { ['*'] = function() end }, forms = { [10] = function() end } }",
+        ])
+        let list = await host(folder).load()
+        let byFile = Dictionary(uniqueKeysWithValues: list.map { (URL(fileURLWithPath: $0.file).lastPathComponent, $0) })
+        #expect(byFile["syntax.lua"]?.state == "failed")
+        #expect(byFile["nameless.lua"]?.errors.first?.contains("name: a non-empty string is required") == true)
+        #expect(byFile["wrong_hook.lua"]?.errors.first?.contains("deflection: function expected, got number") == true)
+        #expect(byFile["bad_actions.lua"]?.errors.first?.contains("smart_actions.text: function expected") == true)
+        #expect(byFile["no_table.lua"]?.errors.first?.contains("must return a table") == true)
+        #expect(byFile["dup_two.lua"]?.errors.first?.contains("a plugin named 'dup' is already loaded") == true)
+        #expect(byFile["onload.lua"]?.errors.first?.contains("on_load failed") == true)
+        let folderPlugin = list.first { $0.name == "folder-plugin" }
+        #expect(folderPlugin?.state == "loaded" && folderPlugin?.hooks == ["smart_actions.*", "forms.10"])
+        let missing = await PluginHost(directories: ["/no/such/folder"], runner: ScriptRunner(logger: CapturingLogger())).load()
+        #expect(missing.first?.state == "failed" && missing.first?.errors.first?.contains("cannot read the plugin folder") == true)
+    }
+
+    @Test func hotReloadReplacesOnlyAPluginThatLoads() async throws {
+        let folder = try Folder(["p.lua": #"return { name = "p", version = "1", deflection = function() return { action = "message", text = "v1" } end }"#])
+        let host = host(folder)
+        await host.load()
+        #expect(await host.evaluateDeflection(menu: billing, channel: "chat", context: [:]).text == "v1")
+
+        try await Task.sleep(nanoseconds: 20_000_000)
+        try folder.write("p.lua", "return { name = ")
+        #expect(await host.reloadChanged().isEmpty)
+        #expect(await host.evaluateDeflection(menu: billing, channel: "chat", context: [:]).text == "v1", "the old one runs on")
+        #expect(await host.list().first?.errors.last?.contains("reload failed") == true)
+
+        try await Task.sleep(nanoseconds: 20_000_000)
+        try folder.write("p.lua", #"return { name = "p", version = "2", deflection = function() return { action = "message", text = "v2" } end }"#)
+        #expect(await host.reloadChanged().count == 1)
+        #expect(await host.evaluateDeflection(menu: billing, channel: "chat", context: [:]).text == "v2")
+        #expect(await host.list().first?.version == "2")
+
+        try folder.write("q.lua", #"return { name = "q" }"#)
+        try folder.remove("p.lua")
+        await host.reloadChanged()
+        #expect(await host.list().map(\.name) == ["q"])
+    }
+
+    @Test func slowHooksTimeOut() async throws {
+        let folder = try Folder([
+            "slow.lua": #"return { name = "slow", priority = 2, deflection = function() ccai.sleep(5) return { action = "voicemail" } end }"#,
+            "quick.lua": #"return { name = "quick", deflection = function() return { action = "email" } end }"#,
+        ])
+        let host = host(folder)
+        await host.setHookTimeout(0.1)
+        await host.load()
+        #expect(await host.evaluateDeflection(menu: billing, channel: "chat", context: [:]).action == "email")
+        #expect(await host.list().first { $0.name == "slow" }?.errors.first?.contains("took longer than") == true)
+    }
+
+    @Test func luaSeesThePluginsThroughCcaiPlugins() async throws {
+        let folder = try Folder(["p.lua": #"return { name = "p", version = "3", deflection = function(menu) return { action = "message", text = "for " .. menu.name } end }"#])
+        let logger = CapturingLogger()
+        let host = host(folder, logger: logger)
+        await host.load()
+        let state = try await ScriptRunner(logger: logger, plugins: host).makeState()
+        let results = try await state.run(source: """
+            local list = ccai.plugins.list()
+            local decision = ccai.plugins.evaluate_deflection({ id = 1, name = "Billing" }, { channel = "chat" })
+            local ok, err = pcall(ccai.plugins.evaluate_deflection, { id = 1 }, { channel = "fax" })
+            return list[1].name, list[1].version, list[1].state, decision.action, decision.text, decision.plugin, err.code
+            """, chunkName: "=t")
+        #expect(results == ["p", "3", "loaded", "message", "for Billing", "p", "invalid_argument"])
+    }
+}
+
+extension PluginHost {
+    func setHookTimeout(_ seconds: TimeInterval) { hookTimeout = seconds }
+}
