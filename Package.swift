@@ -41,7 +41,7 @@ let package = Package(
         .executableTarget(name: "ccai", dependencies: ["CCAIScripting", "CCAIKit", "CCAISandbox", "CCAIWire", "LuaRuntime"]),
         .executableTarget(
             name: "ccai-bench",
-            dependencies: ["CCAIScripting", "LuaRuntime", "CLua", "CLuaShim"]
+            dependencies: ["CCAIScripting", "CCAIKit", "CCAISandbox", "CCAIWire", "LuaRuntime", "CLua", "CLuaShim"]
         ),
 
         .testTarget(name: "LuaRuntimeTests", dependencies: ["LuaRuntime", "CLua", "CLuaShim"]),

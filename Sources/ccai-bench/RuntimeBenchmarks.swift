@@ -16,6 +16,7 @@ struct RuntimeBenchmarks {
             ("async_call_ratio", asyncCallRatio),
             ("event_dispatch_ratio", eventDispatchRatio),
             ("state_memory_bytes", stateMemory),
+            ("http_round_trip_ratio", PlatformBenchmarks().httpRoundTripRatio),
         ]
         var results: [BenchmarkResult] = []
         for (name, benchmark) in all where filter.map({ name.contains($0) }) ?? true {

@@ -9,11 +9,8 @@ import Testing
     /// The same Monday, 20:00 in Los Angeles: after hours.
     static let mondayEvening = mondayMorning.addingTimeInterval(10 * 3_600)
 
-    private let decoder: JSONDecoder = {
-        let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
-        return decoder
-    }()
+    /// Wire models decode with their own snake_case keys.
+    private let decoder = JSONDecoder()
 
     /// A served sandbox and a token for it.
     private func serve(at date: Date, configuration: SandboxConfiguration = .builtIn) async throws -> (HTTPServer, String) {

@@ -27,9 +27,7 @@ final class ManualClock: SandboxClock, @unchecked Sendable {
     private func authenticate(_ server: HTTPServer, _ jwt: String) async throws -> AuthResponse {
         let reply = try await Curl.request("POST", "\(server.baseURL)/auth/end_user", body: body(jwt))
         #expect(reply.status == 200, "\(reply.body)")
-        let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
-        return try decoder.decode(AuthResponse.self, from: Data(reply.body.utf8))
+        return try JSONDecoder().decode(AuthResponse.self, from: Data(reply.body.utf8))
     }
 
     @Test func aSignedJWTBuysATokenThatReadsTheCompany() async throws {

@@ -20,11 +20,8 @@ final class APIClient: Sendable {
         return encoder
     }()
 
-    static let decoder: JSONDecoder = {
-        let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
-        return decoder
-    }()
+    /// Answers decode with the models' own snake_case `CodingKeys` (no key strategy).
+    static let decoder = JSONDecoder()
 
     /// Sends a request and decodes the answer.
     func send<Response: Decodable>(_ method: String, _ path: String, query: [String: String] = [:],

@@ -84,7 +84,7 @@ public actor PluginHost {
             for entry in entries.sorted() where !entry.hasPrefix(".") {
                 let path = URL(fileURLWithPath: directory).appendingPathComponent(entry).path
                 var isFolder: ObjCBool = false
-                FileManager.default.fileExists(atPath: path, isDirectory: &isFolder)
+                guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { continue }
                 if isFolder.boolValue {
                     let initFile = path + "/init.lua"
                     if FileManager.default.fileExists(atPath: initFile) { files.append(initFile) }

@@ -16,6 +16,12 @@ public struct AuthResponse: Codable, Equatable, Sendable {
     public var expiresAt: Int64
     public var endUser: EndUser
 
+    enum CodingKeys: String, CodingKey {
+        case authToken = "auth_token"
+        case expiresAt = "expires_at"
+        case endUser = "end_user"
+    }
+
     public init(authToken: String, expiresAt: Int64, endUser: EndUser) {
         self.authToken = authToken
         self.expiresAt = expiresAt

@@ -9,6 +9,14 @@ public struct CompanyResponse: Codable, Equatable, Sendable {
     /// Hide direct PSTN dialing in fallback UIs (seed 002).
     public var preventDirectPstnCall: Bool
 
+    enum CodingKeys: String, CodingKey {
+        case displayName = "display_name"
+        case supportEmail = "support_email"
+        case languages
+        case timeZone = "time_zone"
+        case preventDirectPstnCall = "prevent_direct_pstn_call"
+    }
+
     public init(displayName: String, supportEmail: String?, languages: [String], timeZone: String,
                 preventDirectPstnCall: Bool) {
         self.displayName = displayName

@@ -1,4 +1,8 @@
 /// A queue and its channels (seed 001), as `queueMenuService.get` returns it: a tree.
+///
+/// Wire models that clients decode spell their snake_case keys in `CodingKeys`: they
+/// decode without a key strategy (much faster than `convertFromSnakeCase`) and encode the
+/// same with `convertToSnakeCase` or without.
 public struct QueueMenu: Codable, Hashable, Sendable, Identifiable {
     public var id: Int
     public var name: String?
@@ -11,6 +15,18 @@ public struct QueueMenu: Codable, Hashable, Sendable, Identifiable {
     public var redirectionExtra: QueueMenuRedirection?
     /// The deflection rules routing other queues into this one right now.
     public var deflectionFrom: [QueueMenuDeflection]?
+
+    enum CodingKeys: String, CodingKey {
+        case id
+        case name
+        case hidden
+        case position
+        case settings
+        case children
+        case channels
+        case redirectionExtra = "redirection_extra"
+        case deflectionFrom = "deflection_from"
+    }
 
     public init(id: Int, name: String? = nil, hidden: Bool? = nil, position: Int? = nil,
                 settings: [QueueMenuSetting]? = nil, children: [QueueMenu]? = nil, channels: Channels? = nil,
@@ -33,6 +49,13 @@ public struct Channels: Codable, Hashable, Sendable {
     public var voiceCall: VoiceCallChannel?
     public var externalDeflectionLink: ExternalDeflectionLink?
 
+    enum CodingKeys: String, CodingKey {
+        case email
+        case chat
+        case voiceCall = "voice_call"
+        case externalDeflectionLink = "external_deflection_link"
+    }
+
     public init(email: EmailChannel? = nil, chat: ChatChannel? = nil, voiceCall: VoiceCallChannel? = nil,
                 externalDeflectionLink: ExternalDeflectionLink? = nil) {
         self.email = email
@@ -53,6 +76,18 @@ public struct VoiceCallChannel: Codable, Hashable, Sendable {
     public var scheduleDeflectionType: String?
     public var deflected: Bool?
     public var deflectedReason: String?
+
+    enum CodingKeys: String, CodingKey {
+        case instantEnabled = "instant_enabled"
+        case preSessionSmartAction = "pre_session_smart_action"
+        case scheduleEnabled = "schedule_enabled"
+        case recordingOption = "recording_option"
+        case voicemailReason = "voicemail_reason"
+        case phoneNumber = "phone_number"
+        case scheduleDeflectionType = "schedule_deflection_type"
+        case deflected
+        case deflectedReason = "deflected_reason"
+    }
 
     public init(instantEnabled: Bool? = nil, preSessionSmartAction: Bool? = nil, scheduleEnabled: Bool? = nil,
                 recordingOption: RecordingOption? = nil, voicemailReason: VoicemailReason? = nil,
@@ -81,6 +116,14 @@ public struct ChatChannel: Codable, Hashable, Sendable {
     public var deflected: Bool?
     public var deflectedReason: String?
 
+    enum CodingKeys: String, CodingKey {
+        case enabled
+        case preSessionSmartAction = "pre_session_smart_action"
+        case redaction
+        case deflected
+        case deflectedReason = "deflected_reason"
+    }
+
     public init(enabled: Bool? = nil, preSessionSmartAction: Bool? = nil, redaction: Bool? = nil,
                 deflected: Bool? = nil, deflectedReason: String? = nil) {
         self.enabled = enabled
@@ -96,6 +139,11 @@ public struct EmailChannel: Codable, Hashable, Sendable {
     public var email: String?
     public var instructionMessage: String?
 
+    enum CodingKeys: String, CodingKey {
+        case email
+        case instructionMessage = "instruction_message"
+    }
+
     public init(email: String? = nil, instructionMessage: String? = nil) {
         self.email = email
         self.instructionMessage = instructionMessage
@@ -105,6 +153,11 @@ public struct EmailChannel: Codable, Hashable, Sendable {
 public struct ExternalDeflectionLink: Codable, Hashable, Sendable {
     public var enabled: Bool?
     public var links: [ExternalDeflection]?
+
+    enum CodingKeys: String, CodingKey {
+        case enabled
+        case links
+    }
 
     public init(enabled: Bool? = nil, links: [ExternalDeflection]? = nil) {
         self.enabled = enabled
@@ -116,6 +169,12 @@ public struct ExternalDeflection: Codable, Hashable, Sendable {
     public var url: String
     public var displayName: String
     public var enabled: Bool?
+
+    enum CodingKeys: String, CodingKey {
+        case url
+        case displayName = "display_name"
+        case enabled
+    }
 
     public init(url: String, displayName: String, enabled: Bool? = nil) {
         self.url = url
@@ -129,6 +188,11 @@ public struct QueueMenuSetting: Codable, Hashable, Sendable {
     public var sdk: QueueMenuSDKSetting?
     public var afterHours: AfterHoursSetting?
 
+    enum CodingKeys: String, CodingKey {
+        case sdk
+        case afterHours = "after_hours"
+    }
+
     public init(sdk: QueueMenuSDKSetting? = nil, afterHours: AfterHoursSetting? = nil) {
         self.sdk = sdk
         self.afterHours = afterHours
@@ -137,6 +201,10 @@ public struct QueueMenuSetting: Codable, Hashable, Sendable {
 
 public struct QueueMenuSDKSetting: Codable, Hashable, Sendable {
     public var preSessionSmartAction: Bool?
+
+    enum CodingKeys: String, CodingKey {
+        case preSessionSmartAction = "pre_session_smart_action"
+    }
 
     public init(preSessionSmartAction: Bool? = nil) {
         self.preSessionSmartAction = preSessionSmartAction
@@ -163,6 +231,11 @@ public struct QueueMenuDeflection: Codable, Hashable, Sendable {
     /// The source queue.
     public var menuId: Int?
 
+    enum CodingKeys: String, CodingKey {
+        case deflectionType = "deflection_type"
+        case menuId = "menu_id"
+    }
+
     public init(deflectionType: DeflectionType?, menuId: Int?) {
         self.deflectionType = deflectionType
         self.menuId = menuId
@@ -176,6 +249,12 @@ public struct QueueMenuRedirection: Codable, Hashable, Sendable {
     public var deflectionType: DeflectionType?
     /// The admin's message (the after-hours message, say).
     public var message: String?
+
+    enum CodingKeys: String, CodingKey {
+        case menuId = "menu_id"
+        case deflectionType = "deflection_type"
+        case message
+    }
 
     public init(menuId: Int?, deflectionType: DeflectionType?, message: String?) {
         self.menuId = menuId
@@ -207,6 +286,11 @@ public struct WaitTimes: Codable, Hashable, Sendable {
     public var chat: Int?
     public var voiceCall: Int?
 
+    enum CodingKeys: String, CodingKey {
+        case chat
+        case voiceCall = "voice_call"
+    }
+
     public init(chat: Int?, voiceCall: Int?) {
         self.chat = chat
         self.voiceCall = voiceCall
@@ -218,6 +302,12 @@ public struct QueueMenusResponse: Codable, Hashable, Sendable {
     public var menus: [QueueMenu]
     public var isDirectAccess: Bool
     public var language: String
+
+    enum CodingKeys: String, CodingKey {
+        case menus
+        case isDirectAccess = "is_direct_access"
+        case language
+    }
 
     public init(menus: [QueueMenu], isDirectAccess: Bool, language: String) {
         self.menus = menus
