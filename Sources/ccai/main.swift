@@ -14,6 +14,8 @@ func main(_ arguments: [String]) async -> Int32 {
             return try await SandboxCommand(arguments: Array(arguments.dropFirst())).execute()
         case "plugins":
             return try await PluginsCommand(arguments: Array(arguments.dropFirst())).execute()
+        case "types":
+            return try TypesCommand(arguments: Array(arguments.dropFirst())).execute()
         case "jwt":
             return try JWTCommand(arguments: Array(arguments.dropFirst())).execute()
         case "help", "-h", "--help":

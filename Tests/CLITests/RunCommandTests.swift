@@ -106,6 +106,16 @@ import Testing
         #expect(output.stderr.contains("cannot read script 'no/such/script.lua'"))
     }
 
+    @Test func typesWritesStubsAndConfigurations() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("types-\(UUID().uuidString)").path
+        let output = try CLI.run(["types", "--out", folder])
+        #expect(output.status == 0, "\(output.stderr)")
+        for name in ["ccai.lua", ".luarc.json", ".luacheckrc"] {
+            #expect(FileManager.default.fileExists(atPath: folder + "/" + name), "\(name)")
+        }
+        #expect(try CLI.run(["types"]).status == 2)
+    }
+
     @Test func versionAndHelp() throws {
         let version = try CLI.run(["--version"])
         #expect(version.status == 0)

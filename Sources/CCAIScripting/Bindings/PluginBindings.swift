@@ -8,11 +8,14 @@ import LuaRuntime
 enum PluginBindings {
     static func module(_ host: PluginHost?, sdk: CCAI?) -> LuaModule {
         var module = LuaModule(name: "ccai.plugins")
-        module.function("list") { call in
+        module.function("list", LuaSignature("The plugins: name, version, file, state, errors, priority, hooks.",
+                                             returns: ["ccai.PluginInfo[]"])) { call in
             guard let host else { return call.returning(.array([])) }
             return try call.suspend { [.array(await host.list().map(\.luaValue))] }
         }
-        module.function("evaluate_deflection") { call in
+        module.function("evaluate_deflection", LuaSignature("Asks the plugins where a customer of this queue goes; the SDK's default when none answers.",
+                                                            parameters: ["menu: ccai.QueueMenu", "options?: { channel: string? }"],
+                                                            returns: ["ccai.DeflectionDecision"])) { call in
             let menu: QueueMenu
             do {
                 menu = try LuaDecoder().decode(QueueMenu.self, from: .table(try call.table(1, "menu")))

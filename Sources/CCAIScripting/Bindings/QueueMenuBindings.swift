@@ -9,7 +9,9 @@ import LuaRuntime
 enum QueueMenuBindings {
     static func module(_ ccai: CCAI) -> LuaModule {
         var module = LuaModule(name: "ccai.queue_menu")
-        module.function("get") { call in
+        module.function("get", LuaSignature("The queue menu tree (or the queue of a direct access key) and whether the key matched.",
+                                            parameters: ["options?: { key: string?, language: string? }"],
+                                            returns: ["ccai.QueueMenus", "boolean"])) { call in
             let options = try call.options(1, "options")
             let key = try options.string("key"), language = try options.string("language")
             let service = try SDKBindings.require(ccai.queueMenuService, "queue_menu", "get")
@@ -21,7 +23,9 @@ enum QueueMenuBindings {
                 output.push(.boolean(result.isDirectAccess))
             })
         }
-        module.function("get_wait_times") { call in
+        module.function("get_wait_times", LuaSignature("Estimated waits of a queue's channels, in seconds.",
+                                                       parameters: ["options: { menu_id: integer, language: string? }|integer"],
+                                                       returns: ["ccai.WaitTimes"])) { call in
             let menuID: Int64
             let language: String?
             if (try? call.optionalNumber(1)) != nil {

@@ -23,18 +23,20 @@ enum SDKBindings {
 
     static func auth(_ ccai: CCAI) -> LuaModule {
         var auth = LuaModule(name: "ccai.auth")
-        auth.function("authenticate") { call in
+        auth.function("authenticate", LuaSignature("Exchanges a JWT signed with the company secret for an auth token.",
+                                                   parameters: ["jwt: string"], returns: ["string"])) { call in
             let jwt = try call.optionalString(1, "jwt") ?? (try call.options(1, "options").string("jwt"))
             guard let jwt else { throw call.argumentError(1, "jwt", "a JWT string expected") }
             let service = try require(ccai.authService, "auth", "authenticate")
             return try sdk(call, "auth", "authenticate") { try await service.authenticate(jwt) }
         }
-        auth.function("update_auth_token") { call in
+        auth.function("update_auth_token", LuaSignature("Sets the auth token, or clears it with nil.",
+                                                        parameters: ["token?: string"])) { call in
             let service = try require(ccai.authService, "auth", "update_auth_token")
             service.updateAuthToken(try call.optionalString(1, "token"))
             return .none
         }
-        auth.function("get_auth_token") { call in
+        auth.function("get_auth_token", LuaSignature("The auth token in use, if any.", returns: ["string?"])) { call in
             let service = try require(ccai.authService, "auth", "get_auth_token")
             return call.returning(service.authToken.map { .string($0) } ?? .nil)
         }
@@ -43,7 +45,7 @@ enum SDKBindings {
 
     static func company(_ ccai: CCAI) -> LuaModule {
         var company = LuaModule(name: "ccai.company")
-        company.function("get") { call in
+        company.function("get", LuaSignature("The company's settings.", returns: ["ccai.CompanyResponse"])) { call in
             let service = try require(ccai.companyService, "company", "get")
             return try sdk(call, "company", "get") { try await service.get() }
         }
@@ -52,11 +54,12 @@ enum SDKBindings {
 
     static func endUser(_ ccai: CCAI) -> LuaModule {
         var endUser = LuaModule(name: "ccai.end_user")
-        endUser.function("get_end_user") { call in
+        endUser.function("get_end_user", LuaSignature("The end user the SDK holds.", returns: ["ccai.EndUser?"])) { call in
             let service = try require(ccai.endUserService, "end_user", "get_end_user")
             return call.returning(try service.endUser.map { try LuaEncoder().encode($0) } ?? .nil)
         }
-        endUser.function("update_end_user") { call in
+        endUser.function("update_end_user", LuaSignature("Replaces the end user the SDK holds (nil clears it); the next authentication is for this identity.",
+                                                     parameters: ["end_user?: ccai.EndUser"])) { call in
             let service = try require(ccai.endUserService, "end_user", "update_end_user")
             if call.isNil(1) {
                 service.updateEndUser(nil)
@@ -70,11 +73,12 @@ enum SDKBindings {
             }
             return .none
         }
-        endUser.function("fetch") { call in
+        endUser.function("fetch", LuaSignature("Reads the end user's profile from the platform.", returns: ["ccai.EndUser"])) { call in
             let service = try require(ccai.endUserService, "end_user", "fetch")
             return try sdk(call, "end_user", "fetch") { try await service.fetch() }
         }
-        endUser.function("save") { call in
+        endUser.function("save", LuaSignature("Saves name, email and phone on the platform.",
+                                          parameters: ["end_user: ccai.EndUser"], returns: ["ccai.EndUser"])) { call in
             let service = try require(ccai.endUserService, "end_user", "save")
             let user: EndUser
             do {
@@ -89,11 +93,12 @@ enum SDKBindings {
 
     static func language(_ ccai: CCAI) -> LuaModule {
         var language = LuaModule(name: "ccai.language")
-        language.function("get_language_code") { call in
+        language.function("get_language_code", LuaSignature("The SDK's language.", returns: ["string"])) { call in
             let service = try require(ccai.languageService, "language", "get_language_code")
             return call.returning(.string(service.languageCode))
         }
-        language.function("set_language_code") { call in
+        language.function("set_language_code", LuaSignature("Sets the language (before a session starts).",
+                                                        parameters: ["language_code: string"])) { call in
             let service = try require(ccai.languageService, "language", "set_language_code")
             let code = try call.string(1, "language_code")
             guard !code.isEmpty else { throw call.argumentError(1, "language_code", "a language code expected, got ''") }

@@ -16,8 +16,8 @@ public enum CCAIModule {
         var ccai = LuaModule(name: "ccai")
         if let sdk { SDKBindings.install(sdk, into: &ccai) }
         LuaTaskLibrary.install(into: &ccai)
-        ccai.function("now") { call in call.returning(.number(Date().timeIntervalSince1970)) }
-        ccai.function("uuid") { call in call.returning(.string(UUID().uuidString.lowercased())) }
+        ccai.function("now", LuaSignature("Unix time in seconds.", returns: ["number"])) { call in call.returning(.number(Date().timeIntervalSince1970)) }
+        ccai.function("uuid", LuaSignature("A random UUID (lowercase).", returns: ["string"])) { call in call.returning(.string(UUID().uuidString.lowercased())) }
         var env = LuaTable()
         for (key, value) in environment { env[key] = .string(value) }
         ccai.readOnly("env", env)
@@ -29,7 +29,8 @@ public enum CCAIModule {
     static func logModule(_ logger: ScriptLogger) -> LuaModule {
         var log = LuaModule(name: "ccai.log")
         for level in LogLevel.allCases {
-            log.function(level.rawValue) { call in
+            log.function(level.rawValue, LuaSignature("Logs at level \(level.rawValue).",
+                                                      parameters: ["message: string", "fields?: table"])) { call in
                 guard level >= logger.minimumLevel else { return .none }
                 logger.log(try record(level, call))
                 return .none
@@ -54,7 +55,9 @@ public enum CCAIModule {
 
     static func jsonModule() -> LuaModule {
         var json = LuaModule(name: "ccai.json")
-        json.function("encode") { call in
+        json.function("encode", LuaSignature("JSON text of a value (keys sorted).",
+                                             parameters: ["value: any", "options?: { pretty: boolean? }"],
+                                             returns: ["string"])) { call in
             let value = try call.value(1, "value")
             let pretty = try call.options(2, "options").boolean("pretty") ?? false
             do {
@@ -63,7 +66,8 @@ public enum CCAIModule {
                 throw call.argumentError(1, "value", error.message)
             }
         }
-        json.function("decode") { call in
+        json.function("decode", LuaSignature("The value of JSON text (null reads as nil).",
+                                             parameters: ["text: string"], returns: ["any"])) { call in
             let text = try call.data(1, "text")
             do {
                 return call.returning(try LuaJSON.decode(text))

@@ -11,7 +11,7 @@
 /// ```
 public struct LuaModule {
     public enum Member {
-        case function(LuaFunctionBody)
+        case function(LuaFunctionBody, LuaSignature?)
         case value(LuaValue)
         case module(LuaModule)
         /// `on` and `wait_for` of an event emitter.
@@ -31,8 +31,9 @@ public struct LuaModule {
     /// The key under which the module sits in its parent.
     public var key: String { name.split(separator: ".").last.map(String.init) ?? name }
 
-    public mutating func function(_ key: String, _ body: @escaping LuaFunctionBody) {
-        members.append((key, .function(body)))
+    /// Adds a function; its `signature` documents it (type stubs, help).
+    public mutating func function(_ key: String, _ signature: LuaSignature? = nil, _ body: @escaping LuaFunctionBody) {
+        members.append((key, .function(body, signature)))
     }
 
     public mutating func value(_ key: String, _ value: LuaValue) {
@@ -63,5 +64,36 @@ public struct LuaModule {
             case .events: return ["\(name).on", "\(name).wait_for"]
             }
         }
+    }
+}
+
+/// What a function takes and returns, for documentation and type stubs.
+///
+/// ```swift
+/// LuaSignature("Suspends the calling task.", parameters: ["seconds: number"])
+/// LuaSignature("Reads the company.", returns: ["CompanyResponse"])
+/// ```
+public struct LuaSignature: Sendable, Equatable {
+    public struct Parameter: Sendable, Equatable {
+        public var name: String
+        public var type: String
+        public var isOptional: Bool
+    }
+
+    public var summary: String
+    public var parameters: [Parameter]
+    public var returns: [String]
+
+    /// Parameters are written `"name: type"`, or `"name?: type"` when optional.
+    public init(_ summary: String, parameters: [String] = [], returns: [String] = []) {
+        self.summary = summary
+        self.parameters = parameters.map { text in
+            let parts = text.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            var name = parts[0]
+            let isOptional = name.hasSuffix("?")
+            if isOptional { name.removeLast() }
+            return Parameter(name: name, type: parts.count > 1 ? parts[1] : "any", isOptional: isOptional)
+        }
+        self.returns = returns
     }
 }

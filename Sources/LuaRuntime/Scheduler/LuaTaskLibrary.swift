@@ -10,8 +10,10 @@ import CLuaShim
 public enum LuaTaskLibrary {
     /// Adds `spawn` and `sleep` to `module`.
     public static func install(into module: inout LuaModule) {
-        module.function("spawn", spawn)
-        module.function("sleep", sleep)
+        module.function("spawn", LuaSignature("Runs fn(...) in a new task; the task starts when the caller next suspends.",
+                                              parameters: ["fn: function", "...: any"], returns: ["ccai.Task"]), spawn)
+        module.function("sleep", LuaSignature("Suspends the calling task; sleep(0) lets other tasks run.",
+                                              parameters: ["seconds: number"]), sleep)
     }
 
     /// `spawn(fn, ...)`: runs `fn(...)` in a new task; returns the task.

@@ -85,7 +85,7 @@ public struct LuaContext {
         lua_createtable(L, 0, Int32(module.members.count))
         for (key, member) in module.members {
             switch member {
-            case .function(let body):
+            case .function(let body, _):
                 core.pushFunction("\(module.name).\(key)", body)
             case .value(let value):
                 LuaStack(L).push(value)

@@ -14,6 +14,7 @@ enum HelpCommand {
           sandbox serve     serve the platform emulator over HTTP
           plugins check     load and validate plugins
           jwt sign          sign an end-user JWT with a company secret
+          types --out DIR   write LuaLS stubs, .luarc.json and a luacheck config
           help [COMMAND]    show help for ccai or for one command
 
         Options:
@@ -33,6 +34,7 @@ enum HelpCommand {
         case "jwt": return JWTCommand.help
         case "sandbox": return SandboxCommand.help
         case "plugins": return PluginsCommand.help
+        case "types": return TypesCommand.help
         default: return nil
         }
     }
