@@ -11,8 +11,24 @@
 #include <time.h>
 #include <unistd.h>
 
+struct chttp_stream {
+    pthread_mutex_t lock;
+    int references;             // the daemon's and the writer's
+    struct MHD_Connection *connection;
+    struct chttp_server *server;
+    char *data;
+    size_t len, cap, offset;
+    int closed;                 // no more writes; end after the data
+    int gone;                   // the daemon released it: the client left or the server stopped
+    int reader_suspended;       // the reader suspended the connection waiting for data
+    int parked;                 // counted in the server's parked readers
+    struct chttp_stream *next, *previous;
+};
+
 struct chttp_server {
     struct MHD_Daemon *daemon;
+    struct chttp_stream *streams;     // open streams, to end them at shutdown
+    int parked_readers;               // stream readers waiting for data (atomic)
     chttp_request_handler handler;
     void *context;
     size_t max_body_bytes;
@@ -170,6 +186,158 @@ static void request_completed(void *cls, struct MHD_Connection *connection, void
     *con_cls = NULL;
 }
 
+static void add_headers(struct MHD_Response *response, const char *headers) {
+    if (!headers) return;
+    const char *line = headers;
+    while (*line) {
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        const char *colon = memchr(line, ':', len);
+        if (colon) {
+            char name[128], value[1024];
+            size_t name_len = (size_t)(colon - line), value_len = len - name_len - 1;
+            const char *value_start = colon + 1;
+            while (value_len > 0 && *value_start == ' ') { value_start++; value_len--; }
+            if (name_len < sizeof name && value_len < sizeof value) {
+                memcpy(name, line, name_len);
+                name[name_len] = 0;
+                memcpy(value, value_start, value_len);
+                value[value_len] = 0;
+                MHD_add_response_header(response, name, value);
+            }
+        }
+        if (!end) break;
+        line = end + 1;
+    }
+}
+
+// MARK: - Streams
+
+static void stream_release(chttp_stream *stream) {
+    pthread_mutex_lock(&stream->lock);
+    int left = --stream->references;
+    pthread_mutex_unlock(&stream->lock);
+    if (left > 0) return;
+    pthread_mutex_destroy(&stream->lock);
+    free(stream->data);
+    free(stream);
+}
+
+static ssize_t stream_reader(void *cls, uint64_t pos, char *buf, size_t max) {
+    (void)pos;
+    chttp_stream *stream = cls;
+    pthread_mutex_lock(&stream->lock);
+    if (stream->parked) {
+        stream->parked = 0;
+        __atomic_sub_fetch(&stream->server->parked_readers, 1, __ATOMIC_SEQ_CST);
+    }
+    if (stream->len > stream->offset) {
+        size_t count = stream->len - stream->offset;
+        if (count > max) count = max;
+        memcpy(buf, stream->data + stream->offset, count);
+        stream->offset += count;
+        if (stream->offset == stream->len) stream->offset = stream->len = 0;
+        pthread_mutex_unlock(&stream->lock);
+        return (ssize_t)count;
+    }
+    if (stream->closed) {
+        pthread_mutex_unlock(&stream->lock);
+        return MHD_CONTENT_READER_END_OF_STREAM;
+    }
+    // Nothing to send: park the connection until the next write (the pattern microhttpd.h
+    // prescribes; returning 0 alone would spin).
+    stream->reader_suspended = 1;
+    stream->parked = 1;
+    __atomic_add_fetch(&stream->server->parked_readers, 1, __ATOMIC_SEQ_CST);
+    MHD_suspend_connection(stream->connection);
+    pthread_mutex_unlock(&stream->lock);
+    return 0;
+}
+
+static void stream_free(void *cls) {
+    chttp_stream *stream = cls;
+    chttp_server *server = stream->server;
+    pthread_mutex_lock(&server->lock);
+    if (stream->previous) stream->previous->next = stream->next;
+    else if (server->streams == stream) server->streams = stream->next;
+    if (stream->next) stream->next->previous = stream->previous;
+    pthread_mutex_unlock(&server->lock);
+    pthread_mutex_lock(&stream->lock);
+    stream->gone = 1;
+    stream->connection = NULL;
+    pthread_mutex_unlock(&stream->lock);
+    stream_release(stream);
+}
+
+/// Wakes a parked reader (stream lock held).
+static void wake_reader(chttp_stream *stream) {
+    if (stream->reader_suspended && stream->connection) {
+        stream->reader_suspended = 0;
+        MHD_resume_connection(stream->connection);
+    }
+}
+
+int chttp_stream_write(chttp_stream *stream, const char *data, size_t len) {
+    pthread_mutex_lock(&stream->lock);
+    if (stream->gone || stream->closed) {
+        pthread_mutex_unlock(&stream->lock);
+        return 0;
+    }
+    buffer b = {stream->data, stream->len, stream->cap};
+    int ok = buffer_append(&b, data, len);
+    stream->data = b.data;
+    stream->len = b.len;
+    stream->cap = b.cap;
+    wake_reader(stream);
+    pthread_mutex_unlock(&stream->lock);
+    return ok;
+}
+
+void chttp_stream_close(chttp_stream *stream) {
+    pthread_mutex_lock(&stream->lock);
+    stream->closed = 1;
+    wake_reader(stream);
+    pthread_mutex_unlock(&stream->lock);
+}
+
+int chttp_stream_is_open(chttp_stream *stream) {
+    pthread_mutex_lock(&stream->lock);
+    int open = !stream->gone && !stream->closed;
+    pthread_mutex_unlock(&stream->lock);
+    return open;
+}
+
+void chttp_stream_release(chttp_stream *stream) { stream_release(stream); }
+
+chttp_stream *chttp_respond_stream(chttp_exchange *exchange, unsigned status, const char *headers) {
+    chttp_server *server = exchange->server;
+    chttp_stream *stream = calloc(1, sizeof(chttp_stream));
+    if (!stream) return NULL;
+    pthread_mutex_init(&stream->lock, NULL);
+    stream->references = 2;
+    stream->connection = exchange->connection;
+    stream->server = server;
+    pthread_mutex_lock(&server->lock);
+    if (exchange->response != NULL) {  // already answered (by chttp_stop)
+        pthread_mutex_unlock(&server->lock);
+        pthread_mutex_destroy(&stream->lock);
+        free(stream);
+        return NULL;
+    }
+    struct MHD_Response *response =
+        MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, stream_reader, stream, stream_free);
+    add_headers(response, headers);
+    stream->next = server->streams;
+    if (server->streams) server->streams->previous = stream;
+    server->streams = stream;
+    exchange->status = status;
+    exchange->response = response;
+    unlink_waiting(server, exchange);
+    pthread_mutex_unlock(&server->lock);
+    MHD_resume_connection(exchange->connection);
+    return stream;
+}
+
 void chttp_respond(chttp_exchange *exchange, unsigned status, const char *headers, const char *body, size_t body_len) {
     chttp_server *server = exchange->server;
     pthread_mutex_lock(&server->lock);
@@ -179,29 +347,7 @@ void chttp_respond(chttp_exchange *exchange, unsigned status, const char *header
     }
     struct MHD_Response *response =
         MHD_create_response_from_buffer(body_len, (void *)(body ? body : ""), MHD_RESPMEM_MUST_COPY);
-    if (headers) {
-        const char *line = headers;
-        while (*line) {
-            const char *end = strchr(line, '\n');
-            size_t len = end ? (size_t)(end - line) : strlen(line);
-            const char *colon = memchr(line, ':', len);
-            if (colon) {
-                char name[128], value[1024];
-                size_t name_len = (size_t)(colon - line), value_len = len - name_len - 1;
-                const char *value_start = colon + 1;
-                while (value_len > 0 && *value_start == ' ') { value_start++; value_len--; }
-                if (name_len < sizeof name && value_len < sizeof value) {
-                    memcpy(name, line, name_len);
-                    name[name_len] = 0;
-                    memcpy(value, value_start, value_len);
-                    value[value_len] = 0;
-                    MHD_add_response_header(response, name, value);
-                }
-            }
-            if (!end) break;
-            line = end + 1;
-        }
-    }
+    add_headers(response, headers);
     exchange->status = status;
     exchange->response = response;
     unlink_waiting(server, exchange);
@@ -275,6 +421,18 @@ void chttp_stop(chttp_server *server, double grace_seconds) {
     if (!server) return;
     MHD_socket listening = MHD_quiesce_daemon(server->daemon);  // ours to close
     if (listening != MHD_INVALID_SOCKET) close(listening);
+    // Open streams end: their parked readers resume and finish.
+    pthread_mutex_lock(&server->lock);
+    for (chttp_stream *stream = server->streams; stream; stream = stream->next) {
+        pthread_mutex_lock(&stream->lock);
+        stream->closed = 1;
+        wake_reader(stream);
+        pthread_mutex_unlock(&stream->lock);
+    }
+    pthread_mutex_unlock(&server->lock);
+    struct timespec started;
+    clock_gettime(CLOCK_MONOTONIC, &started);
+    while (__atomic_load_n(&server->parked_readers, __ATOMIC_SEQ_CST) > 0 && seconds_since(&started) < 10) usleep(1000);
     if (!wait_until_resumed(server, grace_seconds)) {
         // Requests still unanswered get a 503 so that their connections resume.
         static const char body[] = "{\"error\":{\"code\":\"unavailable\",\"message\":\"the server is shutting down\"}}";

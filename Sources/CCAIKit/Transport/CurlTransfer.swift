@@ -11,6 +11,9 @@ final class CurlTransfer {
     private var responseHeaders: [String: String] = [:]
     private let lock = NSLock()
     private var continuation: CheckedContinuation<HTTPClientResponse, Error>?
+    /// For streams: receives each chunk of a 2xx body (with the status) instead of
+    /// buffering it; returning false aborts the transfer.
+    var onChunk: ((Int, Data) -> Bool)?
 
     init(_ request: HTTPClientRequest) throws {
         guard let easy = curl_easy_init() else { throw TransportError.failed("cannot create a transfer") }
@@ -19,8 +22,9 @@ final class CurlTransfer {
         let handle = UnsafeMutableRawPointer(easy)
         ccurl_setopt_string(handle, CURLOPT_URL, request.url)
         ccurl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
-        ccurl_setopt_long(handle, CURLOPT_TIMEOUT_MS, max(1, Int(request.timeout * 1000)))
-        ccurl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, max(1, Int(min(request.timeout, 10) * 1000)))
+        if request.timeout > 0 { ccurl_setopt_long(handle, CURLOPT_TIMEOUT_MS, max(1, Int(request.timeout * 1000))) }
+        ccurl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS,
+                          max(1, Int((request.timeout > 0 ? min(request.timeout, 10) : 10) * 1000)))
         ccurl_setopt_long(handle, CURLOPT_PROTOCOLS, Int(CURLPROTO_HTTP | CURLPROTO_HTTPS))
         switch request.method {
         case "GET": ccurl_setopt_long(handle, CURLOPT_HTTPGET, 1)
@@ -50,7 +54,15 @@ final class CurlTransfer {
         let context = Unmanaged.passUnretained(self).toOpaque()
         ccurl_setopt_write(handle, CURLOPT_WRITEFUNCTION) { data, size, count, context in
             let transfer = Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
-            transfer.responseBody.append(UnsafeRawPointer(data!).assumingMemoryBound(to: UInt8.self), count: size * count)
+            let chunk = UnsafeRawPointer(data!).assumingMemoryBound(to: UInt8.self)
+            if let onChunk = transfer.onChunk {
+                var status = 0
+                ccurl_getinfo_long(UnsafeMutableRawPointer(transfer.easy), CURLINFO_RESPONSE_CODE, &status)
+                if (200..<300).contains(status) {
+                    return onChunk(status, Data(bytes: chunk, count: size * count)) ? size * count : 0
+                }
+            }
+            transfer.responseBody.append(chunk, count: size * count)
             return size * count
         }
         ccurl_setopt_pointer(handle, CURLOPT_WRITEDATA, context)

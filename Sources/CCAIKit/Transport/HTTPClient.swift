@@ -49,10 +49,22 @@ public final class HTTPClient: Sendable {
         }
     }
 
+    /// Sends a request whose 2xx body is a stream: `onChunk` gets each piece as it
+    /// arrives (return false to stop). Returns when the stream ends, with the status and
+    /// headers (and, for a non-2xx answer, its body). Never retried.
+    public func stream(_ request: HTTPClientRequest, onChunk: @escaping (Int, Data) -> Bool) async throws
+        -> HTTPClientResponse
+    {
+        try await perform(request, onChunk: onChunk)
+    }
+
     /// One attempt.
-    private func perform(_ request: HTTPClientRequest) async throws -> HTTPClientResponse {
+    private func perform(_ request: HTTPClientRequest, onChunk: ((Int, Data) -> Bool)? = nil) async throws
+        -> HTTPClientResponse
+    {
         try Task.checkCancellation()
         let transfer = try CurlTransfer(request)
+        transfer.onChunk = onChunk
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 transfer.wait(continuation)

@@ -6,11 +6,20 @@ public struct HTTPResponse: Sendable {
     public var status: Int
     public var headers: [String: String]
     public var body: Data
+    /// For event streams: what writes the events (the stream ends when it returns).
+    public var stream: (@Sendable (HTTPEventStream) async -> Void)?
 
     public init(status: Int, headers: [String: String] = [:], body: Data = Data()) {
         self.status = status
         self.headers = headers
         self.body = body
+    }
+
+    /// A `text/event-stream` response whose events `write` sends.
+    public static func eventStream(_ write: @escaping @Sendable (HTTPEventStream) async -> Void) -> HTTPResponse {
+        var response = HTTPResponse(status: 200, headers: ["Content-Type": "text/event-stream", "Cache-Control": "no-cache"])
+        response.stream = write
+        return response
     }
 
     /// A JSON response of `value` with snake_case keys.

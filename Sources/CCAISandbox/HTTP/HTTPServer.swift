@@ -82,6 +82,16 @@ public final class HTTPServer: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard server != nil else { return }
+        if let write = response.stream {
+            let headerLines = response.headers.map { "\($0.key): \($0.value)" }.joined(separator: "\n")
+            guard let stream = chttp_respond_stream(exchange, UInt32(response.status), headerLines) else { return }
+            let events = HTTPEventStream(stream)
+            Task {
+                await write(events)
+                events.close()
+            }
+            return
+        }
         var headers = response.headers
         if !response.body.isEmpty, headers["Content-Type"] == nil { headers["Content-Type"] = "application/json" }
         let headerLines = headers.map { "\($0.key): \($0.value)" }.joined(separator: "\n")

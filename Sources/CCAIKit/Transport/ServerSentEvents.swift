@@ -1,0 +1,159 @@
+import Foundation
+
+/// One Server-Sent Event.
+public struct ServerSentEvent: Equatable, Sendable {
+    public var id: String?
+    /// The event type (`"message"` when the stream names none).
+    public var event: String
+    public var data: String
+
+    public init(id: String? = nil, event: String = "message", data: String) {
+        self.id = id
+        self.event = event
+        self.data = data
+    }
+}
+
+/// Parses an event stream (the WHATWG `text/event-stream` format) from chunks that may
+/// split lines and events anywhere.
+public struct ServerSentEventParser: Sendable {
+    private var buffer: [UInt8] = []
+    private var data: [String] = []
+    private var event = ""
+    private var id: String?
+    /// The id of the last event (sent back as `Last-Event-ID` on reconnection).
+    public private(set) var lastEventID: String?
+    /// The reconnection delay the server asked for, in milliseconds.
+    public private(set) var retry: Int?
+
+    public init() {}
+
+    /// The events completed by `chunk`.
+    public mutating func feed(_ chunk: Data) -> [ServerSentEvent] {
+        buffer.append(contentsOf: chunk)
+        var events: [ServerSentEvent] = []
+        var start = 0
+        var index = 0
+        while index < buffer.count {
+            let byte = buffer[index]
+            if byte == 0x0A || byte == 0x0D {
+                // A CR that ends the buffer may be half of CRLF: wait for the next chunk.
+                if byte == 0x0D, index + 1 == buffer.count { break }
+                let line = String(decoding: buffer[start..<index], as: UTF8.self)
+                if let event = process(line) { events.append(event) }
+                index += (byte == 0x0D && buffer[index + 1] == 0x0A) ? 2 : 1
+                start = index
+            } else {
+                index += 1
+            }
+        }
+        buffer.removeFirst(start)
+        return events
+    }
+
+    private mutating func process(_ line: String) -> ServerSentEvent? {
+        if line.isEmpty {
+            defer {
+                data = []
+                event = ""
+            }
+            guard !data.isEmpty else { return nil }
+            lastEventID = id ?? lastEventID
+            return ServerSentEvent(id: id, event: event.isEmpty ? "message" : event, data: data.joined(separator: "\n"))
+        }
+        if line.hasPrefix(":") { return nil }
+        let field: Substring, value: Substring
+        if let colon = line.firstIndex(of: ":") {
+            field = line[..<colon]
+            var rest = line[line.index(after: colon)...]
+            if rest.hasPrefix(" ") { rest = rest.dropFirst() }
+            value = rest
+        } else {
+            field = Substring(line)
+            value = ""
+        }
+        switch field {
+        case "data": data.append(String(value))
+        case "event": event = String(value)
+        case "id" where !value.contains("\0"): id = String(value)
+        case "retry": if let milliseconds = Int(value) { retry = milliseconds }
+        default: break
+        }
+        return nil
+    }
+}
+
+/// A reconnecting Server-Sent Events client: on a dropped connection it waits (the
+/// server's `retry`, else `reconnectDelay`) and reconnects with `Last-Event-ID`, so that
+/// the server can resume after the last event received.
+///
+/// ```swift
+/// for try await event in EventSource(client: http, request: HTTPClientRequest(url: url)).events() {
+///     print(event.event, event.data)
+/// }
+/// ```
+public struct EventSource: Sendable {
+    public let client: HTTPClient
+    public var request: HTTPClientRequest
+    public var reconnectDelay: TimeInterval
+    /// Where to resume from (the id of the last event already handled).
+    public var lastEventID: String?
+
+    public init(client: HTTPClient, request: HTTPClientRequest, reconnectDelay: TimeInterval = 1, lastEventID: String? = nil) {
+        self.client = client
+        self.request = request
+        self.reconnectDelay = reconnectDelay
+        self.lastEventID = lastEventID
+    }
+
+    /// The events, across reconnections, until the consumer stops iterating (or the
+    /// server answers with an error status, which ends the sequence with a ``CCAIError``).
+    public func events() -> AsyncThrowingStream<ServerSentEvent, Error> {
+        AsyncThrowingStream { continuation in
+            let task = Task {
+                var lastID = lastEventID
+                var delay = reconnectDelay
+                while !Task.isCancelled {
+                    var request = self.request
+                    request.timeout = 0
+                    request.headers["Accept"] = "text/event-stream"
+                    if let lastID { request.headers["Last-Event-ID"] = lastID }
+                    let state = ParserBox()
+                    do {
+                        let response = try await client.stream(request) { _, chunk in
+                            for event in state.feed(chunk) { continuation.yield(event) }
+                            return true
+                        }
+                        if !(200..<300).contains(response.status) {
+                            continuation.finish(throwing: CCAIError(status: response.status, body: response.body))
+                            return
+                        }
+                    } catch is CancellationError {
+                        break
+                    } catch let error as TransportError where !error.isRetryable {
+                        continuation.finish(throwing: CCAIError(error))
+                        return
+                    } catch {
+                        // A dropped connection: reconnect below.
+                    }
+                    let parser = state.parser
+                    lastID = parser.lastEventID ?? lastID
+                    if let retry = parser.retry { delay = Double(retry) / 1000 }
+                    try? await Task.sleep(nanoseconds: UInt64(max(0, delay) * 1e9))
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+}
+
+/// The parser of one connection, fed on the transport thread.
+private final class ParserBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var _parser = ServerSentEventParser()
+
+    var parser: ServerSentEventParser { lock.withLock { _parser } }
+
+    func feed(_ chunk: Data) -> [ServerSentEvent] { lock.withLock { _parser.feed(chunk) } }
+}

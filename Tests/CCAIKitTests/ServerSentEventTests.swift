@@ -1,0 +1,138 @@
+import CCAIKit
+import CCAISandbox
+import Foundation
+import Testing
+
+@Suite struct ServerSentEventParserTests {
+    @Test func parsesEventsSplitAnywhere() {
+        let text = "retry: 250\r\n: a comment\r\nid: 1\r\nevent: state_changed\r\ndata: {\"a\":\r\ndata: 1}\r\n\r\ndata: plain\n\nid: 3\rdata: cr only\r\r"
+        let bytes = Array(text.utf8)
+        for size in [1, 2, 3, 7, bytes.count] {
+            var parser = ServerSentEventParser()
+            var events: [ServerSentEvent] = []
+            var offset = 0
+            while offset < bytes.count {
+                let end = min(offset + size, bytes.count)
+                events += parser.feed(Data(bytes[offset..<end]))
+                offset = end
+            }
+            events += parser.feed(Data("\n".utf8))
+            #expect(events == [
+                ServerSentEvent(id: "1", event: "state_changed", data: "{\"a\":\n1}"),
+                ServerSentEvent(id: "1", event: "message", data: "plain"),
+                ServerSentEvent(id: "3", event: "message", data: "cr only"),
+            ], "chunks of \(size)")
+            #expect(parser.retry == 250)
+            #expect(parser.lastEventID == "3")
+        }
+    }
+
+    @Test func ignoresEmptyEventsAndUnknownFields() {
+        var parser = ServerSentEventParser()
+        #expect(parser.feed(Data("event: x\n\nfoo: bar\ndata\n\n".utf8)) == [ServerSentEvent(data: "")])
+    }
+}
+
+@Suite struct EventSourceTests {
+    /// Streams events 1...6 after the client's Last-Event-ID, dropping the connection after
+    /// every third, and records the Last-Event-ID of each connection.
+    actor Connections {
+        private(set) var lastEventIDs: [String?] = []
+        func record(_ id: String?) { lastEventIDs.append(id) }
+    }
+
+    private func serve(_ connections: Connections) throws -> HTTPServer {
+        var router = HTTPRouter()
+        router.add("GET", "/events") { request in
+            let last = request.headers["last-event-id"]
+            await connections.record(last)
+            let start = (last.flatMap(Int.init) ?? 0) + 1
+            return .eventStream { stream in
+                stream.sendRetry(milliseconds: 20)
+                for n in start...min(start + 2, 6) {
+                    try? await Task.sleep(nanoseconds: 5_000_000)
+                    stream.send(id: String(n), event: "tick", data: "event \(n)")
+                }
+                if start + 2 >= 6 {
+                    while stream.isOpen { try? await Task.sleep(nanoseconds: 10_000_000) }
+                }
+            }
+        }
+        router.add("GET", "/missing") { _ in throw HTTPError.notFound("no such stream") }
+        return try HTTPServer(router: router)
+    }
+
+    @Test func reconnectsWithLastEventIDAndLosesNothing() async throws {
+        let connections = Connections()
+        let server = try serve(connections)
+        let source = EventSource(client: HTTPClient(), request: HTTPClientRequest(url: "\(server.baseURL)/events"))
+        var received: [String] = []
+        for try await event in source.events() {
+            #expect(event.event == "tick")
+            received.append(event.data)
+            if received.count == 6 { break }
+        }
+        #expect(received == (1...6).map { "event \($0)" })
+        #expect(await connections.lastEventIDs == [nil, "3"])
+        await server.stop()
+    }
+
+    @Test func resumesFromAGivenEventID() async throws {
+        let connections = Connections()
+        let server = try serve(connections)
+        let source = EventSource(client: HTTPClient(), request: HTTPClientRequest(url: "\(server.baseURL)/events"),
+                                 lastEventID: "4")
+        var received: [String?] = []
+        for try await event in source.events() {
+            received.append(event.id)
+            if received.count == 2 { break }
+        }
+        #expect(received == ["5", "6"])
+        await server.stop()
+    }
+
+    @Test func anErrorStatusEndsTheSequence() async throws {
+        let server = try serve(Connections())
+        let source = EventSource(client: HTTPClient(), request: HTTPClientRequest(url: "\(server.baseURL)/missing"))
+        do {
+            for try await _ in source.events() {}
+            Issue.record("expected an error")
+        } catch let error as CCAIError {
+            #expect(error.code == "not_found" && error.status == 404)
+        }
+        await server.stop()
+    }
+
+    @Test func stoppingTheServerEndsOpenStreams() async throws {
+        var router = HTTPRouter()
+        router.add("GET", "/forever") { _ in
+            .eventStream { stream in
+                stream.send(id: "1", data: "first")
+                while stream.isOpen { try? await Task.sleep(nanoseconds: 10_000_000) }
+            }
+        }
+        let server = try HTTPServer(router: router)
+        let client = HTTPClient(retryPolicy: .init(maximumRetries: 0))
+        let chunks = Chunks()
+        let reading = Task {
+            try await client.stream(HTTPClientRequest(url: "\(server.baseURL)/forever", timeout: 0)) { _, chunk in
+                chunks.add(chunk)
+                return true
+            }
+        }
+        while chunks.count == 0 { try await Task.sleep(nanoseconds: 5_000_000) }
+        await server.stop(grace: 1)
+        let response = try await reading.value
+        #expect(response.status == 200)
+        #expect(chunks.text.contains("data: first"))
+    }
+}
+
+/// Chunks received on the transport thread.
+final class Chunks: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data = Data()
+    var count: Int { lock.withLock { data.count } }
+    var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
+    func add(_ chunk: Data) { lock.withLock { data.append(chunk) } }
+}
