@@ -22,6 +22,7 @@ public final class CCAI: @unchecked Sendable {
         var endUser: EndUserService
         var language: LanguageService
         var queueMenu: QueueMenuService
+        var optionsService: OptionsService
     }
 
     /// An SDK instance sharing `http` (one libcurl thread) with others, if given.
@@ -41,7 +42,8 @@ public final class CCAI: @unchecked Sendable {
         let language = LanguageService(explicit: options.languageCode)
         let services = Services(options: options, auth: AuthService(api: api, endUsers: endUser),
                                 company: CompanyService(api: api, language: language), endUser: endUser,
-                                language: language, queueMenu: QueueMenuService(api: api, language: language))
+                                language: language, queueMenu: QueueMenuService(api: api, language: language),
+                                optionsService: OptionsService(options: options, language: language))
         lock.withLock { self.services = services }
     }
 
@@ -53,4 +55,5 @@ public final class CCAI: @unchecked Sendable {
     public var endUserService: EndUserService? { lock.withLock { services?.endUser } }
     public var languageService: LanguageService? { lock.withLock { services?.language } }
     public var queueMenuService: QueueMenuService? { lock.withLock { services?.queueMenu } }
+    public var optionsService: OptionsService? { lock.withLock { services?.optionsService } }
 }

@@ -103,6 +103,9 @@ final class ManualClock: SandboxClock, @unchecked Sendable {
         let patched = try await Curl.request("PATCH", "\(server.baseURL)/end_user", body: Data(#"{"phone": "+14155550100"}"#.utf8),
                                              headers: ["Authorization": "Bearer \(bob.authToken)"])
         #expect(patched.status == 200 && patched.body.contains(#""name":"Bob""#) && patched.body.contains("+14155550100"))
+        let takeover = try await Curl.request("PATCH", "\(server.baseURL)/end_user", body: Data(#"{"identifier": "user-1"}"#.utf8),
+                                              headers: ["Authorization": "Bearer \(bob.authToken)"])
+        #expect(takeover.status == 403 && takeover.body.contains(#""code":"forbidden""#))
         let anaView = try await Curl.request("GET", "\(server.baseURL)/end_user", headers: ["Authorization": "Bearer \(ana.authToken)"])
         #expect(anaView.body.contains(#""identifier":"user-1""#) && !anaView.body.contains("+14155550100"))
         await server.stop()

@@ -17,6 +17,9 @@ ccai.company.get()
 local switched = ccai.end_user.get_end_user()
 assert(switched.identifier == "scenario-2" and switched.name == "Zoe" and switched.id ~= me.id, "a new identity")
 
+local options = ccai.options.get()
+assert(options.base_url:find("^http://127%.0%.0%.1:") and options.cache_auth_token == false, "ccai.options")
+
 ccai.language.set_language_code("es")
 assert(ccai.language.get_language_code() == "es")
 ccai.log.info("company scenario passed")

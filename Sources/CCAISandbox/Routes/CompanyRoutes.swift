@@ -1,6 +1,7 @@
 import CCAIWire
 
-/// `GET /company` and the end user's own profile (`GET`/`PATCH /end_user`).
+/// `GET /company` and the end user's own profile (`GET`/`PATCH /end_user`; changing the
+/// identifier is forbidden).
 struct CompanyRoutes {
     let sandbox: Sandbox
 
@@ -8,6 +9,7 @@ struct CompanyRoutes {
         var name: String?
         var email: String?
         var phone: String?
+        var identifier: String?
     }
 
     func register(in router: inout HTTPRouter) {
@@ -24,6 +26,9 @@ struct CompanyRoutes {
         router.add("PATCH", "/end_user") { request in
             let session = try await sandbox.session(for: request)
             let update = try request.decode(EndUserUpdate.self)
+            if let identifier = update.identifier, identifier != session.endUser.identifier {
+                throw HTTPError.forbidden("an end user's identifier cannot be changed; authenticate as the other end user")
+            }
             guard let id = session.endUser.id,
                 let user = try await sandbox.store.updateEndUser(id: id, name: update.name, email: update.email,
                                                                  phone: update.phone)

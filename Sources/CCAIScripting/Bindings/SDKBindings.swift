@@ -19,6 +19,20 @@ enum SDKBindings {
         module.module(endUser(ccai))
         module.module(language(ccai))
         module.module(QueueMenuBindings.module(ccai))
+        module.module(options(ccai))
+    }
+
+    static func options(_ ccai: CCAI) -> LuaModule {
+        var options = LuaModule(name: "ccai.options")
+        options.function("get", LuaSignature("The options the SDK runs with: key, url_host, base_url, cache_auth_token, language_code.",
+                                             returns: ["table"])) { call in
+            let service = try require(ccai.optionsService, "options", "get")
+            return call.returning([
+                "key": .string(service.key), "url_host": .string(service.urlHost), "base_url": .string(service.baseURL),
+                "cache_auth_token": .boolean(service.cacheAuthToken), "language_code": .string(service.languageCode),
+            ])
+        }
+        return options
     }
 
     static func auth(_ ccai: CCAI) -> LuaModule {
