@@ -35,7 +35,7 @@ import Testing
         let folder = try Folder([
             "a_low.lua": #"return { name = "low", priority = 1, deflection = function() return { action = "phone", number = "+1555" } end }"#,
             "b_high.lua": #"return { name = "high", priority = 5, deflection = function(menu, ctx) if menu.id == 1 then return { action = "redirect", menu_id = 7, message = ctx.note } end end }"#,
-            "c_silent.lua": #"return { name = "silent", priority = 9, deflection = function() return nil end }"#,
+            "c_silent.lua": #"return { name = "silent", priority = 9, config = { night = 7 }, deflection = function(menu, ctx) if menu.id == 3 then return { action = "message", text = tostring(ctx.config.night) } end end }"#,
         ])
         let host = host(folder)
         let list = await host.load()
@@ -44,6 +44,8 @@ import Testing
         #expect(decision == DeflectionDecision(action: "redirect", menuId: 7, message: "night desk", plugin: "high"))
         let other = await host.evaluateDeflection(menu: QueueMenu(id: 2), channel: "chat", context: [:])
         #expect(other.action == "phone" && other.plugin == "low")
+        let configured = await host.evaluateDeflection(menu: QueueMenu(id: 3), channel: "chat", context: [:])
+        #expect(configured.text == "7" && configured.plugin == "silent", "ctx.config is the plugin's config")
     }
 
     @Test func withoutAnAnswerTheSDKDefaultApplies() async throws {

@@ -151,7 +151,14 @@ public actor PluginHost {
 
     /// The `ctx` of `on_load` and `on_unload`.
     private func context(for plugin: Plugin) -> LuaValue {
-        ["name": .string(plugin.spec.name), "file": .string(plugin.file)]
+        ["name": .string(plugin.spec.name), "file": .string(plugin.file), "config": plugin.spec.config]
+    }
+
+    /// A hook's `ctx`: the host's context plus the plugin's `config`.
+    private func context(_ context: LuaValue, for plugin: Plugin) -> LuaValue {
+        guard case .table(var table) = context else { return context }
+        table["config"] = plugin.spec.config
+        return .table(table)
     }
 
     // MARK: - Listing
@@ -212,7 +219,7 @@ public actor PluginHost {
         for original in ordered() where original.spec.hooks.contains("deflection") {
             var plugin = original
             defer { plugins[plugin.file]?.errors = plugin.errors }
-            guard case .success(let answer) = await invoke(&plugin, ["deflection"], [menuValue, context]),
+            guard case .success(let answer) = await invoke(&plugin, ["deflection"], [menuValue, self.context(context, for: plugin)]),
                 !answer.isNil
             else { continue }
             do {

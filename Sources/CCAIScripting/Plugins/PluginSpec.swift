@@ -12,6 +12,8 @@ struct PluginSpec: Sendable {
     var smartActions: Set<String>
     /// Form ids / external form ids (or `"*"`) with a handler.
     var forms: Set<String>
+    /// The plugin's own `config` table (its defaults), handed to hooks as `ctx.config`.
+    var config: LuaValue = .table(LuaTable())
 
     static let functionHooks = ["on_load", "on_unload", "deflection", "post_session", "survey", "csat"]
     static let knownFields = Set(functionHooks + ["name", "version", "priority", "smart_actions", "forms", "config"])
@@ -26,6 +28,10 @@ struct PluginSpec: Sendable {
             return .failure(PluginLoadError("name: a non-empty string is required"))
         }
         var spec = PluginSpec(name: name, version: nil, priority: 0, hooks: [], smartActions: [], forms: [])
+        if let config = table["config"], !config.isNil {
+            guard case .table = config else { return .failure(PluginLoadError("config: table expected, got \(config.typeName)")) }
+            spec.config = config
+        }
         if let version = table["version"], !version.isNil {
             guard let text = version.stringValue else { return .failure(PluginLoadError("version: string expected")) }
             spec.version = text
