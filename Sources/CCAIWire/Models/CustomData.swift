@@ -1,0 +1,133 @@
+/// Data attached to a session for the agent's CRM (seed 000): signed (a JWT made with
+/// the company secret, trusted) or unsigned (set by the client).
+///
+/// ```swift
+/// var payload = CustomDataPayload()
+/// payload["tier"] = CustomDataItem(label: "Tier", value: "gold")
+/// let data = CustomData(unsigned: payload)
+/// ```
+public struct CustomData: Codable, Equatable, Sendable {
+    public var signed: String?
+    public var unsigned: CustomDataPayload?
+
+    public init(signed: String) {
+        self.signed = signed
+        self.unsigned = nil
+    }
+
+    public init(unsigned: CustomDataPayload) {
+        self.signed = nil
+        self.unsigned = unsigned
+    }
+}
+
+/// The type of a custom data value, as the agent's CRM shows it.
+public enum CustomDataType: String, Codable, Equatable, Sendable, CaseIterable {
+    case string, number, date, url, boolean
+}
+
+/// One labelled value.
+public struct CustomDataItem: Codable, Equatable, Sendable {
+    public var label: String
+    public var value: JSONValue
+    public var type: CustomDataType
+    /// Hidden from agents, still available for routing and analytics.
+    public var invisibleToAgent: Bool?
+
+    enum CodingKeys: String, CodingKey {
+        case label, value, type
+        case invisibleToAgent = "invisible_to_agent"
+    }
+
+    /// An item; the type defaults from the value (`string`, `number` or `boolean`).
+    public init(label: String, value: JSONValue, type: CustomDataType? = nil, invisibleToAgent: Bool? = nil) {
+        self.label = label
+        self.value = value
+        self.type = type ?? {
+            switch value {
+            case .bool: return .boolean
+            case .integer, .number: return .number
+            default: return .string
+            }
+        }()
+        self.invisibleToAgent = invisibleToAgent
+    }
+}
+
+/// Unsigned custom data: items by key, and an optional external chat transfer. Encodes as
+/// one JSON object (`external_chat_transfer` beside the items).
+public struct CustomDataPayload: Codable, Equatable, Sendable {
+    public var items: [String: CustomDataItem]
+    public var externalChatTransfer: ExternalChatTransfer?
+
+    public init(items: [String: CustomDataItem] = [:], externalChatTransfer: ExternalChatTransfer? = nil) {
+        self.items = items
+        self.externalChatTransfer = externalChatTransfer
+    }
+
+    public subscript(key: String) -> CustomDataItem? {
+        get { items[key] }
+        set { items[key] = newValue }
+    }
+
+    private static let transferKey = "external_chat_transfer"
+
+    private struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        items = [:]
+        for key in container.allKeys where key.stringValue != CustomDataPayload.transferKey {
+            items[key.stringValue] = try container.decode(CustomDataItem.self, forKey: key)
+        }
+        externalChatTransfer = try container.decodeIfPresent(ExternalChatTransfer.self,
+                                                             forKey: Key(stringValue: CustomDataPayload.transferKey))
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        for (key, item) in items { try container.encode(item, forKey: Key(stringValue: key)) }
+        try container.encodeIfPresent(externalChatTransfer, forKey: Key(stringValue: CustomDataPayload.transferKey))
+    }
+}
+
+/// Context from another chat system for the agent of a new session (seed 000).
+public struct ExternalChatTransfer: Codable, Equatable, Sendable {
+    public var agent: ExternalChatAgent
+    /// The conversation so far (the seeds leave the entry's shape open; these are the
+    /// project's fields).
+    public var transcript: [ExternalChatTranscriptEntry]
+
+    public init(agent: ExternalChatAgent, transcript: [ExternalChatTranscriptEntry] = []) {
+        self.agent = agent
+        self.transcript = transcript
+    }
+}
+
+public struct ExternalChatAgent: Codable, Equatable, Sendable {
+    public var name: String
+
+    public init(name: String) {
+        self.name = name
+    }
+}
+
+/// One message of an external transcript.
+public struct ExternalChatTranscriptEntry: Codable, Equatable, Sendable {
+    /// `"agent"` or `"end_user"`.
+    public var sender: String
+    public var text: String
+    /// Unix seconds.
+    public var timestamp: Double?
+
+    public init(sender: String, text: String, timestamp: Double? = nil) {
+        self.sender = sender
+        self.text = text
+        self.timestamp = timestamp
+    }
+}
