@@ -8,9 +8,11 @@ import CLuaShim
 /// waiter took is kept in a bounded buffer per name for a later `wait_for`.
 ///
 /// ```swift
-/// let chat = context.makeEmitter(name: "ccai.chat", events: ["messages_received"])
-/// context.setGlobal("chat", module: LuaModule(name: "chat").adding(chat))
-/// chat.emit("messages_received", [["text": "hi"]])   // one value per event, as a publisher's output
+/// let emitter = context.makeEmitter(name: "chat", events: ["messages_received"])
+/// var chat = LuaModule(name: "chat")
+/// chat.events(emitter)                                      // chat.on, chat.wait_for
+/// context.setGlobal("chat", module: chat)
+/// emitter.emit("messages_received", [["text": "hi"]])       // one value per event
 /// ```
 ///
 /// ```lua
