@@ -16,6 +16,7 @@ public final class Sandbox: Sendable {
     let clock: SandboxClock
     /// The time of business hours: `clock`, or the configuration's `clock_start` onwards.
     let businessClock: SandboxClock
+    let events = EventHub()
 
     /// A sandbox whose time comes from `clock` (the real time by default). A configuration
     /// with `clock_start` moves business hours to that moment; tokens keep `clock`.
@@ -38,12 +39,22 @@ public final class Sandbox: Sendable {
         AuthRoutes(sandbox: self).register(in: &router)
         CompanyRoutes(sandbox: self).register(in: &router)
         QueueMenuRoutes(sandbox: self).register(in: &router)
+        EventRoutes(sandbox: self).register(in: &router)
         return router
     }
 
     /// Starts an HTTP server for the sandbox.
     public func serve(address: String = "127.0.0.1", port: UInt16 = 0) throws -> HTTPServer {
         try HTTPServer(router: router, address: address, port: port)
+    }
+
+    /// Records an event for an end user (written before this returns) and wakes their
+    /// event streams. Returns the event's id.
+    @discardableResult
+    public func publish(endUserID: Int, event: String, data: JSONValue) async throws -> Int64 {
+        let id = try await store.appendEvent(endUserID: endUserID, name: event, data: data, now: clock.now())
+        await events.notify(endUserID: endUserID)
+        return id
     }
 
     /// The session of the request's bearer token, or a 401.

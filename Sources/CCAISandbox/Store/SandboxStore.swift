@@ -21,6 +21,14 @@ actor SandboxStore {
               name TEXT, email TEXT, phone TEXT,
               created_at REAL NOT NULL
             );
+            CREATE TABLE IF NOT EXISTS events (
+              id INTEGER PRIMARY KEY AUTOINCREMENT,
+              end_user_id INTEGER NOT NULL REFERENCES end_users(id),
+              name TEXT NOT NULL,
+              data TEXT NOT NULL,
+              created_at REAL NOT NULL
+            );
+            CREATE INDEX IF NOT EXISTS events_by_user ON events (end_user_id, id);
             CREATE TABLE IF NOT EXISTS auth_tokens (
               token TEXT PRIMARY KEY,
               end_user_id INTEGER NOT NULL REFERENCES end_users(id),
@@ -90,6 +98,32 @@ actor SandboxStore {
     }
 
     private func text(_ value: String?) -> SQLiteValue { value.map { .text($0) } ?? .null }
+
+    // MARK: - Events
+
+    /// Records an event for an end user; returns its id (increasing, never reused).
+    func appendEvent(endUserID: Int, name: String, data: JSONValue, now: Date) throws -> Int64 {
+        try database.run("INSERT INTO events (end_user_id, name, data, created_at) VALUES (?, ?, ?, ?)",
+                         [.integer(Int64(endUserID)), .text(name), .text(try data.jsonText()), .real(now.timeIntervalSince1970)])
+        return database.lastInsertRowID
+    }
+
+    /// An end user's events after `id`, oldest first, at most `limit`.
+    func events(endUserID: Int, after id: Int64, limit: Int = 500) throws -> [SandboxEvent] {
+        try database.query("SELECT id, name, data FROM events WHERE end_user_id = ? AND id > ? ORDER BY id LIMIT ?",
+                           [.integer(Int64(endUserID)), .integer(id), .integer(Int64(limit))]).compactMap { row in
+            guard let id = row[0].integerValue, let name = row[1].textValue, let data = row[2].textValue else { return nil }
+            return SandboxEvent(id: id, name: name, data: data)
+        }
+    }
+}
+
+/// One stored event of an end user's real-time stream.
+struct SandboxEvent: Sendable, Equatable {
+    var id: Int64
+    var name: String
+    /// JSON text.
+    var data: String
 }
 
 /// Who is calling: the end user behind a valid auth token.

@@ -1,0 +1,48 @@
+import CCAIWire
+import Foundation
+
+/// `GET /events`: the end user's real-time events as Server-Sent Events. Every event is
+/// stored before it is sent, with an increasing id; a client that reconnects with
+/// `Last-Event-ID` (or `?last_event_id=`) gets what it missed, then the live stream.
+/// Idle streams get a comment every 15 seconds.
+struct EventRoutes {
+    let sandbox: Sandbox
+    static let keepAliveSeconds: Double = 15
+
+    func register(in router: inout HTTPRouter) {
+        router.add("GET", "/events") { request in
+            let session = try await sandbox.session(for: request)
+            guard let userID = session.endUser.id else { throw HTTPError.unauthenticated("no end user") }
+            let resumeFrom = request.headers["last-event-id"] ?? request.query["last_event_id"]
+            var lastID: Int64 = 0
+            if let resumeFrom, !resumeFrom.isEmpty {
+                guard let id = Int64(resumeFrom), id >= 0 else {
+                    throw HTTPError.badRequest("Last-Event-ID must be an event id (a whole number), got '\(resumeFrom)'")
+                }
+                lastID = id
+            }
+            let start = lastID
+            return .eventStream { stream in
+                await serve(stream, endUserID: userID, after: start)
+            }
+        }
+    }
+
+    private func serve(_ stream: HTTPEventStream, endUserID: Int, after start: Int64) async {
+        var lastID = start
+        stream.sendRetry(milliseconds: 1_000)
+        while stream.isOpen {
+            let version = await sandbox.events.version(endUserID: endUserID)
+            guard let pending = try? await sandbox.store.events(endUserID: endUserID, after: lastID) else { break }
+            for event in pending {
+                guard stream.send(id: String(event.id), event: event.name, data: event.data) else { return }
+                lastID = event.id
+            }
+            if !pending.isEmpty { continue }
+            await sandbox.events.wait(endUserID: endUserID, after: version, timeout: Self.keepAliveSeconds)
+            if await sandbox.events.version(endUserID: endUserID) == version {
+                guard stream.sendComment("keep-alive") else { return }
+            }
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+
+/// Wakes the event streams of an end user when something is published for them. Each
+/// user has a version that every publication increments, so that a stream that read the
+/// store at version N never sleeps through a publication made after it.
+actor EventHub {
+    private var versions: [Int: Int] = [:]
+    private var waiters: [Int: [UUID: CheckedContinuation<Void, Never>]] = [:]
+
+    func version(endUserID: Int) -> Int { versions[endUserID] ?? 0 }
+
+    func notify(endUserID: Int) {
+        versions[endUserID, default: 0] += 1
+        for waiter in (waiters.removeValue(forKey: endUserID) ?? [:]).values { waiter.resume() }
+    }
+
+    /// Returns once the user's version passes `seen`, or after `timeout` seconds.
+    func wait(endUserID: Int, after seen: Int, timeout: TimeInterval) async {
+        guard version(endUserID: endUserID) <= seen else { return }
+        let id = UUID()
+        let timer = Task { [weak self] in
+            try? await Task.sleep(nanoseconds: UInt64(timeout * 1e9))
+            await self?.wake(endUserID: endUserID, id: id)
+        }
+        await withCheckedContinuation { continuation in
+            waiters[endUserID, default: [:]][id] = continuation
+        }
+        timer.cancel()
+    }
+
+    private func wake(endUserID: Int, id: UUID) {
+        waiters[endUserID]?.removeValue(forKey: id)?.resume()
+    }
+}

@@ -1,0 +1,88 @@
+import CCAIKit
+import CCAISandbox
+import CCAIWire
+import Foundation
+import Testing
+
+/// The sandbox's real-time stream (`GET /events`) read with the SDK's EventSource.
+@Suite struct PlatformEventsTests {
+    private func authenticate(_ server: HTTPServer, identifier: String) async throws -> (token: String, id: Int) {
+        let ccai = CCAI()
+        try ccai.initialize(options: InitOptions(key: "dev-key", urlHost: "127.0.0.1:\(server.port)", cacheAuthToken: false))
+        let jwt = try JWTSigner(algorithm: .hs384, secret: "dev-secret").sign(["identifier": .string(identifier)],
+                                                                             issuedAt: Date(), lifetime: 600)
+        let token = try await ccai.authService!.authenticate(jwt)
+        return (token, ccai.endUserService!.endUser!.id!)
+    }
+
+    private func source(_ server: HTTPServer, _ token: String, after: String? = nil) -> EventSource {
+        EventSource(client: HTTPClient(), request: HTTPClientRequest(url: "\(server.baseURL)/events",
+                                                                     headers: ["Authorization": "Bearer \(token)"]),
+                    reconnectDelay: 0.05, lastEventID: after)
+    }
+
+    @Test func publishedEventsArriveLiveAndInOrder() async throws {
+        let sandbox = try Sandbox()
+        let server = try sandbox.serve()
+        let (token, userID) = try await authenticate(server, identifier: "events-1")
+        let (_, otherID) = try await authenticate(server, identifier: "events-2")
+        let publisher = Task {
+            try await Task.sleep(nanoseconds: 50_000_000)
+            for n in 1...5 {
+                try await sandbox.publish(endUserID: otherID, event: "secret", data: ["n": .integer(Int64(n))])
+                try await sandbox.publish(endUserID: userID, event: "tick", data: ["n": .integer(Int64(n))])
+            }
+        }
+        var received: [ServerSentEvent] = []
+        for try await event in source(server, token).events() {
+            received.append(event)
+            if received.count == 5 { break }
+        }
+        try await publisher.value
+        #expect(received.map(\.event) == Array(repeating: "tick", count: 5), "only the user's own events")
+        #expect(received.map(\.data) == (1...5).map { #"{"n":\#($0)}"# })
+        #expect(received.compactMap(\.id).compactMap(Int.init) == received.compactMap(\.id).compactMap(Int.init).sorted())
+        await server.stop()
+    }
+
+    @Test func aReconnectionReplaysWhatWasMissedAndNothingTwice() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("events-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let sandbox = try Sandbox(dataDirectory: folder)
+        let server = try sandbox.serve()
+        let (token, userID) = try await authenticate(server, identifier: "events-3")
+        var ids: [Int64] = []
+        for n in 1...6 { ids.append(try await sandbox.publish(endUserID: userID, event: "tick", data: .integer(Int64(n)))) }
+        var firstHalf: [ServerSentEvent] = []
+        for try await event in source(server, token).events() {
+            firstHalf.append(event)
+            if firstHalf.count == 3 { break }
+        }
+        await server.stop()
+
+        let restarted = try Sandbox(dataDirectory: folder)
+        let second = try restarted.serve()
+        var rest: [String] = []
+        for try await event in source(second, token, after: firstHalf.last?.id).events() {
+            rest.append(event.data)
+            if rest.count == 3 { break }
+        }
+        #expect(firstHalf.map(\.data) == ["1", "2", "3"])
+        #expect(rest == ["4", "5", "6"], "after a restart, from the last id on")
+        #expect(firstHalf.last?.id == String(ids[2]))
+        await second.stop()
+    }
+
+    @Test func theStreamNeedsATokenAndAnEventID() async throws {
+        let sandbox = try Sandbox()
+        let server = try sandbox.serve()
+        let client = HTTPClient(retryPolicy: .init(maximumRetries: 0))
+        let anonymous = try await client.send(HTTPClientRequest(url: "\(server.baseURL)/events"))
+        #expect(anonymous.status == 401)
+        let (token, _) = try await authenticate(server, identifier: "events-4")
+        let bad = try await client.send(HTTPClientRequest(url: "\(server.baseURL)/events",
+                                                          headers: ["Authorization": "Bearer \(token)", "Last-Event-ID": "abc"]))
+        #expect(bad.status == 400)
+        await server.stop()
+    }
+}
