@@ -40,6 +40,7 @@ public final class Sandbox: Sendable {
         CompanyRoutes(sandbox: self).register(in: &router)
         QueueMenuRoutes(sandbox: self).register(in: &router)
         EventRoutes(sandbox: self).register(in: &router)
+        ChatRoutes(sandbox: self).register(in: &router)
         return router
     }
 
@@ -55,6 +56,11 @@ public final class Sandbox: Sendable {
         let id = try await store.appendEvent(endUserID: endUserID, name: event, data: data, now: clock.now())
         await events.notify(endUserID: endUserID)
         return id
+    }
+
+    /// The queues as they are now: business hours and the sessions waiting.
+    func queueEngine() async throws -> QueueMenuEngine {
+        QueueMenuEngine(configuration: configuration, now: businessClock.now(), waiting: try await store.waitingCounts())
     }
 
     /// The session of the request's bearer token, or a 401.

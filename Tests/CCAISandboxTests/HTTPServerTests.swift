@@ -6,6 +6,11 @@ import Testing
     struct Echo: Codable, Equatable {
         var menuId: Int
         var note: String?
+
+        enum CodingKeys: String, CodingKey {
+            case menuId = "menu_id"
+            case note
+        }
     }
 
     /// Counts requests in progress at once.

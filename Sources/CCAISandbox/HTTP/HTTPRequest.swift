@@ -29,7 +29,8 @@ public struct HTTPRequest: Sendable {
         return token.isEmpty ? nil : token
     }
 
-    /// Decodes the JSON body (snake_case keys); a 400 error says what is wrong.
+    /// Decodes the JSON body with the type's own keys (wire models spell theirs in
+    /// snake_case); a 400 error says what is wrong.
     public func decode<Body: Decodable>(_ type: Body.Type) throws -> Body {
         guard !body.isEmpty else { throw HTTPError.badRequest("the request needs a JSON body") }
         do {
@@ -41,11 +42,7 @@ public struct HTTPRequest: Sendable {
         }
     }
 
-    static let decoder: JSONDecoder = {
-        let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
-        return decoder
-    }()
+    static let decoder = JSONDecoder()
 
     /// A readable sentence for a decoding error, naming the field.
     static func describe(_ error: DecodingError) -> String {

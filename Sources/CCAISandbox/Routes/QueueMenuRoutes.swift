@@ -8,7 +8,7 @@ struct QueueMenuRoutes {
         router.add("GET", "/queue_menus") { request in
             _ = try await sandbox.session(for: request)
             let key = request.query["key"].flatMap { $0.isEmpty ? nil : $0 }
-            return try .json(engine().menus(key: key, language: request.query["language"]))
+            return try .json(try await engine().menus(key: key, language: request.query["language"]))
         }
         router.add("GET", "/queue_menus/:id/wait_times") { request in
             _ = try await sandbox.session(for: request)
@@ -18,11 +18,11 @@ struct QueueMenuRoutes {
             guard let menu = sandbox.configuration.allMenus.first(where: { $0.id == id }) else {
                 throw HTTPError.notFound("there is no queue menu \(id)")
             }
-            return try .json(engine().waitTimes(menu))
+            return try .json(try await engine().waitTimes(menu))
         }
     }
 
-    private func engine() -> QueueMenuEngine {
-        QueueMenuEngine(configuration: sandbox.configuration, now: sandbox.businessClock.now())
+    private func engine() async throws -> QueueMenuEngine {
+        try await sandbox.queueEngine()
     }
 }

@@ -29,6 +29,19 @@ actor SandboxStore {
               created_at REAL NOT NULL
             );
             CREATE INDEX IF NOT EXISTS events_by_user ON events (end_user_id, id);
+            CREATE TABLE IF NOT EXISTS chats (
+              id INTEGER PRIMARY KEY AUTOINCREMENT,
+              end_user_id INTEGER NOT NULL REFERENCES end_users(id),
+              menu_id INTEGER NOT NULL,
+              lang TEXT NOT NULL,
+              status TEXT NOT NULL,
+              redaction INTEGER NOT NULL,
+              custom_data TEXT NOT NULL,
+              created_at REAL NOT NULL,
+              ended_at REAL,
+              ended_by TEXT
+            );
+            CREATE INDEX IF NOT EXISTS chats_by_user ON chats (end_user_id, status);
             CREATE TABLE IF NOT EXISTS auth_tokens (
               token TEXT PRIMARY KEY,
               end_user_id INTEGER NOT NULL REFERENCES end_users(id),
@@ -98,6 +111,73 @@ actor SandboxStore {
     }
 
     private func text(_ value: String?) -> SQLiteValue { value.map { .text($0) } ?? .null }
+
+    // MARK: - Chats
+
+    /// Creates a queued chat, unless the end user has one in progress (then that one is
+    /// returned as `.inProgress`).
+    func createChat(endUserID: Int, menuID: Int, lang: String, redaction: Bool, customData: JSONValue, now: Date)
+        throws -> ChatCreation
+    {
+        try database.transaction {
+            if let existing = try currentChat(endUserID: endUserID) { return .inProgress(existing) }
+            try database.run(
+                "INSERT INTO chats (end_user_id, menu_id, lang, status, redaction, custom_data, created_at) VALUES (?, ?, ?, 'queued', ?, ?, ?)",
+                [.integer(Int64(endUserID)), .integer(Int64(menuID)), .text(lang), .integer(redaction ? 1 : 0),
+                 .text(try customData.jsonText()), .real(now.timeIntervalSince1970)])
+            guard let chat = try chat(id: Int(database.lastInsertRowID), endUserID: endUserID) else {
+                throw SQLiteError(code: 0, message: "the chat vanished")
+            }
+            return .created(chat)
+        }
+    }
+
+    enum ChatCreation {
+        case created(ChatResponse)
+        case inProgress(ChatResponse)
+    }
+
+    private static let chatColumns = "id, status, menu_id, lang, redaction, created_at, ended_at, ended_by"
+
+    private func chats(where condition: String, _ parameters: [SQLiteValue]) throws -> [ChatResponse] {
+        try database.query("SELECT \(SandboxStore.chatColumns) FROM chats WHERE \(condition)", parameters).compactMap { row in
+            guard let id = row[0].integerValue, let status = row[1].textValue.flatMap(ChatStatus.init(rawValue:)),
+                let menuID = row[2].integerValue, let lang = row[3].textValue, case .real(let created) = row[5]
+            else { return nil }
+            var ended: Double?
+            if case .real(let value) = row[6] { ended = value }
+            return ChatResponse(id: Int(id), status: status, menuId: Int(menuID), lang: lang,
+                                redactionEnabled: row[4].integerValue == 1, createdAt: created, endedAt: ended,
+                                endedBy: row[7].textValue)
+        }
+    }
+
+    /// The end user's chat that has not ended, if any.
+    func currentChat(endUserID: Int) throws -> ChatResponse? {
+        try chats(where: "end_user_id = ? AND status != 'ended' ORDER BY id DESC LIMIT 1", [.integer(Int64(endUserID))]).first
+    }
+
+    /// The end user's own chat with `id` (another user's chat is never found).
+    func chat(id: Int, endUserID: Int) throws -> ChatResponse? {
+        try chats(where: "id = ? AND end_user_id = ?", [.integer(Int64(id)), .integer(Int64(endUserID))]).first
+    }
+
+    /// Ends a chat; nil when it had already ended (or is not the user's).
+    func endChat(id: Int, endUserID: Int, by: String, now: Date) throws -> ChatResponse? {
+        let changed = try database.run(
+            "UPDATE chats SET status = 'ended', ended_at = ?, ended_by = ? WHERE id = ? AND end_user_id = ? AND status != 'ended'",
+            [.real(now.timeIntervalSince1970), .text(by), .integer(Int64(id)), .integer(Int64(endUserID))])
+        return changed == 1 ? try chat(id: id, endUserID: endUserID) : nil
+    }
+
+    /// Queued chats per queue (what capacity and wait estimates count).
+    func waitingCounts() throws -> [Int: Int] {
+        var counts: [Int: Int] = [:]
+        for row in try database.query("SELECT menu_id, count(*) FROM chats WHERE status = 'queued' GROUP BY menu_id") {
+            if let menu = row[0].integerValue, let count = row[1].integerValue { counts[Int(menu)] = Int(count) }
+        }
+        return counts
+    }
 
     // MARK: - Events
 

@@ -3,6 +3,11 @@ public struct AuthRequest: Codable, Equatable, Sendable {
     public var companyKey: String
     public var jwt: String
 
+    enum CodingKeys: String, CodingKey {
+        case companyKey = "company_key"
+        case jwt
+    }
+
     public init(companyKey: String, jwt: String) {
         self.companyKey = companyKey
         self.jwt = jwt

@@ -1,0 +1,86 @@
+import CCAIWire
+import Foundation
+
+/// The chat lifecycle: `POST /chats` (start), `GET /chats/current`, `GET /chats/{id}`,
+/// `POST /chats/{id}/end`. A chat starts queued on a queue with an open chat channel; an
+/// end user has at most one chat in progress. State changes are published as events
+/// (`chat_received`, `state_changed`).
+struct ChatRoutes {
+    let sandbox: Sandbox
+
+    func register(in router: inout HTTPRouter) {
+        router.add("POST", "/chats") { request in try await start(request) }
+        router.add("GET", "/chats/current") { request in
+            let session = try await sandbox.session(for: request)
+            guard let chat = try await sandbox.store.currentChat(endUserID: try userID(session)) else {
+                throw HTTPError.notFound("no chat in progress")
+            }
+            return try .json(chat)
+        }
+        router.add("GET", "/chats/:id") { request in
+            let session = try await sandbox.session(for: request)
+            return try .json(try await ownChat(request, session))
+        }
+        router.add("POST", "/chats/:id/end") { request in
+            let session = try await sandbox.session(for: request)
+            let chat = try await ownChat(request, session)
+            guard let ended = try await sandbox.store.endChat(id: chat.id, endUserID: try userID(session), by: "end_user",
+                                                              now: sandbox.clock.now())
+            else { throw HTTPError.conflict("chat \(chat.id) has already ended") }
+            try await publishState(ended, for: session)
+            return try .json(ended)
+        }
+    }
+
+    private func userID(_ session: Session) throws -> Int {
+        guard let id = session.endUser.id else { throw HTTPError.unauthenticated("no end user") }
+        return id
+    }
+
+    /// The caller's chat named in the path; another user's chat is not found.
+    private func ownChat(_ request: HTTPRequest, _ session: Session) async throws -> ChatResponse {
+        guard let id = Int(request.parameters["id"] ?? "") else {
+            throw HTTPError.badRequest("the chat id must be an integer, got '\(request.parameters["id"] ?? "")'")
+        }
+        guard let chat = try await sandbox.store.chat(id: id, endUserID: try userID(session)) else {
+            throw HTTPError.notFound("there is no chat \(id)")
+        }
+        return chat
+    }
+
+    private func start(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let session = try await sandbox.session(for: request)
+        let body = try request.decode(ChatRequest.self)
+        guard let menu = sandbox.configuration.allMenus.first(where: { $0.id == body.menuId }) else {
+            throw HTTPError.notFound("there is no queue menu \(body.menuId)")
+        }
+        if let existing = try await sandbox.store.currentChat(endUserID: try userID(session)) {
+            throw HTTPError.conflict("a chat is already in progress (chat \(existing.id)); resume or end it first")
+        }
+        guard let chatChannel = menu.channels?.chat else {
+            throw HTTPError.badRequest("queue \(menu.id) has no chat channel")
+        }
+        let engine = try await sandbox.queueEngine()
+        if let deflection = engine.deflection(menu) {
+            throw HTTPError.conflict("queue \(menu.id) is not taking chats now (\(deflection.reason))")
+        }
+        let customData = try body.customData.map { try JSONValue(jsonText: String(decoding: JSONEncoder().encode($0), as: UTF8.self)) }
+        switch try await sandbox.store.createChat(
+            endUserID: try userID(session), menuID: menu.id, lang: engine.language(body.lang),
+            redaction: chatChannel.redaction ?? false, customData: customData ?? [:], now: sandbox.clock.now())
+        {
+        case .inProgress(let existing):
+            throw HTTPError.conflict("a chat is already in progress (chat \(existing.id)); resume or end it first")
+        case .created(let chat):
+            try await sandbox.publish(endUserID: try userID(session), event: "chat_received",
+                                      data: try JSONValue(jsonText: String(decoding: JSONEncoder().encode(chat), as: UTF8.self)))
+            try await publishState(chat, for: session)
+            return try .json(chat, status: 201)
+        }
+    }
+
+    private func publishState(_ chat: ChatResponse, for session: Session) async throws {
+        try await sandbox.publish(endUserID: try userID(session), event: "state_changed",
+                                  data: ["chat_id": .integer(Int64(chat.id)), "status": .string(chat.status.rawValue)])
+    }
+}

@@ -1,0 +1,100 @@
+/// `chatService.start(request:)` (seed 001).
+public struct ChatRequest: Codable, Equatable, Sendable {
+    public var menuId: Int
+    public var lang: String?
+    public var ticketId: String?
+    public var greeting: String?
+    public var customData: CustomData?
+    public var displayOrderInAdapter: [String]?
+    public var isScreenShareable: Bool?
+    public var isVerifiable: Bool?
+
+    enum CodingKeys: String, CodingKey {
+        case menuId = "menu_id"
+        case lang
+        case ticketId = "ticket_id"
+        case greeting
+        case customData = "custom_data"
+        case displayOrderInAdapter = "display_order_in_adapter"
+        case isScreenShareable = "is_screen_shareable"
+        case isVerifiable = "is_verifiable"
+    }
+
+    public init(menuId: Int, lang: String? = nil, ticketId: String? = nil, greeting: String? = nil,
+                customData: CustomData? = nil, displayOrderInAdapter: [String]? = nil, isScreenShareable: Bool? = nil,
+                isVerifiable: Bool? = nil) {
+        self.menuId = menuId
+        self.lang = lang
+        self.ticketId = ticketId
+        self.greeting = greeting
+        self.customData = customData
+        self.displayOrderInAdapter = displayOrderInAdapter
+        self.isScreenShareable = isScreenShareable
+        self.isVerifiable = isVerifiable
+    }
+}
+
+/// Where a chat is in its life (seed 001: "queued, active, ended, etc.").
+public enum ChatStatus: String, Codable, Equatable, Sendable, CaseIterable {
+    case queued
+    case assigned
+    case active
+    case ended
+}
+
+/// Who a chat is with.
+public struct ChatAgent: Codable, Equatable, Sendable {
+    public var id: Int?
+    public var name: String
+
+    public init(id: Int? = nil, name: String) {
+        self.id = id
+        self.name = name
+    }
+}
+
+/// A chat session as the platform reports it (`ChatResponse` in the seeds).
+public struct ChatResponse: Codable, Equatable, Sendable {
+    public var id: Int
+    public var status: ChatStatus
+    public var menuId: Int
+    public var lang: String
+    public var agent: ChatAgent?
+    public var virtualAgent: ChatAgent?
+    public var postSessionRequired: Bool
+    public var redactionEnabled: Bool
+    /// Unix seconds.
+    public var createdAt: Double
+    public var endedAt: Double?
+    /// `end_user`, `agent` or `timeout`.
+    public var endedBy: String?
+
+    enum CodingKeys: String, CodingKey {
+        case id, status, lang, agent
+        case menuId = "menu_id"
+        case virtualAgent = "virtual_agent"
+        case postSessionRequired = "post_session_required"
+        case redactionEnabled = "redaction_enabled"
+        case createdAt = "created_at"
+        case endedAt = "ended_at"
+        case endedBy = "ended_by"
+    }
+
+    public init(id: Int, status: ChatStatus, menuId: Int, lang: String, agent: ChatAgent? = nil,
+                virtualAgent: ChatAgent? = nil, postSessionRequired: Bool = false, redactionEnabled: Bool = false,
+                createdAt: Double, endedAt: Double? = nil, endedBy: String? = nil) {
+        self.id = id
+        self.status = status
+        self.menuId = menuId
+        self.lang = lang
+        self.agent = agent
+        self.virtualAgent = virtualAgent
+        self.postSessionRequired = postSessionRequired
+        self.redactionEnabled = redactionEnabled
+        self.createdAt = createdAt
+        self.endedAt = endedAt
+        self.endedBy = endedBy
+    }
+
+    public var isInProgress: Bool { status != .ended }
+}

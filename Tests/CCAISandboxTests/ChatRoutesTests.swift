@@ -1,0 +1,98 @@
+import CCAISandbox
+import CCAIWire
+import Foundation
+import Testing
+
+@Suite struct ChatRoutesTests {
+    private func serve(at date: Date = QueueMenuTests.mondayMorning, configuration: SandboxConfiguration = .builtIn)
+        throws -> (Sandbox, HTTPServer)
+    {
+        let sandbox = try Sandbox(configuration: configuration, clock: ManualClock(date))
+        return (sandbox, try sandbox.serve())
+    }
+
+    private func token(_ server: HTTPServer, _ identifier: String, at date: Date = QueueMenuTests.mondayMorning,
+                       key: String = "dev-key", secret: String = "dev-secret") async throws -> String {
+        let jwt = try JWTSigner(algorithm: .hs384, secret: secret).sign(["identifier": .string(identifier)], issuedAt: date, lifetime: 600)
+        let reply = try await Curl.request("POST", "\(server.baseURL)/auth/end_user",
+                                           body: Data(#"{"company_key":"\#(key)","jwt":"\#(jwt)"}"#.utf8))
+        return try JSONDecoder().decode(AuthResponse.self, from: Data(reply.body.utf8)).authToken
+    }
+
+    private func call(_ server: HTTPServer, _ method: String, _ path: String, _ token: String, _ body: String? = nil)
+        async throws -> Curl.Reply
+    {
+        try await Curl.request(method, "\(server.baseURL)\(path)", body: body.map { Data($0.utf8) },
+                               headers: ["Authorization": "Bearer \(token)"])
+    }
+
+    private func chat(_ reply: Curl.Reply) throws -> ChatResponse {
+        try JSONDecoder().decode(ChatResponse.self, from: Data(reply.body.utf8))
+    }
+
+    @Test func aChatStartsQueuedAndEnds() async throws {
+        let (_, server) = try serve()
+        let ana = try await token(server, "chat-ana")
+        let started = try await call(server, "POST", "/chats", ana, #"{"menu_id": 1, "lang": "es-MX"}"#)
+        #expect(started.status == 201, "\(started.body)")
+        let chat = try chat(started)
+        #expect(chat.status == .queued && chat.menuId == 1 && chat.lang == "es" && chat.redactionEnabled)
+        let again = try await call(server, "POST", "/chats", ana, #"{"menu_id": 2}"#)
+        #expect(again.status == 409 && again.body.contains("already in progress"))
+        #expect(try self.chat(try await call(server, "GET", "/chats/current", ana)).id == chat.id)
+        let ended = try self.chat(try await call(server, "POST", "/chats/\(chat.id)/end", ana))
+        #expect(ended.status == .ended && ended.endedBy == "end_user" && ended.endedAt != nil)
+        #expect(try await call(server, "POST", "/chats/\(chat.id)/end", ana).status == 409)
+        #expect(try await call(server, "GET", "/chats/current", ana).status == 404)
+        #expect(try self.chat(try await call(server, "GET", "/chats/\(chat.id)", ana)).status == .ended)
+        await server.stop()
+    }
+
+    @Test func chatsAreChecked() async throws {
+        let (_, server) = try serve()
+        let bob = try await token(server, "chat-bob")
+        #expect(try await call(server, "POST", "/chats", bob, #"{"menu_id": 404}"#).status == 404)
+        let noChat = try await call(server, "POST", "/chats", bob, #"{"menu_id": 3}"#)
+        #expect(noChat.status == 400 && noChat.body.contains("no chat channel"))
+        let badBody = try await call(server, "POST", "/chats", bob, #"{"menu_id": "one"}"#)
+        #expect(badBody.status == 400 && badBody.body.contains("menu_id"))
+        let own = try chat(try await call(server, "POST", "/chats", bob, #"{"menu_id": 8}"#))
+        let eve = try await token(server, "chat-eve")
+        #expect(try await call(server, "GET", "/chats/\(own.id)", eve).status == 404, "another user's chat is not found")
+        #expect(try await call(server, "POST", "/chats/\(own.id)/end", eve).status == 404)
+        #expect(try await call(server, "GET", "/chats/x", eve).status == 400)
+        await server.stop()
+    }
+
+    @Test func closedQueuesRefuseChats() async throws {
+        let (_, server) = try serve(at: QueueMenuTests.mondayEvening)
+        let late = try await token(server, "chat-late", at: QueueMenuTests.mondayEvening)
+        let refused = try await call(server, "POST", "/chats", late, #"{"menu_id": 1}"#)
+        #expect(refused.status == 409 && refused.body.contains("after_hours"))
+        #expect(try await call(server, "POST", "/chats", late, #"{"menu_id": 7}"#).status == 201, "the night desk is open")
+        await server.stop()
+    }
+
+    @Test func queuedChatsFillTheQueue() async throws {
+        var configuration = SandboxConfiguration.builtIn
+        configuration.hours = nil
+        configuration.agents = nil
+        configuration.menus = try await LuaConfigurationMenus.menus("""
+            { id = 1, name = "Small", capacity = { max_waiting = 1 }, deflection = { over_capacity = 2 }, channels = { chat = {} } },
+            { id = 2, name = "Overflow", channels = { chat = {} } }
+            """)
+        let (_, server) = try serve(configuration: configuration)
+        let first = try await token(server, "cap-1")
+        #expect(try await call(server, "POST", "/chats", first, #"{"menu_id": 1}"#).status == 201)
+        let second = try await token(server, "cap-2")
+        let full = try await call(server, "POST", "/chats", second, #"{"menu_id": 1}"#)
+        #expect(full.status == 409 && full.body.contains("over_capacity"))
+        let menus = try JSONDecoder().decode(QueueMenusResponse.self,
+                                             from: Data(try await call(server, "GET", "/queue_menus", second).body.utf8))
+        #expect(menus.menus[0].redirectionExtra?.menuId == 2)
+        #expect(menus.menus[1].deflectionFrom == [QueueMenuDeflection(deflectionType: .overCapacityDeflection, menuId: 1)])
+        let waits = try await call(server, "GET", "/queue_menus/1/wait_times", second)
+        #expect(waits.body == #"{"chat":300}"#, "one chat waiting, handle time 300 s, no agents")
+        await server.stop()
+    }
+}
