@@ -23,6 +23,8 @@ public final class CCAI: @unchecked Sendable {
         var language: LanguageService
         var queueMenu: QueueMenuService
         var optionsService: OptionsService
+        var api: APIClient
+        var chat: ChatService?
     }
 
     /// An SDK instance sharing `http` (one libcurl thread) with others, if given.
@@ -43,7 +45,7 @@ public final class CCAI: @unchecked Sendable {
         let services = Services(options: options, auth: AuthService(api: api, endUsers: endUser),
                                 company: CompanyService(api: api, language: language), endUser: endUser,
                                 language: language, queueMenu: QueueMenuService(api: api, language: language),
-                                optionsService: OptionsService(options: options, language: language))
+                                optionsService: OptionsService(options: options, language: language), api: api)
         lock.withLock { self.services = services }
     }
 
@@ -56,4 +58,15 @@ public final class CCAI: @unchecked Sendable {
     public var languageService: LanguageService? { lock.withLock { services?.language } }
     public var queueMenuService: QueueMenuService? { lock.withLock { services?.queueMenu } }
     public var optionsService: OptionsService? { lock.withLock { services?.optionsService } }
+    /// Nil until ``initializeChat(_:)``.
+    public var chatService: ChatService? { lock.withLock { services?.chat } }
+
+    /// Registers the chat module (after `initialize`); `chatService` is available afterwards.
+    public func initializeChat(_ options: ChatOptions = ChatOptions()) {
+        lock.withLock {
+            guard var current = services else { return }
+            current.chat = ChatService(api: current.api, language: current.language, options: options)
+            services = current
+        }
+    }
 }

@@ -167,3 +167,40 @@ final class SigningDelegate: CCAIDelegate, @unchecked Sendable {
         await server.stop()
     }
 }
+
+@Suite struct ChatServiceTests {
+    @Test func startsResumesChecksAndEndsChats() async throws {
+        let server = try Sandbox().serve()
+        let ccai = CCAI()
+        let delegate = SigningDelegate(identifier: "chatter")
+        delegate.ccai = ccai
+        try ccai.initialize(options: InitOptions(key: "dev-key", urlHost: "127.0.0.1:\(server.port)", delegate: delegate,
+                                                 cacheAuthToken: false))
+        #expect(ccai.chatService == nil, "chat needs initializeChat")
+        ccai.initializeChat(ChatOptions(downloadTranscriptVisibility: .hideAll, greeting: "Hi"))
+        let service = try #require(ccai.chatService)
+        #expect(service.options.downloadTranscriptVisibility == [.hideInOptionMenu, .hideInPostChat])
+        #expect(try await service.getLastChatInProgress() == nil)
+        let chat = try await service.start(request: ChatRequest(menuId: 8))
+        #expect(chat.status == .queued && chat.lang == "en")
+        do {
+            try await service.start(request: ChatRequest(menuId: 7))
+            Issue.record("expected a conflict")
+        } catch let error as CCAIError {
+            #expect(error.code == "conflict")
+        }
+        let other = CCAI()
+        let otherDelegate = SigningDelegate(identifier: "chatter")
+        otherDelegate.ccai = other
+        try other.initialize(options: InitOptions(key: "dev-key", urlHost: "127.0.0.1:\(server.port)", delegate: otherDelegate,
+                                                  cacheAuthToken: false))
+        other.initializeChat()
+        let found = try #require(try await other.chatService!.getLastChatInProgress())
+        try await other.chatService!.resumeChat(found)
+        #expect(other.chatService!.currentChat?.id == chat.id, "a second device of the same user resumes it")
+        try await other.chatService!.endChat()
+        #expect(try await service.checkStatus().status == .ended)
+        await #expect(throws: CCAIError.self) { try await service.resumeChat(chat) }
+        await server.stop()
+    }
+}

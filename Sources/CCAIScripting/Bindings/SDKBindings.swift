@@ -12,8 +12,12 @@ import LuaRuntime
 /// ccai.language.set_language_code("es")
 /// ```
 enum SDKBindings {
-    /// Adds `auth`, `company`, `end_user` and `language` to the `ccai` module.
-    static func install(_ ccai: CCAI, into module: inout LuaModule) {
+    /// Adds the SDK's services to the `ccai` module.
+    static func install(_ ccai: CCAI, signer: ClaimsSigner?, into module: inout LuaModule) {
+        module.function("initialize_chat", LuaSignature("Registers the chat module; ccai.chat works afterwards.",
+                                                        parameters: ["options?: { greeting: string?, download_transcript_visibility: string|string[]? }"]),
+                        ChatBindings.initializeFunction(ccai))
+        module.module(ChatBindings.module(ccai, signer: signer))
         module.module(auth(ccai))
         module.module(company(ccai))
         module.module(endUser(ccai))

@@ -8,7 +8,7 @@ import Foundation
 ///
 /// The JWT's claims come from the SDK's end-user record when the script set one
 /// (`ccai.end_user.update_end_user{ identifier = ..., name = ... }`), else from `identity`.
-public final class HostAuthenticator: CCAIDelegate, @unchecked Sendable {
+public final class HostAuthenticator: CCAIDelegate, ClaimsSigner, @unchecked Sendable {
     public enum Signing: Sendable {
         /// Sign with the company secret.
         case secret(String, JWTAlgorithm)
@@ -36,6 +36,14 @@ public final class HostAuthenticator: CCAIDelegate, @unchecked Sendable {
     var endUser: EndUser {
         guard let record = ccai?.endUserService?.endUser, record.identifier != nil else { return identity }
         return record
+    }
+
+    /// Signs custom claims (signed custom data); only with the company secret.
+    public func signClaims(_ claims: [String: JSONValue]) throws -> String {
+        guard case .secret(let secret, let algorithm) = signing else {
+            throw CCAIError(code: "invalid_argument", message: "signed custom data needs the company secret (not --jwt-command)")
+        }
+        return try JWTSigner(algorithm: algorithm, secret: secret).sign(claims, issuedAt: Date(), lifetime: 600)
     }
 
     func makeJWT() throws -> String {

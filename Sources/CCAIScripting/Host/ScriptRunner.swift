@@ -20,6 +20,8 @@ public struct ScriptRunner: Sendable {
     public var sdk: CCAI?
     /// The plugins `ccai.plugins` reaches (none when nil).
     public var plugins: PluginHost?
+    /// Signs `custom_data = { signed = ... }` claims (the host's company secret).
+    public var signer: ClaimsSigner?
 
     public init(environment: [String: String] = [:], limits: LuaLimits = LuaLimits(),
                 logger: ScriptLogger = StreamLogger(), modulePaths: [String] = [], sdk: CCAI? = nil,
@@ -44,7 +46,7 @@ public struct ScriptRunner: Sendable {
                 logger.log(LogRecord(level: .error, message: "error in '\(event)' handler: \(error)"))
             })
         let state = try LuaState(limits: limits, sandbox: sandbox, diagnostics: diagnostics)
-        var module = CCAIModule.make(environment: environment, logger: logger, sdk: sdk)
+        var module = CCAIModule.make(environment: environment, logger: logger, sdk: sdk, signer: signer)
         module.module(PluginBindings.module(plugins, sdk: sdk))
         try await state.withContext { lua in
             lua.setErrorTypeName("ccai.Error")

@@ -100,6 +100,19 @@ public enum TypeStubs {
         ---@field time_zone string
         ---@field prevent_direct_pstn_call boolean
 
+        ---@class ccai.Chat
+        ---@field id integer
+        ---@field status "queued"|"assigned"|"active"|"ended"
+        ---@field menu_id integer
+        ---@field lang string
+        ---@field agent { id: integer?, name: string }?
+        ---@field virtual_agent { id: integer?, name: string }?
+        ---@field post_session_required boolean
+        ---@field redaction_enabled boolean
+        ---@field created_at number
+        ---@field ended_at number?
+        ---@field ended_by string?
+
         ---@class ccai.WaitTimes
         ---@field chat integer?
         ---@field voice_call integer?

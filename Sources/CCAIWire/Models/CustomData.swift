@@ -39,6 +39,15 @@ public struct CustomDataItem: Codable, Equatable, Sendable {
         case invisibleToAgent = "invisible_to_agent"
     }
 
+    /// Decodes an item; a missing `type` defaults from the value.
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(label: try container.decode(String.self, forKey: .label),
+                  value: try container.decode(JSONValue.self, forKey: .value),
+                  type: try container.decodeIfPresent(CustomDataType.self, forKey: .type),
+                  invisibleToAgent: try container.decodeIfPresent(Bool.self, forKey: .invisibleToAgent))
+    }
+
     /// An item; the type defaults from the value (`string`, `number` or `boolean`).
     public init(label: String, value: JSONValue, type: CustomDataType? = nil, invisibleToAgent: Bool? = nil) {
         self.label = label

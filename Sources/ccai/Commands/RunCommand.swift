@@ -131,6 +131,7 @@ struct RunCommand {
         }
         let logger = StreamLogger(minimumLevel: logLevel)
         var runner = ScriptRunner(environment: environment, limits: limits, logger: logger, sdk: session.sdk)
+        runner.signer = session.delegate
         var pluginDirectories = self.pluginDirectories
         let besideScript = URL(fileURLWithPath: script).deletingLastPathComponent().appendingPathComponent("plugins").path
         var isFolder: ObjCBool = false

@@ -1,0 +1,98 @@
+import CCAIWire
+import Foundation
+
+/// Options of `initializeChat` (seed 004/001).
+public struct ChatOptions: Sendable, Equatable {
+    /// A greeting the platform shows when a chat starts (sent with each `ChatRequest`
+    /// that has none).
+    public var greeting: String?
+    public var downloadTranscriptVisibility: DownloadTranscriptVisibility
+
+    public init(downloadTranscriptVisibility: DownloadTranscriptVisibility = [], greeting: String? = nil) {
+        self.greeting = greeting
+        self.downloadTranscriptVisibility = downloadTranscriptVisibility
+    }
+}
+
+/// Where the download-transcript affordance is hidden (an option set, seed 001).
+public struct DownloadTranscriptVisibility: OptionSet, Sendable, Hashable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    public static let hideInOptionMenu = DownloadTranscriptVisibility(rawValue: 1)
+    public static let hideInPostChat = DownloadTranscriptVisibility(rawValue: 2)
+    public static let hideAll: DownloadTranscriptVisibility = [.hideInOptionMenu, .hideInPostChat]
+}
+
+/// The chat lifecycle (seed 001). Available after `CCAI.initializeChat`.
+///
+/// ```swift
+/// ccai.initializeChat()
+/// let chat = try await ccai.chatService!.start(request: ChatRequest(menuId: 1, lang: "en"))
+/// try await ccai.chatService!.endChat()
+/// ```
+public final class ChatService: @unchecked Sendable {
+    private let api: APIClient
+    private let language: LanguageService
+    public let options: ChatOptions
+    private let lock = NSLock()
+    private var current: ChatResponse?
+
+    init(api: APIClient, language: LanguageService, options: ChatOptions) {
+        self.api = api
+        self.language = language
+        self.options = options
+    }
+
+    /// The chat this service works on (the last started, resumed or checked).
+    public var currentChat: ChatResponse? { lock.withLock { current } }
+
+    private func remember(_ chat: ChatResponse?) {
+        lock.withLock { current = chat }
+    }
+
+    /// Starts a chat on a queue; it starts queued. A chat already in progress is a
+    /// `conflict`; a closed or full queue too.
+    @discardableResult
+    public func start(request: ChatRequest) async throws -> ChatResponse {
+        var request = request
+        if request.lang == nil { request.lang = language.languageCode }
+        if request.greeting == nil { request.greeting = options.greeting }
+        let chat = try await api.send("POST", "/chats", body: request, as: ChatResponse.self)
+        remember(chat)
+        return chat
+    }
+
+    /// The end user's chat in progress, if any (after an app restart, say).
+    public func getLastChatInProgress() async throws -> ChatResponse? {
+        do {
+            return try await api.send("GET", "/chats/current", as: ChatResponse.self)
+        } catch let error as CCAIError where error.status == 404 {
+            return nil
+        }
+    }
+
+    /// Continues with a chat in progress.
+    public func resumeChat(_ chat: ChatResponse) async throws {
+        let fresh = try await api.send("GET", "/chats/\(chat.id)", as: ChatResponse.self)
+        guard fresh.isInProgress else {
+            throw CCAIError(code: "conflict", message: "chat \(chat.id) has ended and cannot be resumed")
+        }
+        remember(fresh)
+    }
+
+    /// Refreshes the current chat from the platform.
+    @discardableResult
+    public func checkStatus() async throws -> ChatResponse {
+        guard let chat = currentChat else { throw CCAIError(code: "not_found", message: "no current chat; start or resume one") }
+        let fresh = try await api.send("GET", "/chats/\(chat.id)", as: ChatResponse.self)
+        remember(fresh)
+        return fresh
+    }
+
+    /// Ends the current chat.
+    public func endChat() async throws {
+        guard let chat = currentChat else { throw CCAIError(code: "not_found", message: "no current chat to end") }
+        remember(try await api.send("POST", "/chats/\(chat.id)/end", as: ChatResponse.self))
+    }
+}

@@ -1,0 +1,141 @@
+import CCAIKit
+import CCAIWire
+import Foundation
+import LuaRuntime
+
+/// Signs claims into a JWT with the company secret, for `custom_data = { signed = {...} }`
+/// (LUA-API section 8: the host signs, scripts never see the secret).
+public protocol ClaimsSigner: Sendable {
+    func signClaims(_ claims: [String: JSONValue]) throws -> String
+}
+
+/// `ccai.initialize_chat(options)` and `ccai.chat`: `start`, `get_last_chat_in_progress`,
+/// `resume_chat`, `check_status`, `end_chat`, `get_current_chat`.
+enum ChatBindings {
+    static func initializeFunction(_ ccai: CCAI) -> LuaFunctionBody {
+        { call in
+            guard ccai.options != nil else {
+                throw LuaErrorValue(code: "not_initialized", message: "the SDK is not initialized",
+                                    fields: ["service": "chat", "method": "initialize_chat"])
+            }
+            let options = try call.options(1, "options")
+            var visibility: DownloadTranscriptVisibility = []
+            let value = try options.value("download_transcript_visibility")
+            let names = value.stringValue.map { [$0] } ?? value.arrayValue?.compactMap(\.stringValue) ?? []
+            for name in names {
+                switch name {
+                case "hide_in_option_menu": visibility.insert(.hideInOptionMenu)
+                case "hide_in_post_chat": visibility.insert(.hideInPostChat)
+                case "hide_all": visibility.formUnion(.hideAll)
+                default:
+                    throw call.argumentError(1, "options", "field 'download_transcript_visibility': 'hide_in_option_menu', 'hide_in_post_chat' or 'hide_all' expected, got '\(name)'")
+                }
+            }
+            ccai.initializeChat(ChatOptions(downloadTranscriptVisibility: visibility, greeting: try options.string("greeting")))
+            return .none
+        }
+    }
+
+    static func module(_ ccai: CCAI, signer: ClaimsSigner?) -> LuaModule {
+        var chat = LuaModule(name: "ccai.chat")
+        chat.function("start", LuaSignature("Starts a chat on a queue (it starts queued).",
+                                            parameters: ["request: { menu_id: integer, lang: string?, ticket_id: string?, greeting: string?, custom_data: table? }"],
+                                            returns: ["ccai.Chat"])) { call in
+            let request = try chatRequest(call, signer: signer)
+            let service = try requireChat(ccai, "start")
+            return try SDKBindings.sdk(call, "chat", "start") { try await service.start(request: request) }
+        }
+        chat.function("get_last_chat_in_progress", LuaSignature("The end user's chat in progress, if any.",
+                                                                returns: ["ccai.Chat?"])) { call in
+            let service = try requireChat(ccai, "get_last_chat_in_progress")
+            return try SDKBindings.sdk(call, "chat", "get_last_chat_in_progress", {
+                try await service.getLastChatInProgress()
+            }, push: { chat, output in output.push(try chat.map { try LuaEncoder().encode($0) } ?? .nil) })
+        }
+        chat.function("resume_chat", LuaSignature("Continues with a chat in progress.", parameters: ["chat: ccai.Chat"])) { call in
+            let chat: ChatResponse
+            do {
+                chat = try LuaDecoder().decode(ChatResponse.self, from: .table(try call.table(1, "chat")))
+            } catch let error as DecodingError {
+                throw call.argumentError(1, "chat", "a chat expected (\(SDKBindings.describe(error)))")
+            }
+            let service = try requireChat(ccai, "resume_chat")
+            return try SDKBindings.sdk(call, "chat", "resume_chat", { try await service.resumeChat(chat) },
+                                       push: { _, _ in })
+        }
+        chat.function("check_status", LuaSignature("Refreshes the current chat from the platform.", returns: ["ccai.Chat"])) { call in
+            let service = try requireChat(ccai, "check_status")
+            return try SDKBindings.sdk(call, "chat", "check_status") { try await service.checkStatus() }
+        }
+        chat.function("end_chat", LuaSignature("Ends the current chat.")) { call in
+            let service = try requireChat(ccai, "end_chat")
+            return try SDKBindings.sdk(call, "chat", "end_chat", { try await service.endChat() }, push: { _, _ in })
+        }
+        chat.function("get_current_chat", LuaSignature("The chat the SDK works on.", returns: ["ccai.Chat?"])) { call in
+            let service = try requireChat(ccai, "get_current_chat")
+            return call.returning(try service.currentChat.map { try LuaEncoder().encode($0) } ?? .nil)
+        }
+        return chat
+    }
+
+    private static func requireChat(_ ccai: CCAI, _ method: String) throws -> ChatService {
+        guard let service = ccai.chatService else {
+            throw LuaErrorValue(code: "not_initialized", message: "chat is not initialized: call ccai.initialize_chat() first",
+                                fields: ["service": "chat", "method": .string(method)])
+        }
+        return service
+    }
+
+    /// Reads `{ menu_id, lang, ticket_id, greeting, custom_data }`.
+    static func chatRequest(_ call: LuaCall, signer: ClaimsSigner?) throws -> ChatRequest {
+        let options = try call.options(1, "request")
+        guard let menuID = try options.integer("menu_id") else {
+            throw call.argumentError(1, "request", "field 'menu_id': integer expected, got nil")
+        }
+        var request = ChatRequest(menuId: Int(menuID), lang: try options.string("lang"),
+                                  ticketId: try options.string("ticket_id"), greeting: try options.string("greeting"))
+        let customData = try options.value("custom_data")
+        guard !customData.isNil else { return request }
+        guard let table = customData.tableValue else {
+            throw call.argumentError(1, "request", "field 'custom_data': table expected, got \(customData.typeName)")
+        }
+        if let signed = table["signed"], !signed.isNil {
+            guard let signer else {
+                throw call.argumentError(1, "request", "field 'custom_data.signed': signing needs the company secret (--company-secret or the embedded sandbox)")
+            }
+            guard let claims = json(signed)?.objectValue else {
+                throw call.argumentError(1, "request", "field 'custom_data.signed': a table of claims expected")
+            }
+            request.customData = CustomData(signed: try signer.signClaims(["custom_data": .object(claims)]))
+        } else if let unsigned = table["unsigned"], !unsigned.isNil {
+            do {
+                request.customData = CustomData(unsigned: try LuaDecoder().decode(CustomDataPayload.self, from: unsigned))
+            } catch let error as DecodingError {
+                throw call.argumentError(1, "request", "field 'custom_data.unsigned': \(SDKBindings.describe(error))")
+            }
+        } else {
+            throw call.argumentError(1, "request", "field 'custom_data': { signed = {...} } or { unsigned = {...} } expected")
+        }
+        return request
+    }
+
+    /// A Lua value as JSON.
+    static func json(_ value: LuaValue) -> JSONValue? {
+        switch value {
+        case .nil: return .null
+        case .boolean(let b): return .bool(b)
+        case .integer(let i): return .integer(i)
+        case .number(let d): return .number(d)
+        case .string(let s): return .string(s)
+        case .data: return nil
+        case .table(let table):
+            if table.fields.isEmpty, !table.sequence.isEmpty { return .array(table.sequence.compactMap(json)) }
+            var object: [String: JSONValue] = [:]
+            for (key, element) in table.entries {
+                guard let name = key.stringValue ?? key.integerValue.map(String.init), let converted = json(element) else { continue }
+                object[name] = converted
+            }
+            return .object(object)
+        }
+    }
+}

@@ -1,0 +1,33 @@
+-- The chat lifecycle against the embedded sandbox (queues 7 and 8 are open around the clock).
+local ok, err = pcall(ccai.chat.start, { menu_id = 7 })
+assert(not ok and err.code == "not_initialized", "chat needs initialize_chat")
+
+ccai.initialize_chat{ greeting = "Hello!", download_transcript_visibility = "hide_in_post_chat" }
+assert(ccai.chat.get_last_chat_in_progress() == nil, "no chat yet")
+
+local chat = ccai.chat.start{ menu_id = 7, lang = "es", custom_data = {
+  unsigned = { tier = { label = "Tier", value = "gold", type = "string" },
+               age = { label = "Age", value = 30, invisible_to_agent = true } } } }
+assert(chat.status == "queued" and chat.menu_id == 7 and chat.lang == "es", "started queued")
+
+local again, conflict = pcall(ccai.chat.start, { menu_id = 8 })
+assert(not again and conflict.code == "conflict" and conflict.status == 409, "one chat in progress at a time")
+
+local current = ccai.chat.get_last_chat_in_progress()
+assert(current and current.id == chat.id)
+assert(ccai.chat.check_status().status == "queued")
+
+ccai.chat.end_chat()
+assert(ccai.chat.get_current_chat().status == "ended" and ccai.chat.get_current_chat().ended_by == "end_user")
+assert(ccai.chat.get_last_chat_in_progress() == nil, "nothing in progress after the end")
+local resumed, gone = pcall(ccai.chat.resume_chat, chat)
+assert(not resumed and gone.code == "conflict", "an ended chat cannot be resumed")
+
+local signed = ccai.chat.start{ menu_id = 8, custom_data = { signed = { reserved_verified_customer = {
+  label = "Verified", value = true, type = "boolean" } } } }
+assert(signed.status == "queued", "signed custom data is signed by the host")
+ccai.chat.end_chat()
+
+local bad, why = pcall(ccai.chat.start, { menu_id = 8, custom_data = { unsigned = { x = { value = 1 } } } })
+assert(not bad and why.code == "invalid_argument" and why.message:find("label"), "custom data items need a label")
+ccai.log.info("chat scenario passed")
