@@ -24,6 +24,7 @@ public final class CCAI: @unchecked Sendable {
         var queueMenu: QueueMenuService
         var optionsService: OptionsService
         var api: APIClient
+        var pump: EventPump
         var chat: ChatService?
     }
 
@@ -45,7 +46,8 @@ public final class CCAI: @unchecked Sendable {
         let services = Services(options: options, auth: AuthService(api: api, endUsers: endUser),
                                 company: CompanyService(api: api, language: language), endUser: endUser,
                                 language: language, queueMenu: QueueMenuService(api: api, language: language),
-                                optionsService: OptionsService(options: options, language: language), api: api)
+                                optionsService: OptionsService(options: options, language: language), api: api,
+                                pump: EventPump(api: api, http: http))
         lock.withLock { self.services = services }
     }
 
@@ -65,7 +67,7 @@ public final class CCAI: @unchecked Sendable {
     public func initializeChat(_ options: ChatOptions = ChatOptions()) {
         lock.withLock {
             guard var current = services else { return }
-            current.chat = ChatService(api: current.api, language: current.language, options: options)
+            current.chat = ChatService(api: current.api, language: current.language, options: options, pump: current.pump)
             services = current
         }
     }

@@ -203,4 +203,30 @@ final class SigningDelegate: CCAIDelegate, @unchecked Sendable {
         await #expect(throws: CCAIError.self) { try await service.resumeChat(chat) }
         await server.stop()
     }
+
+    @Test func chatEventsArriveThroughThePlatformStream() async throws {
+        let server = try Sandbox().serve()
+        let ccai = CCAI()
+        let delegate = SigningDelegate(identifier: "listener")
+        delegate.ccai = ccai
+        try ccai.initialize(options: InitOptions(key: "dev-key", urlHost: "127.0.0.1:\(server.port)", delegate: delegate,
+                                                 cacheAuthToken: false))
+        ccai.initializeChat()
+        let service = try #require(ccai.chatService)
+        let states = service.events(named: "state_changed")
+        let starter = Task {
+            try await Task.sleep(nanoseconds: 100_000_000)
+            try await service.start(request: ChatRequest(menuId: 7))
+            try await service.endChat()
+        }
+        var seen: [String] = []
+        for await state in states {
+            seen.append(state["status"]?.stringValue ?? "?")
+            if seen.count == 2 { break }
+        }
+        try await starter.value
+        #expect(seen == ["queued", "ended"])
+        #expect(service.currentChat?.status == .ended)
+        await server.stop()
+    }
 }

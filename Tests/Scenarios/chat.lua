@@ -5,6 +5,13 @@ assert(not ok and err.code == "not_initialized", "chat needs initialize_chat")
 ccai.initialize_chat{ greeting = "Hello!", download_transcript_visibility = "hide_in_post_chat" }
 assert(ccai.chat.get_last_chat_in_progress() == nil, "no chat yet")
 
+-- Events arrive over the platform's event stream: every `on` handler sees them, and
+-- wait_for returns the oldest one not yet returned.
+local states = {}
+local subscription = ccai.chat.on("state_changed", function(event) states[#states + 1] = event.status end)
+local bad_name = pcall(ccai.chat.on, "state_change", function() end)
+assert(not bad_name, "unknown event names are refused")
+
 local chat = ccai.chat.start{ menu_id = 7, lang = "es", custom_data = {
   unsigned = { tier = { label = "Tier", value = "gold", type = "string" },
                age = { label = "Age", value = 30, invisible_to_agent = true } } } }
@@ -17,7 +24,14 @@ local current = ccai.chat.get_last_chat_in_progress()
 assert(current and current.id == chat.id)
 assert(ccai.chat.check_status().status == "queued")
 
+local received = ccai.chat.wait_for("chat_received", { timeout = 10 })
+assert(received.id == chat.id and received.status == "queued", "chat_received carries the chat")
+
 ccai.chat.end_chat()
+local ended = ccai.chat.wait_for("state_changed", { timeout = 10, match = function(e) return e.status == "ended" end })
+assert(ended.chat_id == chat.id, "state_changed says which chat")
+assert(states[1] == "queued" and states[#states] == "ended", "the handler saw every state")
+subscription:cancel()
 assert(ccai.chat.get_current_chat().status == "ended" and ccai.chat.get_current_chat().ended_by == "end_user")
 assert(ccai.chat.get_last_chat_in_progress() == nil, "nothing in progress after the end")
 local resumed, gone = pcall(ccai.chat.resume_chat, chat)

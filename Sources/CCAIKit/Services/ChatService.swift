@@ -34,14 +34,58 @@ public struct DownloadTranscriptVisibility: OptionSet, Sendable, Hashable {
 public final class ChatService: @unchecked Sendable {
     private let api: APIClient
     private let language: LanguageService
+    private let pump: EventPump
     public let options: ChatOptions
     private let lock = NSLock()
     private var current: ChatResponse?
 
-    init(api: APIClient, language: LanguageService, options: ChatOptions) {
+    init(api: APIClient, language: LanguageService, options: ChatOptions, pump: EventPump) {
         self.api = api
         self.language = language
         self.options = options
+        self.pump = pump
+    }
+
+    /// The chat events the platform sends (`chat_received`, `state_changed`,
+    /// `messages_received`, `typing_event`, `member_event`, ...), each with its JSON data,
+    /// as they happen. Every call is a new subscriber.
+    public func events() -> AsyncStream<PlatformEvent> {
+        let source = pump.subscribe()
+        return AsyncStream { continuation in
+            let task = Task {
+                for await event in source {
+                    if event.name == "state_changed", case .string(let status)? = event.data["status"],
+                        let id = event.data["chat_id"], let status = ChatStatus(rawValue: status)
+                    {
+                        self.updateCurrent(id: id, status: status)
+                    }
+                    continuation.yield(event)
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    /// The events named `name` only (the seeds' publishers: `stateChanged` is
+    /// `events(named: "state_changed")`).
+    public func events(named name: String) -> AsyncStream<JSONValue> {
+        let all = events()
+        return AsyncStream { continuation in
+            let task = Task {
+                for await event in all where event.name == name { continuation.yield(event.data) }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    private func updateCurrent(id: JSONValue, status: ChatStatus) {
+        lock.withLock {
+            guard var chat = current, case .integer(let chatID) = id, Int64(chat.id) == chatID else { return }
+            chat.status = status
+            current = chat
+        }
     }
 
     /// The chat this service works on (the last started, resumed or checked).

@@ -12,8 +12,18 @@ public protocol ClaimsSigner: Sendable {
 /// `ccai.initialize_chat(options)` and `ccai.chat`: `start`, `get_last_chat_in_progress`,
 /// `resume_chat`, `check_status`, `end_chat`, `get_current_chat`.
 enum ChatBindings {
-    static func initializeFunction(_ ccai: CCAI) -> LuaFunctionBody {
-        { call in
+    /// The names of the chat events scripts can subscribe to (LUA-API section 3).
+    static let eventNames: Set<String> = ["messages_received", "typing_event", "member_event", "state_changed",
+                                          "chat_received", "network_connectivity_changed", "cold_transfer"]
+
+    /// Whether a state's bridge from the SDK's chat events to its emitter runs.
+    final class Bridge: @unchecked Sendable {
+        var started = false
+    }
+
+    static func initializeFunction(_ ccai: CCAI, events: LuaEventEmitter?) -> LuaFunctionBody {
+        let bridge = Bridge()
+        return { call in
             guard ccai.options != nil else {
                 throw LuaErrorValue(code: "not_initialized", message: "the SDK is not initialized",
                                     fields: ["service": "chat", "method": "initialize_chat"])
@@ -32,12 +42,50 @@ enum ChatBindings {
                 }
             }
             ccai.initializeChat(ChatOptions(downloadTranscriptVisibility: visibility, greeting: try options.string("greeting")))
+            if let events, !bridge.started, let service = ccai.chatService, let state = call.context.state {
+                bridge.started = true
+                startBridge(service.events(), to: events, in: state)
+            }
             return .none
         }
     }
 
-    static func module(_ ccai: CCAI, signer: ClaimsSigner?) -> LuaModule {
+    /// Emits the SDK's chat events into the state until it closes.
+    private static func startBridge(_ stream: AsyncStream<PlatformEvent>, to emitter: LuaEventEmitter, in state: LuaState) {
+        let target = UncheckedBox(emitter)
+        Task { [weak state] in
+            for await event in stream where eventNames.contains(event.name) {
+                guard let state else { return }
+                let value = luaValue(event.data)
+                let open = await state.withContext { lua -> Bool in
+                    guard !lua.isClosed else { return false }
+                    target.value.emit(event.name, value)
+                    return true
+                }
+                if !open { return }
+            }
+        }
+    }
+
+    /// JSON data as a Lua value (null becomes nil).
+    static func luaValue(_ json: JSONValue) -> LuaValue {
+        switch json {
+        case .null: return .nil
+        case .bool(let b): return .boolean(b)
+        case .integer(let i): return .integer(i)
+        case .number(let d): return .number(d)
+        case .string(let s): return .string(s)
+        case .array(let items): return .array(items.map(luaValue))
+        case .object(let fields):
+            var table = LuaTable()
+            for (key, value) in fields { table[key] = luaValue(value) }
+            return .table(table)
+        }
+    }
+
+    static func module(_ ccai: CCAI, signer: ClaimsSigner?, events: LuaEventEmitter?) -> LuaModule {
         var chat = LuaModule(name: "ccai.chat")
+        if let events { chat.events(events) }
         chat.function("start", LuaSignature("Starts a chat on a queue (it starts queued).",
                                             parameters: ["request: { menu_id: integer, lang: string?, ticket_id: string?, greeting: string?, custom_data: table? }"],
                                             returns: ["ccai.Chat"])) { call in
@@ -138,4 +186,10 @@ enum ChatBindings {
             return .object(object)
         }
     }
+}
+
+/// Carries a state-confined object into a task that only uses it on the state's executor.
+private struct UncheckedBox<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
 }

@@ -46,9 +46,12 @@ public struct ScriptRunner: Sendable {
                 logger.log(LogRecord(level: .error, message: "error in '\(event)' handler: \(error)"))
             })
         let state = try LuaState(limits: limits, sandbox: sandbox, diagnostics: diagnostics)
-        var module = CCAIModule.make(environment: environment, logger: logger, sdk: sdk, signer: signer)
-        module.module(PluginBindings.module(plugins, sdk: sdk))
+        let (environment, sdk, signer, plugins) = (self.environment, self.sdk, self.signer, self.plugins)
         try await state.withContext { lua in
+            let chatEvents = sdk == nil ? nil : lua.makeEmitter(name: "ccai.chat", events: ChatBindings.eventNames)
+            var module = CCAIModule.make(environment: environment, logger: logger, sdk: sdk, signer: signer,
+                                         chatEvents: chatEvents)
+            module.module(PluginBindings.module(plugins, sdk: sdk))
             lua.setErrorTypeName("ccai.Error")
             let table = lua.makeTable(module)
             if sdk != nil { try QueueMenuBindings.decorate(table, in: lua) }

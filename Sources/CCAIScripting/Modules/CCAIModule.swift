@@ -13,9 +13,9 @@ import LuaRuntime
 public enum CCAIModule {
     /// The module's table description; with an SDK instance, its services too.
     public static func make(environment: [String: String], logger: ScriptLogger, sdk: CCAI? = nil,
-                            signer: ClaimsSigner? = nil) -> LuaModule {
+                            signer: ClaimsSigner? = nil, chatEvents: LuaEventEmitter? = nil) -> LuaModule {
         var ccai = LuaModule(name: "ccai")
-        if let sdk { SDKBindings.install(sdk, signer: signer, into: &ccai) }
+        if let sdk { SDKBindings.install(sdk, signer: signer, chatEvents: chatEvents, into: &ccai) }
         LuaTaskLibrary.install(into: &ccai)
         ccai.function("now", LuaSignature("Unix time in seconds.", returns: ["number"])) { call in call.returning(.number(Date().timeIntervalSince1970)) }
         ccai.function("uuid", LuaSignature("A random UUID (lowercase).", returns: ["string"])) { call in call.returning(.string(UUID().uuidString.lowercased())) }

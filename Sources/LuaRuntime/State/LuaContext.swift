@@ -204,6 +204,12 @@ public struct LuaContext {
 
     // MARK: - State
 
+    /// The actor owning this state, to come back to it from other tasks.
+    public var state: LuaState? { core.owner }
+
+    /// Whether the state was closed.
+    public var isClosed: Bool { core.isClosed }
+
     /// The main thread's `lua_State`, for benchmarks that compare against the raw C API.
     @_spi(Benchmarks) public var rawState: OpaquePointer { L }
 

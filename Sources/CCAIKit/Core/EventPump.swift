@@ -1,0 +1,82 @@
+import CCAIWire
+import Foundation
+
+/// One event of the platform's real-time stream: its name and JSON data.
+public struct PlatformEvent: Sendable, Equatable {
+    public var id: String?
+    public var name: String
+    public var data: JSONValue
+
+    public init(id: String? = nil, name: String, data: JSONValue) {
+        self.id = id
+        self.name = name
+        self.data = data
+    }
+}
+
+/// Reads the platform's `/events` stream for the authenticated end user and hands every
+/// event to every subscriber. Reconnects with `Last-Event-ID` (nothing lost or repeated),
+/// and re-authenticates through the delegate when the token is refused.
+final class EventPump: @unchecked Sendable {
+    private let api: APIClient
+    private let http: HTTPClient
+    private let lock = NSLock()
+    private var subscribers: [UUID: AsyncStream<PlatformEvent>.Continuation] = [:]
+    private var task: Task<Void, Never>?
+
+    init(api: APIClient, http: HTTPClient) {
+        self.api = api
+        self.http = http
+    }
+
+    deinit { task?.cancel() }
+
+    /// A new subscriber; the pump starts with the first one.
+    func subscribe() -> AsyncStream<PlatformEvent> {
+        let (stream, continuation) = AsyncStream<PlatformEvent>.makeStream()
+        let id = UUID()
+        continuation.onTermination = { [weak self] _ in self?.unsubscribe(id) }
+        lock.withLock {
+            subscribers[id] = continuation
+            if task == nil { task = Task { [weak self] in await self?.run() } }
+        }
+        return stream
+    }
+
+    /// The pump stops with its last subscriber.
+    private func unsubscribe(_ id: UUID) {
+        let idle: Task<Void, Never>? = lock.withLock {
+            subscribers.removeValue(forKey: id)
+            guard subscribers.isEmpty else { return nil }
+            defer { task = nil }
+            return task
+        }
+        idle?.cancel()
+    }
+
+    private func deliver(_ event: PlatformEvent) {
+        for subscriber in lock.withLock({ Array(subscribers.values) }) { subscriber.yield(event) }
+    }
+
+    private func run() async {
+        var lastID: String?
+        while !Task.isCancelled {
+            do {
+                let token = try await api.validToken()
+                let source = EventSource(
+                    client: http,
+                    request: HTTPClientRequest(url: api.options.baseURL + "/events", headers: ["Authorization": "Bearer \(token)"]),
+                    reconnectDelay: 0.5, lastEventID: lastID)
+                for try await event in source.events() {
+                    lastID = event.id ?? lastID
+                    let data = (try? JSONValue(jsonText: event.data)) ?? .string(event.data)
+                    deliver(PlatformEvent(id: event.id, name: event.event, data: data))
+                }
+            } catch let error as CCAIError where error.status == 401 {
+                api.tokens.update(nil)
+            } catch {
+                try? await Task.sleep(nanoseconds: 500_000_000)
+            }
+        }
+    }
+}
