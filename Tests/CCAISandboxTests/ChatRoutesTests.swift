@@ -48,6 +48,33 @@ import Testing
         await server.stop()
     }
 
+    @Test func messagesAreStoredOnceAndAnswered() async throws {
+        let (_, server) = try serve()
+        let ana = try await token(server, "msg-ana")
+        let chat = try chat(try await call(server, "POST", "/chats", ana, #"{"menu_id": 8}"#))
+        let first = try await call(server, "POST", "/chats/\(chat.id)/messages", ana, #"{"text": "hello", "client_message_id": "c-1"}"#)
+        #expect(first.status == 201)
+        let retried = try await call(server, "POST", "/chats/\(chat.id)/messages", ana, #"{"text": "hello", "client_message_id": "c-1"}"#)
+        #expect(retried.status == 200, "a retried send is not stored twice")
+        let message = try JSONDecoder().decode(ChatMessage.self, from: Data(first.body.utf8))
+        #expect(try JSONDecoder().decode(ChatMessage.self, from: Data(retried.body.utf8)).id == message.id)
+        #expect(try await call(server, "POST", "/chats/\(chat.id)/messages", ana, #"{"text": "", "client_message_id": "c-2"}"#).status == 400)
+        #expect(try await call(server, "POST", "/chats/\(chat.id)/messages", ana, #"{"text": "x"}"#).status == 400)
+        var messages: [ChatMessage] = []
+        for _ in 0..<200 {
+            messages = try JSONDecoder().decode([ChatMessage].self,
+                                                from: Data(try await call(server, "GET", "/chats/\(chat.id)/messages", ana).body.utf8))
+            if messages.contains(where: { $0.sender.type == "agent" && $0.text?.contains("hello") == true }) { break }
+            try await Task.sleep(nanoseconds: 10_000_000)
+        }
+        #expect(messages.map(\.sequence) == Array(1...messages.count))
+        #expect(messages.filter { $0.sender.type == "end_user" }.count == 1)
+        #expect(messages.contains { $0.sender == ChatMessageSender(type: "agent", name: "Ben") })
+        _ = try await call(server, "POST", "/chats/\(chat.id)/end", ana)
+        #expect(try await call(server, "POST", "/chats/\(chat.id)/messages", ana, #"{"text": "late", "client_message_id": "c-3"}"#).status == 409)
+        await server.stop()
+    }
+
     @Test func chatsAreChecked() async throws {
         let (_, server) = try serve()
         let bob = try await token(server, "chat-bob")

@@ -9,7 +9,8 @@ import Testing
         return url.path
     }
 
-    @Test(arguments: ["tasks.lua", "sandbox.lua", "modules.lua", "menus.lua", "chat.lua", "fuzz_arguments.lua"])
+    @Test(arguments: ["tasks.lua", "sandbox.lua", "modules.lua", "menus.lua", "chat.lua", "conversation.lua",
+                      "fuzz_arguments.lua"])
     func luaScenariosPass(_ name: String) throws {
         let output = try CLI.run(["run", "Tests/Scenarios/\(name)", "--env", "NAME=Ana"])
         #expect(output.status == 0, "\(name): \(output.stderr)")

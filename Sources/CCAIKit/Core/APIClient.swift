@@ -25,9 +25,10 @@ final class APIClient: Sendable {
 
     /// Sends a request and decodes the answer.
     func send<Response: Decodable>(_ method: String, _ path: String, query: [String: String] = [:],
-                                   body: (any Encodable)? = nil, authenticated: Bool = true,
+                                   body: (any Encodable)? = nil, authenticated: Bool = true, idempotent: Bool? = nil,
                                    as type: Response.Type = Response.self) async throws -> Response {
-        let data = try await sendRaw(method, path, query: query, body: body, authenticated: authenticated)
+        let data = try await sendRaw(method, path, query: query, body: body, authenticated: authenticated,
+                                     idempotent: idempotent)
         do {
             return try APIClient.decoder.decode(type, from: data)
         } catch {
@@ -35,10 +36,11 @@ final class APIClient: Sendable {
         }
     }
 
+    /// `idempotent` marks a request safe to retry (a POST carrying a client-side id, say).
     func sendRaw(_ method: String, _ path: String, query: [String: String] = [:], body: (any Encodable)? = nil,
-                 authenticated: Bool = true) async throws -> Data {
+                 authenticated: Bool = true, idempotent: Bool? = nil) async throws -> Data {
         let payload = try body.map { try APIClient.encoder.encode($0) }
-        var request = HTTPClientRequest(method: method, url: url(path, query), body: payload)
+        var request = HTTPClientRequest(method: method, url: url(path, query), body: payload, isIdempotent: idempotent)
         if payload != nil { request.headers["Content-Type"] = "application/json" }
         guard authenticated else { return try await perform(request) }
         var token = try await validToken()

@@ -1,6 +1,12 @@
 import CCAIWire
 import Foundation
 
+/// What `sendMessage` sends (seed 001). Text today; images, videos, form completions and
+/// screen-share events arrive with attachments and smart actions.
+public enum OutgoingMessageContent: Sendable, Equatable {
+    case text(content: String)
+}
+
 /// Options of `initializeChat` (seed 004/001).
 public struct ChatOptions: Sendable, Equatable {
     /// A greeting the platform shows when a chat starts (sent with each `ChatRequest`
@@ -132,6 +138,26 @@ public final class ChatService: @unchecked Sendable {
         let fresh = try await api.send("GET", "/chats/\(chat.id)", as: ChatResponse.self)
         remember(fresh)
         return fresh
+    }
+
+    /// Sends a message in the current chat. Each send carries a client message id, so a
+    /// retry after a lost answer is stored once.
+    @discardableResult
+    public func sendMessage(_ content: OutgoingMessageContent) async throws -> ChatMessage {
+        guard let chat = currentChat else { throw CCAIError(code: "not_found", message: "no current chat; start or resume one") }
+        switch content {
+        case .text(let text):
+            guard !text.isEmpty else { throw CCAIError.invalidArgument("the message text is empty") }
+            let request = SendMessageRequest(text: text, clientMessageId: UUID().uuidString.lowercased())
+            return try await api.send("POST", "/chats/\(chat.id)/messages", body: request, idempotent: true,
+                                      as: ChatMessage.self)
+        }
+    }
+
+    /// The current chat's messages, in order.
+    public func getMessages() async throws -> [ChatMessage] {
+        guard let chat = currentChat else { throw CCAIError(code: "not_found", message: "no current chat; start or resume one") }
+        return try await api.send("GET", "/chats/\(chat.id)/messages", as: [ChatMessage].self)
     }
 
     /// Ends the current chat.

@@ -21,6 +21,12 @@ struct ChatRoutes {
             let session = try await sandbox.session(for: request)
             return try .json(try await ownChat(request, session))
         }
+        router.add("POST", "/chats/:id/messages") { request in try await sendMessage(request) }
+        router.add("GET", "/chats/:id/messages") { request in
+            let session = try await sandbox.session(for: request)
+            let chat = try await ownChat(request, session)
+            return try .json(try await sandbox.store.messages(chatID: chat.id))
+        }
         router.add("POST", "/chats/:id/end") { request in
             let session = try await sandbox.session(for: request)
             let chat = try await ownChat(request, session)
@@ -75,8 +81,30 @@ struct ChatRoutes {
             try await sandbox.publish(endUserID: try userID(session), event: "chat_received",
                                       data: try JSONValue(jsonText: String(decoding: JSONEncoder().encode(chat), as: UTF8.self)))
             try await publishState(chat, for: session)
+            let owner = try userID(session)
+            Task { try? await DefaultAgent(sandbox: sandbox).chatQueued(chat, endUserID: owner) }
             return try .json(chat, status: 201)
         }
+    }
+
+    /// `POST /chats/{id}/messages`: stores the end user's message once (by its client id)
+    /// and publishes it; the agent answers.
+    private func sendMessage(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let session = try await sandbox.session(for: request)
+        let chat = try await ownChat(request, session)
+        let body = try request.decode(SendMessageRequest.self)
+        guard !body.text.isEmpty else { throw HTTPError.badRequest("the field 'text' must not be empty") }
+        guard !body.clientMessageId.isEmpty else { throw HTTPError.badRequest("the field 'client_message_id' must not be empty") }
+        guard chat.isInProgress else { throw HTTPError.conflict("chat \(chat.id) has ended") }
+        let owner = try userID(session)
+        let (message, isNew) = try await sandbox.store.addMessage(
+            chatID: chat.id, sender: ChatMessageSender(type: "end_user", name: session.endUser.name), type: "text",
+            text: body.text, event: nil, clientMessageID: body.clientMessageId, now: sandbox.clock.now())
+        if isNew {
+            try await sandbox.publishMessages([message], endUserID: owner)
+            Task { try? await DefaultAgent(sandbox: sandbox).messageReceived(message, in: chat, endUserID: owner) }
+        }
+        return try .json(message, status: isNew ? 201 : 200)
     }
 
     private func publishState(_ chat: ChatResponse, for session: Session) async throws {

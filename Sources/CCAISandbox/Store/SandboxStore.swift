@@ -39,7 +39,22 @@ actor SandboxStore {
               custom_data TEXT NOT NULL,
               created_at REAL NOT NULL,
               ended_at REAL,
-              ended_by TEXT
+              ended_by TEXT,
+              agent_name TEXT
+            );
+            CREATE TABLE IF NOT EXISTS messages (
+              id INTEGER PRIMARY KEY AUTOINCREMENT,
+              chat_id INTEGER NOT NULL REFERENCES chats(id),
+              sequence INTEGER NOT NULL,
+              client_message_id TEXT,
+              sender_type TEXT NOT NULL,
+              sender_name TEXT,
+              type TEXT NOT NULL,
+              text TEXT,
+              event TEXT,
+              created_at REAL NOT NULL,
+              UNIQUE (chat_id, sequence),
+              UNIQUE (chat_id, client_message_id)
             );
             CREATE INDEX IF NOT EXISTS chats_by_user ON chats (end_user_id, status);
             CREATE TABLE IF NOT EXISTS auth_tokens (
@@ -137,7 +152,7 @@ actor SandboxStore {
         case inProgress(ChatResponse)
     }
 
-    private static let chatColumns = "id, status, menu_id, lang, redaction, created_at, ended_at, ended_by"
+    private static let chatColumns = "id, status, menu_id, lang, redaction, created_at, ended_at, ended_by, agent_name"
 
     private func chats(where condition: String, _ parameters: [SQLiteValue]) throws -> [ChatResponse] {
         try database.query("SELECT \(SandboxStore.chatColumns) FROM chats WHERE \(condition)", parameters).compactMap { row in
@@ -147,6 +162,7 @@ actor SandboxStore {
             var ended: Double?
             if case .real(let value) = row[6] { ended = value }
             return ChatResponse(id: Int(id), status: status, menuId: Int(menuID), lang: lang,
+                                agent: row[8].textValue.map { ChatAgent(name: $0) },
                                 redactionEnabled: row[4].integerValue == 1, createdAt: created, endedAt: ended,
                                 endedBy: row[7].textValue)
         }
@@ -177,6 +193,73 @@ actor SandboxStore {
             if let menu = row[0].integerValue, let count = row[1].integerValue { counts[Int(menu)] = Int(count) }
         }
         return counts
+    }
+
+    // MARK: - Messages
+
+    /// Stores a message at the end of the chat. A message whose `clientMessageID` the chat
+    /// already has is not stored again: the stored one comes back with `isNew` false.
+    func addMessage(chatID: Int, sender: ChatMessageSender, type: String, text: String?, event: String?,
+                    clientMessageID: String?, now: Date) throws -> (message: ChatMessage, isNew: Bool) {
+        try database.transaction {
+            if let clientMessageID, let existing = try messages(
+                where: "chat_id = ? AND client_message_id = ?", [.integer(Int64(chatID)), .text(clientMessageID)]).first
+            {
+                return (existing, false)
+            }
+            let next = (try database.query("SELECT coalesce(max(sequence), 0) + 1 FROM messages WHERE chat_id = ?",
+                                           [.integer(Int64(chatID))]).first?.first?.integerValue) ?? 1
+            try database.run(
+                "INSERT INTO messages (chat_id, sequence, client_message_id, sender_type, sender_name, type, text, event, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [.integer(Int64(chatID)), .integer(next), clientMessageID.map { .text($0) } ?? .null, .text(sender.type),
+                 sender.name.map { .text($0) } ?? .null, .text(type), text.map { .text($0) } ?? .null,
+                 event.map { .text($0) } ?? .null, .real(now.timeIntervalSince1970)])
+            let message = ChatMessage(id: Int(database.lastInsertRowID), chatId: chatID, sequence: Int(next),
+                                      clientMessageId: clientMessageID, sender: sender, type: type, text: text, event: event,
+                                      createdAt: now.timeIntervalSince1970)
+            return (message, true)
+        }
+    }
+
+    /// A chat's messages in order.
+    func messages(chatID: Int) throws -> [ChatMessage] {
+        try messages(where: "chat_id = ? ORDER BY sequence", [.integer(Int64(chatID))])
+    }
+
+    private func messages(where condition: String, _ parameters: [SQLiteValue]) throws -> [ChatMessage] {
+        try database.query(
+            "SELECT id, chat_id, sequence, client_message_id, sender_type, sender_name, type, text, event, created_at FROM messages WHERE \(condition)",
+            parameters).compactMap { row in
+            guard let id = row[0].integerValue, let chat = row[1].integerValue, let sequence = row[2].integerValue,
+                let senderType = row[4].textValue, let type = row[6].textValue, case .real(let created) = row[9]
+            else { return nil }
+            return ChatMessage(id: Int(id), chatId: Int(chat), sequence: Int(sequence), clientMessageId: row[3].textValue,
+                               sender: ChatMessageSender(type: senderType, name: row[5].textValue), type: type,
+                               text: row[7].textValue, event: row[8].textValue, createdAt: created)
+        }
+    }
+
+    /// Moves a chat to `status` (not an ended one), with its agent; nil when it ended.
+    func updateChat(id: Int, status: ChatStatus, agent: String?) throws -> ChatResponse? {
+        let changed = try database.run(
+            "UPDATE chats SET status = ?, agent_name = coalesce(?, agent_name) WHERE id = ? AND status != 'ended'",
+            [.text(status.rawValue), agent.map { .text($0) } ?? .null, .integer(Int64(id))])
+        guard changed == 1 else { return nil }
+        return try chats(where: "id = ?", [.integer(Int64(id))]).first
+    }
+
+    /// Ends a chat on the agent's side.
+    func endChatByAgent(id: Int, now: Date) throws -> ChatResponse? {
+        let changed = try database.run(
+            "UPDATE chats SET status = 'ended', ended_at = ?, ended_by = 'agent' WHERE id = ? AND status != 'ended'",
+            [.real(now.timeIntervalSince1970), .integer(Int64(id))])
+        return changed == 1 ? try chats(where: "id = ?", [.integer(Int64(id))]).first : nil
+    }
+
+    /// The end user a chat belongs to.
+    func chatOwner(id: Int) throws -> Int? {
+        (try database.query("SELECT end_user_id FROM chats WHERE id = ?", [.integer(Int64(id))]).first?.first?.integerValue)
+            .map(Int.init)
     }
 
     // MARK: - Events

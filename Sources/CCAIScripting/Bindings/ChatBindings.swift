@@ -119,6 +119,21 @@ enum ChatBindings {
             let service = try requireChat(ccai, "end_chat")
             return try SDKBindings.sdk(call, "chat", "end_chat", { try await service.endChat() }, push: { _, _ in })
         }
+        chat.function("send_message", LuaSignature("Sends a message in the current chat.",
+                                                   parameters: ["message: { text: string }|string"], returns: ["ccai.ChatMessage"])) { call in
+            let positional: String? = (try? call.optionalString(1, "message")) ?? nil
+            let text = try positional ?? call.options(1, "message").string("text")
+            guard let text, !text.isEmpty else {
+                throw call.argumentError(1, "message", "a text (or { text = ... }) expected")
+            }
+            let service = try requireChat(ccai, "send_message")
+            return try SDKBindings.sdk(call, "chat", "send_message") { try await service.sendMessage(.text(content: text)) }
+        }
+        chat.function("get_messages", LuaSignature("The current chat's messages, in order.",
+                                                   returns: ["ccai.ChatMessage[]"])) { call in
+            let service = try requireChat(ccai, "get_messages")
+            return try SDKBindings.sdk(call, "chat", "get_messages") { try await service.getMessages() }
+        }
         chat.function("get_current_chat", LuaSignature("The chat the SDK works on.", returns: ["ccai.Chat?"])) { call in
             let service = try requireChat(ccai, "get_current_chat")
             return call.returning(try service.currentChat.map { try LuaEncoder().encode($0) } ?? .nil)

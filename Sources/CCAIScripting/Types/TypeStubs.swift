@@ -126,6 +126,17 @@ public enum TypeStubs {
         ---@field ended_at number?
         ---@field ended_by string?
 
+        ---@class ccai.ChatMessage
+        ---@field id integer
+        ---@field chat_id integer
+        ---@field sequence integer
+        ---@field client_message_id string?
+        ---@field sender { type: string, name: string? }
+        ---@field type string
+        ---@field text string?
+        ---@field event string?
+        ---@field created_at number
+
         ---@class ccai.WaitTimes
         ---@field chat integer?
         ---@field voice_call integer?

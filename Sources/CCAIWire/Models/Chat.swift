@@ -98,3 +98,68 @@ public struct ChatResponse: Codable, Equatable, Sendable {
 
     public var isInProgress: Bool { status != .ended }
 }
+
+/// Who wrote a chat message.
+public struct ChatMessageSender: Codable, Equatable, Sendable {
+    /// `end_user`, `agent`, `virtual_agent` or `system`.
+    public var type: String
+    public var name: String?
+
+    public init(type: String, name: String? = nil) {
+        self.type = type
+        self.name = name
+    }
+}
+
+/// A message of a chat, as the platform stores it: a server id, its place in the chat
+/// (`sequence`), and the client's id when the end user sent it.
+public struct ChatMessage: Codable, Equatable, Sendable {
+    public var id: Int
+    public var chatId: Int
+    public var sequence: Int
+    public var clientMessageId: String?
+    public var sender: ChatMessageSender
+    /// `text` or `noti` (a notification such as `chatEnded`).
+    public var type: String
+    public var text: String?
+    /// For notifications: the event (`memberJoined`, `chatEnded`, ...).
+    public var event: String?
+    public var createdAt: Double
+
+    enum CodingKeys: String, CodingKey {
+        case id, sequence, sender, type, text, event
+        case chatId = "chat_id"
+        case clientMessageId = "client_message_id"
+        case createdAt = "created_at"
+    }
+
+    public init(id: Int, chatId: Int, sequence: Int, clientMessageId: String? = nil, sender: ChatMessageSender,
+                type: String = "text", text: String? = nil, event: String? = nil, createdAt: Double) {
+        self.id = id
+        self.chatId = chatId
+        self.sequence = sequence
+        self.clientMessageId = clientMessageId
+        self.sender = sender
+        self.type = type
+        self.text = text
+        self.event = event
+        self.createdAt = createdAt
+    }
+}
+
+/// `POST /chats/{id}/messages`.
+public struct SendMessageRequest: Codable, Equatable, Sendable {
+    public var text: String
+    /// Set by the client so that a retried send is stored once.
+    public var clientMessageId: String
+
+    enum CodingKeys: String, CodingKey {
+        case text
+        case clientMessageId = "client_message_id"
+    }
+
+    public init(text: String, clientMessageId: String) {
+        self.text = text
+        self.clientMessageId = clientMessageId
+    }
+}

@@ -1,0 +1,32 @@
+-- A whole conversation with the sandbox's default agent (queue 8 is served by Ben around the clock).
+ccai.initialize_chat()
+local chat = ccai.chat.start{ menu_id = 8 }
+local active = ccai.chat.wait_for("state_changed", { timeout = 10, match = function(e) return e.status == "active" end })
+assert(active.chat_id == chat.id)
+local joined = ccai.chat.wait_for("member_event", { timeout = 10 })
+assert(joined.type == "joined" and joined.member.name == "Ben", "the agent joins")
+
+local function next_from_agent()
+  local batch = ccai.chat.wait_for("messages_received", { timeout = 10,
+    match = function(messages) return messages[1].sender.type == "agent" end })
+  return batch[1]
+end
+
+assert(next_from_agent().text == "Hi, I'm Ben. How can I help you?", "the agent greets")
+local sent = ccai.chat.send_message("My order is late")
+assert(sent.sender.type == "end_user" and sent.text == "My order is late" and sent.client_message_id, "own message stored")
+local echo = ccai.chat.wait_for("messages_received", { timeout = 10, match = function(m) return m[1].id == sent.id end })
+assert(echo[1].sequence == sent.sequence, "the end user's own message comes back as an event too")
+assert(next_from_agent().text:find("My order is late", 1, true), "the agent answers")
+
+ccai.chat.send_message{ text = "Thanks, bye!" }
+assert(next_from_agent().text == "Thanks for contacting us. Goodbye!")
+ccai.chat.wait_for("state_changed", { timeout = 10, match = function(e) return e.status == "ended" end })
+assert(ccai.chat.check_status().ended_by == "agent", "the agent ended the chat")
+
+local transcript = ccai.chat.get_messages()
+for index, message in ipairs(transcript) do assert(message.sequence == index, "messages in sequence") end
+assert(#transcript == 5)
+local late, err = pcall(ccai.chat.send_message, "anyone?")
+assert(not late and err.code == "conflict", "no messages in an ended chat")
+ccai.log.info("conversation scenario passed")
