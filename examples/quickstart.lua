@@ -24,7 +24,24 @@ local decision = ccai.plugins.evaluate_deflection(billing, { channel = "chat" })
 ccai.log.info("billing", { offers = offers, decision = decision.action, by = decision.plugin or "sdk default",
                            message = decision.message })
 
--- 3. Tasks. Three synthetic customers run at once; ccai.sleep suspends only its own task
+-- 3. A chat with an agent, where the plugin's decision sends us (the night desk after
+--    hours). The sandbox's agents answer by themselves; events arrive as they happen.
+ccai.initialize_chat()
+local queue = decision.action == "redirect" and decision.menu_id or billing.id
+local chat = ccai.chat.start{ menu_id = queue }
+local function agent_says()
+  local batch = ccai.chat.wait_for("messages_received", { timeout = 10,
+    match = function(messages) return messages[1].sender.type == "agent" end })
+  return batch[1].sender.name .. ": " .. batch[1].text
+end
+ccai.log.info("chat", { queue = queue, says = agent_says() })
+ccai.chat.send_message("Where is my order 4417?")
+ccai.log.info("chat", { says = agent_says() })
+ccai.chat.send_message("Great, thanks. Bye!")
+ccai.log.info("chat", { says = agent_says() })
+ccai.chat.wait_for("state_changed", { timeout = 10, match = function(e) return e.status == "ended" end })
+
+-- 4. Tasks. Three synthetic customers run at once; ccai.sleep suspends only its own task
 --    (no thread is blocked), and the main chunk waits for all of them.
 local customers = tonumber(ccai.env.CUSTOMERS or "3")
 

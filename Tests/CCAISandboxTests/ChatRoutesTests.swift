@@ -75,6 +75,32 @@ import Testing
         await server.stop()
     }
 
+    @Test func agentsSeeRedactedText() async throws {
+        let (_, server) = try serve()
+        let ana = try await token(server, "redact-ana")
+        let chat = try chat(try await call(server, "POST", "/chats", ana, #"{"menu_id": 1}"#))
+        #expect(chat.redactionEnabled, "Billing redacts")
+        var messages: [ChatMessage] = []
+        for _ in 0..<200 where !messages.contains(where: { $0.sender.type == "agent" }) {
+            try await Task.sleep(nanoseconds: 10_000_000)
+            messages = try JSONDecoder().decode([ChatMessage].self,
+                                                from: Data(try await call(server, "GET", "/chats/\(chat.id)/messages", ana).body.utf8))
+        }
+        let text = "I am at 415-555-3423, card 4111 1111 1111 1111"
+        _ = try await call(server, "POST", "/chats/\(chat.id)/messages", ana, #"{"text": "\#(text)", "client_message_id": "r-1"}"#)
+        var reply: String?
+        for _ in 0..<200 where reply == nil {
+            try await Task.sleep(nanoseconds: 10_000_000)
+            messages = try JSONDecoder().decode([ChatMessage].self,
+                                                from: Data(try await call(server, "GET", "/chats/\(chat.id)/messages", ana).body.utf8))
+            reply = messages.last { $0.sender.type == "agent" && $0.text?.contains("You said") == true }?.text
+        }
+        #expect(reply?.contains("I am at [phone], card [card]") == true, "\(reply ?? "no reply")")
+        #expect(reply?.contains("4111") == false)
+        #expect(messages.first { $0.sender.type == "end_user" }?.text == text, "the end user keeps their own text")
+        await server.stop()
+    }
+
     @Test func chatsAreChecked() async throws {
         let (_, server) = try serve()
         let bob = try await token(server, "chat-bob")

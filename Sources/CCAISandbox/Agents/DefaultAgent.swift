@@ -25,9 +25,11 @@ struct DefaultAgent {
         try await say("Hi, I'm \(name). How can I help you?", in: chat.id, as: name, endUserID)
     }
 
-    /// The customer wrote: answer, or say goodbye and end the chat.
+    /// The customer wrote: answer, or say goodbye and end the chat. With redaction on,
+    /// the agent only ever sees the redacted text.
     func messageReceived(_ message: ChatMessage, in chat: ChatResponse, endUserID: Int) async throws {
-        guard chat.status == .active, let name = chat.agent?.name, let text = message.text else { return }
+        guard chat.status == .active, let name = chat.agent?.name, let original = message.text else { return }
+        let text = chat.redactionEnabled ? Redactor.redact(original) : original
         let words = text.lowercased().split(whereSeparator: { !$0.isLetter })
         if words.contains("bye") || words.contains("goodbye") {
             try await say("Thanks for contacting us. Goodbye!", in: chat.id, as: name, endUserID)
