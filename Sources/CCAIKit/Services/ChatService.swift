@@ -160,6 +160,12 @@ public final class ChatService: @unchecked Sendable {
         return try await api.send("GET", "/chats/\(chat.id)/messages", as: [ChatMessage].self)
     }
 
+    /// A page (from 1) of the end user's ended chats and their messages, newest first.
+    public func getPreviousChats(currentPage: Int = 1) async throws -> PreviousChatsResponse {
+        guard currentPage >= 1 else { throw CCAIError.invalidArgument("currentPage starts at 1, got \(currentPage)") }
+        return try await api.send("GET", "/chats/previous", query: ["page": String(currentPage)], as: PreviousChatsResponse.self)
+    }
+
     /// Ends the current chat.
     public func endChat() async throws {
         guard let chat = currentChat else { throw CCAIError(code: "not_found", message: "no current chat to end") }

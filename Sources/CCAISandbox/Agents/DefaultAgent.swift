@@ -41,11 +41,20 @@ struct DefaultAgent {
         }
     }
 
+    /// Types, then sends: `typing_event` (typing, then not) around each message.
     private func say(_ text: String, in chatID: Int, as name: String, _ endUserID: Int) async throws {
+        try await typing(true, in: chatID, as: name, endUserID)
+        defer { Task { try? await typing(false, in: chatID, as: name, endUserID) } }
         let (message, _) = try await sandbox.store.addMessage(
             chatID: chatID, sender: ChatMessageSender(type: "agent", name: name), type: "text", text: text, event: nil,
             clientMessageID: nil, now: sandbox.clock.now())
         try await sandbox.publishMessages([message], endUserID: endUserID)
+    }
+
+    private func typing(_ isTyping: Bool, in chatID: Int, as name: String, _ endUserID: Int) async throws {
+        try await sandbox.publish(endUserID: endUserID, event: "typing_event",
+                                  data: ["chat_id": .integer(Int64(chatID)), "typing": .bool(isTyping),
+                                         "member": ["type": "agent", "name": .string(name)]])
     }
 
     private func publishState(_ chat: ChatResponse, _ endUserID: Int) async throws {

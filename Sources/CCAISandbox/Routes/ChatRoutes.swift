@@ -17,6 +17,17 @@ struct ChatRoutes {
             }
             return try .json(chat)
         }
+        router.add("GET", "/chats/previous") { request in
+            let session = try await sandbox.session(for: request)
+            let pageText = request.query["page"] ?? "1"
+            guard let page = Int(pageText), page >= 1 else {
+                throw HTTPError.badRequest("page must be a whole number from 1, got '\(pageText)'")
+            }
+            let (chats, pages) = try await sandbox.store.previousChats(endUserID: try userID(session), page: page, perPage: 10)
+            var messages: [ChatMessage] = []
+            for chat in chats { messages += try await sandbox.store.messages(chatID: chat.id) }
+            return try .json(PreviousChatsResponse(chats: chats, messages: messages, currentPage: page, totalPages: pages))
+        }
         router.add("GET", "/chats/:id") { request in
             let session = try await sandbox.session(for: request)
             return try .json(try await ownChat(request, session))

@@ -186,6 +186,15 @@ actor SandboxStore {
         return changed == 1 ? try chat(id: id, endUserID: endUserID) : nil
     }
 
+    /// A page (from 1) of the end user's ended chats, newest first, and the page count.
+    func previousChats(endUserID: Int, page: Int, perPage: Int) throws -> (chats: [ChatResponse], pages: Int) {
+        let total = (try database.query("SELECT count(*) FROM chats WHERE end_user_id = ? AND status = 'ended'",
+                                        [.integer(Int64(endUserID))]).first?.first?.integerValue) ?? 0
+        let chats = try chats(where: "end_user_id = ? AND status = 'ended' ORDER BY id DESC LIMIT ? OFFSET ?",
+                              [.integer(Int64(endUserID)), .integer(Int64(perPage)), .integer(Int64((page - 1) * perPage))])
+        return (chats, max(1, Int((total + Int64(perPage) - 1) / Int64(perPage))))
+    }
+
     /// Queued chats per queue (what capacity and wait estimates count).
     func waitingCounts() throws -> [Int: Int] {
         var counts: [Int: Int] = [:]

@@ -134,6 +134,14 @@ enum ChatBindings {
             let service = try requireChat(ccai, "get_messages")
             return try SDKBindings.sdk(call, "chat", "get_messages") { try await service.getMessages() }
         }
+        chat.function("get_previous_chats", LuaSignature("A page (from 1) of ended chats with their messages.",
+                                                         parameters: ["options?: { current_page: integer? }|integer"],
+                                                         returns: ["{ chats: ccai.Chat[], messages: ccai.ChatMessage[], current_page: integer, total_pages: integer }"])) { call in
+            let positional: Int64? = (try? call.optionalInteger(1, "current_page")) ?? nil
+            let page = try positional ?? call.options(1, "options").integer("current_page") ?? 1
+            let service = try requireChat(ccai, "get_previous_chats")
+            return try SDKBindings.sdk(call, "chat", "get_previous_chats") { try await service.getPreviousChats(currentPage: Int(page)) }
+        }
         chat.function("get_current_chat", LuaSignature("The chat the SDK works on.", returns: ["ccai.Chat?"])) { call in
             let service = try requireChat(ccai, "get_current_chat")
             return call.returning(try service.currentChat.map { try LuaEncoder().encode($0) } ?? .nil)

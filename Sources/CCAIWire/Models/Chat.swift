@@ -163,3 +163,25 @@ public struct SendMessageRequest: Codable, Equatable, Sendable {
         self.clientMessageId = clientMessageId
     }
 }
+
+/// A page of the end user's ended chats with their messages (`getPreviousChats`).
+public struct PreviousChatsResponse: Codable, Equatable, Sendable {
+    public var chats: [ChatResponse]
+    /// The messages of those chats, chat by chat, in sequence.
+    public var messages: [ChatMessage]
+    public var currentPage: Int
+    public var totalPages: Int
+
+    enum CodingKeys: String, CodingKey {
+        case chats, messages
+        case currentPage = "current_page"
+        case totalPages = "total_pages"
+    }
+
+    public init(chats: [ChatResponse], messages: [ChatMessage], currentPage: Int, totalPages: Int) {
+        self.chats = chats
+        self.messages = messages
+        self.currentPage = currentPage
+        self.totalPages = totalPages
+    }
+}
