@@ -204,6 +204,24 @@ final class SigningDelegate: CCAIDelegate, @unchecked Sendable {
         await server.stop()
     }
 
+    @Test func previewsOlderThanTheLastAreSkipped() async throws {
+        let server = try Sandbox().serve()
+        let ccai = CCAI()
+        let delegate = SigningDelegate(identifier: "previewer")
+        delegate.ccai = ccai
+        try ccai.initialize(options: InitOptions(key: "dev-key", urlHost: "127.0.0.1:\(server.port)", delegate: delegate,
+                                                 cacheAuthToken: false))
+        ccai.initializeChat()
+        let service = try #require(ccai.chatService)
+        try await service.start(request: ChatRequest(menuId: 8))
+        let now = Date()
+        #expect(try await service.sendMessagePreview("hel", at: now))
+        #expect(try await service.sendMessagePreview("he", at: now.addingTimeInterval(-1)) == false)
+        #expect(try await service.sendMessagePreview("hello", at: now.addingTimeInterval(1)))
+        try await service.endChat()
+        await server.stop()
+    }
+
     @Test func chatEventsArriveThroughThePlatformStream() async throws {
         let server = try Sandbox().serve()
         let ccai = CCAI()

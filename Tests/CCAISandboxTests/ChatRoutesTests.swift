@@ -101,6 +101,24 @@ import Testing
         await server.stop()
     }
 
+    @Test func previewsKeepTheNewestAndAreRedacted() async throws {
+        let (_, server) = try serve()
+        let ana = try await token(server, "preview-ana")
+        let chat = try chat(try await call(server, "POST", "/chats", ana, #"{"menu_id": 1}"#))
+        let decoder = JSONDecoder()
+        let newer = try decoder.decode(MessagePreview.self, from: Data(try await call(
+            server, "POST", "/chats/\(chat.id)/preview", ana, #"{"text": "my ssn is 123-45-6789", "timestamp": 20}"#).body.utf8))
+        #expect(newer.accepted == true && newer.text == "my ssn is [ssn]")
+        let older = try decoder.decode(MessagePreview.self, from: Data(try await call(
+            server, "POST", "/chats/\(chat.id)/preview", ana, #"{"text": "old", "timestamp": 10}"#).body.utf8))
+        #expect(older.accepted == false && older.text == "my ssn is [ssn]", "an older preview is dropped")
+        #expect(try await call(server, "POST", "/chats/\(chat.id)/typing", ana, #"{"typing": true}"#).status == 204)
+        let seen = try decoder.decode(MessagePreview.self, from: Data(try await call(server, "GET", "/chats/\(chat.id)/preview", ana).body.utf8))
+        #expect(seen.typing && seen.timestamp == 20)
+        #expect(try await call(server, "POST", "/chats/\(chat.id)/typing", ana, #"{"typing": "yes"}"#).status == 400)
+        await server.stop()
+    }
+
     @Test func chatsAreChecked() async throws {
         let (_, server) = try serve()
         let bob = try await token(server, "chat-bob")

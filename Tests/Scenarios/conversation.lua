@@ -13,6 +13,8 @@ local function next_from_agent()
 end
 
 assert(next_from_agent().text == "Hi, I'm Ben. How can I help you?", "the agent greets")
+ccai.chat.typing(true)
+assert(ccai.chat.send_message_preview("My order is") == true, "a preview is kept")
 local sent = ccai.chat.send_message("My order is late")
 assert(sent.sender.type == "end_user" and sent.text == "My order is late" and sent.client_message_id, "own message stored")
 local echo = ccai.chat.wait_for("messages_received", { timeout = 10, match = function(m) return m[1].id == sent.id end })

@@ -44,6 +44,7 @@ public final class ChatService: @unchecked Sendable {
     public let options: ChatOptions
     private let lock = NSLock()
     private var current: ChatResponse?
+    private var lastPreviewAt: Double = 0
 
     init(api: APIClient, language: LanguageService, options: ChatOptions, pump: EventPump) {
         self.api = api
@@ -152,6 +153,33 @@ public final class ChatService: @unchecked Sendable {
             return try await api.send("POST", "/chats/\(chat.id)/messages", body: request, idempotent: true,
                                       as: ChatMessage.self)
         }
+    }
+
+    /// Tells the agent whether the end user is typing. Fire and forget, like the seeds'
+    /// `typing(_:)`: a failure is ignored.
+    public func typing(_ isTyping: Bool) {
+        guard let chat = currentChat else { return }
+        Task {
+            _ = try? await api.sendRaw("POST", "/chats/\(chat.id)/typing", body: ["typing": isTyping], idempotent: true)
+        }
+    }
+
+    /// Shows the agent what the end user is typing. A preview older than the last one
+    /// sent is skipped (seed 001); the answer says whether the platform kept it.
+    @discardableResult
+    public func sendMessagePreview(_ text: String, at time: Date = Date()) async throws -> Bool {
+        guard let chat = currentChat else { throw CCAIError(code: "not_found", message: "no current chat; start or resume one") }
+        let timestamp = time.timeIntervalSince1970
+        let isNewest: Bool = lock.withLock {
+            guard timestamp > lastPreviewAt else { return false }
+            lastPreviewAt = timestamp
+            return true
+        }
+        guard isNewest else { return false }
+        let preview = try await api.send("POST", "/chats/\(chat.id)/preview",
+                                         body: MessagePreviewRequest(text: text, timestamp: timestamp), idempotent: true,
+                                         as: MessagePreview.self)
+        return preview.accepted ?? false
     }
 
     /// The current chat's messages, in order.

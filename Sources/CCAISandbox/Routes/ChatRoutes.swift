@@ -38,6 +38,27 @@ struct ChatRoutes {
             let chat = try await ownChat(request, session)
             return try .json(try await sandbox.store.messages(chatID: chat.id))
         }
+        router.add("POST", "/chats/:id/typing") { request in
+            struct Typing: Decodable { var typing: Bool }
+            let session = try await sandbox.session(for: request)
+            let chat = try await ownChat(request, session)
+            guard chat.isInProgress else { throw HTTPError.conflict("chat \(chat.id) has ended") }
+            try await sandbox.store.setTyping(chatID: chat.id, try request.decode(Typing.self).typing)
+            return .noContent
+        }
+        router.add("POST", "/chats/:id/preview") { request in
+            let session = try await sandbox.session(for: request)
+            let chat = try await ownChat(request, session)
+            guard chat.isInProgress else { throw HTTPError.conflict("chat \(chat.id) has ended") }
+            let body = try request.decode(MessagePreviewRequest.self)
+            let text = chat.redactionEnabled ? Redactor.redact(body.text) : body.text
+            let kept = try await sandbox.store.setPreview(chatID: chat.id, text: text, timestamp: body.timestamp)
+            return try .json(try await preview(chat.id, accepted: kept))
+        }
+        router.add("GET", "/chats/:id/preview") { request in
+            let session = try await sandbox.session(for: request)
+            return try .json(try await preview(try await ownChat(request, session).id, accepted: nil))
+        }
         router.add("POST", "/chats/:id/end") { request in
             let session = try await sandbox.session(for: request)
             let chat = try await ownChat(request, session)
@@ -47,6 +68,14 @@ struct ChatRoutes {
             try await publishState(ended, for: session)
             return try .json(ended)
         }
+    }
+
+    /// What agents see of the end user's typing: the latest preview (redacted when the
+    /// queue redacts) and the typing flag.
+    private func preview(_ chatID: Int, accepted: Bool?) async throws -> MessagePreview {
+        let stored = try await sandbox.store.preview(chatID: chatID)
+        return MessagePreview(text: stored?.text, timestamp: stored?.timestamp, accepted: accepted,
+                              typing: try await sandbox.store.isTyping(chatID: chatID))
     }
 
     private func userID(_ session: Session) throws -> Int {

@@ -40,7 +40,10 @@ actor SandboxStore {
               created_at REAL NOT NULL,
               ended_at REAL,
               ended_by TEXT,
-              agent_name TEXT
+              agent_name TEXT,
+              preview_text TEXT,
+              preview_at REAL,
+              typing INTEGER NOT NULL DEFAULT 0
             );
             CREATE TABLE IF NOT EXISTS messages (
               id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -263,6 +266,29 @@ actor SandboxStore {
             "UPDATE chats SET status = 'ended', ended_at = ?, ended_by = 'agent' WHERE id = ? AND status != 'ended'",
             [.real(now.timeIntervalSince1970), .integer(Int64(id))])
         return changed == 1 ? try chats(where: "id = ?", [.integer(Int64(id))]).first : nil
+    }
+
+    /// Keeps a message preview unless a newer one is already there; returns whether it was kept.
+    func setPreview(chatID: Int, text: String, timestamp: Double) throws -> Bool {
+        try database.run(
+            "UPDATE chats SET preview_text = ?, preview_at = ? WHERE id = ? AND (preview_at IS NULL OR preview_at < ?)",
+            [.text(text), .real(timestamp), .integer(Int64(chatID)), .real(timestamp)]) == 1
+    }
+
+    /// The latest preview of a chat (as stored: already redacted when the queue redacts).
+    func preview(chatID: Int) throws -> (text: String, timestamp: Double)? {
+        guard let row = try database.query("SELECT preview_text, preview_at FROM chats WHERE id = ?", [.integer(Int64(chatID))]).first,
+            let text = row[0].textValue, case .real(let at) = row[1]
+        else { return nil }
+        return (text, at)
+    }
+
+    func setTyping(chatID: Int, _ typing: Bool) throws {
+        try database.run("UPDATE chats SET typing = ? WHERE id = ?", [.integer(typing ? 1 : 0), .integer(Int64(chatID))])
+    }
+
+    func isTyping(chatID: Int) throws -> Bool {
+        (try database.query("SELECT typing FROM chats WHERE id = ?", [.integer(Int64(chatID))]).first?.first?.integerValue) == 1
     }
 
     /// The end user a chat belongs to.

@@ -129,6 +129,19 @@ enum ChatBindings {
             let service = try requireChat(ccai, "send_message")
             return try SDKBindings.sdk(call, "chat", "send_message") { try await service.sendMessage(.text(content: text)) }
         }
+        chat.function("typing", LuaSignature("Tells the agent whether the end user is typing.",
+                                             parameters: ["is_typing: boolean"])) { call in
+            let typing = try call.boolean(1, "is_typing")
+            try requireChat(ccai, "typing").typing(typing)
+            return .none
+        }
+        chat.function("send_message_preview", LuaSignature("Shows the agent what the end user is typing; false when a newer preview was already sent.",
+                                                           parameters: ["text: string"], returns: ["boolean"])) { call in
+            let text = try call.string(1, "text")
+            let service = try requireChat(ccai, "send_message_preview")
+            return try SDKBindings.sdk(call, "chat", "send_message_preview", { try await service.sendMessagePreview(text) },
+                                       push: { kept, output in output.push(.boolean(kept)) })
+        }
         chat.function("get_messages", LuaSignature("The current chat's messages, in order.",
                                                    returns: ["ccai.ChatMessage[]"])) { call in
             let service = try requireChat(ccai, "get_messages")

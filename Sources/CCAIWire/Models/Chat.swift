@@ -185,3 +185,30 @@ public struct PreviousChatsResponse: Codable, Equatable, Sendable {
         self.totalPages = totalPages
     }
 }
+
+/// `POST /chats/{id}/preview`: what the end user is typing, with the time it was typed.
+public struct MessagePreviewRequest: Codable, Equatable, Sendable {
+    public var text: String
+    /// Unix seconds; a preview older than the last one kept is dropped.
+    public var timestamp: Double
+
+    public init(text: String, timestamp: Double) {
+        self.text = text
+        self.timestamp = timestamp
+    }
+}
+
+/// The preview as agents see it, and whether the last one sent was kept.
+public struct MessagePreview: Codable, Equatable, Sendable {
+    public var text: String?
+    public var timestamp: Double?
+    public var accepted: Bool?
+    public var typing: Bool
+
+    public init(text: String?, timestamp: Double?, accepted: Bool?, typing: Bool) {
+        self.text = text
+        self.timestamp = timestamp
+        self.accepted = accepted
+        self.typing = typing
+    }
+}
