@@ -17,12 +17,24 @@ public final class Sandbox: Sendable {
     /// The time of business hours: `clock`, or the configuration's `clock_start` onwards.
     let businessClock: SandboxClock
     let events = EventHub()
+    /// Hands chats and messages to the agents.
+    let agentDesk: AgentDesk
+    /// Where the sandbox reports what goes wrong outside any request (a failing agent
+    /// script, its `print`s).
+    let log: @Sendable (String) -> Void
 
     /// A sandbox whose time comes from `clock` (the real time by default). A configuration
     /// with `clock_start` moves business hours to that moment; tokens keep `clock`.
+    /// Agent scripts are read now: a missing one is a ``ConfigurationError``.
     public init(configuration: SandboxConfiguration = .builtIn, dataDirectory: String? = nil,
-                clock: SandboxClock = SystemClock()) throws {
+                clock: SandboxClock = SystemClock(), log: @escaping @Sendable (String) -> Void = Sandbox.standardError) throws {
         try configuration.validate()
+        var scripts: [String: AgentScript] = [:]
+        for agent in configuration.agents ?? [] {
+            if let path = agent.script { scripts[agent.name] = try AgentScript(agent: agent.name, path: path) }
+        }
+        self.agentDesk = AgentDesk(scripts: scripts)
+        self.log = log
         self.configuration = configuration
         self.store = try SandboxStore(directory: dataDirectory)
         self.clock = clock
@@ -31,6 +43,11 @@ public final class Sandbox: Sendable {
         } else {
             businessClock = clock
         }
+    }
+
+    /// Writes a line to standard error (the default log).
+    public static let standardError: @Sendable (String) -> Void = { line in
+        FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 
     /// Every endpoint of the wire API (docs/openapi.yaml).

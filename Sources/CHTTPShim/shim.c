@@ -29,6 +29,7 @@ struct chttp_server {
     struct MHD_Daemon *daemon;
     struct chttp_stream *streams;     // open streams, to end them at shutdown
     int parked_readers;               // stream readers waiting for data (atomic)
+    int stopping;                     // set by chttp_stop: readers end instead of parking (atomic)
     chttp_request_handler handler;
     void *context;
     size_t max_body_bytes;
@@ -240,7 +241,7 @@ static ssize_t stream_reader(void *cls, uint64_t pos, char *buf, size_t max) {
         pthread_mutex_unlock(&stream->lock);
         return (ssize_t)count;
     }
-    if (stream->closed) {
+    if (stream->closed || __atomic_load_n(&stream->server->stopping, __ATOMIC_SEQ_CST)) {
         pthread_mutex_unlock(&stream->lock);
         return MHD_CONTENT_READER_END_OF_STREAM;
     }
@@ -421,7 +422,9 @@ void chttp_stop(chttp_server *server, double grace_seconds) {
     if (!server) return;
     MHD_socket listening = MHD_quiesce_daemon(server->daemon);  // ours to close
     if (listening != MHD_INVALID_SOCKET) close(listening);
-    // Open streams end: their parked readers resume and finish.
+    // Open streams end: their parked readers resume and finish; a reader that has not
+    // parked yet sees `stopping` and ends instead of parking after the wait below.
+    __atomic_store_n(&server->stopping, 1, __ATOMIC_SEQ_CST);
     pthread_mutex_lock(&server->lock);
     for (chttp_stream *stream = server->streams; stream; stream = stream->next) {
         pthread_mutex_lock(&stream->lock);

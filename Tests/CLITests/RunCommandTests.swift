@@ -191,6 +191,28 @@ import Testing
         #expect(output.status == 0, "\(output.stderr)")
     }
 
+    @Test func agentScriptsDriveTheSandboxAgents() throws {
+        let output = try CLI.run(["run", "Tests/Scenarios/scripted_agents.lua", "--sandbox", "Tests/Scenarios/agents/sandbox.lua"])
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stderr.contains("scripted agents scenario passed"))
+        #expect(output.stderr.contains("agent Oops"), "a failing agent script is logged with the agent's name")
+        #expect(output.stderr.contains("broken.lua:8: the agent script broke on purpose"))
+    }
+
+    @Test func aMissingAgentScriptIsAConfigurationError() throws {
+        let config = FileManager.default.temporaryDirectory.appendingPathComponent("agents-\(UUID().uuidString).lua")
+        try """
+            return { company = { name = "Lost", languages = { "en" }, time_zone = "UTC", key = "k", secret = "s" },
+                     menus = { { id = 1, name = "Help", channels = { chat = {} } } },
+                     agents = { { name = "Ghost", menus = { 1 }, script = "no-such-agent.lua" } } }
+            """.write(to: config, atomically: true, encoding: .utf8)
+        let output = try CLI.run(["run", "Tests/Scenarios/company.lua", "--sandbox", config.path])
+        #expect(output.status == 1)
+        #expect(output.stderr.contains("agents[Ghost].script: cannot read"), "\(output.stderr)")
+        #expect(output.stderr.contains(config.deletingLastPathComponent().appendingPathComponent("no-such-agent.lua").path),
+                "the path is resolved next to the configuration")
+    }
+
     @Test func aSandboxConfigurationChangesTheCompany() throws {
         let config = FileManager.default.temporaryDirectory.appendingPathComponent("globex-\(UUID().uuidString).lua")
         try """

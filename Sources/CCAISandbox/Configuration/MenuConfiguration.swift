@@ -95,10 +95,12 @@ public struct MenuConfiguration: Codable, Sendable {
     }
 }
 
-/// A human agent of the sandbox (LUA-API section 10); here, what capacity needs.
+/// A human agent of the sandbox (LUA-API section 10): the queues it serves and, when it
+/// has one, the Lua script that drives it (see docs/sdk-and-sandbox.md).
 public struct AgentConfiguration: Codable, Sendable {
     public var name: String
     /// The queues the agent serves.
     public var menus: [Int]
+    /// A Lua file returning `function(agent, session)`; relative to the configuration file.
     public var script: String?
 }

@@ -124,12 +124,19 @@ public struct SandboxConfiguration: Codable, Sendable {
         }
     }
 
-    /// Reads a configuration file: a Lua chunk run in the sandboxed runtime.
+    /// Reads a configuration file: a Lua chunk run in the sandboxed runtime. Agent script
+    /// paths are relative to the file's folder.
     public static func load(file path: String) async throws -> SandboxConfiguration {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ConfigurationError(message: "cannot read '\(path)'")
         }
-        return try await evaluate(String(decoding: data, as: UTF8.self), name: path)
+        var configuration = try await evaluate(String(decoding: data, as: UTF8.self), name: path)
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+        for index in (configuration.agents ?? []).indices {
+            guard let script = configuration.agents?[index].script, !script.hasPrefix("/") else { continue }
+            configuration.agents?[index].script = folder.appendingPathComponent(script).path
+        }
+        return configuration
     }
 
     /// Runs a configuration chunk and decodes the table it returns.

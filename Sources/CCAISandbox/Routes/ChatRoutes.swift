@@ -66,6 +66,7 @@ struct ChatRoutes {
                                                               now: sandbox.clock.now())
             else { throw HTTPError.conflict("chat \(chat.id) has already ended") }
             try await publishState(ended, for: session)
+            await sandbox.agentDesk.chatEnded(ended.id)
             return try .json(ended)
         }
     }
@@ -122,7 +123,9 @@ struct ChatRoutes {
                                       data: try JSONValue(jsonText: String(decoding: JSONEncoder().encode(chat), as: UTF8.self)))
             try await publishState(chat, for: session)
             let owner = try userID(session)
-            Task { try? await DefaultAgent(sandbox: sandbox).chatQueued(chat, endUserID: owner) }
+            var sessionData = customData?.objectValue ?? [:]
+            if session.signedCustomData != [:] { sessionData["signed"] = session.signedCustomData }
+            await sandbox.agentDesk.chatQueued(chat, endUserID: owner, customData: .object(sessionData), sandbox: sandbox)
             return try .json(chat, status: 201)
         }
     }
@@ -142,7 +145,7 @@ struct ChatRoutes {
             text: body.text, event: nil, clientMessageID: body.clientMessageId, now: sandbox.clock.now())
         if isNew {
             try await sandbox.publishMessages([message], endUserID: owner)
-            Task { try? await DefaultAgent(sandbox: sandbox).messageReceived(message, in: chat, endUserID: owner) }
+            await sandbox.agentDesk.messageReceived(message, in: chat, endUserID: owner, sandbox: sandbox)
         }
         return try .json(message, status: isNew ? 201 : 200)
     }

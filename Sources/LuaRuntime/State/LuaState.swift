@@ -85,6 +85,17 @@ public actor LuaState {
     /// its results (the data among them) or throws its error. Nil when there is no
     /// function at that path.
     public func call(kept name: String, path: [String], arguments: [LuaValue]) async throws -> [LuaValue]? {
+        try await call(kept: name, path: path, passing: arguments.map { .value($0) })
+    }
+
+    /// Like ``call(kept:path:arguments:)``, with arguments that may be kept values
+    /// (tables of functions made with ``LuaContext/makeTable(_:)`` and kept).
+    ///
+    /// ```swift
+    /// await lua.withContext { $0.keep("agent", $0.makeTable(agentModule)) }
+    /// try await lua.call(kept: "script", path: [], passing: [.kept("agent"), .value(session)])
+    /// ```
+    public func call(kept name: String, path: [String], passing arguments: [LuaArgument]) async throws -> [LuaValue]? {
         if let kill = core.killError { throw kill }
         guard let root = core.keptValues[name] else { return nil }
         let L = core.L
@@ -104,7 +115,13 @@ public actor LuaState {
             return nil
         }
         lua_checkstack(L, Int32(arguments.count))
-        for argument in arguments { stack.push(argument) }
+        for argument in arguments {
+            switch argument {
+            case .value(let value): stack.push(value)
+            case .kept(let keptName):
+                if let reference = core.keptValues[keptName] { reference.push(on: L) } else { stack.push(.nil) }
+            }
+        }
         let task = core.scheduler.spawn(from: L, arguments: Int32(arguments.count), kind: .host)
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             task.onFinish = { continuation.resume() }
@@ -147,4 +164,10 @@ public actor LuaState {
     func timeOut(taskID: Int, token: Int, error: LuaErrorValue) {
         core.scheduler.timeOut(taskID: taskID, token: token, error: error)
     }
+}
+
+/// An argument of ``LuaState/call(kept:path:passing:)``: data, or a value kept in the state.
+public enum LuaArgument: Sendable {
+    case value(LuaValue)
+    case kept(String)
 }

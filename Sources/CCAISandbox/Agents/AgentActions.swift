@@ -1,0 +1,65 @@
+import CCAIWire
+import Foundation
+
+/// What any sandbox agent does to a chat, scripted or not: join it, type and write, end
+/// it. Everything is stored and published as events to the chat's end user.
+struct AgentActions {
+    let sandbox: Sandbox
+    let chatID: Int
+    let endUserID: Int
+    let name: String
+
+    /// Takes the queued chat: assigned, the agent joins, active. False when the chat is
+    /// no longer there to take.
+    func join() async throws -> Bool {
+        guard let assigned = try await sandbox.store.updateChat(id: chatID, status: .assigned, agent: name) else { return false }
+        try await publishState(assigned)
+        try await sandbox.publish(endUserID: endUserID, event: "member_event",
+                                  data: ["chat_id": .integer(Int64(chatID)), "type": "joined",
+                                         "member": ["type": "agent", "name": .string(name)]])
+        guard let active = try await sandbox.store.updateChat(id: chatID, status: .active, agent: name) else { return false }
+        try await publishState(active)
+        return true
+    }
+
+    /// Types, then sends: `typing_event` (typing, then not) around the message.
+    func say(_ text: String) async throws {
+        try await typing(true)
+        defer { Task { try? await typing(false) } }
+        let (message, _) = try await sandbox.store.addMessage(
+            chatID: chatID, sender: ChatMessageSender(type: "agent", name: name), type: "text", text: text, event: nil,
+            clientMessageID: nil, now: sandbox.clock.now())
+        try await sandbox.publishMessages([message], endUserID: endUserID)
+    }
+
+    /// Whether the chat is still queued or going on.
+    func isChatInProgress() async throws -> Bool {
+        try await sandbox.store.chat(id: chatID, endUserID: endUserID)?.isInProgress ?? false
+    }
+
+    /// Ends the chat as the agent. False when it had already ended.
+    func end() async throws -> Bool {
+        guard let ended = try await sandbox.store.endChatByAgent(id: chatID, now: sandbox.clock.now()) else { return false }
+        try await publishState(ended)
+        return true
+    }
+
+    private func typing(_ isTyping: Bool) async throws {
+        try await sandbox.publish(endUserID: endUserID, event: "typing_event",
+                                  data: ["chat_id": .integer(Int64(chatID)), "typing": .bool(isTyping),
+                                         "member": ["type": "agent", "name": .string(name)]])
+    }
+
+    private func publishState(_ chat: ChatResponse) async throws {
+        try await sandbox.publish(endUserID: endUserID, event: "state_changed",
+                                  data: ["chat_id": .integer(Int64(chat.id)), "status": .string(chat.status.rawValue)])
+    }
+}
+
+extension Sandbox {
+    /// Publishes `messages_received` with the messages as JSON.
+    func publishMessages(_ messages: [ChatMessage], endUserID: Int) async throws {
+        let data = try JSONValue(jsonText: String(decoding: JSONEncoder().encode(messages), as: UTF8.self))
+        try await publish(endUserID: endUserID, event: "messages_received", data: data)
+    }
+}

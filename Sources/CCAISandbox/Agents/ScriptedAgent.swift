@@ -1,0 +1,84 @@
+import CCAIWire
+import Foundation
+import LuaRuntime
+
+/// A sandbox agent driven by its Lua script (LUA-API section 10). The agent takes the
+/// chat, then the script runs as `function(agent, session)` in a fresh sandboxed state:
+/// `agent.send(text)`, `agent.wait_for_message{ timeout = 60 }` and `agent.end_session()`
+/// act on the chat; `session` is the chat as the wire API shows it, with its `custom_data`.
+/// A script that fails is logged; the chat stays as the script left it.
+struct ScriptedAgent {
+    let actions: AgentActions
+    let script: AgentScript
+    let mailbox: AgentMailbox
+    let redacts: Bool
+
+    /// Budgets of one session's state: each run between two waits is short.
+    static let limits = LuaLimits(memoryBytes: 16 << 20, instructions: 50_000_000, seconds: 5)
+
+    /// Runs the script for `chat`; `customData` is what the session carries
+    /// (`unsigned` from the app, `signed` from the end user's JWT).
+    func run(_ chat: ChatResponse, customData: JSONValue) async {
+        let label = "agent \(actions.name) (\(script.path)), chat \(chat.id)"
+        let log = actions.sandbox.log
+        do {
+            guard try await actions.join() else { return }
+            let state = try LuaState(limits: Self.limits, sandbox: LuaSandbox(print: { log("[\(label)] \($0)") }))
+            do {
+                try await state.run(source: script.source, chunkName: "@" + script.path, keepingResultAs: "script")
+                guard await state.inspect(kept: "script") == .string("function") else {
+                    throw LuaScriptError(kind: .runtime, message: "the script must return function(agent, session)")
+                }
+                let module = makeModule()
+                await state.withContext { $0.keep("agent", $0.makeTable(module)) }
+                guard case .table(var session) = try LuaEncoder().encode(chat) else { return }
+                session.fields["custom_data"] = try LuaEncoder().encode(customData)
+                _ = try await state.call(kept: "script", path: [], passing: [.kept("agent"), .value(.table(session))])
+            } catch {
+                await state.close()
+                throw error
+            }
+            await state.close()
+        } catch {
+            log("sandbox: \(label) failed: \(error)")
+        }
+    }
+
+    /// The `agent` table a script receives.
+    private func makeModule() -> LuaModule {
+        var agent = LuaModule(name: "agent")
+        let actions = actions, mailbox = mailbox, redacts = redacts
+        agent.function("send", LuaSignature("Sends a text message to the customer.", parameters: ["text: string"])) { call in
+            let text = try call.string(1, "text")
+            guard !text.isEmpty else { throw call.argumentError(1, "text", "expected a non-empty string") }
+            return try call.suspend {
+                guard try await actions.isChatInProgress() else {
+                    throw LuaErrorValue(code: "conflict", message: "chat \(actions.chatID) has ended")
+                }
+                try await actions.say(text)
+                return []
+            }
+        }
+        agent.function("wait_for_message", LuaSignature(
+            "Waits for the customer's next message (redacted when the queue redacts); nil on timeout or when the chat ends.",
+            parameters: ["options: { timeout: number? }?"], returns: ["ChatMessage?"])) { call in
+            let timeout = try call.options(1, "options").number("timeout")
+            if let timeout, !(timeout > 0) {
+                throw call.argumentError(1, "options.timeout", "expected a positive number of seconds")
+            }
+            return try call.suspend {
+                guard var message = await mailbox.next(timeout: timeout ?? 60) else { return [.nil] }
+                if redacts { message.text = message.text.map(Redactor.redact) }
+                return [try LuaEncoder().encode(message)]
+            }
+        }
+        agent.function("end_session", LuaSignature("Ends the chat; false when it had already ended.", returns: ["boolean"])) { call in
+            try call.suspend {
+                let ended = try await actions.end()
+                await mailbox.close()
+                return [.boolean(ended)]
+            }
+        }
+        return agent
+    }
+}
