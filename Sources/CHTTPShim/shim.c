@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -376,6 +377,14 @@ chttp_server *chttp_start(const char *address, uint16_t port, size_t max_body_by
         free(server);
         return NULL;
     }
+    // microhttpd's default limit (FD_SETSIZE - 4) is the select() one; with epoll the
+    // process's descriptor limit is the real bound (every open event stream is one).
+    unsigned connection_limit = 1020;
+    struct rlimit descriptors;
+    if (getrlimit(RLIMIT_NOFILE, &descriptors) == 0 && descriptors.rlim_cur != RLIM_INFINITY &&
+        descriptors.rlim_cur > 1280) {
+        connection_limit = (unsigned)(descriptors.rlim_cur - 256 > 65536 ? 65536 : descriptors.rlim_cur - 256);
+    }
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME;
     server->daemon = MHD_start_daemon(
         flags, port, NULL, NULL, access_handler, server,
@@ -383,6 +392,7 @@ chttp_server *chttp_start(const char *address, uint16_t port, size_t max_body_by
         MHD_OPTION_NOTIFY_COMPLETED, request_completed, server,
         MHD_OPTION_THREAD_POOL_SIZE, threads > 0 ? threads : 1,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
+        MHD_OPTION_CONNECTION_LIMIT, connection_limit,
         MHD_OPTION_END);
     if (!server->daemon) {
         snprintf(error, error_size, "cannot listen on %s:%u (address in use or not permitted)", address, port);
