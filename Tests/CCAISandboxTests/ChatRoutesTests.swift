@@ -48,6 +48,30 @@ import Testing
         await server.stop()
     }
 
+    @Test func chatEventsAreRecordedWhileTheChatIsInProgress() async throws {
+        let (_, server) = try serve()
+        let ana = try await token(server, "event-ana")
+        let chat = try chat(try await call(server, "POST", "/chats", ana, #"{"menu_id": 8}"#))
+        let sent = try await call(server, "POST", "/chats/\(chat.id)/chat_events", ana,
+                                  #"{"name": "form_received", "payload": {"name": "contact_form", "step": 2}}"#)
+        #expect(sent.status == 201, "\(sent.body)")
+        let stored = try JSONDecoder().decode(StoredChatEvent.self, from: Data(sent.body.utf8))
+        #expect(stored.chatId == chat.id && stored.name == "form_received")
+        #expect(stored.payload == ["name": "contact_form", "step": 2])
+        let bare = try await call(server, "POST", "/chats/\(chat.id)/chat_events", ana, #"{"name": "form_clicked"}"#)
+        #expect(bare.status == 201 && bare.body.contains(#""payload":{}"#))
+        #expect(try await call(server, "POST", "/chats/\(chat.id)/chat_events", ana, #"{"name": ""}"#).status == 400)
+        #expect(try await call(server, "POST", "/chats/\(chat.id)/chat_events", ana, #"{"payload": {}}"#).status == 400)
+        #expect(try await call(server, "POST", "/chats/\(chat.id)/chat_events", ana, "not json").status == 400)
+        let bob = try await token(server, "event-bob")
+        #expect(try await call(server, "POST", "/chats/\(chat.id)/chat_events", bob, #"{"name": "x"}"#).status == 404,
+                "another user's chat is not found")
+        _ = try await call(server, "POST", "/chats/\(chat.id)/end", ana)
+        let late = try await call(server, "POST", "/chats/\(chat.id)/chat_events", ana, #"{"name": "form_clicked"}"#)
+        #expect(late.status == 409 && late.body.contains("has ended"))
+        await server.stop()
+    }
+
     @Test func messagesAreStoredOnceAndAnswered() async throws {
         let (_, server) = try serve()
         let ana = try await token(server, "msg-ana")

@@ -28,7 +28,16 @@ assert(status == "queued" or status == "assigned" or status == "active", "in pro
 local received = ccai.chat.wait_for("chat_received", { timeout = 10 })
 assert(received.id == chat.id and received.status == "queued", "chat_received carries the chat")
 
+ccai.chat.send_event{ name = "form_received", payload = { name = "contact_form", step = 2, flags = { "a" } } }
+ccai.chat.send_event{ name = "smart_action_clicked" }
+for _, wrong in ipairs({ {}, { name = "" }, { name = {} }, { name = "x", payload = "text" }, { name = "x", payload = { 1, 2 } } }) do
+  local ok, err = pcall(ccai.chat.send_event, wrong)
+  assert(not ok and err.code == "invalid_argument" and err.message:find("event"), "rejected: " .. tostring(err))
+end
+
 ccai.chat.end_chat()
+local late_event, late_err = pcall(ccai.chat.send_event, { name = "form_clicked" })
+assert(not late_event and late_err.code == "conflict" and late_err.status == 409, "no events in an ended chat")
 local ended = ccai.chat.wait_for("state_changed", { timeout = 10, match = function(e) return e.status == "ended" end })
 assert(ended.chat_id == chat.id, "state_changed says which chat")
 assert(states[1] == "queued" and states[#states] == "ended", "the handler saw every state")

@@ -182,6 +182,14 @@ public final class ChatService: @unchecked Sendable {
         return preview.accepted ?? false
     }
 
+    /// Reports an interaction of the end user in the current chat (`form_received`,
+    /// `smart_action_clicked`, ... or the app's own) for the platform to track.
+    public func sendEvent(_ event: ChatEvent) async throws {
+        guard let chat = currentChat else { throw CCAIError(code: "not_found", message: "no current chat; start or resume one") }
+        guard !event.name.isEmpty else { throw CCAIError.invalidArgument("ChatEvent.name must not be empty") }
+        _ = try await api.send("POST", "/chats/\(chat.id)/chat_events", body: event, as: StoredChatEvent.self)
+    }
+
     /// The current chat's messages, in order.
     public func getMessages() async throws -> [ChatMessage] {
         guard let chat = currentChat else { throw CCAIError(code: "not_found", message: "no current chat; start or resume one") }

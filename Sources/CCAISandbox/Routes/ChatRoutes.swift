@@ -59,6 +59,16 @@ struct ChatRoutes {
             let session = try await sandbox.session(for: request)
             return try .json(try await preview(try await ownChat(request, session).id, accepted: nil))
         }
+        router.add("POST", "/chats/:id/chat_events") { request in
+            let session = try await sandbox.session(for: request)
+            let chat = try await ownChat(request, session)
+            let event = try request.decode(ChatEvent.self)
+            guard !event.name.isEmpty else { throw HTTPError.badRequest("the field 'name' must not be empty") }
+            guard chat.isInProgress else { throw HTTPError.conflict("chat \(chat.id) has ended") }
+            let stored = try await sandbox.store.addChatEvent(chatID: chat.id, name: event.name, payload: event.payload ?? [:],
+                                                             now: sandbox.clock.now())
+            return try .json(stored, status: 201)
+        }
         router.add("POST", "/chats/:id/end") { request in
             let session = try await sandbox.session(for: request)
             let chat = try await ownChat(request, session)

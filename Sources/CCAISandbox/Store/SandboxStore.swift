@@ -59,6 +59,13 @@ actor SandboxStore {
               UNIQUE (chat_id, sequence),
               UNIQUE (chat_id, client_message_id)
             );
+            CREATE TABLE IF NOT EXISTS chat_events (
+              id INTEGER PRIMARY KEY AUTOINCREMENT,
+              chat_id INTEGER NOT NULL REFERENCES chats(id),
+              name TEXT NOT NULL,
+              payload TEXT NOT NULL,
+              created_at REAL NOT NULL
+            );
             CREATE INDEX IF NOT EXISTS chats_by_user ON chats (end_user_id, status);
             CREATE TABLE IF NOT EXISTS auth_tokens (
               token TEXT PRIMARY KEY,
@@ -281,6 +288,15 @@ actor SandboxStore {
             let text = row[0].textValue, case .real(let at) = row[1]
         else { return nil }
         return (text, at)
+    }
+
+    /// Records an interaction the end user reported in a chat (`ChatEvent`).
+    func addChatEvent(chatID: Int, name: String, payload: [String: JSONValue], now: Date) throws -> StoredChatEvent {
+        try database.run("INSERT INTO chat_events (chat_id, name, payload, created_at) VALUES (?, ?, ?, ?)",
+                         [.integer(Int64(chatID)), .text(name), .text(try JSONValue.object(payload).jsonText()),
+                          .real(now.timeIntervalSince1970)])
+        return StoredChatEvent(id: Int(database.lastInsertRowID), chatId: chatID, name: name, payload: payload,
+                               createdAt: now.timeIntervalSince1970)
     }
 
     func setTyping(chatID: Int, _ typing: Bool) throws {

@@ -142,6 +142,28 @@ enum ChatBindings {
             return try SDKBindings.sdk(call, "chat", "send_message_preview", { try await service.sendMessagePreview(text) },
                                        push: { kept, output in output.push(.boolean(kept)) })
         }
+        chat.function("send_event", LuaSignature("Reports an interaction of the end user for the platform to track.",
+                                                 parameters: ["event: { name: string, payload: table? }"])) { call in
+            let options = try call.options(1, "event")
+            guard let name = try options.string("name"), !name.isEmpty else {
+                throw call.argumentError(1, "event.name", "a non-empty string expected")
+            }
+            let payload: [String: JSONValue]?
+            switch try options.value("payload") {
+            case .nil: payload = nil
+            case .table(let table) where table.sequence.isEmpty:
+                payload = try table.fields.reduce(into: [:]) { fields, entry in
+                    guard case .string(let key) = entry.key else {
+                        throw call.argumentError(1, "event.payload", "a table with string keys expected")
+                    }
+                    fields[key] = try JSONValue(jsonText: LuaJSON.encode(entry.value))
+                }
+            default: throw call.argumentError(1, "event.payload", "a table with string keys expected")
+            }
+            let service = try requireChat(ccai, "send_event")
+            return try SDKBindings.sdk(call, "chat", "send_event",
+                                       { try await service.sendEvent(ChatEvent(name: name, payload: payload)) }, push: { _, _ in })
+        }
         chat.function("get_messages", LuaSignature("The current chat's messages, in order.",
                                                    returns: ["ccai.ChatMessage[]"])) { call in
             let service = try requireChat(ccai, "get_messages")

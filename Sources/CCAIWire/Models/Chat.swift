@@ -212,3 +212,43 @@ public struct MessagePreview: Codable, Equatable, Sendable {
         self.typing = typing
     }
 }
+
+/// `ChatEvent` (seed 001): an interaction of the end user the platform tracks
+/// (`form_received`, `form_clicked`, `smart_action_received`, `smart_action_clicked`, or
+/// the app's own), with an optional payload. `POST /chats/{id}/chat_events` sends it.
+///
+/// ```swift
+/// try await ccai.chatService!.sendEvent(ChatEvent(name: "form_received", payload: ["name": "contact_form"]))
+/// ```
+public struct ChatEvent: Codable, Equatable, Sendable {
+    public var name: String
+    public var payload: [String: JSONValue]?
+
+    public init(name: String, payload: [String: JSONValue]? = nil) {
+        self.name = name
+        self.payload = payload
+    }
+}
+
+/// A chat event as the platform stored it.
+public struct StoredChatEvent: Codable, Equatable, Sendable {
+    public var id: Int
+    public var chatId: Int
+    public var name: String
+    public var payload: [String: JSONValue]
+    public var createdAt: Double
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, payload
+        case chatId = "chat_id"
+        case createdAt = "created_at"
+    }
+
+    public init(id: Int, chatId: Int, name: String, payload: [String: JSONValue], createdAt: Double) {
+        self.id = id
+        self.chatId = chatId
+        self.name = name
+        self.payload = payload
+        self.createdAt = createdAt
+    }
+}
