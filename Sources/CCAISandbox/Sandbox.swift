@@ -31,9 +31,15 @@ public final class Sandbox: Sendable {
         try configuration.validate()
         var scripts: [String: AgentScript] = [:]
         for agent in configuration.agents ?? [] {
-            if let path = agent.script { scripts[agent.name] = try AgentScript(agent: agent.name, path: path) }
+            if let path = agent.script { scripts[agent.name] = try AgentScript(field: "agents[\(agent.name)].script", path: path) }
         }
-        self.agentDesk = AgentDesk(scripts: scripts)
+        var virtualScripts: [String: AgentScript] = [:]
+        for (id, virtualAgent) in configuration.virtualAgents ?? [:] {
+            if let path = virtualAgent.script {
+                virtualScripts[id] = try AgentScript(field: "virtual_agents[\(id)].script", path: path)
+            }
+        }
+        self.agentDesk = AgentDesk(scripts: scripts, virtualScripts: virtualScripts)
         self.log = log
         self.configuration = configuration
         self.store = try SandboxStore(directory: dataDirectory)
@@ -73,6 +79,14 @@ public final class Sandbox: Sendable {
         let id = try await store.appendEvent(endUserID: endUserID, name: event, data: data, now: clock.now())
         await events.notify(endUserID: endUserID)
         return id
+    }
+
+    /// The virtual agent that takes the chats of a queue, if it has one.
+    func virtualAgent(forMenu menuID: Int) -> (id: String, configuration: VirtualAgentConfiguration)? {
+        guard let id = configuration.allMenus.first(where: { $0.id == menuID })?.channels?.chat?.virtualAgent,
+            let virtualAgent = configuration.virtualAgents?[id]
+        else { return nil }
+        return (id, virtualAgent)
     }
 
     /// The queues as they are now: business hours and the sessions waiting.

@@ -162,6 +162,13 @@ import Testing
 
 /// `ccai run` with the SDK: embedded sandbox, a configuration, or a remote platform.
 @Suite struct RunWithPlatformTests {
+    /// Writes a sandbox configuration to a temporary file and returns its path.
+    private func configurationFile(_ name: String, _ text: String) throws -> URL {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString).lua")
+        try text.write(to: file, atomically: true, encoding: .utf8)
+        return file
+    }
+
     @Test func theEmbeddedSandboxServesTheSDK() throws {
         let output = try CLI.run(["run", "Tests/Scenarios/company.lua"])
         #expect(output.status == 0, "\(output.stderr)")
@@ -199,13 +206,28 @@ import Testing
         #expect(output.stderr.contains("broken.lua:8: the agent script broke on purpose"))
     }
 
+    @Test func virtualAgentsAnswerAndEscalate() throws {
+        let output = try CLI.run(["run", "Tests/Scenarios/virtual_agents.lua", "--sandbox", "Tests/Scenarios/agents/sandbox.lua"])
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stderr.contains("virtual agents scenario passed"))
+    }
+
+    @Test func aQueueNamingAnUnknownVirtualAgentIsAConfigurationError() throws {
+        let config = try configurationFile("va", """
+            return { company = { name = "Lost", languages = { "en" }, time_zone = "UTC", key = "k", secret = "s" },
+                     menus = { { id = 1, name = "Help", channels = { chat = { virtual_agent = "nobody" } } } } }
+            """)
+        let output = try CLI.run(["run", "Tests/Scenarios/company.lua", "--sandbox", config.path])
+        #expect(output.status == 1)
+        #expect(output.stderr.contains("channels.chat.virtual_agent: there is no virtual agent 'nobody'"), "\(output.stderr)")
+    }
+
     @Test func aMissingAgentScriptIsAConfigurationError() throws {
-        let config = FileManager.default.temporaryDirectory.appendingPathComponent("agents-\(UUID().uuidString).lua")
-        try """
+        let config = try configurationFile("agents", """
             return { company = { name = "Lost", languages = { "en" }, time_zone = "UTC", key = "k", secret = "s" },
                      menus = { { id = 1, name = "Help", channels = { chat = {} } } },
                      agents = { { name = "Ghost", menus = { 1 }, script = "no-such-agent.lua" } } }
-            """.write(to: config, atomically: true, encoding: .utf8)
+            """)
         let output = try CLI.run(["run", "Tests/Scenarios/company.lua", "--sandbox", config.path])
         #expect(output.status == 1)
         #expect(output.stderr.contains("agents[Ghost].script: cannot read"), "\(output.stderr)")

@@ -89,7 +89,9 @@ public final class ChatService: @unchecked Sendable {
 
     private func updateCurrent(id: JSONValue, status: ChatStatus) {
         lock.withLock {
-            guard var chat = current, case .integer(let chatID) = id, Int64(chat.id) == chatID else { return }
+            // Events may arrive after an answer that already told a newer state; `ended` is final.
+            guard var chat = current, case .integer(let chatID) = id, Int64(chat.id) == chatID, chat.status != .ended
+            else { return }
             chat.status = status
             current = chat
         }
@@ -180,6 +182,28 @@ public final class ChatService: @unchecked Sendable {
                                          body: MessagePreviewRequest(text: text, timestamp: timestamp), idempotent: true,
                                          as: MessagePreview.self)
         return preview.accepted ?? false
+    }
+
+    /// Leaves the chat's virtual agent for a human agent (a basic escalation, with no
+    /// option). A `conflict` unless a virtual agent has the chat and no escalation started.
+    public func escalateToHumanAgent() async throws {
+        guard let chat = currentChat else { throw CCAIError(code: "not_found", message: "no current chat; start or resume one") }
+        remember(try await api.send("POST", "/chats/\(chat.id)/escalate", as: ChatResponse.self))
+    }
+
+    /// Escalates with the option the end user picked (for example "Email us instead"):
+    /// `chat` goes to a human agent, another deflection channel ends the chat so the app
+    /// can continue there.
+    public func escalate(option: ChatEscalationOption) async throws {
+        guard let chat = currentChat else { throw CCAIError(code: "not_found", message: "no current chat; start or resume one") }
+        remember(try await api.send("POST", "/chats/\(chat.id)/escalate", body: option, as: ChatResponse.self))
+    }
+
+    /// Commits an option to an escalation started with ``escalateToHumanAgent()`` that no
+    /// human agent has taken yet; a `conflict` otherwise.
+    public func updateEscalation(option: ChatEscalationOption) async throws {
+        guard let chat = currentChat else { throw CCAIError(code: "not_found", message: "no current chat; start or resume one") }
+        remember(try await api.send("PUT", "/chats/\(chat.id)/escalation", body: option, as: ChatResponse.self))
     }
 
     /// Reports an interaction of the end user in the current chat (`form_received`,

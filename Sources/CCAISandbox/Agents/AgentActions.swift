@@ -1,6 +1,13 @@
 import CCAIWire
 import Foundation
 
+/// Who an agent is to the customer: `agent` or `virtual_agent` (message senders and
+/// chat members).
+enum AgentKind: String, Sendable {
+    case human = "agent"
+    case virtual = "virtual_agent"
+}
+
 /// What any sandbox agent does to a chat, scripted or not: join it, type and write, end
 /// it. Everything is stored and published as events to the chat's end user.
 struct AgentActions {
@@ -8,18 +15,31 @@ struct AgentActions {
     let chatID: Int
     let endUserID: Int
     let name: String
+    var kind: AgentKind = .human
 
-    /// Takes the queued chat: assigned, the agent joins, active. False when the chat is
-    /// no longer there to take.
+    /// Takes the queued chat: assigned (a human), the agent joins, active. False when the
+    /// chat is no longer there to take.
     func join() async throws -> Bool {
-        guard let assigned = try await sandbox.store.updateChat(id: chatID, status: .assigned, agent: name) else { return false }
-        try await publishState(assigned)
-        try await sandbox.publish(endUserID: endUserID, event: "member_event",
-                                  data: ["chat_id": .integer(Int64(chatID)), "type": "joined",
-                                         "member": ["type": "agent", "name": .string(name)]])
-        guard let active = try await sandbox.store.updateChat(id: chatID, status: .active, agent: name) else { return false }
-        try await publishState(active)
+        switch kind {
+        case .human:
+            guard let assigned = try await sandbox.store.updateChat(id: chatID, status: .assigned, agent: name) else { return false }
+            try await publishState(assigned)
+            try await publishMember("joined")
+            guard let active = try await sandbox.store.updateChat(id: chatID, status: .active, agent: name) else { return false }
+            try await publishState(active)
+        case .virtual:
+            guard let active = try await sandbox.store.assignVirtualAgent(id: chatID, name: name) else { return false }
+            try await publishMember("joined")
+            try await publishState(active)
+        }
         return true
+    }
+
+    /// `member_event` for this agent (`joined`, `left`).
+    func publishMember(_ type: String) async throws {
+        try await sandbox.publish(endUserID: endUserID, event: "member_event",
+                                  data: ["chat_id": .integer(Int64(chatID)), "type": .string(type),
+                                         "member": ["type": .string(kind.rawValue), "name": .string(name)]])
     }
 
     /// Types, then sends: `typing_event` (typing, then not) around the message.
@@ -27,7 +47,7 @@ struct AgentActions {
         try await typing(true)
         defer { Task { try? await typing(false) } }
         let (message, _) = try await sandbox.store.addMessage(
-            chatID: chatID, sender: ChatMessageSender(type: "agent", name: name), type: "text", text: text, event: nil,
+            chatID: chatID, sender: ChatMessageSender(type: kind.rawValue, name: name), type: "text", text: text, event: nil,
             clientMessageID: nil, now: sandbox.clock.now())
         try await sandbox.publishMessages([message], endUserID: endUserID)
     }
@@ -41,16 +61,17 @@ struct AgentActions {
     func end() async throws -> Bool {
         guard let ended = try await sandbox.store.endChatByAgent(id: chatID, now: sandbox.clock.now()) else { return false }
         try await publishState(ended)
+        await sandbox.agentDesk.chatEnded(chatID)
         return true
     }
 
     private func typing(_ isTyping: Bool) async throws {
         try await sandbox.publish(endUserID: endUserID, event: "typing_event",
                                   data: ["chat_id": .integer(Int64(chatID)), "typing": .bool(isTyping),
-                                         "member": ["type": "agent", "name": .string(name)]])
+                                         "member": ["type": .string(kind.rawValue), "name": .string(name)]])
     }
 
-    private func publishState(_ chat: ChatResponse) async throws {
+    func publishState(_ chat: ChatResponse) async throws {
         try await sandbox.publish(endUserID: endUserID, event: "state_changed",
                                   data: ["chat_id": .integer(Int64(chat.id)), "status": .string(chat.status.rawValue)])
     }

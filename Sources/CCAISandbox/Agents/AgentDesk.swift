@@ -1,47 +1,150 @@
 import CCAIWire
 import Foundation
 
-/// Hands each chat to an agent of its queue (the first configured one) and the customer's
-/// messages to that agent: its script when the configuration gives one, the default
-/// behaviour otherwise.
+/// Hands each chat to its agents and the customer's messages to whoever has the chat. A
+/// queue with a virtual agent gives it the chat first; otherwise, or after an escalation,
+/// the first human agent configured for the queue takes it. An agent runs its script when
+/// the configuration gives one, the default behaviour otherwise.
 actor AgentDesk {
+    /// Human agents' scripts by agent name; virtual agents' by virtual agent id.
     private let scripts: [String: AgentScript]
+    private let virtualScripts: [String: AgentScript]
+    /// The session data of chats in progress, for the scripts of later agents.
+    private var customData: [Int: JSONValue] = [:]
+    /// The messages on their way to a running script, by chat.
     private var mailboxes: [Int: AgentMailbox] = [:]
 
-    init(scripts: [String: AgentScript]) {
+    init(scripts: [String: AgentScript], virtualScripts: [String: AgentScript]) {
         self.scripts = scripts
+        self.virtualScripts = virtualScripts
     }
 
-    /// A chat was queued: its agent takes it. `customData` is the session's, for scripts.
+    /// A chat was queued: its virtual agent, or else its human agent, takes it.
+    /// `customData` is the session's, for scripts.
     func chatQueued(_ chat: ChatResponse, endUserID: Int, customData: JSONValue, sandbox: Sandbox) async {
+        self.customData[chat.id] = customData
+        if let found = sandbox.virtualAgent(forMenu: chat.menuId) {
+            let (id, virtualAgent) = (found.id, found.configuration)
+            var actions = AgentActions(sandbox: sandbox, chatID: chat.id, endUserID: endUserID, name: virtualAgent.name ?? id)
+            actions.kind = .virtual
+            let escalate: @Sendable () async throws -> Void = { [weak self] in
+                guard let self else { return }
+                _ = try await self.escalate(chatID: chat.id, endUserID: endUserID, option: nil, sandbox: sandbox)
+            }
+            if let script = virtualScripts[id] {
+                run(ScriptedAgent(actions: actions, script: script, mailbox: AgentMailbox(), redacts: chat.redactionEnabled,
+                                  escalate: escalate), chat)
+            } else {
+                Task { try? await VirtualAgent(actions: actions, configuration: virtualAgent, escalate: escalate).chatQueued() }
+            }
+        } else {
+            humanTakes(chat, endUserID: endUserID, sandbox: sandbox)
+        }
+    }
+
+    /// The customer wrote in a chat: a running script gets it (in order, before this
+    /// returns), or the default behaviour of whoever has the chat answers it.
+    func messageReceived(_ message: ChatMessage, in chat: ChatResponse, endUserID: Int, sandbox: Sandbox) async {
+        if let mailbox = mailboxes[chat.id] {
+            await mailbox.deliver(message)
+        } else if let name = chat.agent?.name {
+            guard scripts[name] == nil else { return }
+            let actions = AgentActions(sandbox: sandbox, chatID: chat.id, endUserID: endUserID, name: name)
+            Task { try? await DefaultAgent(actions: actions).messageReceived(message, in: chat) }
+        } else if let name = chat.virtualAgent?.name, let found = sandbox.virtualAgent(forMenu: chat.menuId),
+            virtualScripts[found.id] == nil
+        {
+            var actions = AgentActions(sandbox: sandbox, chatID: chat.id, endUserID: endUserID, name: name)
+            actions.kind = .virtual
+            let agent = VirtualAgent(actions: actions, configuration: found.configuration) { [weak self] in
+                guard let self else { return }
+                _ = try await self.escalate(chatID: chat.id, endUserID: endUserID, option: nil, sandbox: sandbox)
+            }
+            Task { try? await agent.messageReceived(message, in: chat) }
+        }
+    }
+
+    /// Leaves the virtual agent for a human (`escalateToHumanAgent`, `escalate(option:)`,
+    /// or the virtual agent's own decision): the virtual agent leaves, the chat is queued
+    /// again and the queue's human agent takes it. An option whose deflection channel is
+    /// not `chat` ends the chat instead: the app continues on that channel.
+    func escalate(chatID: Int, endUserID: Int, option: VirtualAgentConfiguration.EscalationOption?, sandbox: Sandbox)
+        async throws -> ChatResponse
+    {
+        guard let queued = try await sandbox.store.startEscalation(id: chatID, option: option.map { ($0.id, $0.deflectionChannel) })
+        else { throw HTTPError.conflict("chat \(chatID) is not with a virtual agent, or its escalation has already started") }
+        await mailboxes.removeValue(forKey: chatID)?.close()
+        var leaving = AgentActions(sandbox: sandbox, chatID: chatID, endUserID: endUserID,
+                                   name: queued.virtualAgent?.name ?? "virtual agent")
+        leaving.kind = .virtual
+        try await leaving.publishMember("left")
+        try await leaving.publishState(queued)
+        if let channel = option?.deflectionChannel, channel != "chat" {
+            return try await deflect(queued, to: channel, endUserID: endUserID, sandbox: sandbox)
+        }
+        humanTakes(queued, endUserID: endUserID, sandbox: sandbox)
+        return queued
+    }
+
+    /// Commits an option to an escalation under way (started, no human agent yet).
+    func updateEscalation(chatID: Int, endUserID: Int, option: VirtualAgentConfiguration.EscalationOption, sandbox: Sandbox)
+        async throws -> ChatResponse
+    {
+        guard let chat = try await sandbox.store.updateEscalation(id: chatID, option: (option.id, option.deflectionChannel))
+        else { throw HTTPError.conflict("chat \(chatID) has no escalation under way (start one with escalate_to_human_agent)") }
+        if let channel = option.deflectionChannel, channel != "chat" {
+            return try await deflect(chat, to: channel, endUserID: endUserID, sandbox: sandbox)
+        }
+        return chat
+    }
+
+    /// The chat ended: a script waiting for a message gets nil.
+    func chatEnded(_ chatID: Int) async {
+        customData[chatID] = nil
+        await mailboxes.removeValue(forKey: chatID)?.close()
+    }
+
+    /// The first human agent of the chat's queue takes it, if the queue has one.
+    private func humanTakes(_ chat: ChatResponse, endUserID: Int, sandbox: Sandbox) {
         guard let name = sandbox.configuration.agents?.first(where: { $0.menus.contains(chat.menuId) })?.name else { return }
         let actions = AgentActions(sandbox: sandbox, chatID: chat.id, endUserID: endUserID, name: name)
         if let script = scripts[name] {
-            let mailbox = AgentMailbox()
-            mailboxes[chat.id] = mailbox
-            let agent = ScriptedAgent(actions: actions, script: script, mailbox: mailbox, redacts: chat.redactionEnabled)
-            Task {
-                await agent.run(chat, customData: customData)
-                await self.chatEnded(chat.id)
-            }
+            run(ScriptedAgent(actions: actions, script: script, mailbox: AgentMailbox(), redacts: chat.redactionEnabled,
+                              escalate: nil), chat)
         } else {
             Task { try? await DefaultAgent(actions: actions).chatQueued() }
         }
     }
 
-    /// The customer wrote in a chat: its script's mailbox gets it (in order, before this
-    /// returns), or the default agent answers it.
-    func messageReceived(_ message: ChatMessage, in chat: ChatResponse, endUserID: Int, sandbox: Sandbox) async {
-        if let mailbox = mailboxes[chat.id] {
-            await mailbox.deliver(message)
-        } else if let name = chat.agent?.name, scripts[name] == nil {
-            let actions = AgentActions(sandbox: sandbox, chatID: chat.id, endUserID: endUserID, name: name)
-            Task { try? await DefaultAgent(actions: actions).messageReceived(message, in: chat) }
+    private func run(_ agent: ScriptedAgent, _ chat: ChatResponse) {
+        mailboxes[chat.id] = agent.mailbox
+        let data = customData[chat.id] ?? [:]
+        Task {
+            await agent.run(chat, customData: data)
+            await self.scriptReturned(chat.id, agent.mailbox)
         }
     }
 
-    /// The chat ended, or its script returned: a script waiting for a message gets nil.
-    func chatEnded(_ chatID: Int) async {
-        await mailboxes.removeValue(forKey: chatID)?.close()
+    /// Forgets a script's mailbox, unless a later agent's has replaced it.
+    private func scriptReturned(_ chatID: Int, _ mailbox: AgentMailbox) async {
+        guard mailboxes[chatID] === mailbox else { return }
+        mailboxes[chatID] = nil
+        await mailbox.close()
+    }
+
+    /// Ends the chat with a notification naming the channel the conversation moves to.
+    private func deflect(_ chat: ChatResponse, to channel: String, endUserID: Int, sandbox: Sandbox) async throws
+        -> ChatResponse
+    {
+        let (message, _) = try await sandbox.store.addMessage(
+            chatID: chat.id, sender: ChatMessageSender(type: "system"), type: "noti",
+            text: "The conversation continues by \(channel.replacingOccurrences(of: "_", with: " ")).", event: "escalated",
+            clientMessageID: nil, now: sandbox.clock.now())
+        try await sandbox.publishMessages([message], endUserID: endUserID)
+        guard let ended = try await sandbox.store.endChatByAgent(id: chat.id, now: sandbox.clock.now()) else { return chat }
+        try await sandbox.publish(endUserID: endUserID, event: "state_changed",
+                                  data: ["chat_id": .integer(Int64(ended.id)), "status": .string(ended.status.rawValue)])
+        await chatEnded(chat.id)
+        return ended
     }
 }

@@ -7,10 +7,11 @@ struct AgentScript: Sendable {
     let path: String
     let source: String
 
-    /// Reads `path`, or throws a configuration error naming the agent.
-    init(agent: String, path: String) throws {
+    /// Reads `path`, or throws a configuration error naming the `field` that gave it
+    /// (`agents[Ava].script`).
+    init(field: String, path: String) throws {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw ConfigurationError(message: "agents[\(agent)].script: cannot read '\(path)'")
+            throw ConfigurationError(message: "\(field): cannot read '\(path)'")
         }
         self.path = path
         self.source = String(decoding: data, as: UTF8.self)

@@ -4,14 +4,16 @@ import LuaRuntime
 
 /// A sandbox agent driven by its Lua script (LUA-API section 10). The agent takes the
 /// chat, then the script runs as `function(agent, session)` in a fresh sandboxed state:
-/// `agent.send(text)`, `agent.wait_for_message{ timeout = 60 }` and `agent.end_session()`
-/// act on the chat; `session` is the chat as the wire API shows it, with its `custom_data`.
+/// `agent.send(text)`, `agent.wait_for_message{ timeout = 60 }`, `agent.end_session()` and,
+/// for a virtual agent, `agent.escalate()` act on the chat; `session` is the chat as the wire API shows it, with its `custom_data`.
 /// A script that fails is logged; the chat stays as the script left it.
 struct ScriptedAgent {
     let actions: AgentActions
     let script: AgentScript
     let mailbox: AgentMailbox
     let redacts: Bool
+    /// For a virtual agent: hands the chat to a human (`agent.escalate()`).
+    let escalate: (@Sendable () async throws -> Void)?
 
     /// Budgets of one session's state: each run between two waits is short.
     static let limits = LuaLimits(memoryBytes: 16 << 20, instructions: 50_000_000, seconds: 5)
@@ -72,11 +74,21 @@ struct ScriptedAgent {
                 return [try LuaEncoder().encode(message)]
             }
         }
+        if let escalate {
+            agent.function("escalate", LuaSignature("Hands the chat to a human agent (virtual agents only); the script's waits end.")) { call in
+                try call.suspend {
+                    do {
+                        try await escalate()
+                    } catch let error as HTTPError {
+                        throw LuaErrorValue(code: error.code, message: error.message)
+                    }
+                    return []
+                }
+            }
+        }
         agent.function("end_session", LuaSignature("Ends the chat; false when it had already ended.", returns: ["boolean"])) { call in
             try call.suspend {
-                let ended = try await actions.end()
-                await mailbox.close()
-                return [.boolean(ended)]
+                [.boolean(try await actions.end())]
             }
         }
         return agent

@@ -104,3 +104,29 @@ public struct AgentConfiguration: Codable, Sendable {
     /// A Lua file returning `function(agent, session)`; relative to the configuration file.
     public var script: String?
 }
+
+/// A virtual agent of the sandbox (LUA-API section 10), named by its id in a queue's
+/// `chat = { virtual_agent = "billing-va" }`. It takes the queue's chats first. Without a
+/// script it answers by keyword rules and escalates to a human when asked for one.
+public struct VirtualAgentConfiguration: Codable, Sendable {
+    /// An answer given when the customer's message contains one of the keywords.
+    public struct Rule: Codable, Sendable {
+        public var keywords: [String]
+        public var answer: String
+    }
+
+    /// An escalation option the end user may pick (`ChatEscalationOption`).
+    public struct EscalationOption: Codable, Sendable {
+        public var id: Int
+        /// `chat` (to a human agent, the default) or another channel (`email`,
+        /// `voice_call`...): the chat then ends and the app continues on that channel.
+        public var deflectionChannel: String?
+    }
+
+    /// The name the customer sees (default: the virtual agent's id).
+    public var name: String?
+    /// A Lua file returning `function(agent, session)`; relative to the configuration file.
+    public var script: String?
+    public var rules: [Rule]?
+    public var escalationOptions: [EscalationOption]?
+}

@@ -49,6 +49,8 @@ public struct SandboxConfiguration: Codable, Sendable {
     /// The queue menu tree.
     public var menus: [MenuConfiguration]?
     public var agents: [AgentConfiguration]?
+    /// Virtual agents by id.
+    public var virtualAgents: [String: VirtualAgentConfiguration]?
     /// The average handle time of a session, for wait estimates (default 300 seconds).
     public var handleTimeSeconds: Double?
     /// Runs the clock of business hours from this moment (ISO 8601, e.g.
@@ -122,19 +124,32 @@ public struct SandboxConfiguration: Codable, Sendable {
                 throw ConfigurationError(message: "agents[\(agent.name)].menus: there is no menu \(id)")
             }
         }
+        for menu in allMenus {
+            if let id = menu.channels?.chat?.virtualAgent, virtualAgents?[id] == nil {
+                throw ConfigurationError(message: "menus[id \(menu.id)].channels.chat.virtual_agent: there is no virtual agent '\(id)'")
+            }
+        }
     }
 
-    /// Reads a configuration file: a Lua chunk run in the sandboxed runtime. Agent script
-    /// paths are relative to the file's folder.
+    /// Reads a configuration file: a Lua chunk run in the sandboxed runtime. Agent and
+    /// virtual agent script paths are relative to the file's folder.
     public static func load(file path: String) async throws -> SandboxConfiguration {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ConfigurationError(message: "cannot read '\(path)'")
         }
         var configuration = try await evaluate(String(decoding: data, as: UTF8.self), name: path)
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+        func resolve(_ script: String?) -> String? {
+            guard let script, !script.hasPrefix("/") else { return script }
+            return folder.appendingPathComponent(script).path
+        }
         for index in (configuration.agents ?? []).indices {
-            guard let script = configuration.agents?[index].script, !script.hasPrefix("/") else { continue }
-            configuration.agents?[index].script = folder.appendingPathComponent(script).path
+            let script = resolve(configuration.agents?[index].script)
+            configuration.agents?[index].script = script
+        }
+        for id in (configuration.virtualAgents ?? [:]).keys {
+            let script = resolve(configuration.virtualAgents?[id]?.script)
+            configuration.virtualAgents?[id]?.script = script
         }
         return configuration
     }

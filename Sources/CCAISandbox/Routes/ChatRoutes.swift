@@ -69,6 +69,20 @@ struct ChatRoutes {
                                                              now: sandbox.clock.now())
             return try .json(stored, status: 201)
         }
+        router.add("POST", "/chats/:id/escalate") { request in
+            let session = try await sandbox.session(for: request)
+            let chat = try await ownChat(request, session)
+            let option = request.body.isEmpty ? nil : try escalationOption(request, chat)
+            return try .json(try await sandbox.agentDesk.escalate(chatID: chat.id, endUserID: try userID(session),
+                                                                  option: option, sandbox: sandbox))
+        }
+        router.add("PUT", "/chats/:id/escalation") { request in
+            let session = try await sandbox.session(for: request)
+            let chat = try await ownChat(request, session)
+            let option = try escalationOption(request, chat)
+            return try .json(try await sandbox.agentDesk.updateEscalation(chatID: chat.id, endUserID: try userID(session),
+                                                                          option: option, sandbox: sandbox))
+        }
         router.add("POST", "/chats/:id/end") { request in
             let session = try await sandbox.session(for: request)
             let chat = try await ownChat(request, session)
@@ -79,6 +93,27 @@ struct ChatRoutes {
             await sandbox.agentDesk.chatEnded(ended.id)
             return try .json(ended)
         }
+    }
+
+    /// The escalation option a request names, as the chat's virtual agent offers it.
+    private func escalationOption(_ request: HTTPRequest, _ chat: ChatResponse) throws
+        -> VirtualAgentConfiguration.EscalationOption
+    {
+        let picked = try request.decode(ChatEscalationOption.self)
+        guard let offered = sandbox.virtualAgent(forMenu: chat.menuId)?.configuration.escalationOptions,
+            var option = offered.first(where: { $0.id == picked.escalationId })
+        else {
+            let ids = sandbox.virtualAgent(forMenu: chat.menuId)?.configuration.escalationOptions?.map { String($0.id) } ?? []
+            throw HTTPError.badRequest("queue \(chat.menuId) offers no escalation option \(picked.escalationId)"
+                                       + (ids.isEmpty ? "" : " (it offers \(ids.joined(separator: ", ")))"))
+        }
+        if let channel = picked.deflectionChannel {
+            guard option.deflectionChannel == nil || option.deflectionChannel == channel else {
+                throw HTTPError.badRequest("escalation option \(option.id) deflects to \(option.deflectionChannel ?? "chat"), not \(channel)")
+            }
+            option.deflectionChannel = channel
+        }
+        return option
     }
 
     /// What agents see of the end user's typing: the latest preview (redacted when the

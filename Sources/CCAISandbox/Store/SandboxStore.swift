@@ -43,7 +43,11 @@ actor SandboxStore {
               agent_name TEXT,
               preview_text TEXT,
               preview_at REAL,
-              typing INTEGER NOT NULL DEFAULT 0
+              typing INTEGER NOT NULL DEFAULT 0,
+              virtual_agent_name TEXT,
+              escalated INTEGER NOT NULL DEFAULT 0,
+              escalation_id INTEGER,
+              escalation_channel TEXT
             );
             CREATE TABLE IF NOT EXISTS messages (
               id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -74,6 +78,19 @@ actor SandboxStore {
               custom_data TEXT NOT NULL
             );
             """)
+        try addMissingColumns(to: "chats", [
+            ("virtual_agent_name", "TEXT"), ("escalated", "INTEGER NOT NULL DEFAULT 0"), ("escalation_id", "INTEGER"),
+            ("escalation_channel", "TEXT"),
+        ])
+    }
+
+    /// Brings a table written by an earlier version up to date (`--data` folders outlive
+    /// upgrades).
+    private func addMissingColumns(to table: String, _ columns: [(name: String, type: String)]) throws {
+        let existing = Set(try database.query("PRAGMA table_info(\(table))").compactMap { $0[1].textValue })
+        for column in columns where !existing.contains(column.name) {
+            try database.execute("ALTER TABLE \(table) ADD COLUMN \(column.name) \(column.type)")
+        }
     }
 
     /// The end user with `identifier`, created if new; the JWT's profile fields update it.
@@ -162,7 +179,8 @@ actor SandboxStore {
         case inProgress(ChatResponse)
     }
 
-    private static let chatColumns = "id, status, menu_id, lang, redaction, created_at, ended_at, ended_by, agent_name"
+    private static let chatColumns =
+        "id, status, menu_id, lang, redaction, created_at, ended_at, ended_by, agent_name, virtual_agent_name"
 
     private func chats(where condition: String, _ parameters: [SQLiteValue]) throws -> [ChatResponse] {
         try database.query("SELECT \(SandboxStore.chatColumns) FROM chats WHERE \(condition)", parameters).compactMap { row in
@@ -173,6 +191,7 @@ actor SandboxStore {
             if case .real(let value) = row[6] { ended = value }
             return ChatResponse(id: Int(id), status: status, menuId: Int(menuID), lang: lang,
                                 agent: row[8].textValue.map { ChatAgent(name: $0) },
+                                virtualAgent: row[9].textValue.map { ChatAgent(name: $0) },
                                 redactionEnabled: row[4].integerValue == 1, createdAt: created, endedAt: ended,
                                 endedBy: row[7].textValue)
         }
@@ -265,6 +284,38 @@ actor SandboxStore {
             [.text(status.rawValue), agent.map { .text($0) } ?? .null, .integer(Int64(id))])
         guard changed == 1 else { return nil }
         return try chats(where: "id = ?", [.integer(Int64(id))]).first
+    }
+
+    /// A virtual agent takes a queued chat: active, with its virtual agent.
+    func assignVirtualAgent(id: Int, name: String) throws -> ChatResponse? {
+        let changed = try database.run(
+            "UPDATE chats SET status = 'active', virtual_agent_name = ? WHERE id = ? AND status = 'queued' AND agent_name IS NULL",
+            [.text(name), .integer(Int64(id))])
+        return changed == 1 ? try chats(where: "id = ?", [.integer(Int64(id))]).first : nil
+    }
+
+    /// Starts an escalation from the chat's virtual agent: the chat is queued again for a
+    /// human. Nil unless a virtual agent has the chat and no escalation has started.
+    func startEscalation(id: Int, option: (id: Int, channel: String?)?) throws -> ChatResponse? {
+        let changed = try database.run("""
+            UPDATE chats SET status = 'queued', escalated = 1, escalation_id = ?, escalation_channel = ?
+            WHERE id = ? AND status = 'active' AND virtual_agent_name IS NOT NULL AND agent_name IS NULL AND escalated = 0
+            """, [option.map { .integer(Int64($0.id)) } ?? .null, option?.channel.map { .text($0) } ?? .null, .integer(Int64(id))])
+        return changed == 1 ? try chats(where: "id = ?", [.integer(Int64(id))]).first : nil
+    }
+
+    /// Commits an option to an escalation under way (started, no human yet). Nil otherwise.
+    func updateEscalation(id: Int, option: (id: Int, channel: String?)) throws -> ChatResponse? {
+        let changed = try database.run("""
+            UPDATE chats SET escalation_id = ?, escalation_channel = ?
+            WHERE id = ? AND status != 'ended' AND escalated = 1 AND agent_name IS NULL
+            """, [.integer(Int64(option.id)), option.channel.map { .text($0) } ?? .null, .integer(Int64(id))])
+        return changed == 1 ? try chats(where: "id = ?", [.integer(Int64(id))]).first : nil
+    }
+
+    /// Whether an escalation has started for the chat.
+    func isEscalated(chatID: Int) throws -> Bool {
+        (try database.query("SELECT escalated FROM chats WHERE id = ?", [.integer(Int64(chatID))]).first?.first?.integerValue) == 1
     }
 
     /// Ends a chat on the agent's side.

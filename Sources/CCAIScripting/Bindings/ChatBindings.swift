@@ -12,6 +12,16 @@ public protocol ClaimsSigner: Sendable {
 /// `ccai.initialize_chat(options)` and `ccai.chat`: `start`, `get_last_chat_in_progress`,
 /// `resume_chat`, `check_status`, `end_chat`, `get_current_chat`.
 enum ChatBindings {
+    /// `{ escalation_id = 123, deflection_channel = "email" }` as a `ChatEscalationOption`.
+    static func escalationOption(_ call: LuaCall) throws -> ChatEscalationOption {
+        guard !call.isNil(1) else { throw call.argumentError(1, "option", "a table { escalation_id = ... } expected") }
+        let options = try call.options(1, "option")
+        guard let id = try options.integer("escalation_id") else {
+            throw call.argumentError(1, "option.escalation_id", "an integer expected")
+        }
+        return ChatEscalationOption(escalationId: Int(id), deflectionChannel: try options.string("deflection_channel"))
+    }
+
     /// The names of the chat events scripts can subscribe to (LUA-API section 3).
     static let eventNames: Set<String> = ["messages_received", "typing_event", "member_event", "state_changed",
                                           "chat_received", "network_connectivity_changed", "cold_transfer"]
@@ -141,6 +151,24 @@ enum ChatBindings {
             let service = try requireChat(ccai, "send_message_preview")
             return try SDKBindings.sdk(call, "chat", "send_message_preview", { try await service.sendMessagePreview(text) },
                                        push: { kept, output in output.push(.boolean(kept)) })
+        }
+        chat.function("escalate_to_human_agent", LuaSignature("Leaves the virtual agent for a human agent.")) { call in
+            let service = try requireChat(ccai, "escalate_to_human_agent")
+            return try SDKBindings.sdk(call, "chat", "escalate_to_human_agent", { try await service.escalateToHumanAgent() },
+                                       push: { _, _ in })
+        }
+        chat.function("escalate", LuaSignature("Escalates from the virtual agent with the option the end user picked.",
+                                               parameters: ["option: { escalation_id: integer, deflection_channel: string? }"])) { call in
+            let option = try escalationOption(call)
+            let service = try requireChat(ccai, "escalate")
+            return try SDKBindings.sdk(call, "chat", "escalate", { try await service.escalate(option: option) }, push: { _, _ in })
+        }
+        chat.function("update_escalation", LuaSignature("Commits an option to an escalation under way.",
+                                                        parameters: ["option: { escalation_id: integer, deflection_channel: string? }"])) { call in
+            let option = try escalationOption(call)
+            let service = try requireChat(ccai, "update_escalation")
+            return try SDKBindings.sdk(call, "chat", "update_escalation", { try await service.updateEscalation(option: option) },
+                                       push: { _, _ in })
         }
         chat.function("send_event", LuaSignature("Reports an interaction of the end user for the platform to track.",
                                                  parameters: ["event: { name: string, payload: table? }"])) { call in

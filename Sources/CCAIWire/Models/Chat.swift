@@ -252,3 +252,24 @@ public struct StoredChatEvent: Codable, Equatable, Sendable {
         self.createdAt = createdAt
     }
 }
+
+/// `ChatEscalationOption` (seed 001): what the end user picked when leaving a virtual
+/// agent, such as "Email us instead".
+///
+/// ```swift
+/// try await ccai.chatService!.escalate(option: ChatEscalationOption(escalationId: 123, deflectionChannel: "email"))
+/// ```
+public struct ChatEscalationOption: Codable, Equatable, Sendable {
+    public var escalationId: Int
+    public var deflectionChannel: String?
+
+    enum CodingKeys: String, CodingKey {
+        case escalationId = "escalation_id"
+        case deflectionChannel = "deflection_channel"
+    }
+
+    public init(escalationId: Int, deflectionChannel: String? = nil) {
+        self.escalationId = escalationId
+        self.deflectionChannel = deflectionChannel
+    }
+}
