@@ -24,17 +24,26 @@ local decision = ccai.plugins.evaluate_deflection(billing, { channel = "chat" })
 ccai.log.info("billing", { offers = offers, decision = decision.action, by = decision.plugin or "sdk default",
                            message = decision.message })
 
--- 3. A chat with an agent, where the plugin's decision sends us (the night desk after
---    hours). The sandbox's agents answer by themselves; events arrive as they happen.
+-- 3. A chat where the plugin's decision sends us: billing (Ava) in business hours, the
+--    night desk after hours, where the virtual agent Nova answers first and hands over to
+--    Ben when asked for a human. The sandbox's agents answer by themselves; events arrive
+--    as they happen.
 ccai.initialize_chat()
 local queue = decision.action == "redirect" and decision.menu_id or billing.id
 local chat = ccai.chat.start{ menu_id = queue }
 local function agent_says()
   local batch = ccai.chat.wait_for("messages_received", { timeout = 10,
-    match = function(messages) return messages[1].sender.type == "agent" end })
+    match = function(messages) return messages[1].sender.type == "agent" or messages[1].sender.type == "virtual_agent" end })
   return batch[1].sender.name .. ": " .. batch[1].text
 end
 ccai.log.info("chat", { queue = queue, says = agent_says() })
+if ccai.chat.check_status().virtual_agent then
+  ccai.chat.send_message("How long do refunds take?")
+  ccai.log.info("chat", { says = agent_says() })
+  ccai.chat.send_message("Can I talk to a human, please?")
+  ccai.log.info("chat", { says = agent_says() })
+  ccai.log.info("chat", { says = agent_says() })
+end
 ccai.chat.send_message("Where is my order 4417?")
 ccai.log.info("chat", { says = agent_says() })
 ccai.chat.send_message("Great, thanks. Bye!")

@@ -1,7 +1,7 @@
 extension SandboxConfiguration {
     /// The built-in company: every channel kind, a direct access point, after-hours and
     /// over-capacity deflection, every recording option, nested and hidden queues, two
-    /// languages. `ccai sandbox serve` and `ccai run` use it unless given another.
+    /// languages, human agents and a virtual agent (Nova, on the night desk). `ccai sandbox serve` and `ccai run` use it unless given another.
     public static let builtInSource = """
         return {
           company = {
@@ -42,7 +42,7 @@ extension SandboxConfiguration {
               channels = { email = { email = "sales@acme.test" } } },
             { id = 7, name = { en = "Night Desk", es = "Turno de noche" }, position = 4,
               hours = { mon = true, tue = true, wed = true, thu = true, fri = true, sat = true, sun = true },
-              channels = { chat = {} } },
+              channels = { chat = { virtual_agent = "night-va" } } },
             { id = 8, name = { en = "Overflow", es = "Desborde" }, position = 5,
               hours = { mon = true, tue = true, wed = true, thu = true, fri = true, sat = true, sun = true },
               channels = { chat = {}, voice_call = { instant = true, recording = "never" } } },
@@ -53,6 +53,18 @@ extension SandboxConfiguration {
           agents = {
             { name = "Ava", menus = { 1, 2, 21, 22, 9 } },
             { name = "Ben", menus = { 3, 7, 8 } },
+          },
+          virtual_agents = {
+            ["night-va"] = {
+              name = "Nova",
+              rules = {
+                { keywords = { "hours", "open" },
+                  answer = "Our day desks are open 9:00-17:00, Monday to Friday (Los Angeles time). I'm here around the clock." },
+                { keywords = { "refund", "refunds" }, answer = "Refunds reach your card within 5 business days." },
+                { keywords = { "password", "login", "sign in" }, answer = "You can reset your password from the sign-in page." },
+              },
+              escalation_options = { { id = 1, deflection_channel = "chat" }, { id = 2, deflection_channel = "email" } },
+            },
           },
         }
         """
