@@ -29,4 +29,19 @@ ccai.chat.end_chat()
 ccai.chat.start{ menu_id = 3 }
 from_agent("nothing yet")
 ccai.chat.end_chat()
+-- A cold transfer to another queue, whose virtual agent takes over.
+ccai.chat.start{ menu_id = 7 }
+from_agent("Tom here")
+ccai.chat.send_message("I need billing")
+from_agent("Transferring you to billing")
+local transfer = ccai.chat.wait_for("cold_transfer", { timeout = 10 })
+assert(transfer.from_menu_id == 7 and transfer.to_menu_id == 4 and transfer.agent.name == "Tom", "cold_transfer says where")
+local left = ccai.chat.wait_for("member_event", { timeout = 10, match = function(e) return e.type == "left" end })
+assert(left.member.name == "Tom")
+local billie = ccai.chat.wait_for("messages_received", { timeout = 10,
+  match = function(m) return m[1].sender.type == "virtual_agent" end })[1]
+assert(billie.sender.name == "Billie", "the new queue's virtual agent takes the chat")
+local moved = ccai.chat.check_status()
+assert(moved.menu_id == 4 and moved.agent == nil and moved.virtual_agent.name == "Billie")
+ccai.chat.end_chat()
 ccai.log.info("scripted agents scenario passed")

@@ -98,6 +98,32 @@ actor AgentDesk {
         return chat
     }
 
+    /// A cold transfer by the chat's agent (`agent.transfer{ menu_id = 2 }`): the agent
+    /// leaves, `cold_transfer` tells the customer where the chat goes, and the chat is
+    /// queued there for that queue's agents.
+    func transfer(_ actions: AgentActions, toMenu menuID: Int) async throws -> ChatResponse {
+        let sandbox = actions.sandbox
+        guard let menu = sandbox.configuration.allMenus.first(where: { $0.id == menuID }) else {
+            throw HTTPError.badRequest("there is no queue menu \(menuID)")
+        }
+        guard let chatChannel = menu.channels?.chat else { throw HTTPError.badRequest("queue \(menuID) has no chat channel") }
+        guard let current = try await sandbox.store.chat(id: actions.chatID, endUserID: actions.endUserID), current.isInProgress
+        else { throw HTTPError.conflict("chat \(actions.chatID) has ended") }
+        guard current.menuId != menuID else { throw HTTPError.badRequest("chat \(actions.chatID) is already on queue \(menuID)") }
+        guard let queued = try await sandbox.store.transferChat(id: actions.chatID, toMenu: menuID,
+                                                               redaction: chatChannel.redaction ?? false)
+        else { throw HTTPError.conflict("chat \(actions.chatID) has ended") }
+        await mailboxes.removeValue(forKey: actions.chatID)?.close()
+        try await actions.publishMember("left")
+        try await sandbox.publish(endUserID: actions.endUserID, event: "cold_transfer",
+                                  data: ["chat_id": .integer(Int64(queued.id)), "from_menu_id": .integer(Int64(current.menuId)),
+                                         "to_menu_id": .integer(Int64(menuID)),
+                                         "agent": ["type": .string(actions.kind.rawValue), "name": .string(actions.name)]])
+        try await actions.publishState(queued)
+        await chatQueued(queued, endUserID: actions.endUserID, customData: customData[queued.id] ?? [:], sandbox: sandbox)
+        return queued
+    }
+
     /// The chat ended: a script waiting for a message gets nil.
     func chatEnded(_ chatID: Int) async {
         customData[chatID] = nil

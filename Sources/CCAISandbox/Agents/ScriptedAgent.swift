@@ -4,8 +4,8 @@ import LuaRuntime
 
 /// A sandbox agent driven by its Lua script (LUA-API section 10). The agent takes the
 /// chat, then the script runs as `function(agent, session)` in a fresh sandboxed state:
-/// `agent.send(text)`, `agent.wait_for_message{ timeout = 60 }`, `agent.end_session()` and,
-/// for a virtual agent, `agent.escalate()` act on the chat; `session` is the chat as the wire API shows it, with its `custom_data`.
+/// `agent.send(text)`, `agent.wait_for_message{ timeout = 60 }`, `agent.transfer{ menu_id }`,
+/// `agent.end_session()` and, for a virtual agent, `agent.escalate()` act on the chat; `session` is the chat as the wire API shows it, with its `custom_data`.
 /// A script that fails is logged; the chat stays as the script left it.
 struct ScriptedAgent {
     let actions: AgentActions
@@ -46,6 +46,16 @@ struct ScriptedAgent {
         }
     }
 
+    /// Runs `body`; a refusal of the sandbox (`HTTPError`) becomes a Lua error with the
+    /// same code and message.
+    private static func refusalsAsLuaErrors<Result>(_ body: () async throws -> Result) async throws -> Result {
+        do {
+            return try await body()
+        } catch let error as HTTPError {
+            throw LuaErrorValue(code: error.code, message: error.message)
+        }
+    }
+
     /// The `agent` table a script receives.
     private func makeModule() -> LuaModule {
         var agent = LuaModule(name: "agent")
@@ -74,14 +84,20 @@ struct ScriptedAgent {
                 return [try LuaEncoder().encode(message)]
             }
         }
+        agent.function("transfer", LuaSignature("Moves the chat to another queue (a cold transfer); the script's waits end.",
+                                                parameters: ["options: { menu_id: integer }"])) { call in
+            guard let menuID = try call.options(1, "options").integer("menu_id") else {
+                throw call.argumentError(1, "options.menu_id", "an integer expected")
+            }
+            return try call.suspend {
+                _ = try await Self.refusalsAsLuaErrors { try await actions.sandbox.agentDesk.transfer(actions, toMenu: Int(menuID)) }
+                return []
+            }
+        }
         if let escalate {
             agent.function("escalate", LuaSignature("Hands the chat to a human agent (virtual agents only); the script's waits end.")) { call in
                 try call.suspend {
-                    do {
-                        try await escalate()
-                    } catch let error as HTTPError {
-                        throw LuaErrorValue(code: error.code, message: error.message)
-                    }
+                    try await Self.refusalsAsLuaErrors { try await escalate() }
                     return []
                 }
             }

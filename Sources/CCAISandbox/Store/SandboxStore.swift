@@ -313,6 +313,17 @@ actor SandboxStore {
         return changed == 1 ? try chats(where: "id = ?", [.integer(Int64(id))]).first : nil
     }
 
+    /// Moves a chat in progress to another queue (a cold transfer): queued there, with no
+    /// agent, redacted as that queue says.
+    func transferChat(id: Int, toMenu menuID: Int, redaction: Bool) throws -> ChatResponse? {
+        let changed = try database.run("""
+            UPDATE chats SET menu_id = ?, redaction = ?, status = 'queued', agent_name = NULL, virtual_agent_name = NULL,
+              escalated = 0, escalation_id = NULL, escalation_channel = NULL
+            WHERE id = ? AND status != 'ended'
+            """, [.integer(Int64(menuID)), .integer(redaction ? 1 : 0), .integer(Int64(id))])
+        return changed == 1 ? try chats(where: "id = ?", [.integer(Int64(id))]).first : nil
+    }
+
     /// Whether an escalation has started for the chat.
     func isEscalated(chatID: Int) throws -> Bool {
         (try database.query("SELECT escalated FROM chats WHERE id = ?", [.integer(Int64(chatID))]).first?.first?.integerValue) == 1

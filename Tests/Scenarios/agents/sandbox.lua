@@ -8,12 +8,15 @@ return {
     { id = 4, name = "Billing", channels = { chat = { virtual_agent = "billing-va" } } },
     { id = 5, name = "Scripted bot", channels = { chat = { virtual_agent = "scripted-va" } } },
     { id = 6, name = "Bot only", channels = { chat = { virtual_agent = "billing-va" } } },
+    { id = 7, name = "Front desk", channels = { chat = {} } },
+    { id = 8, name = "Mail only", channels = { email = { email = "mail@scripted.test" } } },
   },
   agents = {
     { name = "Echo", menus = { 1 }, script = "echo.lua" },
     { name = "Oops", menus = { 2 }, script = "broken.lua" },
     { name = "Pat", menus = { 3 }, script = "patient.lua" },
     { name = "Hana", menus = { 4, 5 } },
+    { name = "Tom", menus = { 7 }, script = "transfer.lua" },
   },
   virtual_agents = {
     ["billing-va"] = {
