@@ -7,8 +7,10 @@ local function from_agent(text)
 end
 
 ccai.initialize_chat()
-local chat = ccai.chat.start{ menu_id = 1, custom_data = { unsigned = { name = { label = "Name", value = "Kim" } } } }
-from_agent()
+local chat = ccai.chat.start{ menu_id = 1, custom_data = { unsigned = {
+  name = { label = "Name", value = "Kim" },
+  ssn_last_four = { label = "SSN", value = "1234", invisible_to_agent = true } } } }
+assert(from_agent().text == "Hello Kim, chat " .. chat.id .. " (1 item)", "the agent sees the visible custom data only")
 ccai.chat.send_message("my card is 4111 1111 1111 1111")
 local echoed = from_agent()
 assert(echoed.text:find("^echo: my card is ") and not echoed.text:find("4111", 1, true), "the agent sees redacted text")

@@ -34,7 +34,7 @@ struct ScriptedAgent {
                 let module = makeModule()
                 await state.withContext { $0.keep("agent", $0.makeTable(module)) }
                 guard case .table(var session) = try LuaEncoder().encode(chat) else { return }
-                session.fields["custom_data"] = try LuaEncoder().encode(customData)
+                session.fields["custom_data"] = try LuaEncoder().encode(Self.agentView(of: customData))
                 _ = try await state.call(kept: "script", path: [], passing: [.kept("agent"), .value(.table(session))])
             } catch {
                 await state.close()
@@ -44,6 +44,16 @@ struct ScriptedAgent {
         } catch {
             log("sandbox: \(label) failed: \(error)")
         }
+    }
+
+    /// Custom data as agents see it: items marked `invisible_to_agent` are left out (they
+    /// stay stored, for routing and analytics).
+    static func agentView(of customData: JSONValue) -> JSONValue {
+        guard case .object(let groups) = customData else { return customData }
+        return .object(groups.mapValues { group in
+            guard case .object(let items) = group else { return group }
+            return .object(items.filter { _, item in item["invisible_to_agent"]?.boolValue != true })
+        })
     }
 
     /// Runs `body`; a refusal of the sandbox (`HTTPError`) becomes a Lua error with the

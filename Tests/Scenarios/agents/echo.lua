@@ -1,6 +1,8 @@
 -- Greets with the session's custom data, echoes every message until "bye", then ends.
 return function(agent, session)
-  agent.send("Hello " .. session.custom_data.unsigned.name.value .. ", chat " .. session.id)
+  local items = 0
+  for _ in pairs(session.custom_data.unsigned) do items = items + 1 end
+  agent.send("Hello " .. session.custom_data.unsigned.name.value .. ", chat " .. session.id .. " (" .. items .. " item)")
   while true do
     local message = agent.wait_for_message{ timeout = 30 }
     if message == nil then return end
