@@ -73,6 +73,38 @@ import Testing
         await second.stop()
     }
 
+    @Test(.timeLimit(.minutes(1))) func theSDKSurvivesADroppedStreamAndSaysSo() async throws {
+        let sandbox = try Sandbox()
+        let server = try sandbox.serve()
+        let port = server.port
+        let delegate = SigningDelegate(identifier: "events-drop")
+        let ccai = try makeSDK(port: port, delegate: delegate, cache: false)
+        ccai.initializeChat()
+        let service = try #require(ccai.chatService)
+        var ticks = service.events(named: "tick").makeAsyncIterator()
+        var connectivity = service.networkConnectivityChanged().makeAsyncIterator()
+        let userID = try #require(try await ccai.endUserService!.fetch().id)
+        func publish(_ numbers: ClosedRange<Int>) async throws {
+            for n in numbers { try await sandbox.publish(endUserID: userID, event: "tick", data: .integer(Int64(n))) }
+        }
+        func read(_ count: Int) async -> [Int64] {
+            var numbers: [Int64] = []
+            while numbers.count < count, let tick = await ticks.next() { numbers.append(Int64(tick.doubleValue ?? -1)) }
+            return numbers
+        }
+
+        try await publish(1...3)
+        #expect(await read(3) == [1, 2, 3])
+        await server.stop()
+        #expect(await connectivity.next() == false, "the loss is reported")
+        try await publish(4...6)
+        let restarted = try sandbox.serve(port: port)
+        #expect(await connectivity.next() == true, "so is the recovery")
+        try await publish(7...7)
+        #expect(await read(4) == [4, 5, 6, 7], "what was published meanwhile arrives once, in order")
+        await restarted.stop()
+    }
+
     @Test func theStreamNeedsATokenAndAnEventID() async throws {
         let sandbox = try Sandbox()
         let server = try sandbox.serve()

@@ -4,6 +4,16 @@ import CCAIWire
 import Foundation
 import Testing
 
+/// An SDK instance for the sandbox on `port`, authenticating through `delegate`.
+func makeSDK(port: UInt16, delegate: SigningDelegate?, tokens: String? = nil, cache: Bool = true,
+             language: String? = nil) throws -> CCAI {
+    let ccai = CCAI()
+    delegate?.ccai = ccai
+    try ccai.initialize(options: InitOptions(key: "dev-key", urlHost: "127.0.0.1:\(port)", delegate: delegate,
+                                             languageCode: language, cacheAuthToken: cache, tokenDirectory: tokens))
+    return ccai
+}
+
 /// Signs JWTs for an identifier, as an app's backend would, and counts the requests.
 final class SigningDelegate: CCAIDelegate, @unchecked Sendable {
     private let lock = NSLock()
@@ -34,15 +44,6 @@ final class SigningDelegate: CCAIDelegate, @unchecked Sendable {
         FileManager.default.temporaryDirectory.appendingPathComponent("tokens-\(UUID().uuidString)").path
     }
 
-    private func makeSDK(_ server: HTTPServer, delegate: SigningDelegate?, tokens: String? = nil, cache: Bool = true,
-                         language: String? = nil) throws -> CCAI {
-        let ccai = CCAI()
-        delegate?.ccai = ccai
-        try ccai.initialize(options: InitOptions(key: "dev-key", urlHost: "127.0.0.1:\(server.port)", delegate: delegate,
-                                                 languageCode: language, cacheAuthToken: cache, tokenDirectory: tokens))
-        return ccai
-    }
-
     @Test func servicesNeedInitialization() throws {
         let ccai = CCAI()
         #expect(ccai.companyService == nil && ccai.authService == nil)
@@ -54,7 +55,7 @@ final class SigningDelegate: CCAIDelegate, @unchecked Sendable {
         let delegate = SigningDelegate(identifier: "sdk-1")
         let folder = tokenFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let ccai = try makeSDK(server, delegate: delegate, tokens: folder)
+        let ccai = try makeSDK(port: server.port, delegate: delegate, tokens: folder)
         let company = try await ccai.companyService!.get()
         #expect(company.displayName == "Acme")
         #expect(company.languages == ["en", "es"])
@@ -69,7 +70,7 @@ final class SigningDelegate: CCAIDelegate, @unchecked Sendable {
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
 
         let secondRun = SigningDelegate(identifier: "sdk-1")
-        let again = try makeSDK(server, delegate: secondRun, tokens: folder)
+        let again = try makeSDK(port: server.port, delegate: secondRun, tokens: folder)
         _ = try await again.companyService!.get()
         #expect(secondRun.calls == 0, "the cached token is reused")
         await server.stop()
@@ -78,7 +79,7 @@ final class SigningDelegate: CCAIDelegate, @unchecked Sendable {
     @Test func aRefusedTokenTriggersOneReauthentication() async throws {
         let server = try Sandbox().serve()
         let delegate = SigningDelegate(identifier: "sdk-2")
-        let ccai = try makeSDK(server, delegate: delegate, cache: false)
+        let ccai = try makeSDK(port: server.port, delegate: delegate, cache: false)
         ccai.authService!.updateAuthToken("stale-token")
         #expect(try await ccai.companyService!.get().displayName == "Acme")
         #expect(delegate.calls == 1)
@@ -88,18 +89,18 @@ final class SigningDelegate: CCAIDelegate, @unchecked Sendable {
 
     @Test func authenticationFailuresAreClearErrors() async throws {
         let server = try Sandbox().serve()
-        let noDelegate = try makeSDK(server, delegate: nil, cache: false)
+        let noDelegate = try makeSDK(port: server.port, delegate: nil, cache: false)
         await #expect(throws: CCAIError.self) { try await noDelegate.companyService!.get() }
         let silent = SigningDelegate(identifier: "x")
         silent.returnsNothing = true
-        let refused = try makeSDK(server, delegate: silent, cache: false)
+        let refused = try makeSDK(port: server.port, delegate: silent, cache: false)
         do {
             _ = try await refused.companyService!.get()
             Issue.record("expected unauthenticated")
         } catch let error as CCAIError {
             #expect(error.code == "unauthenticated")
         }
-        let wrongSecret = try makeSDK(server, delegate: nil, cache: false)
+        let wrongSecret = try makeSDK(port: server.port, delegate: nil, cache: false)
         let jwt = try JWTSigner(algorithm: .hs384, secret: "wrong").sign(["identifier": "x"], issuedAt: Date(), lifetime: 60)
         do {
             _ = try await wrongSecret.authService!.authenticate(jwt)
@@ -134,7 +135,7 @@ final class SigningDelegate: CCAIDelegate, @unchecked Sendable {
         #expect(LanguageService.resolve(explicit: nil, device: nil, enabled: ["es"]) == "en")
 
         let server = try Sandbox().serve()
-        let ccai = try makeSDK(server, delegate: SigningDelegate(identifier: "lang"), cache: false, language: "es")
+        let ccai = try makeSDK(port: server.port, delegate: SigningDelegate(identifier: "lang"), cache: false, language: "es")
         #expect(ccai.languageService!.languageCode == "es")
         ccai.languageService!.languageCode = "en"
         #expect(ccai.languageService!.languageCode == "en")
@@ -206,11 +207,8 @@ final class SigningDelegate: CCAIDelegate, @unchecked Sendable {
 
     @Test func previewsOlderThanTheLastAreSkipped() async throws {
         let server = try Sandbox().serve()
-        let ccai = CCAI()
         let delegate = SigningDelegate(identifier: "previewer")
-        delegate.ccai = ccai
-        try ccai.initialize(options: InitOptions(key: "dev-key", urlHost: "127.0.0.1:\(server.port)", delegate: delegate,
-                                                 cacheAuthToken: false))
+        let ccai = try makeSDK(port: server.port, delegate: delegate, cache: false)
         ccai.initializeChat()
         let service = try #require(ccai.chatService)
         try await service.start(request: ChatRequest(menuId: 8))
@@ -224,11 +222,8 @@ final class SigningDelegate: CCAIDelegate, @unchecked Sendable {
 
     @Test func chatEventsArriveThroughThePlatformStream() async throws {
         let server = try Sandbox().serve()
-        let ccai = CCAI()
         let delegate = SigningDelegate(identifier: "listener")
-        delegate.ccai = ccai
-        try ccai.initialize(options: InitOptions(key: "dev-key", urlHost: "127.0.0.1:\(server.port)", delegate: delegate,
-                                                 cacheAuthToken: false))
+        let ccai = try makeSDK(port: server.port, delegate: delegate, cache: false)
         ccai.initializeChat()
         let service = try #require(ccai.chatService)
         let states = service.events(named: "state_changed")

@@ -23,6 +23,10 @@ final class EventPump: @unchecked Sendable {
     private let lock = NSLock()
     private var subscribers: [UUID: AsyncStream<PlatformEvent>.Continuation] = [:]
     private var task: Task<Void, Never>?
+    /// Whether the stream is receiving, and whether it ever was (the first connection is
+    /// not a recovery).
+    private var connected = false
+    private var everConnected = false
 
     init(api: APIClient, http: HTTPClient) {
         self.api = api
@@ -54,6 +58,18 @@ final class EventPump: @unchecked Sendable {
         idle?.cancel()
     }
 
+    /// Publishes `network_connectivity_changed` (false on a loss, true on the recovery).
+    private func connectionChanged(_ isConnected: Bool) {
+        let changed: Bool = lock.withLock {
+            defer {
+                connected = isConnected
+                everConnected = everConnected || isConnected
+            }
+            return isConnected ? everConnected && !connected : connected
+        }
+        if changed { deliver(PlatformEvent(name: "network_connectivity_changed", data: .bool(isConnected))) }
+    }
+
     private func deliver(_ event: PlatformEvent) {
         for subscriber in lock.withLock({ Array(subscribers.values) }) { subscriber.yield(event) }
     }
@@ -66,7 +82,8 @@ final class EventPump: @unchecked Sendable {
                 let source = EventSource(
                     client: http,
                     request: HTTPClientRequest(url: api.options.baseURL + "/events", headers: ["Authorization": "Bearer \(token)"]),
-                    reconnectDelay: 0.5, lastEventID: lastID)
+                    reconnectDelay: 0.5, lastEventID: lastID,
+                    onConnectionChange: { [weak self] connected in self?.connectionChanged(connected) })
                 for try await event in source.events() {
                     lastID = event.id ?? lastID
                     let data = (try? JSONValue(jsonText: event.data)) ?? .string(event.data)

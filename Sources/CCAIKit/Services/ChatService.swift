@@ -87,6 +87,20 @@ public final class ChatService: @unchecked Sendable {
         }
     }
 
+    /// `false` when the SDK loses the platform's event stream during a chat, `true` when
+    /// it is back (seed 001's `networkConnectivityChanged`). Nothing is lost meanwhile: the
+    /// stream resumes after the last event received.
+    public func networkConnectivityChanged() -> AsyncStream<Bool> {
+        let all = events(named: "network_connectivity_changed")
+        return AsyncStream { continuation in
+            let task = Task {
+                for await data in all { if let connected = data.boolValue { continuation.yield(connected) } }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
     private func updateCurrent(id: JSONValue, status: ChatStatus) {
         lock.withLock {
             // Events may arrive after an answer that already told a newer state; `ended` is final.

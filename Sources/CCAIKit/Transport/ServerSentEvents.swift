@@ -98,12 +98,16 @@ public struct EventSource: Sendable {
     public var reconnectDelay: TimeInterval
     /// Where to resume from (the id of the last event already handled).
     public var lastEventID: String?
+    /// Told `true` when a connection starts receiving, `false` when an open one drops.
+    public var onConnectionChange: (@Sendable (Bool) -> Void)?
 
-    public init(client: HTTPClient, request: HTTPClientRequest, reconnectDelay: TimeInterval = 1, lastEventID: String? = nil) {
+    public init(client: HTTPClient, request: HTTPClientRequest, reconnectDelay: TimeInterval = 1, lastEventID: String? = nil,
+                onConnectionChange: (@Sendable (Bool) -> Void)? = nil) {
         self.client = client
         self.request = request
         self.reconnectDelay = reconnectDelay
         self.lastEventID = lastEventID
+        self.onConnectionChange = onConnectionChange
     }
 
     /// The events, across reconnections, until the consumer stops iterating (or the
@@ -119,8 +123,10 @@ public struct EventSource: Sendable {
                     request.headers["Accept"] = "text/event-stream"
                     if let lastID { request.headers["Last-Event-ID"] = lastID }
                     let state = ParserBox()
+                    let onConnectionChange = self.onConnectionChange
                     do {
-                        let response = try await client.stream(request) { _, chunk in
+                        let response = try await client.stream(request) { status, chunk in
+                            if (200..<300).contains(status), state.markConnected() { onConnectionChange?(true) }
                             for event in state.feed(chunk) { continuation.yield(event) }
                             return true
                         }
@@ -136,6 +142,7 @@ public struct EventSource: Sendable {
                     } catch {
                         // A dropped connection: reconnect below.
                     }
+                    if state.markDisconnected() { onConnectionChange?(false) }
                     let parser = state.parser
                     lastID = parser.lastEventID ?? lastID
                     if let retry = parser.retry { delay = Double(retry) / 1000 }
@@ -153,7 +160,15 @@ private final class ParserBox: @unchecked Sendable {
     private let lock = NSLock()
     private var _parser = ServerSentEventParser()
 
+    private var connected = false
+
     var parser: ServerSentEventParser { lock.withLock { _parser } }
+
+    /// True the first time: the connection is now receiving.
+    func markConnected() -> Bool { lock.withLock { defer { connected = true }; return !connected } }
+
+    /// True when the connection had been receiving.
+    func markDisconnected() -> Bool { lock.withLock { defer { connected = false }; return connected } }
 
     func feed(_ chunk: Data) -> [ServerSentEvent] { lock.withLock { _parser.feed(chunk) } }
 }
