@@ -105,6 +105,28 @@ import Testing
         await restarted.stop()
     }
 
+    @Test(.timeLimit(.minutes(1))) func messagesWrittenOfflineGoOutOnceAndInOrder() async throws {
+        let sandbox = try Sandbox()
+        let server = try sandbox.serve()
+        let port = server.port
+        let delegate = SigningDelegate(identifier: "offline-writer")
+        let ccai = try makeSDK(port: port, delegate: delegate, cache: false)
+        ccai.initializeChat()
+        let service = try #require(ccai.chatService)
+        try await service.start(request: ChatRequest(menuId: 8))
+        await server.stop()
+        let first = Task { try await service.sendMessage(.text(content: "one")) }
+        try await Task.sleep(nanoseconds: 100_000_000)
+        let second = Task { try await service.sendMessage(.text(content: "two")) }
+        try await Task.sleep(nanoseconds: 800_000_000)
+        let restarted = try sandbox.serve(port: port)
+        let (sentFirst, sentSecond) = (try await first.value, try await second.value)
+        #expect(sentFirst.sequence < sentSecond.sequence, "in the order written")
+        let mine = try await service.getMessages().filter { $0.sender.type == "end_user" }.compactMap(\.text)
+        #expect(mine == ["one", "two"], "each stored once")
+        await restarted.stop()
+    }
+
     @Test func theStreamNeedsATokenAndAnEventID() async throws {
         let sandbox = try Sandbox()
         let server = try sandbox.serve()

@@ -45,6 +45,8 @@ public final class ChatService: @unchecked Sendable {
     private let lock = NSLock()
     private var current: ChatResponse?
     private var lastPreviewAt: Double = 0
+    /// Messages written while the platform is unreachable wait up to 30 seconds for it.
+    private let outbox = MessageOutbox(patience: 30)
 
     init(api: APIClient, language: LanguageService, options: ChatOptions, pump: EventPump) {
         self.api = api
@@ -157,8 +159,9 @@ public final class ChatService: @unchecked Sendable {
         return fresh
     }
 
-    /// Sends a message in the current chat. Each send carries a client message id, so a
-    /// retry after a lost answer is stored once.
+    /// Sends a message in the current chat. Messages go out in the order they were
+    /// written; while the platform is unreachable a message waits (up to 30 seconds) and
+    /// is retried with the same client message id, so it is stored once.
     @discardableResult
     public func sendMessage(_ content: OutgoingMessageContent) async throws -> ChatMessage {
         guard let chat = currentChat else { throw CCAIError(code: "not_found", message: "no current chat; start or resume one") }
@@ -166,8 +169,10 @@ public final class ChatService: @unchecked Sendable {
         case .text(let text):
             guard !text.isEmpty else { throw CCAIError.invalidArgument("the message text is empty") }
             let request = SendMessageRequest(text: text, clientMessageId: UUID().uuidString.lowercased())
-            return try await api.send("POST", "/chats/\(chat.id)/messages", body: request, idempotent: true,
-                                      as: ChatMessage.self)
+            let api = api
+            return try await outbox.send {
+                try await api.send("POST", "/chats/\(chat.id)/messages", body: request, idempotent: true, as: ChatMessage.self)
+            }
         }
     }
 
