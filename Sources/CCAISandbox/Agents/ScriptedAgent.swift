@@ -4,9 +4,20 @@ import LuaRuntime
 
 /// A sandbox agent driven by its Lua script (LUA-API section 10). The agent takes the
 /// chat, then the script runs as `function(agent, session)` in a fresh sandboxed state:
-/// `agent.send(text)`, `agent.wait_for_message{ timeout = 60 }`, `agent.transfer{ menu_id }`,
-/// `agent.end_session()` and, for a virtual agent, `agent.escalate()` act on the chat; `session` is the chat as the wire API shows it, with its `custom_data`.
-/// A script that fails is logged; the chat stays as the script left it.
+/// `agent.send(text)`, `agent.wait_for_message{ timeout = 60 }`,
+/// `agent.transfer{ menu_id = 2 }`, `agent.end_session()` and, for a virtual agent,
+/// `agent.escalate()` act on the chat; `session` is the chat as the wire API shows it, with
+/// its `custom_data` (without the items marked `invisible_to_agent`). A script that fails
+/// is logged; the chat stays as the script left it.
+///
+/// ```lua
+/// return function(agent, session)
+///   agent.send("Hi, I'm Ava")
+///   local message = agent.wait_for_message{ timeout = 60 }
+///   if message then agent.send("You said: " .. message.text) end
+///   agent.end_session()
+/// end
+/// ```
 struct ScriptedAgent {
     let actions: AgentActions
     let script: AgentScript
@@ -33,7 +44,9 @@ struct ScriptedAgent {
                 }
                 let module = makeModule()
                 await state.withContext { $0.keep("agent", $0.makeTable(module)) }
-                guard case .table(var session) = try LuaEncoder().encode(chat) else { return }
+                guard case .table(var session) = try LuaEncoder().encode(chat) else {
+                    throw LuaScriptError(kind: .runtime, message: "the chat could not be given to the script")
+                }
                 session.fields["custom_data"] = try LuaEncoder().encode(Self.agentView(of: customData))
                 _ = try await state.call(kept: "script", path: [], passing: [.kept("agent"), .value(.table(session))])
             } catch {
@@ -72,7 +85,7 @@ struct ScriptedAgent {
         let actions = actions, mailbox = mailbox, redacts = redacts
         agent.function("send", LuaSignature("Sends a text message to the customer.", parameters: ["text: string"])) { call in
             let text = try call.string(1, "text")
-            guard !text.isEmpty else { throw call.argumentError(1, "text", "expected a non-empty string") }
+            guard !text.isEmpty else { throw call.argumentError(1, "text", "a non-empty string expected") }
             return try call.suspend {
                 guard try await actions.isChatInProgress() else {
                     throw LuaErrorValue(code: "conflict", message: "chat \(actions.chatID) has ended")
@@ -86,7 +99,7 @@ struct ScriptedAgent {
             parameters: ["options: { timeout: number? }?"], returns: ["ChatMessage?"])) { call in
             let timeout = try call.options(1, "options").number("timeout")
             if let timeout, !(timeout > 0) {
-                throw call.argumentError(1, "options.timeout", "expected a positive number of seconds")
+                throw call.argumentError(1, "options.timeout", "a positive number of seconds expected")
             }
             return try call.suspend {
                 guard var message = await mailbox.next(timeout: timeout ?? 60) else { return [.nil] }
