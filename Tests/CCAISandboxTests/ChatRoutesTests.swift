@@ -72,6 +72,40 @@ import Testing
         await server.stop()
     }
 
+    /// Polls `GET /chats/current` until `condition` holds (or 10 seconds pass).
+    private func current(_ server: HTTPServer, _ token: String, until condition: (ChatResponse) -> Bool) async throws
+        -> ChatResponse
+    {
+        let deadline = Date().addingTimeInterval(10)
+        while true {
+            let chat = try chat(try await call(server, "GET", "/chats/current", token))
+            if condition(chat) || Date() > deadline { return chat }
+            try await Task.sleep(nanoseconds: 20_000_000)
+        }
+    }
+
+    @Test func anAgentAtCapacityLeavesChatsQueuedUntilOneEnds() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("capacity-\(UUID().uuidString).lua").path
+        try """
+            return { company = { name = "x", languages = { "en" }, time_zone = "UTC", key = "dev-key", secret = "dev-secret" },
+                     menus = { { id = 1, name = "Help", channels = { chat = {} } } },
+                     agents = { { name = "Solo", menus = { 1 }, max_chats = 1 } } }
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        let (_, server) = try serve(configuration: try await SandboxConfiguration.load(file: path))
+        let (ana, bob) = (try await token(server, "cap-ana"), try await token(server, "cap-bob"))
+        _ = try await call(server, "POST", "/chats", ana, #"{"menu_id": 1}"#)
+        let first = try await current(server, ana) { $0.status == .active }
+        #expect(first.status == .active && first.agent?.name == "Solo")
+        let second = try chat(try await call(server, "POST", "/chats", bob, #"{"menu_id": 1}"#))
+        try await Task.sleep(nanoseconds: 200_000_000)
+        let waiting = try await current(server, bob) { _ in true }
+        #expect(waiting.status == .queued && waiting.agent == nil, "Solo has no room")
+        _ = try await call(server, "POST", "/chats/\(first.id)/end", ana)
+        let taken = try await current(server, bob) { $0.status == .active }
+        #expect(taken.id == second.id && taken.agent?.name == "Solo", "the waiting chat is taken once Solo has room")
+        await server.stop()
+    }
+
     @Test func messagesAreStoredOnceAndAnswered() async throws {
         let (_, server) = try serve()
         let ana = try await token(server, "msg-ana")

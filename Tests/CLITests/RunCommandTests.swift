@@ -212,7 +212,7 @@ import Testing
         #expect(output.stderr.contains("virtual agents scenario passed"))
     }
 
-    @Test func aQueueNamingAnUnknownVirtualAgentIsAConfigurationError() throws {
+    @Test func unknownVirtualAgentsAndNoCapacityAreConfigurationErrors() throws {
         let config = try configurationFile("va", """
             return { company = { name = "Lost", languages = { "en" }, time_zone = "UTC", key = "k", secret = "s" },
                      menus = { { id = 1, name = "Help", channels = { chat = { virtual_agent = "nobody" } } } } }
@@ -220,6 +220,13 @@ import Testing
         let output = try CLI.run(["run", "Tests/Scenarios/company.lua", "--sandbox", config.path])
         #expect(output.status == 1)
         #expect(output.stderr.contains("channels.chat.virtual_agent: there is no virtual agent 'nobody'"), "\(output.stderr)")
+        let busy = try configurationFile("capacity", """
+            return { company = { name = "Busy", languages = { "en" }, time_zone = "UTC", key = "k", secret = "s" },
+                     menus = { { id = 1, name = "Help", channels = { chat = {} } } },
+                     agents = { { name = "Zed", menus = { 1 }, max_chats = 0 } } }
+            """)
+        let refused = try CLI.run(["run", "Tests/Scenarios/company.lua", "--sandbox", busy.path])
+        #expect(refused.status == 1 && refused.stderr.contains("agents[Zed].max_chats: at least 1, got 0"), "\(refused.stderr)")
     }
 
     @Test func aMissingAgentScriptIsAConfigurationError() throws {

@@ -61,7 +61,7 @@ struct AgentActions {
     func end() async throws -> Bool {
         guard let ended = try await sandbox.store.endChatByAgent(id: chatID, now: sandbox.clock.now()) else { return false }
         try await publishState(ended)
-        await sandbox.agentDesk.chatEnded(chatID)
+        await sandbox.agentDesk.chatEnded(chatID, sandbox: sandbox)
         return true
     }
 

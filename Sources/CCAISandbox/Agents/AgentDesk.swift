@@ -3,8 +3,9 @@ import Foundation
 
 /// Hands each chat to its agents and the customer's messages to whoever has the chat. A
 /// queue with a virtual agent gives it the chat first; otherwise, or after an escalation,
-/// the first human agent configured for the queue takes it. An agent runs its script when
-/// the configuration gives one, the default behaviour otherwise.
+/// the least busy human agent of the queue with room (`max_chats`) takes it, or it waits
+/// queued until one has room. An agent runs its script when the configuration gives one,
+/// the default behaviour otherwise. Agents' loads are counted from this process's start.
 actor AgentDesk {
     /// Human agents' scripts by agent name; virtual agents' by virtual agent id.
     private let scripts: [String: AgentScript]
@@ -13,6 +14,8 @@ actor AgentDesk {
     private var customData: [Int: JSONValue] = [:]
     /// The messages on their way to a running script, by chat.
     private var mailboxes: [Int: AgentMailbox] = [:]
+    /// The chats each human agent has.
+    private var load: [String: Set<Int>] = [:]
 
     init(scripts: [String: AgentScript], virtualScripts: [String: AgentScript]) {
         self.scripts = scripts
@@ -114,6 +117,7 @@ actor AgentDesk {
                                                                redaction: chatChannel.redaction ?? false)
         else { throw HTTPError.conflict("chat \(actions.chatID) has ended") }
         await mailboxes.removeValue(forKey: actions.chatID)?.close()
+        await release(actions.chatID, sandbox: sandbox)
         try await actions.publishMember("left")
         try await sandbox.publish(endUserID: actions.endUserID, event: "cold_transfer",
                                   data: ["chat_id": .integer(Int64(queued.id)), "from_menu_id": .integer(Int64(current.menuId)),
@@ -124,15 +128,35 @@ actor AgentDesk {
         return queued
     }
 
-    /// The chat ended: a script waiting for a message gets nil.
-    func chatEnded(_ chatID: Int) async {
+    /// The chat ended: a script waiting for a message gets nil, and its agent takes the
+    /// oldest chat waiting for it, if any.
+    func chatEnded(_ chatID: Int, sandbox: Sandbox) async {
         customData[chatID] = nil
         await mailboxes.removeValue(forKey: chatID)?.close()
+        await release(chatID, sandbox: sandbox)
     }
 
-    /// The first human agent of the chat's queue takes it, if the queue has one.
+    /// The agent holding `chatID` lets it go and takes the oldest chat waiting on its queues.
+    private func release(_ chatID: Int, sandbox: Sandbox) async {
+        guard let name = load.first(where: { $0.value.contains(chatID) })?.key,
+            let agent = sandbox.configuration.agents?.first(where: { $0.name == name })
+        else { return }
+        load[name]?.remove(chatID)
+        let held = Set(load.values.joined())
+        guard let waiting = try? await sandbox.store.queuedChats(menus: agent.menus)
+            .first(where: { $0.chat.id != chatID && !held.contains($0.chat.id) })
+        else { return }
+        humanTakes(waiting.chat, endUserID: waiting.endUserID, sandbox: sandbox)
+    }
+
+    /// The least busy human agent of the chat's queue with room takes it; without one the
+    /// chat stays queued.
     private func humanTakes(_ chat: ChatResponse, endUserID: Int, sandbox: Sandbox) {
-        guard let name = sandbox.configuration.agents?.first(where: { $0.menus.contains(chat.menuId) })?.name else { return }
+        let candidates = (sandbox.configuration.agents ?? []).filter { agent in
+            agent.menus.contains(chat.menuId) && (load[agent.name]?.count ?? 0) < (agent.maxChats ?? .max)
+        }
+        guard let name = candidates.min(by: { (load[$0.name]?.count ?? 0) < (load[$1.name]?.count ?? 0) })?.name else { return }
+        load[name, default: []].insert(chat.id)
         let actions = AgentActions(sandbox: sandbox, chatID: chat.id, endUserID: endUserID, name: name)
         if let script = scripts[name] {
             run(ScriptedAgent(actions: actions, script: script, mailbox: AgentMailbox(), redacts: chat.redactionEnabled,
@@ -170,7 +194,7 @@ actor AgentDesk {
         guard let ended = try await sandbox.store.endChatByAgent(id: chat.id, now: sandbox.clock.now()) else { return chat }
         try await sandbox.publish(endUserID: endUserID, event: "state_changed",
                                   data: ["chat_id": .integer(Int64(ended.id)), "status": .string(ended.status.rawValue)])
-        await chatEnded(chat.id)
+        await chatEnded(chat.id, sandbox: sandbox)
         return ended
     }
 }

@@ -103,6 +103,9 @@ public struct AgentConfiguration: Codable, Sendable {
     public var menus: [Int]
     /// A Lua file returning `function(agent, session)`; relative to the configuration file.
     public var script: String?
+    /// The most chats the agent handles at once (no limit by default); chats beyond wait
+    /// queued until one of the agent's chats ends.
+    public var maxChats: Int?
 }
 
 /// A virtual agent of the sandbox (LUA-API section 10), named by its id in a queue's

@@ -123,6 +123,9 @@ public struct SandboxConfiguration: Codable, Sendable {
             for id in agent.menus where !ids.contains(id) {
                 throw ConfigurationError(message: "agents[\(agent.name)].menus: there is no menu \(id)")
             }
+            if let maxChats = agent.maxChats, maxChats < 1 {
+                throw ConfigurationError(message: "agents[\(agent.name)].max_chats: at least 1, got \(maxChats)")
+            }
         }
         for menu in allMenus {
             if let id = menu.channels?.chat?.virtualAgent, virtualAgents?[id] == nil {

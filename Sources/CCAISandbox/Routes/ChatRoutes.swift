@@ -90,7 +90,7 @@ struct ChatRoutes {
                                                               now: sandbox.clock.now())
             else { throw HTTPError.conflict("chat \(chat.id) has already ended") }
             try await publishState(ended, for: session)
-            await sandbox.agentDesk.chatEnded(ended.id)
+            await sandbox.agentDesk.chatEnded(ended.id, sandbox: sandbox)
             return try .json(ended)
         }
     }

@@ -233,6 +233,15 @@ actor SandboxStore {
         return counts
     }
 
+    /// The chats queued on `menus` and waiting for a human agent, oldest first, with
+    /// their end users.
+    func queuedChats(menus: [Int]) throws -> [(chat: ChatResponse, endUserID: Int)] {
+        guard !menus.isEmpty else { return [] }
+        let list = menus.map(String.init).joined(separator: ", ")
+        let chats = try chats(where: "status = 'queued' AND agent_name IS NULL AND menu_id IN (\(list)) ORDER BY id", [])
+        return try chats.compactMap { chat in try chatOwner(id: chat.id).map { (chat, $0) } }
+    }
+
     // MARK: - Messages
 
     /// Stores a message at the end of the chat. A message whose `clientMessageID` the chat
