@@ -25,7 +25,8 @@ public final class Sandbox: Sendable {
 
     /// A sandbox whose time comes from `clock` (the real time by default). A configuration
     /// with `clock_start` moves business hours to that moment; tokens keep `clock`.
-    /// Agent scripts are read now: a missing one is a ``ConfigurationError``.
+    /// Agent scripts are read now: a missing one is a ``ConfigurationError``. With
+    /// `chat_timeout_seconds`, idle chats are ended every 5 seconds while the sandbox lives.
     public init(configuration: SandboxConfiguration = .builtIn, dataDirectory: String? = nil,
                 clock: SandboxClock = SystemClock(), log: @escaping @Sendable (String) -> Void = Sandbox.standardError) throws {
         try configuration.validate()
@@ -48,6 +49,15 @@ public final class Sandbox: Sendable {
             businessClock = OffsetClock(start: start)
         } else {
             businessClock = clock
+        }
+        if configuration.chatTimeoutSeconds != nil {
+            Task { [weak self] in
+                while true {
+                    try? await Task.sleep(nanoseconds: 5_000_000_000)
+                    guard let self else { return }
+                    do { _ = try await self.endIdleChats() } catch { self.log("sandbox: ending idle chats failed: \(error)") }
+                }
+            }
         }
     }
 
@@ -79,6 +89,27 @@ public final class Sandbox: Sendable {
         let id = try await store.appendEvent(endUserID: endUserID, name: event, data: data, now: clock.now())
         await events.notify(endUserID: endUserID)
         return id
+    }
+
+    /// Ends the chats whose end user has been silent for `chat_timeout_seconds` (the
+    /// sandbox also does it every 5 seconds by itself); returns them.
+    ///
+    /// ```swift
+    /// let ended = try await sandbox.endIdleChats()   // ended_by == "timeout"
+    /// ```
+    @discardableResult
+    public func endIdleChats() async throws -> [ChatResponse] {
+        guard let timeout = configuration.chatTimeoutSeconds else { return [] }
+        let now = clock.now()
+        var ended: [ChatResponse] = []
+        for idle in try await store.chatsIdle(since: now.addingTimeInterval(-timeout)) {
+            guard let chat = try await store.endChat(id: idle.id, endUserID: idle.endUserID, by: "timeout", now: now) else { continue }
+            try await publish(endUserID: idle.endUserID, event: "state_changed",
+                              data: ["chat_id": .integer(Int64(chat.id)), "status": .string(chat.status.rawValue)])
+            await agentDesk.chatEnded(chat.id, sandbox: self)
+            ended.append(chat)
+        }
+        return ended
     }
 
     /// The virtual agent that takes the chats of a queue, if it has one.

@@ -106,6 +106,32 @@ import Testing
         await server.stop()
     }
 
+    @Test func chatsWhoseEndUserIsSilentTooLongTimeOut() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("timeout-\(UUID().uuidString).lua").path
+        try """
+            return { company = { name = "x", languages = { "en" }, time_zone = "UTC", key = "dev-key", secret = "dev-secret" },
+                     chat_timeout_seconds = 60,
+                     menus = { { id = 1, name = "Help", channels = { chat = {} } } } }
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        let clock = ManualClock(QueueMenuTests.mondayMorning)
+        let sandbox = try Sandbox(configuration: try await SandboxConfiguration.load(file: path), clock: clock)
+        let server = try sandbox.serve()
+        let (ana, bob) = (try await token(server, "idle-ana"), try await token(server, "idle-bob"))
+        let talking = try chat(try await call(server, "POST", "/chats", ana, #"{"menu_id": 1}"#))
+        let silent = try chat(try await call(server, "POST", "/chats", bob, #"{"menu_id": 1}"#))
+        clock.advance(30)
+        _ = try await call(server, "POST", "/chats/\(talking.id)/messages", ana, #"{"text": "still here", "client_message_id": "m1"}"#)
+        clock.advance(40)
+        #expect(try await sandbox.endIdleChats().map(\.id) == [silent.id], "silent for 70 s; the other wrote 40 s ago")
+        let ended = try chat(try await call(server, "GET", "/chats/\(silent.id)", bob))
+        #expect(ended.status == .ended && ended.endedBy == "timeout")
+        #expect(try chat(try await call(server, "GET", "/chats/\(talking.id)", ana)).status == .queued)
+        clock.advance(30)
+        #expect(try await sandbox.endIdleChats().map(\.id) == [talking.id])
+        #expect(try await sandbox.endIdleChats().isEmpty, "an ended chat does not end twice")
+        await server.stop()
+    }
+
     @Test func messagesAreStoredOnceAndAnswered() async throws {
         let (_, server) = try serve()
         let ana = try await token(server, "msg-ana")

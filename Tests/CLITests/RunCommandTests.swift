@@ -212,7 +212,7 @@ import Testing
         #expect(output.stderr.contains("virtual agents scenario passed"))
     }
 
-    @Test func unknownVirtualAgentsAndNoCapacityAreConfigurationErrors() throws {
+    @Test func impossibleAgentAndTimeoutSettingsAreConfigurationErrors() throws {
         let config = try configurationFile("va", """
             return { company = { name = "Lost", languages = { "en" }, time_zone = "UTC", key = "k", secret = "s" },
                      menus = { { id = 1, name = "Help", channels = { chat = { virtual_agent = "nobody" } } } } }
@@ -227,6 +227,12 @@ import Testing
             """)
         let refused = try CLI.run(["run", "Tests/Scenarios/company.lua", "--sandbox", busy.path])
         #expect(refused.status == 1 && refused.stderr.contains("agents[Zed].max_chats: at least 1, got 0"), "\(refused.stderr)")
+        let hasty = try configurationFile("timeout", """
+            return { company = { name = "Hasty", languages = { "en" }, time_zone = "UTC", key = "k", secret = "s" },
+                     chat_timeout_seconds = 0 }
+            """)
+        let rejected = try CLI.run(["run", "Tests/Scenarios/company.lua", "--sandbox", hasty.path])
+        #expect(rejected.status == 1 && rejected.stderr.contains("chat_timeout_seconds: a positive number"), "\(rejected.stderr)")
     }
 
     @Test func aMissingAgentScriptIsAConfigurationError() throws {

@@ -12,6 +12,7 @@ extension SandboxConfiguration {
           hours = { mon = "09:00-17:00", tue = "09:00-17:00", wed = "09:00-17:00", thu = "09:00-17:00",
                     fri = "09:00-17:00", sat = false, sun = false },
           handle_time_seconds = 300,
+          chat_timeout_seconds = 1800,
           menus = {
             { id = 1, name = { en = "Billing", es = "Facturación" }, position = 1,
               direct_access_keys = { "order-help" },

@@ -51,6 +51,9 @@ public struct SandboxConfiguration: Codable, Sendable {
     public var agents: [AgentConfiguration]?
     /// Virtual agents by id.
     public var virtualAgents: [String: VirtualAgentConfiguration]?
+    /// A chat whose end user has written nothing for this many seconds (since it started
+    /// or since their last message) ends with `ended_by = "timeout"`; none by default.
+    public var chatTimeoutSeconds: Double?
     /// The average handle time of a session, for wait estimates (default 300 seconds).
     public var handleTimeSeconds: Double?
     /// Runs the clock of business hours from this moment (ISO 8601, e.g.
@@ -126,6 +129,9 @@ public struct SandboxConfiguration: Codable, Sendable {
             if let maxChats = agent.maxChats, maxChats < 1 {
                 throw ConfigurationError(message: "agents[\(agent.name)].max_chats: at least 1, got \(maxChats)")
             }
+        }
+        if let timeout = chatTimeoutSeconds, !(timeout > 0) {
+            throw ConfigurationError(message: "chat_timeout_seconds: a positive number of seconds, got \(timeout)")
         }
         for menu in allMenus {
             if let id = menu.channels?.chat?.virtualAgent, virtualAgents?[id] == nil {

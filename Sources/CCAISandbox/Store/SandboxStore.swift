@@ -346,6 +346,19 @@ actor SandboxStore {
         return changed == 1 ? try chats(where: "id = ?", [.integer(Int64(id))]).first : nil
     }
 
+    /// The chats in progress whose end user has written nothing since `moment` (counting
+    /// from the chat's start), with their end users.
+    func chatsIdle(since moment: Date) throws -> [(id: Int, endUserID: Int)] {
+        try database.query("""
+            SELECT c.id, c.end_user_id FROM chats c WHERE c.status != 'ended' AND coalesce(
+              (SELECT max(m.created_at) FROM messages m WHERE m.chat_id = c.id AND m.sender_type = 'end_user'),
+              c.created_at) < ?
+            """, [.real(moment.timeIntervalSince1970)]).compactMap { row in
+            guard let id = row[0].integerValue, let user = row[1].integerValue else { return nil }
+            return (Int(id), Int(user))
+        }
+    }
+
     /// Keeps a message preview unless a newer one is already there; returns whether it was kept.
     func setPreview(chatID: Int, text: String, timestamp: Double) throws -> Bool {
         try database.run(
