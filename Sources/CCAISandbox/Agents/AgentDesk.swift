@@ -28,12 +28,9 @@ actor AgentDesk {
         self.customData[chat.id] = customData
         if let found = sandbox.virtualAgent(forMenu: chat.menuId) {
             let (id, virtualAgent) = (found.id, found.configuration)
-            var actions = AgentActions(sandbox: sandbox, chatID: chat.id, endUserID: endUserID, name: virtualAgent.name ?? id)
-            actions.kind = .virtual
-            let escalate: @Sendable () async throws -> Void = { [weak self] in
-                guard let self else { return }
-                _ = try await self.escalate(chatID: chat.id, endUserID: endUserID, option: nil, sandbox: sandbox)
-            }
+            let actions = AgentActions(sandbox: sandbox, chatID: chat.id, endUserID: endUserID, name: virtualAgent.name ?? id,
+                                       kind: .virtual)
+            let escalate = escalation(chatID: chat.id, endUserID: endUserID, sandbox: sandbox)
             if let script = virtualScripts[id] {
                 run(ScriptedAgent(actions: actions, script: script, mailbox: AgentMailbox(), redacts: chat.redactionEnabled,
                                   escalate: escalate), chat)
@@ -57,13 +54,18 @@ actor AgentDesk {
         } else if let name = chat.virtualAgent?.name, let found = sandbox.virtualAgent(forMenu: chat.menuId),
             virtualScripts[found.id] == nil
         {
-            var actions = AgentActions(sandbox: sandbox, chatID: chat.id, endUserID: endUserID, name: name)
-            actions.kind = .virtual
-            let agent = VirtualAgent(actions: actions, configuration: found.configuration) { [weak self] in
-                guard let self else { return }
-                _ = try await self.escalate(chatID: chat.id, endUserID: endUserID, option: nil, sandbox: sandbox)
-            }
+            let actions = AgentActions(sandbox: sandbox, chatID: chat.id, endUserID: endUserID, name: name, kind: .virtual)
+            let agent = VirtualAgent(actions: actions, configuration: found.configuration,
+                                     escalate: escalation(chatID: chat.id, endUserID: endUserID, sandbox: sandbox))
             Task { try? await agent.messageReceived(message, in: chat) }
+        }
+    }
+
+    /// A virtual agent's own escalation of a chat (no option).
+    private func escalation(chatID: Int, endUserID: Int, sandbox: Sandbox) -> @Sendable () async throws -> Void {
+        { [weak self] in
+            guard let self else { return }
+            _ = try await self.escalate(chatID: chatID, endUserID: endUserID, option: nil, sandbox: sandbox)
         }
     }
 
@@ -77,9 +79,8 @@ actor AgentDesk {
         guard let queued = try await sandbox.store.startEscalation(id: chatID, option: option.map { ($0.id, $0.deflectionChannel) })
         else { throw HTTPError.conflict("chat \(chatID) is not with a virtual agent, or its escalation has already started") }
         await mailboxes.removeValue(forKey: chatID)?.close()
-        var leaving = AgentActions(sandbox: sandbox, chatID: chatID, endUserID: endUserID,
-                                   name: queued.virtualAgent?.name ?? "virtual agent")
-        leaving.kind = .virtual
+        let leaving = AgentActions(sandbox: sandbox, chatID: chatID, endUserID: endUserID,
+                                   name: queued.virtualAgent?.name ?? "virtual agent", kind: .virtual)
         try await leaving.publishMember("left")
         try await leaving.publishState(queued)
         if let channel = option?.deflectionChannel, channel != "chat" {
