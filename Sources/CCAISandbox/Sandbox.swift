@@ -104,8 +104,7 @@ public final class Sandbox: Sendable {
         var ended: [ChatResponse] = []
         for idle in try await store.chatsIdle(since: now.addingTimeInterval(-timeout)) {
             guard let chat = try await store.endChat(id: idle.id, endUserID: idle.endUserID, by: "timeout", now: now) else { continue }
-            try await publish(endUserID: idle.endUserID, event: "state_changed",
-                              data: ["chat_id": .integer(Int64(chat.id)), "status": .string(chat.status.rawValue)])
+            try await publishState(chat, endUserID: idle.endUserID)
             await agentDesk.chatEnded(chat.id, sandbox: self)
             ended.append(chat)
         }

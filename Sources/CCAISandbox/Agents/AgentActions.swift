@@ -72,15 +72,6 @@ struct AgentActions {
     }
 
     func publishState(_ chat: ChatResponse) async throws {
-        try await sandbox.publish(endUserID: endUserID, event: "state_changed",
-                                  data: ["chat_id": .integer(Int64(chat.id)), "status": .string(chat.status.rawValue)])
-    }
-}
-
-extension Sandbox {
-    /// Publishes `messages_received` with the messages as JSON.
-    func publishMessages(_ messages: [ChatMessage], endUserID: Int) async throws {
-        let data = try JSONValue(jsonText: String(decoding: JSONEncoder().encode(messages), as: UTF8.self))
-        try await publish(endUserID: endUserID, event: "messages_received", data: data)
+        try await sandbox.publishState(chat, endUserID: endUserID)
     }
 }

@@ -193,8 +193,7 @@ actor AgentDesk {
             clientMessageID: nil, now: sandbox.clock.now())
         try await sandbox.publishMessages([message], endUserID: endUserID)
         guard let ended = try await sandbox.store.endChatByAgent(id: chat.id, now: sandbox.clock.now()) else { return chat }
-        try await sandbox.publish(endUserID: endUserID, event: "state_changed",
-                                  data: ["chat_id": .integer(Int64(ended.id)), "status": .string(ended.status.rawValue)])
+        try await sandbox.publishState(ended, endUserID: endUserID)
         await chatEnded(chat.id, sandbox: sandbox)
         return ended
     }

@@ -89,7 +89,7 @@ struct ChatRoutes {
             guard let ended = try await sandbox.store.endChat(id: chat.id, endUserID: try userID(session), by: "end_user",
                                                               now: sandbox.clock.now())
             else { throw HTTPError.conflict("chat \(chat.id) has already ended") }
-            try await publishState(ended, for: session)
+            try await sandbox.publishState(ended, endUserID: try userID(session))
             await sandbox.agentDesk.chatEnded(ended.id, sandbox: sandbox)
             return try .json(ended)
         }
@@ -166,7 +166,7 @@ struct ChatRoutes {
         case .created(let chat):
             try await sandbox.publish(endUserID: try userID(session), event: "chat_received",
                                       data: try JSONValue(jsonText: String(decoding: JSONEncoder().encode(chat), as: UTF8.self)))
-            try await publishState(chat, for: session)
+            try await sandbox.publishState(chat, endUserID: try userID(session))
             let owner = try userID(session)
             var sessionData = customData?.objectValue ?? [:]
             if session.signedCustomData != [:] { sessionData["signed"] = session.signedCustomData }
@@ -193,10 +193,5 @@ struct ChatRoutes {
             await sandbox.agentDesk.messageReceived(message, in: chat, endUserID: owner, sandbox: sandbox)
         }
         return try .json(message, status: isNew ? 201 : 200)
-    }
-
-    private func publishState(_ chat: ChatResponse, for session: Session) async throws {
-        try await sandbox.publish(endUserID: try userID(session), event: "state_changed",
-                                  data: ["chat_id": .integer(Int64(chat.id)), "status": .string(chat.status.rawValue)])
     }
 }
