@@ -116,6 +116,12 @@ public final class ChatService: @unchecked Sendable {
     /// The chat this service works on (the last started, resumed or checked).
     public var currentChat: ChatResponse? { lock.withLock { current } }
 
+    /// The current chat, or `not_found`.
+    private func requireCurrentChat() throws -> ChatResponse {
+        guard let chat = currentChat else { throw CCAIError(code: "not_found", message: "no current chat; start or resume one") }
+        return chat
+    }
+
     private func remember(_ chat: ChatResponse?) {
         lock.withLock { current = chat }
     }
@@ -153,7 +159,7 @@ public final class ChatService: @unchecked Sendable {
     /// Refreshes the current chat from the platform.
     @discardableResult
     public func checkStatus() async throws -> ChatResponse {
-        guard let chat = currentChat else { throw CCAIError(code: "not_found", message: "no current chat; start or resume one") }
+        let chat = try requireCurrentChat()
         let fresh = try await api.send("GET", "/chats/\(chat.id)", as: ChatResponse.self)
         remember(fresh)
         return fresh
@@ -164,7 +170,7 @@ public final class ChatService: @unchecked Sendable {
     /// is retried with the same client message id, so it is stored once.
     @discardableResult
     public func sendMessage(_ content: OutgoingMessageContent) async throws -> ChatMessage {
-        guard let chat = currentChat else { throw CCAIError(code: "not_found", message: "no current chat; start or resume one") }
+        let chat = try requireCurrentChat()
         switch content {
         case .text(let text):
             guard !text.isEmpty else { throw CCAIError.invalidArgument("the message text is empty") }
@@ -189,7 +195,7 @@ public final class ChatService: @unchecked Sendable {
     /// sent is skipped (seed 001); the answer says whether the platform kept it.
     @discardableResult
     public func sendMessagePreview(_ text: String, at time: Date = Date()) async throws -> Bool {
-        guard let chat = currentChat else { throw CCAIError(code: "not_found", message: "no current chat; start or resume one") }
+        let chat = try requireCurrentChat()
         let timestamp = time.timeIntervalSince1970
         let isNewest: Bool = lock.withLock {
             guard timestamp > lastPreviewAt else { return false }
@@ -206,7 +212,7 @@ public final class ChatService: @unchecked Sendable {
     /// Leaves the chat's virtual agent for a human agent (a basic escalation, with no
     /// option). A `conflict` unless a virtual agent has the chat and no escalation started.
     public func escalateToHumanAgent() async throws {
-        guard let chat = currentChat else { throw CCAIError(code: "not_found", message: "no current chat; start or resume one") }
+        let chat = try requireCurrentChat()
         remember(try await api.send("POST", "/chats/\(chat.id)/escalate", as: ChatResponse.self))
     }
 
@@ -214,28 +220,28 @@ public final class ChatService: @unchecked Sendable {
     /// `chat` goes to a human agent, another deflection channel ends the chat so the app
     /// can continue there.
     public func escalate(option: ChatEscalationOption) async throws {
-        guard let chat = currentChat else { throw CCAIError(code: "not_found", message: "no current chat; start or resume one") }
+        let chat = try requireCurrentChat()
         remember(try await api.send("POST", "/chats/\(chat.id)/escalate", body: option, as: ChatResponse.self))
     }
 
     /// Commits an option to an escalation started with ``escalateToHumanAgent()`` that no
     /// human agent has taken yet; a `conflict` otherwise.
     public func updateEscalation(option: ChatEscalationOption) async throws {
-        guard let chat = currentChat else { throw CCAIError(code: "not_found", message: "no current chat; start or resume one") }
+        let chat = try requireCurrentChat()
         remember(try await api.send("PUT", "/chats/\(chat.id)/escalation", body: option, as: ChatResponse.self))
     }
 
     /// Reports an interaction of the end user in the current chat (`form_received`,
     /// `smart_action_clicked`, ... or the app's own) for the platform to track.
     public func sendEvent(_ event: ChatEvent) async throws {
-        guard let chat = currentChat else { throw CCAIError(code: "not_found", message: "no current chat; start or resume one") }
+        let chat = try requireCurrentChat()
         guard !event.name.isEmpty else { throw CCAIError.invalidArgument("ChatEvent.name must not be empty") }
         _ = try await api.send("POST", "/chats/\(chat.id)/chat_events", body: event, as: StoredChatEvent.self)
     }
 
     /// The current chat's messages, in order.
     public func getMessages() async throws -> [ChatMessage] {
-        guard let chat = currentChat else { throw CCAIError(code: "not_found", message: "no current chat; start or resume one") }
+        let chat = try requireCurrentChat()
         return try await api.send("GET", "/chats/\(chat.id)/messages", as: [ChatMessage].self)
     }
 
