@@ -176,17 +176,13 @@ enum ChatBindings {
             guard let name = try options.string("name"), !name.isEmpty else {
                 throw call.argumentError(1, "event.name", "a non-empty string expected")
             }
-            let payload: [String: JSONValue]?
-            switch try options.value("payload") {
-            case .nil: payload = nil
-            case .table(let table) where table.sequence.isEmpty:
-                payload = try table.fields.reduce(into: [:]) { fields, entry in
-                    guard case .string(let key) = entry.key else {
-                        throw call.argumentError(1, "event.payload", "a table with string keys expected")
-                    }
-                    fields[key] = try JSONValue(jsonText: LuaJSON.encode(entry.value))
-                }
-            default: throw call.argumentError(1, "event.payload", "a table with string keys expected")
+            let given = try options.value("payload")
+            var payload: [String: JSONValue]?
+            if !given.isNil {
+                guard let table = given.tableValue, table.sequence.isEmpty,
+                    table.fields.keys.allSatisfy({ $0.stringValue != nil }), let object = json(given)?.objectValue
+                else { throw call.argumentError(1, "event.payload", "a table with string keys expected") }
+                payload = object
             }
             let service = try requireChat(ccai, "send_event")
             return try SDKBindings.sdk(call, "chat", "send_event",
