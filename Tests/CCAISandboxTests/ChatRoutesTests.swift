@@ -85,13 +85,10 @@ import Testing
     }
 
     @Test func anAgentAtCapacityLeavesChatsQueuedUntilOneEnds() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("capacity-\(UUID().uuidString).lua").path
-        try """
-            return { company = { name = "x", languages = { "en" }, time_zone = "UTC", key = "dev-key", secret = "dev-secret" },
-                     menus = { { id = 1, name = "Help", channels = { chat = {} } } },
-                     agents = { { name = "Solo", menus = { 1 }, max_chats = 1 } } }
-            """.write(toFile: path, atomically: true, encoding: .utf8)
-        let (_, server) = try serve(configuration: try await SandboxConfiguration.load(file: path))
+        let (_, server) = try serve(configuration: try await LuaConfigurations.configuration("""
+            menus = { { id = 1, name = "Help", channels = { chat = {} } } },
+            agents = { { name = "Solo", menus = { 1 }, max_chats = 1 } }
+            """))
         let (ana, bob) = (try await token(server, "cap-ana"), try await token(server, "cap-bob"))
         _ = try await call(server, "POST", "/chats", ana, #"{"menu_id": 1}"#)
         let first = try await current(server, ana) { $0.status == .active }
@@ -107,14 +104,11 @@ import Testing
     }
 
     @Test func chatsWhoseEndUserIsSilentTooLongTimeOut() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("timeout-\(UUID().uuidString).lua").path
-        try """
-            return { company = { name = "x", languages = { "en" }, time_zone = "UTC", key = "dev-key", secret = "dev-secret" },
-                     chat_timeout_seconds = 60,
-                     menus = { { id = 1, name = "Help", channels = { chat = {} } } } }
-            """.write(toFile: path, atomically: true, encoding: .utf8)
+        let configuration = try await LuaConfigurations.configuration("""
+            chat_timeout_seconds = 60, menus = { { id = 1, name = "Help", channels = { chat = {} } } }
+            """)
         let clock = ManualClock(QueueMenuTests.mondayMorning)
-        let sandbox = try Sandbox(configuration: try await SandboxConfiguration.load(file: path), clock: clock)
+        let sandbox = try Sandbox(configuration: configuration, clock: clock)
         let server = try sandbox.serve()
         let (ana, bob) = (try await token(server, "idle-ana"), try await token(server, "idle-bob"))
         let talking = try chat(try await call(server, "POST", "/chats", ana, #"{"menu_id": 1}"#))
@@ -232,7 +226,7 @@ import Testing
         var configuration = SandboxConfiguration.builtIn
         configuration.hours = nil
         configuration.agents = nil
-        configuration.menus = try await LuaConfigurationMenus.menus("""
+        configuration.menus = try await LuaConfigurations.menus("""
             { id = 1, name = "Small", capacity = { max_waiting = 1 }, deflection = { over_capacity = 2 }, channels = { chat = {} } },
             { id = 2, name = "Overflow", channels = { chat = {} } }
             """)

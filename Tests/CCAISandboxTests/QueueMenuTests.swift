@@ -74,7 +74,7 @@ import Testing
         var configuration = SandboxConfiguration.builtIn
         configuration.hours = nil
         configuration.agents = nil
-        configuration.menus = try await LuaConfigurationMenus.menus("""
+        configuration.menus = try await LuaConfigurations.menus("""
             { id = 1, name = "Full", capacity = { max_waiting = 0 }, deflection = { over_capacity = 2 }, channels = { chat = {} } },
             { id = 2, name = "Overflow", channels = { chat = {} } }
             """)
@@ -135,14 +135,20 @@ import Testing
     }
 }
 
-/// Builds menu configurations from Lua text, as a configuration file would.
-enum LuaConfigurationMenus {
+/// Builds configurations from Lua text, as a configuration file would.
+enum LuaConfigurations {
     static func menus(_ lua: String) async throws -> [MenuConfiguration] {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("menu-\(UUID().uuidString).lua").path
+        try await configuration("menus = { \(lua) }").menus ?? []
+    }
+
+    /// A company (key `dev-key`, secret `dev-secret`, UTC, always open) with `fields`
+    /// (Lua table fields: `menus = {...}, agents = {...}`).
+    static func configuration(_ fields: String) async throws -> SandboxConfiguration {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("config-\(UUID().uuidString).lua").path
         try """
-            return { company = { name = "x", languages = { "en" }, time_zone = "UTC", key = "k", secret = "s" },
-                     menus = { \(lua) } }
+            return { company = { name = "x", languages = { "en" }, time_zone = "UTC", key = "dev-key", secret = "dev-secret" },
+                     \(fields) }
             """.write(toFile: path, atomically: true, encoding: .utf8)
-        return try await SandboxConfiguration.load(file: path).menus ?? []
+        return try await SandboxConfiguration.load(file: path)
     }
 }
