@@ -34,6 +34,21 @@ final class Counter {
         }
     }
 
+    @Test func keptFunctionsAreCalledWithKeptTablesOfFunctions() async throws {
+        let state = try makeState()
+        try await state.run(source: "return function(agent, name) return agent.greet(name) .. '!' end", chunkName: "=script",
+                            keepingResultAs: "script")
+        var agent = LuaModule(name: "agent")
+        agent.function("greet") { call in call.returning(.string("hi " + (try call.string(1, "name")))) }
+        await state.withContext { $0.keep("agent", $0.makeTable(agent)) }
+        let results = try await state.call(kept: "script", path: [], passing: [.kept("agent"), .value("Ana")])
+        #expect(results == [.string("hi Ana!")])
+        await #expect(throws: LuaScriptError.self, "a missing kept argument is an error, not a nil") {
+            _ = try await state.call(kept: "script", path: [], passing: [.kept("nobody"), .value("Ana")])
+        }
+        #expect(try await state.call(kept: "nothing", path: [], passing: []) == nil)
+    }
+
     @Test func argumentErrorsNameTheArgumentAndTheTypes() async throws {
         #expect(try await errorMessage("check()", { _ = try $0.number(1, "seconds") })
             == "bad argument #1 'seconds' to 'check' (number expected, got no value)")

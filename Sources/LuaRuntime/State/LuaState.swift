@@ -98,6 +98,9 @@ public actor LuaState {
     public func call(kept name: String, path: [String], passing arguments: [LuaArgument]) async throws -> [LuaValue]? {
         if let kill = core.killError { throw kill }
         guard let root = core.keptValues[name] else { return nil }
+        for case .kept(let argument) in arguments where core.keptValues[argument] == nil {
+            throw LuaScriptError(kind: .runtime, message: "no value is kept under '\(argument)'")
+        }
         let L = core.L
         let stack = LuaStack(L)
         root.push(on: L)
@@ -119,7 +122,7 @@ public actor LuaState {
             switch argument {
             case .value(let value): stack.push(value)
             case .kept(let keptName):
-                if let reference = core.keptValues[keptName] { reference.push(on: L) } else { stack.push(.nil) }
+                core.keptValues[keptName]?.push(on: L)
             }
         }
         let task = core.scheduler.spawn(from: L, arguments: Int32(arguments.count), kind: .host)
