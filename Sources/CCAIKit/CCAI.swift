@@ -25,6 +25,7 @@ public final class CCAI: @unchecked Sendable {
         var optionsService: OptionsService
         var api: APIClient
         var pump: EventPump
+        var smartAction: SmartActionService
         var chat: ChatService?
     }
 
@@ -43,11 +44,12 @@ public final class CCAI: @unchecked Sendable {
         let api = APIClient(options: options, http: http)
         let endUser = EndUserService(api: api)
         let language = LanguageService(explicit: options.languageCode)
+        let pump = EventPump(api: api, http: http)
         let services = Services(options: options, auth: AuthService(api: api, endUsers: endUser),
                                 company: CompanyService(api: api, language: language), endUser: endUser,
                                 language: language, queueMenu: QueueMenuService(api: api, language: language),
                                 optionsService: OptionsService(options: options, language: language), api: api,
-                                pump: EventPump(api: api, http: http))
+                                pump: pump, smartAction: SmartActionService(api: api, pump: pump))
         lock.withLock { self.services = services }
     }
 
@@ -60,6 +62,7 @@ public final class CCAI: @unchecked Sendable {
     public var languageService: LanguageService? { lock.withLock { services?.language } }
     public var queueMenuService: QueueMenuService? { lock.withLock { services?.queueMenu } }
     public var optionsService: OptionsService? { lock.withLock { services?.optionsService } }
+    public var smartActionService: SmartActionService? { lock.withLock { services?.smartAction } }
     /// Nil until ``initializeChat(_:)``.
     public var chatService: ChatService? { lock.withLock { services?.chat } }
 

@@ -11,7 +11,7 @@ extension Sandbox {
 
     /// Publishes `messages_received` with the messages as JSON.
     func publishMessages(_ messages: [ChatMessage], endUserID: Int) async throws {
-        let data = try JSONValue(jsonText: String(decoding: JSONEncoder().encode(messages), as: UTF8.self))
+        let data = try JSONValue(encoding: messages)
         try await publish(endUserID: endUserID, event: "messages_received", data: data)
     }
 }

@@ -19,6 +19,8 @@ public final class Sandbox: Sendable {
     let events = EventHub()
     /// Hands chats and messages to the agents.
     let agentDesk: AgentDesk
+    /// Agents waiting for the end user's answers to their smart actions.
+    let smartActionOutcomes = OutcomeBoard<SmartAction>()
     /// Where the sandbox reports what goes wrong outside any request (a failing agent
     /// script, its `print`s).
     let log: @Sendable (String) -> Void
@@ -74,12 +76,15 @@ public final class Sandbox: Sendable {
         QueueMenuRoutes(sandbox: self).register(in: &router)
         EventRoutes(sandbox: self).register(in: &router)
         ChatRoutes(sandbox: self).register(in: &router)
+        SmartActionRoutes(sandbox: self).register(in: &router)
+        MediaRoutes(sandbox: self).register(in: &router)
         return router
     }
 
     /// Starts an HTTP server for the sandbox.
     public func serve(address: String = "127.0.0.1", port: UInt16 = 0) throws -> HTTPServer {
-        try HTTPServer(router: router, address: address, port: port)
+        let router = self.router
+        return try HTTPServer(router: router, address: address, port: port, maximumBodyBytes: router.maximumBodyBytes)
     }
 
     /// Records an event for an end user (written before this returns) and wakes their

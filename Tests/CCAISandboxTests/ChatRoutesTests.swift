@@ -4,70 +4,48 @@ import Foundation
 import Testing
 
 @Suite struct ChatRoutesTests {
-    private func serve(at date: Date = QueueMenuTests.mondayMorning, configuration: SandboxConfiguration = .builtIn)
-        throws -> (Sandbox, HTTPServer)
-    {
-        let sandbox = try Sandbox(configuration: configuration, clock: ManualClock(date))
-        return (sandbox, try sandbox.serve())
-    }
-
-    private func token(_ server: HTTPServer, _ identifier: String, at date: Date = QueueMenuTests.mondayMorning,
-                       key: String = "dev-key", secret: String = "dev-secret") async throws -> String {
-        let jwt = try JWTSigner(algorithm: .hs384, secret: secret).sign(["identifier": .string(identifier)], issuedAt: date, lifetime: 600)
-        let reply = try await Curl.request("POST", "\(server.baseURL)/auth/end_user",
-                                           body: Data(#"{"company_key":"\#(key)","jwt":"\#(jwt)"}"#.utf8))
-        return try JSONDecoder().decode(AuthResponse.self, from: Data(reply.body.utf8)).authToken
-    }
-
-    private func call(_ server: HTTPServer, _ method: String, _ path: String, _ token: String, _ body: String? = nil)
-        async throws -> Curl.Reply
-    {
-        try await Curl.request(method, "\(server.baseURL)\(path)", body: body.map { Data($0.utf8) },
-                               headers: ["Authorization": "Bearer \(token)"])
-    }
-
     private func chat(_ reply: Curl.Reply) throws -> ChatResponse {
         try JSONDecoder().decode(ChatResponse.self, from: Data(reply.body.utf8))
     }
 
     @Test func aChatStartsQueuedAndEnds() async throws {
-        let (_, server) = try serve()
-        let ana = try await token(server, "chat-ana")
-        let started = try await call(server, "POST", "/chats", ana, #"{"menu_id": 1, "lang": "es-MX"}"#)
+        let (_, server) = try SandboxHTTP.serve()
+        let ana = try await SandboxHTTP.token(server, "chat-ana")
+        let started = try await SandboxHTTP.call(server, "POST", "/chats", ana, #"{"menu_id": 1, "lang": "es-MX"}"#)
         #expect(started.status == 201, "\(started.body)")
         let chat = try chat(started)
         #expect(chat.status == .queued && chat.menuId == 1 && chat.lang == "es" && chat.redactionEnabled)
-        let again = try await call(server, "POST", "/chats", ana, #"{"menu_id": 2}"#)
+        let again = try await SandboxHTTP.call(server, "POST", "/chats", ana, #"{"menu_id": 2}"#)
         #expect(again.status == 409 && again.body.contains("already in progress"))
-        #expect(try self.chat(try await call(server, "GET", "/chats/current", ana)).id == chat.id)
-        let ended = try self.chat(try await call(server, "POST", "/chats/\(chat.id)/end", ana))
+        #expect(try self.chat(try await SandboxHTTP.call(server, "GET", "/chats/current", ana)).id == chat.id)
+        let ended = try self.chat(try await SandboxHTTP.call(server, "POST", "/chats/\(chat.id)/end", ana))
         #expect(ended.status == .ended && ended.endedBy == "end_user" && ended.endedAt != nil)
-        #expect(try await call(server, "POST", "/chats/\(chat.id)/end", ana).status == 409)
-        #expect(try await call(server, "GET", "/chats/current", ana).status == 404)
-        #expect(try self.chat(try await call(server, "GET", "/chats/\(chat.id)", ana)).status == .ended)
+        #expect(try await SandboxHTTP.call(server, "POST", "/chats/\(chat.id)/end", ana).status == 409)
+        #expect(try await SandboxHTTP.call(server, "GET", "/chats/current", ana).status == 404)
+        #expect(try self.chat(try await SandboxHTTP.call(server, "GET", "/chats/\(chat.id)", ana)).status == .ended)
         await server.stop()
     }
 
     @Test func chatEventsAreRecordedWhileTheChatIsInProgress() async throws {
-        let (_, server) = try serve()
-        let ana = try await token(server, "event-ana")
-        let chat = try chat(try await call(server, "POST", "/chats", ana, #"{"menu_id": 8}"#))
-        let sent = try await call(server, "POST", "/chats/\(chat.id)/chat_events", ana,
+        let (_, server) = try SandboxHTTP.serve()
+        let ana = try await SandboxHTTP.token(server, "event-ana")
+        let chat = try chat(try await SandboxHTTP.call(server, "POST", "/chats", ana, #"{"menu_id": 8}"#))
+        let sent = try await SandboxHTTP.call(server, "POST", "/chats/\(chat.id)/chat_events", ana,
                                   #"{"name": "form_received", "payload": {"name": "contact_form", "step": 2}}"#)
         #expect(sent.status == 201, "\(sent.body)")
         let stored = try JSONDecoder().decode(StoredChatEvent.self, from: Data(sent.body.utf8))
         #expect(stored.chatId == chat.id && stored.name == "form_received")
         #expect(stored.payload == ["name": "contact_form", "step": 2])
-        let bare = try await call(server, "POST", "/chats/\(chat.id)/chat_events", ana, #"{"name": "form_clicked"}"#)
+        let bare = try await SandboxHTTP.call(server, "POST", "/chats/\(chat.id)/chat_events", ana, #"{"name": "form_clicked"}"#)
         #expect(bare.status == 201 && bare.body.contains(#""payload":{}"#))
-        #expect(try await call(server, "POST", "/chats/\(chat.id)/chat_events", ana, #"{"name": ""}"#).status == 400)
-        #expect(try await call(server, "POST", "/chats/\(chat.id)/chat_events", ana, #"{"payload": {}}"#).status == 400)
-        #expect(try await call(server, "POST", "/chats/\(chat.id)/chat_events", ana, "not json").status == 400)
-        let bob = try await token(server, "event-bob")
-        #expect(try await call(server, "POST", "/chats/\(chat.id)/chat_events", bob, #"{"name": "x"}"#).status == 404,
+        #expect(try await SandboxHTTP.call(server, "POST", "/chats/\(chat.id)/chat_events", ana, #"{"name": ""}"#).status == 400)
+        #expect(try await SandboxHTTP.call(server, "POST", "/chats/\(chat.id)/chat_events", ana, #"{"payload": {}}"#).status == 400)
+        #expect(try await SandboxHTTP.call(server, "POST", "/chats/\(chat.id)/chat_events", ana, "not json").status == 400)
+        let bob = try await SandboxHTTP.token(server, "event-bob")
+        #expect(try await SandboxHTTP.call(server, "POST", "/chats/\(chat.id)/chat_events", bob, #"{"name": "x"}"#).status == 404,
                 "another user's chat is not found")
-        _ = try await call(server, "POST", "/chats/\(chat.id)/end", ana)
-        let late = try await call(server, "POST", "/chats/\(chat.id)/chat_events", ana, #"{"name": "form_clicked"}"#)
+        _ = try await SandboxHTTP.call(server, "POST", "/chats/\(chat.id)/end", ana)
+        let late = try await SandboxHTTP.call(server, "POST", "/chats/\(chat.id)/chat_events", ana, #"{"name": "form_clicked"}"#)
         #expect(late.status == 409 && late.body.contains("has ended"))
         await server.stop()
     }
@@ -78,26 +56,26 @@ import Testing
     {
         let deadline = Date().addingTimeInterval(10)
         while true {
-            let chat = try chat(try await call(server, "GET", "/chats/current", token))
+            let chat = try chat(try await SandboxHTTP.call(server, "GET", "/chats/current", token))
             if condition(chat) || Date() > deadline { return chat }
             try await Task.sleep(nanoseconds: 20_000_000)
         }
     }
 
     @Test func anAgentAtCapacityLeavesChatsQueuedUntilOneEnds() async throws {
-        let (_, server) = try serve(configuration: try await LuaConfigurations.configuration("""
+        let (_, server) = try SandboxHTTP.serve(configuration: try await LuaConfigurations.configuration("""
             menus = { { id = 1, name = "Help", channels = { chat = {} } } },
             agents = { { name = "Solo", menus = { 1 }, max_chats = 1 } }
             """))
-        let (ana, bob) = (try await token(server, "cap-ana"), try await token(server, "cap-bob"))
-        _ = try await call(server, "POST", "/chats", ana, #"{"menu_id": 1}"#)
+        let (ana, bob) = (try await SandboxHTTP.token(server, "cap-ana"), try await SandboxHTTP.token(server, "cap-bob"))
+        _ = try await SandboxHTTP.call(server, "POST", "/chats", ana, #"{"menu_id": 1}"#)
         let first = try await current(server, ana) { $0.status == .active }
         #expect(first.status == .active && first.agent?.name == "Solo")
-        let second = try chat(try await call(server, "POST", "/chats", bob, #"{"menu_id": 1}"#))
+        let second = try chat(try await SandboxHTTP.call(server, "POST", "/chats", bob, #"{"menu_id": 1}"#))
         try await Task.sleep(nanoseconds: 200_000_000)
         let waiting = try await current(server, bob) { _ in true }
         #expect(waiting.status == .queued && waiting.agent == nil, "Solo has no room")
-        _ = try await call(server, "POST", "/chats/\(first.id)/end", ana)
+        _ = try await SandboxHTTP.call(server, "POST", "/chats/\(first.id)/end", ana)
         let taken = try await current(server, bob) { $0.status == .active }
         #expect(taken.id == second.id && taken.agent?.name == "Solo", "the waiting chat is taken once Solo has room")
         await server.stop()
@@ -110,16 +88,16 @@ import Testing
         let clock = ManualClock(QueueMenuTests.mondayMorning)
         let sandbox = try Sandbox(configuration: configuration, clock: clock)
         let server = try sandbox.serve()
-        let (ana, bob) = (try await token(server, "idle-ana"), try await token(server, "idle-bob"))
-        let talking = try chat(try await call(server, "POST", "/chats", ana, #"{"menu_id": 1}"#))
-        let silent = try chat(try await call(server, "POST", "/chats", bob, #"{"menu_id": 1}"#))
+        let (ana, bob) = (try await SandboxHTTP.token(server, "idle-ana"), try await SandboxHTTP.token(server, "idle-bob"))
+        let talking = try chat(try await SandboxHTTP.call(server, "POST", "/chats", ana, #"{"menu_id": 1}"#))
+        let silent = try chat(try await SandboxHTTP.call(server, "POST", "/chats", bob, #"{"menu_id": 1}"#))
         clock.advance(30)
-        _ = try await call(server, "POST", "/chats/\(talking.id)/messages", ana, #"{"text": "still here", "client_message_id": "m1"}"#)
+        _ = try await SandboxHTTP.call(server, "POST", "/chats/\(talking.id)/messages", ana, #"{"text": "still here", "client_message_id": "m1"}"#)
         clock.advance(40)
         #expect(try await sandbox.endIdleChats().map(\.id) == [silent.id], "silent for 70 s; the other wrote 40 s ago")
-        let ended = try chat(try await call(server, "GET", "/chats/\(silent.id)", bob))
+        let ended = try chat(try await SandboxHTTP.call(server, "GET", "/chats/\(silent.id)", bob))
         #expect(ended.status == .ended && ended.endedBy == "timeout")
-        #expect(try chat(try await call(server, "GET", "/chats/\(talking.id)", ana)).status == .queued)
+        #expect(try chat(try await SandboxHTTP.call(server, "GET", "/chats/\(talking.id)", ana)).status == .queued)
         clock.advance(30)
         #expect(try await sandbox.endIdleChats().map(\.id) == [talking.id])
         #expect(try await sandbox.endIdleChats().isEmpty, "an ended chat does not end twice")
@@ -127,50 +105,50 @@ import Testing
     }
 
     @Test func messagesAreStoredOnceAndAnswered() async throws {
-        let (_, server) = try serve()
-        let ana = try await token(server, "msg-ana")
-        let chat = try chat(try await call(server, "POST", "/chats", ana, #"{"menu_id": 8}"#))
-        let first = try await call(server, "POST", "/chats/\(chat.id)/messages", ana, #"{"text": "hello", "client_message_id": "c-1"}"#)
+        let (_, server) = try SandboxHTTP.serve()
+        let ana = try await SandboxHTTP.token(server, "msg-ana")
+        let chat = try chat(try await SandboxHTTP.call(server, "POST", "/chats", ana, #"{"menu_id": 8}"#))
+        let first = try await SandboxHTTP.call(server, "POST", "/chats/\(chat.id)/messages", ana, #"{"text": "hello", "client_message_id": "c-1"}"#)
         #expect(first.status == 201)
-        let retried = try await call(server, "POST", "/chats/\(chat.id)/messages", ana, #"{"text": "hello", "client_message_id": "c-1"}"#)
+        let retried = try await SandboxHTTP.call(server, "POST", "/chats/\(chat.id)/messages", ana, #"{"text": "hello", "client_message_id": "c-1"}"#)
         #expect(retried.status == 200, "a retried send is not stored twice")
         let message = try JSONDecoder().decode(ChatMessage.self, from: Data(first.body.utf8))
         #expect(try JSONDecoder().decode(ChatMessage.self, from: Data(retried.body.utf8)).id == message.id)
-        #expect(try await call(server, "POST", "/chats/\(chat.id)/messages", ana, #"{"text": "", "client_message_id": "c-2"}"#).status == 400)
-        #expect(try await call(server, "POST", "/chats/\(chat.id)/messages", ana, #"{"text": "x"}"#).status == 400)
+        #expect(try await SandboxHTTP.call(server, "POST", "/chats/\(chat.id)/messages", ana, #"{"text": "", "client_message_id": "c-2"}"#).status == 400)
+        #expect(try await SandboxHTTP.call(server, "POST", "/chats/\(chat.id)/messages", ana, #"{"text": "x"}"#).status == 400)
         var messages: [ChatMessage] = []
         for _ in 0..<200 {
             messages = try JSONDecoder().decode([ChatMessage].self,
-                                                from: Data(try await call(server, "GET", "/chats/\(chat.id)/messages", ana).body.utf8))
+                                                from: Data(try await SandboxHTTP.call(server, "GET", "/chats/\(chat.id)/messages", ana).body.utf8))
             if messages.contains(where: { $0.sender.type == "agent" && $0.text?.contains("hello") == true }) { break }
             try await Task.sleep(nanoseconds: 10_000_000)
         }
         #expect(messages.map(\.sequence) == Array(1...messages.count))
         #expect(messages.filter { $0.sender.type == "end_user" }.count == 1)
         #expect(messages.contains { $0.sender == ChatMessageSender(type: "agent", name: "Ben") })
-        _ = try await call(server, "POST", "/chats/\(chat.id)/end", ana)
-        #expect(try await call(server, "POST", "/chats/\(chat.id)/messages", ana, #"{"text": "late", "client_message_id": "c-3"}"#).status == 409)
+        _ = try await SandboxHTTP.call(server, "POST", "/chats/\(chat.id)/end", ana)
+        #expect(try await SandboxHTTP.call(server, "POST", "/chats/\(chat.id)/messages", ana, #"{"text": "late", "client_message_id": "c-3"}"#).status == 409)
         await server.stop()
     }
 
     @Test func agentsSeeRedactedText() async throws {
-        let (_, server) = try serve()
-        let ana = try await token(server, "redact-ana")
-        let chat = try chat(try await call(server, "POST", "/chats", ana, #"{"menu_id": 1}"#))
+        let (_, server) = try SandboxHTTP.serve()
+        let ana = try await SandboxHTTP.token(server, "redact-ana")
+        let chat = try chat(try await SandboxHTTP.call(server, "POST", "/chats", ana, #"{"menu_id": 1}"#))
         #expect(chat.redactionEnabled, "Billing redacts")
         var messages: [ChatMessage] = []
         for _ in 0..<200 where !messages.contains(where: { $0.sender.type == "agent" }) {
             try await Task.sleep(nanoseconds: 10_000_000)
             messages = try JSONDecoder().decode([ChatMessage].self,
-                                                from: Data(try await call(server, "GET", "/chats/\(chat.id)/messages", ana).body.utf8))
+                                                from: Data(try await SandboxHTTP.call(server, "GET", "/chats/\(chat.id)/messages", ana).body.utf8))
         }
         let text = "I am at 415-555-3423, card 4111 1111 1111 1111"
-        _ = try await call(server, "POST", "/chats/\(chat.id)/messages", ana, #"{"text": "\#(text)", "client_message_id": "r-1"}"#)
+        _ = try await SandboxHTTP.call(server, "POST", "/chats/\(chat.id)/messages", ana, #"{"text": "\#(text)", "client_message_id": "r-1"}"#)
         var reply: String?
         for _ in 0..<200 where reply == nil {
             try await Task.sleep(nanoseconds: 10_000_000)
             messages = try JSONDecoder().decode([ChatMessage].self,
-                                                from: Data(try await call(server, "GET", "/chats/\(chat.id)/messages", ana).body.utf8))
+                                                from: Data(try await SandboxHTTP.call(server, "GET", "/chats/\(chat.id)/messages", ana).body.utf8))
             reply = messages.last { $0.sender.type == "agent" && $0.text?.contains("You said") == true }?.text
         }
         #expect(reply?.contains("I am at [phone], card [card]") == true, "\(reply ?? "no reply")")
@@ -180,45 +158,45 @@ import Testing
     }
 
     @Test func previewsKeepTheNewestAndAreRedacted() async throws {
-        let (_, server) = try serve()
-        let ana = try await token(server, "preview-ana")
-        let chat = try chat(try await call(server, "POST", "/chats", ana, #"{"menu_id": 1}"#))
+        let (_, server) = try SandboxHTTP.serve()
+        let ana = try await SandboxHTTP.token(server, "preview-ana")
+        let chat = try chat(try await SandboxHTTP.call(server, "POST", "/chats", ana, #"{"menu_id": 1}"#))
         let decoder = JSONDecoder()
-        let newer = try decoder.decode(MessagePreview.self, from: Data(try await call(
+        let newer = try decoder.decode(MessagePreview.self, from: Data(try await SandboxHTTP.call(
             server, "POST", "/chats/\(chat.id)/preview", ana, #"{"text": "my ssn is 123-45-6789", "timestamp": 20}"#).body.utf8))
         #expect(newer.accepted == true && newer.text == "my ssn is [ssn]")
-        let older = try decoder.decode(MessagePreview.self, from: Data(try await call(
+        let older = try decoder.decode(MessagePreview.self, from: Data(try await SandboxHTTP.call(
             server, "POST", "/chats/\(chat.id)/preview", ana, #"{"text": "old", "timestamp": 10}"#).body.utf8))
         #expect(older.accepted == false && older.text == "my ssn is [ssn]", "an older preview is dropped")
-        #expect(try await call(server, "POST", "/chats/\(chat.id)/typing", ana, #"{"typing": true}"#).status == 204)
-        let seen = try decoder.decode(MessagePreview.self, from: Data(try await call(server, "GET", "/chats/\(chat.id)/preview", ana).body.utf8))
+        #expect(try await SandboxHTTP.call(server, "POST", "/chats/\(chat.id)/typing", ana, #"{"typing": true}"#).status == 204)
+        let seen = try decoder.decode(MessagePreview.self, from: Data(try await SandboxHTTP.call(server, "GET", "/chats/\(chat.id)/preview", ana).body.utf8))
         #expect(seen.typing && seen.timestamp == 20)
-        #expect(try await call(server, "POST", "/chats/\(chat.id)/typing", ana, #"{"typing": "yes"}"#).status == 400)
+        #expect(try await SandboxHTTP.call(server, "POST", "/chats/\(chat.id)/typing", ana, #"{"typing": "yes"}"#).status == 400)
         await server.stop()
     }
 
     @Test func chatsAreChecked() async throws {
-        let (_, server) = try serve()
-        let bob = try await token(server, "chat-bob")
-        #expect(try await call(server, "POST", "/chats", bob, #"{"menu_id": 404}"#).status == 404)
-        let noChat = try await call(server, "POST", "/chats", bob, #"{"menu_id": 3}"#)
+        let (_, server) = try SandboxHTTP.serve()
+        let bob = try await SandboxHTTP.token(server, "chat-bob")
+        #expect(try await SandboxHTTP.call(server, "POST", "/chats", bob, #"{"menu_id": 404}"#).status == 404)
+        let noChat = try await SandboxHTTP.call(server, "POST", "/chats", bob, #"{"menu_id": 3}"#)
         #expect(noChat.status == 400 && noChat.body.contains("no chat channel"))
-        let badBody = try await call(server, "POST", "/chats", bob, #"{"menu_id": "one"}"#)
+        let badBody = try await SandboxHTTP.call(server, "POST", "/chats", bob, #"{"menu_id": "one"}"#)
         #expect(badBody.status == 400 && badBody.body.contains("menu_id"))
-        let own = try chat(try await call(server, "POST", "/chats", bob, #"{"menu_id": 8}"#))
-        let eve = try await token(server, "chat-eve")
-        #expect(try await call(server, "GET", "/chats/\(own.id)", eve).status == 404, "another user's chat is not found")
-        #expect(try await call(server, "POST", "/chats/\(own.id)/end", eve).status == 404)
-        #expect(try await call(server, "GET", "/chats/x", eve).status == 400)
+        let own = try chat(try await SandboxHTTP.call(server, "POST", "/chats", bob, #"{"menu_id": 8}"#))
+        let eve = try await SandboxHTTP.token(server, "chat-eve")
+        #expect(try await SandboxHTTP.call(server, "GET", "/chats/\(own.id)", eve).status == 404, "another user's chat is not found")
+        #expect(try await SandboxHTTP.call(server, "POST", "/chats/\(own.id)/end", eve).status == 404)
+        #expect(try await SandboxHTTP.call(server, "GET", "/chats/x", eve).status == 400)
         await server.stop()
     }
 
     @Test func closedQueuesRefuseChats() async throws {
-        let (_, server) = try serve(at: QueueMenuTests.mondayEvening)
-        let late = try await token(server, "chat-late", at: QueueMenuTests.mondayEvening)
-        let refused = try await call(server, "POST", "/chats", late, #"{"menu_id": 1}"#)
+        let (_, server) = try SandboxHTTP.serve(at: QueueMenuTests.mondayEvening)
+        let late = try await SandboxHTTP.token(server, "chat-late", at: QueueMenuTests.mondayEvening)
+        let refused = try await SandboxHTTP.call(server, "POST", "/chats", late, #"{"menu_id": 1}"#)
         #expect(refused.status == 409 && refused.body.contains("after_hours"))
-        #expect(try await call(server, "POST", "/chats", late, #"{"menu_id": 7}"#).status == 201, "the night desk is open")
+        #expect(try await SandboxHTTP.call(server, "POST", "/chats", late, #"{"menu_id": 7}"#).status == 201, "the night desk is open")
         await server.stop()
     }
 
@@ -230,17 +208,17 @@ import Testing
             { id = 1, name = "Small", capacity = { max_waiting = 1 }, deflection = { over_capacity = 2 }, channels = { chat = {} } },
             { id = 2, name = "Overflow", channels = { chat = {} } }
             """)
-        let (_, server) = try serve(configuration: configuration)
-        let first = try await token(server, "cap-1")
-        #expect(try await call(server, "POST", "/chats", first, #"{"menu_id": 1}"#).status == 201)
-        let second = try await token(server, "cap-2")
-        let full = try await call(server, "POST", "/chats", second, #"{"menu_id": 1}"#)
+        let (_, server) = try SandboxHTTP.serve(configuration: configuration)
+        let first = try await SandboxHTTP.token(server, "cap-1")
+        #expect(try await SandboxHTTP.call(server, "POST", "/chats", first, #"{"menu_id": 1}"#).status == 201)
+        let second = try await SandboxHTTP.token(server, "cap-2")
+        let full = try await SandboxHTTP.call(server, "POST", "/chats", second, #"{"menu_id": 1}"#)
         #expect(full.status == 409 && full.body.contains("over_capacity"))
         let menus = try JSONDecoder().decode(QueueMenusResponse.self,
-                                             from: Data(try await call(server, "GET", "/queue_menus", second).body.utf8))
+                                             from: Data(try await SandboxHTTP.call(server, "GET", "/queue_menus", second).body.utf8))
         #expect(menus.menus[0].redirectionExtra?.menuId == 2)
         #expect(menus.menus[1].deflectionFrom == [QueueMenuDeflection(deflectionType: .overCapacityDeflection, menuId: 1)])
-        let waits = try await call(server, "GET", "/queue_menus/1/wait_times", second)
+        let waits = try await SandboxHTTP.call(server, "GET", "/queue_menus/1/wait_times", second)
         #expect(waits.body == #"{"chat":300}"#, "one chat waiting, handle time 300 s, no agents")
         await server.stop()
     }

@@ -42,7 +42,31 @@ final class APIClient: Sendable {
         let payload = try body.map { try APIClient.encoder.encode($0) }
         var request = HTTPClientRequest(method: method, url: url(path, query), body: payload, isIdempotent: idempotent)
         if payload != nil { request.headers["Content-Type"] = "application/json" }
-        guard authenticated else { return try await perform(request) }
+        guard authenticated else { return try await perform(request).body }
+        return try await authorized(request).body
+    }
+
+    /// Sends `data` as the body (a file upload) and decodes the answer.
+    func upload<Response: Decodable>(_ path: String, query: [String: String], data: Data, contentType: String,
+                                     as type: Response.Type = Response.self) async throws -> Response {
+        let request = HTTPClientRequest(method: "POST", url: url(path, query), headers: ["Content-Type": contentType], body: data,
+                                        timeout: 120, isIdempotent: true)
+        let answer = try await authorized(request).body
+        do {
+            return try APIClient.decoder.decode(type, from: answer)
+        } catch {
+            throw CCAIError(code: "internal", message: "unexpected answer to POST \(path): \(error)")
+        }
+    }
+
+    /// Fetches a file: the whole answer, with its headers.
+    func download(_ path: String) async throws -> HTTPClientResponse {
+        try await authorized(HTTPClientRequest(url: url(path, [:]), timeout: 120))
+    }
+
+    /// Sends with the bearer token; once more with a fresh token when it is refused.
+    private func authorized(_ request: HTTPClientRequest) async throws -> HTTPClientResponse {
+        var request = request
         var token = try await validToken()
         do {
             request.headers["Authorization"] = "Bearer \(token)"
@@ -68,7 +92,7 @@ final class APIClient: Sendable {
         return token
     }
 
-    private func perform(_ request: HTTPClientRequest) async throws -> Data {
+    private func perform(_ request: HTTPClientRequest) async throws -> HTTPClientResponse {
         let response: HTTPClientResponse
         do {
             response = try await http.send(request)
@@ -78,7 +102,7 @@ final class APIClient: Sendable {
             throw CCAIError(code: "cancelled", message: "the call was cancelled")
         }
         guard (200..<300).contains(response.status) else { throw CCAIError(status: response.status, body: response.body) }
-        return response.body
+        return response
     }
 
     private func url(_ path: String, _ query: [String: String]) -> String {

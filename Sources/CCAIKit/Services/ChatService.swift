@@ -1,10 +1,12 @@
 import CCAIWire
 import Foundation
 
-/// What `sendMessage` sends (seed 001). Text today; images, videos, form completions and
-/// screen-share events arrive with attachments and smart actions.
+/// What `sendMessage` sends (seed 001): text, or images and videos (each its own
+/// message), optionally answering a smart action.
 public enum OutgoingMessageContent: Sendable, Equatable {
     case text(content: String)
+    case images(images: [UploadableImage], smartAction: SmartAction?)
+    case videos(videos: [UploadableVideo], smartAction: SmartAction?)
 }
 
 /// Options of `initializeChat` (seed 004/001).
@@ -165,21 +167,75 @@ public final class ChatService: @unchecked Sendable {
         return fresh
     }
 
-    /// Sends a message in the current chat. Messages go out in the order they were
-    /// written; while the platform is unreachable a message waits (up to 30 seconds) and
-    /// is retried with the same client message id, so it is stored once.
+    /// Sends a message in the current chat; images and videos are one message each.
+    /// Messages go out in the order they were written; while the platform is unreachable
+    /// a message waits (up to 30 seconds) and is retried with the same client message id,
+    /// so it is stored once. An image over 2 MB is compressed first (see
+    /// ``ImageCompressor``); an image still over 2 MB, or a video over 20 MB, is
+    /// `too_large` and nothing is sent.
     @discardableResult
-    public func sendMessage(_ content: OutgoingMessageContent) async throws -> ChatMessage {
+    public func sendMessage(_ content: OutgoingMessageContent) async throws -> [ChatMessage] {
         let chat = try requireCurrentChat()
         switch content {
         case .text(let text):
             guard !text.isEmpty else { throw CCAIError.invalidArgument("the message text is empty") }
             let request = SendMessageRequest(text: text, clientMessageId: UUID().uuidString.lowercased())
             let api = api
-            return try await outbox.send {
+            return [try await outbox.send {
                 try await api.send("POST", "/chats/\(chat.id)/messages", body: request, idempotent: true, as: ChatMessage.self)
+            }]
+        case .images(let images, let smartAction):
+            guard !images.isEmpty else { throw CCAIError.invalidArgument("no images to send") }
+            let prepared = try images.enumerated().map { index, image in
+                try Upload(image: image, number: index + 1)
             }
+            return try await send(prepared, in: chat, smartAction: smartAction)
+        case .videos(let videos, let smartAction):
+            guard !videos.isEmpty else { throw CCAIError.invalidArgument("no videos to send") }
+            let prepared = try videos.enumerated().map { index, video in try Upload(video: video, number: index + 1) }
+            return try await send(prepared, in: chat, smartAction: smartAction)
         }
+    }
+
+    /// Uploads files, one message each, through the outbox.
+    private func send(_ uploads: [Upload], in chat: ChatResponse, smartAction: SmartAction?) async throws -> [ChatMessage] {
+        var sent: [ChatMessage] = []
+        let api = api
+        for upload in uploads {
+            var parameters = ["kind": upload.kind, "client_message_id": UUID().uuidString.lowercased()]
+            if let name = upload.fileName { parameters["name"] = name }
+            if let smartAction { parameters["smart_action_id"] = String(smartAction.id) }
+            let (query, data) = (parameters, try upload.data())
+            sent.append(try await outbox.send {
+                try await api.upload("/chats/\(chat.id)/media", query: query, data: data, contentType: upload.mimeType,
+                                     as: ChatMessage.self)
+            })
+        }
+        return sent
+    }
+
+    /// Moves a chat that waits for its pre-session smart actions (`pending`) into its
+    /// queue, then refreshes it (``checkStatus()``). A chat already queued or with an
+    /// agent stays as it is.
+    public func enqueueCurrentChat() async throws {
+        let chat = try requireCurrentChat()
+        remember(try await api.send("POST", "/chats/\(chat.id)/enqueue", as: ChatResponse.self))
+        try await checkStatus()
+    }
+
+    /// Fetches a file of a chat message (`message.media`): its bytes and file name. Not
+    /// cached: every call downloads again.
+    public func downloadMedia(_ mediaId: Int, mediaType: ChatMediaType) async throws -> DownloadMediaResponse {
+        let response = try await api.download("/media/\(mediaId)")
+        return DownloadMediaResponse(data: response.body, fileName: Self.fileName(response.headers["content-disposition"]))
+    }
+
+    /// The `filename` of a `Content-Disposition` header.
+    static func fileName(_ disposition: String?) -> String? {
+        guard let disposition, let range = disposition.range(of: "filename=") else { return nil }
+        let value = disposition[range.upperBound...].split(separator: ";").first.map(String.init) ?? ""
+        let name = value.trimmingCharacters(in: CharacterSet(charactersIn: "\" "))
+        return name.isEmpty ? nil : name
     }
 
     /// Tells the agent whether the end user is typing. Fire and forget, like the seeds'

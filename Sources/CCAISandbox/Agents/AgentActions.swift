@@ -52,6 +52,46 @@ struct AgentActions {
         try await sandbox.publishMessages([message], endUserID: endUserID)
     }
 
+    /// Asks the customer for a smart action and waits up to `timeout` seconds for the
+    /// outcome: the action (finished, failed, or as it stands at the timeout) with the
+    /// media sent for it; nil when the chat ended first.
+    func requestSmartAction(_ type: SmartActionType, timeout: TimeInterval) async throws
+        -> (action: SmartAction, media: [ChatMedia])?
+    {
+        guard try await isChatInProgress() else { throw HTTPError.conflict("chat \(chatID) has ended") }
+        let action = try await sandbox.requestSmartAction(chatID: chatID, endUserID: endUserID, type: type, preSession: false,
+                                                          requestedBy: name)
+        guard let outcome = await sandbox.smartActionOutcome(action, timeout: timeout) else { return nil }
+        return (outcome, try await sandbox.store.media(ids: outcome.result?.mediaIds ?? [], chatID: chatID))
+    }
+
+    /// Sends a file of one of the 19 agent file types (seed 003) to the customer.
+    func sendFile(name: String, mimeType: String, data: Data) async throws -> ChatMessage {
+        guard let (type, extensions) = ChatMediaType.agentFileTypes[mimeType.lowercased()] else {
+            throw HTTPError.badRequest("mime_type: one of the agent file types expected ("
+                                       + ChatMediaType.agentFileTypes.keys.sorted().joined(separator: ", ") + "), got '\(mimeType)'")
+        }
+        let fileExtension = URL(fileURLWithPath: name).pathExtension.lowercased()
+        guard extensions.contains(fileExtension) else {
+            throw HTTPError.badRequest("name: a file name ending in ." + extensions.joined(separator: " or .")
+                                       + " expected for \(mimeType), got '\(name)'")
+        }
+        guard !data.isEmpty, data.count <= AttachmentLimits.videoBytes else {
+            throw HTTPError(status: data.isEmpty ? 400 : 413, code: data.isEmpty ? "invalid_argument" : "too_large",
+                            message: data.isEmpty ? "data: the file is empty"
+                                : "data: files may be at most \(AttachmentLimits.megabytes(AttachmentLimits.videoBytes)), got \(AttachmentLimits.megabytes(data.count))")
+        }
+        guard try await isChatInProgress() else { throw HTTPError.conflict("chat \(chatID) has ended") }
+        let now = sandbox.clock.now()
+        let media = try await sandbox.store.addMedia(chatID: chatID, type: type, name: name, mimeType: mimeType.lowercased(),
+                                                     data: data, now: now)
+        let (message, _) = try await sandbox.store.addMessage(
+            chatID: chatID, sender: ChatMessageSender(type: kind.rawValue, name: self.name), type: "media", text: nil, event: nil,
+            media: media, clientMessageID: nil, now: now)
+        try await sandbox.publishMessages([message], endUserID: endUserID)
+        return message
+    }
+
     /// Whether the chat is still queued or going on.
     func isChatInProgress() async throws -> Bool {
         try await sandbox.store.chat(id: chatID, endUserID: endUserID)?.isInProgress ?? false

@@ -22,10 +22,16 @@ actor AgentDesk {
         self.virtualScripts = virtualScripts
     }
 
+    /// A chat waits for its pre-session smart actions: its session data is kept for the
+    /// agents that take it once it is queued.
+    func hold(_ chatID: Int, customData: JSONValue) {
+        self.customData[chatID] = customData
+    }
+
     /// A chat was queued: its virtual agent, or else its human agent, takes it.
-    /// `customData` is the session's, for scripts.
-    func chatQueued(_ chat: ChatResponse, endUserID: Int, customData: JSONValue, sandbox: Sandbox) async {
-        self.customData[chat.id] = customData
+    /// `customData` is the session's, for scripts (nil: what ``hold(_:customData:)`` kept).
+    func chatQueued(_ chat: ChatResponse, endUserID: Int, customData: JSONValue?, sandbox: Sandbox) async {
+        if let customData { self.customData[chat.id] = customData }
         if let found = sandbox.virtualAgent(forMenu: chat.menuId) {
             let (id, virtualAgent) = (found.id, found.configuration)
             let actions = AgentActions(sandbox: sandbox, chatID: chat.id, endUserID: endUserID, name: virtualAgent.name ?? id,
@@ -125,7 +131,7 @@ actor AgentDesk {
                                          "to_menu_id": .integer(Int64(menuID)),
                                          "agent": ["type": .string(actions.kind.rawValue), "name": .string(actions.name)]])
         try await actions.publishState(queued)
-        await chatQueued(queued, endUserID: actions.endUserID, customData: customData[queued.id] ?? [:], sandbox: sandbox)
+        await chatQueued(queued, endUserID: actions.endUserID, customData: nil, sandbox: sandbox)
         return queued
     }
 
@@ -133,6 +139,7 @@ actor AgentDesk {
     /// oldest chat waiting for it, if any.
     func chatEnded(_ chatID: Int, sandbox: Sandbox) async {
         customData[chatID] = nil
+        await sandbox.smartActionOutcomes.chatEnded(chatID)
         await mailboxes.removeValue(forKey: chatID)?.close()
         await release(chatID, sandbox: sandbox)
     }

@@ -2,8 +2,8 @@ import CCAIWire
 import Foundation
 
 /// The behaviour of a sandbox agent without a script (LUA-API section 10): it takes a
-/// queued chat on one of its queues, greets, answers each message, and ends the chat after
-/// the customer says goodbye.
+/// queued chat on one of its queues, greets, answers each message (and acknowledges each
+/// file), and ends the chat after the customer says goodbye.
 struct DefaultAgent {
     let actions: AgentActions
 
@@ -16,7 +16,12 @@ struct DefaultAgent {
     /// The customer wrote: answer, or say goodbye and end the chat. With redaction on,
     /// the agent only ever sees the redacted text.
     func messageReceived(_ message: ChatMessage, in chat: ChatResponse) async throws {
-        guard chat.status == .active, let original = message.text else { return }
+        guard chat.status == .active else { return }
+        if let media = message.media {
+            try await actions.say("Thanks, I received your \(media.type == .video ? "video" : "image")\(media.name.map { " \"\($0)\"" } ?? "").")
+            return
+        }
+        guard let original = message.text else { return }
         let text = chat.redactionEnabled ? Redactor.redact(original) : original
         let words = text.lowercased().split(whereSeparator: { !$0.isLetter })
         if words.contains("bye") || words.contains("goodbye") {

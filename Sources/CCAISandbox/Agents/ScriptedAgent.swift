@@ -5,9 +5,11 @@ import LuaRuntime
 /// A sandbox agent driven by its Lua script (LUA-API section 10). The agent takes the
 /// chat, then the script runs as `function(agent, session)` in a fresh sandboxed state:
 /// `agent.send(text)`, `agent.wait_for_message{ timeout = 60 }`,
+/// `agent.request_smart_action{ type = "photo" }`, `agent.send_file{ name, mime_type, data }`,
 /// `agent.transfer{ menu_id = 2 }`, `agent.end_session()` and, for a virtual agent,
 /// `agent.escalate()` act on the chat; `session` is the chat as the wire API shows it, with
-/// its `custom_data` (without the items marked `invisible_to_agent`). A script that fails
+/// its `custom_data` (without the items marked `invisible_to_agent`) and its
+/// `smart_actions` so far (the pre-session ones with their results). A script that fails
 /// is logged; the chat stays as the script left it.
 ///
 /// ```lua
@@ -48,6 +50,7 @@ struct ScriptedAgent {
                     throw LuaScriptError(kind: .runtime, message: "the chat could not be given to the script")
                 }
                 session.fields["custom_data"] = try LuaEncoder().encode(Self.agentView(of: customData))
+                session.fields["smart_actions"] = try LuaEncoder().encode(try await actions.sandbox.store.smartActions(chatID: chat.id))
                 _ = try await state.call(kept: "script", path: [], passing: [.kept("agent"), .value(.table(session))])
             } catch {
                 await state.close()
@@ -104,6 +107,41 @@ struct ScriptedAgent {
             return try call.suspend {
                 guard var message = await mailbox.next(timeout: timeout ?? 60) else { return [.nil] }
                 if redacts { message.text = message.text.map(Redactor.redact) }
+                return [try LuaEncoder().encode(message)]
+            }
+        }
+        agent.function("request_smart_action", LuaSignature(
+            "Asks the customer for a smart action and waits for the answer: the action (status finished or failed, or as it stands after the timeout) with its result and media; nil when the chat ends first.",
+            parameters: ["options: { type: string, timeout: number? }"], returns: ["table?"])) { call in
+            let options = try call.options(1, "options")
+            let typeName = try options.string("type")
+            guard let type = typeName.flatMap(SmartActionType.init(rawValue:)), type != .unknown else {
+                throw call.argumentError(1, "options.type", SmartActionType.requestable.map { "'\($0.rawValue)'" }
+                                            .joined(separator: ", ") + " expected, got " + (typeName.map { "'\($0)'" } ?? "nil"))
+            }
+            let timeout = try options.number("timeout") ?? 120
+            guard timeout > 0 else { throw call.argumentError(1, "options.timeout", "a positive number of seconds expected") }
+            return try call.suspend {
+                guard let (action, media) = try await Self.refusalsAsLuaErrors({ try await actions.requestSmartAction(type, timeout: timeout) })
+                else { return [.nil] }
+                guard case .table(var table) = try LuaEncoder().encode(action) else { return [.nil] }
+                table["media"] = try LuaEncoder().encode(media)
+                return [.table(table)]
+            }
+        }
+        agent.function("send_file", LuaSignature("Sends a file (one of the 19 agent file types) to the customer.",
+                                                 parameters: ["file: { name: string, mime_type: string, data: string }"],
+                                                 returns: ["ChatMessage"])) { call in
+            let options = try call.options(1, "file")
+            guard let name = try options.string("name"), !name.isEmpty else {
+                throw call.argumentError(1, "file.name", "a file name expected")
+            }
+            guard let mimeType = try options.string("mime_type") else {
+                throw call.argumentError(1, "file.mime_type", "a MIME type such as 'application/pdf' expected")
+            }
+            guard let data = try options.data("data") else { throw call.argumentError(1, "file.data", "the file's bytes (a string) expected") }
+            return try call.suspend {
+                let message = try await Self.refusalsAsLuaErrors { try await actions.sendFile(name: name, mimeType: mimeType, data: data) }
                 return [try LuaEncoder().encode(message)]
             }
         }

@@ -84,10 +84,20 @@ public struct MenuConfiguration: Codable, Sendable {
     public var hours: BusinessHours?
     public var afterHoursMessage: LocalizedText?
     public var preSessionSmartAction: Bool?
+    /// What a pre-session requirement (of the queue or its chat channel) asks for;
+    /// `{ "text" }` by default.
+    public var preSessionSmartActionTypes: [SmartActionType]?
     public var channels: ChannelsConfiguration?
     public var capacity: Capacity?
     public var deflection: Deflection?
     public var children: [MenuConfiguration]?
+
+    /// The pre-session smart actions a chat on this queue starts with (none unless the
+    /// queue or its chat channel requires them).
+    var preSessionChatActions: [SmartActionType] {
+        guard preSessionSmartAction == true || channels?.chat?.preSessionSmartAction == true else { return [] }
+        return preSessionSmartActionTypes ?? [.text]
+    }
 
     /// This menu and all its descendants.
     var flattened: [MenuConfiguration] {

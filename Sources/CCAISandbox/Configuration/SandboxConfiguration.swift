@@ -117,6 +117,10 @@ public struct SandboxConfiguration: Codable, Sendable {
             }
         }
         for menu in allMenus {
+            for type in menu.preSessionSmartActionTypes ?? [] where type == .unknown {
+                throw ConfigurationError(message: "menus[id \(menu.id)].pre_session_smart_action_types: "
+                                         + SmartActionType.requestable.map(\.rawValue).joined(separator: ", ") + " expected")
+            }
             for target in [menu.deflection?.afterHours, menu.deflection?.overCapacity].compactMap({ $0 })
             where !ids.contains(target) {
                 throw ConfigurationError(message: "menus[id \(menu.id)].deflection: there is no menu \(target)")

@@ -11,16 +11,26 @@ public struct HTTPRouter: Sendable {
     private struct Route: Sendable {
         var method: String
         var segments: [Substring]
+        var maximumBodyBytes: Int
         var handler: Handler
     }
+
+    /// The body a route takes unless it says otherwise: 1 MiB.
+    public static let defaultMaximumBodyBytes = 1 << 20
 
     private var routes: [Route] = []
 
     public init() {}
 
-    public mutating func add(_ method: String, _ pattern: String, _ handler: @escaping Handler) {
-        routes.append(Route(method: method, segments: HTTPRouter.segments(pattern), handler: handler))
+    /// Adds a route; a request with a larger body than `maximumBodyBytes` is a 413.
+    public mutating func add(_ method: String, _ pattern: String, maximumBodyBytes: Int = defaultMaximumBodyBytes,
+                             _ handler: @escaping Handler) {
+        routes.append(Route(method: method, segments: HTTPRouter.segments(pattern), maximumBodyBytes: maximumBodyBytes,
+                            handler: handler))
     }
+
+    /// The largest body any route takes (the server's own limit).
+    public var maximumBodyBytes: Int { routes.map(\.maximumBodyBytes).max() ?? HTTPRouter.defaultMaximumBodyBytes }
 
     private static func segments(_ path: String) -> [Substring] {
         path.split(separator: "/", omittingEmptySubsequences: true)
@@ -36,6 +46,10 @@ public struct HTTPRouter: Sendable {
             guard route.method == request.method else { continue }
             var request = request
             request.parameters = parameters
+            guard request.body.count <= route.maximumBodyBytes else {
+                return HTTPError(status: 413, code: "too_large",
+                                 message: "the request body is \(request.body.count) bytes; \(request.method) \(request.path) takes at most \(route.maximumBodyBytes)").response
+            }
             do {
                 return try await route.handler(request)
             } catch let error as HTTPError {

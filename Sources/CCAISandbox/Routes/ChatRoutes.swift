@@ -2,8 +2,10 @@ import CCAIWire
 import Foundation
 
 /// The chat lifecycle: `POST /chats` (start), `GET /chats/current`, `GET /chats/{id}`,
-/// `POST /chats/{id}/end`. A chat starts queued on a queue with an open chat channel; an
-/// end user has at most one chat in progress. State changes are published as events
+/// `POST /chats/{id}/enqueue`, `POST /chats/{id}/end`. A chat starts queued on a queue with
+/// an open chat channel, or `pending` with its pre-session smart actions requested when the
+/// queue requires them (it joins the queue on `enqueue`); an end user has at most one
+/// chat in progress. State changes are published as events
 /// (`chat_received`, `state_changed`).
 struct ChatRoutes {
     let sandbox: Sandbox
@@ -12,7 +14,7 @@ struct ChatRoutes {
         router.add("POST", "/chats") { request in try await start(request) }
         router.add("GET", "/chats/current") { request in
             let session = try await sandbox.session(for: request)
-            guard let chat = try await sandbox.store.currentChat(endUserID: try userID(session)) else {
+            guard let chat = try await sandbox.store.currentChat(endUserID: try session.endUserID()) else {
                 throw HTTPError.notFound("no chat in progress")
             }
             return try .json(chat)
@@ -23,32 +25,32 @@ struct ChatRoutes {
             guard let page = Int(pageText), page >= 1 else {
                 throw HTTPError.badRequest("page must be a whole number from 1, got '\(pageText)'")
             }
-            let (chats, pages) = try await sandbox.store.previousChats(endUserID: try userID(session), page: page, perPage: 10)
+            let (chats, pages) = try await sandbox.store.previousChats(endUserID: try session.endUserID(), page: page, perPage: 10)
             var messages: [ChatMessage] = []
             for chat in chats { messages += try await sandbox.store.messages(chatID: chat.id) }
             return try .json(PreviousChatsResponse(chats: chats, messages: messages, currentPage: page, totalPages: pages))
         }
         router.add("GET", "/chats/:id") { request in
             let session = try await sandbox.session(for: request)
-            return try .json(try await ownChat(request, session))
+            return try .json(try await sandbox.ownChat(request, session))
         }
         router.add("POST", "/chats/:id/messages") { request in try await sendMessage(request) }
         router.add("GET", "/chats/:id/messages") { request in
             let session = try await sandbox.session(for: request)
-            let chat = try await ownChat(request, session)
+            let chat = try await sandbox.ownChat(request, session)
             return try .json(try await sandbox.store.messages(chatID: chat.id))
         }
         router.add("POST", "/chats/:id/typing") { request in
             struct Typing: Decodable { var typing: Bool }
             let session = try await sandbox.session(for: request)
-            let chat = try await ownChat(request, session)
+            let chat = try await sandbox.ownChat(request, session)
             guard chat.isInProgress else { throw HTTPError.conflict("chat \(chat.id) has ended") }
             try await sandbox.store.setTyping(chatID: chat.id, try request.decode(Typing.self).typing)
             return .noContent
         }
         router.add("POST", "/chats/:id/preview") { request in
             let session = try await sandbox.session(for: request)
-            let chat = try await ownChat(request, session)
+            let chat = try await sandbox.ownChat(request, session)
             guard chat.isInProgress else { throw HTTPError.conflict("chat \(chat.id) has ended") }
             let body = try request.decode(MessagePreviewRequest.self)
             let text = chat.redactionEnabled ? Redactor.redact(body.text) : body.text
@@ -57,11 +59,11 @@ struct ChatRoutes {
         }
         router.add("GET", "/chats/:id/preview") { request in
             let session = try await sandbox.session(for: request)
-            return try .json(try await preview(try await ownChat(request, session).id, accepted: nil))
+            return try .json(try await preview(try await sandbox.ownChat(request, session).id, accepted: nil))
         }
         router.add("POST", "/chats/:id/chat_events") { request in
             let session = try await sandbox.session(for: request)
-            let chat = try await ownChat(request, session)
+            let chat = try await sandbox.ownChat(request, session)
             let event = try request.decode(ChatEvent.self)
             guard !event.name.isEmpty else { throw HTTPError.badRequest("the field 'name' must not be empty") }
             guard chat.isInProgress else { throw HTTPError.conflict("chat \(chat.id) has ended") }
@@ -71,25 +73,34 @@ struct ChatRoutes {
         }
         router.add("POST", "/chats/:id/escalate") { request in
             let session = try await sandbox.session(for: request)
-            let chat = try await ownChat(request, session)
+            let chat = try await sandbox.ownChat(request, session)
             let option = request.body.isEmpty ? nil : try escalationOption(request, chat)
-            return try .json(try await sandbox.agentDesk.escalate(chatID: chat.id, endUserID: try userID(session),
+            return try .json(try await sandbox.agentDesk.escalate(chatID: chat.id, endUserID: try session.endUserID(),
                                                                   option: option, sandbox: sandbox))
         }
         router.add("PUT", "/chats/:id/escalation") { request in
             let session = try await sandbox.session(for: request)
-            let chat = try await ownChat(request, session)
+            let chat = try await sandbox.ownChat(request, session)
             let option = try escalationOption(request, chat)
-            return try .json(try await sandbox.agentDesk.updateEscalation(chatID: chat.id, endUserID: try userID(session),
+            return try .json(try await sandbox.agentDesk.updateEscalation(chatID: chat.id, endUserID: try session.endUserID(),
                                                                           option: option, sandbox: sandbox))
+        }
+        router.add("POST", "/chats/:id/enqueue") { request in
+            let session = try await sandbox.session(for: request)
+            let chat = try await sandbox.ownChat(request, session)
+            guard chat.isInProgress else { throw HTTPError.conflict("chat \(chat.id) has ended") }
+            guard let queued = try await sandbox.store.enqueuePendingChat(id: chat.id) else { return try .json(chat) }
+            try await sandbox.publishState(queued, endUserID: try session.endUserID())
+            await sandbox.agentDesk.chatQueued(queued, endUserID: try session.endUserID(), customData: nil, sandbox: sandbox)
+            return try .json(queued)
         }
         router.add("POST", "/chats/:id/end") { request in
             let session = try await sandbox.session(for: request)
-            let chat = try await ownChat(request, session)
-            guard let ended = try await sandbox.store.endChat(id: chat.id, endUserID: try userID(session), by: "end_user",
+            let chat = try await sandbox.ownChat(request, session)
+            guard let ended = try await sandbox.store.endChat(id: chat.id, endUserID: try session.endUserID(), by: "end_user",
                                                               now: sandbox.clock.now())
             else { throw HTTPError.conflict("chat \(chat.id) has already ended") }
-            try await sandbox.publishState(ended, endUserID: try userID(session))
+            try await sandbox.publishState(ended, endUserID: try session.endUserID())
             await sandbox.agentDesk.chatEnded(ended.id, sandbox: sandbox)
             return try .json(ended)
         }
@@ -124,29 +135,13 @@ struct ChatRoutes {
                               typing: try await sandbox.store.isTyping(chatID: chatID))
     }
 
-    private func userID(_ session: Session) throws -> Int {
-        guard let id = session.endUser.id else { throw HTTPError.unauthenticated("no end user") }
-        return id
-    }
-
-    /// The caller's chat named in the path; another user's chat is not found.
-    private func ownChat(_ request: HTTPRequest, _ session: Session) async throws -> ChatResponse {
-        guard let id = Int(request.parameters["id"] ?? "") else {
-            throw HTTPError.badRequest("the chat id must be an integer, got '\(request.parameters["id"] ?? "")'")
-        }
-        guard let chat = try await sandbox.store.chat(id: id, endUserID: try userID(session)) else {
-            throw HTTPError.notFound("there is no chat \(id)")
-        }
-        return chat
-    }
-
     private func start(_ request: HTTPRequest) async throws -> HTTPResponse {
         let session = try await sandbox.session(for: request)
         let body = try request.decode(ChatRequest.self)
         guard let menu = sandbox.configuration.allMenus.first(where: { $0.id == body.menuId }) else {
             throw HTTPError.notFound("there is no queue menu \(body.menuId)")
         }
-        if let existing = try await sandbox.store.currentChat(endUserID: try userID(session)) {
+        if let existing = try await sandbox.store.currentChat(endUserID: try session.endUserID()) {
             throw HTTPError.conflict("a chat is already in progress (chat \(existing.id)); resume or end it first")
         }
         guard let chatChannel = menu.channels?.chat else {
@@ -156,21 +151,29 @@ struct ChatRoutes {
         if let deflection = engine.deflection(menu) {
             throw HTTPError.conflict("queue \(menu.id) is not taking chats now (\(deflection.reason))")
         }
-        let customData = try body.customData.map { try JSONValue(jsonText: String(decoding: JSONEncoder().encode($0), as: UTF8.self)) }
+        let customData = try body.customData.map { try JSONValue(encoding: $0) }
+        let preSession = menu.preSessionChatActions
+        let owner = try session.endUserID()
         switch try await sandbox.store.createChat(
-            endUserID: try userID(session), menuID: menu.id, lang: engine.language(body.lang),
+            endUserID: owner, menuID: menu.id, lang: engine.language(body.lang), status: preSession.isEmpty ? .queued : .pending,
             redaction: chatChannel.redaction ?? false, customData: customData ?? [:], now: sandbox.clock.now())
         {
         case .inProgress(let existing):
             throw HTTPError.conflict("a chat is already in progress (chat \(existing.id)); resume or end it first")
         case .created(let chat):
-            try await sandbox.publish(endUserID: try userID(session), event: "chat_received",
-                                      data: try JSONValue(jsonText: String(decoding: JSONEncoder().encode(chat), as: UTF8.self)))
-            try await sandbox.publishState(chat, endUserID: try userID(session))
-            let owner = try userID(session)
+            try await sandbox.publish(endUserID: owner, event: "chat_received", data: try JSONValue(encoding: chat))
+            try await sandbox.publishState(chat, endUserID: owner)
             var sessionData = customData?.objectValue ?? [:]
             if session.signedCustomData != [:] { sessionData["signed"] = session.signedCustomData }
-            await sandbox.agentDesk.chatQueued(chat, endUserID: owner, customData: .object(sessionData), sandbox: sandbox)
+            if preSession.isEmpty {
+                await sandbox.agentDesk.chatQueued(chat, endUserID: owner, customData: .object(sessionData), sandbox: sandbox)
+            } else {
+                await sandbox.agentDesk.hold(chat.id, customData: .object(sessionData))
+                for type in preSession {
+                    _ = try await sandbox.requestSmartAction(chatID: chat.id, endUserID: owner, type: type, preSession: true,
+                                                             requestedBy: nil)
+                }
+            }
             return try .json(chat, status: 201)
         }
     }
@@ -179,12 +182,12 @@ struct ChatRoutes {
     /// and publishes it; the agent answers.
     private func sendMessage(_ request: HTTPRequest) async throws -> HTTPResponse {
         let session = try await sandbox.session(for: request)
-        let chat = try await ownChat(request, session)
+        let chat = try await sandbox.ownChat(request, session)
         let body = try request.decode(SendMessageRequest.self)
         guard !body.text.isEmpty else { throw HTTPError.badRequest("the field 'text' must not be empty") }
         guard !body.clientMessageId.isEmpty else { throw HTTPError.badRequest("the field 'client_message_id' must not be empty") }
         guard chat.isInProgress else { throw HTTPError.conflict("chat \(chat.id) has ended") }
-        let owner = try userID(session)
+        let owner = try session.endUserID()
         let (message, isNew) = try await sandbox.store.addMessage(
             chatID: chat.id, sender: ChatMessageSender(type: "end_user", name: session.endUser.name), type: "text",
             text: body.text, event: nil, clientMessageID: body.clientMessageId, now: sandbox.clock.now())

@@ -85,7 +85,9 @@ struct QueueMenuEngine {
         let fallback = company.languages[0]
         let deflection = deflection(menu)
         let afterHoursText = menu.afterHoursMessage?.text(language, fallback: fallback)
-        var settings = QueueMenuSetting(sdk: QueueMenuSDKSetting(preSessionSmartAction: menu.preSessionSmartAction ?? false))
+        var settings = QueueMenuSetting(sdk: QueueMenuSDKSetting(
+            preSessionSmartAction: menu.preSessionSmartAction ?? false,
+            preSessionSmartActionTypes: menu.preSessionChatActions.isEmpty ? nil : menu.preSessionChatActions))
         if let afterHoursText { settings.afterHours = AfterHoursSetting(message: .init(text: afterHoursText)) }
         var redirection: QueueMenuRedirection?
         if let deflection, let target = target(menu, deflection) {

@@ -4,7 +4,8 @@ import Foundation
 /// The sandbox's state, written through to SQLite before any change is acknowledged.
 /// An actor: one connection, one writer.
 actor SandboxStore {
-    private let database: SQLiteDatabase
+    /// The connection; extensions (smart actions, media, forms) keep their own tables in it.
+    let database: SQLiteDatabase
 
     /// A store in `directory` (created if needed), or in memory for nil.
     init(directory: String?) throws {
@@ -78,15 +79,20 @@ actor SandboxStore {
               custom_data TEXT NOT NULL
             );
             """)
-        try addMissingColumns(to: "chats", [
+        try Self.addMissingColumns(in: database, to: "chats", [
             ("virtual_agent_name", "TEXT"), ("escalated", "INTEGER NOT NULL DEFAULT 0"), ("escalation_id", "INTEGER"),
             ("escalation_channel", "TEXT"),
         ])
+        try Self.addMissingColumns(in: database, to: "messages", [("media_id", "INTEGER"), ("smart_action_id", "INTEGER")])
+        try Self.createSmartActionTables(in: database)
+        try Self.createMediaTables(in: database)
     }
 
     /// Brings a table written by an earlier version up to date (`--data` folders outlive
     /// upgrades).
-    private func addMissingColumns(to table: String, _ columns: [(name: String, type: String)]) throws {
+    private static func addMissingColumns(in database: SQLiteDatabase, to table: String, _ columns: [(name: String, type: String)])
+        throws
+    {
         let existing = Set(try database.query("PRAGMA table_info(\(table))").compactMap { $0[1].textValue })
         for column in columns where !existing.contains(column.name) {
             try database.execute("ALTER TABLE \(table) ADD COLUMN \(column.name) \(column.type)")
@@ -156,16 +162,16 @@ actor SandboxStore {
 
     // MARK: - Chats
 
-    /// Creates a queued chat, unless the end user has one in progress (then that one is
-    /// returned as `.inProgress`).
-    func createChat(endUserID: Int, menuID: Int, lang: String, redaction: Bool, customData: JSONValue, now: Date)
-        throws -> ChatCreation
+    /// Creates a chat (`queued`, or `pending` when pre-session smart actions come first),
+    /// unless the end user has one in progress (then that one is returned as `.inProgress`).
+    func createChat(endUserID: Int, menuID: Int, lang: String, status: ChatStatus = .queued, redaction: Bool,
+                    customData: JSONValue, now: Date) throws -> ChatCreation
     {
         try database.transaction {
             if let existing = try currentChat(endUserID: endUserID) { return .inProgress(existing) }
             try database.run(
-                "INSERT INTO chats (end_user_id, menu_id, lang, status, redaction, custom_data, created_at) VALUES (?, ?, ?, 'queued', ?, ?, ?)",
-                [.integer(Int64(endUserID)), .integer(Int64(menuID)), .text(lang), .integer(redaction ? 1 : 0),
+                "INSERT INTO chats (end_user_id, menu_id, lang, status, redaction, custom_data, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [.integer(Int64(endUserID)), .integer(Int64(menuID)), .text(lang), .text(status.rawValue), .integer(redaction ? 1 : 0),
                  .text(try customData.jsonText()), .real(now.timeIntervalSince1970)])
             guard let chat = try chat(id: Int(database.lastInsertRowID), endUserID: endUserID) else {
                 throw SQLiteError(code: 0, message: "the chat vanished")
@@ -247,42 +253,59 @@ actor SandboxStore {
     /// Stores a message at the end of the chat. A message whose `clientMessageID` the chat
     /// already has is not stored again: the stored one comes back with `isNew` false.
     func addMessage(chatID: Int, sender: ChatMessageSender, type: String, text: String?, event: String?,
-                    clientMessageID: String?, now: Date) throws -> (message: ChatMessage, isNew: Bool) {
+                    media: ChatMedia? = nil, smartActionID: Int? = nil, clientMessageID: String?, now: Date) throws
+        -> (message: ChatMessage, isNew: Bool)
+    {
         try database.transaction {
-            if let clientMessageID, let existing = try messages(
-                where: "chat_id = ? AND client_message_id = ?", [.integer(Int64(chatID)), .text(clientMessageID)]).first
-            {
+            if let clientMessageID, let existing = try message(chatID: chatID, clientMessageID: clientMessageID) {
                 return (existing, false)
             }
             let next = (try database.query("SELECT coalesce(max(sequence), 0) + 1 FROM messages WHERE chat_id = ?",
                                            [.integer(Int64(chatID))]).first?.first?.integerValue) ?? 1
             try database.run(
-                "INSERT INTO messages (chat_id, sequence, client_message_id, sender_type, sender_name, type, text, event, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO messages (chat_id, sequence, client_message_id, sender_type, sender_name, type, text, event, media_id, smart_action_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [.integer(Int64(chatID)), .integer(next), clientMessageID.map { .text($0) } ?? .null, .text(sender.type),
                  sender.name.map { .text($0) } ?? .null, .text(type), text.map { .text($0) } ?? .null,
-                 event.map { .text($0) } ?? .null, .real(now.timeIntervalSince1970)])
+                 event.map { .text($0) } ?? .null, media.map { .integer(Int64($0.id)) } ?? .null,
+                 smartActionID.map { .integer(Int64($0)) } ?? .null, .real(now.timeIntervalSince1970)])
             let message = ChatMessage(id: Int(database.lastInsertRowID), chatId: chatID, sequence: Int(next),
                                       clientMessageId: clientMessageID, sender: sender, type: type, text: text, event: event,
-                                      createdAt: now.timeIntervalSince1970)
+                                      media: media, smartActionId: smartActionID, createdAt: now.timeIntervalSince1970)
             return (message, true)
         }
     }
 
+    /// The message a client sent with `clientMessageID`, if the chat has it.
+    func message(chatID: Int, clientMessageID: String) throws -> ChatMessage? {
+        try messages(where: "m.chat_id = ? AND m.client_message_id = ?", [.integer(Int64(chatID)), .text(clientMessageID)]).first
+    }
+
     /// A chat's messages in order.
     func messages(chatID: Int) throws -> [ChatMessage] {
-        try messages(where: "chat_id = ? ORDER BY sequence", [.integer(Int64(chatID))])
+        try messages(where: "m.chat_id = ? ORDER BY m.sequence", [.integer(Int64(chatID))])
     }
 
     private func messages(where condition: String, _ parameters: [SQLiteValue]) throws -> [ChatMessage] {
         try database.query(
-            "SELECT id, chat_id, sequence, client_message_id, sender_type, sender_name, type, text, event, created_at FROM messages WHERE \(condition)",
+            """
+            SELECT m.id, m.chat_id, m.sequence, m.client_message_id, m.sender_type, m.sender_name, m.type, m.text, m.event,
+                   m.created_at, m.smart_action_id, f.id, f.type, f.name, f.mime_type, f.size
+            FROM messages m LEFT JOIN media f ON f.id = m.media_id WHERE \(condition)
+            """,
             parameters).compactMap { row in
             guard let id = row[0].integerValue, let chat = row[1].integerValue, let sequence = row[2].integerValue,
                 let senderType = row[4].textValue, let type = row[6].textValue, case .real(let created) = row[9]
             else { return nil }
+            var media: ChatMedia?
+            if let mediaID = row[11].integerValue, let kind = row[12].textValue.flatMap(ChatMediaType.init(rawValue:)),
+                let mimeType = row[14].textValue, let size = row[15].integerValue
+            {
+                media = ChatMedia(id: Int(mediaID), type: kind, name: row[13].textValue, mimeType: mimeType, size: Int(size))
+            }
             return ChatMessage(id: Int(id), chatId: Int(chat), sequence: Int(sequence), clientMessageId: row[3].textValue,
                                sender: ChatMessageSender(type: senderType, name: row[5].textValue), type: type,
-                               text: row[7].textValue, event: row[8].textValue, createdAt: created)
+                               text: row[7].textValue, event: row[8].textValue, media: media,
+                               smartActionId: row[10].integerValue.map { Int($0) }, createdAt: created)
         }
     }
 
@@ -293,6 +316,19 @@ actor SandboxStore {
             [.text(status.rawValue), agent.map { .text($0) } ?? .null, .integer(Int64(id))])
         guard changed == 1 else { return nil }
         return try chats(where: "id = ?", [.integer(Int64(id))]).first
+    }
+
+    /// A `pending` chat joins its queue; nil when it is not pending.
+    func enqueuePendingChat(id: Int) throws -> ChatResponse? {
+        let changed = try database.run("UPDATE chats SET status = 'queued' WHERE id = ? AND status = 'pending'",
+                                       [.integer(Int64(id))])
+        return changed == 0 ? nil : try chats(where: "id = ?", [.integer(Int64(id))]).first
+    }
+
+    /// A chat's status, whoever owns it.
+    func chatStatus(id: Int) throws -> ChatStatus? {
+        try database.query("SELECT status FROM chats WHERE id = ?", [.integer(Int64(id))]).first?.first?.textValue
+            .flatMap(ChatStatus.init(rawValue:))
     }
 
     /// A virtual agent takes a queued chat: active, with its virtual agent.

@@ -9,8 +9,8 @@ public protocol ClaimsSigner: Sendable {
     func signClaims(_ claims: [String: JSONValue]) throws -> String
 }
 
-/// `ccai.initialize_chat(options)` and `ccai.chat`: `start`, `get_last_chat_in_progress`,
-/// `resume_chat`, `check_status`, `end_chat`, `get_current_chat`.
+/// `ccai.initialize_chat(options)` and `ccai.chat`: every method of the chat service
+/// (`start`, `send_message`, `enqueue_current_chat`, `download_media`, ...) and its events.
 enum ChatBindings {
     /// `{ escalation_id = 123, deflection_channel = "email" }` as a `ChatEscalationOption`.
     static func escalationOption(_ call: LuaCall) throws -> ChatEscalationOption {
@@ -31,8 +31,9 @@ enum ChatBindings {
         var started = false
     }
 
-    static func initializeFunction(_ ccai: CCAI, events: LuaEventEmitter?) -> LuaFunctionBody {
+    static func initializeFunction(_ context: SDKContext) -> LuaFunctionBody {
         let bridge = Bridge()
+        let ccai = context.sdk
         return { call in
             guard ccai.options != nil else {
                 throw LuaErrorValue(code: "not_initialized", message: "the SDK is not initialized",
@@ -52,24 +53,40 @@ enum ChatBindings {
                 }
             }
             ccai.initializeChat(ChatOptions(downloadTranscriptVisibility: visibility, greeting: try options.string("greeting")))
-            if let events, !bridge.started, let service = ccai.chatService, let state = call.context.state {
+            if !bridge.started, let service = ccai.chatService, let state = call.context.state {
                 bridge.started = true
-                startBridge(service.events(), to: events, in: state)
+                if context.chatEvents != nil || context.smartActionEvents != nil {
+                    startBridge(service.events(), chat: context.chatEvents, smartAction: context.smartActionEvents, in: state)
+                }
+                if let plugins = context.plugins {
+                    SmartActionResponder(context: context, plugins: plugins).answerRequests(while: state)
+                }
             }
             return .none
         }
     }
 
-    /// Emits the SDK's chat events into the state until it closes.
-    private static func startBridge(_ stream: AsyncStream<PlatformEvent>, to emitter: LuaEventEmitter, in state: LuaState) {
-        let target = UncheckedBox(emitter)
+    /// Emits the SDK's chat and smart action events into the state until it closes.
+    private static func startBridge(_ stream: AsyncStream<PlatformEvent>, chat: LuaEventEmitter?, smartAction: LuaEventEmitter?,
+                                    in state: LuaState) {
+        let targets = UncheckedBox((chat: chat, smartAction: smartAction))
         Task { [weak state] in
-            for await event in stream where eventNames.contains(event.name) {
+            for await event in stream {
+                let target: (emitter: LuaEventEmitter, name: String)?
+                if eventNames.contains(event.name) {
+                    target = targets.value.chat.map { ($0, event.name) }
+                } else if event.name == "smart_action_requested" {
+                    target = targets.value.smartAction.map { ($0, "requested") }
+                } else {
+                    target = nil
+                }
+                guard let target else { continue }
                 guard let state else { return }
                 let value = luaValue(event.data)
+                let emit = UncheckedBox(target)
                 let open = await state.withContext { lua -> Bool in
                     guard !lua.isClosed else { return false }
-                    target.value.emit(event.name, value)
+                    emit.value.emitter.emit(emit.value.name, value)
                     return true
                 }
                 if !open { return }
@@ -93,15 +110,47 @@ enum ChatBindings {
         }
     }
 
-    static func module(_ ccai: CCAI, signer: ClaimsSigner?, events: LuaEventEmitter?) -> LuaModule {
+    static func module(_ context: SDKContext) -> LuaModule {
+        let ccai = context.sdk
         var chat = LuaModule(name: "ccai.chat")
-        if let events { chat.events(events) }
-        chat.function("start", LuaSignature("Starts a chat on a queue (it starts queued).",
-                                            parameters: ["request: { menu_id: integer, lang: string?, ticket_id: string?, greeting: string?, custom_data: table? }"],
+        if let events = context.chatEvents { chat.events(events) }
+        chat.function("start", LuaSignature("Starts a chat on a queue. On a queue that requires pre-session smart actions the host answers them through plugins and enqueues the chat, unless enqueue = false (the chat then stays pending until enqueue_current_chat).",
+                                            parameters: ["request: { menu_id: integer, lang: string?, ticket_id: string?, greeting: string?, custom_data: table?, enqueue: boolean? }"],
                                             returns: ["ccai.Chat"])) { call in
-            let request = try chatRequest(call, signer: signer)
+            let request = try chatRequest(call, signer: context.signer)
+            let enqueue = try call.options(1, "request").boolean("enqueue") ?? true
             let service = try requireChat(ccai, "start")
-            return try SDKBindings.sdk(call, "chat", "start") { try await service.start(request: request) }
+            let responder = context.plugins.map { SmartActionResponder(context: context, plugins: $0) }
+            return try SDKBindings.sdk(call, "chat", "start") {
+                let chat = try await service.start(request: request)
+                guard chat.status == .pending, enqueue else { return chat }
+                await responder?.answerPreSession(chat)
+                try await service.enqueueCurrentChat()
+                return service.currentChat ?? chat
+            }
+        }
+        chat.function("enqueue_current_chat", LuaSignature("Moves a pending chat (waiting for its pre-session smart actions) into its queue, then refreshes it.")) { call in
+            let service = try requireChat(ccai, "enqueue_current_chat")
+            return try SDKBindings.sdk(call, "chat", "enqueue_current_chat", { try await service.enqueueCurrentChat() },
+                                       push: { _, _ in })
+        }
+        chat.function("download_media", LuaSignature("Downloads a file of a chat message (message.media): its bytes and file name.",
+                                                     parameters: ["media_id: integer", "options?: { media_type: string? }"],
+                                                     returns: ["{ data: string, file_name: string? }"])) { call in
+            let id = try call.integer(1, "media_id")
+            let typeName = try call.options(2, "options").string("media_type") ?? "document"
+            guard let type = ChatMediaType(rawValue: typeName) else {
+                throw call.argumentError(2, "options.media_type", ChatMediaType.allCases.map { "'\($0.rawValue)'" }
+                                            .joined(separator: ", ") + " expected, got '\(typeName)'")
+            }
+            let service = try requireChat(ccai, "download_media")
+            return try SDKBindings.sdk(call, "chat", "download_media", { try await service.downloadMedia(Int(id), mediaType: type) },
+                                       push: { file, output in
+                                           var table = LuaTable()
+                                           table["data"] = .data(file.data)
+                                           if let name = file.fileName { table["file_name"] = .string(name) }
+                                           output.push(.table(table))
+                                       })
         }
         chat.function("get_last_chat_in_progress", LuaSignature("The end user's chat in progress, if any.",
                                                                 returns: ["ccai.Chat?"])) { call in
@@ -129,15 +178,16 @@ enum ChatBindings {
             let service = try requireChat(ccai, "end_chat")
             return try SDKBindings.sdk(call, "chat", "end_chat", { try await service.endChat() }, push: { _, _ in })
         }
-        chat.function("send_message", LuaSignature("Sends a message in the current chat.",
-                                                   parameters: ["message: { text: string }|string"], returns: ["ccai.ChatMessage"])) { call in
-            let positional: String? = (try? call.optionalString(1, "message")) ?? nil
-            let text = try positional ?? call.options(1, "message").string("text")
-            guard let text, !text.isEmpty else {
-                throw call.argumentError(1, "message", "a text (or { text = ... }) expected")
-            }
+        chat.function("send_message", LuaSignature("Sends a message in the current chat: text, or images or videos (one message each, returned in order), optionally answering a smart action.",
+                                                   parameters: ["message: string|{ text: string?, images: { path: string?, data: string?, mime_type: string, name: string? }[]?, videos: { path: string?, data: string?, mime_type: string, name: string? }[]?, smart_action: table|integer? }"],
+                                                   returns: ["ccai.ChatMessage..."])) { call in
+            let content = try OutgoingContentReader(call: call, context: context).read()
             let service = try requireChat(ccai, "send_message")
-            return try SDKBindings.sdk(call, "chat", "send_message") { try await service.sendMessage(.text(content: text)) }
+            return try SDKBindings.sdk(call, "chat", "send_message", {
+                try await content.send(with: service)
+            }, push: { messages, output in
+                for message in messages { output.push(try LuaEncoder().encode(message)) }
+            })
         }
         chat.function("typing", LuaSignature("Tells the agent whether the end user is typing.",
                                              parameters: ["is_typing: boolean"])) { call in
@@ -185,8 +235,8 @@ enum ChatBindings {
                 payload = object
             }
             let service = try requireChat(ccai, "send_event")
-            return try SDKBindings.sdk(call, "chat", "send_event",
-                                       { try await service.sendEvent(ChatEvent(name: name, payload: payload)) }, push: { _, _ in })
+            let event = ChatEvent(name: name, payload: payload)
+            return try SDKBindings.sdk(call, "chat", "send_event", { try await service.sendEvent(event) }, push: { _, _ in })
         }
         chat.function("get_messages", LuaSignature("The current chat's messages, in order.",
                                                    returns: ["ccai.ChatMessage[]"])) { call in

@@ -13,11 +13,13 @@ import LuaRuntime
 /// ```
 enum SDKBindings {
     /// Adds the SDK's services to the `ccai` module.
-    static func install(_ ccai: CCAI, signer: ClaimsSigner?, chatEvents: LuaEventEmitter?, into module: inout LuaModule) {
+    static func install(_ context: SDKContext, into module: inout LuaModule) {
+        let ccai = context.sdk
         module.function("initialize_chat", LuaSignature("Registers the chat module; ccai.chat works afterwards.",
                                                         parameters: ["options?: { greeting: string?, download_transcript_visibility: string|string[]? }"]),
-                        ChatBindings.initializeFunction(ccai, events: chatEvents))
-        module.module(ChatBindings.module(ccai, signer: signer, events: chatEvents))
+                        ChatBindings.initializeFunction(context))
+        module.module(ChatBindings.module(context))
+        module.module(SmartActionBindings.module(context))
         module.module(auth(ccai))
         module.module(company(ccai))
         module.module(endUser(ccai))

@@ -48,9 +48,10 @@ public struct ScriptRunner: Sendable {
         let state = try LuaState(limits: limits, sandbox: sandbox, diagnostics: diagnostics)
         let (environment, sdk, signer, plugins) = (self.environment, self.sdk, self.signer, self.plugins)
         try await state.withContext { lua in
-            let chatEvents = sdk == nil ? nil : lua.makeEmitter(name: "ccai.chat", events: ChatBindings.eventNames)
-            var module = CCAIModule.make(environment: environment, logger: logger, sdk: sdk, signer: signer,
-                                         chatEvents: chatEvents)
+            var context = sdk.map { SDKContext(sdk: $0, signer: signer, plugins: plugins, fileRoot: extraPaths.first, logger: logger) }
+            context?.chatEvents = lua.makeEmitter(name: "ccai.chat", events: ChatBindings.eventNames)
+            context?.smartActionEvents = lua.makeEmitter(name: "ccai.smart_action", events: SmartActionBindings.eventNames)
+            var module = CCAIModule.make(environment: environment, logger: logger, sdk: context)
             module.module(PluginBindings.module(plugins, sdk: sdk))
             lua.setErrorTypeName("ccai.Error")
             let table = lua.makeTable(module)

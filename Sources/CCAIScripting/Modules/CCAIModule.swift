@@ -11,11 +11,10 @@ import LuaRuntime
 /// print(ccai.json.encode({ id = task:wait() }))
 /// ```
 public enum CCAIModule {
-    /// The module's table description; with an SDK instance, its services too.
-    public static func make(environment: [String: String], logger: ScriptLogger, sdk: CCAI? = nil,
-                            signer: ClaimsSigner? = nil, chatEvents: LuaEventEmitter? = nil) -> LuaModule {
+    /// The module's table description; with an SDK context, the SDK's services too.
+    public static func make(environment: [String: String], logger: ScriptLogger, sdk: SDKContext? = nil) -> LuaModule {
         var ccai = LuaModule(name: "ccai")
-        if let sdk { SDKBindings.install(sdk, signer: signer, chatEvents: chatEvents, into: &ccai) }
+        if let sdk { SDKBindings.install(sdk, into: &ccai) }
         LuaTaskLibrary.install(into: &ccai)
         ccai.function("now", LuaSignature("Unix time in seconds.", returns: ["number"])) { call in call.returning(.number(Date().timeIntervalSince1970)) }
         ccai.function("uuid", LuaSignature("A random UUID (lowercase).", returns: ["string"])) { call in call.returning(.string(UUID().uuidString.lowercased())) }

@@ -233,6 +233,44 @@ public actor PluginHost {
         return DeflectionDecision.sdkDefault(for: menu, channel: channel)
     }
 
+    /// What the first plugin with a handler for a smart action's type (or `"*"`) answered.
+    public enum HandlerOutcome: Sendable {
+        /// No plugin handles it.
+        case unhandled
+        /// The handler's answer, with the plugin's folder (for relative file paths).
+        case answered(LuaValue, plugin: String, folder: String)
+        /// The handler failed (recorded on the plugin).
+        case failed(plugin: String, message: String)
+    }
+
+    /// Whether some plugin answers smart actions of `type` (by type or `"*"`).
+    public func handlesSmartAction(type: String) -> Bool {
+        plugins.values.contains { $0.spec.smartActions.contains(type) || $0.spec.smartActions.contains("*") }
+    }
+
+    /// Runs `smart_actions[type]` (or `smart_actions["*"]`) of the first plugin, in
+    /// priority order, that has one, with the action and `ctx`.
+    public func answerSmartAction(_ action: LuaValue, type: String, context: LuaValue) async -> HandlerOutcome {
+        guard let original = ordered().first(where: { $0.spec.smartActions.contains(type) || $0.spec.smartActions.contains("*") })
+        else { return .unhandled }
+        var plugin = original
+        defer { plugins[plugin.file]?.errors = plugin.errors }
+        let key = plugin.spec.smartActions.contains(type) ? type : "*"
+        switch await invoke(&plugin, ["smart_actions", key], [action, self.context(context, for: plugin)]) {
+        case .success(let answer):
+            return .answered(answer, plugin: plugin.spec.name, folder: URL(fileURLWithPath: plugin.file).deletingLastPathComponent().path)
+        case .failure(let error):
+            return .failed(plugin: plugin.spec.name, message: error.message)
+        }
+    }
+
+    /// Records a problem with a plugin's answer (found after the hook returned).
+    public func recordError(plugin name: String, _ message: String) {
+        guard let file = plugins.values.first(where: { $0.spec.name == name })?.file, var plugin = plugins[file] else { return }
+        record(&plugin, message)
+        plugins[file] = plugin
+    }
+
     // MARK: - Reloading
 
     /// Reloads plugins whose files changed, loads new ones, unloads removed ones. A changed

@@ -35,7 +35,10 @@ public struct ChatRequest: Codable, Equatable, Sendable {
 }
 
 /// Where a chat is in its life (seed 001: "queued, active, ended, etc.").
+/// A chat on a queue that requires pre-session smart actions starts `pending`: it reaches
+/// the agents once the app has answered them and calls `enqueueCurrentChat`.
 public enum ChatStatus: String, Codable, Equatable, Sendable, CaseIterable {
+    case pending
     case queued
     case assigned
     case active
@@ -119,22 +122,28 @@ public struct ChatMessage: Codable, Equatable, Sendable {
     public var sequence: Int
     public var clientMessageId: String?
     public var sender: ChatMessageSender
-    /// `text` or `noti` (a notification such as `chatEnded`).
+    /// `text`, `media` (a file) or `noti` (a notification such as `chatEnded`).
     public var type: String
     public var text: String?
     /// For notifications: the event (`memberJoined`, `chatEnded`, ...).
     public var event: String?
+    /// For `media` messages: the file (its bytes come from `downloadMedia`).
+    public var media: ChatMedia?
+    /// The smart action the message answers, if any.
+    public var smartActionId: Int?
     public var createdAt: Double
 
     enum CodingKeys: String, CodingKey {
-        case id, sequence, sender, type, text, event
+        case id, sequence, sender, type, text, event, media
         case chatId = "chat_id"
         case clientMessageId = "client_message_id"
+        case smartActionId = "smart_action_id"
         case createdAt = "created_at"
     }
 
     public init(id: Int, chatId: Int, sequence: Int, clientMessageId: String? = nil, sender: ChatMessageSender,
-                type: String = "text", text: String? = nil, event: String? = nil, createdAt: Double) {
+                type: String = "text", text: String? = nil, event: String? = nil, media: ChatMedia? = nil,
+                smartActionId: Int? = nil, createdAt: Double) {
         self.id = id
         self.chatId = chatId
         self.sequence = sequence
@@ -143,6 +152,8 @@ public struct ChatMessage: Codable, Equatable, Sendable {
         self.type = type
         self.text = text
         self.event = event
+        self.media = media
+        self.smartActionId = smartActionId
         self.createdAt = createdAt
     }
 }

@@ -201,13 +201,18 @@ public struct QueueMenuSetting: Codable, Hashable, Sendable {
 
 public struct QueueMenuSDKSetting: Codable, Hashable, Sendable {
     public var preSessionSmartAction: Bool?
+    /// What the queue asks for before a session when it requires pre-session smart
+    /// actions (the seeds' "photo upload, or text input").
+    public var preSessionSmartActionTypes: [SmartActionType]?
 
     enum CodingKeys: String, CodingKey {
         case preSessionSmartAction = "pre_session_smart_action"
+        case preSessionSmartActionTypes = "pre_session_smart_action_types"
     }
 
-    public init(preSessionSmartAction: Bool? = nil) {
+    public init(preSessionSmartAction: Bool? = nil, preSessionSmartActionTypes: [SmartActionType]? = nil) {
         self.preSessionSmartAction = preSessionSmartAction
+        self.preSessionSmartActionTypes = preSessionSmartActionTypes
     }
 }
 

@@ -72,6 +72,17 @@ public struct LuaOptions {
         }
     }
 
+    /// A string field's bytes, binary-safe (file contents).
+    public func data(_ key: String) throws -> Data? {
+        try withField(key) { top in
+            switch lua_type(call.L, top) {
+            case LUA_TNIL: return nil
+            case LUA_TSTRING: return LuaStack(call.L).data(at: top)
+            default: throw typeError(key, top, expected: "string")
+            }
+        }
+    }
+
     public func boolean(_ key: String) throws -> Bool? {
         try withField(key) { top in
             switch lua_type(call.L, top) {

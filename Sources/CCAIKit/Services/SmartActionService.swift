@@ -1,0 +1,68 @@
+import CCAIWire
+import Foundation
+
+/// Smart actions (seed 003): the agent's (or the queue's pre-session) requests arrive on
+/// ``requests()``; the app acknowledges them, sends what they ask for, and marks them
+/// finished or failed. Photos and videos go as chat messages naming the action
+/// (`sendMessage(.images(images:smartAction:))`).
+///
+/// ```swift
+/// let service = ccai.smartActionService!
+/// for await action in service.requests() where action.type == .text {
+///     try await service.notifySmartActionReceived(router: action.router, smartActionId: action.id)
+///     try await service.sendSmartActionResult(router: action.router, smartActionId: action.id,
+///                                             result: SmartActionResult(text: "ACME-1234"))
+///     try await service.updateSmartActionStatus(router: action.router, smartActionId: action.id, status: .finished)
+/// }
+/// ```
+public final class SmartActionService: Sendable {
+    private let api: APIClient
+    private let pump: EventPump
+
+    init(api: APIClient, pump: EventPump) {
+        self.api = api
+        self.pump = pump
+    }
+
+    /// The smart actions requested from now on (`smart_action_requested`), as they come.
+    public func requests() -> AsyncStream<SmartAction> {
+        let source = pump.subscribe()
+        return AsyncStream { continuation in
+            let task = Task {
+                for await event in source where event.name == "smart_action_requested" {
+                    if let action = try? event.data.decoded(as: SmartAction.self) { continuation.yield(action) }
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    /// Tells the platform the app has the request (status `received`).
+    public func notifySmartActionReceived(router: CommunicationRouter, smartActionId: Int) async throws {
+        _ = try await api.send("POST", path(router, smartActionId, "received"), idempotent: true, as: SmartAction.self)
+    }
+
+    /// Moves the action to `status`: `finished` once its result is sent, `failed` when the
+    /// end user cannot or will not answer. A final action is a `conflict`.
+    public func updateSmartActionStatus(router: CommunicationRouter, smartActionId: Int, status: SmartActionStatus) async throws {
+        _ = try await api.send("PUT", path(router, smartActionId, "status"), body: SmartActionStatusUpdate(status: status),
+                               as: SmartAction.self)
+    }
+
+    /// Sends what a text, verification or screen-share action asks for, or the reason the
+    /// end user declined.
+    public func sendSmartActionResult(router: CommunicationRouter, smartActionId: Int, result: SmartActionResult) async throws {
+        _ = try await api.send("POST", path(router, smartActionId, "result"), body: result, idempotent: true,
+                               as: SmartAction.self)
+    }
+
+    /// The session's smart actions so far, oldest first.
+    public func getSmartActions(router: CommunicationRouter) async throws -> [SmartAction] {
+        try await api.send("GET", "/\(router.type.rawValue)s/\(router.id)/smart_actions", as: [SmartAction].self)
+    }
+
+    private func path(_ router: CommunicationRouter, _ id: Int, _ action: String) -> String {
+        "/\(router.type.rawValue)s/\(router.id)/smart_actions/\(id)/\(action)"
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+
+/// Where agents wait for the end user's answer to something they asked for (a smart
+/// action, a form), by key: the answer resumes every waiter of its key; a waiter gives up
+/// after its timeout, or when its chat ends.
+actor OutcomeBoard<Value: Sendable> {
+    struct Key: Hashable, Sendable {
+        var chatID: Int
+        var id: Int
+    }
+
+    private var waiters: [Key: [UUID: (continuation: CheckedContinuation<Value?, Never>, timer: Task<Void, Never>)]] = [:]
+
+    /// The answer for `key`: `answered()` when it is there already (checked after the
+    /// waiter is registered, so an answer in between is not missed), else the next
+    /// `resolve`; nil after `timeout` seconds or when the chat ends.
+    func wait(for key: Key, timeout: TimeInterval, answered: @escaping @Sendable () async -> Value?) async -> Value? {
+        let id = UUID()
+        return await withCheckedContinuation { continuation in
+            let timer = Task {
+                if let value = await answered() {
+                    self.finish(key, id, with: value)
+                    return
+                }
+                guard (try? await Task.sleep(nanoseconds: UInt64(max(0, timeout) * 1e9))) != nil else { return }
+                self.finish(key, id, with: nil)
+            }
+            waiters[key, default: [:]][id] = (continuation, timer)
+        }
+    }
+
+    /// Hands `value` to everyone waiting for `key`.
+    func resolve(_ key: Key, with value: Value) {
+        for id in waiters[key]?.keys.map({ $0 }) ?? [] { finish(key, id, with: value) }
+    }
+
+    /// The chat ended: its waiters get nil.
+    func chatEnded(_ chatID: Int) {
+        for key in waiters.keys where key.chatID == chatID {
+            for id in waiters[key]?.keys.map({ $0 }) ?? [] { finish(key, id, with: nil) }
+        }
+    }
+
+    private func finish(_ key: Key, _ id: UUID, with value: Value?) {
+        guard let waiter = waiters[key]?.removeValue(forKey: id) else { return }
+        if waiters[key]?.isEmpty == true { waiters[key] = nil }
+        waiter.timer.cancel()
+        waiter.continuation.resume(returning: value)
+    }
+}

@@ -1,0 +1,31 @@
+import CCAIWire
+import Foundation
+
+extension Session {
+    /// The end user the session's token was issued for.
+    func endUserID() throws -> Int {
+        guard let id = endUser.id else { throw HTTPError.unauthenticated("no end user") }
+        return id
+    }
+}
+
+extension Sandbox {
+    /// The caller's chat named by the path's `:id`; another user's chat is not found.
+    func ownChat(_ request: HTTPRequest, _ session: Session) async throws -> ChatResponse {
+        let id = try request.integerParameter("id", "chat id")
+        guard let chat = try await store.chat(id: id, endUserID: try session.endUserID()) else {
+            throw HTTPError.notFound("there is no chat \(id)")
+        }
+        return chat
+    }
+}
+
+extension HTTPRequest {
+    /// A path parameter that must be an integer; `what` names it in the error.
+    func integerParameter(_ name: String, _ what: String) throws -> Int {
+        guard let value = Int(parameters[name] ?? "") else {
+            throw HTTPError.badRequest("the \(what) must be an integer, got '\(parameters[name] ?? "")'")
+        }
+        return value
+    }
+}

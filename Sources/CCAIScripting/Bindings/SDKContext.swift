@@ -1,0 +1,44 @@
+import CCAIKit
+import Foundation
+import LuaRuntime
+
+/// What the SDK bindings of one Lua state work with: the SDK instance, the host's signer,
+/// the state's event emitters, the plugins that answer smart actions and forms, and the
+/// folder relative attachment paths start from. It lives on the state's executor (the
+/// emitters belong to the state).
+///
+/// ```swift
+/// var context = SDKContext(sdk: ccai)
+/// context.plugins = host
+/// let module = CCAIModule.make(environment: [:], logger: logger, sdk: context)
+/// ```
+public struct SDKContext {
+    public var sdk: CCAI
+    /// Signs `custom_data = { signed = ... }` claims (the host's company secret).
+    public var signer: ClaimsSigner?
+    /// The emitters of `ccai.chat` and `ccai.smart_action` events (none: no `on`/`wait_for`).
+    public var chatEvents: LuaEventEmitter?
+    public var smartActionEvents: LuaEventEmitter?
+    /// The plugins the host runs when a smart action or a form asks for an answer.
+    public var plugins: PluginHost?
+    /// Where relative file paths (`images = { { path = "receipt.jpg" } }`) are read from:
+    /// the script's folder. Nil: the working directory.
+    public var fileRoot: String?
+    /// Where the host reports what its automatic answers did.
+    public var logger: ScriptLogger
+
+    public init(sdk: CCAI, signer: ClaimsSigner? = nil, plugins: PluginHost? = nil, fileRoot: String? = nil,
+                logger: ScriptLogger = StreamLogger(minimumLevel: .error)) {
+        self.sdk = sdk
+        self.signer = signer
+        self.plugins = plugins
+        self.fileRoot = fileRoot
+        self.logger = logger
+    }
+
+    /// `path` resolved against ``fileRoot`` unless it is absolute.
+    func resolve(_ path: String) -> String {
+        guard !path.hasPrefix("/"), let fileRoot else { return path }
+        return URL(fileURLWithPath: fileRoot).appendingPathComponent(path).path
+    }
+}

@@ -1,0 +1,105 @@
+import CCAIKit
+import CCAIWire
+import Foundation
+import LuaRuntime
+
+/// The host's automatic answers to smart actions (LUA-API section 5): when an agent asks
+/// for one, or a queue requires one before the session, and a plugin has a handler for its
+/// type, the host tells the platform it was received, runs the handler, sends its answer
+/// through the SDK and marks the action finished (or failed, for a decline or a failing
+/// handler). Types no plugin handles are left to the script (`ccai.smart_action`).
+struct SmartActionResponder: Sendable {
+    let sdk: CCAI
+    let plugins: PluginHost
+    let logger: ScriptLogger
+
+    init(context: SDKContext, plugins: PluginHost) {
+        self.sdk = context.sdk
+        self.plugins = plugins
+        self.logger = context.logger
+    }
+
+    /// Answers the in-session requests of the SDK's chats for as long as `state` lives.
+    func answerRequests(while state: LuaState) {
+        guard let stream = sdk.smartActionService?.requests() else { return }
+        Task { [weak state] in
+            for await action in stream where !action.preSession {
+                guard state != nil else { return }
+                Task { await answer(action) }
+            }
+        }
+    }
+
+    /// Answers a pending chat's pre-session smart actions before it is enqueued.
+    func answerPreSession(_ chat: ChatResponse) async {
+        guard let service = sdk.smartActionService,
+            let actions = try? await service.getSmartActions(router: CommunicationRouter(id: chat.id, type: .chat))
+        else { return }
+        for action in actions where action.preSession && !action.status.isFinal {
+            if !(await answer(action)) {
+                logger.log(LogRecord(level: .warn, message: "no plugin answers the pre-session smart action; the chat is enqueued without it",
+                                     fields: [("chat_id", .integer(Int64(chat.id))), ("smart_action_id", .integer(Int64(action.id))),
+                                              ("type", .string(action.type.rawValue))]))
+            }
+        }
+    }
+
+    /// Answers one action through the plugins; false when no plugin handles its type.
+    @discardableResult
+    func answer(_ action: SmartAction) async -> Bool {
+        guard let service = sdk.smartActionService, await plugins.handlesSmartAction(type: action.type.rawValue) else { return false }
+        let router = action.router
+        do {
+            try await service.notifySmartActionReceived(router: router, smartActionId: action.id)
+            let context: LuaValue = ["chat_id": .integer(Int64(action.chatId)), "pre_session": .boolean(action.preSession)]
+            switch await plugins.answerSmartAction((try? LuaEncoder().encode(action)) ?? .nil, type: action.type.rawValue,
+                                                   context: context) {
+            case .unhandled:
+                return false
+            case .failed(let plugin, let message):
+                try await fail(action, reason: "plugin '\(plugin)' failed: \(message)", service: service)
+            case .answered(let value, let plugin, let folder):
+                let answer: SmartActionAnswer
+                do {
+                    answer = try SmartActionAnswer(value, for: action, folder: folder)
+                } catch let error as OutgoingContent.FieldError {
+                    await plugins.recordError(plugin: plugin, "smart_actions.\(action.type.rawValue): \(error.field): \(error.message)")
+                    try await fail(action, reason: "plugin '\(plugin)' gave no usable answer", service: service)
+                    return true
+                }
+                try await deliver(answer, for: action, service: service)
+            }
+        } catch {
+            logger.log(LogRecord(level: .error, message: "answering smart action \(action.id) failed: \(error)",
+                                 fields: [("chat_id", .integer(Int64(action.chatId))), ("type", .string(action.type.rawValue))]))
+        }
+        return true
+    }
+
+    private func deliver(_ answer: SmartActionAnswer, for action: SmartAction, service: SmartActionService) async throws {
+        switch answer {
+        case .decline(let reason):
+            try await fail(action, reason: reason, service: service)
+        case .result(let result):
+            try await service.sendSmartActionResult(router: action.router, smartActionId: action.id, result: result)
+            try await service.updateSmartActionStatus(router: action.router, smartActionId: action.id, status: .finished)
+        case .media(let content):
+            guard let chat = sdk.chatService else {
+                throw CCAIError(code: "not_initialized", message: "chat is not initialized")
+            }
+            do {
+                _ = try await content.send(with: chat)
+            } catch let error as CCAIError where error.code == "too_large" || error.code == "invalid_argument" {
+                try await fail(action, reason: error.message, service: service)
+                throw error
+            }
+            try await service.updateSmartActionStatus(router: action.router, smartActionId: action.id, status: .finished)
+        }
+    }
+
+    private func fail(_ action: SmartAction, reason: String, service: SmartActionService) async throws {
+        try await service.sendSmartActionResult(router: action.router, smartActionId: action.id,
+                                                result: SmartActionResult(declineReason: reason))
+        try await service.updateSmartActionStatus(router: action.router, smartActionId: action.id, status: .failed)
+    }
+}

@@ -1,0 +1,27 @@
+-- Answers every smart action type the way a customer's app would; the second text
+-- request is declined.
+local texts = 0
+local png = "\137PNG\r\n\26\n" .. string.rep("\0", 64)
+
+return {
+  name = "claims-answers",
+  version = "1.0.0",
+  config = { account_number = "ACME-1234" },
+  smart_actions = {
+    text = function(action, ctx)
+      if not ctx.pre_session then
+        texts = texts + 1
+        if texts > 1 then return { decline = "already given" } end
+      end
+      return { text = ctx.config.account_number }
+    end,
+    photo = function(action, ctx)
+      return { images = { { data = png, mime_type = "image/png", name = "front.png" },
+                          { data = png, mime_type = "image/png", name = "back.png" } } }
+    end,
+    screenshot = function() return { images = { { path = "screen.png", mime_type = "image/png" } } } end,
+    video = function() return { videos = { { data = string.rep("v", 4096), mime_type = "video/mp4", name = "clip.mp4" } } } end,
+    verification = function() return { verified = true } end,
+    screen_share = function() return { screen_share = true } end,
+  },
+}
