@@ -21,6 +21,8 @@ public final class Sandbox: Sendable {
     let agentDesk: AgentDesk
     /// Agents waiting for the end user's answers to their smart actions.
     let smartActionOutcomes = OutcomeBoard<SmartAction>()
+    /// Agents waiting for the end user's answers to their forms.
+    let formOutcomes = OutcomeBoard<FormOutcome>()
     /// Where the sandbox reports what goes wrong outside any request (a failing agent
     /// script, its `print`s).
     let log: @Sendable (String) -> Void
@@ -78,6 +80,7 @@ public final class Sandbox: Sendable {
         ChatRoutes(sandbox: self).register(in: &router)
         SmartActionRoutes(sandbox: self).register(in: &router)
         MediaRoutes(sandbox: self).register(in: &router)
+        FormRoutes(sandbox: self).register(in: &router)
         return router
     }
 

@@ -1,24 +1,35 @@
 import CCAIWire
 import Foundation
 
-/// What `sendMessage` sends (seed 001): text, or images and videos (each its own
-/// message), optionally answering a smart action.
+/// What `sendMessage` sends (seed 001): text, images or videos (each its own message),
+/// optionally answering a smart action, or a web form's form-complete event.
 public enum OutgoingMessageContent: Sendable, Equatable {
     case text(content: String)
     case images(images: [UploadableImage], smartAction: SmartAction?)
     case videos(videos: [UploadableVideo], smartAction: SmartAction?)
+    case formComplete(payload: FormCompletePayload)
+}
+
+/// Told when an agent sends a web form in the current chat, so that the app can fetch and
+/// show it (`fetchWebForm`).
+public protocol WebFormDelegate: AnyObject, Sendable {
+    func ccaiWebFormRequested(_ request: WebFormRequest) async
 }
 
 /// Options of `initializeChat` (seed 004/001).
-public struct ChatOptions: Sendable, Equatable {
+public struct ChatOptions: Sendable {
     /// A greeting the platform shows when a chat starts (sent with each `ChatRequest`
     /// that has none).
     public var greeting: String?
     public var downloadTranscriptVisibility: DownloadTranscriptVisibility
+    /// Told about the web forms agents send (held weakly, like the SDK's other delegates).
+    public weak var webFormDelegate: (any WebFormDelegate)?
 
-    public init(downloadTranscriptVisibility: DownloadTranscriptVisibility = [], greeting: String? = nil) {
+    public init(downloadTranscriptVisibility: DownloadTranscriptVisibility = [], greeting: String? = nil,
+                webFormDelegate: (any WebFormDelegate)? = nil) {
         self.greeting = greeting
         self.downloadTranscriptVisibility = downloadTranscriptVisibility
+        self.webFormDelegate = webFormDelegate
     }
 }
 
@@ -55,6 +66,22 @@ public final class ChatService: @unchecked Sendable {
         self.language = language
         self.options = options
         self.pump = pump
+        if options.webFormDelegate != nil { tellWebFormDelegate() }
+    }
+
+    /// Hands the web forms agents send to the delegate, for as long as there is one.
+    private func tellWebFormDelegate() {
+        let stream = events(named: "messages_received")
+        let options = options
+        Task {
+            for await data in stream {
+                guard let delegate = options.webFormDelegate else { return }
+                let messages = (try? data.decoded(as: [ChatMessage].self)) ?? []
+                for message in messages where message.sender.type != "end_user" {
+                    if let request = message.webForm { await delegate.ccaiWebFormRequested(request) }
+                }
+            }
+        }
     }
 
     /// The chat events the platform sends (`chat_received`, `state_changed`,
@@ -194,7 +221,36 @@ public final class ChatService: @unchecked Sendable {
             guard !videos.isEmpty else { throw CCAIError.invalidArgument("no videos to send") }
             let prepared = try videos.enumerated().map { index, video in try Upload(video: video, number: index + 1) }
             return try await send(prepared, in: chat, smartAction: smartAction)
+        case .formComplete(let payload):
+            let api = api
+            return [try await outbox.send {
+                try await api.send("POST", "/chats/\(chat.id)/form_complete", body: payload, as: ChatMessage.self)
+            }]
         }
+    }
+
+    /// A custom form's definition (title, questions with their types, options and
+    /// required flags), as the agent's `form` message names it.
+    public func getCustomFormDetails(_ form: CustomForm) async throws -> CustomFormDetailsResponse {
+        try await api.send("GET", "/custom_forms/\(form.id)", as: CustomFormDetailsResponse.self)
+    }
+
+    /// Submits the end user's answers to a custom form an agent sent. The platform checks
+    /// them against the questions (`invalid_argument` names each problem); a form answered
+    /// already is a `conflict`.
+    public func submitCustomForm(request: SubmitCustomFormRequest) async throws {
+        _ = try await api.sendRaw("POST", "/custom_forms/submissions", body: request)
+    }
+
+    /// Fetches the web form of an agent's request: its URL, questions and signature.
+    public func fetchWebForm(_ request: WebFormRequest) async throws -> WebFormResponse {
+        try await api.send("POST", "/web_forms/fetch", body: request, as: WebFormResponse.self)
+    }
+
+    /// Whether a fetched web form can still be answered: its signature is the platform's,
+    /// it has not expired, and it was not answered already.
+    public func validateWebForm(_ response: WebFormResponse) async throws -> Bool {
+        try await api.send("POST", "/web_forms/validate", body: response, as: WebFormValidation.self).valid
     }
 
     /// Uploads files, one message each, through the outbox.

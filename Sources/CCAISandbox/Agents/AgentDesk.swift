@@ -140,6 +140,7 @@ actor AgentDesk {
     func chatEnded(_ chatID: Int, sandbox: Sandbox) async {
         customData[chatID] = nil
         await sandbox.smartActionOutcomes.chatEnded(chatID)
+        await sandbox.formOutcomes.chatEnded(chatID)
         await mailboxes.removeValue(forKey: chatID)?.close()
         await release(chatID, sandbox: sandbox)
     }

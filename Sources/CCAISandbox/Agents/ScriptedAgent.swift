@@ -6,6 +6,7 @@ import LuaRuntime
 /// chat, then the script runs as `function(agent, session)` in a fresh sandboxed state:
 /// `agent.send(text)`, `agent.wait_for_message{ timeout = 60 }`,
 /// `agent.request_smart_action{ type = "photo" }`, `agent.send_file{ name, mime_type, data }`,
+/// `agent.send_form{ id = 10 }`, `agent.send_web_form{ external_form_id = "form123" }`,
 /// `agent.transfer{ menu_id = 2 }`, `agent.end_session()` and, for a virtual agent,
 /// `agent.escalate()` act on the chat; `session` is the chat as the wire API shows it, with
 /// its `custom_data` (without the items marked `invisible_to_agent`) and its
@@ -82,6 +83,20 @@ struct ScriptedAgent {
         }
     }
 
+    /// `options.timeout`: positive seconds, 300 by default.
+    private static func timeout(_ call: LuaCall, _ options: LuaOptions) throws -> TimeInterval {
+        let timeout = try options.number("timeout") ?? 300
+        guard timeout > 0 else { throw call.argumentError(1, "options.timeout", "a positive number of seconds expected") }
+        return timeout
+    }
+
+    /// Form answers as `{ [question_id] = value }`.
+    private static func answers(_ answers: [SubmitCustomFormRequest.Answer]) -> LuaValue {
+        var table = LuaTable()
+        for answer in answers { table[.integer(Int64(answer.questionId))] = .string(answer.value) }
+        return .table(table)
+    }
+
     /// The `agent` table a script receives.
     private func makeModule() -> LuaModule {
         var agent = LuaModule(name: "agent")
@@ -143,6 +158,42 @@ struct ScriptedAgent {
             return try call.suspend {
                 let message = try await Self.refusalsAsLuaErrors { try await actions.sendFile(name: name, mimeType: mimeType, data: data) }
                 return [try LuaEncoder().encode(message)]
+            }
+        }
+        agent.function("send_form", LuaSignature(
+            "Sends a custom form and waits for the answers: { [question_id] = value }; nil on timeout or when the chat ends.",
+            parameters: ["options: { id: integer, timeout: number? }"], returns: ["table<integer, string>?"])) { call in
+            let options = try call.options(1, "options")
+            guard let id = try options.integer("id") else { throw call.argumentError(1, "options.id", "a custom form id expected") }
+            guard actions.sandbox.configuration.customForm(Int(id)) != nil else {
+                throw call.argumentError(1, "options.id", "one of the configured custom forms expected, got \(id)")
+            }
+            let timeout = try Self.timeout(call, options)
+            return try call.suspend {
+                guard let outcome = try await Self.refusalsAsLuaErrors({
+                    try await actions.sandbox.sendForm(actions, kind: .custom, formID: Int(id), externalFormID: nil, timeout: timeout)
+                }) else { return [.nil] }
+                return [Self.answers(outcome.answers)]
+            }
+        }
+        agent.function("send_web_form", LuaSignature(
+            "Sends a web form and waits for its form-complete event: { status = \"completed\"|\"failed\", answers, message }; nil on timeout or when the chat ends.",
+            parameters: ["options: { external_form_id: string, timeout: number? }"], returns: ["table?"])) { call in
+            let options = try call.options(1, "options")
+            guard let externalID = try options.string("external_form_id"), actions.sandbox.configuration.webForm(externalID) != nil
+            else {
+                throw call.argumentError(1, "options.external_form_id", "one of the configured web forms' external_form_id expected")
+            }
+            let timeout = try Self.timeout(call, options)
+            return try call.suspend {
+                guard let outcome = try await Self.refusalsAsLuaErrors({
+                    try await actions.sandbox.sendForm(actions, kind: .web, formID: nil, externalFormID: externalID, timeout: timeout)
+                }) else { return [.nil] }
+                var table = LuaTable()
+                table["status"] = .string(outcome.status)
+                table["answers"] = Self.answers(outcome.answers)
+                if let message = outcome.message { table["message"] = .string(message) }
+                return [.table(table)]
             }
         }
         agent.function("transfer", LuaSignature("Moves the chat to another queue (a cold transfer); the script's waits end.",

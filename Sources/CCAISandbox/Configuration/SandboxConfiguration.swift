@@ -60,6 +60,11 @@ public struct SandboxConfiguration: Codable, Sendable {
     /// `"2026-11-30T20:00:00-08:00"`), to try after-hours behaviour at any time of day.
     /// Tokens and JWTs keep the real time.
     public var clockStart: String?
+    /// Custom forms agents send (`agent.send_form{ id = 10 }`), as `getCustomFormDetails`
+    /// answers them.
+    public var customForms: [CustomFormDetailsResponse]?
+    /// Web forms agents send (`agent.send_web_form{ external_form_id = "form123" }`).
+    public var webForms: [WebFormConfiguration]?
 
     public init(company: Company, hours: BusinessHours? = nil, menus: [MenuConfiguration]? = nil,
                 agents: [AgentConfiguration]? = nil, handleTimeSeconds: Double? = nil) {
@@ -142,6 +147,7 @@ public struct SandboxConfiguration: Codable, Sendable {
                 throw ConfigurationError(message: "menus[id \(menu.id)].channels.chat.virtual_agent: there is no virtual agent '\(id)'")
             }
         }
+        try validateForms()
     }
 
     /// Reads a configuration file: a Lua chunk run in the sandboxed runtime. Agent and

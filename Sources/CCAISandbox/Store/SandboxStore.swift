@@ -83,9 +83,11 @@ actor SandboxStore {
             ("virtual_agent_name", "TEXT"), ("escalated", "INTEGER NOT NULL DEFAULT 0"), ("escalation_id", "INTEGER"),
             ("escalation_channel", "TEXT"),
         ])
-        try Self.addMissingColumns(in: database, to: "messages", [("media_id", "INTEGER"), ("smart_action_id", "INTEGER")])
+        try Self.addMissingColumns(in: database, to: "messages", [("media_id", "INTEGER"), ("smart_action_id", "INTEGER"),
+                                                                 ("form", "TEXT"), ("web_form", "TEXT")])
         try Self.createSmartActionTables(in: database)
         try Self.createMediaTables(in: database)
+        try Self.createFormTables(in: database)
     }
 
     /// Brings a table written by an earlier version up to date (`--data` folders outlive
@@ -253,8 +255,8 @@ actor SandboxStore {
     /// Stores a message at the end of the chat. A message whose `clientMessageID` the chat
     /// already has is not stored again: the stored one comes back with `isNew` false.
     func addMessage(chatID: Int, sender: ChatMessageSender, type: String, text: String?, event: String?,
-                    media: ChatMedia? = nil, smartActionID: Int? = nil, clientMessageID: String?, now: Date) throws
-        -> (message: ChatMessage, isNew: Bool)
+                    media: ChatMedia? = nil, smartActionID: Int? = nil, form: CustomForm? = nil, webForm: WebFormRequest? = nil,
+                    clientMessageID: String?, now: Date) throws -> (message: ChatMessage, isNew: Bool)
     {
         try database.transaction {
             if let clientMessageID, let existing = try message(chatID: chatID, clientMessageID: clientMessageID) {
@@ -263,16 +265,24 @@ actor SandboxStore {
             let next = (try database.query("SELECT coalesce(max(sequence), 0) + 1 FROM messages WHERE chat_id = ?",
                                            [.integer(Int64(chatID))]).first?.first?.integerValue) ?? 1
             try database.run(
-                "INSERT INTO messages (chat_id, sequence, client_message_id, sender_type, sender_name, type, text, event, media_id, smart_action_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO messages (chat_id, sequence, client_message_id, sender_type, sender_name, type, text, event, media_id, smart_action_id, form, web_form, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [.integer(Int64(chatID)), .integer(next), clientMessageID.map { .text($0) } ?? .null, .text(sender.type),
                  sender.name.map { .text($0) } ?? .null, .text(type), text.map { .text($0) } ?? .null,
                  event.map { .text($0) } ?? .null, media.map { .integer(Int64($0.id)) } ?? .null,
-                 smartActionID.map { .integer(Int64($0)) } ?? .null, .real(now.timeIntervalSince1970)])
+                 smartActionID.map { .integer(Int64($0)) } ?? .null, try Self.json(form), try Self.json(webForm),
+                 .real(now.timeIntervalSince1970)])
             let message = ChatMessage(id: Int(database.lastInsertRowID), chatId: chatID, sequence: Int(next),
                                       clientMessageId: clientMessageID, sender: sender, type: type, text: text, event: event,
-                                      media: media, smartActionId: smartActionID, createdAt: now.timeIntervalSince1970)
+                                      media: media, smartActionId: smartActionID, form: form, webForm: webForm,
+                                      createdAt: now.timeIntervalSince1970)
             return (message, true)
         }
+    }
+
+    /// A value stored as JSON text (nil as NULL).
+    static func json<Value: Encodable>(_ value: Value?) throws -> SQLiteValue {
+        guard let value else { return .null }
+        return .text(String(decoding: try JSONEncoder().encode(value), as: UTF8.self))
     }
 
     /// The message a client sent with `clientMessageID`, if the chat has it.
@@ -289,7 +299,7 @@ actor SandboxStore {
         try database.query(
             """
             SELECT m.id, m.chat_id, m.sequence, m.client_message_id, m.sender_type, m.sender_name, m.type, m.text, m.event,
-                   m.created_at, m.smart_action_id, f.id, f.type, f.name, f.mime_type, f.size
+                   m.created_at, m.smart_action_id, f.id, f.type, f.name, f.mime_type, f.size, m.form, m.web_form
             FROM messages m LEFT JOIN media f ON f.id = m.media_id WHERE \(condition)
             """,
             parameters).compactMap { row in
@@ -305,7 +315,10 @@ actor SandboxStore {
             return ChatMessage(id: Int(id), chatId: Int(chat), sequence: Int(sequence), clientMessageId: row[3].textValue,
                                sender: ChatMessageSender(type: senderType, name: row[5].textValue), type: type,
                                text: row[7].textValue, event: row[8].textValue, media: media,
-                               smartActionId: row[10].integerValue.map { Int($0) }, createdAt: created)
+                               smartActionId: row[10].integerValue.map { Int($0) },
+                               form: row[16].textValue.flatMap { try? JSONDecoder().decode(CustomForm.self, from: Data($0.utf8)) },
+                               webForm: row[17].textValue.flatMap { try? JSONDecoder().decode(WebFormRequest.self, from: Data($0.utf8)) },
+                               createdAt: created)
         }
     }
 

@@ -60,6 +60,7 @@ enum ChatBindings {
                 }
                 if let plugins = context.plugins {
                     SmartActionResponder(context: context, plugins: plugins).answerRequests(while: state)
+                    FormResponder(context: context, plugins: plugins).answerRequests(while: state)
                 }
             }
             return .none
@@ -178,8 +179,8 @@ enum ChatBindings {
             let service = try requireChat(ccai, "end_chat")
             return try SDKBindings.sdk(call, "chat", "end_chat", { try await service.endChat() }, push: { _, _ in })
         }
-        chat.function("send_message", LuaSignature("Sends a message in the current chat: text, or images or videos (one message each, returned in order), optionally answering a smart action.",
-                                                   parameters: ["message: string|{ text: string?, images: { path: string?, data: string?, mime_type: string, name: string? }[]?, videos: { path: string?, data: string?, mime_type: string, name: string? }[]?, smart_action: table|integer? }"],
+        chat.function("send_message", LuaSignature("Sends a message in the current chat: text, images or videos (one message each, returned in order; optionally answering a smart action), or a web form's form-complete event.",
+                                                   parameters: ["message: string|{ text: string?, images: { path: string?, data: string?, mime_type: string, name: string? }[]?, videos: { path: string?, data: string?, mime_type: string, name: string? }[]?, smart_action: table?, form_complete: table? }"],
                                                    returns: ["ccai.ChatMessage..."])) { call in
             let content = try OutgoingContentReader(call: call, context: context).read()
             let service = try requireChat(ccai, "send_message")
@@ -251,6 +252,7 @@ enum ChatBindings {
             let service = try requireChat(ccai, "get_previous_chats")
             return try SDKBindings.sdk(call, "chat", "get_previous_chats") { try await service.getPreviousChats(currentPage: Int(page)) }
         }
+        FormBindings.install(into: &chat, ccai)
         chat.function("get_current_chat", LuaSignature("The chat the SDK works on.", returns: ["ccai.Chat?"])) { call in
             let service = try requireChat(ccai, "get_current_chat")
             return call.returning(try service.currentChat.map { try LuaEncoder().encode($0) } ?? .nil)

@@ -29,9 +29,9 @@ struct OutgoingContent: Sendable {
     /// `{ videos = {...}, smart_action = action }`; `field` names the value in errors.
     init(_ table: LuaTable, field: String, resolve: (String) -> String) throws {
         let smartAction = try Self.smartAction(table["smart_action"] ?? .nil, field: field + ".smart_action")
-        let present = ["text", "images", "videos"].filter { !(table[$0] ?? .nil).isNil }
+        let present = ["text", "images", "videos", "form_complete"].filter { !(table[$0] ?? .nil).isNil }
         guard present.count == 1, let kind = present.first else {
-            throw FieldError(field: field, message: "one of text, images or videos expected"
+            throw FieldError(field: field, message: "one of text, images, videos or form_complete expected"
                              + (present.isEmpty ? "" : ", got " + present.joined(separator: " and ")))
         }
         switch kind {
@@ -40,6 +40,12 @@ struct OutgoingContent: Sendable {
                 throw FieldError(field: field + ".text", message: "a non-empty string expected")
             }
             content = .text(content: text)
+        case "form_complete":
+            do {
+                content = .formComplete(payload: try LuaDecoder().decode(FormCompletePayload.self, from: table["form_complete"] ?? .nil))
+            } catch let error as DecodingError {
+                throw FieldError(field: field + ".form_complete", message: "a form-complete payload expected: \(SDKBindings.describe(error))")
+            }
         case "images":
             let files = try Self.files(table["images"] ?? .nil, field: field + ".images")
             content = .images(images: try files.enumerated().map { index, file in

@@ -182,7 +182,7 @@ public actor PluginHost {
     // MARK: - Hooks
 
     /// Runs a hook function with a time limit; errors are recorded on the plugin.
-    private func invoke(_ plugin: inout Plugin, _ path: [String], _ arguments: [LuaValue])
+    private func invoke(_ plugin: inout Plugin, _ path: [LuaValue], _ arguments: [LuaValue])
         async -> Result<LuaValue, PluginLoadError>
     {
         let state = plugin.state
@@ -192,7 +192,7 @@ public actor PluginHost {
             Task { once.resume(with: await Result { try await state.call(kept: "plugin", path: path, arguments: arguments) }) }
             Task {
                 try? await Task.sleep(nanoseconds: UInt64(timeout * 1e9))
-                once.resume(with: .failure(PluginLoadError("\(path.joined(separator: ".")) took longer than \(formatSeconds(timeout)) seconds")))
+                once.resume(with: .failure(PluginLoadError("\(path.map(\.description).joined(separator: ".")) took longer than \(formatSeconds(timeout)) seconds")))
             }
         }
         switch outcome {
@@ -200,7 +200,7 @@ public actor PluginHost {
             return .success(values?.first ?? .nil)
         case .failure(let error):
             let message = (error as? LuaScriptError).map { $0.message } ?? String(describing: error)
-            record(&plugin, "\(path.joined(separator: ".")): \(message)")
+            record(&plugin, "\(path.map(\.description).joined(separator: ".")): \(message)")
             return .failure(PluginLoadError(message))
         }
     }
@@ -233,7 +233,8 @@ public actor PluginHost {
         return DeflectionDecision.sdkDefault(for: menu, channel: channel)
     }
 
-    /// What the first plugin with a handler for a smart action's type (or `"*"`) answered.
+    /// What the first plugin with a handler for a key answered (`smart_actions` by type,
+    /// `forms` by form id or external form id, or `"*"`).
     public enum HandlerOutcome: Sendable {
         /// No plugin handles it.
         case unhandled
@@ -243,20 +244,32 @@ public actor PluginHost {
         case failed(plugin: String, message: String)
     }
 
-    /// Whether some plugin answers smart actions of `type` (by type or `"*"`).
-    public func handlesSmartAction(type: String) -> Bool {
-        plugins.values.contains { $0.spec.smartActions.contains(type) || $0.spec.smartActions.contains("*") }
+    /// The keyed hook tables of a spec.
+    public enum KeyedHook: String, Sendable {
+        case smartActions = "smart_actions"
+        case forms
+
+        var keys: KeyPath<PluginSpec, Set<String>> {
+            self == .smartActions ? \PluginSpec.smartActions : \PluginSpec.forms
+        }
     }
 
-    /// Runs `smart_actions[type]` (or `smart_actions["*"]`) of the first plugin, in
-    /// priority order, that has one, with the action and `ctx`.
-    public func answerSmartAction(_ action: LuaValue, type: String, context: LuaValue) async -> HandlerOutcome {
-        guard let original = ordered().first(where: { $0.spec.smartActions.contains(type) || $0.spec.smartActions.contains("*") })
+    /// Whether some plugin handles `key` (or `"*"`) in `hook`.
+    public func handles(_ hook: KeyedHook, key: String) -> Bool {
+        plugins.values.contains { $0.spec[keyPath: hook.keys].contains(key) || $0.spec[keyPath: hook.keys].contains("*") }
+    }
+
+    /// Runs `hook[key]` (or `hook["*"]`) of the first plugin, in priority order, that has
+    /// one, with `argument` and `ctx`.
+    public func answer(_ hook: KeyedHook, key: String, argument: LuaValue, context: LuaValue) async -> HandlerOutcome {
+        let keys = hook.keys
+        guard let original = ordered().first(where: { $0.spec[keyPath: keys].contains(key) || $0.spec[keyPath: keys].contains("*") })
         else { return .unhandled }
         var plugin = original
         defer { plugins[plugin.file]?.errors = plugin.errors }
-        let key = plugin.spec.smartActions.contains(type) ? type : "*"
-        switch await invoke(&plugin, ["smart_actions", key], [action, self.context(context, for: plugin)]) {
+        let handler = plugin.spec[keyPath: keys].contains(key) ? key : "*"
+        let handlerKey = plugin.spec.originalKeys["\(hook.rawValue).\(handler)"] ?? .string(handler)
+        switch await invoke(&plugin, [.string(hook.rawValue), handlerKey], [argument, self.context(context, for: plugin)]) {
         case .success(let answer):
             return .answered(answer, plugin: plugin.spec.name, folder: URL(fileURLWithPath: plugin.file).deletingLastPathComponent().path)
         case .failure(let error):

@@ -12,6 +12,9 @@ struct PluginSpec: Sendable {
     var smartActions: Set<String>
     /// Form ids / external form ids (or `"*"`) with a handler.
     var forms: Set<String>
+    /// The keys of `smart_actions` and `forms` as the plugin wrote them (`forms.10` is the
+    /// integer 10), to call the handlers by.
+    var originalKeys: [String: LuaValue] = [:]
     /// The plugin's own `config` table (its defaults), handed to hooks as `ctx.config`.
     var config: LuaValue = .table(LuaTable())
 
@@ -57,6 +60,7 @@ struct PluginSpec: Sendable {
                     return .failure(PluginLoadError("\(field).\(key): function expected, got \(handler.typeName)"))
                 }
                 spec[keyPath: keyPath].insert(key.description)
+                spec.originalKeys["\(field).\(key.description)"] = key
             }
         }
         return .success(spec)

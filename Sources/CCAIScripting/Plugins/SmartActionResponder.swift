@@ -47,13 +47,13 @@ struct SmartActionResponder: Sendable {
     /// Answers one action through the plugins; false when no plugin handles its type.
     @discardableResult
     func answer(_ action: SmartAction) async -> Bool {
-        guard let service = sdk.smartActionService, await plugins.handlesSmartAction(type: action.type.rawValue) else { return false }
+        guard let service = sdk.smartActionService, await plugins.handles(.smartActions, key: action.type.rawValue) else { return false }
         let router = action.router
         do {
             try await service.notifySmartActionReceived(router: router, smartActionId: action.id)
             let context: LuaValue = ["chat_id": .integer(Int64(action.chatId)), "pre_session": .boolean(action.preSession)]
-            switch await plugins.answerSmartAction((try? LuaEncoder().encode(action)) ?? .nil, type: action.type.rawValue,
-                                                   context: context) {
+            switch await plugins.answer(.smartActions, key: action.type.rawValue, argument: (try? LuaEncoder().encode(action)) ?? .nil,
+                                        context: context) {
             case .unhandled:
                 return false
             case .failed(let plugin, let message):

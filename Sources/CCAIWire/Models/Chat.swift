@@ -122,7 +122,8 @@ public struct ChatMessage: Codable, Equatable, Sendable {
     public var sequence: Int
     public var clientMessageId: String?
     public var sender: ChatMessageSender
-    /// `text`, `media` (a file) or `noti` (a notification such as `chatEnded`).
+    /// `text`, `media` (a file), `form` and `web_form` (an agent's form), `form_complete`
+    /// (the end user's web form outcome) or `noti` (a notification such as `chatEnded`).
     public var type: String
     public var text: String?
     /// For notifications: the event (`memberJoined`, `chatEnded`, ...).
@@ -131,10 +132,15 @@ public struct ChatMessage: Codable, Equatable, Sendable {
     public var media: ChatMedia?
     /// The smart action the message answers, if any.
     public var smartActionId: Int?
+    /// For `form` messages: the custom form the agent sent.
+    public var form: CustomForm?
+    /// For `web_form` messages: the web form the agent sent.
+    public var webForm: WebFormRequest?
     public var createdAt: Double
 
     enum CodingKeys: String, CodingKey {
-        case id, sequence, sender, type, text, event, media
+        case id, sequence, sender, type, text, event, media, form
+        case webForm = "web_form"
         case chatId = "chat_id"
         case clientMessageId = "client_message_id"
         case smartActionId = "smart_action_id"
@@ -143,7 +149,7 @@ public struct ChatMessage: Codable, Equatable, Sendable {
 
     public init(id: Int, chatId: Int, sequence: Int, clientMessageId: String? = nil, sender: ChatMessageSender,
                 type: String = "text", text: String? = nil, event: String? = nil, media: ChatMedia? = nil,
-                smartActionId: Int? = nil, createdAt: Double) {
+                smartActionId: Int? = nil, form: CustomForm? = nil, webForm: WebFormRequest? = nil, createdAt: Double) {
         self.id = id
         self.chatId = chatId
         self.sequence = sequence
@@ -154,6 +160,8 @@ public struct ChatMessage: Codable, Equatable, Sendable {
         self.event = event
         self.media = media
         self.smartActionId = smartActionId
+        self.form = form
+        self.webForm = webForm
         self.createdAt = createdAt
     }
 }

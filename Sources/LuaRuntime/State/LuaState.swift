@@ -84,7 +84,7 @@ public actor LuaState {
     /// ["deflection"], ...)`) with `arguments`, as a task of its own: it may suspend. Returns
     /// its results (the data among them) or throws its error. Nil when there is no
     /// function at that path.
-    public func call(kept name: String, path: [String], arguments: [LuaValue]) async throws -> [LuaValue]? {
+    public func call(kept name: String, path: [LuaValue], arguments: [LuaValue]) async throws -> [LuaValue]? {
         try await call(kept: name, path: path, passing: arguments.map { .value($0) })
     }
 
@@ -95,7 +95,7 @@ public actor LuaState {
     /// await lua.withContext { $0.keep("agent", $0.makeTable(agentModule)) }
     /// try await lua.call(kept: "script", path: [], passing: [.kept("agent"), .value(session)])
     /// ```
-    public func call(kept name: String, path: [String], passing arguments: [LuaArgument]) async throws -> [LuaValue]? {
+    public func call(kept name: String, path: [LuaValue], passing arguments: [LuaArgument]) async throws -> [LuaValue]? {
         if let kill = core.killError { throw kill }
         guard let root = core.keptValues[name] else { return nil }
         for case .kept(let argument) in arguments where core.keptValues[argument] == nil {

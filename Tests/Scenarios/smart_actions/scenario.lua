@@ -97,3 +97,47 @@ local media = 0
 for _, message in ipairs(history.messages) do if message.media then media = media + 1 end end
 assert(media >= 9, "the files are in the history: " .. media)
 ccai.log.info("smart actions scenario passed")
+
+-- 4. Forms: the plugin fills the contact form and the refund web form; the script answers
+-- the others itself.
+ccai.chat.start{ menu_id = 4 }
+assert(from_agent("^contact:").text == "contact: 1=Jane Roe 2=jane@example.test 3=+1 415 555 0100 4=34 5=2026-11-29 6=phone 7=sms 8=true 9=billing,repair 10=It fell.\nThen it broke.")
+assert(from_agent("^refund:").text == "refund: completed 1=120.5 2=broken on arrival (Form submitted successfully)")
+local feedback = ccai.chat.wait_for("messages_received", { timeout = 20, match = function(m) return m[1].form ~= nil and m[1].form.id == 11 end })[1]
+assert(feedback.type == "form" and feedback.text == "Feedback" and feedback.event == "formRequested")
+local details = ccai.chat.get_custom_form_details(feedback.form)
+assert(details.questions[1].type == "number" and details.questions[1].required)
+local id = feedback.form.smart_action_id
+ok, err = pcall(ccai.chat.submit_custom_form, { smart_action_id = id, form_response = { { question_id = 1, value = "9" } } })
+assert(not ok and err.code == "invalid_argument" and err.message:find("at most 5"), tostring(err))
+ok, err = pcall(ccai.chat.submit_custom_form, { smart_action_id = id, form_response = {} })
+assert(not ok and err.code == "invalid_argument" and err.message:find("required"), tostring(err))
+ccai.chat.submit_custom_form{ smart_action_id = id, form_response = { { question_id = 1, value = "4" } } }
+ok, err = pcall(ccai.chat.submit_custom_form, { smart_action_id = id, form_response = { { question_id = 1, value = "5" } } })
+assert(not ok and err.code == "conflict", tostring(err))
+assert(from_agent("^feedback:").text == "feedback: 1=4")
+
+local consent = ccai.chat.wait_for("messages_received", { timeout = 20, match = function(m)
+  return m[1].web_form ~= nil and m[1].web_form.external_form_id == "consent" end })[1]
+local web = ccai.chat.fetch_web_form(consent.web_form)
+assert(web.external_form_id == "consent" and web.title == "Consent" and ccai.chat.validate_web_form(web))
+local forged = { type = "form_complete", signature = web.signature .. "x", data = { smart_action_id = web.smart_action_id,
+  status = "success", timestamp = "2026-11-30T12:00:00Z", details = { message = "forged" } } }
+ok, err = pcall(ccai.chat.send_message, { form_complete = forged })
+assert(not ok and err.code == "forbidden", tostring(err))
+local tampered = { smart_action_id = web.smart_action_id, external_form_id = web.external_form_id, url = web.url,
+                   signature = "1.abc", expires_at = web.expires_at }
+assert(ccai.chat.validate_web_form(tampered) == false)
+forged.signature = web.signature
+forged.data.details.message = "I agree"
+local complete = ccai.chat.send_message{ form_complete = forged }
+assert(complete.type == "form_complete" and complete.text == "I agree")
+assert(ccai.chat.validate_web_form(web) == false, "an answered form is no longer valid")
+assert(from_agent("^consent:").text == "consent: completed")
+assert(from_agent("^rating:").text == "rating: failed (The form could not be completed)")
+local plugin = ccai.plugins.list()[1]
+assert(plugin.errors[#plugin.errors]:find("forms.rating: question 1 %(Stars%): a number expected"), plugin.errors[#plugin.errors])
+assert(from_agent("^unknown form:").text == "unknown form: expected")
+ccai.chat.send_message("bye")
+ccai.chat.wait_for("state_changed", { timeout = 10, match = function(e) return e.status == "ended" end })
+ccai.log.info("forms scenario passed")

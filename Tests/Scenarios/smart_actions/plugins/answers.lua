@@ -24,4 +24,16 @@ return {
     verification = function() return { verified = true } end,
     screen_share = function() return { screen_share = true } end,
   },
+  forms = {
+    [10] = function(form, ctx)
+      assert(form.title == "Contact details" and #form.questions == 10 and form.smart_action_id and form.kind == "custom")
+      return { [1] = "Jane Roe", [2] = "jane@example.test", [3] = "+1 415 555 0100", [4] = 34, [5] = "2026-11-29",
+               [6] = "phone", [7] = "sms", [8] = true, [9] = { "billing", "repair" }, [10] = "It fell.\nThen it broke." }
+    end,
+    refund = function(form)
+      assert(form.kind == "web" and form.url:find("^https://forms.claims.test/refund%?smart_action_id=") and form.signature)
+      return { [1] = 120.5, [2] = "broken on arrival" }
+    end,
+    rating = function() return { [1] = "lots" } end,   -- not a number: the host refuses it
+  },
 }

@@ -1,0 +1,58 @@
+import CCAIWire
+import Foundation
+
+/// What the end user did with a form an agent sent: `submitted` (custom), `completed` or
+/// `failed` (web), with the answers.
+struct FormOutcome: Sendable, Equatable {
+    var status: String
+    var answers: [SubmitCustomFormRequest.Answer]
+    var message: String?
+}
+
+/// Forms as the platform runs them: an agent sends one (a `form` or `web_form` message),
+/// the app fetches and answers it, the agent waiting gets the answers.
+extension Sandbox {
+    /// Sends a form request as a chat message from the agent, then waits up to `timeout`
+    /// seconds for the outcome; nil on timeout or when the chat ends.
+    func sendForm(_ actions: AgentActions, kind: SandboxStore.FormRequest.Kind, formID: Int?, externalFormID: String?,
+                  timeout: TimeInterval) async throws -> FormOutcome? {
+        guard try await actions.isChatInProgress() else { throw HTTPError.conflict("chat \(actions.chatID) has ended") }
+        let request = try await store.addFormRequest(chatID: actions.chatID, kind: kind, formID: formID,
+                                                     externalFormID: externalFormID, now: clock.now())
+        var form: CustomForm?
+        var webForm: WebFormRequest?
+        let title: String?
+        switch kind {
+        case .custom:
+            let details = configuration.customForm(formID ?? -1)
+            title = details?.title ?? details?.name
+            form = CustomForm(id: formID ?? -1, name: details?.name, title: details?.title, subtitle: details?.subtitle,
+                              smartActionId: request.id, header: details?.header, footer: details?.footer)
+        case .web:
+            title = configuration.webForm(externalFormID ?? "")?.title
+            webForm = WebFormRequest(smartActionId: request.id, externalFormId: externalFormID ?? "", title: title)
+        }
+        let (message, _) = try await store.addMessage(
+            chatID: actions.chatID, sender: ChatMessageSender(type: actions.kind.rawValue, name: actions.name),
+            type: kind == .custom ? "form" : "web_form", text: title, event: "formRequested", form: form, webForm: webForm,
+            clientMessageID: nil, now: clock.now())
+        try await publishMessages([message], endUserID: actions.endUserID)
+        let store = self.store, endUserID = actions.endUserID
+        return await formOutcomes.wait(for: .init(chatID: actions.chatID, id: request.id), timeout: timeout) {
+            guard let current = try? await store.formRequest(id: request.id, endUserID: endUserID)?.request,
+                current.status != .requested
+            else { return nil }
+            return FormOutcome(status: current.status.rawValue, answers: current.answers, message: current.message)
+        }
+    }
+
+    /// The signature of a fetched web form: its expiry (Unix seconds), a dot, and the
+    /// HMAC-SHA256 (base64url) with the company secret of the request id, the form's external
+    /// id and the expiry.
+    func webFormSignature(requestID: Int, externalFormID: String, expiresAt: Double) -> String {
+        let expiry = String(Int(expiresAt))
+        let mac = (try? JWTSigner.signature(of: "\(requestID).\(externalFormID).\(expiry)", algorithm: .hs256,
+                                            secret: configuration.company.secret)) ?? ""
+        return expiry + "." + mac
+    }
+}
