@@ -27,6 +27,7 @@ public final class CCAI: @unchecked Sendable {
         var pump: EventPump
         var smartAction: SmartActionService
         var chat: ChatService?
+        var screenShare: ScreenShareService?
     }
 
     /// An SDK instance sharing `http` (one libcurl thread) with others, if given.
@@ -66,11 +67,26 @@ public final class CCAI: @unchecked Sendable {
     /// Nil until ``initializeChat(_:)``.
     public var chatService: ChatService? { lock.withLock { services?.chat } }
 
+    /// Nil until ``initializeScreenShare(options:)``.
+    public var screenShareService: ScreenShareService? { lock.withLock { services?.screenShare } }
+
     /// Registers the chat module (after `initialize`); `chatService` is available afterwards.
     public func initializeChat(_ options: ChatOptions = ChatOptions()) {
         lock.withLock {
             guard var current = services else { return }
-            current.chat = ChatService(api: current.api, language: current.language, options: options, pump: current.pump)
+            current.chat = ChatService(api: current.api, language: current.language, options: options, pump: current.pump,
+                                       isScreenShareable: { [weak self] in self?.screenShareService != nil })
+            services = current
+        }
+    }
+
+    /// Registers screen sharing (after `initialize`); `screenShareService` is available
+    /// afterwards, and chats start screen-shareable unless their request says otherwise.
+    public func initializeScreenShare(options: ScreenShareOptions) throws {
+        guard !options.key.isEmpty else { throw CCAIError.invalidArgument("ScreenShareOptions.key must not be empty") }
+        try lock.withLock {
+            guard var current = services else { throw CCAIError.notInitialized("the SDK") }
+            current.screenShare = ScreenShareService(api: current.api, pump: current.pump, options: options)
             services = current
         }
     }

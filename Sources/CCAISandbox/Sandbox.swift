@@ -23,6 +23,8 @@ public final class Sandbox: Sendable {
     let smartActionOutcomes = OutcomeBoard<SmartAction>()
     /// Agents waiting for the end user's answers to their forms.
     let formOutcomes = OutcomeBoard<FormOutcome>()
+    /// Agents waiting for the end user's side of a screen share.
+    let screenShareOutcomes = OutcomeBoard<ScreenShareResponse>()
     /// Where the sandbox reports what goes wrong outside any request (a failing agent
     /// script, its `print`s).
     let log: @Sendable (String) -> Void
@@ -81,6 +83,7 @@ public final class Sandbox: Sendable {
         SmartActionRoutes(sandbox: self).register(in: &router)
         MediaRoutes(sandbox: self).register(in: &router)
         FormRoutes(sandbox: self).register(in: &router)
+        ScreenShareRoutes(sandbox: self).register(in: &router)
         return router
     }
 

@@ -16,20 +16,6 @@ import Testing
         return Data(bytes)
     }
 
-    /// A sandbox open around the clock: queue 1 plain, queue 2 asking for a text before
-    /// the session.
-    private func serve() async throws -> HTTPServer {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("attachments-\(UUID().uuidString).lua").path
-        try """
-            return { company = { name = "x", languages = { "en" }, time_zone = "UTC", key = "dev-key", secret = "dev-secret" },
-                     menus = { { id = 1, name = "Help", channels = { chat = {} } },
-                               { id = 2, name = "Devices", pre_session_smart_action = true, channels = { chat = {} } } },
-                     agents = { { name = "Ada", menus = { 1, 2 } } } }
-            """.write(toFile: path, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        return try Sandbox(configuration: try await SandboxConfiguration.load(file: path)).serve()
-    }
-
     @Test func compressionDropsMetadataButNotThePicture() throws {
         let original = jpeg(picture: 1000, exifSegments: 2)
         let compressed = ImageCompressor.compress(original, mimeType: "image/jpeg")
@@ -51,7 +37,7 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(1))) func imagesAndVideosGoUpAndComeBackWithTheirNames() async throws {
-        let server = try await serve()
+        let server = try await openSandbox()
         let delegate = SigningDelegate(identifier: "uploader")
         let ccai = try makeSDK(port: server.port, delegate: delegate, cache: false)
         ccai.initializeChat()
@@ -95,7 +81,7 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(1))) func preSessionActionsAreAnsweredBeforeTheChatIsEnqueued() async throws {
-        let server = try await serve()
+        let server = try await openSandbox()
         let delegate = SigningDelegate(identifier: "pre-session")
         let ccai = try makeSDK(port: server.port, delegate: delegate, cache: false)
         ccai.initializeChat()

@@ -8,6 +8,7 @@ public enum OutgoingMessageContent: Sendable, Equatable {
     case images(images: [UploadableImage], smartAction: SmartAction?)
     case videos(videos: [UploadableVideo], smartAction: SmartAction?)
     case formComplete(payload: FormCompletePayload)
+    case screenShare(event: ChatMessageEvent, response: ScreenShareResponse?)
 }
 
 /// Told when an agent sends a web form in the current chat, so that the app can fetch and
@@ -61,7 +62,12 @@ public final class ChatService: @unchecked Sendable {
     /// Messages written while the platform is unreachable wait up to 30 seconds for it.
     private let outbox = MessageOutbox(patience: 30)
 
-    init(api: APIClient, language: LanguageService, options: ChatOptions, pump: EventPump) {
+    /// Whether chats start screen-shareable by default (screen share is initialized).
+    private let isScreenShareable: @Sendable () -> Bool
+
+    init(api: APIClient, language: LanguageService, options: ChatOptions, pump: EventPump,
+         isScreenShareable: @escaping @Sendable () -> Bool = { false }) {
+        self.isScreenShareable = isScreenShareable
         self.api = api
         self.language = language
         self.options = options
@@ -155,13 +161,16 @@ public final class ChatService: @unchecked Sendable {
         lock.withLock { current = chat }
     }
 
-    /// Starts a chat on a queue; it starts queued. A chat already in progress is a
-    /// `conflict`; a closed or full queue too.
+    /// Starts a chat on a queue; it starts queued (or `pending`, see
+    /// ``enqueueCurrentChat()``). A chat already in progress is a `conflict`; a closed or
+    /// full queue too. Once screen share is initialized, chats are screen-shareable unless
+    /// the request says otherwise.
     @discardableResult
     public func start(request: ChatRequest) async throws -> ChatResponse {
         var request = request
         if request.lang == nil { request.lang = language.languageCode }
         if request.greeting == nil { request.greeting = options.greeting }
+        if request.isScreenShareable == nil { request.isScreenShareable = isScreenShareable() }
         let chat = try await api.send("POST", "/chats", body: request, as: ChatResponse.self)
         remember(chat)
         return chat
@@ -225,6 +234,12 @@ public final class ChatService: @unchecked Sendable {
             let api = api
             return [try await outbox.send {
                 try await api.send("POST", "/chats/\(chat.id)/form_complete", body: payload, as: ChatMessage.self)
+            }]
+        case .screenShare(let event, let response):
+            let api = api
+            let body = ScreenShareEventMessage(event: event, response: response)
+            return [try await outbox.send {
+                try await api.send("POST", "/chats/\(chat.id)/screen_share_events", body: body, as: ChatMessage.self)
             }]
         }
     }

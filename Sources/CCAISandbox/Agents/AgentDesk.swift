@@ -141,6 +141,7 @@ actor AgentDesk {
         customData[chatID] = nil
         await sandbox.smartActionOutcomes.chatEnded(chatID)
         await sandbox.formOutcomes.chatEnded(chatID)
+        await sandbox.endScreenShares(ofChat: chatID)
         await mailboxes.removeValue(forKey: chatID)?.close()
         await release(chatID, sandbox: sandbox)
     }

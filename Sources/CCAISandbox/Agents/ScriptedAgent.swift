@@ -7,6 +7,7 @@ import LuaRuntime
 /// `agent.send(text)`, `agent.wait_for_message{ timeout = 60 }`,
 /// `agent.request_smart_action{ type = "photo" }`, `agent.send_file{ name, mime_type, data }`,
 /// `agent.send_form{ id = 10 }`, `agent.send_web_form{ external_form_id = "form123" }`,
+/// `agent.request_screen_share{ remote_control = true }`,
 /// `agent.transfer{ menu_id = 2 }`, `agent.end_session()` and, for a virtual agent,
 /// `agent.escalate()` act on the chat; `session` is the chat as the wire API shows it, with
 /// its `custom_data` (without the items marked `invisible_to_agent`) and its
@@ -194,6 +195,20 @@ struct ScriptedAgent {
                 table["answers"] = Self.answers(outcome.answers)
                 if let message = outcome.message { table["message"] = .string(message) }
                 return [.table(table)]
+            }
+        }
+        agent.function("request_screen_share", LuaSignature(
+            "Asks the customer to share their screen: joins the session their app creates and waits until they start it (or decline), then, with remote_control = true, for their answer to remote control. The session ({ id, code, state, remote_control, ... }); nil when no session came before the timeout.",
+            parameters: ["options: { remote_control: boolean?, timeout: number? }?"], returns: ["table?"])) { call in
+            let options = try call.options(1, "options")
+            let remoteControl = try options.boolean("remote_control") ?? false
+            let timeout = try options.number("timeout") ?? 120
+            guard timeout > 0 else { throw call.argumentError(1, "options.timeout", "a positive number of seconds expected") }
+            return try call.suspend {
+                guard let session = try await Self.refusalsAsLuaErrors({
+                    try await actions.sandbox.requestScreenShare(actions, remoteControl: remoteControl, timeout: timeout)
+                }) else { return [.nil] }
+                return [try LuaEncoder().encode(session)]
             }
         }
         agent.function("transfer", LuaSignature("Moves the chat to another queue (a cold transfer); the script's waits end.",

@@ -156,7 +156,8 @@ struct ChatRoutes {
         let owner = try session.endUserID()
         switch try await sandbox.store.createChat(
             endUserID: owner, menuID: menu.id, lang: engine.language(body.lang), status: preSession.isEmpty ? .queued : .pending,
-            redaction: chatChannel.redaction ?? false, customData: customData ?? [:], now: sandbox.clock.now())
+            redaction: chatChannel.redaction ?? false, screenShareable: body.isScreenShareable ?? false, customData: customData ?? [:],
+            now: sandbox.clock.now())
         {
         case .inProgress(let existing):
             throw HTTPError.conflict("a chat is already in progress (chat \(existing.id)); resume or end it first")

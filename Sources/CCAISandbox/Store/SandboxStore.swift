@@ -81,13 +81,14 @@ actor SandboxStore {
             """)
         try Self.addMissingColumns(in: database, to: "chats", [
             ("virtual_agent_name", "TEXT"), ("escalated", "INTEGER NOT NULL DEFAULT 0"), ("escalation_id", "INTEGER"),
-            ("escalation_channel", "TEXT"),
+            ("escalation_channel", "TEXT"), ("screen_shareable", "INTEGER NOT NULL DEFAULT 0"),
         ])
         try Self.addMissingColumns(in: database, to: "messages", [("media_id", "INTEGER"), ("smart_action_id", "INTEGER"),
-                                                                 ("form", "TEXT"), ("web_form", "TEXT")])
+                                                                 ("form", "TEXT"), ("web_form", "TEXT"), ("screen_share", "TEXT")])
         try Self.createSmartActionTables(in: database)
         try Self.createMediaTables(in: database)
         try Self.createFormTables(in: database)
+        try Self.createScreenShareTables(in: database)
     }
 
     /// Brings a table written by an earlier version up to date (`--data` folders outlive
@@ -167,13 +168,14 @@ actor SandboxStore {
     /// Creates a chat (`queued`, or `pending` when pre-session smart actions come first),
     /// unless the end user has one in progress (then that one is returned as `.inProgress`).
     func createChat(endUserID: Int, menuID: Int, lang: String, status: ChatStatus = .queued, redaction: Bool,
-                    customData: JSONValue, now: Date) throws -> ChatCreation
+                    screenShareable: Bool = false, customData: JSONValue, now: Date) throws -> ChatCreation
     {
         try database.transaction {
             if let existing = try currentChat(endUserID: endUserID) { return .inProgress(existing) }
             try database.run(
-                "INSERT INTO chats (end_user_id, menu_id, lang, status, redaction, custom_data, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO chats (end_user_id, menu_id, lang, status, redaction, screen_shareable, custom_data, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 [.integer(Int64(endUserID)), .integer(Int64(menuID)), .text(lang), .text(status.rawValue), .integer(redaction ? 1 : 0),
+                 .integer(screenShareable ? 1 : 0),
                  .text(try customData.jsonText()), .real(now.timeIntervalSince1970)])
             guard let chat = try chat(id: Int(database.lastInsertRowID), endUserID: endUserID) else {
                 throw SQLiteError(code: 0, message: "the chat vanished")
@@ -188,7 +190,7 @@ actor SandboxStore {
     }
 
     private static let chatColumns =
-        "id, status, menu_id, lang, redaction, created_at, ended_at, ended_by, agent_name, virtual_agent_name"
+        "id, status, menu_id, lang, redaction, created_at, ended_at, ended_by, agent_name, virtual_agent_name, screen_shareable"
 
     private func chats(where condition: String, _ parameters: [SQLiteValue]) throws -> [ChatResponse] {
         try database.query("SELECT \(SandboxStore.chatColumns) FROM chats WHERE \(condition)", parameters).compactMap { row in
@@ -201,7 +203,7 @@ actor SandboxStore {
                                 agent: row[8].textValue.map { ChatAgent(name: $0) },
                                 virtualAgent: row[9].textValue.map { ChatAgent(name: $0) },
                                 redactionEnabled: row[4].integerValue == 1, createdAt: created, endedAt: ended,
-                                endedBy: row[7].textValue)
+                                endedBy: row[7].textValue, isSupportingScreenShare: row[10].integerValue == 1)
         }
     }
 
@@ -256,7 +258,8 @@ actor SandboxStore {
     /// already has is not stored again: the stored one comes back with `isNew` false.
     func addMessage(chatID: Int, sender: ChatMessageSender, type: String, text: String?, event: String?,
                     media: ChatMedia? = nil, smartActionID: Int? = nil, form: CustomForm? = nil, webForm: WebFormRequest? = nil,
-                    clientMessageID: String?, now: Date) throws -> (message: ChatMessage, isNew: Bool)
+                    screenShare: ScreenShareResponse? = nil, clientMessageID: String?, now: Date) throws
+        -> (message: ChatMessage, isNew: Bool)
     {
         try database.transaction {
             if let clientMessageID, let existing = try message(chatID: chatID, clientMessageID: clientMessageID) {
@@ -265,16 +268,16 @@ actor SandboxStore {
             let next = (try database.query("SELECT coalesce(max(sequence), 0) + 1 FROM messages WHERE chat_id = ?",
                                            [.integer(Int64(chatID))]).first?.first?.integerValue) ?? 1
             try database.run(
-                "INSERT INTO messages (chat_id, sequence, client_message_id, sender_type, sender_name, type, text, event, media_id, smart_action_id, form, web_form, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO messages (chat_id, sequence, client_message_id, sender_type, sender_name, type, text, event, media_id, smart_action_id, form, web_form, screen_share, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [.integer(Int64(chatID)), .integer(next), clientMessageID.map { .text($0) } ?? .null, .text(sender.type),
                  sender.name.map { .text($0) } ?? .null, .text(type), text.map { .text($0) } ?? .null,
                  event.map { .text($0) } ?? .null, media.map { .integer(Int64($0.id)) } ?? .null,
                  smartActionID.map { .integer(Int64($0)) } ?? .null, try Self.json(form), try Self.json(webForm),
-                 .real(now.timeIntervalSince1970)])
+                 try Self.json(screenShare), .real(now.timeIntervalSince1970)])
             let message = ChatMessage(id: Int(database.lastInsertRowID), chatId: chatID, sequence: Int(next),
                                       clientMessageId: clientMessageID, sender: sender, type: type, text: text, event: event,
                                       media: media, smartActionId: smartActionID, form: form, webForm: webForm,
-                                      createdAt: now.timeIntervalSince1970)
+                                      screenShare: screenShare, createdAt: now.timeIntervalSince1970)
             return (message, true)
         }
     }
@@ -299,7 +302,7 @@ actor SandboxStore {
         try database.query(
             """
             SELECT m.id, m.chat_id, m.sequence, m.client_message_id, m.sender_type, m.sender_name, m.type, m.text, m.event,
-                   m.created_at, m.smart_action_id, f.id, f.type, f.name, f.mime_type, f.size, m.form, m.web_form
+                   m.created_at, m.smart_action_id, f.id, f.type, f.name, f.mime_type, f.size, m.form, m.web_form, m.screen_share
             FROM messages m LEFT JOIN media f ON f.id = m.media_id WHERE \(condition)
             """,
             parameters).compactMap { row in
@@ -318,6 +321,7 @@ actor SandboxStore {
                                smartActionId: row[10].integerValue.map { Int($0) },
                                form: row[16].textValue.flatMap { try? JSONDecoder().decode(CustomForm.self, from: Data($0.utf8)) },
                                webForm: row[17].textValue.flatMap { try? JSONDecoder().decode(WebFormRequest.self, from: Data($0.utf8)) },
+                               screenShare: row[18].textValue.flatMap { try? JSONDecoder().decode(ScreenShareResponse.self, from: Data($0.utf8)) },
                                createdAt: created)
         }
     }

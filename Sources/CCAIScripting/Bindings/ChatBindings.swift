@@ -55,9 +55,8 @@ enum ChatBindings {
             ccai.initializeChat(ChatOptions(downloadTranscriptVisibility: visibility, greeting: try options.string("greeting")))
             if !bridge.started, let service = ccai.chatService, let state = call.context.state {
                 bridge.started = true
-                if context.chatEvents != nil || context.smartActionEvents != nil {
-                    startBridge(service.events(), chat: context.chatEvents, smartAction: context.smartActionEvents, in: state)
-                }
+                startBridge(service.events(), chat: context.chatEvents, smartAction: context.smartActionEvents,
+                            screenShare: context.screenShareEvents, in: state)
                 if let plugins = context.plugins {
                     SmartActionResponder(context: context, plugins: plugins).answerRequests(while: state)
                     FormResponder(context: context, plugins: plugins).answerRequests(while: state)
@@ -67,23 +66,28 @@ enum ChatBindings {
         }
     }
 
-    /// Emits the SDK's chat and smart action events into the state until it closes.
+    /// Emits the SDK's chat, smart action and screen share events into the state until it
+    /// closes (screen share events carry the state or request type as a string).
     private static func startBridge(_ stream: AsyncStream<PlatformEvent>, chat: LuaEventEmitter?, smartAction: LuaEventEmitter?,
-                                    in state: LuaState) {
-        let targets = UncheckedBox((chat: chat, smartAction: smartAction))
+                                    screenShare: LuaEventEmitter?, in state: LuaState) {
+        let targets = UncheckedBox((chat: chat, smartAction: smartAction, screenShare: screenShare))
         Task { [weak state] in
             for await event in stream {
                 let target: (emitter: LuaEventEmitter, name: String)?
-                if eventNames.contains(event.name) {
-                    target = targets.value.chat.map { ($0, event.name) }
-                } else if event.name == "smart_action_requested" {
-                    target = targets.value.smartAction.map { ($0, "requested") }
-                } else {
-                    target = nil
+                var value = luaValue(event.data)
+                switch event.name {
+                case _ where eventNames.contains(event.name): target = targets.value.chat.map { ($0, event.name) }
+                case "smart_action_requested": target = targets.value.smartAction.map { ($0, "requested") }
+                case "screen_share_state":
+                    target = targets.value.screenShare.map { ($0, "state") }
+                    value = luaValue(event.data["state"] ?? .null)
+                case "screen_share_request":
+                    target = targets.value.screenShare.map { ($0, "request") }
+                    value = luaValue(event.data["type"] ?? .null)
+                default: target = nil
                 }
                 guard let target else { continue }
                 guard let state else { return }
-                let value = luaValue(event.data)
                 let emit = UncheckedBox(target)
                 let open = await state.withContext { lua -> Bool in
                     guard !lua.isClosed else { return false }
@@ -116,7 +120,7 @@ enum ChatBindings {
         var chat = LuaModule(name: "ccai.chat")
         if let events = context.chatEvents { chat.events(events) }
         chat.function("start", LuaSignature("Starts a chat on a queue. On a queue that requires pre-session smart actions the host answers them through plugins and enqueues the chat, unless enqueue = false (the chat then stays pending until enqueue_current_chat).",
-                                            parameters: ["request: { menu_id: integer, lang: string?, ticket_id: string?, greeting: string?, custom_data: table?, enqueue: boolean? }"],
+                                            parameters: ["request: { menu_id: integer, lang: string?, ticket_id: string?, greeting: string?, custom_data: table?, is_screen_shareable: boolean?, enqueue: boolean? }"],
                                             returns: ["ccai.Chat"])) { call in
             let request = try chatRequest(call, signer: context.signer)
             let enqueue = try call.options(1, "request").boolean("enqueue") ?? true
@@ -275,7 +279,8 @@ enum ChatBindings {
             throw call.argumentError(1, "request", "field 'menu_id': integer expected, got nil")
         }
         var request = ChatRequest(menuId: Int(menuID), lang: try options.string("lang"),
-                                  ticketId: try options.string("ticket_id"), greeting: try options.string("greeting"))
+                                  ticketId: try options.string("ticket_id"), greeting: try options.string("greeting"),
+                                  isScreenShareable: try options.boolean("is_screen_shareable"))
         let customData = try options.value("custom_data")
         guard !customData.isNil else { return request }
         guard let table = customData.tableValue else {

@@ -29,9 +29,9 @@ struct OutgoingContent: Sendable {
     /// `{ videos = {...}, smart_action = action }`; `field` names the value in errors.
     init(_ table: LuaTable, field: String, resolve: (String) -> String) throws {
         let smartAction = try Self.smartAction(table["smart_action"] ?? .nil, field: field + ".smart_action")
-        let present = ["text", "images", "videos", "form_complete"].filter { !(table[$0] ?? .nil).isNil }
+        let present = ["text", "images", "videos", "form_complete", "screen_share"].filter { !(table[$0] ?? .nil).isNil }
         guard present.count == 1, let kind = present.first else {
-            throw FieldError(field: field, message: "one of text, images, videos or form_complete expected"
+            throw FieldError(field: field, message: "one of text, images, videos, form_complete or screen_share expected"
                              + (present.isEmpty ? "" : ", got " + present.joined(separator: " and ")))
         }
         switch kind {
@@ -45,6 +45,13 @@ struct OutgoingContent: Sendable {
                 content = .formComplete(payload: try LuaDecoder().decode(FormCompletePayload.self, from: table["form_complete"] ?? .nil))
             } catch let error as DecodingError {
                 throw FieldError(field: field + ".form_complete", message: "a form-complete payload expected: \(SDKBindings.describe(error))")
+            }
+        case "screen_share":
+            do {
+                let message = try LuaDecoder().decode(ScreenShareEventMessage.self, from: table["screen_share"] ?? .nil)
+                content = .screenShare(event: message.event, response: message.response)
+            } catch let error as DecodingError {
+                throw FieldError(field: field + ".screen_share", message: "{ event = \"screen_share_...\", response = session } expected: \(SDKBindings.describe(error))")
             }
         case "images":
             let files = try Self.files(table["images"] ?? .nil, field: field + ".images")

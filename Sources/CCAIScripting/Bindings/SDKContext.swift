@@ -16,9 +16,11 @@ public struct SDKContext {
     public var sdk: CCAI
     /// Signs `custom_data = { signed = ... }` claims (the host's company secret).
     public var signer: ClaimsSigner?
-    /// The emitters of `ccai.chat` and `ccai.smart_action` events (none: no `on`/`wait_for`).
+    /// The emitters of `ccai.chat`, `ccai.smart_action` and `ccai.screen_share` events
+    /// (none: no `on`/`wait_for`).
     public var chatEvents: LuaEventEmitter?
     public var smartActionEvents: LuaEventEmitter?
+    public var screenShareEvents: LuaEventEmitter?
     /// The plugins the host runs when a smart action or a form asks for an answer.
     public var plugins: PluginHost?
     /// Where relative file paths (`images = { { path = "receipt.jpg" } }`) are read from:

@@ -51,6 +51,7 @@ public struct ScriptRunner: Sendable {
             var context = sdk.map { SDKContext(sdk: $0, signer: signer, plugins: plugins, fileRoot: extraPaths.first, logger: logger) }
             context?.chatEvents = lua.makeEmitter(name: "ccai.chat", events: ChatBindings.eventNames)
             context?.smartActionEvents = lua.makeEmitter(name: "ccai.smart_action", events: SmartActionBindings.eventNames)
+            context?.screenShareEvents = lua.makeEmitter(name: "ccai.screen_share", events: ScreenShareBindings.eventNames)
             var module = CCAIModule.make(environment: environment, logger: logger, sdk: context)
             module.module(PluginBindings.module(plugins, sdk: sdk))
             lua.setErrorTypeName("ccai.Error")

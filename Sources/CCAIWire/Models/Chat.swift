@@ -71,9 +71,12 @@ public struct ChatResponse: Codable, Equatable, Sendable {
     public var endedAt: Double?
     /// `end_user`, `agent` or `timeout`.
     public var endedBy: String?
+    /// Whether the app started the chat able to share its screen (`isScreenShareable`).
+    public var isSupportingScreenShare: Bool
 
     enum CodingKeys: String, CodingKey {
         case id, status, lang, agent
+        case isSupportingScreenShare = "is_supporting_screen_share"
         case menuId = "menu_id"
         case virtualAgent = "virtual_agent"
         case postSessionRequired = "post_session_required"
@@ -85,7 +88,7 @@ public struct ChatResponse: Codable, Equatable, Sendable {
 
     public init(id: Int, status: ChatStatus, menuId: Int, lang: String, agent: ChatAgent? = nil,
                 virtualAgent: ChatAgent? = nil, postSessionRequired: Bool = false, redactionEnabled: Bool = false,
-                createdAt: Double, endedAt: Double? = nil, endedBy: String? = nil) {
+                createdAt: Double, endedAt: Double? = nil, endedBy: String? = nil, isSupportingScreenShare: Bool = false) {
         self.id = id
         self.status = status
         self.menuId = menuId
@@ -97,6 +100,24 @@ public struct ChatResponse: Codable, Equatable, Sendable {
         self.createdAt = createdAt
         self.endedAt = endedAt
         self.endedBy = endedBy
+        self.isSupportingScreenShare = isSupportingScreenShare
+    }
+
+    /// Decodes answers without `is_supporting_screen_share` as false.
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(Int.self, forKey: .id)
+        status = try container.decode(ChatStatus.self, forKey: .status)
+        menuId = try container.decode(Int.self, forKey: .menuId)
+        lang = try container.decode(String.self, forKey: .lang)
+        agent = try container.decodeIfPresent(ChatAgent.self, forKey: .agent)
+        virtualAgent = try container.decodeIfPresent(ChatAgent.self, forKey: .virtualAgent)
+        postSessionRequired = try container.decode(Bool.self, forKey: .postSessionRequired)
+        redactionEnabled = try container.decode(Bool.self, forKey: .redactionEnabled)
+        createdAt = try container.decode(Double.self, forKey: .createdAt)
+        endedAt = try container.decodeIfPresent(Double.self, forKey: .endedAt)
+        endedBy = try container.decodeIfPresent(String.self, forKey: .endedBy)
+        isSupportingScreenShare = try container.decodeIfPresent(Bool.self, forKey: .isSupportingScreenShare) ?? false
     }
 
     public var isInProgress: Bool { status != .ended }
@@ -123,7 +144,8 @@ public struct ChatMessage: Codable, Equatable, Sendable {
     public var clientMessageId: String?
     public var sender: ChatMessageSender
     /// `text`, `media` (a file), `form` and `web_form` (an agent's form), `form_complete`
-    /// (the end user's web form outcome) or `noti` (a notification such as `chatEnded`).
+    /// (the end user's web form outcome), `screen_share` (a screen share event) or `noti`
+    /// (a notification such as `chatEnded`).
     public var type: String
     public var text: String?
     /// For notifications: the event (`memberJoined`, `chatEnded`, ...).
@@ -136,11 +158,14 @@ public struct ChatMessage: Codable, Equatable, Sendable {
     public var form: CustomForm?
     /// For `web_form` messages: the web form the agent sent.
     public var webForm: WebFormRequest?
+    /// For `screen_share` messages (`event` is a ``ChatMessageEvent``): the session.
+    public var screenShare: ScreenShareResponse?
     public var createdAt: Double
 
     enum CodingKeys: String, CodingKey {
         case id, sequence, sender, type, text, event, media, form
         case webForm = "web_form"
+        case screenShare = "screen_share"
         case chatId = "chat_id"
         case clientMessageId = "client_message_id"
         case smartActionId = "smart_action_id"
@@ -149,7 +174,8 @@ public struct ChatMessage: Codable, Equatable, Sendable {
 
     public init(id: Int, chatId: Int, sequence: Int, clientMessageId: String? = nil, sender: ChatMessageSender,
                 type: String = "text", text: String? = nil, event: String? = nil, media: ChatMedia? = nil,
-                smartActionId: Int? = nil, form: CustomForm? = nil, webForm: WebFormRequest? = nil, createdAt: Double) {
+                smartActionId: Int? = nil, form: CustomForm? = nil, webForm: WebFormRequest? = nil,
+                screenShare: ScreenShareResponse? = nil, createdAt: Double) {
         self.id = id
         self.chatId = chatId
         self.sequence = sequence
@@ -162,6 +188,7 @@ public struct ChatMessage: Codable, Equatable, Sendable {
         self.smartActionId = smartActionId
         self.form = form
         self.webForm = webForm
+        self.screenShare = screenShare
         self.createdAt = createdAt
     }
 }

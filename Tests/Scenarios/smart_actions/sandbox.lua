@@ -8,12 +8,14 @@ return {
       channels = { chat = {} } },
     { id = 3, name = "Uploads", channels = { chat = {} } },
     { id = 4, name = "Forms", channels = { chat = {} } },
+    { id = 5, name = "Co-browse", channels = { chat = {} } },
   },
   agents = {
     { name = "Sam", menus = { 1 }, script = "agents/claims.lua" },
     { name = "Pia", menus = { 2 }, script = "agents/presession.lua" },
     { name = "Uma", menus = { 3 } },
     { name = "Fay", menus = { 4 }, script = "agents/forms.lua" },
+    { name = "Cole", menus = { 5 }, script = "agents/screen_share.lua" },
   },
   custom_forms = {
     { id = 10, title = "Contact details", questions = {

@@ -141,3 +141,67 @@ assert(from_agent("^unknown form:").text == "unknown form: expected")
 ccai.chat.send_message("bye")
 ccai.chat.wait_for("state_changed", { timeout = 10, match = function(e) return e.status == "ended" end })
 ccai.log.info("forms scenario passed")
+
+-- 5. Screen share: the agent asks, the app creates a session and sends its code, the agent
+-- joins, the customer starts it and allows remote control; then declines a second one;
+-- then shares on their own initiative.
+ok, err = pcall(ccai.screen_share.create, { initiated_from = "agent" })
+assert(not ok and err.code == "not_initialized", tostring(err))
+ccai.initialize_screen_share{ key = "dev-key" }
+assert(ccai.screen_share.get_state() == "none")
+local cobrowse = ccai.chat.start{ menu_id = 5 }
+assert(cobrowse.is_supporting_screen_share, "chats start screen-shareable once screen share is initialized")
+local function screen_share_message(event)
+  return ccai.chat.wait_for("messages_received", { timeout = 20, match = function(m)
+    return m[1].type == "screen_share" and m[1].event == event end })[1]
+end
+local function state(expected)
+  return ccai.screen_share.wait_for("state", { timeout = 20, match = function(s) return s == expected end })
+end
+screen_share_message("screen_share_requested_from_agent")
+local session = ccai.screen_share.create{ communication_id = cobrowse.id, initiated_from = "agent" }
+assert(session.state == "pending" and #session.code == 6 and session.initiated_from == "agent")
+ok, err = pcall(ccai.screen_share.create, { initiated_from = "agent" })
+assert(not ok and err.code == "conflict", tostring(err))
+ok, err = pcall(ccai.screen_share.activate, { accepted = true })
+assert(not ok and err.code == "conflict", "no agent has joined yet: " .. tostring(err))
+ccai.chat.send_message{ screen_share = { event = "screen_share_code_generated", response = session } }
+state("authorizing")
+assert(ccai.screen_share.get_state() == "authorizing")
+assert(ccai.screen_share.activate{ accepted = true }.state == "active")
+assert(ccai.screen_share.wait_for("request", { timeout = 20 }) == "remote_control")
+assert(ccai.screen_share.enable_remote_control(true).remote_control == true)
+assert(from_agent("^screen share").text == "screen share active remote=true code=" .. session.code)
+assert(from_agent("^while active").text == "while active: conflict")
+assert(ccai.screen_share.enable_full_device_sharing(true).full_device == true)
+assert(ccai.screen_share.end_session().state == "ended")
+state("ended")
+ok, err = pcall(ccai.screen_share["end"])
+assert(not ok and err.code == "conflict", tostring(err))
+ccai.screen_share.clear()
+assert(ccai.screen_share.get_state() == "none" and ccai.screen_share.get_current_session() == nil)
+ccai.chat.send_message("done sharing")
+
+screen_share_message("screen_share_requested_from_agent")
+session = ccai.screen_share.create{ initiated_from = "agent" }
+ccai.chat.send_message{ screen_share = { event = "screen_share_code_generated", response = session } }
+state("authorizing")
+assert(ccai.screen_share.activate(false).state == "ended", "declined")
+state("ended")
+assert(from_agent("^second").text == "second ended")
+
+ccai.screen_share.clear()
+ccai.chat.send_message{ screen_share = { event = "screen_share_requested_from_end_user" } }
+session = ccai.screen_share.create{ initiated_from = "end_user" }
+ccai.chat.send_message{ screen_share = { event = "screen_share_code_generated", response = session } }
+assert(ccai.screen_share.wait_for("request", { timeout = 20, match = function(r) return r == "session" end }))
+assert(ccai.screen_share.activate().state == "active", "the agent joined on its own")
+ccai.chat.send_message("bye")
+state("ended")
+assert(ccai.screen_share.get_current_session().state == "ended", "the share ends with the chat")
+
+local plain = ccai.chat.start{ menu_id = 3, is_screen_shareable = false }
+ok, err = pcall(ccai.screen_share.create, { initiated_from = "end_user" })
+assert(not ok and err.code == "conflict" and err.message:find("screen%-shareable"), tostring(err))
+ccai.chat.end_chat()
+ccai.log.info("screen share scenario passed")

@@ -1,0 +1,160 @@
+import CCAIWire
+import Foundation
+
+/// Options of `initializeScreenShare` (seed 002): the screen share key and, when the
+/// provider needs one, its domain.
+public struct ScreenShareOptions: Sendable, Equatable {
+    public var key: String
+    public var domain: String?
+
+    public init(key: String, domain: String? = nil) {
+        self.key = key
+        self.domain = domain
+    }
+}
+
+/// Screen share sessions (seed 002): create one (its code is what the agent joins with),
+/// activate it when the agent has joined (`authorizing`), answer remote-control requests,
+/// end it, clear it. States and the agent's consent requests arrive on ``states()`` and
+/// ``requests()``. Available after `CCAI.initializeScreenShare(options:)`.
+///
+/// ```swift
+/// let service = ccai.screenShareService!
+/// let session = try await service.create(request: ScreenShareRequest(communicationId: chat.id,
+///                                                                    communicationType: .chat, initiatedFrom: .agent))
+/// try await ccai.chatService!.sendMessage(.screenShare(event: .screenShareCodeGenerated, response: session))
+/// for await state in service.states() where state == .authorizing { try await service.activate(accepted: true) }
+/// ```
+public final class ScreenShareService: @unchecked Sendable {
+    private let api: APIClient
+    private let pump: EventPump
+    private let lock = NSLock()
+    private var _options: ScreenShareOptions
+    private var session: ScreenShareResponse?
+    /// Keeps the current session's state up to date from the platform's events.
+    private var tracker: Task<Void, Never>?
+
+    init(api: APIClient, pump: EventPump, options: ScreenShareOptions) {
+        self.api = api
+        self.pump = pump
+        self._options = options
+    }
+
+    deinit { tracker?.cancel() }
+
+    public var options: ScreenShareOptions { lock.withLock { _options } }
+
+    /// The session this service works on (the last created), if any.
+    public var currentSession: ScreenShareResponse? { lock.withLock { session } }
+
+    /// The current session's state; `none` without one.
+    public var state: ScreenShareServiceState { lock.withLock { session?.state ?? ScreenShareServiceState.none } }
+
+    /// The states of this service's sessions as they change (seed 002's `statePublisher`).
+    public func states() -> AsyncStream<ScreenShareServiceState> {
+        let source = pump.subscribe()
+        return AsyncStream { continuation in
+            let task = Task {
+                for await event in source {
+                    guard let (id, state) = Self.stateChange(event), id == self.currentSession?.id else { continue }
+                    continuation.yield(state)
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    /// The agent's requests for consent (seed 002's `requestPublisher`): `session` (start
+    /// sharing, for a share the end user initiated) and `remoteControl`.
+    public func requests() -> AsyncStream<ScreenShareRequestType> {
+        let source = pump.subscribe()
+        return AsyncStream { continuation in
+            let task = Task {
+                for await event in source where event.name == "screen_share_request" {
+                    if let type = event.data["type"]?.stringValue.flatMap(ScreenShareRequestType.init(rawValue:)) {
+                        continuation.yield(type)
+                    }
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    /// A `screen_share_state` event's session and state.
+    private static func stateChange(_ event: PlatformEvent) -> (Int, ScreenShareServiceState)? {
+        guard event.name == "screen_share_state", case .integer(let id)? = event.data["session_id"],
+            let state = event.data["state"]?.stringValue.flatMap(ScreenShareServiceState.init(rawValue:))
+        else { return nil }
+        return (Int(id), state)
+    }
+
+    /// Follows the platform's events from the first session on.
+    private func startTracking() {
+        lock.withLock {
+            guard tracker == nil else { return }
+            let source = pump.subscribe()
+            tracker = Task { [weak self] in
+                for await event in source {
+                    guard let self else { return }
+                    guard let (id, state) = Self.stateChange(event) else { continue }
+                    self.lock.withLock { if self.session?.id == id { self.session?.state = state } }
+                }
+            }
+        }
+    }
+
+    /// Creates a session for a chat that was started screen-shareable (`pending`, with its
+    /// code). A chat with a session under way is a `conflict`.
+    @discardableResult
+    public func create(request: ScreenShareRequest) async throws -> ScreenShareResponse {
+        startTracking()
+        let created = try await api.send("POST", "/screen_shares", body: request, as: ScreenShareResponse.self)
+        lock.withLock { session = created }
+        return created
+    }
+
+    /// Starts (`accepted`) or declines the session the agent joined (`authorizing`).
+    @discardableResult
+    public func activate(accepted: Bool = true) async throws -> ScreenShareResponse {
+        try await update("POST", "activate", body: ["accepted": accepted])
+    }
+
+    /// Answers the agent's remote-control request.
+    @discardableResult
+    public func enableRemoteControl(_ enabled: Bool) async throws -> ScreenShareResponse {
+        try await update("POST", "remote_control", body: ["enabled": enabled])
+    }
+
+    /// Lets the agent see the whole device rather than the app.
+    @discardableResult
+    public func enableFullDeviceSharing(_ enabled: Bool) async throws -> ScreenShareResponse {
+        try await update("PUT", "options", body: ["full_device": enabled])
+    }
+
+    /// Replaces the options (the key and domain of later sessions).
+    public func updateOptions(_ options: ScreenShareOptions) {
+        lock.withLock { _options = options }
+    }
+
+    /// Ends the session (`ended`).
+    @discardableResult
+    public func end() async throws -> ScreenShareResponse {
+        try await update("POST", "end", body: nil as [String: Bool]?)
+    }
+
+    /// Forgets the session: the state is `none` again.
+    public func clear() {
+        lock.withLock { session = nil }
+    }
+
+    private func update(_ method: String, _ action: String, body: [String: Bool]?) async throws -> ScreenShareResponse {
+        guard let current = currentSession else {
+            throw CCAIError(code: "not_found", message: "no screen share session; create one first")
+        }
+        let updated = try await api.send(method, "/screen_shares/\(current.id)/\(action)", body: body, as: ScreenShareResponse.self)
+        lock.withLock { if session?.id == updated.id { session = updated } }
+        return updated
+    }
+}

@@ -1,0 +1,111 @@
+import CCAIWire
+import Foundation
+
+/// Screen share sessions (seed 002's `screenShareService`): `POST /screen_shares`
+/// (create: a code), `GET /screen_shares/{id}`, `POST .../activate` (`accepted`: the end
+/// user starts or declines once an agent joined), `POST .../remote_control` (`enabled`),
+/// `PUT .../options` (`full_device`), `POST .../end`; and `POST /chats/{id}/screen_share_events`,
+/// the screen share events the app sends in the chat: with `screen_share_code_generated`
+/// the agent joins (the one who asked, or the chat's agent for a share the end user started).
+struct ScreenShareRoutes {
+    let sandbox: Sandbox
+
+    func register(in router: inout HTTPRouter) {
+        router.add("POST", "/screen_shares") { request in
+            let session = try await sandbox.session(for: request)
+            let body = try request.decode(ScreenShareRequest.self)
+            guard body.communicationType == .chat else {
+                throw HTTPError.badRequest("communication_type: only chats share screens in the sandbox so far")
+            }
+            guard let chat = try await sandbox.store.chat(id: body.communicationId, endUserID: try session.endUserID()) else {
+                throw HTTPError.notFound("there is no chat \(body.communicationId)")
+            }
+            guard chat.isInProgress else { throw HTTPError.conflict("chat \(chat.id) has ended") }
+            guard chat.isSupportingScreenShare else {
+                throw HTTPError.conflict("chat \(chat.id) was not started screen-shareable (is_screen_shareable)")
+            }
+            guard let created = try await sandbox.store.createScreenShare(chatID: chat.id, initiatedFrom: body.initiatedFrom,
+                                                                          now: sandbox.clock.now())
+            else { throw HTTPError.conflict("chat \(chat.id) has a screen share under way; end it first") }
+            try await sandbox.screenShareChanged(created, endUserID: try session.endUserID())
+            return try .json(created, status: 201)
+        }
+        router.add("GET", "/screen_shares/:id") { request in
+            try .json(try await ownSession(request).session)
+        }
+        router.add("POST", "/screen_shares/:id/activate") { request in
+            struct Consent: Decodable { var accepted: Bool }
+            let (current, owner) = try await ownSession(request)
+            let accepted = try request.decode(Consent.self).accepted
+            guard let moved = try await sandbox.store.moveScreenShare(id: current.id, from: [.authorizing], to: accepted ? .active : .ended)
+            else { throw stateError(current, "activated (no agent has joined it yet, or it is over)") }
+            try await sandbox.screenShareChanged(moved, endUserID: owner)
+            return try .json(moved)
+        }
+        router.add("POST", "/screen_shares/:id/remote_control") { request in
+            struct RemoteControl: Decodable { var enabled: Bool }
+            let (current, _) = try await ownSession(request)
+            let enabled = try request.decode(RemoteControl.self).enabled
+            guard let moved = try await sandbox.store.moveScreenShare(id: current.id, from: [.active], to: .active, remoteControl: enabled)
+            else { throw stateError(current, "given remote control (it is not active)") }
+            await sandbox.screenShareOutcomes.resolve(.init(chatID: moved.communicationId, id: -moved.id), with: moved)
+            return try .json(moved)
+        }
+        router.add("PUT", "/screen_shares/:id/options") { request in
+            struct Options: Decodable { var fullDevice: Bool; enum CodingKeys: String, CodingKey { case fullDevice = "full_device" } }
+            let (current, _) = try await ownSession(request)
+            let fullDevice = try request.decode(Options.self).fullDevice
+            guard current.state != .ended,
+                let moved = try await sandbox.store.moveScreenShare(id: current.id, from: [current.state], to: current.state,
+                                                                   fullDevice: fullDevice)
+            else { throw stateError(current, "changed (it is over)") }
+            return try .json(moved)
+        }
+        router.add("POST", "/screen_shares/:id/end") { request in
+            let (current, owner) = try await ownSession(request)
+            guard let ended = try await sandbox.store.moveScreenShare(id: current.id, from: [.pending, .authorizing, .active], to: .ended)
+            else { throw stateError(current, "ended (it is over already)") }
+            try await sandbox.screenShareChanged(ended, endUserID: owner)
+            await sandbox.screenShareOutcomes.resolve(.init(chatID: ended.communicationId, id: -ended.id), with: ended)
+            return try .json(ended)
+        }
+        router.add("POST", "/chats/:id/screen_share_events") { request in
+            let session = try await sandbox.session(for: request)
+            let chat = try await sandbox.ownChat(request, session)
+            guard chat.isInProgress else { throw HTTPError.conflict("chat \(chat.id) has ended") }
+            let body = try request.decode(ScreenShareEventMessage.self)
+            let owner = try session.endUserID()
+            let (message, _) = try await sandbox.store.addMessage(
+                chatID: chat.id, sender: ChatMessageSender(type: "end_user", name: session.endUser.name), type: "screen_share",
+                text: body.response?.code, event: body.event.rawValue, screenShare: body.response, clientMessageID: nil,
+                now: sandbox.clock.now())
+            try await sandbox.publishMessages([message], endUserID: owner)
+            await sandbox.agentDesk.messageReceived(message, in: chat, endUserID: owner, sandbox: sandbox)
+            if body.event == .screenShareCodeGenerated, let code = body.response?.code,
+                let pending = try await sandbox.store.latestScreenShare(chatID: chat.id), pending.code == code, pending.state == .pending
+            {
+                if pending.initiatedFrom == .agent {
+                    await sandbox.screenShareOutcomes.resolve(.init(chatID: chat.id, id: 0), with: pending)
+                } else if let agent = chat.agent?.name ?? chat.virtualAgent?.name {
+                    _ = try await sandbox.joinScreenShare(pending, agent: agent, endUserID: owner)
+                }
+            }
+            return try .json(message, status: 201)
+        }
+    }
+
+    /// The session named in the path, when it belongs to one of the caller's chats; with
+    /// the caller's end user id.
+    private func ownSession(_ request: HTTPRequest) async throws -> (session: ScreenShareResponse, owner: Int) {
+        let session = try await sandbox.session(for: request)
+        let id = try request.integerParameter("id", "screen share id")
+        let owner = try session.endUserID()
+        guard let share = try await sandbox.store.screenShare(id: id), try await sandbox.store.chatOwner(id: share.communicationId) == owner
+        else { throw HTTPError.notFound("there is no screen share \(id)") }
+        return (share, owner)
+    }
+
+    private func stateError(_ session: ScreenShareResponse, _ what: String) -> HTTPError {
+        HTTPError.conflict("screen share \(session.id) is \(session.state.rawValue) and cannot be \(what)")
+    }
+}
