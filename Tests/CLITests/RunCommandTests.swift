@@ -26,6 +26,13 @@ import Testing
         #expect(output.stderr.contains("\"customers\""))
     }
 
+    @Test func theSupportBotExampleRuns() throws {
+        let output = try CLI.run(["run", "examples/support_bot/scenario.lua", "--sandbox", "examples/support_bot/sandbox.lua"])
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stderr.contains("Claim for policy POL-20931") && output.stderr.contains("[card]"), "\(output.stderr)")
+        #expect(output.stderr.contains("smart_actions=2 text=POL-20931"))
+    }
+
     @Test func theMenuBrowserRuns() throws {
         let output = try CLI.run(["run", "examples/menu_browser.lua", "--env", "LANGUAGE=es"])
         #expect(output.status == 0, "\(output.stderr)")

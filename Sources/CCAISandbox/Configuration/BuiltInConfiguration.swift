@@ -1,7 +1,9 @@
 extension SandboxConfiguration {
     /// The built-in company: every channel kind, a direct access point, after-hours and
     /// over-capacity deflection, every recording option, nested and hidden queues, two
-    /// languages, human agents and a virtual agent (Nova, on the night desk). `ccai sandbox serve` and `ccai run` use it unless given another.
+    /// languages, human agents and a virtual agent (Nova, on the night desk), a pre-session
+    /// smart action (Devices), a custom form with every question type and a web form.
+    /// `ccai sandbox serve` and `ccai run` use it unless given another.
     public static let builtInSource = """
         return {
           company = {
@@ -66,6 +68,29 @@ extension SandboxConfiguration {
               },
               escalation_options = { { id = 1, deflection_channel = "chat" }, { id = 2, deflection_channel = "email" } },
             },
+          },
+          custom_forms = {
+            { id = 10, name = "contact", title = "Contact details", subtitle = "So that we can get back to you",
+              questions = {
+                { id = 1, type = "text", text = "Name", required = true },
+                { id = 2, type = "email", text = "E-mail", required = true },
+                { id = 3, type = "phone", text = "Phone", placeholder = "+1 415 555 0100" },
+                { id = 4, type = "number", text = "Order number", min = 1 },
+                { id = 5, type = "date", text = "Order date" },
+                { id = 6, type = "dropdown", text = "Product",
+                  options = { { value = "phone", label = "Phone" }, { value = "tablet", label = "Tablet" } } },
+                { id = 7, type = "radio", text = "Contact me by",
+                  options = { { value = "email", label = "E-mail" }, { value = "sms", label = "Text message" } } },
+                { id = 8, type = "multiple_choice", text = "Topics",
+                  options = { { value = "billing" }, { value = "delivery" }, { value = "repair" } } },
+                { id = 9, type = "long_text", text = "What happened?" },
+                { id = 10, type = "checkbox", text = "I accept the privacy policy", required = true },
+              } },
+          },
+          web_forms = {
+            { external_form_id = "form123", title = "Refund request", url = "https://forms.acme.test/refund",
+              questions = { { id = 1, type = "number", text = "Amount", required = true, min = 1 },
+                            { id = 2, type = "text", text = "Reason" } } },
           },
         }
         """

@@ -69,7 +69,7 @@ struct FormResponder: Sendable {
             }
             var argument = try LuaEncoder().encode(form)
             argument = merged(argument, ["kind": "web", "questions": try LuaEncoder().encode(form.questions ?? [])])
-            let answers = await answers(key: request.externalFormId, argument: argument, questions: form.questions ?? [],
+            let answers = await answers(key: request.externalFormId, argument: argument, questions: form.questions,
                                         label: "forms.\(request.externalFormId)")
             let details = FormCompleteDataDetails(message: answers == nil ? "The form could not be completed" : "Form submitted successfully",
                                                   answers: answers)
@@ -83,9 +83,10 @@ struct FormResponder: Sendable {
         return true
     }
 
-    /// The handler's answers, checked; nil (with the problem recorded on the plugin) when
-    /// it failed, declined (nil) or answered what the form does not take.
-    private func answers(key: String, argument: LuaValue, questions: [CustomFormQuestion], label: String) async
+    /// The handler's answers, checked against `questions` (a web form that declares none
+    /// takes any); nil (with the problem recorded on the plugin) when it failed, declined
+    /// (nil) or answered what the form does not take.
+    private func answers(key: String, argument: LuaValue, questions: [CustomFormQuestion]?, label: String) async
         -> [SubmitCustomFormRequest.Answer]?
     {
         switch await plugins.answer(.forms, key: key, argument: argument, context: [:]) {
@@ -105,6 +106,7 @@ struct FormResponder: Sendable {
                 answers.append(SubmitCustomFormRequest.Answer(questionId: Int(id), value: text))
             }
             answers.sort { $0.questionId < $1.questionId }
+            guard let questions else { return answers }
             let problems = FormAnswers.problems(answers, for: questions)
             guard problems.isEmpty else {
                 await plugins.recordError(plugin: plugin, "\(label): " + problems.joined(separator: "; "))
