@@ -20,5 +20,14 @@ import Testing
                                             chunkName: "=.luacheckrc")
         #expect(results == ["info", "lua54+ccai"])
         #expect(files[".luarc.json"]?.contains("\"Lua 5.4\"") == true)
+        #expect(files["agent.lua"] == nil, "the agent table comes from the sandbox")
+    }
+
+    @Test func anAgentModuleGetsItsOwnValidStubs() throws {
+        var agent = LuaModule(name: "ccai.Agent")
+        agent.function("send", LuaSignature("Sends.", parameters: ["text: string"])) { _ in .none }
+        let stubs = try #require(TypeStubs.files(agentModule: agent)["agent.lua"])
+        #expect(stubs.contains("---@param text string\nfunction ccai.Agent.send(text) end"))
+        _ = try LuaState.evaluate("ccai = {}\n" + stubs, chunkName: "=agent.lua")  // ccai.lua declares ccai
     }
 }

@@ -118,8 +118,13 @@ import Testing
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("types-\(UUID().uuidString)").path
         let output = try CLI.run(["types", "--out", folder])
         #expect(output.status == 0, "\(output.stderr)")
-        for name in ["ccai.lua", ".luarc.json", ".luacheckrc"] {
+        for name in ["ccai.lua", "agent.lua", ".luarc.json", ".luacheckrc"] {
             #expect(FileManager.default.fileExists(atPath: folder + "/" + name), "\(name)")
+        }
+        let agent = try String(contentsOfFile: folder + "/agent.lua", encoding: .utf8)
+        for name in ["send(text)", "request_smart_action(options)", "send_form(options)", "send_web_form(options)",
+                     "send_file(file)", "request_screen_share(options)", "transfer(options)", "escalate()", "end_session()"] {
+            #expect(agent.contains("function ccai.Agent.\(name) end"), "\(name)")
         }
         #expect(try CLI.run(["types"]).status == 2)
     }

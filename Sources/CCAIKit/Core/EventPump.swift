@@ -22,6 +22,8 @@ final class EventPump: @unchecked Sendable {
     private let http: HTTPClient
     private let lock = NSLock()
     private var subscribers: [UUID: AsyncStream<PlatformEvent>.Continuation] = [:]
+    /// Called with every event before any subscriber gets it (services keeping state).
+    private var observers: [@Sendable (PlatformEvent) -> Void] = []
     private var task: Task<Void, Never>?
     /// Whether the stream is receiving, and whether it ever was (the first connection is
     /// not a recovery).
@@ -45,6 +47,12 @@ final class EventPump: @unchecked Sendable {
             if task == nil { task = Task { [weak self] in await self?.run() } }
         }
         return stream
+    }
+
+    /// Runs `observer` with every event, before subscribers see it, for as long as the pump
+    /// lives. Observing does not start the pump.
+    func observe(_ observer: @escaping @Sendable (PlatformEvent) -> Void) {
+        lock.withLock { observers.append(observer) }
     }
 
     /// The pump stops with its last subscriber.
@@ -71,7 +79,9 @@ final class EventPump: @unchecked Sendable {
     }
 
     private func deliver(_ event: PlatformEvent) {
-        for subscriber in lock.withLock({ Array(subscribers.values) }) { subscriber.yield(event) }
+        let (observers, subscribers) = lock.withLock { (self.observers, Array(self.subscribers.values)) }
+        for observer in observers { observer(event) }
+        for subscriber in subscribers { subscriber.yield(event) }
     }
 
     private func run() async {

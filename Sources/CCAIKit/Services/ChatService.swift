@@ -73,6 +73,12 @@ public final class ChatService: @unchecked Sendable {
         self.options = options
         self.pump = pump
         if options.webFormDelegate != nil { tellWebFormDelegate() }
+        pump.observe { [weak self] event in
+            guard event.name == "state_changed", case .string(let status)? = event.data["status"], let id = event.data["chat_id"],
+                let status = ChatStatus(rawValue: status)
+            else { return }
+            self?.updateCurrent(id: id, status: status)
+        }
     }
 
     /// Hands the web forms agents send to the delegate, for as long as there is one.
@@ -94,21 +100,7 @@ public final class ChatService: @unchecked Sendable {
     /// `messages_received`, `typing_event`, `member_event`, ...), each with its JSON data,
     /// as they happen. Every call is a new subscriber.
     public func events() -> AsyncStream<PlatformEvent> {
-        let source = pump.subscribe()
-        return AsyncStream { continuation in
-            let task = Task {
-                for await event in source {
-                    if event.name == "state_changed", case .string(let status)? = event.data["status"],
-                        let id = event.data["chat_id"], let status = ChatStatus(rawValue: status)
-                    {
-                        self.updateCurrent(id: id, status: status)
-                    }
-                    continuation.yield(event)
-                }
-                continuation.finish()
-            }
-            continuation.onTermination = { _ in task.cancel() }
-        }
+        pump.subscribe()
     }
 
     /// The events named `name` only (the seeds' publishers: `stateChanged` is

@@ -31,16 +31,18 @@ public final class ScreenShareService: @unchecked Sendable {
     private let lock = NSLock()
     private var _options: ScreenShareOptions
     private var session: ScreenShareResponse?
-    /// Keeps the current session's state up to date from the platform's events.
-    private var tracker: Task<Void, Never>?
 
+    /// The current session's state follows the platform's events (before subscribers see
+    /// them, so a `states()` consumer reads the new `state`).
     init(api: APIClient, pump: EventPump, options: ScreenShareOptions) {
         self.api = api
         self.pump = pump
         self._options = options
+        pump.observe { [weak self] event in
+            guard let self, let (id, state) = Self.stateChange(event) else { return }
+            self.lock.withLock { if self.session?.id == id { self.session?.state = state } }
+        }
     }
-
-    deinit { tracker?.cancel() }
 
     public var options: ScreenShareOptions { lock.withLock { _options } }
 
@@ -90,26 +92,10 @@ public final class ScreenShareService: @unchecked Sendable {
         return (Int(id), state)
     }
 
-    /// Follows the platform's events from the first session on.
-    private func startTracking() {
-        lock.withLock {
-            guard tracker == nil else { return }
-            let source = pump.subscribe()
-            tracker = Task { [weak self] in
-                for await event in source {
-                    guard let self else { return }
-                    guard let (id, state) = Self.stateChange(event) else { continue }
-                    self.lock.withLock { if self.session?.id == id { self.session?.state = state } }
-                }
-            }
-        }
-    }
-
     /// Creates a session for a chat that was started screen-shareable (`pending`, with its
     /// code). A chat with a session under way is a `conflict`.
     @discardableResult
     public func create(request: ScreenShareRequest) async throws -> ScreenShareResponse {
-        startTracking()
         let created = try await api.send("POST", "/screen_shares", body: request, as: ScreenShareResponse.self)
         lock.withLock { session = created }
         return created

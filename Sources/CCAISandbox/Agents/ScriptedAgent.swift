@@ -22,7 +22,7 @@ import LuaRuntime
 ///   agent.end_session()
 /// end
 /// ```
-struct ScriptedAgent {
+public struct ScriptedAgent {
     let actions: AgentActions
     let script: AgentScript
     let mailbox: AgentMailbox
@@ -98,11 +98,58 @@ struct ScriptedAgent {
         return .table(table)
     }
 
+    /// The functions of the `agent` table with their signatures, in the order a script
+    /// meets them (`escalate` is only there for virtual agents).
+    static let signatures: [(name: String, signature: LuaSignature)] = [
+        ("send", LuaSignature("Sends a text message to the customer.", parameters: ["text: string"])),
+        ("wait_for_message", LuaSignature(
+            "Waits for the customer's next message (redacted when the queue redacts); nil on timeout or when the chat ends.",
+            parameters: ["options: { timeout: number? }?"], returns: ["ccai.ChatMessage?"])),
+        ("request_smart_action", LuaSignature(
+            "Asks the customer for a smart action and waits for the answer: the action (status finished or failed, or as it "
+                + "stands after the timeout) with its result and media; nil when the chat ends first.",
+            parameters: ["options: { type: \"photo\"|\"video\"|\"screenshot\"|\"text\"|\"verification\"|\"screen_share\", timeout: number? }"],
+            returns: ["ccai.SmartAction?"])),
+        ("send_file", LuaSignature("Sends a file (one of the 19 agent file types) to the customer.",
+                                   parameters: ["file: { name: string, mime_type: string, data: string }"],
+                                   returns: ["ccai.ChatMessage"])),
+        ("send_form", LuaSignature(
+            "Sends a custom form and waits for the answers: { [question_id] = value }; nil on timeout or when the chat ends.",
+            parameters: ["options: { id: integer, timeout: number? }"], returns: ["table<integer, string>?"])),
+        ("send_web_form", LuaSignature(
+            "Sends a web form and waits for its form-complete event: { status = \"completed\"|\"failed\", answers, message }; "
+                + "nil on timeout or when the chat ends.",
+            parameters: ["options: { external_form_id: string, timeout: number? }"], returns: ["table?"])),
+        ("request_screen_share", LuaSignature(
+            "Asks the customer to share their screen: joins the session their app creates and waits until they start it (or "
+                + "decline), then, with remote_control = true, for their answer to remote control. The session ({ id, code, "
+                + "state, remote_control, ... }); nil when no session came before the timeout.",
+            parameters: ["options: { remote_control: boolean?, timeout: number? }?"], returns: ["table?"])),
+        ("transfer", LuaSignature("Moves the chat to another queue (a cold transfer); the script's waits end.",
+                                  parameters: ["options: { menu_id: integer }"])),
+        ("escalate", LuaSignature("Hands the chat to a human agent (virtual agents only); the script's waits end.")),
+        ("end_session", LuaSignature("Ends the chat; false when it had already ended.", returns: ["boolean"])),
+    ]
+
+    static func signature(_ name: String) -> LuaSignature {
+        signatures.first { $0.name == name }?.signature ?? LuaSignature("")
+    }
+
+    /// The `agent` table's functions for editor stubs (`ccai types`): the signatures
+    /// without bodies.
+    public static var stubModule: LuaModule {
+        var agent = LuaModule(name: "ccai.Agent")
+        for (name, signature) in signatures {
+            agent.function(name, signature) { _ in .none }
+        }
+        return agent
+    }
+
     /// The `agent` table a script receives.
     private func makeModule() -> LuaModule {
         var agent = LuaModule(name: "agent")
         let actions = actions, mailbox = mailbox, redacts = redacts
-        agent.function("send", LuaSignature("Sends a text message to the customer.", parameters: ["text: string"])) { call in
+        agent.function("send", Self.signature("send")) { call in
             let text = try call.string(1, "text")
             guard !text.isEmpty else { throw call.argumentError(1, "text", "a non-empty string expected") }
             return try call.suspend {
@@ -113,9 +160,7 @@ struct ScriptedAgent {
                 return []
             }
         }
-        agent.function("wait_for_message", LuaSignature(
-            "Waits for the customer's next message (redacted when the queue redacts); nil on timeout or when the chat ends.",
-            parameters: ["options: { timeout: number? }?"], returns: ["ChatMessage?"])) { call in
+        agent.function("wait_for_message", Self.signature("wait_for_message")) { call in
             let timeout = try call.options(1, "options").number("timeout")
             if let timeout, !(timeout > 0) {
                 throw call.argumentError(1, "options.timeout", "a positive number of seconds expected")
@@ -126,9 +171,7 @@ struct ScriptedAgent {
                 return [try LuaEncoder().encode(message)]
             }
         }
-        agent.function("request_smart_action", LuaSignature(
-            "Asks the customer for a smart action and waits for the answer: the action (status finished or failed, or as it stands after the timeout) with its result and media; nil when the chat ends first.",
-            parameters: ["options: { type: string, timeout: number? }"], returns: ["table?"])) { call in
+        agent.function("request_smart_action", Self.signature("request_smart_action")) { call in
             let options = try call.options(1, "options")
             let typeName = try options.string("type")
             guard let type = typeName.flatMap(SmartActionType.init(rawValue:)), type != .unknown else {
@@ -145,9 +188,7 @@ struct ScriptedAgent {
                 return [.table(table)]
             }
         }
-        agent.function("send_file", LuaSignature("Sends a file (one of the 19 agent file types) to the customer.",
-                                                 parameters: ["file: { name: string, mime_type: string, data: string }"],
-                                                 returns: ["ChatMessage"])) { call in
+        agent.function("send_file", Self.signature("send_file")) { call in
             let options = try call.options(1, "file")
             guard let name = try options.string("name"), !name.isEmpty else {
                 throw call.argumentError(1, "file.name", "a file name expected")
@@ -161,9 +202,7 @@ struct ScriptedAgent {
                 return [try LuaEncoder().encode(message)]
             }
         }
-        agent.function("send_form", LuaSignature(
-            "Sends a custom form and waits for the answers: { [question_id] = value }; nil on timeout or when the chat ends.",
-            parameters: ["options: { id: integer, timeout: number? }"], returns: ["table<integer, string>?"])) { call in
+        agent.function("send_form", Self.signature("send_form")) { call in
             let options = try call.options(1, "options")
             guard let id = try options.integer("id") else { throw call.argumentError(1, "options.id", "a custom form id expected") }
             guard actions.sandbox.configuration.customForm(Int(id)) != nil else {
@@ -177,9 +216,7 @@ struct ScriptedAgent {
                 return [Self.answers(outcome.answers)]
             }
         }
-        agent.function("send_web_form", LuaSignature(
-            "Sends a web form and waits for its form-complete event: { status = \"completed\"|\"failed\", answers, message }; nil on timeout or when the chat ends.",
-            parameters: ["options: { external_form_id: string, timeout: number? }"], returns: ["table?"])) { call in
+        agent.function("send_web_form", Self.signature("send_web_form")) { call in
             let options = try call.options(1, "options")
             guard let externalID = try options.string("external_form_id"), actions.sandbox.configuration.webForm(externalID) != nil
             else {
@@ -197,9 +234,7 @@ struct ScriptedAgent {
                 return [.table(table)]
             }
         }
-        agent.function("request_screen_share", LuaSignature(
-            "Asks the customer to share their screen: joins the session their app creates and waits until they start it (or decline), then, with remote_control = true, for their answer to remote control. The session ({ id, code, state, remote_control, ... }); nil when no session came before the timeout.",
-            parameters: ["options: { remote_control: boolean?, timeout: number? }?"], returns: ["table?"])) { call in
+        agent.function("request_screen_share", Self.signature("request_screen_share")) { call in
             let options = try call.options(1, "options")
             let remoteControl = try options.boolean("remote_control") ?? false
             let timeout = try options.number("timeout") ?? 120
@@ -211,8 +246,7 @@ struct ScriptedAgent {
                 return [try LuaEncoder().encode(session)]
             }
         }
-        agent.function("transfer", LuaSignature("Moves the chat to another queue (a cold transfer); the script's waits end.",
-                                                parameters: ["options: { menu_id: integer }"])) { call in
+        agent.function("transfer", Self.signature("transfer")) { call in
             guard let menuID = try call.options(1, "options").integer("menu_id") else {
                 throw call.argumentError(1, "options.menu_id", "an integer expected")
             }
@@ -222,14 +256,14 @@ struct ScriptedAgent {
             }
         }
         if let escalate {
-            agent.function("escalate", LuaSignature("Hands the chat to a human agent (virtual agents only); the script's waits end.")) { call in
+            agent.function("escalate", Self.signature("escalate")) { call in
                 try call.suspend {
                     try await Self.refusalsAsLuaErrors { try await escalate() }
                     return []
                 }
             }
         }
-        agent.function("end_session", LuaSignature("Ends the chat; false when it had already ended.", returns: ["boolean"])) { call in
+        agent.function("end_session", Self.signature("end_session")) { call in
             try call.suspend {
                 [.boolean(try await actions.end())]
             }

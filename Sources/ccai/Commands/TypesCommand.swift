@@ -1,3 +1,4 @@
+import CCAISandbox
 import CCAIScripting
 import Foundation
 
@@ -7,9 +8,10 @@ struct TypesCommand {
         Usage: ccai types --out DIR
 
         Writes editor and linter support for scripts: DIR/ccai.lua (LuaLS ---@meta stubs of
-        the ccai module), DIR/.luarc.json (Lua 5.4, the sandbox's libraries) and
-        DIR/.luacheckrc (a luacheck std named ccai). Point your editor's Lua language server
-        at DIR, or copy the files next to your scripts.
+        the ccai module), DIR/agent.lua (the agent table of sandbox agent scripts, the class
+        ccai.Agent), DIR/.luarc.json (Lua 5.4, the sandbox's libraries) and DIR/.luacheckrc
+        (a luacheck std named ccai). Point your editor's Lua language server at DIR, or copy
+        the files next to your scripts.
         """
 
     var output: String
@@ -31,7 +33,7 @@ struct TypesCommand {
     func execute() -> Int32 {
         do {
             try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
-            for (name, text) in TypeStubs.files().sorted(by: { $0.key < $1.key }) {
+            for (name, text) in TypeStubs.files(agentModule: ScriptedAgent.stubModule).sorted(by: { $0.key < $1.key }) {
                 let path = URL(fileURLWithPath: output).appendingPathComponent(name).path
                 try text.write(toFile: path, atomically: true, encoding: .utf8)
                 print("wrote \(path)")
