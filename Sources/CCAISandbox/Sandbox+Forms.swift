@@ -12,31 +12,36 @@ struct FormOutcome: Sendable, Equatable {
 /// Forms as the platform runs them: an agent sends one (a `form` or `web_form` message),
 /// the app fetches and answers it, the agent waiting gets the answers.
 extension Sandbox {
+    /// A form an agent sends: one of the configuration's custom or web forms.
+    enum FormToSend: Sendable {
+        case custom(CustomFormDetailsResponse)
+        case web(WebFormConfiguration)
+    }
+
     /// Sends a form request as a chat message from the agent, then waits up to `timeout`
     /// seconds for the outcome; nil on timeout or when the chat ends.
-    func sendForm(_ actions: AgentActions, kind: SandboxStore.FormRequest.Kind, formID: Int?, externalFormID: String?,
-                  timeout: TimeInterval) async throws -> FormOutcome? {
+    func sendForm(_ actions: AgentActions, _ form: FormToSend, timeout: TimeInterval) async throws -> FormOutcome? {
         guard try await actions.isChatInProgress() else { throw HTTPError.conflict("chat \(actions.chatID) has ended") }
-        let request = try await store.addFormRequest(chatID: actions.chatID, kind: kind, formID: formID,
-                                                     externalFormID: externalFormID, now: clock.now())
-        var form: CustomForm?
-        var webForm: WebFormRequest?
-        let title: String?
-        switch kind {
-        case .custom:
-            let details = configuration.customForm(formID ?? -1)
-            title = details?.title ?? details?.name
-            form = CustomForm(id: formID ?? -1, name: details?.name, title: details?.title, subtitle: details?.subtitle,
-                              smartActionId: request.id, header: details?.header, footer: details?.footer)
-        case .web:
-            title = configuration.webForm(externalFormID ?? "")?.title
-            webForm = WebFormRequest(smartActionId: request.id, externalFormId: externalFormID ?? "", title: title)
+        let request: SandboxStore.FormRequest
+        var message: (type: String, title: String?, form: CustomForm?, webForm: WebFormRequest?)
+        switch form {
+        case .custom(let details):
+            request = try await store.addFormRequest(chatID: actions.chatID, kind: .custom, formID: details.id, externalFormID: nil,
+                                                     now: clock.now())
+            message = ("form", details.title ?? details.name,
+                       CustomForm(id: details.id, name: details.name, title: details.title, subtitle: details.subtitle,
+                                  smartActionId: request.id, header: details.header, footer: details.footer), nil)
+        case .web(let configuration):
+            request = try await store.addFormRequest(chatID: actions.chatID, kind: .web, formID: nil,
+                                                     externalFormID: configuration.externalFormId, now: clock.now())
+            message = ("web_form", configuration.title, nil,
+                       WebFormRequest(smartActionId: request.id, externalFormId: configuration.externalFormId, title: configuration.title))
         }
-        let (message, _) = try await store.addMessage(
-            chatID: actions.chatID, sender: ChatMessageSender(type: actions.kind.rawValue, name: actions.name),
-            type: kind == .custom ? "form" : "web_form", text: title, event: "formRequested", form: form, webForm: webForm,
-            clientMessageID: nil, now: clock.now())
-        try await publishMessages([message], endUserID: actions.endUserID)
+        let (sent, _) = try await store.addMessage(
+            chatID: actions.chatID, sender: ChatMessageSender(type: actions.kind.rawValue, name: actions.name), type: message.type,
+            text: message.title, event: "formRequested", form: message.form, webForm: message.webForm, clientMessageID: nil,
+            now: clock.now())
+        try await publishMessages([sent], endUserID: actions.endUserID)
         let store = self.store, endUserID = actions.endUserID
         return await formOutcomes.wait(for: .init(chatID: actions.chatID, id: request.id), timeout: timeout) {
             guard let current = try? await store.formRequest(id: request.id, endUserID: endUserID)?.request,

@@ -205,27 +205,27 @@ public struct ScriptedAgent {
         agent.function("send_form", Self.signature("send_form")) { call in
             let options = try call.options(1, "options")
             guard let id = try options.integer("id") else { throw call.argumentError(1, "options.id", "a custom form id expected") }
-            guard actions.sandbox.configuration.customForm(Int(id)) != nil else {
+            guard let form = actions.sandbox.configuration.customForm(Int(id)) else {
                 throw call.argumentError(1, "options.id", "one of the configured custom forms expected, got \(id)")
             }
             let timeout = try Self.timeout(call, options)
             return try call.suspend {
                 guard let outcome = try await Self.refusalsAsLuaErrors({
-                    try await actions.sandbox.sendForm(actions, kind: .custom, formID: Int(id), externalFormID: nil, timeout: timeout)
+                    try await actions.sandbox.sendForm(actions, .custom(form), timeout: timeout)
                 }) else { return [.nil] }
                 return [Self.answers(outcome.answers)]
             }
         }
         agent.function("send_web_form", Self.signature("send_web_form")) { call in
             let options = try call.options(1, "options")
-            guard let externalID = try options.string("external_form_id"), actions.sandbox.configuration.webForm(externalID) != nil
+            guard let externalID = try options.string("external_form_id"), let form = actions.sandbox.configuration.webForm(externalID)
             else {
                 throw call.argumentError(1, "options.external_form_id", "one of the configured web forms' external_form_id expected")
             }
             let timeout = try Self.timeout(call, options)
             return try call.suspend {
                 guard let outcome = try await Self.refusalsAsLuaErrors({
-                    try await actions.sandbox.sendForm(actions, kind: .web, formID: nil, externalFormID: externalID, timeout: timeout)
+                    try await actions.sandbox.sendForm(actions, .web(form), timeout: timeout)
                 }) else { return [.nil] }
                 var table = LuaTable()
                 table["status"] = .string(outcome.status)
