@@ -25,6 +25,14 @@ assert(file.type == "document" and file.name == "invoice.pdf" and file.mime_type
 local download = ccai.chat.download_media(file.id, { media_type = file.type })
 assert(download.data == "%PDF-1.4 invoice 42" and download.file_name == "invoice.pdf", "download_media gives bytes and name")
 assert(#requested == 7, "every request reached the script too: " .. #requested)
+assert(from_agent("^files=").text == "files=19 mismatch=invalid_argument")
+local kinds = {}
+for _, message in ipairs(ccai.chat.get_messages()) do
+  if message.media and message.sender.type == "agent" and message.media.name:find("^sample") then
+    kinds[message.media.type] = (kinds[message.media.type] or 0) + 1
+  end
+end
+assert(kinds.photo == 4 and kinds.video == 5 and kinds.audio == 4 and kinds.document == 6, "the 19 agent file types")
 local actions = ccai.smart_action.get_smart_actions()
 assert(#actions == 7 and actions[1].type == "text" and actions[1].result.text == "ACME-1234")
 for i = 1, 6 do assert(actions[i].status == "finished", actions[i].type .. " is " .. actions[i].status) end

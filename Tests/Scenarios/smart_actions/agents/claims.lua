@@ -16,6 +16,18 @@ return function(agent, session)
     tostring(got.verification.result.verified), tostring(got.screen_share.result.screen_share),
     again.status, again.result.decline_reason))
   agent.send("refused=" .. refused.code .. " bad_type=" .. tostring(bad_type):match("expected") )
+  local types = { jpg = "image/jpeg", png = "image/png", gif = "image/gif", webp = "image/webp", mp4 = "video/mp4",
+                  mov = "video/quicktime", avi = "video/x-msvideo", wmv = "video/x-ms-wmv", webm = "video/webm",
+                  mp3 = "audio/mpeg", wav = "audio/wav", m4a = "audio/mp4", weba = "audio/webm", pdf = "application/pdf",
+                  doc = "application/msword", xls = "application/vnd.ms-excel", ppt = "application/vnd.ms-powerpoint",
+                  csv = "text/csv", txt = "text/plain" }
+  local sent = 0
+  for extension, mime_type in pairs(types) do
+    agent.send_file{ name = "sample." .. extension, mime_type = mime_type, data = "bytes of " .. extension }
+    sent = sent + 1
+  end
+  local mismatch = select(2, pcall(agent.send_file, { name = "report.pdf", mime_type = "text/csv", data = "x" }))
+  agent.send("files=" .. sent .. " mismatch=" .. mismatch.code)
   repeat
     local message = agent.wait_for_message{ timeout = 30 }
   until not message or message.text == "bye"
