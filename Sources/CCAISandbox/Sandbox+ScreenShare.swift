@@ -29,13 +29,15 @@ extension Sandbox {
 
     /// `agent.request_screen_share{ remote_control, timeout }`: asks in the chat, joins the
     /// session whose code the app sends back in the chat, waits for the end user to start it and, when asked, to
-    /// allow remote control. The session as it stands at the end (nil: no session came).
+    /// allow remote control. The session as it stands at the end; nil when no session came,
+    /// at once when the app started the chat unable to share.
     func requestScreenShare(_ actions: AgentActions, remoteControl: Bool, timeout: TimeInterval) async throws -> ScreenShareResponse? {
         guard let chat = try await store.chat(id: actions.chatID, endUserID: actions.endUserID), chat.isInProgress else {
             throw HTTPError.conflict("chat \(actions.chatID) has ended")
         }
         guard chat.isSupportingScreenShare else {
-            throw HTTPError.conflict("chat \(chat.id) was not started screen-shareable (the app sends is_screen_shareable)")
+            log("sandbox: agent \(actions.name) asked chat \(chat.id) for a screen share, but its app cannot share (is_screen_shareable)")
+            return nil
         }
         if let current = try await store.latestScreenShare(chatID: chat.id), current.state != .ended {
             throw HTTPError.conflict("chat \(chat.id) has a screen share under way (session \(current.id), \(current.state.rawValue))")

@@ -123,7 +123,8 @@ public struct ScriptedAgent {
         ("request_screen_share", LuaSignature(
             "Asks the customer to share their screen: joins the session their app creates and waits until they start it (or "
                 + "decline), then, with remote_control = true, for their answer to remote control. The session ({ id, code, "
-                + "state, remote_control, ... }); nil when no session came before the timeout.",
+                + "state, remote_control, ... }); nil when no session came before the timeout, at once when the chat's app "
+                + "cannot share (is_screen_shareable).",
             parameters: ["options: { remote_control: boolean?, timeout: number? }?"], returns: ["table?"])),
         ("transfer", LuaSignature("Moves the chat to another queue (a cold transfer); the script's waits end.",
                                   parameters: ["options: { menu_id: integer }"])),

@@ -9,6 +9,10 @@ local function from_agent(pattern)
   return batch[1]
 end
 
+local function ended(chat)
+  ccai.chat.wait_for("state_changed", { timeout = 10, match = function(e) return e.chat_id == chat.id and e.status == "ended" end })
+end
+
 local requested = {}
 ccai.smart_action.on("requested", function(action) requested[#requested + 1] = action.type end)
 ccai.initialize_chat()
@@ -46,10 +50,10 @@ assert(not ok and err.code == "invalid_argument" and tostring(err):find("options
 ok, err = pcall(ccai.smart_action.notify_smart_action_received, { smart_action_id = 99999 })
 assert(not ok and err.code == "not_found", tostring(err))
 ccai.chat.send_message("bye")
-ccai.chat.wait_for("state_changed", { timeout = 10, match = function(e) return e.status == "ended" end })
+ended(chat)
 
 -- 2. Attachments of the end user, with the limits.
-ccai.chat.start{ menu_id = 3 }
+local uploads = ccai.chat.start{ menu_id = 3 }
 from_agent("^Hi, I'm Uma")
 local sent = { ccai.chat.send_message{ images = { { data = "GIF89a" .. string.rep("x", 100), mime_type = "image/gif", name = "a.gif" },
                                                   { data = "GIF89a" .. string.rep("y", 100), mime_type = "image/gif" } } } }
@@ -71,7 +75,7 @@ assert(not ok and err.code == "invalid_argument" and tostring(err):find("message
 ok, err = pcall(ccai.chat.send_message, { images = { { data = "x", mime_type = "text/plain" } } })
 assert(not ok and err.code == "invalid_argument", tostring(err))
 ccai.chat.send_message("bye")
-ccai.chat.wait_for("state_changed", { timeout = 10, match = function(e) return e.status == "ended" end })
+ended(uploads)
 
 -- 3. Pre-session smart actions: the host answers them through the plugin, then enqueues.
 local devices = ccai.chat.start{ menu_id = 2 }
@@ -108,7 +112,7 @@ ccai.log.info("smart actions scenario passed")
 
 -- 4. Forms: the plugin fills the contact form and the refund web form; the script answers
 -- the others itself.
-ccai.chat.start{ menu_id = 4 }
+local forms = ccai.chat.start{ menu_id = 4 }
 assert(from_agent("^contact:").text == "contact: 1=Jane Roe 2=jane@example.test 3=+1 415 555 0100 4=34 5=2026-11-29 6=phone 7=sms 8=true 9=billing,repair 10=It fell.\nThen it broke.")
 assert(from_agent("^refund:").text == "refund: completed 1=120.5 2=broken on arrival (Form submitted successfully)")
 local feedback = ccai.chat.wait_for("messages_received", { timeout = 20, match = function(m) return m[1].form ~= nil and m[1].form.id == 11 end })[1]
@@ -147,7 +151,7 @@ local plugin = ccai.plugins.list()[1]
 assert(plugin.errors[#plugin.errors]:find("forms.rating: question 1 %(Stars%): a number expected"), plugin.errors[#plugin.errors])
 assert(from_agent("^unknown form:").text == "unknown form: expected")
 ccai.chat.send_message("bye")
-ccai.chat.wait_for("state_changed", { timeout = 10, match = function(e) return e.status == "ended" end })
+ended(forms)
 ccai.log.info("forms scenario passed")
 
 -- 5. Screen share: the agent asks, the app creates a session and sends its code, the agent
@@ -208,7 +212,10 @@ ccai.chat.send_message("bye")
 state("ended")
 assert(ccai.screen_share.get_current_session().state == "ended", "the share ends with the chat")
 
-local plain = ccai.chat.start{ menu_id = 3, is_screen_shareable = false }
+local unshareable = ccai.chat.start{ menu_id = 5, is_screen_shareable = false }
+assert(from_agent("screen share").text == "no screen share")
+ended(unshareable)
+ccai.chat.start{ menu_id = 3, is_screen_shareable = false }
 ok, err = pcall(ccai.screen_share.create, { initiated_from = "end_user" })
 assert(not ok and err.code == "conflict" and err.message:find("screen%-shareable"), tostring(err))
 ccai.chat.end_chat()
