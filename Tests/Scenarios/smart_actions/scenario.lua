@@ -23,12 +23,13 @@ from_agent("^Hi, I'm Sam")
 local summary = from_agent("^text=")
 assert(summary.text == "text=ACME-1234 photos=2 screenshot=screen.png video_bytes=4096 verified=true screen_share=true again=failed:already given",
   summary.text)
+assert(from_agent("^broken=").text == "broken=failed true", "a failing handler fails the action with its reason")
 assert(from_agent("^refused=").text == "refused=invalid_argument bad_type=expected")
 local file = from_agent("media").media
 assert(file.type == "document" and file.name == "invoice.pdf" and file.mime_type == "application/pdf")
 local download = ccai.chat.download_media(file.id, { media_type = file.type })
 assert(download.data == "%PDF-1.4 invoice 42" and download.file_name == "invoice.pdf", "download_media gives bytes and name")
-assert(#requested == 7, "every request reached the script too: " .. #requested)
+assert(#requested == 8, "every request reached the script too: " .. #requested)
 assert(from_agent("^files=").text == "files=19 mismatch=invalid_argument")
 local kinds = {}
 for _, message in ipairs(ccai.chat.get_messages()) do
@@ -38,7 +39,7 @@ for _, message in ipairs(ccai.chat.get_messages()) do
 end
 assert(kinds.photo == 4 and kinds.video == 5 and kinds.audio == 4 and kinds.document == 6, "the 19 agent file types")
 local actions = ccai.smart_action.get_smart_actions()
-assert(#actions == 7 and actions[1].type == "text" and actions[1].result.text == "ACME-1234")
+assert(#actions == 8 and actions[1].type == "text" and actions[1].result.text == "ACME-1234")
 for i = 1, 6 do assert(actions[i].status == "finished", actions[i].type .. " is " .. actions[i].status) end
 assert(actions[2].result.media_ids and #actions[2].result.media_ids == 2, "both photos are the photo action's result")
 

@@ -8,6 +8,7 @@ return function(agent, session)
     got[type] = action
   end
   local again = agent.request_smart_action{ type = "text", timeout = 20 }
+  local broken = agent.request_smart_action{ type = "verification", timeout = 20 }
   local bad_type = select(2, pcall(agent.request_smart_action, { type = "selfie" }))
   agent.send_file{ name = "invoice.pdf", mime_type = "application/pdf", data = "%PDF-1.4 invoice 42" }
   local refused = select(2, pcall(agent.send_file, { name = "tool.exe", mime_type = "application/x-msdownload", data = "MZ" }))
@@ -15,6 +16,7 @@ return function(agent, session)
     got.text.result.text, #got.photo.media, got.screenshot.media[1].name, got.video.media[1].size,
     tostring(got.verification.result.verified), tostring(got.screen_share.result.screen_share),
     again.status, again.result.decline_reason))
+  agent.send("broken=" .. broken.status .. " " .. tostring(broken.result.decline_reason:find("face not recognised", 1, true) ~= nil))
   agent.send("refused=" .. refused.code .. " bad_type=" .. tostring(bad_type):match("expected") )
   local types = { jpg = "image/jpeg", png = "image/png", gif = "image/gif", webp = "image/webp", mp4 = "video/mp4",
                   mov = "video/quicktime", avi = "video/x-msvideo", wmv = "video/x-ms-wmv", webm = "video/webm",

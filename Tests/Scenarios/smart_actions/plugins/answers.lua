@@ -1,6 +1,6 @@
 -- Answers every smart action type the way a customer's app would; the second text
 -- request is declined.
-local texts = 0
+local texts, verifications = 0, 0
 local png = "\137PNG\r\n\26\n" .. string.rep("\0", 64)
 
 return {
@@ -21,7 +21,11 @@ return {
     end,
     screenshot = function() return { images = { { path = "screen.png", mime_type = "image/png" } } } end,
     video = function() return { videos = { { data = string.rep("v", 4096), mime_type = "video/mp4", name = "clip.mp4" } } } end,
-    verification = function() return { verified = true } end,
+    verification = function(action)
+      verifications = verifications + 1
+      if verifications > 1 then error("face not recognised") end   -- a failing handler fails the action
+      return { verified = true }
+    end,
     screen_share = function() return { screen_share = true } end,
   },
   forms = {
