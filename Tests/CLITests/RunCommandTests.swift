@@ -181,6 +181,42 @@ import Testing
         return file
     }
 
+    @Test func unansweredRequestsOfAnAgentTimeOutOrEndWithTheChat() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("waits-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try """
+            return { company = { name = "x", languages = { "en" }, time_zone = "UTC", key = "dev-key", secret = "dev-secret" },
+                     menus = { { id = 1, name = "Help", channels = { chat = {} } } },
+                     agents = { { name = "Wes", menus = { 1 }, script = "agent.lua" } },
+                     custom_forms = { { id = 1, questions = { { id = 1, type = "text", text = "Name" } } } },
+                     web_forms = { { external_form_id = "w" } } }
+            """.write(to: folder.appendingPathComponent("sandbox.lua"), atomically: true, encoding: .utf8)
+        try """
+            return function(agent)
+              local action = agent.request_smart_action{ type = "photo", timeout = 0.3 }
+              local form = agent.send_form{ id = 1, timeout = 0.3 }
+              local web = agent.send_web_form{ external_form_id = "w", timeout = 0.3 }
+              agent.send(string.format("photo=%s form=%s web=%s", action.status, tostring(form), tostring(web)))
+              local last = agent.request_smart_action{ type = "text", timeout = 30 }
+              print("after the chat ended: " .. tostring(last))
+            end
+            """.write(to: folder.appendingPathComponent("agent.lua"), atomically: true, encoding: .utf8)
+        try """
+            ccai.initialize_chat()
+            ccai.chat.start{ menu_id = 1 }
+            local report = ccai.chat.wait_for("messages_received", { timeout = 10, match = function(m)
+              return m[1].sender.type == "agent" and (m[1].text or ""):find("^photo=") end })[1]
+            assert(report.text == "photo=requested form=nil web=nil", report.text)
+            ccai.smart_action.wait_for("requested", { timeout = 10, match = function(a) return a.type == "text" end })
+            ccai.chat.end_chat()
+            ccai.sleep(0.5)
+            """.write(to: folder.appendingPathComponent("customer.lua"), atomically: true, encoding: .utf8)
+        let output = try CLI.run(["run", folder.appendingPathComponent("customer.lua").path,
+                                  "--sandbox", folder.appendingPathComponent("sandbox.lua").path])
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stderr.contains("after the chat ended: nil"), "the agent's wait ends with the chat: \(output.stderr)")
+    }
+
     @Test func theEmbeddedSandboxServesTheSDK() throws {
         let output = try CLI.run(["run", "Tests/Scenarios/company.lua"])
         #expect(output.status == 0, "\(output.stderr)")
