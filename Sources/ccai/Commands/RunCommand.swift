@@ -11,9 +11,10 @@ struct RunCommand {
         Runs a Lua script in the sandboxed runtime with the `ccai` module. The run ends
         when the script and every task it spawned have ended.
 
-        The SDK (ccai.auth, ccai.company, ccai.end_user, ccai.language) talks to the
-        embedded sandbox by default: the built-in company, or --sandbox CONFIG.lua, served
-        in-process on a loopback port. With --host it talks to that platform instead. The
+        The SDK (ccai.auth, ccai.company, ccai.end_user, ccai.language, ccai.queue_menu,
+        ccai.chat, ccai.smart_action, ccai.screen_share, ccai.options) talks to the
+        embedded sandbox by default: the built-in company, or --sandbox CONFIG.lua (with its
+        agent scripts), served in-process on a loopback port. With --host it talks to that platform instead. The
         host authenticates the script's end user ("vu-1", or what the script sets with
         ccai.end_user.update_end_user) by signing a JWT; scripts never see the secret.
 
@@ -21,7 +22,8 @@ struct RunCommand {
           --env KEY=VALUE          a parameter the script reads as ccai.env.KEY (repeatable)
           --plugins DIR            load the plugins of DIR (repeatable; default: the
                                    plugins folder beside the script, if there is one);
-                                   they are reloaded when their files change
+                                   they are reloaded when their files change, and they
+                                   answer deflection, smart actions and forms
           --sandbox CONFIG.lua     the embedded sandbox's configuration
           --host HOST              a platform instead of the embedded sandbox (HOST[:PORT]
                                    or a URL), with --company-key KEY and one of
