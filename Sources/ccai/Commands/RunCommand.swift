@@ -13,10 +13,11 @@ struct RunCommand {
 
         The SDK (ccai.auth, ccai.company, ccai.end_user, ccai.language, ccai.queue_menu,
         ccai.chat, ccai.smart_action, ccai.screen_share, ccai.options) talks to the
-        embedded sandbox by default: the built-in company, or --sandbox CONFIG.lua (with its
-        agent scripts), served in-process on a loopback port. With --host it talks to that platform instead. The
-        host authenticates the script's end user ("vu-1", or what the script sets with
-        ccai.end_user.update_end_user) by signing a JWT; scripts never see the secret.
+        embedded sandbox by default: the built-in company, or --sandbox CONFIG.lua (with
+        its agent scripts), served in-process on a loopback port. With --host it talks to
+        that platform instead. The host authenticates the script's end user ("vu-1", or
+        what the script sets with ccai.end_user.update_end_user) by signing a JWT; scripts
+        never see the secret.
 
         Options:
           --env KEY=VALUE          a parameter the script reads as ccai.env.KEY (repeatable)
