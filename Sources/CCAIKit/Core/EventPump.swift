@@ -49,6 +49,20 @@ final class EventPump: @unchecked Sendable {
         return stream
     }
 
+    /// A new subscriber that gets what `transform` makes of each event (nil skips it).
+    func subscribe<Value: Sendable>(_ transform: @escaping @Sendable (PlatformEvent) -> Value?) -> AsyncStream<Value> {
+        let source = subscribe()
+        return AsyncStream { continuation in
+            let task = Task {
+                for await event in source {
+                    if let value = transform(event) { continuation.yield(value) }
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
     /// Runs `observer` with every event, before subscribers see it, for as long as the pump
     /// lives. Observing does not start the pump.
     func observe(_ observer: @escaping @Sendable (PlatformEvent) -> Void) {

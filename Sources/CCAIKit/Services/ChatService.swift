@@ -106,28 +106,15 @@ public final class ChatService: @unchecked Sendable {
     /// The events named `name` only (the seeds' publishers: `stateChanged` is
     /// `events(named: "state_changed")`).
     public func events(named name: String) -> AsyncStream<JSONValue> {
-        let all = events()
-        return AsyncStream { continuation in
-            let task = Task {
-                for await event in all where event.name == name { continuation.yield(event.data) }
-                continuation.finish()
-            }
-            continuation.onTermination = { _ in task.cancel() }
-        }
+        // Optional.none, not `nil`: JSONValue is a nil literal, so `nil` would be JSON null here.
+        pump.subscribe { event -> JSONValue? in event.name == name ? event.data : Optional.none }
     }
 
     /// `false` when the SDK loses the platform's event stream during a chat, `true` when
     /// it is back (seed 001's `networkConnectivityChanged`). Nothing is lost meanwhile: the
     /// stream resumes after the last event received.
     public func networkConnectivityChanged() -> AsyncStream<Bool> {
-        let all = events(named: "network_connectivity_changed")
-        return AsyncStream { continuation in
-            let task = Task {
-                for await data in all { if let connected = data.boolValue { continuation.yield(connected) } }
-                continuation.finish()
-            }
-            continuation.onTermination = { _ in task.cancel() }
-        }
+        pump.subscribe { event in event.name == "network_connectivity_changed" ? event.data.boolValue : nil }
     }
 
     private func updateCurrent(id: JSONValue, status: ChatStatus) {

@@ -54,33 +54,17 @@ public final class ScreenShareService: @unchecked Sendable {
 
     /// The states of this service's sessions as they change (seed 002's `statePublisher`).
     public func states() -> AsyncStream<ScreenShareServiceState> {
-        let source = pump.subscribe()
-        return AsyncStream { continuation in
-            let task = Task {
-                for await event in source {
-                    guard let (id, state) = Self.stateChange(event), id == self.currentSession?.id else { continue }
-                    continuation.yield(state)
-                }
-                continuation.finish()
-            }
-            continuation.onTermination = { _ in task.cancel() }
+        pump.subscribe { [weak self] event in
+            guard let (id, state) = Self.stateChange(event), id == self?.currentSession?.id else { return nil }
+            return state
         }
     }
 
     /// The agent's requests for consent (seed 002's `requestPublisher`): `session` (start
     /// sharing, for a share the end user initiated) and `remoteControl`.
     public func requests() -> AsyncStream<ScreenShareRequestType> {
-        let source = pump.subscribe()
-        return AsyncStream { continuation in
-            let task = Task {
-                for await event in source where event.name == "screen_share_request" {
-                    if let type = event.data["type"]?.stringValue.flatMap(ScreenShareRequestType.init(rawValue:)) {
-                        continuation.yield(type)
-                    }
-                }
-                continuation.finish()
-            }
-            continuation.onTermination = { _ in task.cancel() }
+        pump.subscribe { event in
+            event.name == "screen_share_request" ? event.data["type"]?.stringValue.flatMap(ScreenShareRequestType.init(rawValue:)) : nil
         }
     }
 

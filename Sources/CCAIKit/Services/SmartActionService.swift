@@ -26,15 +26,8 @@ public final class SmartActionService: Sendable {
 
     /// The smart actions requested from now on (`smart_action_requested`), as they come.
     public func requests() -> AsyncStream<SmartAction> {
-        let source = pump.subscribe()
-        return AsyncStream { continuation in
-            let task = Task {
-                for await event in source where event.name == "smart_action_requested" {
-                    if let action = try? event.data.decoded(as: SmartAction.self) { continuation.yield(action) }
-                }
-                continuation.finish()
-            }
-            continuation.onTermination = { _ in task.cancel() }
+        pump.subscribe { event in
+            event.name == "smart_action_requested" ? try? event.data.decoded(as: SmartAction.self) : nil
         }
     }
 
