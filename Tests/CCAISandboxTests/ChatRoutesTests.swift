@@ -201,12 +201,11 @@ import Testing
     }
 
     @Test func queuedChatsFillTheQueue() async throws {
-        var configuration = SandboxConfiguration.builtIn
-        configuration.hours = nil
-        configuration.agents = nil
-        configuration.menus = try await LuaConfigurations.menus("""
-            { id = 1, name = "Small", capacity = { max_waiting = 1 }, deflection = { over_capacity = 2 }, channels = { chat = {} } },
-            { id = 2, name = "Overflow", channels = { chat = {} } }
+        let configuration = try await LuaConfigurations.configuration("""
+            menus = {
+              { id = 1, name = "Small", capacity = { max_waiting = 1 }, deflection = { over_capacity = 2 }, channels = { chat = {} } },
+              { id = 2, name = "Overflow", channels = { chat = {} } }
+            }
             """)
         let (_, server) = try SandboxHTTP.serve(configuration: configuration)
         let first = try await SandboxHTTP.token(server, "cap-1")

@@ -71,12 +71,11 @@ import Testing
     }
 
     @Test func overCapacityQueuesAreDeflected() async throws {
-        var configuration = SandboxConfiguration.builtIn
-        configuration.hours = nil
-        configuration.agents = nil
-        configuration.menus = try await LuaConfigurations.menus("""
-            { id = 1, name = "Full", capacity = { max_waiting = 0 }, deflection = { over_capacity = 2 }, channels = { chat = {} } },
-            { id = 2, name = "Overflow", channels = { chat = {} } }
+        let configuration = try await LuaConfigurations.configuration("""
+            menus = {
+              { id = 1, name = "Full", capacity = { max_waiting = 0 }, deflection = { over_capacity = 2 }, channels = { chat = {} } },
+              { id = 2, name = "Overflow", channels = { chat = {} } }
+            }
             """)
         let (server, token) = try await serve(at: Self.mondayEvening, configuration: configuration)
         let response = try await menus(server, token)

@@ -12,16 +12,10 @@ import LuaRuntime
 /// ```lua
 /// forms = { [10] = function(form, ctx) return { [form.questions[1].id] = "Jane" } end }
 /// ```
-struct FormResponder: Sendable {
+struct FormResponder: PluginResponder {
     let sdk: CCAI
     let plugins: PluginHost
     let logger: ScriptLogger
-
-    init(context: SDKContext, plugins: PluginHost) {
-        self.sdk = context.sdk
-        self.plugins = plugins
-        self.logger = context.logger
-    }
 
     /// Answers the forms agents send in the SDK's chats for as long as `state` lives.
     func answerRequests(while state: LuaState) {

@@ -8,16 +8,10 @@ import LuaRuntime
 /// type, the host tells the platform it was received, runs the handler, sends its answer
 /// through the SDK and marks the action finished (or failed, for a decline or a failing
 /// handler). Types no plugin handles are left to the script (`ccai.smart_action`).
-struct SmartActionResponder: Sendable {
+struct SmartActionResponder: PluginResponder {
     let sdk: CCAI
     let plugins: PluginHost
     let logger: ScriptLogger
-
-    init(context: SDKContext, plugins: PluginHost) {
-        self.sdk = context.sdk
-        self.plugins = plugins
-        self.logger = context.logger
-    }
 
     /// Answers the in-session requests of the SDK's chats for as long as `state` lives.
     func answerRequests(while state: LuaState) {
