@@ -136,10 +136,6 @@ import Testing
 
 /// Builds configurations from Lua text, as a configuration file would.
 enum LuaConfigurations {
-    static func menus(_ lua: String) async throws -> [MenuConfiguration] {
-        try await configuration("menus = { \(lua) }").menus ?? []
-    }
-
     /// A company (key `dev-key`, secret `dev-secret`, UTC, always open) with `fields`
     /// (Lua table fields: `menus = {...}, agents = {...}`).
     static func configuration(_ fields: String) async throws -> SandboxConfiguration {
