@@ -55,7 +55,7 @@ extension Sandbox {
     /// HMAC-SHA256 (base64url) with the company secret of the request id, the form's external
     /// id and the expiry.
     func webFormSignature(requestID: Int, externalFormID: String, expiresAt: Double) -> String {
-        let expiry = String(Int(expiresAt))
+        let expiry = Checked.truncated(expiresAt).map(String.init) ?? "0"
         let mac = (try? JWTSigner.signature(of: "\(requestID).\(externalFormID).\(expiry)", algorithm: .hs256,
                                             secret: configuration.company.secret)) ?? ""
         return expiry + "." + mac

@@ -49,7 +49,7 @@ public final class Sandbox: Sendable {
         self.agentDesk = AgentDesk(scripts: scripts, virtualScripts: virtualScripts)
         self.log = log
         self.configuration = configuration
-        self.store = try SandboxStore(directory: dataDirectory)
+        self.store = try SandboxStore(directory: dataDirectory, companyKey: configuration.company.key, now: clock.now())
         self.clock = clock
         if let start = configuration.clockStart.flatMap({ ISO8601DateFormatter().date(from: $0) }) {
             businessClock = OffsetClock(start: start)
@@ -72,9 +72,13 @@ public final class Sandbox: Sendable {
         FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 
-    /// Every endpoint of the wire API (docs/openapi.yaml).
+    /// Every endpoint of the wire API (docs/openapi.yaml); requests without a valid token
+    /// are refused on their headers.
     public var router: HTTPRouter {
         var router = HTTPRouter()
+        let tokens = store.tokens
+        let clock = self.clock
+        router.tokenIsKnown = { token in tokens.isValid(token: token, now: clock.now()) }
         AuthRoutes(sandbox: self).register(in: &router)
         CompanyRoutes(sandbox: self).register(in: &router)
         QueueMenuRoutes(sandbox: self).register(in: &router)
@@ -90,7 +94,7 @@ public final class Sandbox: Sendable {
     /// Starts an HTTP server for the sandbox.
     public func serve(address: String = "127.0.0.1", port: UInt16 = 0) throws -> HTTPServer {
         let router = self.router
-        return try HTTPServer(router: router, address: address, port: port, maximumBodyBytes: router.maximumBodyBytes)
+        return try HTTPServer(router: router, address: address, port: port)
     }
 
     /// Records an event for an end user (written before this returns) and wakes their
@@ -141,7 +145,7 @@ public final class Sandbox: Sendable {
             throw HTTPError.unauthenticated("an auth token is required (Authorization: Bearer TOKEN)")
         }
         guard let session = try await store.session(token: token, now: clock.now()) else {
-            throw HTTPError.unauthenticated("the auth token is unknown or has expired; authenticate again")
+            throw HTTPError.unauthenticated("the auth token is unknown, revoked or expired; authenticate again")
         }
         return session
     }

@@ -1,6 +1,9 @@
+#define _GNU_SOURCE
 #include "CHTTPShim.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -20,6 +23,7 @@ struct chttp_stream {
     char *data;
     size_t len, cap, offset;
     int closed;                 // no more writes; end after the data
+    int overflowed;             // the client read too slowly: the connection is dropped
     int gone;                   // the daemon released it: the client left or the server stopped
     int reader_suspended;       // the reader suspended the connection waiting for data
     int parked;                 // counted in the server's parked readers
@@ -32,8 +36,11 @@ struct chttp_server {
     int parked_readers;               // stream readers waiting for data (atomic)
     int stopping;                     // set by chttp_stop: readers end instead of parking (atomic)
     chttp_request_handler handler;
+    chttp_admission_handler admit;
     void *context;
-    size_t max_body_bytes;
+    chttp_limits limits;
+    size_t memory_bytes;              // request bodies held in memory (atomic)
+    size_t spooled_bytes;             // request bodies spooled to temporary files (atomic)
     pthread_mutex_t lock;
     unsigned suspended;               // connections suspended and not yet resumed by the daemon
     struct chttp_exchange *waiting;   // exchanges handed to Swift and not yet answered
@@ -45,8 +52,10 @@ struct chttp_exchange {
     chttp_server *server;
     struct MHD_Connection *connection;
     enum exchange_state state;
-    char *body;
+    size_t max_body;        // the route's limit, from the admission
+    char *body;             // the body while it is small
     size_t body_len, body_cap;
+    int body_fd;            // the body once spooled to an unlinked temporary file, else -1
     int too_large;
     unsigned status;
     struct MHD_Response *response;
@@ -108,6 +117,128 @@ static enum MHD_Result queue_text(struct MHD_Connection *connection, unsigned st
     return result;
 }
 
+static void release_body(chttp_exchange *exchange) {
+    chttp_server *server = exchange->server;
+    if (exchange->body_fd >= 0) {
+        close(exchange->body_fd);
+        exchange->body_fd = -1;
+        __atomic_sub_fetch(&server->spooled_bytes, exchange->body_len, __ATOMIC_SEQ_CST);
+    } else if (exchange->body) {
+        __atomic_sub_fetch(&server->memory_bytes, exchange->body_cap, __ATOMIC_SEQ_CST);
+    }
+    free(exchange->body);
+    exchange->body = NULL;
+    exchange->body_len = exchange->body_cap = 0;
+}
+
+static int write_all(int fd, const char *data, size_t len) {
+    while (len > 0) {
+        ssize_t written = write(fd, data, len);
+        if (written < 0 && errno == EINTR) continue;
+        if (written <= 0) return 0;
+        data += written;
+        len -= (size_t)written;
+    }
+    return 1;
+}
+
+/// An unlinked temporary file (mode 0600) for a spooled body; -1 on failure.
+static int spool_file(void) {
+    const char *folder = getenv("TMPDIR");
+    if (!folder || !*folder) folder = "/tmp";
+    int fd = open(folder, O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
+    if (fd >= 0) return fd;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/ccai-body-XXXXXX", folder);
+    fd = mkstemp(path);
+    if (fd >= 0) unlink(path);
+    return fd;
+}
+
+/// Adds a chunk of body: in memory while small and while the server's memory budget
+/// allows, else to a temporary file. 0 when the server has no room left (the caller
+/// answers 503), -1 on an I/O failure.
+static int append_body(chttp_exchange *exchange, const char *data, size_t len) {
+    chttp_server *server = exchange->server;
+    if (exchange->body_fd < 0) {
+        size_t needed = exchange->body_len + len;
+        size_t grow = needed > exchange->body_cap ? (needed > 256 ? needed : 256) - exchange->body_cap : 0;
+        size_t held = __atomic_load_n(&server->memory_bytes, __ATOMIC_SEQ_CST);
+        if (needed <= server->limits.spool_after_bytes && held + grow <= server->limits.memory_bytes) {
+            if (grow > 0) {
+                size_t cap = exchange->body_cap ? exchange->body_cap : 256;
+                while (cap < needed) cap *= 2;
+                char *grown = realloc(exchange->body, cap);
+                if (!grown) return -1;
+                __atomic_add_fetch(&server->memory_bytes, cap - exchange->body_cap, __ATOMIC_SEQ_CST);
+                exchange->body = grown;
+                exchange->body_cap = cap;
+            }
+            memcpy(exchange->body + exchange->body_len, data, len);
+            exchange->body_len += len;
+            return 1;
+        }
+        size_t spooled = __atomic_load_n(&server->spooled_bytes, __ATOMIC_SEQ_CST);
+        if (spooled + exchange->body_len + len > server->limits.spool_bytes) return 0;
+        int fd = spool_file();
+        if (fd < 0) return -1;
+        if (exchange->body_len > 0 && !write_all(fd, exchange->body, exchange->body_len)) {
+            close(fd);
+            return -1;
+        }
+        __atomic_sub_fetch(&server->memory_bytes, exchange->body_cap, __ATOMIC_SEQ_CST);
+        __atomic_add_fetch(&server->spooled_bytes, exchange->body_len, __ATOMIC_SEQ_CST);
+        free(exchange->body);
+        exchange->body = NULL;
+        exchange->body_cap = 0;
+        exchange->body_fd = fd;
+    }
+    size_t spooled = __atomic_load_n(&server->spooled_bytes, __ATOMIC_SEQ_CST);
+    if (spooled + len > server->limits.spool_bytes) return 0;
+    if (!write_all(exchange->body_fd, data, len)) return -1;
+    __atomic_add_fetch(&server->spooled_bytes, len, __ATOMIC_SEQ_CST);
+    exchange->body_len += len;
+    return 1;
+}
+
+static const char busy_body[] =
+    "{\"error\":{\"code\":\"unavailable\",\"message\":\"the server holds as many request bodies as it takes; try again\"}}";
+
+/// The first call for a request: its headers are in. The router decides from them alone
+/// (route, authentication, declared length) whether to read a body at all, and how much.
+static enum MHD_Result admit(chttp_server *server, chttp_exchange *exchange, struct MHD_Connection *connection,
+                             const char *method, const char *url) {
+    const char *authorization = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, "Authorization");
+    const char *length_text = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, "Content-Length");
+    long long declared = -1;
+    if (length_text) {
+        char *end = NULL;
+        errno = 0;
+        unsigned long long value = strtoull(length_text, &end, 10);
+        declared = (errno == 0 && end && *end == 0 && value <= (unsigned long long)INT64_MAX) ? (long long)value : INT64_MAX;
+    }
+    chttp_admission admission;
+    memset(&admission, 0, sizeof admission);
+    server->admit(server->context, method, url, authorization, declared, &admission);
+    admission.body[sizeof admission.body - 1] = 0;
+    if (admission.status != 0) {
+        exchange->state = ANSWERED;
+        struct MHD_Response *response =
+            MHD_create_response_from_buffer(strlen(admission.body), admission.body, MHD_RESPMEM_MUST_COPY);
+        MHD_add_response_header(response, "Content-Type", "application/json");
+        if (admission.allow[0]) {
+            admission.allow[sizeof admission.allow - 1] = 0;
+            MHD_add_response_header(response, "Allow", admission.allow);
+        }
+        enum MHD_Result result = MHD_queue_response(connection, admission.status, response);
+        MHD_destroy_response(response);
+        return result;
+    }
+    exchange->max_body = admission.max_body_bytes;
+    if (declared >= 0 && (unsigned long long)declared > exchange->max_body) exchange->too_large = 1;
+    return MHD_YES;
+}
+
 static enum MHD_Result access_handler(void *cls, struct MHD_Connection *connection, const char *url,
                                       const char *method, const char *version, const char *upload_data,
                                       size_t *upload_data_size, void **con_cls) {
@@ -119,31 +250,42 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *connecti
         if (!exchange) return MHD_NO;
         exchange->server = server;
         exchange->connection = connection;
+        exchange->body_fd = -1;
         *con_cls = exchange;
+        enum MHD_Result admitted = admit(server, exchange, connection, method, url);
+        if (exchange->state == ANSWERED || !exchange->too_large) return admitted;
+    }
+    if (exchange->state == ANSWERED) {
+        *upload_data_size = 0;  // a refused request's body is not read
         return MHD_YES;
     }
     if (exchange->state == RECEIVING) {
+        if (exchange->too_large) {
+            // Refused on its length (declared or reached): answered at once, nothing more is read.
+            char message[200];
+            snprintf(message, sizeof message,
+                     "{\"error\":{\"code\":\"too_large\",\"message\":\"the request body is larger than %zu bytes, the limit of %s %s\"}}",
+                     exchange->max_body, method, url[0] == '/' && strlen(url) < 80 ? url : "this route");
+            exchange->state = ANSWERED;
+            release_body(exchange);
+            *upload_data_size = 0;
+            return queue_text(connection, 413, message);
+        }
         if (*upload_data_size > 0) {
             size_t len = *upload_data_size;
             *upload_data_size = 0;
-            if (exchange->too_large || exchange->body_len + len > server->max_body_bytes) {
+            if (exchange->body_len + len > exchange->max_body) {
                 exchange->too_large = 1;
                 return MHD_YES;
             }
-            buffer b = {exchange->body, exchange->body_len, exchange->body_cap};
-            if (!buffer_append(&b, upload_data, len)) return MHD_NO;
-            exchange->body = b.data;
-            exchange->body_len = b.len;
-            exchange->body_cap = b.cap;
+            int appended = append_body(exchange, upload_data, len);
+            if (appended < 0) return MHD_NO;
+            if (appended == 0) {
+                exchange->state = ANSWERED;
+                release_body(exchange);
+                return queue_text(connection, 503, busy_body);
+            }
             return MHD_YES;
-        }
-        if (exchange->too_large) {
-            char message[160];
-            snprintf(message, sizeof message,
-                     "{\"error\":{\"code\":\"too_large\",\"message\":\"the request body is larger than %zu bytes\"}}",
-                     server->max_body_bytes);
-            exchange->state = ANSWERED;
-            return queue_text(connection, 413, message);
         }
         buffer headers = {0}, query = {0};
         MHD_get_connection_values(connection, MHD_HEADER_KIND, collect_pair, &headers);
@@ -158,7 +300,7 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *connecti
         pthread_mutex_unlock(&server->lock);
         MHD_suspend_connection(connection);
         server->handler(server->context, exchange, method, url, headers.data, headers.len, query.data, query.len,
-                        exchange->body, exchange->body_len);
+                        exchange->body_fd < 0 ? exchange->body : NULL, exchange->body_fd, exchange->body_len);
         free(headers.data);
         free(query.data);
         return MHD_YES;
@@ -166,6 +308,7 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *connecti
     if (exchange->state == DISPATCHED && exchange->response != NULL) {
         exchange->state = ANSWERED;
         uncount_suspended(exchange);
+        release_body(exchange);
         enum MHD_Result result = MHD_queue_response(connection, exchange->status, exchange->response);
         MHD_destroy_response(exchange->response);
         exchange->response = NULL;
@@ -183,33 +326,23 @@ static void request_completed(void *cls, struct MHD_Connection *connection, void
     if (!exchange) return;
     uncount_suspended(exchange);  // a resumed connection whose client left is never handled again
     if (exchange->response) MHD_destroy_response(exchange->response);
-    free(exchange->body);
+    release_body(exchange);
     free(exchange);
     *con_cls = NULL;
 }
 
-static void add_headers(struct MHD_Response *response, const char *headers) {
-    if (!headers) return;
-    const char *line = headers;
-    while (*line) {
-        const char *end = strchr(line, '\n');
-        size_t len = end ? (size_t)(end - line) : strlen(line);
-        const char *colon = memchr(line, ':', len);
-        if (colon) {
-            char name[128], value[1024];
-            size_t name_len = (size_t)(colon - line), value_len = len - name_len - 1;
-            const char *value_start = colon + 1;
-            while (value_len > 0 && *value_start == ' ') { value_start++; value_len--; }
-            if (name_len < sizeof name && value_len < sizeof value) {
-                memcpy(name, line, name_len);
-                name[name_len] = 0;
-                memcpy(value, value_start, value_len);
-                value[value_len] = 0;
-                MHD_add_response_header(response, name, value);
-            }
-        }
-        if (!end) break;
-        line = end + 1;
+/// Adds "name\0value\0" pairs; a name or value with a CR or LF is dropped, never split.
+static void add_headers(struct MHD_Response *response, const char *pairs, size_t len) {
+    size_t offset = 0;
+    while (pairs && offset < len) {
+        const char *name = pairs + offset;
+        size_t name_len = strnlen(name, len - offset);
+        if (offset + name_len + 1 >= len) break;
+        const char *value = name + name_len + 1;
+        size_t value_len = strnlen(value, len - offset - name_len - 1);
+        offset += name_len + value_len + 2;
+        if (strpbrk(name, "\r\n:") || strpbrk(value, "\r\n")) continue;
+        MHD_add_response_header(response, name, value);
     }
 }
 
@@ -233,7 +366,7 @@ static ssize_t stream_reader(void *cls, uint64_t pos, char *buf, size_t max) {
         stream->parked = 0;
         __atomic_sub_fetch(&stream->server->parked_readers, 1, __ATOMIC_SEQ_CST);
     }
-    if (stream->len > stream->offset) {
+    if (stream->len > stream->offset && !stream->overflowed) {
         size_t count = stream->len - stream->offset;
         if (count > max) count = max;
         memcpy(buf, stream->data + stream->offset, count);
@@ -241,6 +374,10 @@ static ssize_t stream_reader(void *cls, uint64_t pos, char *buf, size_t max) {
         if (stream->offset == stream->len) stream->offset = stream->len = 0;
         pthread_mutex_unlock(&stream->lock);
         return (ssize_t)count;
+    }
+    if (stream->overflowed) {
+        pthread_mutex_unlock(&stream->lock);
+        return MHD_CONTENT_READER_END_WITH_ERROR;
     }
     if (stream->closed || __atomic_load_n(&stream->server->stopping, __ATOMIC_SEQ_CST)) {
         pthread_mutex_unlock(&stream->lock);
@@ -285,6 +422,18 @@ int chttp_stream_write(chttp_stream *stream, const char *data, size_t len) {
         pthread_mutex_unlock(&stream->lock);
         return 0;
     }
+    if (stream->len - stream->offset + len > stream->server->limits.stream_bytes) {
+        // The client does not read: drop the connection instead of holding more; it
+        // resumes with Last-Event-ID.
+        stream->overflowed = 1;
+        stream->closed = 1;
+        free(stream->data);
+        stream->data = NULL;
+        stream->len = stream->cap = stream->offset = 0;
+        wake_reader(stream);
+        pthread_mutex_unlock(&stream->lock);
+        return 0;
+    }
     buffer b = {stream->data, stream->len, stream->cap};
     int ok = buffer_append(&b, data, len);
     stream->data = b.data;
@@ -309,9 +458,16 @@ int chttp_stream_is_open(chttp_stream *stream) {
     return open;
 }
 
+size_t chttp_stream_pending(chttp_stream *stream) {
+    pthread_mutex_lock(&stream->lock);
+    size_t pending = stream->len - stream->offset;
+    pthread_mutex_unlock(&stream->lock);
+    return pending;
+}
+
 void chttp_stream_release(chttp_stream *stream) { stream_release(stream); }
 
-chttp_stream *chttp_respond_stream(chttp_exchange *exchange, unsigned status, const char *headers) {
+chttp_stream *chttp_respond_stream(chttp_exchange *exchange, unsigned status, const char *headers, size_t headers_len) {
     chttp_server *server = exchange->server;
     chttp_stream *stream = calloc(1, sizeof(chttp_stream));
     if (!stream) return NULL;
@@ -328,7 +484,7 @@ chttp_stream *chttp_respond_stream(chttp_exchange *exchange, unsigned status, co
     }
     struct MHD_Response *response =
         MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, stream_reader, stream, stream_free);
-    add_headers(response, headers);
+    add_headers(response, headers, headers_len);
     stream->next = server->streams;
     if (server->streams) server->streams->previous = stream;
     server->streams = stream;
@@ -340,7 +496,8 @@ chttp_stream *chttp_respond_stream(chttp_exchange *exchange, unsigned status, co
     return stream;
 }
 
-void chttp_respond(chttp_exchange *exchange, unsigned status, const char *headers, const char *body, size_t body_len) {
+void chttp_respond(chttp_exchange *exchange, unsigned status, const char *headers, size_t headers_len, const char *body,
+                   size_t body_len) {
     chttp_server *server = exchange->server;
     pthread_mutex_lock(&server->lock);
     if (exchange->response != NULL) {  // already answered (by chttp_stop)
@@ -349,7 +506,7 @@ void chttp_respond(chttp_exchange *exchange, unsigned status, const char *header
     }
     struct MHD_Response *response =
         MHD_create_response_from_buffer(body_len, (void *)(body ? body : ""), MHD_RESPMEM_MUST_COPY);
-    add_headers(response, headers);
+    add_headers(response, headers, headers_len);
     exchange->status = status;
     exchange->response = response;
     unlink_waiting(server, exchange);
@@ -357,16 +514,18 @@ void chttp_respond(chttp_exchange *exchange, unsigned status, const char *header
     MHD_resume_connection(exchange->connection);
 }
 
-chttp_server *chttp_start(const char *address, uint16_t port, size_t max_body_bytes, unsigned threads,
-                          chttp_request_handler handler, void *context, char *error, size_t error_size) {
+chttp_server *chttp_start(const char *address, uint16_t port, chttp_limits limits, unsigned threads,
+                          chttp_admission_handler admit, chttp_request_handler handler, void *context, char *error,
+                          size_t error_size) {
     chttp_server *server = calloc(1, sizeof(chttp_server));
     if (!server) {
         snprintf(error, error_size, "out of memory");
         return NULL;
     }
     server->handler = handler;
+    server->admit = admit;
     server->context = context;
-    server->max_body_bytes = max_body_bytes;
+    server->limits = limits;
     pthread_mutex_init(&server->lock, NULL);
     struct sockaddr_in socket_address;
     memset(&socket_address, 0, sizeof socket_address);
@@ -449,12 +608,13 @@ void chttp_stop(chttp_server *server, double grace_seconds) {
     if (!wait_until_resumed(server, grace_seconds)) {
         // Requests still unanswered get a 503 so that their connections resume.
         static const char body[] = "{\"error\":{\"code\":\"unavailable\",\"message\":\"the server is shutting down\"}}";
+        static const char headers[] = "Content-Type\0application/json";
         for (;;) {
             pthread_mutex_lock(&server->lock);
             chttp_exchange *exchange = server->waiting;
             pthread_mutex_unlock(&server->lock);
             if (!exchange) break;
-            chttp_respond(exchange, 503, "Content-Type: application/json", body, sizeof body - 1);
+            chttp_respond(exchange, 503, headers, sizeof headers, body, sizeof body - 1);
         }
         wait_until_resumed(server, 10);
     }

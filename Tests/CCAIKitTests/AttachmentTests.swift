@@ -104,10 +104,4 @@ import Testing
         await server.stop()
         #expect(delegate.calls >= 1)
     }
-
-    @Test func contentDispositionNames() {
-        #expect(ChatService.fileName("attachment; filename=\"a b.pdf\"") == "a b.pdf")
-        #expect(ChatService.fileName("attachment; filename=plain.txt; size=3") == "plain.txt")
-        #expect(ChatService.fileName("inline") == nil && ChatService.fileName(nil) == nil)
-    }
 }

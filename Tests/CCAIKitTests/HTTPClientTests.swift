@@ -15,21 +15,21 @@ import Testing
 
     private func makeServer(calls: Calls = Calls()) throws -> HTTPServer {
         var router = HTTPRouter()
-        router.add("GET", "/json") { request in
+        router.add("GET", "/json", authentication: .none) { request in
             try .json(["agent": request.headers["x-agent"] ?? "", "query": request.query["q"] ?? ""])
         }
-        router.add("POST", "/echo") { request in HTTPResponse(status: 201, headers: ["X-Echo": "yes"], body: request.body) }
-        router.add("PUT", "/echo") { request in HTTPResponse(status: 200, body: request.body) }
-        router.add("DELETE", "/thing") { _ in .noContent }
-        router.add("GET", "/slow") { _ in
+        router.add("POST", "/echo", authentication: .none) { request in HTTPResponse(status: 201, headers: ["X-Echo": "yes"], body: request.body) }
+        router.add("PUT", "/echo", authentication: .none) { request in HTTPResponse(status: 200, body: request.body) }
+        router.add("DELETE", "/thing", authentication: .none) { _ in .noContent }
+        router.add("GET", "/slow", authentication: .none) { _ in
             try await Task.sleep(nanoseconds: 2_000_000_000)
             return .noContent
         }
-        router.add("GET", "/flaky") { _ in
+        router.add("GET", "/flaky", authentication: .none) { _ in
             await calls.next() <= 2 ? HTTPError(status: 503, code: "unavailable", message: "busy").response
                 : try .json(["ok": true])
         }
-        router.add("POST", "/flaky") { _ in
+        router.add("POST", "/flaky", authentication: .none) { _ in
             _ = await calls.next()
             return HTTPError(status: 503, code: "unavailable", message: "busy").response
         }

@@ -43,7 +43,7 @@ import Testing
 
     private func serve(_ connections: Connections) throws -> HTTPServer {
         var router = HTTPRouter()
-        router.add("GET", "/events") { request in
+        router.add("GET", "/events", authentication: .none) { request in
             let last = request.headers["last-event-id"]
             await connections.record(last)
             let start = (last.flatMap(Int.init) ?? 0) + 1
@@ -58,7 +58,7 @@ import Testing
                 }
             }
         }
-        router.add("GET", "/missing") { _ in throw HTTPError.notFound("no such stream") }
+        router.add("GET", "/missing", authentication: .none) { _ in throw HTTPError.notFound("no such stream") }
         return try HTTPServer(router: router)
     }
 
@@ -105,7 +105,7 @@ import Testing
 
     @Test func stoppingTheServerEndsOpenStreams() async throws {
         var router = HTTPRouter()
-        router.add("GET", "/forever") { _ in
+        router.add("GET", "/forever", authentication: .none) { _ in
             .eventStream { stream in
                 stream.send(id: "1", data: "first")
                 while stream.isOpen { try? await Task.sleep(nanoseconds: 10_000_000) }

@@ -23,26 +23,26 @@ import Testing
 
     private func makeServer(maximumBodyBytes: Int = 1 << 20, overlap: Overlap = Overlap()) throws -> HTTPServer {
         var router = HTTPRouter()
-        router.add("GET", "/hello") { request in
+        router.add("GET", "/hello", authentication: .none) { request in
             try .json(["greeting": "hi \(request.query["name"] ?? "there")", "agent": request.headers["user-agent"] ?? ""])
         }
-        router.add("POST", "/echo/:id") { request in
+        router.add("POST", "/echo/:id", maximumBodyBytes: maximumBodyBytes, authentication: .none) { request in
             var echo = try request.decode(Echo.self)
             echo.note = "id \(request.parameters["id"]!)"
             return try .json(echo, status: 201)
         }
-        router.add("GET", "/slow") { _ in
+        router.add("GET", "/slow", authentication: .none) { _ in
             await overlap.enter()
             try await Task.sleep(nanoseconds: 200_000_000)
             await overlap.leave()
             return .noContent
         }
-        router.add("GET", "/secret") { request in
+        router.add("GET", "/secret", authentication: .none) { request in
             guard request.bearerToken == "t0ken" else { throw HTTPError.unauthenticated("a valid auth token is required") }
             return try .json(["ok": true])
         }
-        router.add("GET", "/broken") { _ in throw CocoaError(.fileNoSuchFile) }
-        return try HTTPServer(router: router, address: "127.0.0.1", port: 0, maximumBodyBytes: maximumBodyBytes)
+        router.add("GET", "/broken", authentication: .none) { _ in throw CocoaError(.fileNoSuchFile) }
+        return try HTTPServer(router: router, address: "127.0.0.1", port: 0)
     }
 
     @Test func answersRoutesWithJSON() async throws {

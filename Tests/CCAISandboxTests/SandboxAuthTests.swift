@@ -53,7 +53,7 @@ final class ManualClock: SandboxClock, @unchecked Sendable {
         #expect(try await Curl.request("GET", "\(server.baseURL)/company").status == 401)
         let wrong = try await Curl.request("GET", "\(server.baseURL)/company", headers: ["Authorization": "Bearer nope"])
         #expect(wrong.status == 401)
-        #expect(wrong.body.contains("unknown or has expired"))
+        #expect(wrong.body.contains("unknown, revoked or expired"))
         let auth = try await authenticate(server, try jwt())
         clock.advance(86_401)
         let expired = try await Curl.request("GET", "\(server.baseURL)/end_user",

@@ -11,8 +11,17 @@ import Testing
         SmartAction(id: 7, chatId: 3, type: type, createdAt: 0, updatedAt: 0)
     }
 
+    /// A plugin folder with `id.png` in it, and a symlink that leads out of it.
+    private static let folder: String = {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("plugin-answers-" + UUID().uuidString).path
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: folder + "/id.png", contents: Data("PNG".utf8))
+        try? FileManager.default.createSymbolicLink(atPath: folder + "/passwd.png", withDestinationPath: "/etc/passwd")
+        return folder
+    }()
+
     private func answer(_ value: LuaValue, _ type: SmartActionType) throws -> SmartActionAnswer {
-        try SmartActionAnswer(value, for: action(type), folder: "/plugins/mine")
+        try SmartActionAnswer(value, for: action(type), folder: Self.folder)
     }
 
     @Test func answersThatFitTheirType() throws {
@@ -29,6 +38,11 @@ import Testing
             case .images(let uploads, let smartAction) = content.content
         else { throw Failure("images") }
         #expect(smartAction?.id == 7 && uploads.isEmpty == false, "the upload names the action")
+        let file: LuaValue = ["images": .array([["path": "id.png", "mime_type": "image/png"]])]
+        guard case .media(let read) = try answer(file, .photo), case .images(let fromFile, _) = read.content else {
+            throw Failure("image file")
+        }
+        #expect(fromFile.first?.data == Data("PNG".utf8) && fromFile.first?.fileName == "id.png")
     }
 
     @Test func answersThatDoNotFitSayWhatTheTypeTakes() {
@@ -40,7 +54,12 @@ import Testing
             (["screen_share": false], .screenShare, "{ screen_share = true }"),
             (["decline": ""], .text, "a reason"),
             (["text": ""], .text, "{ text = "),
-            (["images": .array([["path": "id.png", "mime_type": "image/png"]])], .photo, "cannot read '/plugins/mine/id.png'"),
+            (["images": .array([["path": "missing.png", "mime_type": "image/png"]])], .photo, "cannot read 'missing.png'"),
+            (["images": .array([["path": "/etc/passwd", "mime_type": "image/png"]])], .photo, "is absolute"),
+            (["images": .array([["path": "../../etc/passwd", "mime_type": "image/png"]])], .photo, "has a '..'"),
+            (["images": .array([["path": "passwd.png", "mime_type": "image/png"]])], .photo, "leads outside"),
+            (["videos": .array([["data": "x", "mime_type": "video/mp4", "name": "../../../../tmp/pwned.mp4"]])], .video,
+             "not a path"),
         ]
         for (value, type, expected) in wrong {
             do {

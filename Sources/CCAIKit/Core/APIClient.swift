@@ -79,6 +79,17 @@ final class APIClient: Sendable {
         }
     }
 
+    /// Revokes `token` on the platform (signing out); no re-authentication.
+    func revoke(_ token: String) async throws {
+        var request = HTTPClientRequest(method: "DELETE", url: url("/auth/end_user", [:]), isIdempotent: true)
+        request.headers["Authorization"] = "Bearer \(token)"
+        do {
+            _ = try await perform(request)
+        } catch let error as CCAIError where error.status == 401 {
+            return  // already unknown: nothing left to revoke
+        }
+    }
+
     /// The cached token, or a new one from the delegate.
     func validToken() async throws -> String {
         if let token = tokens.current { return token }

@@ -1,3 +1,4 @@
+import CCAIWire
 import Foundation
 
 /// The end user's outgoing messages: sent one at a time, in the order they were written,
@@ -25,7 +26,7 @@ actor MessageOutbox {
                 do {
                     return try await attempt()
                 } catch let error as CCAIError where error.retryable && Date().addingTimeInterval(delay) < deadline {
-                    try await Task.sleep(nanoseconds: UInt64(delay * 1e9))
+                    try await Task.sleep(nanoseconds: Checked.nanoseconds(seconds: delay))
                     delay = min(delay * 2, 2)
                 }
             }

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// ```swift
 /// let token = try await ccai.authService?.authenticate(jwt)
-/// ccai.authService?.updateAuthToken(nil)      // on logout
+/// try await ccai.authService?.signOut()      // on logout: revoked on the platform, forgotten here
 /// ```
 public final class AuthService: Sendable {
     private let api: APIClient
@@ -28,9 +28,25 @@ public final class AuthService: Sendable {
         return response.authToken
     }
 
-    /// Sets the auth token to use, or clears it (nil), in memory and in the cache.
+    /// Sets the auth token to use, or clears it (nil), in memory and in the cache. Clearing
+    /// also revokes the old token on the platform, in the background; ``signOut()`` does
+    /// the same and waits for it.
     public func updateAuthToken(_ token: String?) {
+        let previous = api.tokens.current
         api.tokens.update(token)
+        if token == nil, let previous {
+            let api = self.api
+            Task { try? await api.revoke(previous) }
+        }
+    }
+
+    /// Signs the end user out: revokes the token on the platform (`DELETE /auth/end_user`),
+    /// then forgets it in memory and in the cache. Not named by the seeds; it is
+    /// `updateAuthToken(nil)` that waits for the platform.
+    public func signOut() async throws {
+        guard let token = api.tokens.current else { return }
+        api.tokens.update(nil)
+        try await api.revoke(token)
     }
 
     /// The token in use, if any.

@@ -277,15 +277,8 @@ public final class ChatService: @unchecked Sendable {
     /// cached: every call downloads again.
     public func downloadMedia(_ mediaId: Int, mediaType: ChatMediaType) async throws -> DownloadMediaResponse {
         let response = try await api.download("/media/\(mediaId)")
-        return DownloadMediaResponse(data: response.body, fileName: Self.fileName(response.headers["content-disposition"]))
-    }
-
-    /// The `filename` of a `Content-Disposition` header.
-    static func fileName(_ disposition: String?) -> String? {
-        guard let disposition, let range = disposition.range(of: "filename=") else { return nil }
-        let value = disposition[range.upperBound...].split(separator: ";").first.map(String.init) ?? ""
-        let name = value.trimmingCharacters(in: CharacterSet(charactersIn: "\" "))
-        return name.isEmpty ? nil : name
+        return DownloadMediaResponse(data: response.body,
+                                     fileName: ContentDisposition.fileName(of: response.headers["content-disposition"]))
     }
 
     /// Tells the agent whether the end user is typing. Fire and forget, like the seeds'

@@ -1,3 +1,4 @@
+import CCAIWire
 import Foundation
 
 /// An HTTP client on libcurl: one thread and one multi handle serve every request (and
@@ -44,7 +45,7 @@ public final class HTTPClient: Sendable {
             } catch let error as TransportError where error.isRetryable && request.isIdempotent {
                 if attempt >= retryPolicy.maximumRetries { throw error }
             }
-            try await Task.sleep(nanoseconds: UInt64(retryPolicy.initialBackoff * pow(2, Double(attempt)) * 1e9))
+            try await Task.sleep(nanoseconds: Checked.nanoseconds(seconds: retryPolicy.initialBackoff * pow(2, Double(attempt))))
             attempt += 1
         }
     }

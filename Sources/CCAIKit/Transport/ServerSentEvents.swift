@@ -1,3 +1,4 @@
+import CCAIWire
 import Foundation
 
 /// One Server-Sent Event.
@@ -146,7 +147,7 @@ public struct EventSource: Sendable {
                     let parser = state.parser
                     lastID = parser.lastEventID ?? lastID
                     if let retry = parser.retry { delay = Double(retry) / 1000 }
-                    try? await Task.sleep(nanoseconds: UInt64(max(0, delay) * 1e9))
+                    try? await Task.sleep(nanoseconds: Checked.nanoseconds(seconds: delay))
                 }
                 continuation.finish()
             }

@@ -71,6 +71,7 @@ struct AgentActions {
             throw HTTPError.badRequest("mime_type: one of the agent file types expected ("
                                        + ChatMediaType.agentFileTypes.keys.sorted().joined(separator: ", ") + "), got '\(mimeType)'")
         }
+        if let problem = FileName.problem(name) { throw HTTPError.badRequest("name: \(problem)") }
         let fileExtension = URL(fileURLWithPath: name).pathExtension.lowercased()
         guard extensions.contains(fileExtension) else {
             throw HTTPError.badRequest("name: a file name ending in ." + extensions.joined(separator: " or .")

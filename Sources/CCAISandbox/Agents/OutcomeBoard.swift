@@ -1,3 +1,4 @@
+import CCAIWire
 import Foundation
 
 /// Where agents wait for the end user's answer to something they asked for (a smart
@@ -22,7 +23,7 @@ actor OutcomeBoard<Value: Sendable> {
                     self.finish(key, id, with: value)
                     return
                 }
-                guard (try? await Task.sleep(nanoseconds: UInt64(max(0, timeout) * 1e9))) != nil else { return }
+                guard (try? await Task.sleep(nanoseconds: Checked.nanoseconds(seconds: timeout))) != nil else { return }
                 self.finish(key, id, with: nil)
             }
             waiters[key, default: [:]][id] = (continuation, timer)

@@ -23,9 +23,12 @@ public struct HTTPRequest: Sendable {
     }
 
     /// The bearer token of the `Authorization` header, if any.
-    public var bearerToken: String? {
-        guard let value = headers["authorization"], value.lowercased().hasPrefix("bearer ") else { return nil }
-        let token = value.dropFirst("bearer ".count).trimmingCharacters(in: .whitespaces)
+    public var bearerToken: String? { Self.bearerToken(headers["authorization"]) }
+
+    /// The token of an `Authorization: Bearer TOKEN` header value.
+    static func bearerToken(_ header: String?) -> String? {
+        guard let header, header.lowercased().hasPrefix("bearer ") else { return nil }
+        let token = header.dropFirst("bearer ".count).trimmingCharacters(in: .whitespaces)
         return token.isEmpty ? nil : token
     }
 

@@ -1,5 +1,22 @@
+/// Who may call a route: anyone (signing in), or an end user with a valid auth token.
+public enum HTTPAuthentication: Sendable {
+    case none
+    case endUser
+}
+
+/// What the router decides from a request's headers alone, before its body is read.
+public enum HTTPAdmission: Equatable, Sendable {
+    /// Read the body, at most this many bytes.
+    case read(maximumBodyBytes: Int)
+    /// Answer at once; `allow` is the `Allow` header of a 405.
+    case refuse(HTTPError, allow: [String] = [])
+}
+
 /// Routes requests by method and path pattern (`/queue_menus/:id`) to async handlers.
 /// A handler's `HTTPError` becomes its JSON error response; any other error is a 500.
+/// Before a body is read, ``admit(method:path:authorization:contentLength:)`` refuses
+/// what the route would refuse anyway: an unknown route, a missing or unknown token, a
+/// declared body over the route's own limit.
 ///
 /// ```swift
 /// var router = HTTPRouter()
@@ -12,6 +29,7 @@ public struct HTTPRouter: Sendable {
         var method: String
         var segments: [Substring]
         var maximumBodyBytes: Int
+        var authentication: HTTPAuthentication
         var handler: Handler
     }
 
@@ -19,37 +37,85 @@ public struct HTTPRouter: Sendable {
     public static let defaultMaximumBodyBytes = 1 << 20
 
     private var routes: [Route] = []
+    /// Whether a bearer token is one the platform issued and has not revoked (no I/O: it
+    /// runs on the server's threads). Nil: any token passes to the handler.
+    public var tokenIsKnown: (@Sendable (String) -> Bool)?
 
     public init() {}
 
-    /// Adds a route; a request with a larger body than `maximumBodyBytes` is a 413.
+    /// Adds a route; a request with a larger body than `maximumBodyBytes` is a 413, and
+    /// one without a known token a 401 unless `authentication` is `.none`.
     public mutating func add(_ method: String, _ pattern: String, maximumBodyBytes: Int = defaultMaximumBodyBytes,
-                             _ handler: @escaping Handler) {
+                             authentication: HTTPAuthentication = .endUser, _ handler: @escaping Handler) {
         routes.append(Route(method: method, segments: HTTPRouter.segments(pattern), maximumBodyBytes: maximumBodyBytes,
-                            handler: handler))
+                            authentication: authentication, handler: handler))
     }
 
-    /// The largest body any route takes (the server's own limit).
+    /// The largest body any route takes.
     public var maximumBodyBytes: Int { routes.map(\.maximumBodyBytes).max() ?? HTTPRouter.defaultMaximumBodyBytes }
 
     private static func segments(_ path: String) -> [Substring] {
         path.split(separator: "/", omittingEmptySubsequences: true)
     }
 
-    /// Answers `request`: 404 for an unknown path, 405 for a known path with another method.
-    public func respond(to request: HTTPRequest) async -> HTTPResponse {
-        let segments = HTTPRouter.segments(request.path)
-        var pathMatched = false
+    /// The route for a method and path, or the error (404, or 405 with the methods allowed).
+    private func route(_ method: String, _ path: String) -> Result<(Route, [String: String]), HTTPAdmissionFailure> {
+        let segments = HTTPRouter.segments(path)
+        var allowed: [String] = []
         for route in routes {
             guard let parameters = match(route.segments, segments) else { continue }
-            pathMatched = true
-            guard route.method == request.method else { continue }
+            guard route.method == method else {
+                allowed.append(route.method)
+                continue
+            }
+            return .success((route, parameters))
+        }
+        if !allowed.isEmpty {
+            return .failure(HTTPAdmissionFailure(error: HTTPError(status: 405, code: "invalid_argument",
+                                                                  message: "\(method) is not allowed on \(path); allowed: \(allowed.joined(separator: ", "))"),
+                                                 allow: allowed))
+        }
+        return .failure(HTTPAdmissionFailure(error: .notFound("no endpoint \(method) \(path)"), allow: []))
+    }
+
+    /// Decides on a request from its headers: the route, its token (`authorization` is the
+    /// whole header), its declared length (`contentLength`, nil when not declared).
+    public func admit(method: String, path: String, authorization: String?, contentLength: Int64?) -> HTTPAdmission {
+        switch route(method, path) {
+        case .failure(let failure):
+            return .refuse(failure.error, allow: failure.allow)
+        case .success(let (route, _)):
+            if route.authentication == .endUser {
+                guard let token = HTTPRequest.bearerToken(authorization) else {
+                    return .refuse(.unauthenticated("an auth token is required (Authorization: Bearer TOKEN)"))
+                }
+                if let tokenIsKnown, !tokenIsKnown(token) {
+                    return .refuse(.unauthenticated("the auth token is unknown, revoked or expired; authenticate again"))
+                }
+            }
+            if let contentLength, contentLength > Int64(route.maximumBodyBytes) {
+                return .refuse(HTTPError(status: 413, code: "too_large",
+                                         message: "the request body is \(contentLength) bytes; \(method) \(path) takes at most \(route.maximumBodyBytes)"))
+            }
+            return .read(maximumBodyBytes: route.maximumBodyBytes)
+        }
+    }
+
+    /// Answers `request`: 404 for an unknown path, 405 (with `Allow`) for a known path with
+    /// another method.
+    public func respond(to request: HTTPRequest) async -> HTTPResponse {
+        switch admit(method: request.method, path: request.path, authorization: request.headers["authorization"],
+                     contentLength: Int64(request.body.count)) {
+        case .refuse(let error, let allow):
+            var response = error.response
+            if !allow.isEmpty { response.headers["Allow"] = allow.joined(separator: ", ") }
+            return response
+        case .read:
+            guard case .success(let (route, parameters)) = route(request.method, request.path) else {
+                return HTTPError.internalError("the route vanished").response
+            }
             var request = request
             request.parameters = parameters
-            guard request.body.count <= route.maximumBodyBytes else {
-                return HTTPError(status: 413, code: "too_large",
-                                 message: "the request body is \(request.body.count) bytes; \(request.method) \(request.path) takes at most \(route.maximumBodyBytes)").response
-            }
             do {
                 return try await route.handler(request)
             } catch let error as HTTPError {
@@ -58,11 +124,6 @@ public struct HTTPRouter: Sendable {
                 return HTTPError.internalError(String(describing: error)).response
             }
         }
-        if pathMatched {
-            return HTTPError(status: 405, code: "invalid_argument",
-                             message: "\(request.method) is not allowed on \(request.path)").response
-        }
-        return HTTPError.notFound("no endpoint \(request.method) \(request.path)").response
     }
 
     private func match(_ pattern: [Substring], _ path: [Substring]) -> [String: String]? {
@@ -77,4 +138,9 @@ public struct HTTPRouter: Sendable {
         }
         return parameters
     }
+}
+
+private struct HTTPAdmissionFailure: Error {
+    var error: HTTPError
+    var allow: [String]
 }

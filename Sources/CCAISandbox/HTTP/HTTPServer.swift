@@ -1,8 +1,10 @@
 import CHTTPShim
 import Foundation
 
-/// An HTTP/1.1 server on libmicrohttpd. Requests are read on the daemon's threads and
-/// answered by the router in Swift tasks; a request body over the limit is a 413.
+/// An HTTP/1.1 server on libmicrohttpd. Requests are admitted on their headers (route,
+/// token, declared length: ``HTTPRouter/admit(method:path:authorization:contentLength:)``),
+/// read on the daemon's threads within ``Limits``, and answered by the router in Swift
+/// tasks.
 ///
 /// ```swift
 /// let server = try HTTPServer(router: router, address: "127.0.0.1", port: 0)
@@ -10,6 +12,21 @@ import Foundation
 /// await server.stop()
 /// ```
 public final class HTTPServer: @unchecked Sendable {
+    /// What the server holds at most, whatever its clients do (docs/security.md).
+    public struct Limits: Sendable {
+        /// Request bodies in memory, all connections together (64 MiB); past it they spool.
+        public var memoryBytes = 64 << 20
+        /// A body larger than this (64 KiB) is spooled to an unlinked temporary file.
+        public var spoolAfterBytes = 64 << 10
+        /// Spooled bodies, all connections together (1 GiB); past it requests get a 503.
+        public var spoolBytes = 1 << 30
+        /// Unsent bytes of one event stream (4 MiB); past it the connection is dropped and
+        /// the client resumes with `Last-Event-ID`.
+        public var streamBytes = 4 << 20
+
+        public init() {}
+    }
+
     public let address: String
     public let port: UInt16
     private let router: HTTPRouter
@@ -18,16 +35,21 @@ public final class HTTPServer: @unchecked Sendable {
     private var isStopped = false
 
     /// Starts listening. `port` 0 picks a free port.
-    public init(router: HTTPRouter, address: String = "127.0.0.1", port: UInt16 = 0,
-                maximumBodyBytes: Int = 1 << 20, threads: Int = 2) throws {
+    public init(router: HTTPRouter, address: String = "127.0.0.1", port: UInt16 = 0, limits: Limits = Limits(),
+                threads: Int = 2) throws {
         self.router = router
         self.address = address
         var error = [CChar](repeating: 0, count: 256)
-        let box = BoxedServer()
-        guard let started = chttp_start(address, port, maximumBodyBytes, UInt32(max(1, threads)),
-                                        { context, exchange, method, path, headers, headersLength, query, queryLength, body, bodyLength in
+        let box = BoxedServer(router: router)
+        let cLimits = chttp_limits(memory_bytes: limits.memoryBytes, spool_after_bytes: limits.spoolAfterBytes,
+                                   spool_bytes: limits.spoolBytes, stream_bytes: limits.streamBytes)
+        guard let started = chttp_start(address, port, cLimits, UInt32(max(1, threads)),
+                                        { context, method, path, authorization, contentLength, admission in
+                                            BoxedServer.admit(context, method, path, authorization, contentLength, admission)
+                                        },
+                                        { context, exchange, method, path, headers, headersLength, query, queryLength, body, bodyFile, bodyLength in
                                             BoxedServer.dispatch(context, exchange, method, path, headers, headersLength,
-                                                                 query, queryLength, body, bodyLength)
+                                                                 query, queryLength, body, bodyFile, bodyLength)
                                         }, Unmanaged.passUnretained(box).toOpaque(), &error, error.count)
         else {
             throw HTTPError.internalError(String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
@@ -83,8 +105,10 @@ public final class HTTPServer: @unchecked Sendable {
         defer { lock.unlock() }
         guard server != nil else { return }
         if let write = response.stream {
-            let headerLines = response.headers.map { "\($0.key): \($0.value)" }.joined(separator: "\n")
-            guard let stream = chttp_respond_stream(exchange, UInt32(response.status), headerLines) else { return }
+            let pairs = Self.headerPairs(response.headers)
+            guard let stream = pairs.withUnsafeBufferPointer({
+                chttp_respond_stream(exchange, UInt32(response.status), $0.baseAddress, $0.count)
+            }) else { return }
             let events = HTTPEventStream(stream)
             Task {
                 await write(events)
@@ -94,11 +118,25 @@ public final class HTTPServer: @unchecked Sendable {
         }
         var headers = response.headers
         if !response.body.isEmpty, headers["Content-Type"] == nil { headers["Content-Type"] = "application/json" }
-        let headerLines = headers.map { "\($0.key): \($0.value)" }.joined(separator: "\n")
-        response.body.withUnsafeBytes { body in
-            chttp_respond(exchange, UInt32(response.status), headerLines,
-                          body.bindMemory(to: CChar.self).baseAddress, body.count)
+        let pairs = Self.headerPairs(headers)
+        pairs.withUnsafeBufferPointer { pairs in
+            response.body.withUnsafeBytes { body in
+                chttp_respond(exchange, UInt32(response.status), pairs.baseAddress, pairs.count,
+                              body.bindMemory(to: CChar.self).baseAddress, body.count)
+            }
         }
+    }
+
+    /// Headers as the C side takes them: "name\0value\0" pairs (never split on newlines).
+    private static func headerPairs(_ headers: [String: String]) -> [CChar] {
+        var bytes: [CChar] = []
+        for (name, value) in headers {
+            bytes.append(contentsOf: name.utf8.map { CChar(bitPattern: $0) })
+            bytes.append(0)
+            bytes.append(contentsOf: value.utf8.map { CChar(bitPattern: $0) })
+            bytes.append(0)
+        }
+        return bytes
     }
 }
 
@@ -106,22 +144,84 @@ public final class HTTPServer: @unchecked Sendable {
 /// keeps alive.
 private final class BoxedServer {
     weak var server: HTTPServer?
+    let router: HTTPRouter
+
+    init(router: HTTPRouter) {
+        self.router = router
+    }
+
+    static func admit(_ context: UnsafeMutableRawPointer?, _ method: UnsafePointer<CChar>?, _ path: UnsafePointer<CChar>?,
+                      _ authorization: UnsafePointer<CChar>?, _ contentLength: Int64,
+                      _ admission: UnsafeMutablePointer<chttp_admission>?) {
+        guard let context, let method, let path, let admission else { return }
+        let box = Unmanaged<BoxedServer>.fromOpaque(context).takeUnretainedValue()
+        let decision = box.router.admit(method: String(cString: method), path: String(cString: path),
+                                        authorization: authorization.map { String(cString: $0) },
+                                        contentLength: contentLength >= 0 ? contentLength : nil)
+        switch decision {
+        case .read(let maximumBodyBytes):
+            admission.pointee.status = 0
+            admission.pointee.max_body_bytes = maximumBodyBytes
+        case .refuse(let error, let allow):
+            admission.pointee.status = UInt32(error.status)
+            copy(String(decoding: error.response.body, as: UTF8.self), into: &admission.pointee.body)
+            copy(allow.joined(separator: ", "), into: &admission.pointee.allow)
+        }
+    }
+
+    /// Copies `text` into a fixed C buffer, cut at a character boundary, NUL-terminated.
+    private static func copy<Buffer>(_ text: String, into buffer: inout Buffer) {
+        withUnsafeMutableBytes(of: &buffer) { raw in
+            var bytes = Array(text.utf8)
+            if bytes.count >= raw.count {
+                bytes = Array(bytes.prefix(raw.count - 1))
+                while let last = bytes.last, last & 0xC0 == 0x80 { bytes.removeLast() }
+                if let last = bytes.last, last >= 0xC0 { bytes.removeLast() }
+            }
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+    }
 
     static func dispatch(_ context: UnsafeMutableRawPointer?, _ exchange: OpaquePointer?,
                          _ method: UnsafePointer<CChar>?, _ path: UnsafePointer<CChar>?,
                          _ headers: UnsafePointer<CChar>?, _ headersLength: Int,
                          _ query: UnsafePointer<CChar>?, _ queryLength: Int,
-                         _ body: UnsafePointer<CChar>?, _ bodyLength: Int) {
+                         _ body: UnsafePointer<CChar>?, _ bodyFile: Int32, _ bodyLength: Int) {
         let box = Unmanaged<BoxedServer>.fromOpaque(context!).takeUnretainedValue()
         var request = HTTPRequest(method: String(cString: method!), path: String(cString: path!))
         for (name, value) in pairs(headers, headersLength) { request.headers[name.lowercased()] = value }
         request.query = Dictionary(pairs(query, queryLength), uniquingKeysWith: { first, _ in first })
-        if let body, bodyLength > 0 { request.body = Data(bytes: body, count: bodyLength) }
+        if bodyFile >= 0 {
+            guard let spooled = readSpooled(bodyFile, bodyLength) else {
+                chttp_respond(exchange, 500, nil, 0, nil, 0)
+                return
+            }
+            request.body = spooled
+        } else if let body, bodyLength > 0 {
+            request.body = Data(bytes: body, count: bodyLength)
+        }
         guard let server = box.server else {
-            chttp_respond(exchange, 503, nil, nil, 0)
+            chttp_respond(exchange, 503, nil, 0, nil, 0)
             return
         }
         server.handle(exchange!, request)
+    }
+
+    /// The body the C side spooled to a file.
+    private static func readSpooled(_ descriptor: Int32, _ length: Int) -> Data? {
+        var data = Data(count: length)
+        let complete = data.withUnsafeMutableBytes { buffer -> Bool in
+            var offset = 0
+            while offset < length {
+                let count = pread(descriptor, buffer.baseAddress! + offset, length - offset, off_t(offset))
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { return false }
+                offset += count
+            }
+            return true
+        }
+        return complete ? data : nil
     }
 
     /// Reads a "name\0value\0" sequence.

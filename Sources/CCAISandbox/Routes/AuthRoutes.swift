@@ -2,12 +2,18 @@ import CCAIWire
 import Foundation
 
 /// `POST /auth/end_user`: checks the JWT (signature, algorithm, iat/exp), finds or creates
-/// the end user by `identifier`, and issues an auth token.
+/// the end user by `identifier`, and issues an auth token bound to the company's key.
+/// `DELETE /auth/end_user` signs out: the caller's token is revoked.
 struct AuthRoutes {
     let sandbox: Sandbox
 
     func register(in router: inout HTTPRouter) {
-        router.add("POST", "/auth/end_user") { request in try await authenticate(request) }
+        router.add("POST", "/auth/end_user", authentication: .none) { request in try await authenticate(request) }
+        router.add("DELETE", "/auth/end_user") { request in
+            let session = try await sandbox.session(for: request)
+            try await sandbox.store.revokeToken(session.token)
+            return .noContent
+        }
     }
 
     private func authenticate(_ request: HTTPRequest) async throws -> HTTPResponse {

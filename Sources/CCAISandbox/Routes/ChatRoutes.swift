@@ -9,6 +9,8 @@ import Foundation
 /// (`chat_received`, `state_changed`).
 struct ChatRoutes {
     let sandbox: Sandbox
+    /// The last page of previous chats asked for: pages past it would overflow the offset.
+    static let maximumPage = 1_000_000
 
     func register(in router: inout HTTPRouter) {
         router.add("POST", "/chats") { request in try await start(request) }
@@ -22,8 +24,8 @@ struct ChatRoutes {
         router.add("GET", "/chats/previous") { request in
             let session = try await sandbox.session(for: request)
             let pageText = request.query["page"] ?? "1"
-            guard let page = Int(pageText), page >= 1 else {
-                throw HTTPError.badRequest("page must be a whole number from 1, got '\(pageText)'")
+            guard let page = Int(pageText), page >= 1, page <= ChatRoutes.maximumPage else {
+                throw HTTPError.badRequest("page must be a whole number from 1 to \(ChatRoutes.maximumPage), got '\(pageText)'")
             }
             let (chats, pages) = try await sandbox.store.previousChats(endUserID: try session.endUserID(), page: page, perPage: 10)
             var messages: [ChatMessage] = []

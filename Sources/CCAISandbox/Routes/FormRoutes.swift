@@ -109,9 +109,10 @@ struct FormRoutes {
     /// Whether `signature` is what `/web_forms/fetch` gave for the request (it starts
     /// with its expiry) and has not expired.
     private func isGenuine(_ signature: String, for form: SandboxStore.FormRequest) -> Bool {
-        guard let expiry = signature.split(separator: ".", maxSplits: 1).first.flatMap({ Double($0) }) else { return false }
-        return expiry >= sandbox.clock.now().timeIntervalSince1970
-            && sandbox.webFormSignature(requestID: form.id, externalFormID: form.externalFormID ?? "", expiresAt: expiry) == signature
+        guard let expiry = signature.split(separator: ".", maxSplits: 1).first.flatMap({ Int($0) }) else { return false }
+        return Double(expiry) >= sandbox.clock.now().timeIntervalSince1970
+            && sandbox.webFormSignature(requestID: form.id, externalFormID: form.externalFormID ?? "", expiresAt: Double(expiry))
+                == signature
     }
 
     private func validation(of form: WebFormResponse, _ session: Session) async -> WebFormValidation {

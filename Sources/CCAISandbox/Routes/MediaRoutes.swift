@@ -23,10 +23,8 @@ struct MediaRoutes {
             guard let (media, data) = try await sandbox.store.media(id: id, endUserID: try session.endUserID()) else {
                 throw HTTPError.notFound("there is no media \(id)")
             }
-            var headers = ["Content-Type": media.mimeType]
-            if let name = media.name {
-                headers["Content-Disposition"] = "attachment; filename=\"\(name.replacingOccurrences(of: "\"", with: "'"))\""
-            }
+            var headers = ["Content-Type": media.mimeType, "X-Content-Type-Options": "nosniff"]
+            if let name = media.name { headers["Content-Disposition"] = ContentDisposition.attachment(named: name) }
             return HTTPResponse(status: 200, headers: headers, body: data)
         }
     }
@@ -35,16 +33,19 @@ struct MediaRoutes {
         let session = try await sandbox.session(for: request)
         let chat = try await sandbox.ownChat(request, session)
         guard chat.isInProgress else { throw HTTPError.conflict("chat \(chat.id) has ended") }
-        let (type, limit, noun): (ChatMediaType, Int, String)
+        let (type, limit, noun, accepted): (ChatMediaType, Int, String, Set<String>)
         switch request.query["kind"] {
-        case "image": (type, limit, noun) = (.photo, AttachmentLimits.imageBytes, "image")
-        case "video": (type, limit, noun) = (.video, AttachmentLimits.videoBytes, "video")
+        case "image": (type, limit, noun, accepted) = (.photo, AttachmentLimits.imageBytes, "image", ChatMediaType.endUserImageTypes)
+        case "video": (type, limit, noun, accepted) = (.video, AttachmentLimits.videoBytes, "video", ChatMediaType.endUserVideoTypes)
         default: throw HTTPError.badRequest("kind: 'image' or 'video' expected, got '\(request.query["kind"] ?? "")'")
         }
         let mimeType = (request.headers["content-type"] ?? "").split(separator: ";").first
             .map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
-        guard mimeType.hasPrefix(noun + "/") else {
-            throw HTTPError.badRequest("Content-Type: an \(noun) type such as \(noun == "image" ? "image/jpeg" : "video/mp4") expected, got '\(mimeType)'")
+        guard accepted.contains(mimeType) else {
+            throw HTTPError.badRequest("Content-Type: an \(noun) type (\(accepted.sorted().joined(separator: ", "))) expected, got '\(mimeType)'")
+        }
+        if let name = request.query["name"], let problem = FileName.problem(name) {
+            throw HTTPError.badRequest("name: \(problem)")
         }
         guard !request.body.isEmpty else { throw HTTPError.badRequest("the \(noun) is empty") }
         guard request.body.count <= limit else {

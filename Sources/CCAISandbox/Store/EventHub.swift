@@ -1,3 +1,4 @@
+import CCAIWire
 import Foundation
 
 /// Wakes the event streams of an end user when something is published for them. Each
@@ -19,7 +20,7 @@ actor EventHub {
         guard version(endUserID: endUserID) <= seen else { return }
         let id = UUID()
         let timer = Task { [weak self] in
-            try? await Task.sleep(nanoseconds: UInt64(timeout * 1e9))
+            try? await Task.sleep(nanoseconds: Checked.nanoseconds(seconds: timeout))
             await self?.wake(endUserID: endUserID, id: id)
         }
         await withCheckedContinuation { continuation in

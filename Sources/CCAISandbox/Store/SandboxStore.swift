@@ -6,12 +6,26 @@ import Foundation
 actor SandboxStore {
     /// The connection; extensions (smart actions, media, forms) keep their own tables in it.
     let database: SQLiteDatabase
+    /// The company whose tokens this store issues and accepts: a token issued for another
+    /// company's key (an earlier configuration on the same data) is unknown.
+    let companyKey: String
+    /// The valid tokens' digests, for checks that cannot wait for the actor.
+    nonisolated let tokens = TokenRegistry()
 
-    /// A store in `directory` (created if needed), or in memory for nil.
-    init(directory: String?) throws {
+    /// A store in `directory` (created if needed, mode 0700, files 0600), or in memory for nil.
+    init(directory: String?, companyKey: String, now: Date = Date()) throws {
+        self.companyKey = companyKey
         if let directory {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            database = try SQLiteDatabase(path: URL(fileURLWithPath: directory).appendingPathComponent("sandbox.sqlite").path)
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+            try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory)
+            let path = URL(fileURLWithPath: directory).appendingPathComponent("sandbox.sqlite").path
+            let mask = umask(0o077)
+            defer { umask(mask) }
+            database = try SQLiteDatabase(path: path)
+            for file in [path, path + "-wal", path + "-shm"] where FileManager.default.fileExists(atPath: file) {
+                try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
+            }
         } else {
             database = try SQLiteDatabase(path: nil)
         }
@@ -72,13 +86,20 @@ actor SandboxStore {
               created_at REAL NOT NULL
             );
             CREATE INDEX IF NOT EXISTS chats_by_user ON chats (end_user_id, status);
-            CREATE TABLE IF NOT EXISTS auth_tokens (
-              token TEXT PRIMARY KEY,
+            DROP TABLE IF EXISTS auth_tokens;
+            CREATE TABLE IF NOT EXISTS end_user_tokens (
+              token_digest TEXT PRIMARY KEY,
+              company_key TEXT NOT NULL,
               end_user_id INTEGER NOT NULL REFERENCES end_users(id),
               expires_at REAL NOT NULL,
               custom_data TEXT NOT NULL
             );
             """)
+        try database.run("DELETE FROM end_user_tokens WHERE expires_at <= ?", [.real(now.timeIntervalSince1970)])
+        for row in try database.query("SELECT token_digest, expires_at FROM end_user_tokens WHERE company_key = ?",
+                                      [.text(companyKey)]) {
+            if let digest = row[0].textValue, case .real(let expiry) = row[1] { tokens.insert(digest: digest, expiresAt: expiry) }
+        }
         try Self.addMissingColumns(in: database, to: "chats", [
             ("virtual_agent_name", "TEXT"), ("escalated", "INTEGER NOT NULL DEFAULT 0"), ("escalation_id", "INTEGER"),
             ("escalation_channel", "TEXT"), ("screen_shareable", "INTEGER NOT NULL DEFAULT 0"),
@@ -137,22 +158,37 @@ actor SandboxStore {
         return try endUser(id: id)
     }
 
-    /// A new auth token for `endUserID`, carrying the signed custom data of its JWT.
+    /// A new auth token for `endUserID`, carrying the signed custom data of its JWT. Only
+    /// its digest is stored.
     func issueToken(endUserID: Int, customData: JSONValue, expiresAt: Date) throws -> String {
         var bytes = [UInt8](repeating: 0, count: 32)
         var generator = SystemRandomNumberGenerator()
         for index in bytes.indices { bytes[index] = generator.next() }
         let token = bytes.map { String(format: "%02x", $0) }.joined()
-        try database.run("INSERT INTO auth_tokens (token, end_user_id, expires_at, custom_data) VALUES (?, ?, ?, ?)",
-                         [.text(token), .integer(Int64(endUserID)), .real(expiresAt.timeIntervalSince1970),
-                          .text(try customData.jsonText())])
+        let digest = Digest.sha256Hex(token)
+        try database.run("""
+            INSERT INTO end_user_tokens (token_digest, company_key, end_user_id, expires_at, custom_data)
+            VALUES (?, ?, ?, ?, ?)
+            """, [.text(digest), .text(companyKey), .integer(Int64(endUserID)), .real(expiresAt.timeIntervalSince1970),
+                  .text(try customData.jsonText())])
+        tokens.insert(digest: digest, expiresAt: expiresAt.timeIntervalSince1970)
         return token
     }
 
-    /// The session of a token that exists and has not expired.
+    /// Revokes a token (signing out); true when it was valid.
+    @discardableResult
+    func revokeToken(_ token: String) throws -> Bool {
+        let digest = Digest.sha256Hex(token)
+        tokens.remove(digest: digest)
+        return try database.run("DELETE FROM end_user_tokens WHERE token_digest = ? AND company_key = ?",
+                                [.text(digest), .text(companyKey)]) > 0
+    }
+
+    /// The session of a token of this company that exists and has not expired.
     func session(token: String, now: Date) throws -> Session? {
-        guard let row = try database.query("SELECT end_user_id, expires_at, custom_data FROM auth_tokens WHERE token = ?",
-                                           [.text(token)]).first,
+        guard let row = try database.query("""
+            SELECT end_user_id, expires_at, custom_data FROM end_user_tokens WHERE token_digest = ? AND company_key = ?
+            """, [.text(Digest.sha256Hex(token)), .text(companyKey)]).first,
             let userID = row[0].integerValue, case .real(let expiresAt) = row[1],
             expiresAt > now.timeIntervalSince1970,
             let user = try endUser(id: Int(userID))

@@ -5,7 +5,8 @@ import LuaRuntime
 
 /// A message a script (`ccai.chat.send_message`) or a plugin's smart action answer wants
 /// sent: text, or images or videos from files (`path`, relative to the script's or
-/// plugin's folder) or from bytes (`data`).
+/// plugin's folder and confined to it) or from bytes (`data`, with an optional `name`:
+/// a file name, never a path).
 ///
 /// ```lua
 /// ccai.chat.send_message{ images = { { path = "receipt.jpg", mime_type = "image/jpeg" } } }
@@ -15,10 +16,16 @@ struct OutgoingContent: Sendable {
     struct FieldError: Error {
         var field: String
         var message: String
+        /// `invalid_argument`, or `too_large` for a file over the limit.
+        var code: String = "invalid_argument"
     }
 
+    /// The largest image file read from disk: four times the upload limit, room for the
+    /// SDK's lossless compression; a larger file is refused before a byte is read.
+    static let maximumImageFileBytes = 4 * AttachmentLimits.imageBytes
+
     var content: OutgoingMessageContent
-    /// Videos given as bytes, written to temporary files for the SDK; removed after sending.
+    /// The private folders videos were staged in for the SDK; removed after sending.
     var temporaryFiles: [URL] = []
 
     init(content: OutgoingMessageContent) {
@@ -26,8 +33,9 @@ struct OutgoingContent: Sendable {
     }
 
     /// Reads `{ text = ... }`, `{ images = {...}, smart_action = action }` or
-    /// `{ videos = {...}, smart_action = action }`; `field` names the value in errors.
-    init(_ table: LuaTable, field: String, resolve: (String) -> String) throws {
+    /// `{ videos = {...}, smart_action = action }`; `field` names the value in errors, `folder`
+    /// is where paths are read from.
+    init(_ table: LuaTable, field: String, folder: ConfinedFolder) throws {
         let smartAction = try Self.smartAction(table["smart_action"] ?? .nil, field: field + ".smart_action")
         let present = ["text", "images", "videos", "form_complete", "screen_share"].filter { !(table[$0] ?? .nil).isNil }
         guard present.count == 1, let kind = present.first else {
@@ -56,32 +64,36 @@ struct OutgoingContent: Sendable {
         case "images":
             let files = try Self.files(table["images"] ?? .nil, field: field + ".images")
             content = .images(images: try files.enumerated().map { index, file in
-                let data = try file.data(field: "\(field).images[\(index + 1)]", resolve: resolve)
-                return UploadableImage(data: data, mimeType: file.mimeType, fileName: file.name ?? file.path.map { URL(fileURLWithPath: $0).lastPathComponent })
+                let data = try file.data(field: "\(field).images[\(index + 1)]", folder: folder)
+                return UploadableImage(data: data, mimeType: file.mimeType, fileName: file.fileName)
             }, smartAction: smartAction)
         default:
             var videos: [UploadableVideo] = []
             var temporary: [URL] = []
+            var staged = false
+            defer { if !staged { for folder in temporary { try? FileManager.default.removeItem(at: folder) } } }
             for (index, file) in try Self.files(table["videos"] ?? .nil, field: field + ".videos").enumerated() {
+                let at = "\(field).videos[\(index + 1)]"
+                let staging = try Self.stagingFolder(field: at)
+                temporary.append(staging)
+                let url = staging.appendingPathComponent(file.fileName ?? "video-\(index + 1)")
                 if let path = file.path {
-                    videos.append(UploadableVideo(url: URL(fileURLWithPath: resolve(path)), mimeType: file.mimeType))
-                } else {
-                    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ccai-" + UUID().uuidString)
-                    let url = folder.appendingPathComponent(file.name ?? "video-\(index + 1)")
                     do {
-                        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-                        try file.data(field: "\(field).videos[\(index + 1)]", resolve: resolve).write(to: url)
-                    } catch let error as FieldError {
-                        throw error
-                    } catch {
-                        throw FieldError(field: "\(field).videos[\(index + 1)].data", message: "cannot stage the video: \(error.localizedDescription)")
+                        try folder.copy(path, to: url.path, maximumBytes: AttachmentLimits.videoBytes)
+                    } catch let refusal as ConfinedFolder.Refusal {
+                        throw FieldError(refusal, field: at + ".path")
                     }
-                    temporary.append(folder)
-                    videos.append(UploadableVideo(url: url, mimeType: file.mimeType))
+                } else {
+                    let data = try file.data(field: at, folder: folder)
+                    guard FileManager.default.createFile(atPath: url.path, contents: data, attributes: [.posixPermissions: 0o600]) else {
+                        throw FieldError(field: at + ".data", message: "cannot stage the video")
+                    }
                 }
+                videos.append(UploadableVideo(url: url, mimeType: file.mimeType))
             }
             content = .videos(videos: videos, smartAction: smartAction)
             temporaryFiles = temporary
+            staged = true
         }
     }
 
@@ -91,6 +103,15 @@ struct OutgoingContent: Sendable {
         return try await service.sendMessage(content)
     }
 
+    /// A private folder (mode 0700) for one staged video.
+    private static func stagingFolder(field: String) throws -> URL {
+        var template = Array((FileManager.default.temporaryDirectory.path + "/ccai-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else {
+            throw FieldError(field: field, message: "cannot stage the video: no temporary folder")
+        }
+        return URL(fileURLWithPath: String(cString: made), isDirectory: true)
+    }
+
     /// One entry of `images` or `videos`.
     private struct File {
         var path: String?
@@ -98,13 +119,15 @@ struct OutgoingContent: Sendable {
         var mimeType: String
         var name: String?
 
-        func data(field: String, resolve: (String) -> String) throws -> Data {
+        /// The name the agent sees: `name`, else the last component of `path`.
+        var fileName: String? { name ?? path.map { URL(fileURLWithPath: $0).lastPathComponent } }
+
+        func data(field: String, folder: ConfinedFolder) throws -> Data {
             if let bytes { return bytes }
-            let resolved = resolve(path ?? "")
             do {
-                return try Data(contentsOf: URL(fileURLWithPath: resolved))
-            } catch {
-                throw FieldError(field: field + ".path", message: "cannot read '\(resolved)'")
+                return try folder.read(path ?? "", maximumBytes: OutgoingContent.maximumImageFileBytes)
+            } catch let refusal as ConfinedFolder.Refusal {
+                throw FieldError(refusal, field: field + ".path")
             }
         }
     }
@@ -124,7 +147,19 @@ struct OutgoingContent: Sendable {
             guard (path == nil) != (bytes == nil) else {
                 throw FieldError(field: at, message: "either path (a file) or data (its bytes) expected")
             }
-            return File(path: path, bytes: bytes, mimeType: mimeType, name: table["name"]?.stringValue)
+            if let path {
+                do {
+                    try ConfinedFolder.checkRelative(path)
+                } catch let refusal as ConfinedFolder.Refusal {
+                    throw FieldError(refusal, field: at + ".path")
+                }
+            }
+            let name = table["name"]
+            if let name, !name.isNil {
+                guard let text = name.stringValue else { throw FieldError(field: at + ".name", message: "a file name (string) expected") }
+                if let problem = FileName.problem(text) { throw FieldError(field: at + ".name", message: problem) }
+            }
+            return File(path: path, bytes: bytes, mimeType: mimeType, name: name?.stringValue)
         }
     }
 
@@ -151,9 +186,22 @@ struct OutgoingContentReader {
         guard !call.isNil(1) else { throw call.argumentError(1, "message", "a text (or { text = ... }, { images = ... }, { videos = ... }) expected") }
         let table = try call.table(1, "message")
         do {
-            return try OutgoingContent(table, field: "message", resolve: context.resolve)
+            return try OutgoingContent(table, field: "message", folder: try context.files())
         } catch let error as OutgoingContent.FieldError {
-            throw call.argumentError(1, error.field, error.message)
+            throw error.luaError(call)
         }
+    }
+}
+
+extension OutgoingContent.FieldError {
+    init(_ refusal: ConfinedFolder.Refusal, field: String) {
+        self.init(field: field, message: refusal.message, code: refusal.kind == .tooLarge ? "too_large" : "invalid_argument")
+    }
+
+    /// The error a binding raises: an argument error naming the field, or `too_large`.
+    func luaError(_ call: LuaCall, argument: Int = 1) -> LuaErrorValue {
+        var error = call.argumentError(argument, field, message)
+        error.code = code
+        return error
     }
 }

@@ -54,10 +54,13 @@ enum SDKBindings {
             let service = try require(ccai.authService, "auth", "authenticate")
             return try sdk(call, "auth", "authenticate") { try await service.authenticate(jwt) }
         }
-        auth.function("update_auth_token", LuaSignature("Sets the auth token, or clears it with nil.",
+        auth.function("update_auth_token", LuaSignature("Sets the auth token, or clears it with nil (which revokes it on the platform and waits for that).",
                                                         parameters: ["token?: string"])) { call in
             let service = try require(ccai.authService, "auth", "update_auth_token")
-            service.updateAuthToken(try call.optionalString(1, "token"))
+            guard let token = try call.optionalString(1, "token") else {
+                return try sdk(call, "auth", "update_auth_token", { try await service.signOut() }) { _, _ in }
+            }
+            service.updateAuthToken(token)
             return .none
         }
         auth.function("get_auth_token", LuaSignature("The auth token in use, if any.", returns: ["string?"])) { call in

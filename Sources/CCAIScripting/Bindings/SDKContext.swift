@@ -23,8 +23,8 @@ public struct SDKContext {
     public var screenShareEvents: LuaEventEmitter?
     /// The plugins the host runs when a smart action or a form asks for an answer.
     public var plugins: PluginHost?
-    /// Where relative file paths (`images = { { path = "receipt.jpg" } }`) are read from:
-    /// the script's folder. Nil: the working directory.
+    /// The folder file paths (`images = { { path = "receipt.jpg" } }`) are read from, and
+    /// confined to: the script's folder. Nil: the working directory.
     public var fileRoot: String?
     /// Where the host reports what its automatic answers did.
     public var logger: ScriptLogger
@@ -38,9 +38,12 @@ public struct SDKContext {
         self.logger = logger
     }
 
-    /// `path` resolved against ``fileRoot`` unless it is absolute.
-    func resolve(_ path: String) -> String {
-        guard !path.hasPrefix("/"), let fileRoot else { return path }
-        return URL(fileURLWithPath: fileRoot).appendingPathComponent(path).path
+    /// The folder scripts read files from (``fileRoot``, else the working directory).
+    func files() throws -> ConfinedFolder {
+        do {
+            return try ConfinedFolder(fileRoot ?? FileManager.default.currentDirectoryPath)
+        } catch let refusal as ConfinedFolder.Refusal {
+            throw LuaErrorValue(code: "forbidden", message: refusal.message)
+        }
     }
 }

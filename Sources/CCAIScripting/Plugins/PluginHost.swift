@@ -191,7 +191,7 @@ public actor PluginHost {
             let once = ResumeOnce(continuation)
             Task { once.resume(with: await Result { try await state.call(kept: "plugin", path: path, arguments: arguments) }) }
             Task {
-                try? await Task.sleep(nanoseconds: UInt64(timeout * 1e9))
+                try? await Task.sleep(nanoseconds: LuaDuration.nanoseconds(seconds: timeout))
                 once.resume(with: .failure(PluginLoadError("\(path.map(\.description).joined(separator: ".")) took longer than \(formatSeconds(timeout)) seconds")))
             }
         }
@@ -333,7 +333,7 @@ public actor PluginHost {
         watcher?.cancel()
         watcher = Task { [weak self] in
             while !Task.isCancelled {
-                try? await Task.sleep(nanoseconds: UInt64(interval * 1e9))
+                try? await Task.sleep(nanoseconds: LuaDuration.nanoseconds(seconds: interval))
                 guard !Task.isCancelled, let self else { return }
                 await self.reloadChanged()
             }
@@ -388,7 +388,7 @@ private final class ResumeOnce<Value: Sendable>: @unchecked Sendable {
 }
 
 private func formatSeconds(_ seconds: TimeInterval) -> String {
-    seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
+    Checked.integer(seconds).map(String.init) ?? String(seconds)
 }
 
 extension Result where Failure == Error {

@@ -11,7 +11,7 @@ enum SmartActionAnswer: Sendable {
     case media(OutgoingContent)
     case decline(String)
 
-    /// Reads the answer; file paths are relative to the plugin's `folder`. The error says
+    /// Reads the answer; file paths are relative to the plugin's `folder` and stay inside it. The error says
     /// what the action's type takes.
     init(_ value: LuaValue, for action: SmartAction, folder: String) throws {
         let expected: String
@@ -58,9 +58,13 @@ enum SmartActionAnswer: Sendable {
             var media = LuaTable()
             media[key] = files
             media["smart_action"] = try LuaEncoder().encode(action)
-            self = .media(try OutgoingContent(media, field: "answer") { path in
-                path.hasPrefix("/") ? path : URL(fileURLWithPath: folder).appendingPathComponent(path).path
-            })
+            let confined: ConfinedFolder
+            do {
+                confined = try ConfinedFolder(folder)
+            } catch let refusal as ConfinedFolder.Refusal {
+                throw OutgoingContent.FieldError(refusal, field: "answer.\(key)")
+            }
+            self = .media(try OutgoingContent(media, field: "answer", folder: confined))
         case .unknown:
             throw OutgoingContent.FieldError(field: "answer", message: problem)
         }

@@ -17,6 +17,13 @@ public enum ChatMediaType: String, Codable, Hashable, Sendable, CaseIterable {
         "application/vnd.ms-excel": (.document, ["xls"]), "application/vnd.ms-powerpoint": (.document, ["ppt"]),
         "text/csv": (.document, ["csv"]), "text/plain": (.document, ["txt"]),
     ]
+
+    /// The MIME types an end user's image upload may have: the platform's image types and
+    /// HEIC/HEIF (a phone camera's). Nothing a browser would run (`image/svg+xml`).
+    public static let endUserImageTypes: Set<String> = Set(agentFileTypes.filter { $0.value.type == .photo }.keys)
+        .union(["image/heic", "image/heif"])
+    /// The MIME types an end user's video upload may have: the platform's video types.
+    public static let endUserVideoTypes: Set<String> = Set(agentFileTypes.filter { $0.value.type == .video }.keys)
 }
 
 /// The metadata of a media file in a chat message; `downloadMedia` fetches its bytes.

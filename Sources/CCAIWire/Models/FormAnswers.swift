@@ -87,6 +87,6 @@ public enum FormAnswers {
     }
 
     private static func format(_ number: Double) -> String {
-        number == number.rounded() ? String(Int(number)) : String(number)
+        Checked.integer(number).map(String.init) ?? String(number)
     }
 }

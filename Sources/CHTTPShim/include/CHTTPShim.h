@@ -10,23 +10,60 @@
 typedef struct chttp_server chttp_server;
 typedef struct chttp_exchange chttp_exchange;
 
+/// What the server holds at most: no request is read past these.
+typedef struct {
+    /// Bytes of request bodies held in memory, all connections together; past it bodies
+    /// spool to temporary files.
+    size_t memory_bytes;
+    /// A body larger than this is spooled to an unlinked temporary file.
+    size_t spool_after_bytes;
+    /// Bytes of request bodies spooled, all connections together; past it a request is
+    /// answered 503.
+    size_t spool_bytes;
+    /// Bytes written to one event stream and not yet sent; past it the connection is dropped.
+    size_t stream_bytes;
+} chttp_limits;
+
+/// The decision on a request from its headers alone, before a byte of body is read.
+typedef struct {
+    /// 0 to read the body (at most `max_body_bytes`), else the status to answer with `body`.
+    unsigned status;
+    size_t max_body_bytes;
+    /// The JSON answer when refused (NUL-terminated).
+    char body[512];
+    /// The `Allow` header of a 405 (NUL-terminated; empty for none).
+    char allow[64];
+} chttp_admission;
+
+/// Called on the daemon's thread when a request's headers are in. `authorization` is the
+/// Authorization header (or NULL); `content_length` the declared length, or -1. Must not
+/// block: it fills `admission`.
+typedef void (*chttp_admission_handler)(void *context, const char *method, const char *path, const char *authorization,
+                                        long long content_length, chttp_admission *admission);
+
 /// Called on the daemon's thread when a request is complete. `headers` and `query` are
-/// "name\0value\0" sequences of `headers_len`/`query_len` bytes. The handler must not
-/// block; it answers later with `chttp_respond` (exactly once).
+/// "name\0value\0" sequences of `headers_len`/`query_len` bytes. The body is `body` in
+/// memory, or, when `body_fd` is not -1, the first `body_len` bytes of that file (valid
+/// during the call only). The handler must not block; it answers later with
+/// `chttp_respond` (exactly once).
 typedef void (*chttp_request_handler)(void *context, chttp_exchange *exchange, const char *method,
                                       const char *path, const char *headers, size_t headers_len,
-                                      const char *query, size_t query_len, const char *body, size_t body_len);
+                                      const char *query, size_t query_len, const char *body, int body_fd,
+                                      size_t body_len);
 
 /// Starts a server on `address:port` (port 0: any free port). NULL on failure, with
 /// `error` describing why.
-chttp_server *chttp_start(const char *address, uint16_t port, size_t max_body_bytes, unsigned threads,
-                          chttp_request_handler handler, void *context, char *error, size_t error_size);
+chttp_server *chttp_start(const char *address, uint16_t port, chttp_limits limits, unsigned threads,
+                          chttp_admission_handler admit, chttp_request_handler handler, void *context, char *error,
+                          size_t error_size);
 
 /// The port the server listens on.
 uint16_t chttp_port(const chttp_server *server);
 
-/// Answers a request (from any thread). `headers` is "Name: value\n" lines; may be NULL.
-void chttp_respond(chttp_exchange *exchange, unsigned status, const char *headers, const char *body, size_t body_len);
+/// Answers a request (from any thread). `headers` is "name\0value\0" pairs of
+/// `headers_len` bytes (may be NULL); a pair with a CR or LF is dropped.
+void chttp_respond(chttp_exchange *exchange, unsigned status, const char *headers, size_t headers_len, const char *body,
+                   size_t body_len);
 
 /// A streamed response body (Server-Sent Events): written from any thread, sent as it
 /// comes. Reference-counted between the daemon and the writer.
@@ -34,9 +71,10 @@ typedef struct chttp_stream chttp_stream;
 
 /// Answers a request with a streamed body; returns the stream to write to (release it
 /// with `chttp_stream_release`).
-chttp_stream *chttp_respond_stream(chttp_exchange *exchange, unsigned status, const char *headers);
+chttp_stream *chttp_respond_stream(chttp_exchange *exchange, unsigned status, const char *headers, size_t headers_len);
 
-/// Appends bytes to the stream; 0 when the client is gone or the stream is closed.
+/// Appends bytes to the stream; 0 when the client is gone, the stream is closed, or it
+/// would hold more than the limit unsent (the connection is then dropped).
 int chttp_stream_write(chttp_stream *stream, const char *data, size_t len);
 
 /// Ends the stream once what was written has been sent.
@@ -45,6 +83,8 @@ void chttp_stream_close(chttp_stream *stream);
 /// Whether the client is still there and the stream open.
 int chttp_stream_is_open(chttp_stream *stream);
 
+/// Bytes written and not yet sent.
+size_t chttp_stream_pending(chttp_stream *stream);
 /// Drops the writer's reference.
 void chttp_stream_release(chttp_stream *stream);
 

@@ -246,7 +246,7 @@ final class LuaScheduler {
         let owner = core.owner
         let id = task.id, token = task.wakeToken
         task.timer = Task { [weak owner] in
-            try? await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1e9))
+            try? await Task.sleep(nanoseconds: LuaDuration.nanoseconds(seconds: seconds))
             guard !Task.isCancelled else { return }
             await owner?.timeOut(taskID: id, token: token, error: .timeout(message(seconds)))
         }

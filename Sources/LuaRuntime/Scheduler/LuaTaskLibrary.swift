@@ -34,7 +34,7 @@ public enum LuaTaskLibrary {
             throw call.argumentError(1, "seconds", "a finite number >= 0 expected, got \(String(format: "%g", seconds))")
         }
         if seconds == 0 { return try call.yieldToOtherTasks() }
-        let nanoseconds = UInt64(min(seconds, 1e9) * 1e9)
+        let nanoseconds = LuaDuration.nanoseconds(seconds: seconds)
         return try call.suspend {
             try await Task.sleep(nanoseconds: nanoseconds)
             return []

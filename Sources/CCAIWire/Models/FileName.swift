@@ -1,0 +1,34 @@
+import Foundation
+
+/// The rule for a file's name wherever one crosses a boundary (an attachment's `name`,
+/// an upload's `name`, an agent's file): a name is a name, never a path.
+///
+/// ```swift
+/// FileName.problem("receipt.jpg")           // nil
+/// FileName.problem("../../etc/passwd")      // "a file name, not a path, expected ..."
+/// ```
+public enum FileName {
+    /// The longest name accepted, in UTF-8 bytes (what Linux file systems allow).
+    public static let maximumBytes = 255
+
+    /// What is wrong with `name` as a file name, or nil when it is one: not empty, at most
+    /// 255 bytes, no `/` or `\`, not `.` or `..`, no control characters (NUL, newlines, ESC).
+    public static func problem(_ name: String) -> String? {
+        if name.isEmpty { return "a file name expected, got an empty string" }
+        if name.utf8.count > maximumBytes { return "a file name of at most \(maximumBytes) bytes expected" }
+        if name == "." || name == ".." || name.contains("/") || name.contains("\\") {
+            return "a file name, not a path, expected (got '\(escaped(name))')"
+        }
+        if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            return "a file name without control characters expected"
+        }
+        return nil
+    }
+
+    /// `name` with control characters shown as escapes, for messages.
+    static func escaped(_ name: String) -> String {
+        String(name.unicodeScalars.flatMap { scalar -> [Character] in
+            scalar.properties.generalCategory == .control ? Array("\\u{\(String(scalar.value, radix: 16))}") : [Character(scalar)]
+        })
+    }
+}

@@ -1,0 +1,163 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The folder a script or plugin may read files from, and nothing outside it: the rule
+/// `require` follows, for every binding that takes a path (docs/security.md).
+///
+/// A path is relative, has no `..` component and no NUL; it is opened, and the file
+/// actually opened (after every symlink) must be a regular file inside the folder and not
+/// under `/proc`, `/sys` or `/dev`. The size is checked before a byte is read.
+///
+/// ```swift
+/// let folder = try ConfinedFolder("/srv/bots/support")
+/// let bytes = try folder.read("receipts/r1.jpg", maximumBytes: 2 << 20)
+/// ```
+public struct ConfinedFolder: Sendable, Equatable {
+    /// Why a path was refused or a file could not be read.
+    public struct Refusal: Error, Equatable, CustomStringConvertible {
+        public enum Kind: Sendable, Equatable {
+            /// The path breaks the rule (absolute, `..`, outside the folder, not a regular file).
+            case outside
+            /// No readable file there.
+            case unreadable
+            /// The file is larger than the caller takes.
+            case tooLarge
+        }
+
+        public var kind: Kind
+        public var message: String
+        public var description: String { message }
+    }
+
+    /// The folder, with every symlink resolved.
+    public let root: String
+
+    /// Places under which no file is ever read, whatever the folder.
+    static let forbiddenRoots = ["/proc", "/sys", "/dev"]
+
+    /// Confines reads to `path` (resolved: symlinks and `..` of the folder itself are the
+    /// host's choice, not the script's).
+    public init(_ path: String) throws {
+        guard let resolved = realpath(path, nil) else {
+            throw Refusal(kind: .unreadable, message: "the folder '\(path)' does not exist")
+        }
+        defer { free(resolved) }
+        let root = String(cString: resolved)
+        guard !Self.isForbidden(root) else {
+            throw Refusal(kind: .outside, message: "files are never read under \(root)")
+        }
+        self.root = root
+    }
+
+    /// Checks `path` by its text alone: relative, no `..`, no NUL, not empty.
+    public static func checkRelative(_ path: String) throws {
+        guard !path.isEmpty else { throw Refusal(kind: .outside, message: "an empty path") }
+        guard !path.utf8.contains(0) else { throw Refusal(kind: .outside, message: "a path with a NUL byte") }
+        guard !path.hasPrefix("/"), !path.hasPrefix("~") else {
+            throw Refusal(kind: .outside, message: "'\(path)' is absolute: paths are relative to the script's folder")
+        }
+        guard !path.split(separator: "/").contains("..") else {
+            throw Refusal(kind: .outside, message: "'\(path)' has a '..': paths stay inside the script's folder")
+        }
+    }
+
+    /// Reads the whole file at `path` (relative to the folder), refusing it without reading
+    /// when it is larger than `maximumBytes`.
+    public func read(_ path: String, maximumBytes: Int) throws -> Data {
+        let descriptor = try open(path, maximumBytes: maximumBytes)
+        defer { close(descriptor) }
+        var data = Data()
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count >= 0 else { throw Refusal(kind: .unreadable, message: "cannot read '\(path)'") }
+            if count == 0 { return data }
+            guard data.count + count <= maximumBytes else { throw tooLarge(path, maximumBytes) }
+            data.append(contentsOf: chunk[0..<count])
+        }
+    }
+
+    /// Copies the file at `path` to `destination` (created, never overwritten), refusing it
+    /// when it is larger than `maximumBytes`; streams, so the file is never held whole.
+    public func copy(_ path: String, to destination: String, maximumBytes: Int) throws {
+        let source = try open(path, maximumBytes: maximumBytes)
+        defer { close(source) }
+        let target = Glibc.open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard target >= 0 else { throw Refusal(kind: .unreadable, message: "cannot create a copy of '\(path)'") }
+        var copied = 0
+        var complete = false
+        defer {
+            close(target)
+            if !complete { unlink(destination) }
+        }
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(source, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count >= 0 else { throw Refusal(kind: .unreadable, message: "cannot read '\(path)'") }
+            if count == 0 { break }
+            copied += count
+            guard copied <= maximumBytes else { throw tooLarge(path, maximumBytes) }
+            let written = chunk.withUnsafeBytes { FileDescriptorWriter.writeAll(target, $0.baseAddress!, count) }
+            guard written else { throw Refusal(kind: .unreadable, message: "cannot write a copy of '\(path)'") }
+        }
+        complete = true
+    }
+
+    /// Opens `path` for reading after checking it: the descriptor of a regular file inside
+    /// the folder, no larger than `maximumBytes`.
+    private func open(_ path: String, maximumBytes: Int) throws -> Int32 {
+        try Self.checkRelative(path)
+        let descriptor = Glibc.open(root == "/" ? "/" + path : root + "/" + path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        guard descriptor >= 0 else { throw Refusal(kind: .unreadable, message: "cannot read '\(path)': no such file") }
+        var keep = false
+        defer { if !keep { close(descriptor) } }
+        guard let opened = Self.path(of: descriptor),
+            opened.hasPrefix(root == "/" ? "/" : root + "/"), !Self.isForbidden(opened)
+        else {
+            throw Refusal(kind: .outside, message: "'\(path)' leads outside the script's folder")
+        }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw Refusal(kind: .unreadable, message: "cannot read '\(path)'") }
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            throw Refusal(kind: .outside, message: "'\(path)' is not a regular file")
+        }
+        guard Int(status.st_size) <= maximumBytes else { throw tooLarge(path, maximumBytes) }
+        keep = true
+        return descriptor
+    }
+
+    private func tooLarge(_ path: String, _ maximumBytes: Int) -> Refusal {
+        Refusal(kind: .tooLarge, message: "'\(path)' is larger than \(maximumBytes) bytes")
+    }
+
+    /// The path the kernel opened for `descriptor` (every symlink resolved).
+    private static func path(of descriptor: Int32) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink("/proc/self/fd/\(descriptor)", &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    private static func isForbidden(_ path: String) -> Bool {
+        forbiddenRoots.contains { path == $0 || path.hasPrefix($0 + "/") }
+    }
+}
+
+/// Writes whole buffers to a descriptor, resuming after short writes and interruptions.
+enum FileDescriptorWriter {
+    static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Bool {
+        var offset = 0
+        while offset < count {
+            let written = write(descriptor, bytes + offset, count - offset)
+            if written < 0, errno == EINTR { continue }
+            guard written > 0 else { return false }
+            offset += written
+        }
+        return true
+    }
+}
