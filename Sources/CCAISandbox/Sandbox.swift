@@ -17,6 +17,8 @@ public final class Sandbox: Sendable {
     /// The time of business hours: `clock`, or the configuration's `clock_start` onwards.
     let businessClock: SandboxClock
     let events = EventHub()
+    /// Requests per end user (`limits.requests_per_second`, `limits.burst`).
+    let rateLimiter: RateLimiter
     /// Hands chats and messages to the agents.
     let agentDesk: AgentDesk
     /// Agents waiting for the end user's answers to their smart actions.
@@ -49,12 +51,21 @@ public final class Sandbox: Sendable {
         self.agentDesk = AgentDesk(scripts: scripts, virtualScripts: virtualScripts)
         self.log = log
         self.configuration = configuration
+        let limits = configuration.limits ?? LimitsConfiguration()
+        self.rateLimiter = RateLimiter(rate: limits.effectiveRequestsPerSecond, burst: limits.effectiveBurst)
         self.store = try SandboxStore(directory: dataDirectory, companyKey: configuration.company.key, now: clock.now())
         self.clock = clock
         if let start = configuration.clockStart.flatMap({ ISO8601DateFormatter().date(from: $0) }) {
             businessClock = OffsetClock(start: start)
         } else {
             businessClock = clock
+        }
+        Task { [weak self] in
+            while true {
+                try? await Task.sleep(nanoseconds: 60_000_000_000)
+                guard let self else { return }
+                do { try await self.pruneOldData() } catch { self.log("sandbox: pruning old events and files failed: \(error)") }
+            }
         }
         if configuration.chatTimeoutSeconds != nil {
             Task { [weak self] in
@@ -67,9 +78,9 @@ public final class Sandbox: Sendable {
         }
     }
 
-    /// Writes a line to standard error (the default log).
+    /// Writes a line to standard error (the default log), control characters escaped.
     public static let standardError: @Sendable (String) -> Void = { line in
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        FileHandle.standardError.write(Data((TerminalText.escaped(line) + "\n").utf8))
     }
 
     /// Every endpoint of the wire API (docs/openapi.yaml); requests without a valid token
@@ -77,8 +88,16 @@ public final class Sandbox: Sendable {
     public var router: HTTPRouter {
         var router = HTTPRouter()
         let tokens = store.tokens
-        let clock = self.clock
-        router.tokenIsKnown = { token in tokens.isValid(token: token, now: clock.now()) }
+        let clock = self.clock, limiter = self.rateLimiter
+        router.checkToken = { token in
+            let now = clock.now()
+            guard let endUserID = tokens.endUser(token: token, now: now) else {
+                return .unauthenticated("the auth token is unknown, revoked or expired; authenticate again")
+            }
+            guard let wait = limiter.retryAfter(endUserID: endUserID) else { return nil }
+            return .limitExceeded("too many requests: at most \(limiter.rate) a second (limits.requests_per_second) after a "
+                                  + "burst of \(limiter.burst) (limits.burst)", retryAfter: wait)
+        }
         AuthRoutes(sandbox: self).register(in: &router)
         CompanyRoutes(sandbox: self).register(in: &router)
         QueueMenuRoutes(sandbox: self).register(in: &router)

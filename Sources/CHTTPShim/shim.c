@@ -201,6 +201,21 @@ static int append_body(chttp_exchange *exchange, const char *data, size_t len) {
     return 1;
 }
 
+/// Adds "name\0value\0" pairs; a name or value with a CR or LF is dropped, never split.
+static void add_headers(struct MHD_Response *response, const char *pairs, size_t len) {
+    size_t offset = 0;
+    while (pairs && offset < len) {
+        const char *name = pairs + offset;
+        size_t name_len = strnlen(name, len - offset);
+        if (offset + name_len + 1 >= len) break;
+        const char *value = name + name_len + 1;
+        size_t value_len = strnlen(value, len - offset - name_len - 1);
+        offset += name_len + value_len + 2;
+        if (strpbrk(name, "\r\n:") || strpbrk(value, "\r\n")) continue;
+        MHD_add_response_header(response, name, value);
+    }
+}
+
 static const char busy_body[] =
     "{\"error\":{\"code\":\"unavailable\",\"message\":\"the server holds as many request bodies as it takes; try again\"}}";
 
@@ -226,10 +241,7 @@ static enum MHD_Result admit(chttp_server *server, chttp_exchange *exchange, str
         struct MHD_Response *response =
             MHD_create_response_from_buffer(strlen(admission.body), admission.body, MHD_RESPMEM_MUST_COPY);
         MHD_add_response_header(response, "Content-Type", "application/json");
-        if (admission.allow[0]) {
-            admission.allow[sizeof admission.allow - 1] = 0;
-            MHD_add_response_header(response, "Allow", admission.allow);
-        }
+        if (admission.headers_len <= sizeof admission.headers) add_headers(response, admission.headers, admission.headers_len);
         enum MHD_Result result = MHD_queue_response(connection, admission.status, response);
         MHD_destroy_response(response);
         return result;
@@ -329,21 +341,6 @@ static void request_completed(void *cls, struct MHD_Connection *connection, void
     release_body(exchange);
     free(exchange);
     *con_cls = NULL;
-}
-
-/// Adds "name\0value\0" pairs; a name or value with a CR or LF is dropped, never split.
-static void add_headers(struct MHD_Response *response, const char *pairs, size_t len) {
-    size_t offset = 0;
-    while (pairs && offset < len) {
-        const char *name = pairs + offset;
-        size_t name_len = strnlen(name, len - offset);
-        if (offset + name_len + 1 >= len) break;
-        const char *value = name + name_len + 1;
-        size_t value_len = strnlen(value, len - offset - name_len - 1);
-        offset += name_len + value_len + 2;
-        if (strpbrk(name, "\r\n:") || strpbrk(value, "\r\n")) continue;
-        MHD_add_response_header(response, name, value);
-    }
 }
 
 // MARK: - Streams

@@ -26,15 +26,20 @@ enum CLI {
 
     /// Runs `ccai` with `arguments` from the package root; a run longer than `timeout`
     /// seconds is terminated.
-    static func run(_ arguments: [String], timeout: TimeInterval = 60) throws -> Output {
+    static func run(_ arguments: [String], timeout: TimeInterval = 60, environment: [String: String] = [:],
+                    input: Data? = nil) throws -> Output {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
         process.currentDirectoryURL = root
-        let stdout = Pipe(), stderr = Pipe()
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let stdout = Pipe(), stderr = Pipe(), stdin = Pipe()
         process.standardOutput = stdout
         process.standardError = stderr
+        process.standardInput = stdin
         try process.run()
+        if let input { try? stdin.fileHandleForWriting.write(contentsOf: input) }
+        try? stdin.fileHandleForWriting.close()
         let timer = DispatchWorkItem { if process.isRunning { process.terminate() } }
         DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: timer)
         let errorData = Locked(Data())

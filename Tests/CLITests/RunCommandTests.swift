@@ -157,6 +157,21 @@ import Testing
         #expect((claims["exp"] as! Int) - (claims["iat"] as! Int) == 60)
     }
 
+    /// The safe pattern for --jwt-command: the identity document goes through whole, so an
+    /// identifier cannot add claims (it could when the JSON was built in the shell).
+    @Test func claimsFromStandardInputCannotBeInjected() throws {
+        let hostile = #"{"identifier":"x\",\"admin\":true,\"y\":\""}"#
+        let output = try CLI.run(["jwt", "sign", "--claims", "-"], environment: ["CCAI_COMPANY_SECRET": "dev-secret"],
+                                 input: Data(hostile.utf8))
+        #expect(output.status == 0, "\(output.stderr)")
+        let parts = output.stdout.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".")
+        var payload = String(parts[1]).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while payload.count % 4 != 0 { payload += "=" }
+        let claims = try JSONSerialization.jsonObject(with: Data(base64Encoded: payload)!) as! [String: Any]
+        #expect(claims["identifier"] as? String == #"x","admin":true,"y":""#)
+        #expect(claims["admin"] == nil)
+    }
+
     @Test(arguments: [
         (["jwt"], "jwt needs a command: sign"),
         (["jwt", "verify"], "unknown jwt command 'verify'"),
@@ -164,6 +179,10 @@ import Testing
         (["jwt", "sign", "--secret", "s", "--alg", "RS256"], "--alg must be HS384 or HS256"),
         (["jwt", "sign", "--secret", "s", "--claims", "[1]"], "--claims must be a JSON object"),
         (["jwt", "sign", "--secret", "s", "--ttl", "-5"], "--ttl expects a positive number"),
+        (["jwt", "sign", "--secret", "s", "--ttl", "1e300"], "at most 100 years"),
+        (["jwt", "sign", "--secret", "s", "--ttl", "inf"], "--ttl expects a positive number"),
+        (["jwt", "sign", "--secret", "s", "--secret-file", "f"], "exclude each other"),
+        (["jwt", "sign", "--secret-file", "/nonexistent/secret"], "cannot read"),
     ])
     func usageErrors(_ arguments: [String], _ message: String) throws {
         let output = try CLI.run(arguments)
@@ -321,10 +340,19 @@ import Testing
         let withSecret = try CLI.run(["run", "Tests/Scenarios/company.lua", "--host", host, "--company-key", "dev-key",
                                       "--company-secret", "dev-secret"])
         #expect(withSecret.status == 0, "\(withSecret.stderr)")
-        let command = "\(CLI.binary.path) jwt sign --secret dev-secret --claims '{\"identifier\":\"'\"$CCAI_IDENTIFIER\"'\"}'"
+        let secretFile = FileManager.default.temporaryDirectory.appendingPathComponent("secret-\(UUID().uuidString)")
+        try "dev-secret\n".write(to: secretFile, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: secretFile) }
+        let command = "\(CLI.binary.path) jwt sign --secret-file \(secretFile.path) --claims -"
         let withCommand = try CLI.run(["run", "Tests/Scenarios/company.lua", "--host", host, "--company-key", "dev-key",
                                        "--jwt-command", command])
         #expect(withCommand.status == 0, "\(withCommand.stderr)")
+        let fromFile = try CLI.run(["run", "Tests/Scenarios/company.lua", "--host", host, "--company-key", "dev-key",
+                                    "--company-secret-file", secretFile.path])
+        #expect(fromFile.status == 0, "\(fromFile.stderr)")
+        let fromEnvironment = try CLI.run(["run", "Tests/Scenarios/company.lua", "--host", host, "--company-key", "dev-key"],
+                                          environment: ["CCAI_COMPANY_SECRET": "dev-secret"])
+        #expect(fromEnvironment.status == 0, "\(fromEnvironment.stderr)")
         let wrongSecret = try CLI.run(["run", "Tests/Scenarios/company.lua", "--host", host, "--company-key", "dev-key",
                                        "--company-secret", "nope"])
         #expect(wrongSecret.status == 1)
@@ -333,7 +361,7 @@ import Testing
 
     @Test(arguments: [
         (["run", "x.lua", "--host", "h"], "--host needs --company-key"),
-        (["run", "x.lua", "--host", "h", "--company-key", "k"], "exactly one of --company-secret and --jwt-command"),
+        (["run", "x.lua", "--host", "h", "--company-key", "k"], "exactly one of a company secret"),
         (["run", "x.lua", "--company-secret", "s"], "go with --host"),
         (["run", "x.lua", "--sandbox", "c.lua", "--host", "h"], "exclude each other"),
     ])

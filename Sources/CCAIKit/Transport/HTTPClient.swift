@@ -4,7 +4,8 @@ import Foundation
 /// An HTTP client on libcurl: one thread and one multi handle serve every request (and
 /// reuse connections); requests are async, time out, can be cancelled, and idempotent
 /// ones are retried with exponential backoff when the server is unreachable or answers
-/// 502, 503 or 504.
+/// 502, 503 or 504. Any request answered 429 (refused before it was processed) is retried
+/// after the server's `Retry-After` (at most ``maximumRetryAfterSeconds``).
 ///
 /// ```swift
 /// let client = HTTPClient()
@@ -23,6 +24,9 @@ public final class HTTPClient: Sendable {
         }
     }
 
+    /// The longest `Retry-After` honoured: a platform cannot park a request for longer.
+    public static let maximumRetryAfterSeconds: TimeInterval = 10
+
     public let retryPolicy: RetryPolicy
     private let loop = CurlLoop()
 
@@ -37,15 +41,21 @@ public final class HTTPClient: Sendable {
     public func send(_ request: HTTPClientRequest) async throws -> HTTPClientResponse {
         var attempt = 0
         while true {
+            var delay = retryPolicy.initialBackoff * pow(2, Double(attempt))
             do {
                 let response = try await perform(request)
-                guard request.isIdempotent, [502, 503, 504].contains(response.status),
-                    attempt < retryPolicy.maximumRetries
-                else { return response }
+                if response.status == 429, attempt < retryPolicy.maximumRetries {
+                    let asked = response.headers["retry-after"].flatMap { Double($0.trimmingCharacters(in: .whitespaces)) } ?? delay
+                    delay = min(max(asked, 0), Self.maximumRetryAfterSeconds)
+                } else {
+                    guard request.isIdempotent, [502, 503, 504].contains(response.status),
+                        attempt < retryPolicy.maximumRetries
+                    else { return response }
+                }
             } catch let error as TransportError where error.isRetryable && request.isIdempotent {
                 if attempt >= retryPolicy.maximumRetries { throw error }
             }
-            try await Task.sleep(nanoseconds: Checked.nanoseconds(seconds: retryPolicy.initialBackoff * pow(2, Double(attempt))))
+            try await Task.sleep(nanoseconds: Checked.nanoseconds(seconds: delay))
             attempt += 1
         }
     }

@@ -85,8 +85,9 @@ public struct ServerSentEventParser: Sendable {
 }
 
 /// A reconnecting Server-Sent Events client: on a dropped connection it waits (the
-/// server's `retry`, else `reconnectDelay`) and reconnects with `Last-Event-ID`, so that
-/// the server can resume after the last event received.
+/// server's `retry`, within 0 to ``maximumRetrySeconds``, else `reconnectDelay`) and
+/// reconnects with `Last-Event-ID`, so that the server can resume after the last event
+/// received.
 ///
 /// ```swift
 /// for try await event in EventSource(client: http, request: HTTPClientRequest(url: url)).events() {
@@ -94,6 +95,10 @@ public struct ServerSentEventParser: Sendable {
 /// }
 /// ```
 public struct EventSource: Sendable {
+    /// The longest wait a server's `retry:` can ask for: a hostile or broken platform
+    /// cannot park the stream for longer.
+    public static let maximumRetrySeconds: TimeInterval = 60
+
     public let client: HTTPClient
     public var request: HTTPClientRequest
     public var reconnectDelay: TimeInterval
@@ -146,7 +151,7 @@ public struct EventSource: Sendable {
                     if state.markDisconnected() { onConnectionChange?(false) }
                     let parser = state.parser
                     lastID = parser.lastEventID ?? lastID
-                    if let retry = parser.retry { delay = Double(retry) / 1000 }
+                    if let retry = parser.retry { delay = min(max(0, Double(retry) / 1000), Self.maximumRetrySeconds) }
                     try? await Task.sleep(nanoseconds: Checked.nanoseconds(seconds: delay))
                 }
                 continuation.finish()

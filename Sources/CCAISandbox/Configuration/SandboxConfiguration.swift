@@ -27,10 +27,14 @@ public struct SandboxConfiguration: Codable, Sendable {
         public var jwtAlgorithms: [String]?
         /// Lifetime of auth tokens in seconds (default one day).
         public var authTokenSeconds: Double?
+        /// The longest lifetime (`exp` - `iat`) of an end-user JWT accepted, in seconds
+        /// (default one day): a token signed to live for years is refused.
+        public var jwtMaxLifetimeSeconds: Double?
 
         public init(name: String, supportEmail: String?, languages: [String], timeZone: String,
                     preventDirectPstnCall: Bool?, key: String, secret: String, jwtAlgorithms: [String]?,
-                    authTokenSeconds: Double?) {
+                    authTokenSeconds: Double?, jwtMaxLifetimeSeconds: Double? = nil) {
+            self.jwtMaxLifetimeSeconds = jwtMaxLifetimeSeconds
             self.name = name
             self.supportEmail = supportEmail
             self.languages = languages
@@ -65,6 +69,8 @@ public struct SandboxConfiguration: Codable, Sendable {
     public var customForms: [CustomFormDetailsResponse]?
     /// Web forms agents send (`agent.send_web_form{ external_form_id = "form123" }`).
     public var webForms: [WebFormConfiguration]?
+    /// Per-end-user quotas and retention (defaults when absent).
+    public var limits: LimitsConfiguration?
 
     public init(company: Company, hours: BusinessHours? = nil, menus: [MenuConfiguration]? = nil,
                 agents: [AgentConfiguration]? = nil, handleTimeSeconds: Double? = nil) {
@@ -111,8 +117,15 @@ public struct SandboxConfiguration: Codable, Sendable {
         if let start = clockStart, ISO8601DateFormatter().date(from: start) == nil {
             throw ConfigurationError(message: "clock_start: '\(start)' is not an ISO 8601 time like 2026-11-30T20:00:00-08:00")
         }
-        if let seconds = company.authTokenSeconds, !(seconds > 0) {
-            throw fail("auth_token_seconds", "must be a positive number of seconds")
+        if let seconds = company.authTokenSeconds, !(seconds > 0 && seconds <= Checked.maximumSeconds) {
+            throw fail("auth_token_seconds", "must be a positive number of seconds (at most 100 years)")
+        }
+        if let seconds = company.jwtMaxLifetimeSeconds, !(seconds > 0 && seconds <= Checked.maximumSeconds) {
+            throw fail("jwt_max_lifetime_seconds", "must be a positive number of seconds")
+        }
+        if let problem = limits?.problems().first { throw ConfigurationError(message: problem) }
+        if let seconds = handleTimeSeconds, !(seconds >= 0 && seconds.isFinite) {
+            throw ConfigurationError(message: "handle_time_seconds: must be a number of seconds")
         }
         var ids = Set<Int>(), keys = Set<String>()
         for menu in allMenus {

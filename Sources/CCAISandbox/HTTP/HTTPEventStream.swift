@@ -26,6 +26,9 @@ public final class HTTPEventStream: @unchecked Sendable {
     /// Whether the client is still listening.
     public var isOpen: Bool { chttp_stream_is_open(stream) != 0 }
 
+    /// Bytes written and not yet sent to the client.
+    public var pendingBytes: Int { chttp_stream_pending(stream) }
+
     /// Sends one event; false when the client is gone.
     @discardableResult
     public func send(id: String? = nil, event: String? = nil, data: String) -> Bool {

@@ -43,11 +43,14 @@ public struct HTTPError: Error, Equatable, Sendable {
     public var status: Int
     public var code: String
     public var message: String
+    /// Headers the answer carries (`Allow` of a 405, `Retry-After` of a 429).
+    public var headers: [String: String]
 
-    public init(status: Int, code: String, message: String) {
+    public init(status: Int, code: String, message: String, headers: [String: String] = [:]) {
         self.status = status
         self.code = code
         self.message = message
+        self.headers = headers
     }
 
     public static func badRequest(_ message: String) -> HTTPError {
@@ -70,12 +73,21 @@ public struct HTTPError: Error, Equatable, Sendable {
         HTTPError(status: 409, code: "conflict", message: message)
     }
 
+    /// A 429 `limit_exceeded` with `Retry-After` (whole seconds, at least 1).
+    public static func limitExceeded(_ message: String, retryAfter seconds: Double) -> HTTPError {
+        HTTPError(status: 429, code: "limit_exceeded", message: message,
+                  headers: ["Retry-After": String(max(1, Checked.truncated(seconds.rounded(.up)) ?? 1))])
+    }
+
     public static func internalError(_ message: String) -> HTTPError {
         HTTPError(status: 500, code: "internal", message: message)
     }
 
     /// The response carrying this error.
     public var response: HTTPResponse {
-        (try? HTTPResponse.json(ErrorResponse(code: code, message: message), status: status)) ?? HTTPResponse(status: status)
+        var response = (try? HTTPResponse.json(ErrorResponse(code: code, message: message), status: status))
+            ?? HTTPResponse(status: status)
+        for (name, value) in headers { response.headers[name] = value }
+        return response
     }
 }

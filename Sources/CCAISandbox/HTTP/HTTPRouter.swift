@@ -8,8 +8,8 @@ public enum HTTPAuthentication: Sendable {
 public enum HTTPAdmission: Equatable, Sendable {
     /// Read the body, at most this many bytes.
     case read(maximumBodyBytes: Int)
-    /// Answer at once; `allow` is the `Allow` header of a 405.
-    case refuse(HTTPError, allow: [String] = [])
+    /// Answer at once with the error (and its headers).
+    case refuse(HTTPError)
 }
 
 /// Routes requests by method and path pattern (`/queue_menus/:id`) to async handlers.
@@ -37,9 +37,10 @@ public struct HTTPRouter: Sendable {
     public static let defaultMaximumBodyBytes = 1 << 20
 
     private var routes: [Route] = []
-    /// Whether a bearer token is one the platform issued and has not revoked (no I/O: it
-    /// runs on the server's threads). Nil: any token passes to the handler.
-    public var tokenIsKnown: (@Sendable (String) -> Bool)?
+    /// Checks a bearer token before the body is read: nil to go on, else the refusal (an
+    /// unknown or revoked token, a caller over their rate). No I/O: it runs on the server's
+    /// threads. Nil: any token passes to the handler.
+    public var checkToken: (@Sendable (String) -> HTTPError?)?
 
     public init() {}
 
@@ -59,7 +60,7 @@ public struct HTTPRouter: Sendable {
     }
 
     /// The route for a method and path, or the error (404, or 405 with the methods allowed).
-    private func route(_ method: String, _ path: String) -> Result<(Route, [String: String]), HTTPAdmissionFailure> {
+    private func route(_ method: String, _ path: String) -> Result<(Route, [String: String]), HTTPError> {
         let segments = HTTPRouter.segments(path)
         var allowed: [String] = []
         for route in routes {
@@ -71,27 +72,25 @@ public struct HTTPRouter: Sendable {
             return .success((route, parameters))
         }
         if !allowed.isEmpty {
-            return .failure(HTTPAdmissionFailure(error: HTTPError(status: 405, code: "invalid_argument",
-                                                                  message: "\(method) is not allowed on \(path); allowed: \(allowed.joined(separator: ", "))"),
-                                                 allow: allowed))
+            let list = allowed.joined(separator: ", ")
+            return .failure(HTTPError(status: 405, code: "invalid_argument", message: "\(method) is not allowed on \(path); allowed: \(list)",
+                                      headers: ["Allow": list]))
         }
-        return .failure(HTTPAdmissionFailure(error: .notFound("no endpoint \(method) \(path)"), allow: []))
+        return .failure(.notFound("no endpoint \(method) \(path)"))
     }
 
     /// Decides on a request from its headers: the route, its token (`authorization` is the
     /// whole header), its declared length (`contentLength`, nil when not declared).
     public func admit(method: String, path: String, authorization: String?, contentLength: Int64?) -> HTTPAdmission {
         switch route(method, path) {
-        case .failure(let failure):
-            return .refuse(failure.error, allow: failure.allow)
+        case .failure(let error):
+            return .refuse(error)
         case .success(let (route, _)):
             if route.authentication == .endUser {
                 guard let token = HTTPRequest.bearerToken(authorization) else {
                     return .refuse(.unauthenticated("an auth token is required (Authorization: Bearer TOKEN)"))
                 }
-                if let tokenIsKnown, !tokenIsKnown(token) {
-                    return .refuse(.unauthenticated("the auth token is unknown, revoked or expired; authenticate again"))
-                }
+                if let checkToken, let refusal = checkToken(token) { return .refuse(refusal) }
             }
             if let contentLength, contentLength > Int64(route.maximumBodyBytes) {
                 return .refuse(HTTPError(status: 413, code: "too_large",
@@ -106,10 +105,8 @@ public struct HTTPRouter: Sendable {
     public func respond(to request: HTTPRequest) async -> HTTPResponse {
         switch admit(method: request.method, path: request.path, authorization: request.headers["authorization"],
                      contentLength: Int64(request.body.count)) {
-        case .refuse(let error, let allow):
-            var response = error.response
-            if !allow.isEmpty { response.headers["Allow"] = allow.joined(separator: ", ") }
-            return response
+        case .refuse(let error):
+            return error.response
         case .read:
             guard case .success(let (route, parameters)) = route(request.method, request.path) else {
                 return HTTPError.internalError("the route vanished").response
@@ -138,9 +135,4 @@ public struct HTTPRouter: Sendable {
         }
         return parameters
     }
-}
-
-private struct HTTPAdmissionFailure: Error {
-    var error: HTTPError
-    var allow: [String]
 }

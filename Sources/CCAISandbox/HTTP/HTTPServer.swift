@@ -128,7 +128,7 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     /// Headers as the C side takes them: "name\0value\0" pairs (never split on newlines).
-    private static func headerPairs(_ headers: [String: String]) -> [CChar] {
+    fileprivate static func headerPairs(_ headers: [String: String]) -> [CChar] {
         var bytes: [CChar] = []
         for (name, value) in headers {
             bytes.append(contentsOf: name.utf8.map { CChar(bitPattern: $0) })
@@ -162,10 +162,16 @@ private final class BoxedServer {
         case .read(let maximumBodyBytes):
             admission.pointee.status = 0
             admission.pointee.max_body_bytes = maximumBodyBytes
-        case .refuse(let error, let allow):
+        case .refuse(let error):
             admission.pointee.status = UInt32(error.status)
             copy(String(decoding: error.response.body, as: UTF8.self), into: &admission.pointee.body)
-            copy(allow.joined(separator: ", "), into: &admission.pointee.allow)
+            let pairs = HTTPServer.headerPairs(error.headers)
+            if pairs.count < MemoryLayout.size(ofValue: admission.pointee.headers) {
+                withUnsafeMutableBytes(of: &admission.pointee.headers) { raw in
+                    pairs.withUnsafeBytes { raw.copyMemory(from: $0) }
+                }
+                admission.pointee.headers_len = pairs.count
+            }
         }
     }
 

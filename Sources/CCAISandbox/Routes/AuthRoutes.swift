@@ -25,7 +25,8 @@ struct AuthRoutes {
         let now = sandbox.clock.now()
         let claims: [String: JSONValue]
         do {
-            claims = try JWTVerifier(secret: company.secret, algorithms: sandbox.configuration.algorithms)
+            claims = try JWTVerifier(secret: company.secret, algorithms: sandbox.configuration.algorithms,
+                                     maximumLifetime: company.jwtMaxLifetimeSeconds ?? 86_400)
                 .verify(body.jwt, now: now)
         } catch let error as JWTError {
             throw HTTPError.unauthenticated("the JWT is refused: \(error)")
@@ -33,12 +34,16 @@ struct AuthRoutes {
         guard let identifier = claims["identifier"]?.stringValue, !identifier.isEmpty else {
             throw HTTPError.unauthenticated("the JWT is refused: the 'identifier' claim is required")
         }
+        guard !identifier.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw HTTPError.badRequest("the 'identifier' claim must not contain control characters (NUL, newlines)")
+        }
         let user = try await sandbox.store.endUser(
             identifier: identifier, name: claims["name"]?.stringValue, email: claims["email"]?.stringValue,
             phone: claims["phone"]?.stringValue, now: now)
-        let expiresAt = now.addingTimeInterval(company.authTokenSeconds ?? 86_400)
+        let expiresAt = now.addingTimeInterval(min(company.authTokenSeconds ?? 86_400, Checked.maximumSeconds))
         let token = try await sandbox.store.issueToken(endUserID: user.id ?? 0, customData: claims["custom_data"] ?? [:],
                                                        expiresAt: expiresAt)
-        return try .json(AuthResponse(authToken: token, expiresAt: Int64(expiresAt.timeIntervalSince1970), endUser: user))
+        return try .json(AuthResponse(authToken: token, expiresAt: Int64(Checked.truncated(expiresAt.timeIntervalSince1970) ?? 0),
+                                      endUser: user))
     }
 }

@@ -149,6 +149,7 @@ struct ChatRoutes {
         guard let chatChannel = menu.channels?.chat else {
             throw HTTPError.badRequest("queue \(menu.id) has no chat channel")
         }
+        try await sandbox.checkQuota(.chats, endUserID: try session.endUserID())
         let engine = try await sandbox.queueEngine()
         if let deflection = engine.deflection(menu) {
             throw HTTPError.conflict("queue \(menu.id) is not taking chats now (\(deflection.reason))")
@@ -189,6 +190,9 @@ struct ChatRoutes {
         let body = try request.decode(SendMessageRequest.self)
         guard !body.text.isEmpty else { throw HTTPError.badRequest("the field 'text' must not be empty") }
         guard !body.clientMessageId.isEmpty else { throw HTTPError.badRequest("the field 'client_message_id' must not be empty") }
+        guard !body.clientMessageId.utf8.contains(0) else {
+            throw HTTPError.badRequest("the field 'client_message_id' must not contain NUL")
+        }
         guard chat.isInProgress else { throw HTTPError.conflict("chat \(chat.id) has ended") }
         let owner = try session.endUserID()
         let (message, isNew) = try await sandbox.store.addMessage(

@@ -28,6 +28,26 @@ struct EventRoutes {
         }
     }
 
+    /// Unsent bytes past which a replay waits for the client to read.
+    static let drainAboveBytes = 512 << 10
+    /// How long a client that does not read is waited for before its stream is dropped.
+    static let drainPatienceSeconds: Double = 30
+
+    /// Waits until the client has read most of what was written; false when it does not
+    /// read within the patience (the stream is then closed: it resumes with Last-Event-ID).
+    private func drained(_ stream: HTTPEventStream) async -> Bool {
+        var waited: Double = 0
+        while stream.pendingBytes > Self.drainAboveBytes {
+            guard stream.isOpen, waited < Self.drainPatienceSeconds else {
+                stream.close()
+                return false
+            }
+            try? await Task.sleep(nanoseconds: 20_000_000)
+            waited += 0.02
+        }
+        return stream.isOpen
+    }
+
     private func serve(_ stream: HTTPEventStream, endUserID: Int, after start: Int64) async {
         var lastID = start
         stream.sendRetry(milliseconds: 1_000)
@@ -38,7 +58,10 @@ struct EventRoutes {
                 guard stream.send(id: String(event.id), event: event.name, data: event.data) else { return }
                 lastID = event.id
             }
-            if !pending.isEmpty { continue }
+            if !pending.isEmpty {
+                guard await drained(stream) else { return }
+                continue
+            }
             await sandbox.events.wait(endUserID: endUserID, after: version, timeout: Self.keepAliveSeconds)
             if await sandbox.events.version(endUserID: endUserID) == version {
                 guard stream.sendComment("keep-alive") else { return }

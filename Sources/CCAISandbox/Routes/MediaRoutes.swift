@@ -58,6 +58,8 @@ struct MediaRoutes {
         }
         let action = try await smartAction(request, chat: chat, type: type)
         let owner = try session.endUserID()
+        try await sandbox.checkQuota(.uploads, endUserID: owner)
+        try await sandbox.checkQuota(.uploadBytes, endUserID: owner, adding: request.body.count)
         let now = sandbox.clock.now()
         let media = try await sandbox.store.addMedia(chatID: chat.id, type: type, name: request.query["name"], mimeType: mimeType,
                                                      data: request.body, now: now)

@@ -20,6 +20,7 @@ struct ScreenShareRoutes {
             guard let chat = try await sandbox.store.chat(id: body.communicationId, endUserID: try session.endUserID()) else {
                 throw HTTPError.notFound("there is no chat \(body.communicationId)")
             }
+            try await sandbox.checkQuota(.screenShares, endUserID: try session.endUserID())
             guard chat.isInProgress else { throw HTTPError.conflict("chat \(chat.id) has ended") }
             guard chat.isSupportingScreenShare else {
                 throw HTTPError.conflict("chat \(chat.id) was not started screen-shareable (is_screen_shareable)")

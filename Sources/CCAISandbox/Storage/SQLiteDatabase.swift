@@ -137,7 +137,15 @@ public final class SQLiteDatabase {
             case .null: status = sqlite3_bind_null(statement, index)
             case .integer(let value): status = sqlite3_bind_int64(statement, index, value)
             case .real(let value): status = sqlite3_bind_double(statement, index, value)
-            case .text(let value): status = sqlite3_bind_text(statement, index, value, -1, SQLiteDatabase.transient)
+            case .text(let value):
+                // Bound with its length: a NUL inside the text is kept, never an end.
+                let bytes = Array(value.utf8) + [0]
+                guard bytes.count <= Int(Int32.max) else { throw SQLiteError(code: SQLITE_TOOBIG, message: "a text of \(bytes.count) bytes") }
+                status = bytes.withUnsafeBufferPointer { buffer in
+                    buffer.withMemoryRebound(to: CChar.self) {
+                        sqlite3_bind_text(statement, index, $0.baseAddress, Int32(buffer.count - 1), SQLiteDatabase.transient)
+                    }
+                }
             case .blob(let value):
                 status = value.withUnsafeBytes {
                     sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count), SQLiteDatabase.transient)
@@ -152,7 +160,10 @@ public final class SQLiteDatabase {
         switch sqlite3_column_type(statement, index) {
         case SQLITE_INTEGER: return .integer(sqlite3_column_int64(statement, index))
         case SQLITE_FLOAT: return .real(sqlite3_column_double(statement, index))
-        case SQLITE_TEXT: return .text(String(cString: sqlite3_column_text(statement, index)))
+        case SQLITE_TEXT:
+            let count = Int(sqlite3_column_bytes(statement, index))
+            guard count > 0, let text = sqlite3_column_text(statement, index) else { return .text("") }
+            return .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
         case SQLITE_BLOB:
             let count = Int(sqlite3_column_bytes(statement, index))
             guard count > 0, let bytes = sqlite3_column_blob(statement, index) else { return .blob(Data()) }

@@ -96,9 +96,11 @@ actor SandboxStore {
             );
             """)
         try database.run("DELETE FROM end_user_tokens WHERE expires_at <= ?", [.real(now.timeIntervalSince1970)])
-        for row in try database.query("SELECT token_digest, expires_at FROM end_user_tokens WHERE company_key = ?",
+        for row in try database.query("SELECT token_digest, end_user_id, expires_at FROM end_user_tokens WHERE company_key = ?",
                                       [.text(companyKey)]) {
-            if let digest = row[0].textValue, case .real(let expiry) = row[1] { tokens.insert(digest: digest, expiresAt: expiry) }
+            if let digest = row[0].textValue, let user = row[1].integerValue, case .real(let expiry) = row[2] {
+                tokens.insert(digest: digest, endUserID: Int(user), expiresAt: expiry)
+            }
         }
         try Self.addMissingColumns(in: database, to: "chats", [
             ("virtual_agent_name", "TEXT"), ("escalated", "INTEGER NOT NULL DEFAULT 0"), ("escalation_id", "INTEGER"),
@@ -171,7 +173,7 @@ actor SandboxStore {
             VALUES (?, ?, ?, ?, ?)
             """, [.text(digest), .text(companyKey), .integer(Int64(endUserID)), .real(expiresAt.timeIntervalSince1970),
                   .text(try customData.jsonText())])
-        tokens.insert(digest: digest, expiresAt: expiresAt.timeIntervalSince1970)
+        tokens.insert(digest: digest, endUserID: endUserID, expiresAt: expiresAt.timeIntervalSince1970)
         return token
     }
 
@@ -495,10 +497,23 @@ actor SandboxStore {
         return database.lastInsertRowID
     }
 
-    /// An end user's events after `id`, oldest first, at most `limit`.
-    func events(endUserID: Int, after id: Int64, limit: Int = 500) throws -> [SandboxEvent] {
-        try database.query("SELECT id, name, data FROM events WHERE end_user_id = ? AND id > ? ORDER BY id LIMIT ?",
-                           [.integer(Int64(endUserID)), .integer(id), .integer(Int64(limit))]).compactMap { row in
+    /// An end user's events after `id`, oldest first: at most `limit` of them and, past the
+    /// first, at most `maximumBytes` of data in all (a replay is paged by bytes, so a
+    /// reconnect never loads more than that at once).
+    func events(endUserID: Int, after id: Int64, limit: Int = 500, maximumBytes: Int = 256 << 10) throws -> [SandboxEvent] {
+        let sizes = try database.query("""
+            SELECT id, LENGTH(CAST(data AS BLOB)) FROM events WHERE end_user_id = ? AND id > ? ORDER BY id LIMIT ?
+            """, [.integer(Int64(endUserID)), .integer(id), .integer(Int64(limit))])
+        var last = id, total = 0
+        for row in sizes {
+            guard let eventID = row[0].integerValue, let size = row[1].integerValue else { continue }
+            if last != id, total + Int(size) > maximumBytes { break }
+            total += Int(size)
+            last = eventID
+        }
+        guard last > id else { return [] }
+        return try database.query("SELECT id, name, data FROM events WHERE end_user_id = ? AND id > ? AND id <= ? ORDER BY id",
+                                  [.integer(Int64(endUserID)), .integer(id), .integer(last)]).compactMap { row in
             guard let id = row[0].integerValue, let name = row[1].textValue, let data = row[2].textValue else { return nil }
             return SandboxEvent(id: id, name: name, data: data)
         }

@@ -1,38 +1,43 @@
 import CCAIWire
 import Foundation
 
-/// The auth tokens the sandbox has issued and not revoked, by digest, with their expiry:
-/// what the HTTP server checks on a request's headers before reading its body. Kept in
-/// memory beside the store (which holds the same digests), safe from any thread.
+/// The auth tokens the sandbox has issued and not revoked, by digest, with their end user
+/// and expiry: what the HTTP server checks on a request's headers before reading its
+/// body. Kept in memory beside the store (which holds the same digests), safe from any
+/// thread.
 ///
 /// ```swift
-/// registry.insert(digest: Digest.sha256Hex(token), expiresAt: expiry)
-/// registry.isValid(token: token, now: Date())   // true
+/// registry.insert(digest: Digest.sha256Hex(token), endUserID: 7, expiresAt: expiry)
+/// registry.endUser(token: token, now: Date())   // 7
 /// ```
 final class TokenRegistry: @unchecked Sendable {
-    private let lock = NSLock()
-    private var expiries: [String: Double] = [:]
+    private struct Entry {
+        var endUserID: Int
+        var expiresAt: Double
+    }
 
-    func insert(digest: String, expiresAt: Double) {
-        lock.withLock { expiries[digest] = expiresAt }
+    private let lock = NSLock()
+    private var entries: [String: Entry] = [:]
+
+    func insert(digest: String, endUserID: Int, expiresAt: Double) {
+        lock.withLock { entries[digest] = Entry(endUserID: endUserID, expiresAt: expiresAt) }
     }
 
     func remove(digest: String) {
-        lock.withLock { _ = expiries.removeValue(forKey: digest) }
+        lock.withLock { _ = entries.removeValue(forKey: digest) }
     }
 
-    /// Whether `token` was issued, is not revoked and has not expired; an expired one is forgotten.
-    func isValid(token: String, now: Date) -> Bool {
+    /// The end user of `token` if it was issued, is not revoked and has not expired; an
+    /// expired one is forgotten.
+    func endUser(token: String, now: Date) -> Int? {
         let digest = Digest.sha256Hex(token)
         return lock.withLock {
-            guard let expiry = expiries[digest] else { return false }
-            guard expiry > now.timeIntervalSince1970 else {
-                expiries.removeValue(forKey: digest)
-                return false
+            guard let entry = entries[digest] else { return nil }
+            guard entry.expiresAt > now.timeIntervalSince1970 else {
+                entries.removeValue(forKey: digest)
+                return nil
             }
-            return true
+            return entry.endUserID
         }
     }
-
-    var count: Int { lock.withLock { expiries.count } }
 }

@@ -12,8 +12,12 @@ public final class HostAuthenticator: CCAIDelegate, ClaimsSigner, @unchecked Sen
     public enum Signing: Sendable {
         /// Sign with the company secret.
         case secret(String, JWTAlgorithm)
-        /// Run a shell command that prints the JWT; the identity is in its environment
-        /// (`CCAI_IDENTIFIER`, `CCAI_NAME`, `CCAI_EMAIL`, `CCAI_PHONE`).
+        /// Run a shell command that prints the JWT. The identity comes as one JSON object
+        /// (`{"identifier": ..., "name": ..., "email": ..., "phone": ...}`) on its standard
+        /// input and in `CCAI_CLAIMS`, and field by field in `CCAI_IDENTIFIER`, `CCAI_NAME`,
+        /// `CCAI_EMAIL`, `CCAI_PHONE`. Never paste those into JSON in the shell: a
+        /// script-chosen identifier could add claims. Pass the document through
+        /// (`ccai jwt sign --secret-file F --claims -`).
         case command(String)
     }
 
@@ -48,26 +52,33 @@ public final class HostAuthenticator: CCAIDelegate, ClaimsSigner, @unchecked Sen
 
     func makeJWT() throws -> String {
         let user = endUser
+        var claims: [String: JSONValue] = ["identifier": .string(user.identifier ?? "anonymous")]
+        if let name = user.name { claims["name"] = .string(name) }
+        if let email = user.email { claims["email"] = .string(email) }
+        if let phone = user.phone { claims["phone"] = .string(phone) }
         switch signing {
         case .secret(let secret, let algorithm):
-            var claims: [String: JSONValue] = ["identifier": .string(user.identifier ?? "anonymous")]
-            if let name = user.name { claims["name"] = .string(name) }
-            if let email = user.email { claims["email"] = .string(email) }
-            if let phone = user.phone { claims["phone"] = .string(phone) }
             return try JWTSigner(algorithm: algorithm, secret: secret).sign(claims, issuedAt: Date(), lifetime: 600)
         case .command(let command):
+            let document = try JSONValue.object(claims).jsonText()
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
             process.arguments = ["-c", command]
             var environment = ProcessInfo.processInfo.environment
+            environment["CCAI_CLAIMS"] = document
             environment["CCAI_IDENTIFIER"] = user.identifier
             environment["CCAI_NAME"] = user.name
             environment["CCAI_EMAIL"] = user.email
             environment["CCAI_PHONE"] = user.phone
             process.environment = environment
-            let output = Pipe()
+            let output = Pipe(), input = Pipe()
             process.standardOutput = output
+            process.standardInput = input
+            // A command that never reads its input must not kill the host with SIGPIPE.
+            signal(SIGPIPE, SIG_IGN)
             try process.run()
+            try? input.fileHandleForWriting.write(contentsOf: Data(document.utf8))
+            try? input.fileHandleForWriting.close()
             let data = output.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
             guard process.terminationStatus == 0 else {

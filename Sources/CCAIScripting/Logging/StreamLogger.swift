@@ -1,7 +1,10 @@
+import CCAIWire
 import Foundation
 import LuaRuntime
 
-/// Writes log records as text lines to a file handle (standard error by default):
+/// Writes log records as text lines to a file handle (standard error by default), one
+/// line per record whatever the record holds (control characters are escaped:
+/// ``TerminalText``):
 ///
 ///     03:05:02.123 INFO  chat started [quickstart.lua:12] chat_id=42 menu="Billing"
 public struct StreamLogger: ScriptLogger {
@@ -28,7 +31,7 @@ public struct StreamLogger: ScriptLogger {
         for (key, value) in record.fields {
             line += " \(key)=\(formatValue(value))"
         }
-        return line
+        return TerminalText.escaped(line)
     }
 
     private static func formatValue(_ value: LuaValue) -> String {

@@ -29,6 +29,9 @@ public enum JWTError: Error, Equatable, CustomStringConvertible {
     case expired
     case issuedInTheFuture
     case missingClaim(String)
+    case duplicateKey(String)
+    case lifetimeTooLong(maximum: TimeInterval)
+    case invalidLifetime
 
     public var description: String {
         switch self {
@@ -38,6 +41,10 @@ public enum JWTError: Error, Equatable, CustomStringConvertible {
         case .expired: return "the token has expired"
         case .issuedInTheFuture: return "the token is issued in the future (check the clock)"
         case .missingClaim(let name): return "the '\(name)' claim is missing or not a number"
+        case .duplicateKey(let name): return "malformed token: the key '\(name)' appears twice"
+        case .lifetimeTooLong(let maximum):
+            return "the token lives longer than the \(Checked.integer(maximum).map(String.init) ?? String(maximum)) seconds accepted (exp - iat)"
+        case .invalidLifetime: return "the lifetime must be a positive number of seconds of at most 100 years"
         }
     }
 }
@@ -72,17 +79,21 @@ public struct JWTSigner: Sendable {
     }
 
     /// Signs `claims` with `iat` and `exp` set from `issuedAt` and `lifetime` seconds.
+    /// `lifetime` must be positive and at most 100 years (``JWTError/invalidLifetime``).
     public func sign(_ claims: [String: JSONValue], issuedAt: Date, lifetime: TimeInterval) throws -> String {
+        guard lifetime > 0, lifetime <= Checked.maximumSeconds, let issued = Checked.truncated(issuedAt.timeIntervalSince1970),
+            let seconds = Checked.truncated(lifetime.rounded(.up))
+        else { throw JWTError.invalidLifetime }
         var claims = claims
-        let issued = Int64(issuedAt.timeIntervalSince1970)
-        claims["iat"] = .integer(issued)
-        claims["exp"] = .integer(issued + Int64(lifetime))
+        claims["iat"] = .integer(Int64(issued))
+        claims["exp"] = .integer(Int64(issued) + Int64(seconds))
         return try sign(claims)
     }
 }
 
-/// Checks a compact JWT: structure, algorithm (never `none`), signature in constant time,
-/// and the mandatory `iat`/`exp` claims with a small clock skew.
+/// Checks a compact JWT: structure (canonical base64url, no key twice), algorithm (never
+/// `none`), signature in constant time, the mandatory `iat`/`exp` claims with a small
+/// clock skew, and a lifetime (`exp` - `iat`) of at most `maximumLifetime`.
 ///
 /// ```swift
 /// let verifier = JWTVerifier(secret: "dev-secret", algorithms: [.hs384, .hs256])
@@ -92,12 +103,16 @@ public struct JWTVerifier: Sendable {
     public var algorithms: Set<JWTAlgorithm>
     /// Seconds of clock difference tolerated on `iat` and `exp`.
     public var leeway: TimeInterval
+    /// The longest lifetime accepted, in seconds (default one day).
+    public var maximumLifetime: TimeInterval
     private let key: Data
 
-    public init(secret: String, algorithms: Set<JWTAlgorithm> = Set(JWTAlgorithm.allCases), leeway: TimeInterval = 60) {
+    public init(secret: String, algorithms: Set<JWTAlgorithm> = Set(JWTAlgorithm.allCases), leeway: TimeInterval = 60,
+                maximumLifetime: TimeInterval = 86_400) {
         self.key = Data(secret.utf8)
         self.algorithms = algorithms
         self.leeway = leeway
+        self.maximumLifetime = maximumLifetime
     }
 
     /// The token's claims, or the reason it is refused.
@@ -107,6 +122,7 @@ public struct JWTVerifier: Sendable {
         guard let headerData = Base64URL.decode(parts[0]),
             let header = (try? JSONDecoder().decode(JSONValue.self, from: headerData))?.objectValue
         else { throw JWTError.malformed("the header is not base64url-encoded JSON") }
+        if let key = JSONKeys.duplicate(in: headerData) { throw JWTError.duplicateKey(key) }
         guard let name = header["alg"]?.stringValue else { throw JWTError.malformed("the header has no 'alg'") }
         guard let algorithm = JWTAlgorithm(rawValue: name), algorithms.contains(algorithm) else {
             throw JWTError.unsupportedAlgorithm(name)
@@ -122,11 +138,13 @@ public struct JWTVerifier: Sendable {
         guard let payloadData = Base64URL.decode(parts[1]),
             let claims = (try? JSONDecoder().decode(JSONValue.self, from: payloadData))?.objectValue
         else { throw JWTError.malformed("the payload is not a base64url-encoded JSON object") }
+        if let key = JSONKeys.duplicate(in: payloadData) { throw JWTError.duplicateKey(key) }
         guard let issuedAt = claims["iat"]?.doubleValue else { throw JWTError.missingClaim("iat") }
         guard let expiresAt = claims["exp"]?.doubleValue else { throw JWTError.missingClaim("exp") }
         let seconds = now.timeIntervalSince1970
         guard issuedAt <= seconds + leeway else { throw JWTError.issuedInTheFuture }
         guard expiresAt > seconds - leeway else { throw JWTError.expired }
+        guard expiresAt - issuedAt <= maximumLifetime else { throw JWTError.lifetimeTooLong(maximum: maximumLifetime) }
         return claims
     }
 }

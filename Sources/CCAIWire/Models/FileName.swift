@@ -17,18 +17,11 @@ public enum FileName {
         if name.isEmpty { return "a file name expected, got an empty string" }
         if name.utf8.count > maximumBytes { return "a file name of at most \(maximumBytes) bytes expected" }
         if name == "." || name == ".." || name.contains("/") || name.contains("\\") {
-            return "a file name, not a path, expected (got '\(escaped(name))')"
+            return "a file name, not a path, expected (got '\(TerminalText.escaped(name))')"
         }
         if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
             return "a file name without control characters expected"
         }
         return nil
-    }
-
-    /// `name` with control characters shown as escapes, for messages.
-    static func escaped(_ name: String) -> String {
-        String(name.unicodeScalars.flatMap { scalar -> [Character] in
-            scalar.properties.generalCategory == .control ? Array("\\u{\(String(scalar.value, radix: 16))}") : [Character(scalar)]
-        })
     }
 }

@@ -31,8 +31,10 @@ typedef struct {
     size_t max_body_bytes;
     /// The JSON answer when refused (NUL-terminated).
     char body[512];
-    /// The `Allow` header of a 405 (NUL-terminated; empty for none).
-    char allow[64];
+    /// Headers of the answer as "name\0value\0" pairs (`Allow` of a 405, `Retry-After`
+    /// of a 429), `headers_len` bytes.
+    char headers[256];
+    size_t headers_len;
 } chttp_admission;
 
 /// Called on the daemon's thread when a request's headers are in. `authorization` is the

@@ -16,8 +16,11 @@ struct PlatformConnection {
 
     /// Checks the connection options of `ccai run` (by option name).
     static func parse(_ options: [String: String]) throws -> PlatformConnection {
-        let host = options["--host"], key = options["--company-key"]
-        let secret = options["--company-secret"], command = options["--jwt-command"]
+        let host = options["--host"], key = options["--company-key"], command = options["--jwt-command"]
+        let given = options["--company-secret"] != nil || options["--company-secret-file"] != nil
+        if options["--company-secret"] != nil, options["--company-secret-file"] != nil {
+            throw UsageError(message: "--company-secret and --company-secret-file exclude each other", command: "run")
+        }
         if let file = options["--sandbox"] {
             guard host == nil else {
                 throw UsageError(message: "--sandbox and --host exclude each other", command: "run")
@@ -25,17 +28,21 @@ struct PlatformConnection {
             return PlatformConnection(target: .embedded(configurationFile: file))
         }
         guard let host else {
-            if key != nil || secret != nil || command != nil {
-                throw UsageError(message: "--company-key, --company-secret and --jwt-command go with --host", command: "run")
+            if key != nil || given || command != nil {
+                throw UsageError(message: "--company-key, --company-secret(-file) and --jwt-command go with --host", command: "run")
             }
             return PlatformConnection()
         }
         guard let key else { throw UsageError(message: "--host needs --company-key", command: "run") }
+        let secret = command != nil && !given ? nil
+            : try CompanySecret.resolve(value: options["--company-secret"], file: options["--company-secret-file"],
+                                        fileOption: "--company-secret-file", command: "run")
         switch (secret, command) {
         case (let secret?, nil): return PlatformConnection(target: .remote(host: host, companyKey: key, signing: .secret(secret, .hs384)))
         case (nil, let command?): return PlatformConnection(target: .remote(host: host, companyKey: key, signing: .command(command)))
         default:
-            throw UsageError(message: "--host needs exactly one of --company-secret and --jwt-command", command: "run")
+            throw UsageError(message: "--host needs exactly one of a company secret (--company-secret, --company-secret-file or "
+                             + "\(CompanySecret.environmentVariable)) and --jwt-command", command: "run")
         }
     }
 

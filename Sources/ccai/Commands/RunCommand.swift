@@ -28,9 +28,12 @@ struct RunCommand {
           --sandbox CONFIG.lua     the embedded sandbox's configuration
           --host HOST              a platform instead of the embedded sandbox (HOST[:PORT]
                                    or a URL), with --company-key KEY and one of
-                                   --company-secret SECRET or --jwt-command CMD (a shell
-                                   command printing the end user's JWT; it gets
-                                   CCAI_IDENTIFIER, CCAI_NAME, CCAI_EMAIL, CCAI_PHONE)
+                                   --company-secret SECRET, --company-secret-file FILE,
+                                   the CCAI_COMPANY_SECRET environment variable, or
+                                   --jwt-command CMD (a shell command printing the end
+                                   user's JWT; it gets the identity as a JSON object on
+                                   standard input and in CCAI_CLAIMS, e.g.
+                                   'ccai jwt sign --secret-file F --claims -')
           --log-level LEVEL        debug, info, warn or error (default: info)
           --quiet                  only warnings and errors (same as --log-level warn)
           --memory-limit SIZE      memory cap of the script's state, e.g. 64M (default: 64M)
@@ -92,7 +95,8 @@ struct RunCommand {
                 }
                 limits.seconds = seconds
             case .option(let option)
-                where ["--sandbox", "--host", "--company-key", "--company-secret", "--jwt-command"].contains(option):
+                where ["--sandbox", "--host", "--company-key", "--company-secret", "--company-secret-file", "--jwt-command"]
+                    .contains(option):
                 connectionOptions[option] = try reader.value(for: option)
             case .option(let option):
                 throw reader.unknown(option)
@@ -159,7 +163,7 @@ struct RunCommand {
             await runner.plugins?.shutdown()
             await session.server?.stop()
             printError("error: \(error.message)")
-            if let traceback = error.traceback, !traceback.isEmpty { printError(traceback) }
+            if let traceback = error.traceback, !traceback.isEmpty { printError(traceback, lines: true) }
             return 1
         } catch {
             await runner.plugins?.shutdown()
@@ -170,6 +174,8 @@ struct RunCommand {
     }
 }
 
-func printError(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
+/// Writes a line to standard error; control characters from scripts are escaped (with
+/// `lines`, the line breaks of a traceback stay).
+func printError(_ text: String, lines: Bool = false) {
+    FileHandle.standardError.write(Data((TerminalText.escaped(text, keepingNewlines: lines) + "\n").utf8))
 }

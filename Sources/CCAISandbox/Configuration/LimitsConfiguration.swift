@@ -1,0 +1,63 @@
+import Foundation
+
+/// What one end user may ask of the sandbox (`limits = { ... }` in a configuration), and
+/// how long it keeps what they leave: past a quota a request gets a 429 `limit_exceeded`
+/// that names it. Every field has a default, generous enough for scenarios that hurry; the
+/// real platform allows 10 requests a second per customer (`requests_per_second = 10`
+/// tries that; docs/security.md).
+///
+/// ```lua
+/// limits = { requests_per_second = 50, burst = 200, chats_per_hour = 60,
+///            uploads_per_hour = 60, upload_bytes_per_hour = 200 * 1024 * 1024,
+///            screen_shares_per_hour = 30, event_retention_seconds = 86400,
+///            media_retention_seconds = 7 * 86400 }
+/// ```
+public struct LimitsConfiguration: Codable, Sendable, Equatable {
+    /// Sustained requests per second per end user (default 50).
+    public var requestsPerSecond: Double?
+    /// Requests an end user may make at once before the rate applies (default 200).
+    public var burst: Double?
+    /// Chats an end user may start in an hour (default 60).
+    public var chatsPerHour: Int?
+    /// Photos and videos an end user may upload in an hour (default 60).
+    public var uploadsPerHour: Int?
+    /// Bytes an end user may upload in an hour (default 200 MiB).
+    public var uploadBytesPerHour: Int?
+    /// Screen-share sessions an end user may create in an hour (default 30).
+    public var screenSharesPerHour: Int?
+    /// How long stored real-time events are kept for replay (default one day).
+    public var eventRetentionSeconds: Double?
+    /// How long the files of ended chats are kept (default seven days).
+    public var mediaRetentionSeconds: Double?
+
+    public init() {}
+
+    var effectiveRequestsPerSecond: Double { requestsPerSecond ?? 50 }
+    var effectiveBurst: Double { burst ?? 200 }
+    var effectiveChatsPerHour: Int { chatsPerHour ?? 60 }
+    var effectiveUploadsPerHour: Int { uploadsPerHour ?? 60 }
+    var effectiveUploadBytesPerHour: Int { uploadBytesPerHour ?? 200 << 20 }
+    var effectiveScreenSharesPerHour: Int { screenSharesPerHour ?? 30 }
+    var effectiveEventRetentionSeconds: Double { eventRetentionSeconds ?? 86_400 }
+    var effectiveMediaRetentionSeconds: Double { mediaRetentionSeconds ?? 7 * 86_400 }
+
+    /// Every field that is not a positive, finite number, named.
+    func problems() -> [String] {
+        var problems: [String] = []
+        let numbers: [(String, Double?)] = [
+            ("requests_per_second", requestsPerSecond), ("burst", burst), ("event_retention_seconds", eventRetentionSeconds),
+            ("media_retention_seconds", mediaRetentionSeconds),
+        ]
+        for (name, value) in numbers {
+            if let value, !(value > 0 && value.isFinite) { problems.append("limits.\(name): a positive number expected") }
+        }
+        let counts: [(String, Int?)] = [
+            ("chats_per_hour", chatsPerHour), ("uploads_per_hour", uploadsPerHour), ("upload_bytes_per_hour", uploadBytesPerHour),
+            ("screen_shares_per_hour", screenSharesPerHour),
+        ]
+        for (name, value) in counts {
+            if let value, value <= 0 { problems.append("limits.\(name): a positive integer expected") }
+        }
+        return problems
+    }
+}

@@ -1,0 +1,49 @@
+import CCAIWire
+import Foundation
+
+/// What an end user has created lately (for `limits`), and the pruning of what is kept
+/// past its retention.
+extension SandboxStore {
+    /// What a quota counts.
+    enum QuotaCount {
+        case chats
+        case uploads
+        case uploadBytes
+        case screenShares
+    }
+
+    /// How many chats, uploads, upload bytes or screen shares `endUserID` created since `moment`.
+    func count(_ what: QuotaCount, endUserID: Int, since moment: Date) throws -> Int {
+        let sql: String
+        switch what {
+        case .chats:
+            sql = "SELECT COUNT(*) FROM chats WHERE end_user_id = ? AND created_at > ?"
+        case .uploads:
+            sql = """
+                SELECT COUNT(*) FROM messages m JOIN chats c ON c.id = m.chat_id
+                WHERE c.end_user_id = ? AND m.sender_type = 'end_user' AND m.media_id IS NOT NULL AND m.created_at > ?
+                """
+        case .uploadBytes:
+            sql = """
+                SELECT COALESCE(SUM(x.size), 0) FROM messages m JOIN chats c ON c.id = m.chat_id JOIN media x ON x.id = m.media_id
+                WHERE c.end_user_id = ? AND m.sender_type = 'end_user' AND m.created_at > ?
+                """
+        case .screenShares:
+            sql = "SELECT COUNT(*) FROM screen_shares s JOIN chats c ON c.id = s.chat_id WHERE c.end_user_id = ? AND s.created_at > ?"
+        }
+        let value = try database.query(sql, [.integer(Int64(endUserID)), .real(moment.timeIntervalSince1970)]).first?.first
+        return Int(value?.integerValue ?? 0)
+    }
+
+    /// Deletes stored events older than `eventsBefore` and the file bytes of chats ended
+    /// before `mediaBefore` (the messages stay, their files answer 404). Returns how many
+    /// events and files went.
+    @discardableResult
+    func prune(eventsBefore: Date, mediaBefore: Date) throws -> (events: Int, media: Int) {
+        let events = try database.run("DELETE FROM events WHERE created_at < ?", [.real(eventsBefore.timeIntervalSince1970)])
+        let media = try database.run("""
+            DELETE FROM media WHERE chat_id IN (SELECT id FROM chats WHERE status = 'ended' AND ended_at < ?)
+            """, [.real(mediaBefore.timeIntervalSince1970)])
+        return (events, media)
+    }
+}
