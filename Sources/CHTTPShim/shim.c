@@ -57,6 +57,7 @@ struct chttp_exchange {
     size_t body_len, body_cap;
     int body_fd;            // the body once spooled to an unlinked temporary file, else -1
     int too_large;
+    int busy;               // the server's body budget ran out: the rest is read and dropped, then 503
     unsigned status;
     struct MHD_Response *response;
     struct chttp_exchange *next_waiting, *previous_waiting;
@@ -248,6 +249,11 @@ static enum MHD_Result admit(chttp_server *server, chttp_exchange *exchange, str
     }
     exchange->max_body = admission.max_body_bytes;
     if (declared >= 0 && (unsigned long long)declared > exchange->max_body) exchange->too_large = 1;
+    if (declared > 0 && !exchange->too_large && (size_t)declared > server->limits.spool_after_bytes &&
+        __atomic_load_n(&server->spooled_bytes, __ATOMIC_SEQ_CST) + (size_t)declared > server->limits.spool_bytes) {
+        exchange->state = ANSWERED;
+        return queue_text(connection, 503, busy_body);
+    }
     return MHD_YES;
 }
 
@@ -290,14 +296,22 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *connecti
                 exchange->too_large = 1;
                 return MHD_YES;
             }
+            if (exchange->busy) {
+                exchange->body_len += len;  // read and dropped: answering mid-upload would reset the connection
+                return MHD_YES;
+            }
             int appended = append_body(exchange, upload_data, len);
             if (appended < 0) return MHD_NO;
             if (appended == 0) {
-                exchange->state = ANSWERED;
                 release_body(exchange);
-                return queue_text(connection, 503, busy_body);
+                exchange->busy = 1;
+                exchange->body_len += len;
             }
             return MHD_YES;
+        }
+        if (exchange->busy) {
+            exchange->state = ANSWERED;
+            return queue_text(connection, 503, busy_body);
         }
         buffer headers = {0}, query = {0};
         MHD_get_connection_values(connection, MHD_HEADER_KIND, collect_pair, &headers);

@@ -29,6 +29,9 @@ import Testing
             await calls.next() <= 2 ? HTTPError(status: 503, code: "unavailable", message: "busy").response
                 : try .json(["ok": true])
         }
+        router.add("POST", "/busy", authentication: .none) { _ in
+            await calls.next() == 1 ? HTTPError.limitExceeded("slow down", retryAfter: 0.01).response : .noContent
+        }
         router.add("POST", "/flaky", authentication: .none) { _ in
             _ = await calls.next()
             return HTTPError(status: 503, code: "unavailable", message: "busy").response
@@ -53,6 +56,18 @@ import Testing
         #expect(delete.status == 204)
         let missing = try await client.send(HTTPClientRequest(url: "\(server.baseURL)/missing"))
         #expect(missing.status == 404)
+        await server.stop()
+    }
+
+    /// A 429 was refused before it was processed: any request is sent again after the
+    /// server's Retry-After (which the client caps).
+    @Test func tooManyRequestsAreRetriedAfterTheServersDelay() async throws {
+        let calls = Calls()
+        let server = try makeServer(calls: calls)
+        let response = try await client.send(HTTPClientRequest(method: "POST", url: "\(server.baseURL)/busy", body: Data("x".utf8)))
+        let count = await calls.count
+        #expect(response.status == 204 && count == 2)
+        #expect(HTTPClient.maximumRetryAfterSeconds <= 10)
         await server.stop()
     }
 

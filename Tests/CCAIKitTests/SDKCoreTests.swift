@@ -87,6 +87,22 @@ final class SigningDelegate: CCAIDelegate, @unchecked Sendable {
         await server.stop()
     }
 
+    @Test func signingOutRevokesTheTokenOnThePlatform() async throws {
+        let server = try Sandbox().serve()
+        let delegate = SigningDelegate(identifier: "sdk-signout")
+        let ccai = try makeSDK(port: server.port, delegate: delegate, cache: false)
+        _ = try await ccai.companyService!.get()
+        let token = try #require(ccai.authService!.authToken)
+        try await ccai.authService!.signOut()
+        #expect(ccai.authService!.authToken == nil)
+        let other = try makeSDK(port: server.port, delegate: nil, cache: false)
+        other.authService!.updateAuthToken(token)
+        await #expect(throws: CCAIError.self, "the old token is revoked, not only forgotten") {
+            try await other.companyService!.get()
+        }
+        await server.stop()
+    }
+
     @Test func authenticationFailuresAreClearErrors() async throws {
         let server = try Sandbox().serve()
         let noDelegate = try makeSDK(port: server.port, delegate: nil, cache: false)

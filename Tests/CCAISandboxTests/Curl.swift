@@ -5,6 +5,8 @@ enum Curl {
     struct Reply {
         var status: Int
         var body: String
+        /// The response headers, names lowercased.
+        var headers: [String: String] = [:]
     }
 
     /// Runs curl on a thread of its own, never blocking the cooperative pool that the
@@ -27,6 +29,9 @@ enum Curl {
         var arguments = ["-s", "-X", method, "-w", "\n%{http_code}", "--max-time", "20"]
         for (name, value) in headers { arguments += ["-H", "\(name): \(value)"] }
         let bodyFile = FileManager.default.temporaryDirectory.appendingPathComponent("curl-\(UUID().uuidString)")
+        let headerFile = FileManager.default.temporaryDirectory.appendingPathComponent("curl-headers-\(UUID().uuidString)")
+        arguments += ["-D", headerFile.path]
+        defer { try? FileManager.default.removeItem(at: headerFile) }
         if let body {
             try body.write(to: bodyFile)
             arguments += ["--data-binary", "@\(bodyFile.path)"]
@@ -42,6 +47,12 @@ enum Curl {
         guard let split = text.lastIndex(of: "\n"), let status = Int(text[text.index(after: split)...]) else {
             return Reply(status: 0, body: text)
         }
-        return Reply(status: status, body: String(text[..<split]))
+        var headers: [String: String] = [:]
+        let headerText = (try? String(contentsOf: headerFile, encoding: .utf8)) ?? ""
+        for line in headerText.split(whereSeparator: \.isNewline) {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return Reply(status: status, body: String(text[..<split]), headers: headers)
     }
 }

@@ -98,6 +98,9 @@ import Testing
                 """)
         }
         #expect(try await complete(forged.signature, "[]").status == 403)
+        for hostile in ["1e300.x", "inf.x", "-inf.x", "nan.x", "9223372036854775808.x", "-9223372036854775809.x", ".", ""] {
+            #expect(try await complete(hostile, "[]").status == 403, "a signature such as '\(hostile)' is refused, never a crash")
+        }
         let invalid = try await complete(fetched.signature, #"[{"question_id": 1, "value": "0"}]"#)
         #expect(invalid.status == 400 && invalid.body.contains("at least 1"), "\(invalid.body)")
         clock.advance(16 * 60)

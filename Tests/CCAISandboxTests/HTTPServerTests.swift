@@ -21,7 +21,21 @@ import Testing
         func leave() { current -= 1 }
     }
 
-    private func makeServer(maximumBodyBytes: Int = 1 << 20, overlap: Overlap = Overlap()) throws -> HTTPServer {
+    /// A value a route hands over once, awaited by the test (no polling, no sleeps).
+    actor Handover {
+        private var value: Int?
+        private var waiting: CheckedContinuation<Int, Never>?
+        func give(_ value: Int) {
+            if let waiting { waiting.resume(returning: value) } else { self.value = value }
+        }
+        func take() async -> Int {
+            if let value { return value }
+            return await withCheckedContinuation { waiting = $0 }
+        }
+    }
+
+    private func makeServer(maximumBodyBytes: Int = 1 << 20, overlap: Overlap = Overlap(),
+                            limits: HTTPServer.Limits = HTTPServer.Limits()) throws -> HTTPServer {
         var router = HTTPRouter()
         router.add("GET", "/hello", authentication: .none) { request in
             try .json(["greeting": "hi \(request.query["name"] ?? "there")", "agent": request.headers["user-agent"] ?? ""])
@@ -42,7 +56,7 @@ import Testing
             return try .json(["ok": true])
         }
         router.add("GET", "/broken", authentication: .none) { _ in throw CocoaError(.fileNoSuchFile) }
-        return try HTTPServer(router: router, address: "127.0.0.1", port: 0)
+        return try HTTPServer(router: router, address: "127.0.0.1", port: 0, limits: limits)
     }
 
     @Test func answersRoutesWithJSON() async throws {
@@ -119,4 +133,65 @@ import Testing
         #expect(throws: HTTPError.self) { try HTTPServer(router: HTTPRouter(), address: "127.0.0.1", port: taken.port) }
         await taken.stop()
     }
+
+    @Test func largeBodiesAreSpooledAndTheSpoolIsBounded() async throws {
+        var limits = HTTPServer.Limits()
+        limits.spoolAfterBytes = 1_024
+        limits.spoolBytes = 64 << 10
+        let server = try makeServer(limits: limits)
+        let note = String(repeating: "spooled ", count: 2_000)
+        let echoed = try await Curl.request("POST", "\(server.baseURL)/echo/7",
+                                            body: Data(#"{"menu_id": 7, "note": "\#(note)"}"#.utf8))
+        #expect(echoed.status == 201 && echoed.body.contains(#""menu_id":7"#), "a spooled body arrives whole")
+        let refused = try await Curl.request("POST", "\(server.baseURL)/echo/7",
+                                             body: Data(#"{"menu_id": 7, "note": "\#(String(repeating: "x", count: 100 << 10))"}"#.utf8))
+        #expect(refused.status == 503 && refused.body.contains("unavailable"), "\(refused.status): \(refused.body)")
+        #expect(try await Curl.request("GET", "\(server.baseURL)/hello").status == 200, "the budget is given back")
+        await server.stop()
+    }
+
+    @Test func aStreamWhoseClientDoesNotReadIsDropped() async throws {
+        var limits = HTTPServer.Limits()
+        limits.streamBytes = 64 << 10
+        let handover = Handover()
+        var router = HTTPRouter()
+        router.add("GET", "/flood", authentication: .none) { _ in
+            .eventStream { stream in
+                let event = String(repeating: "e", count: 1_000)
+                var sent = 0
+                while sent < 200_000, stream.send(data: event) { sent += 1 }
+                await handover.give(sent)
+            }
+        }
+        let server = try HTTPServer(router: router, limits: limits)
+        let socket = try RawSocket(port: server.port)
+        socket.send("GET /flood HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        let sent = await handover.take()
+        #expect(sent < 200_000, "the writer learns the client is gone instead of buffering without end")
+        socket.close()
+        await server.stop()
+    }
+}
+
+/// A client that connects and writes, and never reads.
+private final class RawSocket {
+    private let descriptor: Int32
+
+    init(port: UInt16) throws {
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw HTTPError.internalError("cannot connect") }
+    }
+
+    func send(_ text: String) {
+        _ = text.withCString { Glibc.send(descriptor, $0, strlen($0), 0) }
+    }
+
+    func close() { Glibc.close(descriptor) }
 }

@@ -82,4 +82,60 @@ import Testing
         #expect(text == #"{"a":[1,2.5,"x",true,null],"b":{"c":"d/e"}}"#)
         #expect(try JSONValue(jsonText: text) == value)
     }
+
+    /// Each token has one spelling and one meaning: no padding, no alternative encodings,
+    /// no claim twice, no lifetime of years.
+    @Test func ambiguousOrOverlongTokensAreRefused() throws {
+        let verifier = JWTVerifier(secret: "dev-secret")
+        let header = #"{"alg":"HS256","typ":"JWT"}"#
+        let payload = #"{"exp":1700000600,"iat":1700000000,"identifier":"vu-1"}"#
+        #expect(try verifier.verify(handmade(header: header, payload: payload), now: now)["identifier"] == "vu-1")
+        let duplicate = handmade(header: header, payload: #"{"exp":1700000600,"iat":1700000000,"identifier":"vu-1","identifier":"admin"}"#)
+        #expect(throws: JWTError.duplicateKey("identifier")) { try verifier.verify(duplicate, now: now) }
+        let nested = handmade(header: header, payload: #"{"exp":1700000600,"iat":1700000000,"identifier":"x","custom_data":{"a":1,"a":2}}"#)
+        #expect(throws: JWTError.duplicateKey("a")) { try verifier.verify(nested, now: now) }
+        let sameKeyInTwoObjects = handmade(header: header,
+                                           payload: #"{"exp":1700000600,"iat":1700000000,"identifier":"x","a":{"b":1},"c":{"b":2}}"#)
+        #expect(throws: Never.self) { try verifier.verify(sameKeyInTwoObjects, now: now) }
+        let duplicateHeader = handmade(header: #"{"alg":"HS256","alg":"none"}"#, payload: payload)
+        #expect(throws: JWTError.duplicateKey("alg")) { try verifier.verify(duplicateHeader, now: now) }
+
+        let good = handmade(header: header, payload: payload)
+        var parts = good.split(separator: ".").map(String.init)
+        let padded = parts[0] + "=." + parts[1] + "." + parts[2]
+        #expect(throws: JWTError.self) { try verifier.verify(padded, now: now) }
+        let last = parts[2].removeLast()
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        let index = alphabet.firstIndex(of: last)!
+        let sibling = alphabet[index ^ 1]
+        let nonCanonical = parts.joined(separator: ".") + String(sibling)
+        #expect(throws: JWTError.self, "a signature whose unused bits differ decodes to the same bytes: refused") {
+            try verifier.verify(nonCanonical, now: now)
+        }
+
+        let longLived = try JWTSigner(algorithm: .hs384, secret: "dev-secret").sign(["identifier": "x"], issuedAt: now, lifetime: 90_000)
+        #expect(throws: JWTError.lifetimeTooLong(maximum: 86_400)) { try verifier.verify(longLived, now: now) }
+        let configured = JWTVerifier(secret: "dev-secret", maximumLifetime: 100_000)
+        #expect(try configured.verify(longLived, now: now)["identifier"] == "x")
+        for lifetime in [1e300, .infinity, .nan, -1, 0] {
+            #expect(throws: JWTError.invalidLifetime) {
+                try JWTSigner(algorithm: .hs256, secret: "s").sign([:], issuedAt: now, lifetime: lifetime)
+            }
+        }
+    }
+
+    @Test func numbersFromOutsideConvertWithoutTrapping() {
+        #expect(Checked.integer(1e300) == nil && Checked.integer(.infinity) == nil && Checked.integer(.nan) == nil)
+        #expect(Checked.integer(-0.0) == 0 && Checked.integer(42) == 42 && Checked.integer(1.5) == nil)
+        #expect(Checked.integer(9_223_372_036_854_775_807.0) == nil, "2^63 is beyond Int")
+        #expect(Checked.truncated(-1.9) == -1 && Checked.truncated(-.infinity) == nil)
+        #expect(Checked.nanoseconds(seconds: 1e300) == UInt64(Checked.maximumSeconds * 1e9))
+        #expect(Checked.nanoseconds(seconds: .nan) == 0 && Checked.nanoseconds(seconds: -5) == 0)
+    }
+
+    @Test func logTextCannotFakeLinesOrDriveTheTerminal() {
+        #expect(TerminalText.escaped("plain text") == "plain text")
+        #expect(TerminalText.escaped("a\nb\r\u{1b}]0;title\u{7}\u{9b}") == #"a\nb\r\u{1b}]0;title\u{7}\u{9b}"#)
+        #expect(TerminalText.escaped("line 1\n\tline 2\u{1b}[2J", keepingNewlines: true) == "line 1\n\tline 2\\u{1b}[2J")
+    }
 }

@@ -143,6 +143,26 @@ import Testing
 }
 
 /// `ccai jwt sign`.
+@Suite struct LogSafetyTests {
+    /// What a script writes to the log cannot fake a line or send escape sequences to the
+    /// terminal; a traceback keeps its lines.
+    @Test func controlCharactersInLogsAreEscaped() throws {
+        let script = FileManager.default.temporaryDirectory.appendingPathComponent("log-injection-\(UUID().uuidString).lua")
+        try #"""
+            ccai.log.info("one\n00:00:00.000 ERROR forged", { ["key\n"] = "v\27[2J", other = "\27]0;title\7" })
+            print("printed\27[31m red")
+            error("boom\n00:00:00.000 INFO forged too")
+            """#.write(to: script, atomically: true, encoding: .utf8)
+        let output = try CLI.run(["run", script.path])
+        #expect(output.status == 1)
+        #expect(!output.stderr.contains("\u{1b}") && !output.stderr.contains("\u{7}"), "no raw ESC or BEL")
+        let lines = output.stderr.split(separator: "\n")
+        #expect(!lines.contains { $0.hasPrefix("00:00:00.000") }, "no forged line: \(output.stderr)")
+        #expect(output.stderr.contains(#"one\n00:00:00.000 ERROR forged"#) && output.stderr.contains(#"printed\u{1b}[31m red"#))
+        #expect(output.stderr.contains("stack traceback:\n"), "a traceback keeps its lines")
+    }
+}
+
 @Suite struct JWTCommandTests {
     @Test func signsTokensWithClaims() throws {
         let output = try CLI.run(["jwt", "sign", "--secret", "dev-secret", "--alg", "HS256",
@@ -391,6 +411,24 @@ import Testing
         #expect(checked.stdout.contains("FAIL") && checked.stdout.contains("broken.lua") && checked.stdout.contains("1 loaded, 1 failed"))
         #expect(try CLI.run(["plugins", "check"]).status == 2)
         #expect(try CLI.run(["plugins", "verify", "x"]).status == 2)
+    }
+
+    /// The review's file write: a plugin's on_load staged a video under a name that climbed
+    /// out of the temporary folder, and `plugins check` ran it.
+    @Test func checkingAPluginWritesNothingOutside() throws {
+        let target = FileManager.default.temporaryDirectory.appendingPathComponent("pwned-\(UUID().uuidString).txt").path
+        let plugins = try folder(["writer.lua": """
+            return { name = "writer", on_load = function(ctx)
+              local ok, err = pcall(ccai.chat.send_message, { videos = { { data = "x", mime_type = "text/plain",
+                name = "../../../../..\(target)" } } })
+              assert(not ok and err.code == "invalid_argument", tostring(err))
+              local read_ok, read_err = pcall(ccai.chat.send_message, { images = { { path = "/etc/passwd", mime_type = "image/png" } } })
+              assert(not read_ok and read_err.message:find("absolute"), tostring(read_err))
+            end }
+            """])
+        let checked = try CLI.run(["plugins", "check", plugins])
+        #expect(checked.status == 0, "\(checked.stdout) \(checked.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: target))
     }
 
     @Test func runUsesThePluginsItIsGiven() throws {

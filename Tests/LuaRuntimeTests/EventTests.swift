@@ -66,6 +66,26 @@ import Testing
         #expect(results == ["queued", "assigned"])
     }
 
+    /// A timeout far beyond any clock (the review's 1e11, 1e300, inf) is a long wait, never a
+    /// trap that kills the host.
+    @Test func extremeTimeoutsAreClamped() async throws {
+        let (state, emitter) = try await makeChatState()
+        await state.withContext { _ in
+            emitter.emit("state_changed", "queued")
+            emitter.emit("state_changed", "assigned")
+        }
+        let results = try await state.run(source: """
+            local task = rt.spawn(function() return "done" end)
+            local first = chat.wait_for("state_changed", { timeout = 1e300 })
+            local second = chat.wait_for("state_changed", { timeout = 2^63 })
+            local ok, err = pcall(chat.wait_for, "state_changed", { timeout = math.huge })
+            return task:wait(1e11), first, second, ok, err.code
+            """, chunkName: "=t")
+        #expect(results == ["done", "queued", "assigned", false, "invalid_argument"])
+        #expect(LuaDuration.nanoseconds(seconds: 1e300) == UInt64(LuaDuration.maximumSeconds * 1e9))
+        #expect(LuaDuration.nanoseconds(seconds: -.infinity) == 0 && LuaDuration.nanoseconds(seconds: .nan) == 0)
+    }
+
     @Test func waitForSuspendsUntilAMatchingEvent() async throws {
         let (state, _) = try await makeChatState()
         let results = try await state.run(source: """

@@ -100,17 +100,25 @@ public struct HTTPRouter: Sendable {
         }
     }
 
-    /// Answers `request`: 404 for an unknown path, 405 (with `Allow`) for a known path with
-    /// another method.
+    /// Answers `request` as the server would: admission first (404, 405 with `Allow`, 401,
+    /// 429, 413), then the handler. For callers in the same process (tests, an embedding
+    /// program); the HTTP server admits on the headers itself and calls ``dispatch(_:)``.
     public func respond(to request: HTTPRequest) async -> HTTPResponse {
-        switch admit(method: request.method, path: request.path, authorization: request.headers["authorization"],
-                     contentLength: Int64(request.body.count)) {
-        case .refuse(let error):
+        if case .refuse(let error) = admit(method: request.method, path: request.path,
+                                           authorization: request.headers["authorization"],
+                                           contentLength: Int64(request.body.count)) {
             return error.response
-        case .read:
-            guard case .success(let (route, parameters)) = route(request.method, request.path) else {
-                return HTTPError.internalError("the route vanished").response
-            }
+        }
+        return await dispatch(request)
+    }
+
+    /// Runs the handler of an admitted request; a handler's `HTTPError` is its answer, any
+    /// other error a 500.
+    func dispatch(_ request: HTTPRequest) async -> HTTPResponse {
+        switch route(request.method, request.path) {
+        case .failure(let error):
+            return error.response
+        case .success(let (route, parameters)):
             var request = request
             request.parameters = parameters
             do {

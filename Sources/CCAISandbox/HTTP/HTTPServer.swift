@@ -94,7 +94,7 @@ public final class HTTPServer: @unchecked Sendable {
     fileprivate func handle(_ exchange: OpaquePointer, _ request: HTTPRequest) {
         let router = self.router
         Task {
-            let response = await router.respond(to: request)
+            let response = await router.dispatch(request)
             self.answer(exchange, response)
         }
     }

@@ -1,0 +1,185 @@
+import CCAISandbox
+import CCAIWire
+import Foundation
+import Testing
+
+/// What a hostile client must not achieve against the sandbox (docs/security.md), and what
+/// held up in the review, kept as regression tests.
+@Suite struct SandboxSecurityTests {
+    private func chat(_ server: HTTPServer, _ token: String) async throws -> ChatResponse {
+        try SandboxHTTP.decode(try await SandboxHTTP.call(server, "POST", "/chats", token, #"{"menu_id": 1}"#), as: ChatResponse.self)
+    }
+
+    private static let help = "menus = { { id = 1, name = \"Help\", channels = { chat = {} } } }"
+
+    @Test func requestsAreRefusedOnTheirHeadersBeforeTheBodyIsRead() async throws {
+        let (_, server) = try SandboxHTTP.serve(configuration: try await LuaConfigurations.configuration(Self.help))
+        let big = Data(repeating: 0x61, count: 30 << 20)
+        let anonymous = try await Curl.request("POST", "\(server.baseURL)/chats/1/media?kind=video", body: big,
+                                               headers: ["Content-Type": "video/mp4"])
+        #expect(anonymous.status == 401, "no token, no body read: \(anonymous.body)")
+        let forged = try await Curl.request("POST", "\(server.baseURL)/chats/1/media?kind=video", body: big,
+                                            headers: ["Content-Type": "video/mp4", "Authorization": "Bearer \(String(repeating: "0", count: 64))"])
+        #expect(forged.status == 401 && forged.body.contains("unknown, revoked or expired"))
+        let ana = try await SandboxHTTP.token(server, "headers-ana")
+        let tooLarge = try await SandboxHTTP.call(server, "POST", "/chats", ana, String(repeating: " ", count: (1 << 20) + 1))
+        #expect(tooLarge.status == 413 && tooLarge.body.contains("takes at most 1048576"), "\(tooLarge.body)")
+        let wrongMethod = try await SandboxHTTP.call(server, "DELETE", "/company", ana)
+        #expect(wrongMethod.status == 405 && wrongMethod.headers["allow"] == "GET", "\(wrongMethod.headers)")
+        #expect(try await SandboxHTTP.call(server, "GET", "/company", ana).status == 200)
+        await server.stop()
+    }
+
+    @Test func tokensAreBoundToTheCompanyRevocableAndStoredAsDigests() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tokens-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let first = try Sandbox(dataDirectory: folder, clock: ManualClock(QueueMenuTests.mondayMorning))
+        let server = try first.serve()
+        let ana = try await SandboxHTTP.token(server, "token-ana")
+        let bob = try await SandboxHTTP.token(server, "token-bob")
+        #expect(try await SandboxHTTP.call(server, "DELETE", "/auth/end_user", ana).status == 204)
+        #expect(try await SandboxHTTP.call(server, "GET", "/end_user", ana).status == 401, "a revoked token is refused")
+        #expect(try await SandboxHTTP.call(server, "GET", "/end_user", bob).status == 200, "other tokens stay valid")
+        await server.stop()
+
+        let database = try Data(contentsOf: URL(fileURLWithPath: folder + "/sandbox.sqlite"))
+            + ((try? Data(contentsOf: URL(fileURLWithPath: folder + "/sandbox.sqlite-wal"))) ?? Data())
+        #expect(database.range(of: Data(bob.utf8)) == nil, "tokens are stored as digests only")
+        let folderMode = try FileManager.default.attributesOfItem(atPath: folder)[.posixPermissions] as? Int
+        let fileMode = try FileManager.default.attributesOfItem(atPath: folder + "/sandbox.sqlite")[.posixPermissions] as? Int
+        #expect(folderMode == 0o700 && fileMode == 0o600)
+
+        let same = try Sandbox(dataDirectory: folder, clock: ManualClock(QueueMenuTests.mondayMorning))
+        let restarted = try same.serve()
+        #expect(try await SandboxHTTP.call(restarted, "GET", "/end_user", bob).status == 200, "a restart keeps tokens")
+        await restarted.stop()
+        var otherCompany = SandboxConfiguration.builtIn
+        otherCompany.company.key = "other-key"
+        let other = try Sandbox(configuration: otherCompany, dataDirectory: folder, clock: ManualClock(QueueMenuTests.mondayMorning))
+        let otherServer = try other.serve()
+        #expect(try await SandboxHTTP.call(otherServer, "GET", "/end_user", bob).status == 401,
+                "a token of another company's key is unknown")
+        await otherServer.stop()
+    }
+
+    @Test func textWithNULIsKeptWholeAndIdentifiersRefuseIt() async throws {
+        let (_, server) = try SandboxHTTP.serve(configuration: try await LuaConfigurations.configuration(Self.help))
+        let jwt = try JWTSigner(algorithm: .hs384, secret: "dev-secret")
+            .sign(["identifier": "victim\u{0}x"], issuedAt: QueueMenuTests.mondayMorning, lifetime: 600)
+        let signIn = try await Curl.request("POST", "\(server.baseURL)/auth/end_user",
+                                            body: Data(#"{"company_key":"dev-key","jwt":"\#(jwt)"}"#.utf8))
+        #expect(signIn.status == 400 && signIn.body.contains("control characters"), "\(signIn.body)")
+        let ana = try await SandboxHTTP.token(server, "nul-ana")
+        let chat = try await chat(server, ana)
+        let sent = try await SandboxHTTP.call(server, "POST", "/chats/\(chat.id)/messages", ana,
+                                              #"{"client_message_id": "m1", "text": "hello\u0000tail"}"#)
+        #expect(sent.status == 201, "\(sent.body)")
+        #expect(try SandboxHTTP.decode(sent, as: ChatMessage.self).text == "hello\u{0}tail")
+        let listed = try await SandboxHTTP.call(server, "GET", "/chats/\(chat.id)/messages", ana)
+        #expect(listed.body.contains(#"hello\u0000tail"#), "stored whole: \(listed.body)")
+        let nulID = try await SandboxHTTP.call(server, "POST", "/chats/\(chat.id)/messages", ana,
+                                               #"{"client_message_id": "m\u0000", "text": "x"}"#)
+        #expect(nulID.status == 400)
+        await server.stop()
+    }
+
+    @Test func numbersFromClientsNeverCrashTheServer() async throws {
+        let (_, server) = try SandboxHTTP.serve(configuration: try await LuaConfigurations.configuration(Self.help))
+        let ana = try await SandboxHTTP.token(server, "numbers-ana")
+        for page in ["9223372036854775807", "9223372036854775808", "-1", "0", "1e300", "nan", "1000001"] {
+            let reply = try await SandboxHTTP.call(server, "GET", "/chats/previous?page=\(page)", ana)
+            #expect(reply.status == 400, "page \(page): \(reply.body)")
+        }
+        for id in ["9223372036854775807", "-9223372036854775808", "99999999999999999999", "1e3"] {
+            let reply = try await SandboxHTTP.call(server, "GET", "/chats/\(id)", ana)
+            #expect([400, 404].contains(reply.status), "chat \(id): \(reply.body)")
+        }
+        let events = try await Curl.request("GET", "\(server.baseURL)/events", headers: ["Authorization": "Bearer \(ana)",
+                                                                                          "Last-Event-ID": "99999999999999999999"])
+        #expect(events.status == 400)
+        #expect(try await SandboxHTTP.call(server, "GET", "/company", ana).status == 200, "still serving")
+        await server.stop()
+    }
+
+    @Test func uploadsAreImagesAndDownloadsCannotInjectHeaders() async throws {
+        let (_, server) = try SandboxHTTP.serve(configuration: try await LuaConfigurations.configuration(Self.help))
+        let ana = try await SandboxHTTP.token(server, "download-ana")
+        let chat = try await chat(server, ana)
+        func upload(_ mimeType: String, name: String) async throws -> Curl.Reply {
+            let query = name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            return try await Curl.request("POST", "\(server.baseURL)/chats/\(chat.id)/media?kind=image&name=\(query)",
+                                          body: Data("<svg onload=alert(1)>".utf8),
+                                          headers: ["Authorization": "Bearer \(ana)", "Content-Type": mimeType])
+        }
+        #expect(try await upload("image/svg+xml", name: "a.svg").status == 400, "SVG is not a photo")
+        #expect(try await upload("image/", name: "a").status == 400)
+        #expect(try await upload("image/png", name: "a\r\nSet-Cookie: x=1").status == 400, "a name is a name")
+        let stored = try await upload("image/png", name: "réçu.png")
+        #expect(stored.status == 201, "\(stored.body)")
+        let media = try #require(try SandboxHTTP.decode(stored, as: ChatMessage.self).media)
+        let download = try await SandboxHTTP.call(server, "GET", "/media/\(media.id)", ana)
+        #expect(download.headers["x-content-type-options"] == "nosniff")
+        #expect(ContentDisposition.fileName(of: download.headers["content-disposition"]) == "réçu.png",
+                "\(download.headers["content-disposition"] ?? "")")
+        await server.stop()
+    }
+
+    @Test func quotasAndTheRateAnswer429() async throws {
+        let (_, server) = try SandboxHTTP.serve(configuration: try await LuaConfigurations.configuration(Self.help + """
+            , limits = { chats_per_hour = 2, uploads_per_hour = 1, upload_bytes_per_hour = 100 }
+            """))
+        let ana = try await SandboxHTTP.token(server, "quota-ana")
+        for _ in 1...2 {
+            let chat = try await chat(server, ana)
+            _ = try await SandboxHTTP.call(server, "POST", "/chats/\(chat.id)/end", ana)
+        }
+        let third = try await SandboxHTTP.call(server, "POST", "/chats", ana, #"{"menu_id": 1}"#)
+        #expect(third.status == 429 && third.body.contains("limits.chats_per_hour") && third.headers["retry-after"] != nil,
+                "\(third.body)")
+        let bob = try await SandboxHTTP.token(server, "quota-bob")
+        let bobChat = try await chat(server, bob)
+        func upload(_ bytes: Int) async throws -> Curl.Reply {
+            try await Curl.request("POST", "\(server.baseURL)/chats/\(bobChat.id)/media?kind=image", body: Data(count: bytes),
+                                   headers: ["Authorization": "Bearer \(bob)", "Content-Type": "image/png"])
+        }
+        #expect(try await upload(101).body.contains("limits.upload_bytes_per_hour"))
+        #expect(try await upload(10).status == 201)
+        let second = try await upload(10)
+        #expect(second.status == 429 && second.body.contains("limits.uploads_per_hour"), "\(second.body)")
+
+        let (_, limited) = try SandboxHTTP.serve(configuration: try await LuaConfigurations.configuration(Self.help + """
+            , limits = { requests_per_second = 0.001, burst = 3 }
+            """))
+        let cara = try await SandboxHTTP.token(limited, "rate-cara")
+        for _ in 1...3 { #expect(try await SandboxHTTP.call(limited, "GET", "/company", cara).status == 200) }
+        let over = try await SandboxHTTP.call(limited, "GET", "/company", cara)
+        #expect(over.status == 429 && over.body.contains("limits.requests_per_second") && Int(over.headers["retry-after"] ?? "") ?? 0 >= 1,
+                "\(over.body) \(over.headers)")
+        let dan = try await SandboxHTTP.token(limited, "rate-dan")
+        #expect(try await SandboxHTTP.call(limited, "GET", "/company", dan).status == 200, "the rate is per end user")
+        await server.stop()
+        await limited.stop()
+    }
+
+    @Test func oldEventsAndFilesArePruned() async throws {
+        let clock = ManualClock(QueueMenuTests.mondayMorning)
+        let sandbox = try Sandbox(configuration: try await LuaConfigurations.configuration(Self.help + """
+            , limits = { event_retention_seconds = 3600, media_retention_seconds = 7200 }
+            """), clock: clock)
+        let server = try sandbox.serve()
+        let ana = try await SandboxHTTP.token(server, "prune-ana", at: clock.now())
+        let chat = try await chat(server, ana)
+        let uploaded = try await Curl.request("POST", "\(server.baseURL)/chats/\(chat.id)/media?kind=image", body: Data(count: 10),
+                                              headers: ["Authorization": "Bearer \(ana)", "Content-Type": "image/png"])
+        let media = try #require(try SandboxHTTP.decode(uploaded, as: ChatMessage.self).media)
+        _ = try await SandboxHTTP.call(server, "POST", "/chats/\(chat.id)/end", ana)
+        clock.advance(3_601)
+        let early = try await sandbox.pruneOldData()
+        #expect(early.events > 0 && early.media == 0, "events go after an hour, files stay")
+        #expect(try await SandboxHTTP.call(server, "GET", "/media/\(media.id)", ana).status == 200)
+        clock.advance(3_600)
+        #expect(try await sandbox.pruneOldData().media == 1)
+        #expect(try await SandboxHTTP.call(server, "GET", "/media/\(media.id)", ana).status == 404)
+        await server.stop()
+    }
+}
