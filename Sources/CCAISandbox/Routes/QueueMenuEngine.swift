@@ -46,7 +46,7 @@ struct QueueMenuEngine {
     func estimatedWait(_ menu: MenuConfiguration) -> Int {
         let queue = waiting[menu.id] ?? 0
         let handle = configuration.handleTimeSeconds ?? 300
-        return Int((Double(queue) * handle / Double(max(1, agents(for: menu)))).rounded())
+        return Checked.truncated((Double(queue) * handle / Double(max(1, agents(for: menu)))).rounded()) ?? Int.max
     }
 
     func isOverCapacity(_ menu: MenuConfiguration) -> Bool {
