@@ -205,7 +205,11 @@ enum LuaSandboxFunctions {
         return source
     }
 
-    /// Finds the file of module `name` under `paths`: returns its source and path.
+    /// The largest module file `require` reads.
+    static let maximumModuleBytes = 16 << 20
+
+    /// Finds the file of module `name` under `paths` (inside them: ``ConfinedFolder``):
+    /// returns its source and path.
     static func find(_ call: LuaCall, paths: [String]) throws -> LuaReturn {
         let name = try call.string(1, "name")
         let valid = !name.isEmpty && name.split(separator: ".", omittingEmptySubsequences: false).allSatisfy {
@@ -217,15 +221,12 @@ enum LuaSandboxFunctions {
         let relative = name.replacingOccurrences(of: ".", with: "/")
         var tried: [String] = []
         for folder in paths {
-            let root = URL(fileURLWithPath: folder).standardizedFileURL.resolvingSymlinksInPath()
+            guard let root = try? ConfinedFolder(folder) else { continue }
             for candidate in ["\(relative).lua", "\(relative)/init.lua"] {
-                let file = root.appendingPathComponent(candidate).standardizedFileURL
-                tried.append(file.path)
-                let resolved = file.resolvingSymlinksInPath()
-                guard resolved.path.hasPrefix(root.path + "/"),
-                    let source = FileManager.default.contents(atPath: resolved.path)
-                else { continue }
-                return call.returning(.data(source), .string(file.path))
+                let file = root.root + "/" + candidate
+                tried.append(file)
+                guard let source = try? root.read(candidate, maximumBytes: Self.maximumModuleBytes) else { continue }
+                return call.returning(.data(source), .string(file))
             }
         }
         let searched = tried.isEmpty ? " (no module folders are configured)" : tried.map { "\n\tno file '\($0)'" }.joined()
