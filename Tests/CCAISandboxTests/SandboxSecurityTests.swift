@@ -182,4 +182,42 @@ import Testing
         #expect(try await SandboxHTTP.call(server, "GET", "/media/\(media.id)", ana).status == 404)
         await server.stop()
     }
+
+    /// What held up in the review, kept: SQL metacharacters are data, deep or broken JSON is
+    /// a 400, oversized headers and URLs are refused by the HTTP layer, lowercase or `none`
+    /// algorithms are refused.
+    @Test func whatHeldUpStaysSo() async throws {
+        let (_, server) = try SandboxHTTP.serve(configuration: try await LuaConfigurations.configuration(Self.help))
+        let injection = "x'); DROP TABLE end_users; --"
+        let ana = try await SandboxHTTP.token(server, injection)
+        let me = try await SandboxHTTP.call(server, "GET", "/end_user", ana)
+        #expect(me.status == 200 && me.body.contains("DROP TABLE"), "the identifier is stored as it is")
+        let chat = try await chat(server, ana)
+        let text = try await SandboxHTTP.call(server, "POST", "/chats/\(chat.id)/messages", ana,
+                                              #"{"client_message_id": "' OR 1=1 --", "text": "'; DELETE FROM chats; --"}"#)
+        #expect(text.status == 201)
+        #expect(try await SandboxHTTP.call(server, "GET", "/chats/\(chat.id)", ana).status == 200, "the chat is still there")
+
+        let nested = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+        #expect(try await SandboxHTTP.call(server, "POST", "/chats/\(chat.id)/messages", ana, nested).status == 400)
+        let invalidUTF8 = try await Curl.request("POST", "\(server.baseURL)/chats/\(chat.id)/messages",
+                                                 body: Data([0x7B, 0x22, 0x74, 0x65, 0x78, 0x74, 0x22, 0x3A, 0x22, 0xFF, 0xFE, 0x22, 0x7D]),
+                                                 headers: ["Authorization": "Bearer \(ana)"])
+        #expect(invalidUTF8.status == 400)
+        let bigHeader = try await Curl.request("GET", "\(server.baseURL)/company",
+                                               headers: ["Authorization": "Bearer \(ana)", "X-Padding": String(repeating: "a", count: 64 << 10)])
+        #expect([413, 431].contains(bigHeader.status), "\(bigHeader.status)")
+        let bigURL = try await Curl.request("GET", "\(server.baseURL)/company?x=\(String(repeating: "a", count: 64 << 10))",
+                                            headers: ["Authorization": "Bearer \(ana)"])
+        #expect([414, 431].contains(bigURL.status), "\(bigURL.status)")
+        let lowercase = try JWTSigner(algorithm: .hs256, secret: "dev-secret").sign(["identifier": "x"], issuedAt: QueueMenuTests.mondayMorning, lifetime: 600)
+        let parts = lowercase.split(separator: ".")
+        let header = Data(#"{"alg":"hs256","typ":"JWT"}"#.utf8).base64EncodedString().replacingOccurrences(of: "=", with: "")
+        let forged = header + "." + parts[1] + "." + (try JWTSigner.signature(of: header + "." + parts[1], algorithm: .hs256, secret: "dev-secret"))
+        let refused = try await Curl.request("POST", "\(server.baseURL)/auth/end_user",
+                                             body: Data(#"{"company_key":"dev-key","jwt":"\#(forged)"}"#.utf8))
+        #expect(refused.status == 401 && refused.body.contains("unsupported signing algorithm 'hs256'"), "\(refused.body)")
+        #expect(try await SandboxHTTP.call(server, "GET", "/company", ana).status == 200, "still serving")
+        await server.stop()
+    }
 }

@@ -95,6 +95,19 @@ public final class SQLiteDatabase {
         return rows
     }
 
+    /// Runs a query and hands its rows to `row` one at a time, until it returns false: a
+    /// caller that stops early never reads the rest.
+    public func query(_ sql: String, _ parameters: [SQLiteValue] = [], each row: ([SQLiteValue]) throws -> Bool) throws {
+        let statement = try prepared(sql, parameters)
+        defer { sqlite3_reset(statement) }
+        while true {
+            let status = sqlite3_step(statement)
+            if status == SQLITE_DONE { return }
+            guard status == SQLITE_ROW else { throw lastError(status) }
+            guard try row((0..<sqlite3_column_count(statement)).map { column(statement, $0) }) else { return }
+        }
+    }
+
     /// The rowid of the last insert.
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 

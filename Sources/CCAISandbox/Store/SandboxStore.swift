@@ -166,7 +166,7 @@ actor SandboxStore {
         var bytes = [UInt8](repeating: 0, count: 32)
         var generator = SystemRandomNumberGenerator()
         for index in bytes.indices { bytes[index] = generator.next() }
-        let token = bytes.map { String(format: "%02x", $0) }.joined()
+        let token = Digest.hex(bytes)
         let digest = Digest.sha256Hex(token)
         try database.run("""
             INSERT INTO end_user_tokens (token_digest, company_key, end_user_id, expires_at, custom_data)
@@ -501,22 +501,17 @@ actor SandboxStore {
     /// first, at most `maximumBytes` of data in all (a replay is paged by bytes, so a
     /// reconnect never loads more than that at once).
     func events(endUserID: Int, after id: Int64, limit: Int = 500, maximumBytes: Int = 256 << 10) throws -> [SandboxEvent] {
-        let sizes = try database.query("""
-            SELECT id, LENGTH(CAST(data AS BLOB)) FROM events WHERE end_user_id = ? AND id > ? ORDER BY id LIMIT ?
-            """, [.integer(Int64(endUserID)), .integer(id), .integer(Int64(limit))])
-        var last = id, total = 0
-        for row in sizes {
-            guard let eventID = row[0].integerValue, let size = row[1].integerValue else { continue }
-            if last != id, total + Int(size) > maximumBytes { break }
-            total += Int(size)
-            last = eventID
+        var events: [SandboxEvent] = []
+        var total = 0
+        try database.query("SELECT id, name, data FROM events WHERE end_user_id = ? AND id > ? ORDER BY id LIMIT ?",
+                           [.integer(Int64(endUserID)), .integer(id), .integer(Int64(limit))]) { row in
+            guard let id = row[0].integerValue, let name = row[1].textValue, let data = row[2].textValue else { return true }
+            total += data.utf8.count
+            if !events.isEmpty, total > maximumBytes { return false }
+            events.append(SandboxEvent(id: id, name: name, data: data))
+            return true
         }
-        guard last > id else { return [] }
-        return try database.query("SELECT id, name, data FROM events WHERE end_user_id = ? AND id > ? AND id <= ? ORDER BY id",
-                                  [.integer(Int64(endUserID)), .integer(id), .integer(last)]).compactMap { row in
-            guard let id = row[0].integerValue, let name = row[1].textValue, let data = row[2].textValue else { return nil }
-            return SandboxEvent(id: id, name: name, data: data)
-        }
+        return events
     }
 }
 

@@ -13,6 +13,19 @@ public enum Digest {
         var length: UInt32 = 0
         let bytes = Array(text.utf8)
         _ = bytes.withUnsafeBufferPointer { EVP_Digest($0.baseAddress, $0.count, &output, &length, EVP_sha256(), nil) }
-        return output.prefix(Int(length)).map { String(format: "%02x", $0) }.joined()
+        return hex(output.prefix(Int(length)))
+    }
+
+    /// Lowercase hex of `bytes` (without `String(format:)`, which is slow on this hot path:
+    /// every request's token is digested).
+    public static func hex<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text = [UInt8]()
+        text.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 }
