@@ -108,4 +108,27 @@ import Testing
             """, modulePaths: [folder.path])
         #expect(results == ["hi ana", true, "text package", "invalid_argument", "not_found", true, false])
     }
+
+    /// A symlink under a module folder that leads out of it is not followed (the review
+    /// found this held; kept).
+    @Test func requireDoesNotFollowSymlinksOut() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("lua-links-\(UUID().uuidString)")
+        let outside = FileManager.default.temporaryDirectory.appendingPathComponent("lua-outside-\(UUID().uuidString).lua")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("lib"), withIntermediateDirectories: true)
+        try "return 'outside'".write(to: outside, atomically: true, encoding: .utf8)
+        try "return 'inside'".write(to: folder.appendingPathComponent("lib/real.lua"), atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: folder.appendingPathComponent("lib/escape.lua").path,
+                                                   withDestinationPath: outside.path)
+        try FileManager.default.createSymbolicLink(atPath: folder.appendingPathComponent("lib/alias.lua").path,
+                                                   withDestinationPath: folder.appendingPathComponent("lib/real.lua").path)
+        defer {
+            try? FileManager.default.removeItem(at: folder)
+            try? FileManager.default.removeItem(at: outside)
+        }
+        let results = try await evaluate("""
+            local ok, err = pcall(require, "lib.escape")
+            return ok, err.code, require("lib.alias")
+            """, modulePaths: [folder.path])
+        #expect(results == [false, "not_found", "inside"])
+    }
 }
