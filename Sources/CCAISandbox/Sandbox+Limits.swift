@@ -22,11 +22,12 @@ extension Sandbox {
     }
 
     /// Deletes events and files past their retention (`limits.event_retention_seconds`,
-    /// `limits.media_retention_seconds`); the sandbox does it every minute by itself.
+    /// `limits.media_retention_seconds`) and expired tokens; the sandbox does it every
+    /// minute by itself.
     @discardableResult
     public func pruneOldData() async throws -> (events: Int, media: Int) {
         let now = clock.now()
         return try await store.prune(eventsBefore: now.addingTimeInterval(-limits.effectiveEventRetentionSeconds),
-                                     mediaBefore: now.addingTimeInterval(-limits.effectiveMediaRetentionSeconds))
+                                     mediaBefore: now.addingTimeInterval(-limits.effectiveMediaRetentionSeconds), now: now)
     }
 }

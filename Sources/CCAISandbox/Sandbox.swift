@@ -78,9 +78,11 @@ public final class Sandbox: Sendable {
         }
     }
 
-    /// Writes a line to standard error (the default log), control characters escaped.
+    /// Writes a line to standard error (the default log), control characters escaped; the
+    /// lines of a traceback stay lines, indented, so no text can start a line of its own.
     public static let standardError: @Sendable (String) -> Void = { line in
-        FileHandle.standardError.write(Data((TerminalText.escaped(line) + "\n").utf8))
+        let text = TerminalText.escaped(line, keepingNewlines: true).replacingOccurrences(of: "\n", with: "\n\t")
+        FileHandle.standardError.write(Data((text + "\n").utf8))
     }
 
     /// Every endpoint of the wire API (docs/openapi.yaml); requests without a valid token

@@ -25,10 +25,10 @@ do {
         }
         print("{" + fields.joined(separator: ", ") + "}")
     } else {
-        print("metric".padding(toLength: 24, withPad: " ", startingAt: 0) + "value".padding(toLength: 12, withPad: " ", startingAt: 0)
+        print("metric".padding(toLength: 36, withPad: " ", startingAt: 0) + "value".padding(toLength: 12, withPad: " ", startingAt: 0)
             + "target".padding(toLength: 10, withPad: " ", startingAt: 0) + "measured")
         for result in results {
-            print(result.name.padding(toLength: 24, withPad: " ", startingAt: 0)
+            print(result.name.padding(toLength: 36, withPad: " ", startingAt: 0)
                 + String(format: result.value >= 1_000 ? "%-12.0f" : "%-12.4g", result.value)
                 + result.target.padding(toLength: 10, withPad: " ", startingAt: 0) + result.detail)
         }

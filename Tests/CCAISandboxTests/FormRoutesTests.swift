@@ -32,15 +32,8 @@ import Testing
         return try Sandbox(configuration: configuration, clock: clock).serve()
     }
 
-    /// The agent's messages so far.
     private func agentMessages(_ server: HTTPServer, _ chat: Int, _ token: String, count: Int) async throws -> [ChatMessage] {
-        let deadline = Date().addingTimeInterval(10)
-        while true {
-            let messages = try SandboxHTTP.decode(try await SandboxHTTP.call(server, "GET", "/chats/\(chat)/messages", token),
-                                                  as: [ChatMessage].self).filter { $0.sender.type == "agent" }
-            if messages.count >= count || Date() > deadline { return messages }
-            try await Task.sleep(nanoseconds: 20_000_000)
-        }
+        try await SandboxHTTP.agentMessages(server, chat, token, count: count)
     }
 
     @Test(.timeLimit(.minutes(1))) func formsAreCheckedSignedAndHandedToTheAgent() async throws {

@@ -139,11 +139,16 @@ enum LuaConfigurations {
     /// A company (key `dev-key`, secret `dev-secret`, UTC, always open) with `fields`
     /// (Lua table fields: `menus = {...}, agents = {...}`).
     static func configuration(_ fields: String) async throws -> SandboxConfiguration {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("config-\(UUID().uuidString).lua").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("config-\(UUID().uuidString).lua")
+        try await write(path, fields)
+        return try await SandboxConfiguration.load(file: path.path)
+    }
+
+    /// Writes that company with `fields` to `file` (for configurations that name files beside them).
+    static func write(_ file: URL, _ fields: String) async throws {
         try """
             return { company = { name = "x", languages = { "en" }, time_zone = "UTC", key = "dev-key", secret = "dev-secret" },
                      \(fields) }
-            """.write(toFile: path, atomically: true, encoding: .utf8)
-        return try await SandboxConfiguration.load(file: path)
+            """.write(to: file, atomically: true, encoding: .utf8)
     }
 }

@@ -27,6 +27,26 @@ enum SandboxHTTP {
                                headers: ["Authorization": "Bearer \(token)"])
     }
 
+    /// The agents' messages of a chat once there are at least `count` (or after 10 seconds).
+    static func agentMessages(_ server: HTTPServer, _ chat: Int, _ token: String, count: Int) async throws -> [ChatMessage] {
+        let deadline = Date().addingTimeInterval(10)
+        while true {
+            let messages = try decode(try await call(server, "GET", "/chats/\(chat)/messages", token), as: [ChatMessage].self)
+                .filter { $0.sender.type == "agent" }
+            if messages.count >= count || Date() > deadline { return messages }
+            try await Task.sleep(nanoseconds: 20_000_000)
+        }
+    }
+
+    /// Waits (up to 10 seconds) until the chat has ended.
+    static func waitUntilEnded(_ server: HTTPServer, _ chat: Int, _ token: String) async throws {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if try decode(try await call(server, "GET", "/chats/\(chat)", token), as: ChatResponse.self).status == .ended { return }
+            try await Task.sleep(nanoseconds: 20_000_000)
+        }
+    }
+
     /// The reply's JSON body as `type`.
     static func decode<Value: Decodable>(_ reply: Curl.Reply, as type: Value.Type) throws -> Value {
         try JSONDecoder().decode(type, from: Data(reply.body.utf8))

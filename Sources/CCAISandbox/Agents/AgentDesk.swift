@@ -162,6 +162,9 @@ actor AgentDesk {
     /// The least busy human agent of the chat's queue with room takes it; without one the
     /// chat stays queued.
     private func humanTakes(_ chat: ChatResponse, endUserID: Int, sandbox: Sandbox) {
+        // A chat can be offered twice (queued, and picked up by an agent that just got
+        // room): one agent takes it, once.
+        guard !load.values.contains(where: { $0.contains(chat.id) }) else { return }
         let candidates = (sandbox.configuration.agents ?? []).filter { agent in
             agent.menus.contains(chat.menuId) && (load[agent.name]?.count ?? 0) < (agent.maxChats ?? .max)
         }
@@ -177,7 +180,9 @@ actor AgentDesk {
     }
 
     private func run(_ agent: ScriptedAgent, _ chat: ChatResponse) {
-        mailboxes[chat.id] = agent.mailbox
+        // A script whose chat moves to another agent stops waiting: an orphaned script
+        // would hold its state until its wait timed out.
+        if let previous = mailboxes.updateValue(agent.mailbox, forKey: chat.id) { Task { await previous.close() } }
         let data = customData[chat.id] ?? [:]
         Task {
             await agent.run(chat, customData: data)

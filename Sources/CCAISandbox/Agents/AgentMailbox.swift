@@ -1,11 +1,12 @@
 import CCAIWire
 import Foundation
+import LuaRuntime
 
 /// The customer's messages on their way to a scripted agent: queued in order until the
 /// script asks for the next one, which it may wait for with a timeout.
 actor AgentMailbox {
     private var pending: [ChatMessage] = []
-    private var waiter: (id: UUID, continuation: CheckedContinuation<ChatMessage?, Never>, timer: Task<Void, Never>?)?
+    private var waiter: (id: UUID, continuation: CheckedContinuation<ChatMessage?, Never>, timer: OneShotTimer)?
     private var isClosed = false
 
     /// Hands a message to the waiting script, or queues it.
@@ -13,7 +14,7 @@ actor AgentMailbox {
         guard !isClosed else { return }
         if let waiter {
             self.waiter = nil
-            waiter.timer?.cancel()
+            waiter.timer.cancel()
             waiter.continuation.resume(returning: message)
         } else {
             pending.append(message)
@@ -26,10 +27,7 @@ actor AgentMailbox {
         if isClosed { return nil }
         let id = UUID()
         return await withCheckedContinuation { continuation in
-            let timer = Task {
-                guard (try? await Task.sleep(for: .seconds(timeout))) != nil else { return }
-                self.expire(id)
-            }
+            let timer = OneShotTimer(after: timeout) { Task { await self.expire(id) } }
             waiter = (id, continuation, timer)
         }
     }
@@ -44,7 +42,7 @@ actor AgentMailbox {
     private func expire(_ id: UUID?) {
         guard let waiter, waiter.id == id else { return }
         self.waiter = nil
-        waiter.timer?.cancel()
+        waiter.timer.cancel()
         waiter.continuation.resume(returning: nil)
     }
 }

@@ -1,5 +1,5 @@
-import CCAIWire
 import Foundation
+import LuaRuntime
 
 /// Where agents wait for the end user's answer to something they asked for (a smart
 /// action, a form), by key: the answer resumes every waiter of its key; a waiter gives up
@@ -10,7 +10,7 @@ actor OutcomeBoard<Value: Sendable> {
         var id: Int
     }
 
-    private var waiters: [Key: [UUID: (continuation: CheckedContinuation<Value?, Never>, timer: Task<Void, Never>)]] = [:]
+    private var waiters: [Key: [UUID: (continuation: CheckedContinuation<Value?, Never>, timer: OneShotTimer)]] = [:]
 
     /// The answer for `key`: `answered()` when it is there already (checked after the
     /// waiter is registered, so an answer in between is not missed), else the next
@@ -18,15 +18,11 @@ actor OutcomeBoard<Value: Sendable> {
     func wait(for key: Key, timeout: TimeInterval, answered: @escaping @Sendable () async -> Value?) async -> Value? {
         let id = UUID()
         return await withCheckedContinuation { continuation in
-            let timer = Task {
-                if let value = await answered() {
-                    self.finish(key, id, with: value)
-                    return
-                }
-                guard (try? await Task.sleep(nanoseconds: Checked.nanoseconds(seconds: timeout))) != nil else { return }
-                self.finish(key, id, with: nil)
-            }
+            let timer = OneShotTimer(after: timeout) { Task { await self.finish(key, id, with: nil) } }
             waiters[key, default: [:]][id] = (continuation, timer)
+            Task {
+                if let value = await answered() { self.finish(key, id, with: value) }
+            }
         }
     }
 

@@ -1,5 +1,5 @@
-import CCAIWire
 import Foundation
+import LuaRuntime
 
 /// Wakes the event streams of an end user when something is published for them. Each
 /// user has a version that every publication increments, so that a stream that read the
@@ -19,10 +19,7 @@ actor EventHub {
     func wait(endUserID: Int, after seen: Int, timeout: TimeInterval) async {
         guard version(endUserID: endUserID) <= seen else { return }
         let id = UUID()
-        let timer = Task { [weak self] in
-            try? await Task.sleep(nanoseconds: Checked.nanoseconds(seconds: timeout))
-            await self?.wake(endUserID: endUserID, id: id)
-        }
+        let timer = OneShotTimer(after: timeout) { [weak self] in Task { await self?.wake(endUserID: endUserID, id: id) } }
         await withCheckedContinuation { continuation in
             waiters[endUserID, default: [:]][id] = continuation
         }
@@ -31,5 +28,6 @@ actor EventHub {
 
     private func wake(endUserID: Int, id: UUID) {
         waiters[endUserID]?.removeValue(forKey: id)?.resume()
+        if waiters[endUserID]?.isEmpty == true { waiters[endUserID] = nil }
     }
 }

@@ -56,6 +56,4 @@ final class RateLimiter: @unchecked Sendable {
         lastSweep = time
         buckets = buckets.filter { time - $0.value.updated < refill }
     }
-
-    var trackedEndUsers: Int { lock.withLock { buckets.count } }
 }

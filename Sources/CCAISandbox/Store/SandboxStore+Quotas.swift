@@ -35,11 +35,13 @@ extension SandboxStore {
         return Int(value?.integerValue ?? 0)
     }
 
-    /// Deletes stored events older than `eventsBefore` and the file bytes of chats ended
-    /// before `mediaBefore` (the messages stay, their files answer 404). Returns how many
-    /// events and files went.
+    /// Deletes stored events older than `eventsBefore`, the file bytes of chats ended
+    /// before `mediaBefore` (the messages stay, their files answer 404) and the tokens
+    /// expired by `now`. Returns how many events and files went.
     @discardableResult
-    func prune(eventsBefore: Date, mediaBefore: Date) throws -> (events: Int, media: Int) {
+    func prune(eventsBefore: Date, mediaBefore: Date, now: Date) throws -> (events: Int, media: Int) {
+        try database.run("DELETE FROM end_user_tokens WHERE expires_at <= ?", [.real(now.timeIntervalSince1970)])
+        tokens.removeExpired(now: now)
         let events = try database.run("DELETE FROM events WHERE created_at < ?", [.real(eventsBefore.timeIntervalSince1970)])
         let media = try database.run("""
             DELETE FROM media WHERE chat_id IN (SELECT id FROM chats WHERE status = 'ended' AND ended_at < ?)

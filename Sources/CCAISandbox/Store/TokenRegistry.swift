@@ -27,6 +27,12 @@ final class TokenRegistry: @unchecked Sendable {
         lock.withLock { _ = entries.removeValue(forKey: digest) }
     }
 
+    /// Forgets the tokens that have expired by `now`.
+    func removeExpired(now: Date) {
+        let time = now.timeIntervalSince1970
+        lock.withLock { entries = entries.filter { $0.value.expiresAt > time } }
+    }
+
     /// The end user of `token` if it was issued, is not revoked and has not expired; an
     /// expired one is forgotten.
     func endUser(token: String, now: Date) -> Int? {

@@ -189,10 +189,12 @@ public actor PluginHost {
         let timeout = hookTimeout
         let outcome: Result<[LuaValue]?, Error> = await withCheckedContinuation { continuation in
             let once = ResumeOnce(continuation)
-            Task { once.resume(with: await Result { try await state.call(kept: "plugin", path: path, arguments: arguments) }) }
+            let failure = PluginLoadError("\(path.map(\.description).joined(separator: ".")) took longer than \(formatSeconds(timeout)) seconds")
+            // The timeout goes through the task pool like the call, so a busy pool delays both alike.
+            let timer = OneShotTimer(after: timeout) { Task { once.resume(with: .failure(failure)) } }
             Task {
-                try? await Task.sleep(nanoseconds: LuaDuration.nanoseconds(seconds: timeout))
-                once.resume(with: .failure(PluginLoadError("\(path.map(\.description).joined(separator: ".")) took longer than \(formatSeconds(timeout)) seconds")))
+                once.resume(with: await Result { try await state.call(kept: "plugin", path: path, arguments: arguments) })
+                timer.cancel()
             }
         }
         switch outcome {

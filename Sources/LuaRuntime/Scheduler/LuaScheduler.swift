@@ -245,10 +245,9 @@ final class LuaScheduler {
         guard let seconds else { return }
         let owner = core.owner
         let id = task.id, token = task.wakeToken
-        task.timer = Task { [weak owner] in
-            try? await Task.sleep(nanoseconds: LuaDuration.nanoseconds(seconds: seconds))
-            guard !Task.isCancelled else { return }
-            await owner?.timeOut(taskID: id, token: token, error: .timeout(message(seconds)))
+        let error = LuaErrorValue.timeout(message(seconds))
+        task.timer = OneShotTimer(after: seconds) { [weak owner] in
+            Task { await owner?.timeOut(taskID: id, token: token, error: error) }
         }
     }
 

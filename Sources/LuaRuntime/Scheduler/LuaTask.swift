@@ -33,7 +33,7 @@ final class LuaTask {
     var suspension: LuaSuspension?
     /// Changes with each suspension, so late wake-ups of an earlier one are ignored.
     var wakeToken = 0
-    var timer: Task<Void, Never>?
+    var timer: OneShotTimer?
     /// Whether the coroutine yielded through the async trampoline (it expects `ok, ...`).
     var awaitsOutcome = false
     /// Called once when the task ends, however it ends.
