@@ -23,46 +23,50 @@ final class APIClient: Sendable {
     /// Answers decode with the models' own snake_case `CodingKeys` (no key strategy).
     static let decoder = JSONDecoder()
 
-    /// Sends a request and decodes the answer.
-    func send<Response: Decodable>(_ method: String, _ path: String, query: [String: String] = [:],
-                                   body: (any Encodable)? = nil, authenticated: Bool = true, idempotent: Bool? = nil,
+    /// Calls `endpoint` (its `{name}` parameters filled from `parameters`) and decodes the answer.
+    func send<Response: Decodable>(_ endpoint: Endpoint, _ parameters: [String: CustomStringConvertible] = [:],
+                                   query: [String: String] = [:], body: (any Encodable)? = nil, idempotent: Bool? = nil,
                                    as type: Response.Type = Response.self) async throws -> Response {
-        let data = try await sendRaw(method, path, query: query, body: body, authenticated: authenticated,
-                                     idempotent: idempotent)
+        let data = try await sendRaw(endpoint, parameters, query: query, body: body, idempotent: idempotent)
         do {
             return try APIClient.decoder.decode(type, from: data)
         } catch {
-            throw CCAIError(code: "internal", message: "unexpected answer to \(method) \(path): \(error)")
+            throw CCAIError(code: "internal", message: "unexpected answer to \(endpoint): \(error)")
         }
     }
 
-    /// `idempotent` marks a request safe to retry (a POST carrying a client-side id, say).
-    func sendRaw(_ method: String, _ path: String, query: [String: String] = [:], body: (any Encodable)? = nil,
-                 authenticated: Bool = true, idempotent: Bool? = nil) async throws -> Data {
+    /// The same, returning the body as it is. `idempotent` marks a request safe to retry
+    /// (a POST carrying a client-side id, say).
+    func sendRaw(_ endpoint: Endpoint, _ parameters: [String: CustomStringConvertible] = [:], query: [String: String] = [:],
+                 body: (any Encodable)? = nil, idempotent: Bool? = nil) async throws -> Data {
         let payload = try body.map { try APIClient.encoder.encode($0) }
-        var request = HTTPClientRequest(method: method, url: url(path, query), body: payload, isIdempotent: idempotent)
+        var request = HTTPClientRequest(method: endpoint.method, url: url(endpoint.path(parameters), query), body: payload,
+                                        isIdempotent: idempotent)
         if payload != nil { request.headers["Content-Type"] = "application/json" }
-        guard authenticated else { return try await perform(request).body }
+        guard endpoint.access == .endUser else { return try await perform(request).body }
         return try await authorized(request).body
     }
 
     /// Sends `data` as the body (a file upload) and decodes the answer.
-    func upload<Response: Decodable>(_ path: String, query: [String: String], data: Data, contentType: String,
-                                     as type: Response.Type = Response.self) async throws -> Response {
-        let request = HTTPClientRequest(method: "POST", url: url(path, query), headers: ["Content-Type": contentType], body: data,
-                                        timeout: 120, isIdempotent: true)
+    func upload<Response: Decodable>(_ endpoint: Endpoint, _ parameters: [String: CustomStringConvertible], query: [String: String],
+                                     data: Data, contentType: String, as type: Response.Type = Response.self) async throws -> Response {
+        let request = HTTPClientRequest(method: endpoint.method, url: url(endpoint.path(parameters), query),
+                                        headers: ["Content-Type": contentType], body: data, timeout: 120, isIdempotent: true)
         let answer = try await authorized(request).body
         do {
             return try APIClient.decoder.decode(type, from: answer)
         } catch {
-            throw CCAIError(code: "internal", message: "unexpected answer to POST \(path): \(error)")
+            throw CCAIError(code: "internal", message: "unexpected answer to \(endpoint): \(error)")
         }
     }
 
     /// Fetches a file: the whole answer, with its headers.
-    func download(_ path: String) async throws -> HTTPClientResponse {
-        try await authorized(HTTPClientRequest(url: url(path, [:]), timeout: 120))
+    func download(_ endpoint: Endpoint, _ parameters: [String: CustomStringConvertible]) async throws -> HTTPClientResponse {
+        try await authorized(HTTPClientRequest(method: endpoint.method, url: url(endpoint.path(parameters), [:]), timeout: 120))
     }
+
+    /// The URL of an endpoint that takes no parameters (the event stream).
+    func url(of endpoint: Endpoint) -> String { url(endpoint.path(), [:]) }
 
     /// Sends with the bearer token; once more with a fresh token when it is refused.
     private func authorized(_ request: HTTPClientRequest) async throws -> HTTPClientResponse {
@@ -81,7 +85,7 @@ final class APIClient: Sendable {
 
     /// Revokes `token` on the platform (signing out); no re-authentication.
     func revoke(_ token: String) async throws {
-        var request = HTTPClientRequest(method: "DELETE", url: url("/auth/end_user", [:]), isIdempotent: true)
+        var request = HTTPClientRequest(method: Endpoints.signOut.method, url: url(of: Endpoints.signOut), isIdempotent: true)
         request.headers["Authorization"] = "Bearer \(token)"
         do {
             _ = try await perform(request)

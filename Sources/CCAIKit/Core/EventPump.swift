@@ -105,7 +105,7 @@ final class EventPump: @unchecked Sendable {
                 let token = try await api.validToken()
                 let source = EventSource(
                     client: http,
-                    request: HTTPClientRequest(url: api.options.baseURL + "/events", headers: ["Authorization": "Bearer \(token)"]),
+                    request: HTTPClientRequest(url: api.url(of: Endpoints.events), headers: ["Authorization": "Bearer \(token)"]),
                     reconnectDelay: 0.5, lastEventID: lastID,
                     onConnectionChange: { [weak self] connected in self?.connectionChanged(connected) })
                 for try await event in source.events() {

@@ -21,8 +21,8 @@ public final class AuthService: Sendable {
     @discardableResult
     public func authenticate(_ jwt: String) async throws -> String {
         guard !jwt.isEmpty else { throw CCAIError.invalidArgument("the JWT is empty") }
-        let response = try await api.send("POST", "/auth/end_user", body: AuthRequest(companyKey: api.options.key, jwt: jwt),
-                                          authenticated: false, as: AuthResponse.self)
+        let response = try await api.send(Endpoints.authenticate, body: AuthRequest(companyKey: api.options.key, jwt: jwt),
+                                          as: AuthResponse.self)
         api.tokens.update(response.authToken)
         endUsers.updateEndUser(response.endUser)
         return response.authToken

@@ -150,7 +150,7 @@ public final class ChatService: @unchecked Sendable {
         if request.lang == nil { request.lang = language.languageCode }
         if request.greeting == nil { request.greeting = options.greeting }
         if request.isScreenShareable == nil { request.isScreenShareable = isScreenShareable() }
-        let chat = try await api.send("POST", "/chats", body: request, as: ChatResponse.self)
+        let chat = try await api.send(Endpoints.startChat, body: request, as: ChatResponse.self)
         remember(chat)
         return chat
     }
@@ -158,7 +158,7 @@ public final class ChatService: @unchecked Sendable {
     /// The end user's chat in progress, if any (after an app restart, say).
     public func getLastChatInProgress() async throws -> ChatResponse? {
         do {
-            return try await api.send("GET", "/chats/current", as: ChatResponse.self)
+            return try await api.send(Endpoints.currentChat, as: ChatResponse.self)
         } catch let error as CCAIError where error.status == 404 {
             return nil
         }
@@ -166,7 +166,7 @@ public final class ChatService: @unchecked Sendable {
 
     /// Continues with a chat in progress.
     public func resumeChat(_ chat: ChatResponse) async throws {
-        let fresh = try await api.send("GET", "/chats/\(chat.id)", as: ChatResponse.self)
+        let fresh = try await api.send(Endpoints.chat, ["id": chat.id], as: ChatResponse.self)
         guard fresh.isInProgress else {
             throw CCAIError(code: "conflict", message: "chat \(chat.id) has ended and cannot be resumed")
         }
@@ -177,7 +177,7 @@ public final class ChatService: @unchecked Sendable {
     @discardableResult
     public func checkStatus() async throws -> ChatResponse {
         let chat = try requireCurrentChat()
-        let fresh = try await api.send("GET", "/chats/\(chat.id)", as: ChatResponse.self)
+        let fresh = try await api.send(Endpoints.chat, ["id": chat.id], as: ChatResponse.self)
         remember(fresh)
         return fresh
     }
@@ -197,7 +197,7 @@ public final class ChatService: @unchecked Sendable {
             let request = SendMessageRequest(text: text, clientMessageId: UUID().uuidString.lowercased())
             let api = api
             return [try await outbox.send {
-                try await api.send("POST", "/chats/\(chat.id)/messages", body: request, idempotent: true, as: ChatMessage.self)
+                try await api.send(Endpoints.sendMessage, ["id": chat.id], body: request, idempotent: true, as: ChatMessage.self)
             }]
         case .images(let images, let smartAction):
             guard !images.isEmpty else { throw CCAIError.invalidArgument("no images to send") }
@@ -212,13 +212,13 @@ public final class ChatService: @unchecked Sendable {
         case .formComplete(let payload):
             let api = api
             return [try await outbox.send {
-                try await api.send("POST", "/chats/\(chat.id)/form_complete", body: payload, as: ChatMessage.self)
+                try await api.send(Endpoints.formComplete, ["id": chat.id], body: payload, as: ChatMessage.self)
             }]
         case .screenShare(let event, let response):
             let api = api
             let body = ScreenShareEventMessage(event: event, response: response)
             return [try await outbox.send {
-                try await api.send("POST", "/chats/\(chat.id)/screen_share_events", body: body, as: ChatMessage.self)
+                try await api.send(Endpoints.screenShareEvent, ["id": chat.id], body: body, as: ChatMessage.self)
             }]
         }
     }
@@ -226,25 +226,25 @@ public final class ChatService: @unchecked Sendable {
     /// A custom form's definition (title, questions with their types, options and
     /// required flags), as the agent's `form` message names it.
     public func getCustomFormDetails(_ form: CustomForm) async throws -> CustomFormDetailsResponse {
-        try await api.send("GET", "/custom_forms/\(form.id)", as: CustomFormDetailsResponse.self)
+        try await api.send(Endpoints.customForm, ["id": form.id], as: CustomFormDetailsResponse.self)
     }
 
     /// Submits the end user's answers to a custom form an agent sent. The platform checks
     /// them against the questions (`invalid_argument` names each problem); a form answered
     /// already is a `conflict`.
     public func submitCustomForm(request: SubmitCustomFormRequest) async throws {
-        _ = try await api.sendRaw("POST", "/custom_forms/submissions", body: request)
+        _ = try await api.sendRaw(Endpoints.submitCustomForm, body: request)
     }
 
     /// Fetches the web form of an agent's request: its URL, questions and signature.
     public func fetchWebForm(_ request: WebFormRequest) async throws -> WebFormResponse {
-        try await api.send("POST", "/web_forms/fetch", body: request, as: WebFormResponse.self)
+        try await api.send(Endpoints.fetchWebForm, body: request, as: WebFormResponse.self)
     }
 
     /// Whether a fetched web form can still be answered: its signature is the platform's,
     /// it has not expired, and it was not answered already.
     public func validateWebForm(_ response: WebFormResponse) async throws -> Bool {
-        try await api.send("POST", "/web_forms/validate", body: response, as: WebFormValidation.self).valid
+        try await api.send(Endpoints.validateWebForm, body: response, as: WebFormValidation.self).valid
     }
 
     /// Uploads files, one message each, through the outbox.
@@ -257,7 +257,7 @@ public final class ChatService: @unchecked Sendable {
             if let smartAction { parameters["smart_action_id"] = String(smartAction.id) }
             let (query, data) = (parameters, try upload.data())
             sent.append(try await outbox.send {
-                try await api.upload("/chats/\(chat.id)/media", query: query, data: data, contentType: upload.mimeType,
+                try await api.upload(Endpoints.uploadMedia, ["id": chat.id], query: query, data: data, contentType: upload.mimeType,
                                      as: ChatMessage.self)
             })
         }
@@ -269,14 +269,14 @@ public final class ChatService: @unchecked Sendable {
     /// agent stays as it is.
     public func enqueueCurrentChat() async throws {
         let chat = try requireCurrentChat()
-        remember(try await api.send("POST", "/chats/\(chat.id)/enqueue", as: ChatResponse.self))
+        remember(try await api.send(Endpoints.enqueueChat, ["id": chat.id], as: ChatResponse.self))
         try await checkStatus()
     }
 
     /// Fetches a file of a chat message (`message.media`): its bytes and file name. Not
     /// cached: every call downloads again.
     public func downloadMedia(_ mediaId: Int, mediaType: ChatMediaType) async throws -> DownloadMediaResponse {
-        let response = try await api.download("/media/\(mediaId)")
+        let response = try await api.download(Endpoints.downloadMedia, ["id": mediaId])
         return DownloadMediaResponse(data: response.body,
                                      fileName: ContentDisposition.fileName(of: response.headers["content-disposition"]))
     }
@@ -286,7 +286,7 @@ public final class ChatService: @unchecked Sendable {
     public func typing(_ isTyping: Bool) {
         guard let chat = currentChat else { return }
         Task {
-            _ = try? await api.sendRaw("POST", "/chats/\(chat.id)/typing", body: ["typing": isTyping], idempotent: true)
+            _ = try? await api.sendRaw(Endpoints.typing, ["id": chat.id], body: ["typing": isTyping], idempotent: true)
         }
     }
 
@@ -302,7 +302,7 @@ public final class ChatService: @unchecked Sendable {
             return true
         }
         guard isNewest else { return false }
-        let preview = try await api.send("POST", "/chats/\(chat.id)/preview",
+        let preview = try await api.send(Endpoints.sendPreview, ["id": chat.id],
                                          body: MessagePreviewRequest(text: text, timestamp: timestamp), idempotent: true,
                                          as: MessagePreview.self)
         return preview.accepted ?? false
@@ -312,7 +312,7 @@ public final class ChatService: @unchecked Sendable {
     /// option). A `conflict` unless a virtual agent has the chat and no escalation started.
     public func escalateToHumanAgent() async throws {
         let chat = try requireCurrentChat()
-        remember(try await api.send("POST", "/chats/\(chat.id)/escalate", as: ChatResponse.self))
+        remember(try await api.send(Endpoints.escalate, ["id": chat.id], as: ChatResponse.self))
     }
 
     /// Escalates with the option the end user picked (for example "Email us instead"):
@@ -320,14 +320,14 @@ public final class ChatService: @unchecked Sendable {
     /// can continue there.
     public func escalate(option: ChatEscalationOption) async throws {
         let chat = try requireCurrentChat()
-        remember(try await api.send("POST", "/chats/\(chat.id)/escalate", body: option, as: ChatResponse.self))
+        remember(try await api.send(Endpoints.escalate, ["id": chat.id], body: option, as: ChatResponse.self))
     }
 
     /// Commits an option to an escalation started with ``escalateToHumanAgent()`` that no
     /// human agent has taken yet; a `conflict` otherwise.
     public func updateEscalation(option: ChatEscalationOption) async throws {
         let chat = try requireCurrentChat()
-        remember(try await api.send("PUT", "/chats/\(chat.id)/escalation", body: option, as: ChatResponse.self))
+        remember(try await api.send(Endpoints.updateEscalation, ["id": chat.id], body: option, as: ChatResponse.self))
     }
 
     /// Reports an interaction of the end user in the current chat (`form_received`,
@@ -335,24 +335,24 @@ public final class ChatService: @unchecked Sendable {
     public func sendEvent(_ event: ChatEvent) async throws {
         let chat = try requireCurrentChat()
         guard !event.name.isEmpty else { throw CCAIError.invalidArgument("ChatEvent.name must not be empty") }
-        _ = try await api.send("POST", "/chats/\(chat.id)/chat_events", body: event, as: StoredChatEvent.self)
+        _ = try await api.send(Endpoints.sendChatEvent, ["id": chat.id], body: event, as: StoredChatEvent.self)
     }
 
     /// The current chat's messages, in order.
     public func getMessages() async throws -> [ChatMessage] {
         let chat = try requireCurrentChat()
-        return try await api.send("GET", "/chats/\(chat.id)/messages", as: [ChatMessage].self)
+        return try await api.send(Endpoints.messages, ["id": chat.id], as: [ChatMessage].self)
     }
 
     /// A page (from 1) of the end user's ended chats and their messages, newest first.
     public func getPreviousChats(currentPage: Int = 1) async throws -> PreviousChatsResponse {
         guard currentPage >= 1 else { throw CCAIError.invalidArgument("currentPage starts at 1, got \(currentPage)") }
-        return try await api.send("GET", "/chats/previous", query: ["page": String(currentPage)], as: PreviousChatsResponse.self)
+        return try await api.send(Endpoints.previousChats, query: ["page": String(currentPage)], as: PreviousChatsResponse.self)
     }
 
     /// Ends the current chat.
     public func endChat() async throws {
         guard let chat = currentChat else { throw CCAIError(code: "not_found", message: "no current chat to end") }
-        remember(try await api.send("POST", "/chats/\(chat.id)/end", as: ChatResponse.self))
+        remember(try await api.send(Endpoints.endChat, ["id": chat.id], as: ChatResponse.self))
     }
 }

@@ -13,7 +13,7 @@ public final class CompanyService: Sendable {
     /// The company's display name, support e-mail, languages, time zone and flags. Its
     /// languages become the ones the language service resolves among.
     public func get() async throws -> CompanyResponse {
-        let company = try await api.send("GET", "/company", as: CompanyResponse.self)
+        let company = try await api.send(Endpoints.company, as: CompanyResponse.self)
         language.updateEnabledLanguages(company.languages)
         return company
     }

@@ -26,7 +26,7 @@ public final class EndUserService: @unchecked Sendable {
     /// Reads the profile from the platform.
     @discardableResult
     public func fetch() async throws -> EndUser {
-        let user = try await api.send("GET", "/end_user", as: EndUser.self)
+        let user = try await api.send(Endpoints.endUser, as: EndUser.self)
         updateEndUser(user)
         return user
     }
@@ -39,7 +39,7 @@ public final class EndUserService: @unchecked Sendable {
             var email: String?
             var phone: String?
         }
-        let user = try await api.send("PATCH", "/end_user",
+        let user = try await api.send(Endpoints.updateEndUser,
                                       body: Update(name: endUser.name, email: endUser.email, phone: endUser.phone),
                                       as: EndUser.self)
         updateEndUser(user)

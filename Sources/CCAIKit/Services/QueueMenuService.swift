@@ -21,13 +21,13 @@ public final class QueueMenuService: Sendable {
     public func get(key: String? = nil, language: String? = nil) async throws -> ([QueueMenu], Bool) {
         var query = ["language": language ?? self.language.languageCode]
         if let key, !key.isEmpty { query["key"] = key }
-        let response = try await api.send("GET", "/queue_menus", query: query, as: QueueMenusResponse.self)
+        let response = try await api.send(Endpoints.queueMenus, query: query, as: QueueMenusResponse.self)
         return (response.menus, response.isDirectAccess)
     }
 
     /// Estimated waits, in seconds, of the queue's channels.
     public func getWaitTimes(menuId: Int, language: String? = nil) async throws -> WaitTimes {
-        try await api.send("GET", "/queue_menus/\(menuId)/wait_times",
+        try await api.send(Endpoints.waitTimes, ["id": menuId],
                            query: ["language": language ?? self.language.languageCode], as: WaitTimes.self)
     }
 }

@@ -80,7 +80,7 @@ public final class ScreenShareService: @unchecked Sendable {
     /// code). A chat with a session under way is a `conflict`.
     @discardableResult
     public func create(request: ScreenShareRequest) async throws -> ScreenShareResponse {
-        let created = try await api.send("POST", "/screen_shares", body: request, as: ScreenShareResponse.self)
+        let created = try await api.send(Endpoints.createScreenShare, body: request, as: ScreenShareResponse.self)
         lock.withLock { session = created }
         return created
     }
@@ -88,19 +88,19 @@ public final class ScreenShareService: @unchecked Sendable {
     /// Starts (`accepted`) or declines the session the agent joined (`authorizing`).
     @discardableResult
     public func activate(accepted: Bool = true) async throws -> ScreenShareResponse {
-        try await update("POST", "activate", body: ["accepted": accepted])
+        try await update(Endpoints.activateScreenShare, body: ["accepted": accepted])
     }
 
     /// Answers the agent's remote-control request.
     @discardableResult
     public func enableRemoteControl(_ enabled: Bool) async throws -> ScreenShareResponse {
-        try await update("POST", "remote_control", body: ["enabled": enabled])
+        try await update(Endpoints.screenShareRemoteControl, body: ["enabled": enabled])
     }
 
     /// Lets the agent see the whole device rather than the app.
     @discardableResult
     public func enableFullDeviceSharing(_ enabled: Bool) async throws -> ScreenShareResponse {
-        try await update("PUT", "options", body: ["full_device": enabled])
+        try await update(Endpoints.screenShareOptions, body: ["full_device": enabled])
     }
 
     /// Replaces the options (the key and domain of later sessions).
@@ -111,7 +111,7 @@ public final class ScreenShareService: @unchecked Sendable {
     /// Ends the session (`ended`).
     @discardableResult
     public func end() async throws -> ScreenShareResponse {
-        try await update("POST", "end", body: nil as [String: Bool]?)
+        try await update(Endpoints.endScreenShare, body: nil as [String: Bool]?)
     }
 
     /// Forgets the session: the state is `none` again.
@@ -119,11 +119,11 @@ public final class ScreenShareService: @unchecked Sendable {
         lock.withLock { session = nil }
     }
 
-    private func update(_ method: String, _ action: String, body: [String: Bool]?) async throws -> ScreenShareResponse {
+    private func update(_ endpoint: Endpoint, body: [String: Bool]?) async throws -> ScreenShareResponse {
         guard let current = currentSession else {
             throw CCAIError(code: "not_found", message: "no screen share session; create one first")
         }
-        let updated = try await api.send(method, "/screen_shares/\(current.id)/\(action)", body: body, as: ScreenShareResponse.self)
+        let updated = try await api.send(endpoint, ["id": current.id], body: body, as: ScreenShareResponse.self)
         lock.withLock { if session?.id == updated.id { session = updated } }
         return updated
     }

@@ -33,29 +33,37 @@ public final class SmartActionService: Sendable {
 
     /// Tells the platform the app has the request (status `received`).
     public func notifySmartActionReceived(router: CommunicationRouter, smartActionId: Int) async throws {
-        _ = try await api.send("POST", path(router, smartActionId, "received"), idempotent: true, as: SmartAction.self)
+        _ = try await api.send(Endpoints.smartActionReceived, try parameters(router, smartActionId), idempotent: true,
+                               as: SmartAction.self)
     }
 
     /// Moves the action to `status`: `finished` once its result is sent, `failed` when the
     /// end user cannot or will not answer. A final action is a `conflict`.
     public func updateSmartActionStatus(router: CommunicationRouter, smartActionId: Int, status: SmartActionStatus) async throws {
-        _ = try await api.send("PUT", path(router, smartActionId, "status"), body: SmartActionStatusUpdate(status: status),
-                               as: SmartAction.self)
+        _ = try await api.send(Endpoints.smartActionStatus, try parameters(router, smartActionId),
+                               body: SmartActionStatusUpdate(status: status), as: SmartAction.self)
     }
 
     /// Sends what a text, verification or screen-share action asks for, or the reason the
     /// end user declined.
     public func sendSmartActionResult(router: CommunicationRouter, smartActionId: Int, result: SmartActionResult) async throws {
-        _ = try await api.send("POST", path(router, smartActionId, "result"), body: result, idempotent: true,
-                               as: SmartAction.self)
+        _ = try await api.send(Endpoints.smartActionResult, try parameters(router, smartActionId), body: result,
+                               idempotent: true, as: SmartAction.self)
     }
 
     /// The session's smart actions so far, oldest first.
     public func getSmartActions(router: CommunicationRouter) async throws -> [SmartAction] {
-        try await api.send("GET", "/\(router.type.rawValue)s/\(router.id)/smart_actions", as: [SmartAction].self)
+        try await api.send(Endpoints.smartActions, try parameters(router, nil), as: [SmartAction].self)
     }
 
-    private func path(_ router: CommunicationRouter, _ id: Int, _ action: String) -> String {
-        "/\(router.type.rawValue)s/\(router.id)/smart_actions/\(id)/\(action)"
+    /// The path parameters of a session's smart action; only chats have smart actions on
+    /// the wire so far (calls come with the call slice).
+    private func parameters(_ router: CommunicationRouter, _ id: Int?) throws -> [String: CustomStringConvertible] {
+        guard router.type == .chat else {
+            throw CCAIError(code: "not_found", message: "smart actions of \(router.type.rawValue)s are not on this platform yet")
+        }
+        var parameters: [String: CustomStringConvertible] = ["id": router.id]
+        if let id { parameters["action"] = id }
+        return parameters
     }
 }

@@ -1,3 +1,5 @@
+import CCAIWire
+
 /// Who may call a route: anyone (signing in), or an end user with a valid auth token.
 public enum HTTPAuthentication: Sendable {
     case none
@@ -50,6 +52,20 @@ public struct HTTPRouter: Sendable {
                              authentication: HTTPAuthentication = .endUser, _ handler: @escaping Handler) {
         routes.append(Route(method: method, segments: HTTPRouter.segments(pattern), maximumBodyBytes: maximumBodyBytes,
                             authentication: authentication, handler: handler))
+    }
+
+    /// Adds the handler of a wire API endpoint: its method, path, access and body limit
+    /// come from the endpoint (CCAIWire's `Endpoints`).
+    public mutating func on(_ endpoint: Endpoint, _ handler: @escaping Handler) {
+        add(endpoint.method, endpoint.template.replacingOccurrences(of: "{", with: ":").replacingOccurrences(of: "}", with: ""),
+            maximumBodyBytes: endpoint.maximumBodyBytes, authentication: endpoint.access == .anyone ? .none : .endUser, handler)
+    }
+
+    /// The operations routed, as `"POST /chats/{id}/messages"` (the OpenAPI spelling).
+    public var operations: [String] {
+        routes.map { route in
+            route.method + " /" + route.segments.map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }.joined(separator: "/")
+        }
     }
 
     /// The largest body any route takes.

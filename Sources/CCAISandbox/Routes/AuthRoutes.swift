@@ -8,8 +8,8 @@ struct AuthRoutes {
     let sandbox: Sandbox
 
     func register(in router: inout HTTPRouter) {
-        router.add("POST", "/auth/end_user", authentication: .none) { request in try await authenticate(request) }
-        router.add("DELETE", "/auth/end_user") { request in
+        router.on(Endpoints.authenticate) { request in try await authenticate(request) }
+        router.on(Endpoints.signOut) { request in
             let session = try await sandbox.session(for: request)
             try await sandbox.store.revokeToken(session.token)
             return .noContent

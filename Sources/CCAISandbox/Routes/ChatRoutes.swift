@@ -13,15 +13,15 @@ struct ChatRoutes {
     static let maximumPage = 1_000_000
 
     func register(in router: inout HTTPRouter) {
-        router.add("POST", "/chats") { request in try await start(request) }
-        router.add("GET", "/chats/current") { request in
+        router.on(Endpoints.startChat) { request in try await start(request) }
+        router.on(Endpoints.currentChat) { request in
             let session = try await sandbox.session(for: request)
             guard let chat = try await sandbox.store.currentChat(endUserID: try session.endUserID()) else {
                 throw HTTPError.notFound("no chat in progress")
             }
             return try .json(chat)
         }
-        router.add("GET", "/chats/previous") { request in
+        router.on(Endpoints.previousChats) { request in
             let session = try await sandbox.session(for: request)
             let pageText = request.query["page"] ?? "1"
             guard let page = Int(pageText), page >= 1, page <= ChatRoutes.maximumPage else {
@@ -32,17 +32,17 @@ struct ChatRoutes {
             for chat in chats { messages += try await sandbox.store.messages(chatID: chat.id) }
             return try .json(PreviousChatsResponse(chats: chats, messages: messages, currentPage: page, totalPages: pages))
         }
-        router.add("GET", "/chats/:id") { request in
+        router.on(Endpoints.chat) { request in
             let session = try await sandbox.session(for: request)
             return try .json(try await sandbox.ownChat(request, session))
         }
-        router.add("POST", "/chats/:id/messages") { request in try await sendMessage(request) }
-        router.add("GET", "/chats/:id/messages") { request in
+        router.on(Endpoints.sendMessage) { request in try await sendMessage(request) }
+        router.on(Endpoints.messages) { request in
             let session = try await sandbox.session(for: request)
             let chat = try await sandbox.ownChat(request, session)
             return try .json(try await sandbox.store.messages(chatID: chat.id))
         }
-        router.add("POST", "/chats/:id/typing") { request in
+        router.on(Endpoints.typing) { request in
             struct Typing: Decodable { var typing: Bool }
             let session = try await sandbox.session(for: request)
             let chat = try await sandbox.ownChat(request, session)
@@ -50,7 +50,7 @@ struct ChatRoutes {
             try await sandbox.store.setTyping(chatID: chat.id, try request.decode(Typing.self).typing)
             return .noContent
         }
-        router.add("POST", "/chats/:id/preview") { request in
+        router.on(Endpoints.sendPreview) { request in
             let session = try await sandbox.session(for: request)
             let chat = try await sandbox.ownChat(request, session)
             guard chat.isInProgress else { throw HTTPError.conflict("chat \(chat.id) has ended") }
@@ -59,11 +59,11 @@ struct ChatRoutes {
             let kept = try await sandbox.store.setPreview(chatID: chat.id, text: text, timestamp: body.timestamp)
             return try .json(try await preview(chat.id, accepted: kept))
         }
-        router.add("GET", "/chats/:id/preview") { request in
+        router.on(Endpoints.preview) { request in
             let session = try await sandbox.session(for: request)
             return try .json(try await preview(try await sandbox.ownChat(request, session).id, accepted: nil))
         }
-        router.add("POST", "/chats/:id/chat_events") { request in
+        router.on(Endpoints.sendChatEvent) { request in
             let session = try await sandbox.session(for: request)
             let chat = try await sandbox.ownChat(request, session)
             let event = try request.decode(ChatEvent.self)
@@ -73,21 +73,21 @@ struct ChatRoutes {
                                                              now: sandbox.clock.now())
             return try .json(stored, status: 201)
         }
-        router.add("POST", "/chats/:id/escalate") { request in
+        router.on(Endpoints.escalate) { request in
             let session = try await sandbox.session(for: request)
             let chat = try await sandbox.ownChat(request, session)
             let option = request.body.isEmpty ? nil : try escalationOption(request, chat)
             return try .json(try await sandbox.agentDesk.escalate(chatID: chat.id, endUserID: try session.endUserID(),
                                                                   option: option, sandbox: sandbox))
         }
-        router.add("PUT", "/chats/:id/escalation") { request in
+        router.on(Endpoints.updateEscalation) { request in
             let session = try await sandbox.session(for: request)
             let chat = try await sandbox.ownChat(request, session)
             let option = try escalationOption(request, chat)
             return try .json(try await sandbox.agentDesk.updateEscalation(chatID: chat.id, endUserID: try session.endUserID(),
                                                                           option: option, sandbox: sandbox))
         }
-        router.add("POST", "/chats/:id/enqueue") { request in
+        router.on(Endpoints.enqueueChat) { request in
             let session = try await sandbox.session(for: request)
             let chat = try await sandbox.ownChat(request, session)
             guard chat.isInProgress else { throw HTTPError.conflict("chat \(chat.id) has ended") }
@@ -96,7 +96,7 @@ struct ChatRoutes {
             await sandbox.agentDesk.chatQueued(queued, endUserID: try session.endUserID(), customData: nil, sandbox: sandbox)
             return try .json(queued)
         }
-        router.add("POST", "/chats/:id/end") { request in
+        router.on(Endpoints.endChat) { request in
             let session = try await sandbox.session(for: request)
             let chat = try await sandbox.ownChat(request, session)
             guard let ended = try await sandbox.store.endChat(id: chat.id, endUserID: try session.endUserID(), by: "end_user",

@@ -13,17 +13,17 @@ struct CompanyRoutes {
     }
 
     func register(in router: inout HTTPRouter) {
-        router.add("GET", "/company") { request in
+        router.on(Endpoints.company) { request in
             _ = try await sandbox.session(for: request)
             let company = sandbox.configuration.company
             return try .json(CompanyResponse(
                 displayName: company.name, supportEmail: company.supportEmail, languages: company.languages,
                 timeZone: company.timeZone, preventDirectPstnCall: company.preventDirectPstnCall ?? false))
         }
-        router.add("GET", "/end_user") { request in
+        router.on(Endpoints.endUser) { request in
             try .json(try await sandbox.session(for: request).endUser)
         }
-        router.add("PATCH", "/end_user") { request in
+        router.on(Endpoints.updateEndUser) { request in
             let session = try await sandbox.session(for: request)
             let update = try request.decode(EndUserUpdate.self)
             if let identifier = update.identifier, identifier != session.endUser.identifier {

@@ -10,7 +10,7 @@ struct EventRoutes {
     static let keepAliveSeconds: Double = 15
 
     func register(in router: inout HTTPRouter) {
-        router.add("GET", "/events") { request in
+        router.on(Endpoints.events) { request in
             let session = try await sandbox.session(for: request)
             guard let userID = session.endUser.id else { throw HTTPError.unauthenticated("no end user") }
             let resumeFrom = request.headers["last-event-id"] ?? request.query["last_event_id"]

@@ -13,13 +13,13 @@ struct FormRoutes {
     static let webFormLifetime: TimeInterval = 15 * 60
 
     func register(in router: inout HTTPRouter) {
-        router.add("GET", "/custom_forms/:id") { request in
+        router.on(Endpoints.customForm) { request in
             _ = try await sandbox.session(for: request)
             let id = try request.integerParameter("id", "custom form id")
             guard let form = sandbox.configuration.customForm(id) else { throw HTTPError.notFound("there is no custom form \(id)") }
             return try .json(form)
         }
-        router.add("POST", "/custom_forms/submissions") { request in
+        router.on(Endpoints.submitCustomForm) { request in
             let session = try await sandbox.session(for: request)
             let submission = try request.decode(SubmitCustomFormRequest.self)
             let (form, chat) = try await openRequest(submission.smartActionId, kind: .custom, session)
@@ -30,7 +30,7 @@ struct FormRoutes {
             try await settle(form, chat: chat, status: .submitted, answers: submission.formResponse, message: nil)
             return try .json(["status": "submitted"])
         }
-        router.add("POST", "/web_forms/fetch") { request in
+        router.on(Endpoints.fetchWebForm) { request in
             let session = try await sandbox.session(for: request)
             let fetch = try request.decode(WebFormRequest.self)
             let (form, _) = try await openRequest(fetch.smartActionId, kind: .web, session)
@@ -48,12 +48,12 @@ struct FormRoutes {
                                              url: url?.string ?? "", signature: signature, expiresAt: expiresAt,
                                              questions: configured?.questions))
         }
-        router.add("POST", "/web_forms/validate") { request in
+        router.on(Endpoints.validateWebForm) { request in
             let session = try await sandbox.session(for: request)
             let form = try request.decode(WebFormResponse.self)
             return try .json(await validation(of: form, session))
         }
-        router.add("POST", "/chats/:id/form_complete") { request in
+        router.on(Endpoints.formComplete) { request in
             let session = try await sandbox.session(for: request)
             let chat = try await sandbox.ownChat(request, session)
             let payload = try request.decode(FormCompletePayload.self)

@@ -9,15 +9,11 @@ import Foundation
 struct MediaRoutes {
     let sandbox: Sandbox
 
-    /// What the upload route reads at most; anything between a kind's limit and this is
-    /// refused with that kind's limit in the message.
-    static let maximumUploadBytes = 32 << 20
-
     func register(in router: inout HTTPRouter) {
-        router.add("POST", "/chats/:id/media", maximumBodyBytes: MediaRoutes.maximumUploadBytes) { request in
+        router.on(Endpoints.uploadMedia) { request in
             try await upload(request)
         }
-        router.add("GET", "/media/:id") { request in
+        router.on(Endpoints.downloadMedia) { request in
             let session = try await sandbox.session(for: request)
             let id = try request.integerParameter("id", "media id")
             guard let (media, data) = try await sandbox.store.media(id: id, endUserID: try session.endUserID()) else {

@@ -5,12 +5,12 @@ struct QueueMenuRoutes {
     let sandbox: Sandbox
 
     func register(in router: inout HTTPRouter) {
-        router.add("GET", "/queue_menus") { request in
+        router.on(Endpoints.queueMenus) { request in
             _ = try await sandbox.session(for: request)
             let key = request.query["key"].flatMap { $0.isEmpty ? nil : $0 }
             return try .json(try await engine().menus(key: key, language: request.query["language"]))
         }
-        router.add("GET", "/queue_menus/:id/wait_times") { request in
+        router.on(Endpoints.waitTimes) { request in
             _ = try await sandbox.session(for: request)
             guard let id = Int(request.parameters["id"] ?? "") else {
                 throw HTTPError.badRequest("the menu id must be an integer, got '\(request.parameters["id"] ?? "")'")

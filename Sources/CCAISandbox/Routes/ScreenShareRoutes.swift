@@ -11,7 +11,7 @@ struct ScreenShareRoutes {
     let sandbox: Sandbox
 
     func register(in router: inout HTTPRouter) {
-        router.add("POST", "/screen_shares") { request in
+        router.on(Endpoints.createScreenShare) { request in
             let session = try await sandbox.session(for: request)
             let body = try request.decode(ScreenShareRequest.self)
             guard body.communicationType == .chat else {
@@ -31,10 +31,10 @@ struct ScreenShareRoutes {
             try await sandbox.screenShareChanged(created, endUserID: try session.endUserID())
             return try .json(created, status: 201)
         }
-        router.add("GET", "/screen_shares/:id") { request in
+        router.on(Endpoints.screenShare) { request in
             try .json(try await ownSession(request).session)
         }
-        router.add("POST", "/screen_shares/:id/activate") { request in
+        router.on(Endpoints.activateScreenShare) { request in
             struct Consent: Decodable { var accepted: Bool }
             let (current, owner) = try await ownSession(request)
             let accepted = try request.decode(Consent.self).accepted
@@ -43,7 +43,7 @@ struct ScreenShareRoutes {
             try await sandbox.screenShareChanged(moved, endUserID: owner)
             return try .json(moved)
         }
-        router.add("POST", "/screen_shares/:id/remote_control") { request in
+        router.on(Endpoints.screenShareRemoteControl) { request in
             struct RemoteControl: Decodable { var enabled: Bool }
             let (current, _) = try await ownSession(request)
             let enabled = try request.decode(RemoteControl.self).enabled
@@ -52,7 +52,7 @@ struct ScreenShareRoutes {
             await sandbox.screenShareOutcomes.resolve(.init(chatID: moved.communicationId, id: -moved.id), with: moved)
             return try .json(moved)
         }
-        router.add("PUT", "/screen_shares/:id/options") { request in
+        router.on(Endpoints.screenShareOptions) { request in
             struct Options: Decodable { var fullDevice: Bool; enum CodingKeys: String, CodingKey { case fullDevice = "full_device" } }
             let (current, _) = try await ownSession(request)
             let fullDevice = try request.decode(Options.self).fullDevice
@@ -62,7 +62,7 @@ struct ScreenShareRoutes {
             else { throw stateError(current, "changed (it is over)") }
             return try .json(moved)
         }
-        router.add("POST", "/screen_shares/:id/end") { request in
+        router.on(Endpoints.endScreenShare) { request in
             let (current, owner) = try await ownSession(request)
             guard let ended = try await sandbox.store.moveScreenShare(id: current.id, from: [.pending, .authorizing, .active], to: .ended)
             else { throw stateError(current, "ended (it is over already)") }
@@ -70,7 +70,7 @@ struct ScreenShareRoutes {
             await sandbox.screenShareOutcomes.resolve(.init(chatID: ended.communicationId, id: -ended.id), with: ended)
             return try .json(ended)
         }
-        router.add("POST", "/chats/:id/screen_share_events") { request in
+        router.on(Endpoints.screenShareEvent) { request in
             let session = try await sandbox.session(for: request)
             let chat = try await sandbox.ownChat(request, session)
             guard chat.isInProgress else { throw HTTPError.conflict("chat \(chat.id) has ended") }

@@ -11,16 +11,16 @@ struct SmartActionRoutes {
     let sandbox: Sandbox
 
     func register(in router: inout HTTPRouter) {
-        router.add("GET", "/chats/:id/smart_actions") { request in
+        router.on(Endpoints.smartActions) { request in
             let session = try await sandbox.session(for: request)
             let chat = try await sandbox.ownChat(request, session)
             return try .json(try await sandbox.store.smartActions(chatID: chat.id))
         }
-        router.add("POST", "/chats/:id/smart_actions/:action/received") { request in
+        router.on(Endpoints.smartActionReceived) { request in
             let action = try await ownAction(request)
             return try .json(try await move(action, to: .received))
         }
-        router.add("POST", "/chats/:id/smart_actions/:action/result") { request in
+        router.on(Endpoints.smartActionResult) { request in
             let action = try await ownAction(request)
             let result = try request.decode(SmartActionResult.self)
             try check(result, for: action)
@@ -29,7 +29,7 @@ struct SmartActionRoutes {
             else { throw finalError(action) }
             return try .json(updated)
         }
-        router.add("PUT", "/chats/:id/smart_actions/:action/status") { request in
+        router.on(Endpoints.smartActionStatus) { request in
             let action = try await ownAction(request)
             let status = try request.decode(SmartActionStatusUpdate.self).status
             guard status != .requested else {

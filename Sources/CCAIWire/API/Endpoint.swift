@@ -1,0 +1,59 @@
+import Foundation
+
+/// One operation of the wire API (docs/openapi.yaml): its method, its path template with
+/// `{name}` parameters, who may call it, and the largest body it reads. The SDK calls
+/// endpoints, the sandbox registers a handler per endpoint, and a test checks that both
+/// and the OpenAPI document list the same operations (docs/adding-an-endpoint.md).
+///
+/// ```swift
+/// Endpoints.sendMessage.path(["id": 42])   // "/chats/42/messages"
+/// Endpoints.sendMessage.operation          // "POST /chats/{id}/messages"
+/// ```
+public struct Endpoint: Hashable, Sendable, CustomStringConvertible {
+    /// Who may call an endpoint.
+    public enum Access: Sendable {
+        /// Anyone (signing in).
+        case anyone
+        /// An end user with a valid auth token.
+        case endUser
+    }
+
+    public let method: String
+    /// The path template, as the OpenAPI document spells it: `/chats/{id}/messages`.
+    public let template: String
+    public let access: Access
+    /// The largest request body read (1 MiB unless the endpoint says otherwise).
+    public let maximumBodyBytes: Int
+
+    /// The body an endpoint takes unless it says otherwise: 1 MiB.
+    public static let defaultMaximumBodyBytes = 1 << 20
+
+    public init(_ method: String, _ template: String, access: Access = .endUser,
+                maximumBodyBytes: Int = Endpoint.defaultMaximumBodyBytes) {
+        self.method = method
+        self.template = template
+        self.access = access
+        self.maximumBodyBytes = maximumBodyBytes
+    }
+
+    /// `"POST /chats/{id}/messages"`: how the OpenAPI document and the router name it.
+    public var operation: String { "\(method) \(template)" }
+    public var description: String { operation }
+
+    /// The names of the template's parameters, in order (`["id", "action"]`).
+    public var parameterNames: [String] {
+        template.split(separator: "/").compactMap { segment in
+            segment.hasPrefix("{") && segment.hasSuffix("}") ? String(segment.dropFirst().dropLast()) : nil
+        }
+    }
+
+    /// The path with its parameters filled in (each percent-encoded as a path segment).
+    public func path(_ parameters: [String: CustomStringConvertible] = [:]) -> String {
+        "/" + template.split(separator: "/").map { segment -> String in
+            guard segment.hasPrefix("{"), segment.hasSuffix("}") else { return String(segment) }
+            let name = String(segment.dropFirst().dropLast())
+            let value = parameters[name].map { String(describing: $0) } ?? ""
+            return value.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? value
+        }.joined(separator: "/")
+    }
+}
