@@ -68,12 +68,12 @@ import Testing
                                                                            mimeType: "video/mp4")], smartAction: nil))
             Issue.record("a missing video file is an error")
         } catch let error as CCAIError {
-            #expect(error.code == "invalid_argument" && error.message.contains("/nonexistent.mp4"))
+            #expect(error.code == .invalidArgument && error.message.contains("/nonexistent.mp4"))
         }
         do {
             try await service.sendMessage(.images(images: [UploadableImage(data: incompressible, mimeType: "image/gif")], smartAction: nil))
         } catch let error as CCAIError {
-            #expect(error.code == "too_large" && error.message.contains("at most 2 MB"))
+            #expect(error.code == .tooLarge && error.message.contains("at most 2 MB"))
         }
         try await service.endChat()
         await server.stop()

@@ -67,7 +67,7 @@ import Testing
             try await chat.submitCustomForm(request: SubmitCustomFormRequest(smartActionId: try #require(custom.smartActionId), formResponse: []))
             Issue.record("a required question left out is refused")
         } catch let error as CCAIError {
-            #expect(error.code == "invalid_argument" && error.message.contains("required"))
+            #expect(error.code == .invalidArgument && error.message.contains("required"))
         }
         try await chat.submitCustomForm(request: SubmitCustomFormRequest(smartActionId: try #require(custom.smartActionId),
                                                                          formResponse: [.init(questionId: 1, value: "Ana")]))

@@ -1,3 +1,4 @@
+import CCAIWire
 import CCAIKit
 import CCAISandbox
 import Foundation
@@ -26,7 +27,7 @@ import Testing
             return .noContent
         }
         router.add("GET", "/flaky", authentication: .none) { _ in
-            await calls.next() <= 2 ? HTTPError(status: 503, code: "unavailable", message: "busy").response
+            await calls.next() <= 2 ? HTTPError(status: 503, code: .unavailable, message: "busy").response
                 : try .json(["ok": true])
         }
         router.add("POST", "/busy", authentication: .none) { _ in
@@ -34,7 +35,7 @@ import Testing
         }
         router.add("POST", "/flaky", authentication: .none) { _ in
             _ = await calls.next()
-            return HTTPError(status: 503, code: "unavailable", message: "busy").response
+            return HTTPError(status: 503, code: .unavailable, message: "busy").response
         }
         return try HTTPServer(router: router)
     }

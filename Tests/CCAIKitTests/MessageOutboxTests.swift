@@ -1,4 +1,5 @@
 @testable import CCAIKit
+import CCAIWire
 import Foundation
 import Testing
 
@@ -18,11 +19,11 @@ import Testing
         do {
             _ = try await outbox.send { () async throws -> Int in
                 _ = attempts.next()
-                throw CCAIError(code: "unavailable", message: "the platform is down", retryable: true)
+                throw CCAIError(code: .unavailable, message: "the platform is down", retryable: true)
             }
             Issue.record("a send that never gets through fails")
         } catch let error as CCAIError {
-            #expect(error.code == "unavailable")
+            #expect(error.code == .unavailable)
         }
         #expect(attempts.count >= 2, "retried while patience allowed")
         #expect(try await outbox.send { 42 } == 42, "the queue is not stuck behind the failed message")
@@ -34,7 +35,7 @@ import Testing
         await #expect(throws: CCAIError.self) {
             _ = try await outbox.send { () async throws -> Int in
                 _ = attempts.next()
-                throw CCAIError(code: "conflict", message: "the chat has ended")
+                throw CCAIError(code: .conflict, message: "the chat has ended")
             }
         }
         #expect(attempts.count == 1)

@@ -114,7 +114,7 @@ final class SigningDelegate: CCAIDelegate, @unchecked Sendable {
             _ = try await refused.companyService!.get()
             Issue.record("expected unauthenticated")
         } catch let error as CCAIError {
-            #expect(error.code == "unauthenticated")
+            #expect(error.code == .unauthenticated)
         }
         let wrongSecret = try makeSDK(port: server.port, delegate: nil, cache: false)
         let jwt = try JWTSigner(algorithm: .hs384, secret: "wrong").sign(["identifier": "x"], issuedAt: Date(), lifetime: 60)
@@ -122,7 +122,7 @@ final class SigningDelegate: CCAIDelegate, @unchecked Sendable {
             _ = try await wrongSecret.authService!.authenticate(jwt)
             Issue.record("expected a refusal")
         } catch let error as CCAIError {
-            #expect(error.code == "unauthenticated" && error.status == 401)
+            #expect(error.code == .unauthenticated && error.status == 401)
             #expect(error.message.contains("signature"))
         }
         await server.stop()
@@ -139,7 +139,7 @@ final class SigningDelegate: CCAIDelegate, @unchecked Sendable {
             _ = try await ccai.companyService!.get()
             Issue.record("expected unavailable")
         } catch let error as CCAIError {
-            #expect(error.code == "unavailable" && error.retryable)
+            #expect(error.code == .unavailable && error.retryable)
         }
     }
 
@@ -179,7 +179,7 @@ final class SigningDelegate: CCAIDelegate, @unchecked Sendable {
             _ = try await service.getWaitTimes(menuId: 404)
             Issue.record("expected not_found")
         } catch let error as CCAIError {
-            #expect(error.code == "not_found" && error.status == 404)
+            #expect(error.code == .notFound && error.status == 404)
         }
         await server.stop()
     }
@@ -204,7 +204,7 @@ final class SigningDelegate: CCAIDelegate, @unchecked Sendable {
             try await service.start(request: ChatRequest(menuId: 7))
             Issue.record("expected a conflict")
         } catch let error as CCAIError {
-            #expect(error.code == "conflict")
+            #expect(error.code == .conflict)
         }
         let other = CCAI()
         let otherDelegate = SigningDelegate(identifier: "chatter")

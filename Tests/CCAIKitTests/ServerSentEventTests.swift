@@ -98,7 +98,7 @@ import Testing
             for try await _ in source.events() {}
             Issue.record("expected an error")
         } catch let error as CCAIError {
-            #expect(error.code == "not_found" && error.status == 404)
+            #expect(error.code == .notFound && error.status == 404)
         }
         await server.stop()
     }

@@ -31,7 +31,7 @@ final class APIClient: Sendable {
         do {
             return try APIClient.decoder.decode(type, from: data)
         } catch {
-            throw CCAIError(code: "internal", message: "unexpected answer to \(endpoint): \(error)")
+            throw CCAIError(code: .internal, message: "unexpected answer to \(endpoint): \(error)")
         }
     }
 
@@ -56,7 +56,7 @@ final class APIClient: Sendable {
         do {
             return try APIClient.decoder.decode(type, from: answer)
         } catch {
-            throw CCAIError(code: "internal", message: "unexpected answer to \(endpoint): \(error)")
+            throw CCAIError(code: .internal, message: "unexpected answer to \(endpoint): \(error)")
         }
     }
 
@@ -98,10 +98,10 @@ final class APIClient: Sendable {
     func validToken() async throws -> String {
         if let token = tokens.current { return token }
         guard let delegate = options.delegate else {
-            throw CCAIError(code: "unauthenticated", message: "no auth token: set InitOptions.delegate or call authenticate")
+            throw CCAIError(code: .unauthenticated, message: "no auth token: set InitOptions.delegate or call authenticate")
         }
         guard let token = await delegate.ccaiShouldAuthenticate(), !token.isEmpty else {
-            throw CCAIError(code: "unauthenticated", message: "the delegate provided no auth token")
+            throw CCAIError(code: .unauthenticated, message: "the delegate provided no auth token")
         }
         if tokens.current != token { tokens.update(token) }
         return token
@@ -114,7 +114,7 @@ final class APIClient: Sendable {
         } catch let error as TransportError {
             throw CCAIError(error)
         } catch is CancellationError {
-            throw CCAIError(code: "cancelled", message: "the call was cancelled")
+            throw CCAIError(code: .cancelled, message: "the call was cancelled")
         }
         guard (200..<300).contains(response.status) else { throw CCAIError(status: response.status, body: response.body) }
         return response

@@ -18,7 +18,7 @@ struct Upload: Sendable {
         var bytes = image.data
         if bytes.count > AttachmentLimits.imageBytes { bytes = ImageCompressor.compress(bytes, mimeType: image.mimeType) }
         guard bytes.count <= AttachmentLimits.imageBytes else {
-            throw CCAIError(code: "too_large",
+            throw CCAIError(code: .tooLarge,
                             message: "image \(number) is \(AttachmentLimits.megabytes(bytes.count)) after compression; images may be at most \(AttachmentLimits.megabytes(AttachmentLimits.imageBytes))")
         }
         let data = bytes
@@ -39,7 +39,7 @@ struct Upload: Sendable {
         }
         guard size > 0 else { throw CCAIError.invalidArgument("video \(number) ('\(path)') is empty") }
         guard size <= AttachmentLimits.videoBytes else {
-            throw CCAIError(code: "too_large",
+            throw CCAIError(code: .tooLarge,
                             message: "video \(number) is \(AttachmentLimits.megabytes(size)); videos may be at most \(AttachmentLimits.megabytes(AttachmentLimits.videoBytes))")
         }
         kind = "video"

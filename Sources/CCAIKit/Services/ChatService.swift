@@ -132,7 +132,7 @@ public final class ChatService: @unchecked Sendable {
 
     /// The current chat, or `not_found`.
     private func requireCurrentChat() throws -> ChatResponse {
-        guard let chat = currentChat else { throw CCAIError(code: "not_found", message: "no current chat; start or resume one") }
+        guard let chat = currentChat else { throw CCAIError(code: .notFound, message: "no current chat; start or resume one") }
         return chat
     }
 
@@ -168,7 +168,7 @@ public final class ChatService: @unchecked Sendable {
     public func resumeChat(_ chat: ChatResponse) async throws {
         let fresh = try await api.send(Endpoints.chat, ["id": chat.id], as: ChatResponse.self)
         guard fresh.isInProgress else {
-            throw CCAIError(code: "conflict", message: "chat \(chat.id) has ended and cannot be resumed")
+            throw CCAIError(code: .conflict, message: "chat \(chat.id) has ended and cannot be resumed")
         }
         remember(fresh)
     }
@@ -352,7 +352,7 @@ public final class ChatService: @unchecked Sendable {
 
     /// Ends the current chat.
     public func endChat() async throws {
-        guard let chat = currentChat else { throw CCAIError(code: "not_found", message: "no current chat to end") }
+        guard let chat = currentChat else { throw CCAIError(code: .notFound, message: "no current chat to end") }
         remember(try await api.send(Endpoints.endChat, ["id": chat.id], as: ChatResponse.self))
     }
 }

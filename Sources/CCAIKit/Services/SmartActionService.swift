@@ -60,7 +60,7 @@ public final class SmartActionService: Sendable {
     /// the wire so far (calls come with the call slice).
     private func parameters(_ router: CommunicationRouter, _ id: Int?) throws -> [String: CustomStringConvertible] {
         guard router.type == .chat else {
-            throw CCAIError(code: "not_found", message: "smart actions of \(router.type.rawValue)s are not on this platform yet")
+            throw CCAIError(code: .notFound, message: "smart actions of \(router.type.rawValue)s are not on this platform yet")
         }
         var parameters: [String: CustomStringConvertible] = ["id": router.id]
         if let id { parameters["action"] = id }

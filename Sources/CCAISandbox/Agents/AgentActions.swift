@@ -78,7 +78,7 @@ struct AgentActions {
                                        + " expected for \(mimeType), got '\(name)'")
         }
         guard !data.isEmpty, data.count <= AttachmentLimits.videoBytes else {
-            throw HTTPError(status: data.isEmpty ? 400 : 413, code: data.isEmpty ? "invalid_argument" : "too_large",
+            throw HTTPError(code: data.isEmpty ? .invalidArgument : .tooLarge,
                             message: data.isEmpty ? "data: the file is empty"
                                 : "data: files may be at most \(AttachmentLimits.megabytes(AttachmentLimits.videoBytes)), got \(AttachmentLimits.megabytes(data.count))")
         }

@@ -80,7 +80,7 @@ public struct ScriptedAgent {
         do {
             return try await body()
         } catch let error as HTTPError {
-            throw LuaErrorValue(code: error.code, message: error.message)
+            throw LuaErrorValue(code: error.code.rawValue, message: error.message)
         }
     }
 
@@ -155,7 +155,7 @@ public struct ScriptedAgent {
             guard !text.isEmpty else { throw call.argumentError(1, "text", "a non-empty string expected") }
             return try call.suspend {
                 guard try await actions.isChatInProgress() else {
-                    throw LuaErrorValue(code: "conflict", message: "chat \(actions.chatID) has ended")
+                    throw LuaErrorValue(code: ErrorCode.conflict.rawValue, message: "chat \(actions.chatID) has ended")
                 }
                 try await actions.say(text)
                 return []

@@ -38,49 +38,51 @@ public struct HTTPResponse: Sendable {
     }()
 }
 
-/// An error answered as `{"error": {"code": ..., "message": ...}}` with its status.
+/// An error answered as `{"error": {"code": ..., "message": ...}}` with its status (the
+/// code's own, ``ErrorCode/httpStatus``, unless a route says otherwise: a 405 is an
+/// `invalid_argument`).
 public struct HTTPError: Error, Equatable, Sendable {
     public var status: Int
-    public var code: String
+    public var code: ErrorCode
     public var message: String
     /// Headers the answer carries (`Allow` of a 405, `Retry-After` of a 429).
     public var headers: [String: String]
 
-    public init(status: Int, code: String, message: String, headers: [String: String] = [:]) {
-        self.status = status
+    public init(status: Int? = nil, code: ErrorCode, message: String, headers: [String: String] = [:]) {
+        self.status = status ?? code.httpStatus
         self.code = code
         self.message = message
         self.headers = headers
     }
 
     public static func badRequest(_ message: String) -> HTTPError {
-        HTTPError(status: 400, code: "invalid_argument", message: message)
+        HTTPError(code: .invalidArgument, message: message)
     }
 
     public static func unauthenticated(_ message: String) -> HTTPError {
-        HTTPError(status: 401, code: "unauthenticated", message: message)
+        HTTPError(code: .unauthenticated, message: message)
     }
 
     public static func forbidden(_ message: String) -> HTTPError {
-        HTTPError(status: 403, code: "forbidden", message: message)
+        HTTPError(code: .forbidden, message: message)
     }
 
     public static func notFound(_ message: String) -> HTTPError {
-        HTTPError(status: 404, code: "not_found", message: message)
+        HTTPError(code: .notFound, message: message)
     }
 
     public static func conflict(_ message: String) -> HTTPError {
-        HTTPError(status: 409, code: "conflict", message: message)
+        HTTPError(code: .conflict, message: message)
     }
 
     /// A 429 `limit_exceeded` with `Retry-After` (whole seconds, at least 1).
     public static func limitExceeded(_ message: String, retryAfter seconds: Double) -> HTTPError {
-        HTTPError(status: 429, code: "limit_exceeded", message: message,
+        HTTPError(code: .limitExceeded, message: message,
                   headers: ["Retry-After": String(max(1, Checked.truncated(seconds.rounded(.up)) ?? 1))])
     }
 
     public static func internalError(_ message: String) -> HTTPError {
-        HTTPError(status: 500, code: "internal", message: message)
+        HTTPError(code: .internal, message: message)
     }
 
     /// The response carrying this error.

@@ -89,7 +89,7 @@ public struct HTTPRouter: Sendable {
         }
         if !allowed.isEmpty {
             let list = allowed.joined(separator: ", ")
-            return .failure(HTTPError(status: 405, code: "invalid_argument", message: "\(method) is not allowed on \(path); allowed: \(list)",
+            return .failure(HTTPError(status: 405, code: .invalidArgument, message: "\(method) is not allowed on \(path); allowed: \(list)",
                                       headers: ["Allow": list]))
         }
         return .failure(.notFound("no endpoint \(method) \(path)"))
@@ -109,7 +109,7 @@ public struct HTTPRouter: Sendable {
                 if let checkToken, let refusal = checkToken(token) { return .refuse(refusal) }
             }
             if let contentLength, contentLength > Int64(route.maximumBodyBytes) {
-                return .refuse(HTTPError(status: 413, code: "too_large",
+                return .refuse(HTTPError(status: 413, code: .tooLarge,
                                          message: "the request body is \(contentLength) bytes; \(method) \(path) takes at most \(route.maximumBodyBytes)"))
             }
             return .read(maximumBodyBytes: route.maximumBodyBytes)

@@ -45,7 +45,7 @@ struct MediaRoutes {
         }
         guard !request.body.isEmpty else { throw HTTPError.badRequest("the \(noun) is empty") }
         guard request.body.count <= limit else {
-            throw HTTPError(status: 413, code: "too_large",
+            throw HTTPError(status: 413, code: .tooLarge,
                             message: "the \(noun) is \(AttachmentLimits.megabytes(request.body.count)) (\(request.body.count) bytes); \(noun)s may be at most \(AttachmentLimits.megabytes(limit)) (\(limit) bytes)")
         }
         let clientMessageID = request.query["client_message_id"].flatMap { $0.isEmpty ? nil : $0 }

@@ -36,7 +36,7 @@ enum ChatBindings {
         let ccai = context.sdk
         return { call in
             guard ccai.options != nil else {
-                throw LuaErrorValue(code: "not_initialized", message: "the SDK is not initialized",
+                throw LuaErrorValue(code: ErrorCode.notInitialized.rawValue, message: "the SDK is not initialized",
                                     fields: ["service": "chat", "method": "initialize_chat"])
             }
             let options = try call.options(1, "options")
@@ -266,7 +266,7 @@ enum ChatBindings {
 
     private static func requireChat(_ ccai: CCAI, _ method: String) throws -> ChatService {
         guard let service = ccai.chatService else {
-            throw LuaErrorValue(code: "not_initialized", message: "chat is not initialized: call ccai.initialize_chat() first",
+            throw LuaErrorValue(code: ErrorCode.notInitialized.rawValue, message: "chat is not initialized: call ccai.initialize_chat() first",
                                 fields: ["service": "chat", "method": .string(method)])
         }
         return service

@@ -17,7 +17,7 @@ struct OutgoingContent: Sendable {
         var field: String
         var message: String
         /// `invalid_argument`, or `too_large` for a file over the limit.
-        var code: String = "invalid_argument"
+        var code: ErrorCode = .invalidArgument
     }
 
     /// The largest image file read from disk: four times the upload limit, room for the
@@ -195,13 +195,13 @@ struct OutgoingContentReader {
 
 extension OutgoingContent.FieldError {
     init(_ refusal: ConfinedFolder.Refusal, field: String) {
-        self.init(field: field, message: refusal.message, code: refusal.kind == .tooLarge ? "too_large" : "invalid_argument")
+        self.init(field: field, message: refusal.message, code: refusal.kind == .tooLarge ? .tooLarge : .invalidArgument)
     }
 
     /// The error a binding raises: an argument error naming the field, or `too_large`.
     func luaError(_ call: LuaCall, argument: Int = 1) -> LuaErrorValue {
         var error = call.argumentError(argument, field, message)
-        error.code = code
+        error.code = code.rawValue
         return error
     }
 }

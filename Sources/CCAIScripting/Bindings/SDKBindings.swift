@@ -140,7 +140,7 @@ enum SDKBindings {
     /// The service, or `not_initialized`.
     static func require<Service>(_ service: Service?, _ name: String, _ method: String) throws -> Service {
         guard let service else {
-            throw LuaErrorValue(code: "not_initialized", message: "the SDK is not initialized",
+            throw LuaErrorValue(code: ErrorCode.notInitialized.rawValue, message: "the SDK is not initialized",
                                 fields: ["service": .string(name), "method": .string(method)])
         }
         return service
@@ -166,7 +166,7 @@ enum SDKBindings {
                 var fields: [String: LuaValue] = ["service": .string(service), "method": .string(method),
                                                   "retryable": .boolean(error.retryable)]
                 if let status = error.status { fields["status"] = .integer(Int64(status)) }
-                throw LuaErrorValue(code: error.code, message: error.message, fields: fields)
+                throw LuaErrorValue(code: error.code.rawValue, message: error.message, fields: fields)
             }
         }, then: push)
     }

@@ -1,3 +1,4 @@
+import CCAIWire
 import CCAIKit
 import Foundation
 import LuaRuntime
@@ -43,7 +44,7 @@ public struct SDKContext {
         do {
             return try ConfinedFolder(fileRoot ?? FileManager.default.currentDirectoryPath)
         } catch let refusal as ConfinedFolder.Refusal {
-            throw LuaErrorValue(code: "forbidden", message: refusal.message)
+            throw LuaErrorValue(code: ErrorCode.forbidden.rawValue, message: refusal.message)
         }
     }
 }

@@ -26,7 +26,7 @@ enum ScreenShareBindings {
             do {
                 try ccai.initializeScreenShare(options: ScreenShareOptions(key: key, domain: try options.string("domain")))
             } catch let error as CCAIError {
-                throw LuaErrorValue(code: error.code, message: error.message,
+                throw LuaErrorValue(code: error.code.rawValue, message: error.message,
                                     fields: ["service": "screen_share", "method": "initialize_screen_share"])
             }
             return .none

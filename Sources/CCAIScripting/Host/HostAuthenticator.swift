@@ -45,7 +45,7 @@ public final class HostAuthenticator: CCAIDelegate, ClaimsSigner, @unchecked Sen
     /// Signs custom claims (signed custom data); only with the company secret.
     public func signClaims(_ claims: [String: JSONValue]) throws -> String {
         guard case .secret(let secret, let algorithm) = signing else {
-            throw CCAIError(code: "invalid_argument", message: "signed custom data needs the company secret (not --jwt-command)")
+            throw CCAIError(code: .invalidArgument, message: "signed custom data needs the company secret (not --jwt-command)")
         }
         return try JWTSigner(algorithm: algorithm, secret: secret).sign(claims, issuedAt: Date(), lifetime: 600)
     }
@@ -82,7 +82,7 @@ public final class HostAuthenticator: CCAIDelegate, ClaimsSigner, @unchecked Sen
             let data = output.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
             guard process.terminationStatus == 0 else {
-                throw CCAIError(code: "unauthenticated", message: "the JWT command exited with \(process.terminationStatus)")
+                throw CCAIError(code: .unauthenticated, message: "the JWT command exited with \(process.terminationStatus)")
             }
             return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         }

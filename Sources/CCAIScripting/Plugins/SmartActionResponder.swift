@@ -79,11 +79,11 @@ struct SmartActionResponder: PluginResponder {
             try await service.updateSmartActionStatus(router: action.router, smartActionId: action.id, status: .finished)
         case .media(let content):
             guard let chat = sdk.chatService else {
-                throw CCAIError(code: "not_initialized", message: "chat is not initialized")
+                throw CCAIError(code: .notInitialized, message: "chat is not initialized")
             }
             do {
                 _ = try await content.send(with: chat)
-            } catch let error as CCAIError where error.code == "too_large" || error.code == "invalid_argument" {
+            } catch let error as CCAIError where error.code == .tooLarge || error.code == .invalidArgument {
                 try await fail(action, reason: error.message, service: service)
                 throw error
             }

@@ -37,13 +37,13 @@ public struct AuthResponse: Codable, Equatable, Sendable {
 /// Every error response: `{"error": {"code": ..., "message": ...}}`.
 public struct ErrorResponse: Codable, Equatable, Sendable {
     public struct Detail: Codable, Equatable, Sendable {
-        public var code: String
+        public var code: ErrorCode
         public var message: String
     }
 
     public var error: Detail
 
-    public init(code: String, message: String) {
+    public init(code: ErrorCode, message: String) {
         self.error = Detail(code: code, message: message)
     }
 }

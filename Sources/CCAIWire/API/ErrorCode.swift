@@ -1,0 +1,62 @@
+import Foundation
+
+/// The error codes of the scripting contract (LUA-API section 2), shared by every layer:
+/// the SDK's `CCAIError`, the sandbox's HTTP errors and the Lua error values all carry
+/// one, and its HTTP status is said here once.
+///
+/// ```swift
+/// ErrorCode.conflict.httpStatus            // 409
+/// ErrorCode(httpStatus: 413)               // .tooLarge
+/// ```
+public enum ErrorCode: String, Codable, CaseIterable, Sendable {
+    /// A bad argument or request: the message names it and what was expected.
+    case invalidArgument = "invalid_argument"
+    /// A module used before it was initialized (chat before `initializeChat`).
+    case notInitialized = "not_initialized"
+    case unauthenticated
+    case forbidden
+    case notFound = "not_found"
+    /// The state does not allow it (a chat in progress already, a final smart action).
+    case conflict
+    /// Over an attachment's or a body's size limit.
+    case tooLarge = "too_large"
+    /// Over a budget or a quota (a Lua state's, an end user's rate).
+    case limitExceeded = "limit_exceeded"
+    /// The platform is down or unreachable; worth retrying.
+    case unavailable
+    case timeout
+    case cancelled
+    case `internal`
+
+    /// The HTTP status the platform answers this code with.
+    public var httpStatus: Int {
+        switch self {
+        case .invalidArgument: return 400
+        case .unauthenticated: return 401
+        case .forbidden: return 403
+        case .notFound: return 404
+        case .conflict: return 409
+        case .tooLarge: return 413
+        case .limitExceeded: return 429
+        case .unavailable: return 503
+        case .timeout: return 504
+        case .notInitialized, .cancelled, .internal: return 500
+        }
+    }
+
+    /// The code of an HTTP status that came without one.
+    public init(httpStatus status: Int) {
+        switch status {
+        case 400, 405, 414, 422, 431: self = .invalidArgument
+        case 401: self = .unauthenticated
+        case 403: self = .forbidden
+        case 404: self = .notFound
+        case 409: self = .conflict
+        case 413: self = .tooLarge
+        case 429: self = .limitExceeded
+        case 408, 504: self = .timeout
+        case 502, 503: self = .unavailable
+        default: self = .internal
+        }
+    }
+}
