@@ -5,13 +5,13 @@ import Foundation
 extension Sandbox {
     /// Publishes `state_changed` (`chat_id`, `status`).
     func publishState(_ chat: ChatResponse, endUserID: Int) async throws {
-        try await publish(endUserID: endUserID, event: "state_changed",
+        try await publish(endUserID: endUserID, event: .stateChanged,
                           data: ["chat_id": .integer(Int64(chat.id)), "status": .string(chat.status.rawValue)])
     }
 
     /// Publishes `messages_received` with the messages as JSON.
     func publishMessages(_ messages: [ChatMessage], endUserID: Int) async throws {
         let data = try JSONValue(encoding: messages)
-        try await publish(endUserID: endUserID, event: "messages_received", data: data)
+        try await publish(endUserID: endUserID, event: .messagesReceived, data: data)
     }
 }

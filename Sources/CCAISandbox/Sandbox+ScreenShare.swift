@@ -7,7 +7,7 @@ import Foundation
 extension Sandbox {
     /// Publishes `screen_share_state` and wakes the agents waiting on the session.
     func screenShareChanged(_ session: ScreenShareResponse, endUserID: Int) async throws {
-        try await publish(endUserID: endUserID, event: "screen_share_state",
+        try await publish(endUserID: endUserID, event: .screenShareState,
                           data: ["session_id": .integer(Int64(session.id)), "chat_id": .integer(Int64(session.communicationId)),
                                  "state": .string(session.state.rawValue)])
         await screenShareOutcomes.resolve(.init(chatID: session.communicationId, id: session.id), with: session)
@@ -21,7 +21,7 @@ extension Sandbox {
         }
         try await screenShareChanged(joined, endUserID: endUserID)
         if joined.initiatedFrom == .endUser {
-            try await publish(endUserID: endUserID, event: "screen_share_request",
+            try await publish(endUserID: endUserID, event: .screenShareRequest,
                               data: ["session_id": .integer(Int64(joined.id)), "type": .string(ScreenShareRequestType.session.rawValue)])
         }
         return joined
@@ -66,7 +66,7 @@ extension Sandbox {
             return current
         }) else { return try await store.screenShare(id: joined.id) }
         if session.state == .active, remoteControl {
-            try await publish(endUserID: actions.endUserID, event: "screen_share_request",
+            try await publish(endUserID: actions.endUserID, event: .screenShareRequest,
                               data: ["session_id": .integer(Int64(session.id)),
                                      "type": .string(ScreenShareRequestType.remoteControl.rawValue)])
             let answered = await screenShareOutcomes.wait(for: .init(chatID: chat.id, id: -session.id),

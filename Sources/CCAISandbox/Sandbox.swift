@@ -121,8 +121,8 @@ public final class Sandbox: Sendable {
     /// Records an event for an end user (written before this returns) and wakes their
     /// event streams. Returns the event's id.
     @discardableResult
-    public func publish(endUserID: Int, event: String, data: JSONValue) async throws -> Int64 {
-        let id = try await store.appendEvent(endUserID: endUserID, name: event, data: data, now: clock.now())
+    public func publish(endUserID: Int, event: PlatformEventName, data: JSONValue) async throws -> Int64 {
+        let id = try await store.appendEvent(endUserID: endUserID, name: event.rawValue, data: data, now: clock.now())
         await events.notify(endUserID: endUserID)
         return id
     }

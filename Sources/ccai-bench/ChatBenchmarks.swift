@@ -84,7 +84,7 @@ struct ChatBenchmarks {
         _ = try await sdk.authService!.authenticate(jwt)
         sdk.initializeChat()
         let chat = sdk.chatService!
-        var echoes = chat.events(named: "messages_received").makeAsyncIterator()
+        var echoes = chat.events(named: PlatformEventName.messagesReceived.rawValue).makeAsyncIterator()
         try await chat.start(request: ChatRequest(menuId: 1, lang: "en"))
         var samples: [Double] = []
         for round in 0..<rounds {

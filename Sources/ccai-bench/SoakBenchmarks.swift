@@ -126,7 +126,7 @@ struct SoakBenchmarks {
         _ = try await sdk.authService!.authenticate(jwt)
         sdk.initializeChat()
         let chat = sdk.chatService!
-        var messages = chat.events(named: "messages_received").makeAsyncIterator()
+        var messages = chat.events(named: PlatformEventName.messagesReceived.rawValue).makeAsyncIterator()
         try await chat.start(request: ChatRequest(menuId: 1, lang: "en"))
         func waitFor(_ text: String) async throws {
             while true {

@@ -29,8 +29,8 @@ import Testing
         let publisher = Task {
             try await Task.sleep(nanoseconds: 50_000_000)
             for n in 1...5 {
-                try await sandbox.publish(endUserID: otherID, event: "secret", data: ["n": .integer(Int64(n))])
-                try await sandbox.publish(endUserID: userID, event: "tick", data: ["n": .integer(Int64(n))])
+                try await sandbox.publish(endUserID: otherID, event: .coldTransfer, data: ["n": .integer(Int64(n))])
+                try await sandbox.publish(endUserID: userID, event: .typingEvent, data: ["n": .integer(Int64(n))])
             }
         }
         var received: [ServerSentEvent] = []
@@ -39,7 +39,7 @@ import Testing
             if received.count == 5 { break }
         }
         try await publisher.value
-        #expect(received.map(\.event) == Array(repeating: "tick", count: 5), "only the user's own events")
+        #expect(received.map(\.event) == Array(repeating: PlatformEventName.typingEvent.rawValue, count: 5), "only the user's own events")
         #expect(received.map(\.data) == (1...5).map { #"{"n":\#($0)}"# })
         #expect(received.compactMap(\.id).compactMap(Int.init) == received.compactMap(\.id).compactMap(Int.init).sorted())
         await server.stop()
@@ -52,7 +52,7 @@ import Testing
         let server = try sandbox.serve()
         let (token, userID) = try await authenticate(server, identifier: "events-3")
         var ids: [Int64] = []
-        for n in 1...6 { ids.append(try await sandbox.publish(endUserID: userID, event: "tick", data: .integer(Int64(n)))) }
+        for n in 1...6 { ids.append(try await sandbox.publish(endUserID: userID, event: .typingEvent, data: .integer(Int64(n)))) }
         var firstHalf: [ServerSentEvent] = []
         for try await event in source(server, token).events() {
             firstHalf.append(event)
@@ -81,11 +81,11 @@ import Testing
         let ccai = try makeSDK(port: port, delegate: delegate, cache: false)
         ccai.initializeChat()
         let service = try #require(ccai.chatService)
-        var ticks = service.events(named: "tick").makeAsyncIterator()
+        var ticks = service.events(named: PlatformEventName.typingEvent.rawValue).makeAsyncIterator()
         var connectivity = service.networkConnectivityChanged().makeAsyncIterator()
         let userID = try #require(try await ccai.endUserService!.fetch().id)
         func publish(_ numbers: ClosedRange<Int>) async throws {
-            for n in numbers { try await sandbox.publish(endUserID: userID, event: "tick", data: .integer(Int64(n))) }
+            for n in numbers { try await sandbox.publish(endUserID: userID, event: .typingEvent, data: .integer(Int64(n))) }
         }
         func read(_ count: Int) async -> [Int64] {
             var numbers: [Int64] = []

@@ -74,7 +74,7 @@ public final class ChatService: @unchecked Sendable {
         self.pump = pump
         if options.webFormDelegate != nil { tellWebFormDelegate() }
         pump.observe { [weak self] event in
-            guard event.name == "state_changed", case .string(let status)? = event.data["status"], let id = event.data["chat_id"],
+            guard event.name == PlatformEventName.stateChanged.rawValue, case .string(let status)? = event.data["status"], let id = event.data["chat_id"],
                 let status = ChatStatus(rawValue: status)
             else { return }
             self?.updateCurrent(id: id, status: status)
@@ -83,7 +83,7 @@ public final class ChatService: @unchecked Sendable {
 
     /// Hands the web forms agents send to the delegate, for as long as there is one.
     private func tellWebFormDelegate() {
-        let stream = events(named: "messages_received")
+        let stream = events(named: PlatformEventName.messagesReceived.rawValue)
         let options = options
         Task {
             for await data in stream {
@@ -104,7 +104,7 @@ public final class ChatService: @unchecked Sendable {
     }
 
     /// The events named `name` only (the seeds' publishers: `stateChanged` is
-    /// `events(named: "state_changed")`).
+    /// `events(named: PlatformEventName.stateChanged.rawValue)`).
     public func events(named name: String) -> AsyncStream<JSONValue> {
         // Optional.none, not `nil`: JSONValue is a nil literal, so `nil` would be JSON null here.
         pump.subscribe { event -> JSONValue? in event.name == name ? event.data : Optional.none }

@@ -64,13 +64,13 @@ public final class ScreenShareService: @unchecked Sendable {
     /// sharing, for a share the end user initiated) and `remoteControl`.
     public func requests() -> AsyncStream<ScreenShareRequestType> {
         pump.subscribe { event in
-            event.name == "screen_share_request" ? event.data["type"]?.stringValue.flatMap(ScreenShareRequestType.init(rawValue:)) : nil
+            event.name == PlatformEventName.screenShareRequest.rawValue ? event.data["type"]?.stringValue.flatMap(ScreenShareRequestType.init(rawValue:)) : nil
         }
     }
 
     /// A `screen_share_state` event's session and state.
     private static func stateChange(_ event: PlatformEvent) -> (Int, ScreenShareServiceState)? {
-        guard event.name == "screen_share_state", case .integer(let id)? = event.data["session_id"],
+        guard event.name == PlatformEventName.screenShareState.rawValue, case .integer(let id)? = event.data["session_id"],
             let state = event.data["state"]?.stringValue.flatMap(ScreenShareServiceState.init(rawValue:))
         else { return nil }
         return (Int(id), state)

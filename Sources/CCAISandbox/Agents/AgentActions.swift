@@ -37,7 +37,7 @@ struct AgentActions {
 
     /// `member_event` for this agent (`joined`, `left`).
     func publishMember(_ type: String) async throws {
-        try await sandbox.publish(endUserID: endUserID, event: "member_event",
+        try await sandbox.publish(endUserID: endUserID, event: .memberEvent,
                                   data: ["chat_id": .integer(Int64(chatID)), "type": .string(type),
                                          "member": ["type": .string(kind.rawValue), "name": .string(name)]])
     }
@@ -107,7 +107,7 @@ struct AgentActions {
     }
 
     private func typing(_ isTyping: Bool) async throws {
-        try await sandbox.publish(endUserID: endUserID, event: "typing_event",
+        try await sandbox.publish(endUserID: endUserID, event: .typingEvent,
                                   data: ["chat_id": .integer(Int64(chatID)), "typing": .bool(isTyping),
                                          "member": ["type": .string(kind.rawValue), "name": .string(name)]])
     }

@@ -126,7 +126,7 @@ actor AgentDesk {
         await mailboxes.removeValue(forKey: actions.chatID)?.close()
         await release(actions.chatID, sandbox: sandbox)
         try await actions.publishMember("left")
-        try await sandbox.publish(endUserID: actions.endUserID, event: "cold_transfer",
+        try await sandbox.publish(endUserID: actions.endUserID, event: .coldTransfer,
                                   data: ["chat_id": .integer(Int64(queued.id)), "from_menu_id": .integer(Int64(current.menuId)),
                                          "to_menu_id": .integer(Int64(menuID)),
                                          "agent": ["type": .string(actions.kind.rawValue), "name": .string(actions.name)]])

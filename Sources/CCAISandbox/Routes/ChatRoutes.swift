@@ -165,7 +165,7 @@ struct ChatRoutes {
         case .inProgress(let existing):
             throw HTTPError.conflict("a chat is already in progress (chat \(existing.id)); resume or end it first")
         case .created(let chat):
-            try await sandbox.publish(endUserID: owner, event: "chat_received", data: try JSONValue(encoding: chat))
+            try await sandbox.publish(endUserID: owner, event: .chatReceived, data: try JSONValue(encoding: chat))
             try await sandbox.publishState(chat, endUserID: owner)
             var sessionData = customData?.objectValue ?? [:]
             if session.signedCustomData != [:] { sessionData["signed"] = session.signedCustomData }

@@ -77,11 +77,11 @@ enum ChatBindings {
                 var value = luaValue(event.data)
                 switch event.name {
                 case _ where eventNames.contains(event.name): target = targets.value.chat.map { ($0, event.name) }
-                case "smart_action_requested": target = targets.value.smartAction.map { ($0, "requested") }
-                case "screen_share_state":
+                case PlatformEventName.smartActionRequested.rawValue: target = targets.value.smartAction.map { ($0, "requested") }
+                case PlatformEventName.screenShareState.rawValue:
                     target = targets.value.screenShare.map { ($0, "state") }
                     value = luaValue(event.data["state"] ?? .null)
-                case "screen_share_request":
+                case PlatformEventName.screenShareRequest.rawValue:
                     target = targets.value.screenShare.map { ($0, "request") }
                     value = luaValue(event.data["type"] ?? .null)
                 default: target = nil

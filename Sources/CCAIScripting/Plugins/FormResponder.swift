@@ -19,7 +19,7 @@ struct FormResponder: PluginResponder {
 
     /// Answers the forms agents send in the SDK's chats for as long as `state` lives.
     func answerRequests(while state: LuaState) {
-        guard let stream = sdk.chatService?.events(named: "messages_received") else { return }
+        guard let stream = sdk.chatService?.events(named: PlatformEventName.messagesReceived.rawValue) else { return }
         Task { [weak state] in
             for await data in stream {
                 guard state != nil else { return }
