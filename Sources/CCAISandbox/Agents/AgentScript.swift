@@ -1,6 +1,6 @@
 import Foundation
 
-/// The Lua script of a sandbox agent (LUA-API section 10): a file that returns
+/// The Lua script of a sandbox agent (docs/sdk-and-sandbox.md, agent scripts): a file that returns
 /// `function(agent, session)`, run in a fresh sandboxed state for each session.
 struct AgentScript: Sendable {
     /// Where the script was read from (its chunk name in error messages).

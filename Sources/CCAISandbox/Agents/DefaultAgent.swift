@@ -1,7 +1,7 @@
 import CCAIWire
 import Foundation
 
-/// The behaviour of a sandbox agent without a script (LUA-API section 10): it takes a
+/// The behaviour of a sandbox agent without a script (docs/sdk-and-sandbox.md, agent scripts): it takes a
 /// queued chat on one of its queues, greets, answers each message (and acknowledges each
 /// file), and ends the chat after the customer says goodbye.
 struct DefaultAgent {

@@ -2,7 +2,7 @@ import CCAIWire
 import Foundation
 import LuaRuntime
 
-/// A sandbox agent driven by its Lua script (LUA-API section 10). The agent takes the
+/// A sandbox agent driven by its Lua script (docs/sdk-and-sandbox.md, agent scripts). The agent takes the
 /// chat, then the script runs as `function(agent, session)` in a fresh sandboxed state:
 /// `agent.send(text)`, `agent.wait_for_message{ timeout = 60 }`,
 /// `agent.request_smart_action{ type = "photo" }`, `agent.send_file{ name, mime_type, data }`,

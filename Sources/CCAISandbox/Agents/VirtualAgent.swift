@@ -1,7 +1,7 @@
 import CCAIWire
 import Foundation
 
-/// The behaviour of a virtual agent without a script (LUA-API section 10): it takes the
+/// The behaviour of a virtual agent without a script (docs/sdk-and-sandbox.md, agent scripts): it takes the
 /// queue's chats first, answers by its keyword rules, and escalates to a human agent when
 /// the customer asks for one ("human", "agent", "person", "representative").
 struct VirtualAgent {

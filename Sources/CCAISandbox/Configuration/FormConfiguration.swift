@@ -1,7 +1,7 @@
 import CCAIWire
 import Foundation
 
-/// A web form of the company (LUA-API section 9's `web_forms`): hosted by the company at
+/// A web form of the company (docs/sdk-and-sandbox.md, configuration's `web_forms`): hosted by the company at
 /// `url`, sent by agents with `agent.send_web_form{ external_form_id = ... }`. Its
 /// `questions`, when given, are what the form-complete event's answers are checked against.
 public struct WebFormConfiguration: Codable, Sendable {

@@ -29,7 +29,7 @@ public struct LocalizedText: Codable, Sendable, Equatable {
     }
 }
 
-/// A queue as an admin configures it (LUA-API section 9).
+/// A queue as an admin configures it (docs/sdk-and-sandbox.md, configuration).
 public struct MenuConfiguration: Codable, Sendable {
     public struct ChannelsConfiguration: Codable, Sendable {
         public struct Chat: Codable, Sendable {
@@ -105,7 +105,7 @@ public struct MenuConfiguration: Codable, Sendable {
     }
 }
 
-/// A human agent of the sandbox (LUA-API section 10): the queues it serves and, when it
+/// A human agent of the sandbox (docs/sdk-and-sandbox.md, agent scripts): the queues it serves and, when it
 /// has one, the Lua script that drives it (see docs/sdk-and-sandbox.md).
 public struct AgentConfiguration: Codable, Sendable {
     public var name: String
@@ -118,7 +118,7 @@ public struct AgentConfiguration: Codable, Sendable {
     public var maxChats: Int?
 }
 
-/// A virtual agent of the sandbox (LUA-API section 10), named by its id in a queue's
+/// A virtual agent of the sandbox (docs/sdk-and-sandbox.md, agent scripts), named by its id in a queue's
 /// `chat = { virtual_agent = "billing-va" }`. It takes the queue's chats first. Without a
 /// script it answers by keyword rules and escalates to a human when asked for one.
 public struct VirtualAgentConfiguration: Codable, Sendable {

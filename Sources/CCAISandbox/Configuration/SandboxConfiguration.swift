@@ -2,7 +2,7 @@ import CCAIWire
 import Foundation
 import LuaRuntime
 
-/// What an admin would set in the portal (LUA-API section 9). A configuration file is a
+/// What an admin would set in the portal (docs/sdk-and-sandbox.md, configuration). A configuration file is a
 /// Lua chunk returning a table with these fields in snake_case; fields of later slices
 /// (menus, agents, surveys...) are read by the parts that use them.
 ///

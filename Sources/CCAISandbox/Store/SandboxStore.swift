@@ -424,11 +424,6 @@ actor SandboxStore {
         return changed == 1 ? try chats(where: "id = ?", [.integer(Int64(id))]).first : nil
     }
 
-    /// Whether an escalation has started for the chat.
-    func isEscalated(chatID: Int) throws -> Bool {
-        (try database.query("SELECT escalated FROM chats WHERE id = ?", [.integer(Int64(chatID))]).first?.first?.integerValue) == 1
-    }
-
     /// Ends a chat on the agent's side.
     func endChatByAgent(id: Int, now: Date) throws -> ChatResponse? {
         let changed = try database.run(

@@ -4,7 +4,7 @@ import Foundation
 import LuaRuntime
 
 /// Signs claims into a JWT with the company secret, for `custom_data = { signed = {...} }`
-/// (LUA-API section 8: the host signs, scripts never see the secret).
+/// (docs/lua-runtime.md, the sandbox: the host signs, scripts never see the secret).
 public protocol ClaimsSigner: Sendable {
     func signClaims(_ claims: [String: JSONValue]) throws -> String
 }
@@ -22,7 +22,7 @@ enum ChatBindings {
         return ChatEscalationOption(escalationId: Int(id), deflectionChannel: try options.string("deflection_channel"))
     }
 
-    /// The names of the chat events scripts can subscribe to (LUA-API section 3).
+    /// The names of the chat events scripts can subscribe to (docs/lua-runtime.md, events).
     static let eventNames: Set<String> = ["messages_received", "typing_event", "member_event", "state_changed",
                                           "chat_received", "network_connectivity_changed", "cold_transfer"]
 

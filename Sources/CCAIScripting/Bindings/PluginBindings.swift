@@ -4,7 +4,7 @@ import Foundation
 import LuaRuntime
 
 /// `ccai.plugins`: `list()` and `evaluate_deflection(menu, { channel = "chat" })`
-/// (LUA-API section 5).
+/// (docs/plugins.md).
 enum PluginBindings {
     static func module(_ host: PluginHost?, sdk: CCAI?) -> LuaModule {
         var module = LuaModule(name: "ccai.plugins")

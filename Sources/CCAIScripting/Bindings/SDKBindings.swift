@@ -3,7 +3,7 @@ import CCAIWire
 import Foundation
 import LuaRuntime
 
-/// The Lua bindings of the SDK's services, per LUA-API's mapping rule: service
+/// The Lua bindings of the SDK's services, per the mapping rule of docs/sdk-and-sandbox.md: service
 /// `fooService` is `ccai.foo`, method `fooBar(x:)` is `foo_bar`, properties are
 /// `get_x`/`set_x`, results are tables with snake_case keys, errors are `ccai.Error`.
 ///

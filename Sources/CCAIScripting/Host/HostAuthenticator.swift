@@ -2,7 +2,7 @@ import CCAIKit
 import CCAIWire
 import Foundation
 
-/// Plays the app's backend for scripts (LUA-API section 8): when the SDK needs an auth
+/// Plays the app's backend for scripts (docs/lua-runtime.md, the sandbox): when the SDK needs an auth
 /// token, it produces the end user's JWT (signed with the company secret, or printed by a
 /// command) and exchanges it. The secret never reaches a script.
 ///

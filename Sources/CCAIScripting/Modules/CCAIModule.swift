@@ -2,7 +2,7 @@ import CCAIKit
 import Foundation
 import LuaRuntime
 
-/// The `ccai` module's utilities (LUA-API.md section 4): `spawn`, `sleep`, `now`, `log`,
+/// The `ccai` module's utilities (docs/lua-runtime.md): `spawn`, `sleep`, `now`, `log`,
 /// `json`, `env`, `uuid`. Later layers add the SDK services to the same table.
 ///
 /// ```lua

@@ -1,7 +1,7 @@
 import CCAIWire
 import LuaRuntime
 
-/// What a `deflection` hook decides (LUA-API section 5): `allow`, `redirect` (`menu_id`),
+/// What a `deflection` hook decides (docs/plugins.md): `allow`, `redirect` (`menu_id`),
 /// `phone` (`number`), `url` (`url`, `display_name`), `message` (`text`), `voicemail`,
 /// `schedule_call` or `email`; any may carry a `message`.
 public struct DeflectionDecision: Equatable, Sendable {

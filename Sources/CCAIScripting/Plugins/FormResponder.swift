@@ -3,7 +3,7 @@ import CCAIWire
 import Foundation
 import LuaRuntime
 
-/// The host's automatic answers to forms (LUA-API section 5): when an agent sends a custom
+/// The host's automatic answers to forms (docs/plugins.md): when an agent sends a custom
 /// form (by id) or a web form (by external form id) that some plugin's `forms` handles
 /// (or `"*"`), the host fetches the definition, calls the handler with it, checks the
 /// answers against the question types and required flags, and submits them (a custom

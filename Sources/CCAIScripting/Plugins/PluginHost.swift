@@ -28,7 +28,7 @@ public struct PluginInfo: Sendable, Equatable {
     }
 }
 
-/// Loads plugins (LUA-API section 5) from folders, each in a sandboxed state of its own
+/// Loads plugins (docs/plugins.md) from folders, each in a sandboxed state of its own
 /// (its own globals and budgets), runs their hooks in priority order with errors isolated,
 /// and reloads a changed plugin only when the new version loads cleanly.
 ///

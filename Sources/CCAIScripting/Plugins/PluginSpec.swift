@@ -1,6 +1,6 @@
 import LuaRuntime
 
-/// What a plugin file returned (LUA-API section 5), checked.
+/// What a plugin file returned (docs/plugins.md), checked.
 struct PluginSpec: Sendable {
     var name: String
     var version: String?

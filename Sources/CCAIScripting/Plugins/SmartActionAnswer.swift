@@ -3,7 +3,7 @@ import CCAIWire
 import Foundation
 import LuaRuntime
 
-/// What a plugin's `smart_actions` handler returned (LUA-API section 5), checked against
+/// What a plugin's `smart_actions` handler returned (docs/plugins.md), checked against
 /// the action's type: `{ text = ... }`, `{ images = {...} }`, `{ videos = {...} }`,
 /// `{ verified = true }`, `{ screen_share = true }`, or `{ decline = "reason" }`.
 enum SmartActionAnswer: Sendable {

@@ -3,7 +3,7 @@ import CCAIWire
 import Foundation
 import LuaRuntime
 
-/// The host's automatic answers to smart actions (LUA-API section 5): when an agent asks
+/// The host's automatic answers to smart actions (docs/plugins.md): when an agent asks
 /// for one, or a queue requires one before the session, and a plugin has a handler for its
 /// type, the host tells the platform it was received, runs the handler, sends its answer
 /// through the SDK and marks the action finished (or failed, for a decline or a failing

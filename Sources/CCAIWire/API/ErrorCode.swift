@@ -1,6 +1,6 @@
 import Foundation
 
-/// The error codes of the scripting contract (LUA-API section 2), shared by every layer:
+/// The error codes of the scripting contract (docs/lua-runtime.md, errors), shared by every layer:
 /// the SDK's `CCAIError`, the sandbox's HTTP errors and the Lua error values all carry
 /// one, and its HTTP status is said here once.
 ///

@@ -80,10 +80,6 @@ public final class LuaEventEmitter {
             compactIfIdle()
         }
 
-        func cancelAll() {
-            for subscription in subscriptions { cancel(subscription) }
-        }
-
         private func compactIfIdle() {
             guard hasCancelled, deliveries == 0 else { return }
             subscriptions.removeAll { $0.isCancelled }
@@ -185,11 +181,6 @@ public final class LuaEventEmitter {
     func handlerFailed(_ event: String, _ error: LuaScriptError) {
         handlerErrorCount += 1
         core.diagnostics.handlerError("\(name).\(event)", error)
-    }
-
-    /// Cancels every subscription (the script that made them unloads).
-    public func cancelAllSubscriptions() {
-        for channel in channels.values { channel.cancelAll() }
     }
 
     // MARK: - The Lua side

@@ -50,19 +50,6 @@ public struct LuaContext {
         return (try? LuaStack(L).value(at: -1)) ?? .nil
     }
 
-    /// A reference to a global (a function to call later, say); nil when absent.
-    public func globalReference(_ name: String) -> LuaReference? {
-        lrt_getglobal_table(L)
-        LuaStack(L).push(name)
-        lua_rawget(L, -2)
-        lrt_remove(L, -2)
-        guard lua_type(L, -1) != LUA_TNIL else {
-            lrt_pop(L, 1)
-            return nil
-        }
-        return LuaReference(popping: L, core: core)
-    }
-
     private func setGlobalFromTop(_ name: String) {
         lrt_getglobal_table(L)
         lrt_insert(L, -2)
