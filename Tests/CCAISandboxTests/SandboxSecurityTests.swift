@@ -24,6 +24,9 @@ import Testing
         let ana = try await SandboxHTTP.token(server, "headers-ana")
         let tooLarge = try await SandboxHTTP.call(server, "POST", "/chats", ana, String(repeating: " ", count: (1 << 20) + 1))
         #expect(tooLarge.status == 413 && tooLarge.body.contains("takes at most 1048576"), "\(tooLarge.body)")
+        let longPath = try await SandboxHTTP.call(server, "GET", "/" + String(repeating: "x", count: 2_000), ana)
+        #expect(longPath.status == 404 && (try? SandboxHTTP.decode(longPath, as: ErrorResponse.self)) != nil,
+                "a refusal with a long message is still JSON")
         let wrongMethod = try await SandboxHTTP.call(server, "DELETE", "/company", ana)
         #expect(wrongMethod.status == 405 && wrongMethod.headers["allow"] == "GET", "\(wrongMethod.headers)")
         #expect(try await SandboxHTTP.call(server, "GET", "/company", ana).status == 200)

@@ -164,7 +164,14 @@ private final class BoxedServer {
             admission.pointee.max_body_bytes = maximumBodyBytes
         case .refuse(let error):
             admission.pointee.status = UInt32(error.status)
-            copy(String(decoding: error.response.body, as: UTF8.self), into: &admission.pointee.body)
+            var body = String(decoding: error.response.body, as: UTF8.self)
+            if body.utf8.count >= MemoryLayout.size(ofValue: admission.pointee.body) {
+                // Too long for the C buffer (a long path in the message): the code, and a message that fits.
+                var short = error
+                short.message = String(error.message.prefix(200)) + "..."
+                body = String(decoding: short.response.body, as: UTF8.self)
+            }
+            copy(body, into: &admission.pointee.body)
             let pairs = HTTPServer.headerPairs(error.headers)
             if pairs.count < MemoryLayout.size(ofValue: admission.pointee.headers) {
                 withUnsafeMutableBytes(of: &admission.pointee.headers) { raw in
