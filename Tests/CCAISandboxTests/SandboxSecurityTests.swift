@@ -29,6 +29,9 @@ import Testing
                 "a refusal with a long message is still JSON")
         let wrongMethod = try await SandboxHTTP.call(server, "DELETE", "/company", ana)
         #expect(wrongMethod.status == 405 && wrongMethod.headers["allow"] == "GET", "\(wrongMethod.headers)")
+        let literal = try await SandboxHTTP.call(server, "OPTIONS", "/custom_forms/submissions", ana)
+        #expect(literal.status == 405 && literal.headers["allow"] == "POST",
+                "a literal path allows its own methods, not those of /custom_forms/{id}: \(literal.headers)")
         #expect(try await SandboxHTTP.call(server, "GET", "/company", ana).status == 200)
         await server.stop()
     }

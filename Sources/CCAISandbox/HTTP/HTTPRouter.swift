@@ -76,23 +76,27 @@ public struct HTTPRouter: Sendable {
     }
 
     /// The route for a method and path, or the error (404, or 405 with the methods allowed).
+    /// A literal segment wins over a parameter: `/custom_forms/submissions` is not the
+    /// custom form `submissions`, so only its own methods are allowed there.
     private func route(_ method: String, _ path: String) -> Result<(Route, [String: String]), HTTPError> {
         let segments = HTTPRouter.segments(path)
-        var allowed: [String] = []
+        var best: [(route: Route, parameters: [String: String])] = []
+        var bestLiterals = -1
         for route in routes {
             guard let parameters = match(route.segments, segments) else { continue }
-            guard route.method == method else {
-                allowed.append(route.method)
-                continue
+            let literals = route.segments.count - parameters.count
+            if literals > bestLiterals {
+                best = [(route, parameters)]
+                bestLiterals = literals
+            } else if literals == bestLiterals {
+                best.append((route, parameters))
             }
-            return .success((route, parameters))
         }
-        if !allowed.isEmpty {
-            let list = allowed.joined(separator: ", ")
-            return .failure(HTTPError(status: 405, code: .invalidArgument, message: "\(method) is not allowed on \(path); allowed: \(list)",
-                                      headers: ["Allow": list]))
-        }
-        return .failure(.notFound("no endpoint \(method) \(path)"))
+        if let found = best.first(where: { $0.route.method == method }) { return .success((found.route, found.parameters)) }
+        guard !best.isEmpty else { return .failure(.notFound("no endpoint \(method) \(path)")) }
+        let list = best.map(\.route.method).joined(separator: ", ")
+        return .failure(HTTPError(status: 405, code: .invalidArgument, message: "\(method) is not allowed on \(path); allowed: \(list)",
+                                  headers: ["Allow": list]))
     }
 
     /// Decides on a request from its headers: the route, its token (`authorization` is the
