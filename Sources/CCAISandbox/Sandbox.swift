@@ -97,8 +97,9 @@ public final class Sandbox: Sendable {
                 return .unauthenticated("the auth token is unknown, revoked or expired; authenticate again")
             }
             guard let wait = limiter.retryAfter(endUserID: endUserID) else { return nil }
-            return .limitExceeded("too many requests: at most \(limiter.rate) a second (limits.requests_per_second) after a "
-                                  + "burst of \(limiter.burst) (limits.burst)", retryAfter: wait)
+            func number(_ value: Double) -> String { Checked.integer(value).map(String.init) ?? String(value) }
+            return .limitExceeded("too many requests: at most \(number(limiter.rate)) a second (limits.requests_per_second) "
+                                  + "after a burst of \(number(limiter.burst)) (limits.burst)", retryAfter: wait)
         }
         AuthRoutes(sandbox: self).register(in: &router)
         CompanyRoutes(sandbox: self).register(in: &router)

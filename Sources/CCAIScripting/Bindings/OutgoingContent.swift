@@ -71,7 +71,7 @@ struct OutgoingContent: Sendable {
             var videos: [UploadableVideo] = []
             var temporary: [URL] = []
             var staged = false
-            defer { if !staged { for folder in temporary { try? FileManager.default.removeItem(at: folder) } } }
+            defer { if !staged { for staging in temporary { try? FileManager.default.removeItem(at: staging) } } }
             for (index, file) in try Self.files(table["videos"] ?? .nil, field: field + ".videos").enumerated() {
                 let at = "\(field).videos[\(index + 1)]"
                 let staging = try Self.stagingFolder(field: at)
