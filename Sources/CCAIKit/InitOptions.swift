@@ -48,3 +48,16 @@ public struct InitOptions: Sendable {
 public protocol CCAIDelegate: AnyObject, Sendable {
     func ccaiShouldAuthenticate() async -> String?
 }
+
+/// A delegate that can say why it provided no token (not in the seeds): the SDK puts the
+/// reason into its `unauthenticated` error instead of only "no auth token".
+///
+/// ```swift
+/// final class Backend: CCAIDelegate, CCAIAuthenticationDiagnostics {
+///     var lastAuthenticationFailure: Error?   // set when ccaiShouldAuthenticate returns nil
+/// }
+/// ```
+public protocol CCAIAuthenticationDiagnostics: AnyObject {
+    /// Why the last `ccaiShouldAuthenticate()` returned nil (a refusal, a network error).
+    var lastAuthenticationFailure: Error? { get }
+}

@@ -379,7 +379,42 @@ import Testing
         #expect(wrongSecret.stderr.contains("[unauthenticated]"), "\(wrongSecret.stderr)")
     }
 
+    /// A first contact that fails says why: the platform's refusal or the transport's error,
+    /// not only "no auth token"; a platform that takes HS256 only gets HS256.
+    @Test func authenticationFailuresSayWhy() throws {
+        let server = try SandboxCommandTests.Server([])
+        defer { _ = server.stop() }
+        let wrongSecret = try CLI.run(["run", "Tests/Scenarios/company.lua", "--host", server.url, "--company-key", "dev-key",
+                                       "--company-secret", "nope"])
+        #expect(wrongSecret.status == 1 && wrongSecret.stderr.contains("the signature does not match"), "\(wrongSecret.stderr)")
+        let wrongKey = try CLI.run(["run", "Tests/Scenarios/company.lua", "--host", server.url, "--company-key", "other",
+                                    "--company-secret", "dev-secret"])
+        #expect(wrongKey.stderr.contains("unknown company key 'other'"), "\(wrongKey.stderr)")
+        let refused = try CLI.run(["run", "Tests/Scenarios/company.lua", "--host", "127.0.0.1:1", "--company-key", "dev-key",
+                                   "--company-secret", "dev-secret"])
+        #expect(refused.status == 1 && refused.stderr.contains("[unavailable]"), "\(refused.stderr)")
+
+        let config = FileManager.default.temporaryDirectory.appendingPathComponent("hs256-\(UUID().uuidString).lua")
+        try """
+            return { company = { name = "Acme", languages = { "en", "es" }, time_zone = "UTC", key = "dev-key", secret = "dev-secret",
+                                 jwt_algorithms = { "HS256" } } }
+            """.write(to: config, atomically: true, encoding: .utf8)
+        let hs256 = try SandboxCommandTests.Server(["--config", config.path])
+        defer { _ = hs256.stop() }
+        let fallback = try CLI.run(["run", "Tests/Scenarios/company.lua", "--host", hs256.url, "--company-key", "dev-key",
+                                    "--company-secret", "dev-secret"])
+        #expect(fallback.status == 0, "HS384 refused as unsupported: the host signs HS256: \(fallback.stderr)")
+        let pinned = try CLI.run(["run", "Tests/Scenarios/company.lua", "--host", hs256.url, "--company-key", "dev-key",
+                                  "--company-secret", "dev-secret", "--jwt-alg", "HS384"])
+        #expect(pinned.status == 1 && pinned.stderr.contains("unsupported signing algorithm 'HS384'"), "\(pinned.stderr)")
+        let chosen = try CLI.run(["run", "Tests/Scenarios/company.lua", "--host", hs256.url, "--company-key", "dev-key",
+                                  "--company-secret", "dev-secret", "--jwt-alg", "hs256"])
+        #expect(chosen.status == 0, "\(chosen.stderr)")
+    }
+
     @Test(arguments: [
+        (["run", "x.lua", "--host", "h", "--company-key", "k", "--company-secret", "s", "--jwt-alg", "RS256"], "--jwt-alg must be"),
+        (["run", "x.lua", "--jwt-alg", "HS256"], "go with --host"),
         (["run", "x.lua", "--host", "h"], "--host needs --company-key"),
         (["run", "x.lua", "--host", "h", "--company-key", "k"], "exactly one of a company secret"),
         (["run", "x.lua", "--company-secret", "s"], "go with --host"),

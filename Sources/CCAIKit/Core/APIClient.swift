@@ -101,7 +101,12 @@ final class APIClient: Sendable {
             throw CCAIError(code: .unauthenticated, message: "no auth token: set InitOptions.delegate or call authenticate")
         }
         guard let token = await delegate.ccaiShouldAuthenticate(), !token.isEmpty else {
-            throw CCAIError(code: .unauthenticated, message: "the delegate provided no auth token")
+            let reason = (delegate as? CCAIAuthenticationDiagnostics)?.lastAuthenticationFailure
+            guard let reason else { throw CCAIError(code: .unauthenticated, message: "the delegate provided no auth token") }
+            let cause = reason as? CCAIError
+            throw CCAIError(code: cause?.code ?? .unauthenticated,
+                            message: "cannot authenticate: \(cause?.message ?? String(describing: reason))",
+                            status: cause?.status, retryable: cause?.retryable ?? false)
         }
         if tokens.current != token { tokens.update(token) }
         return token

@@ -8,10 +8,11 @@ import Foundation
 ///
 /// The JWT's claims come from the SDK's end-user record when the script set one
 /// (`ccai.end_user.update_end_user{ identifier = ..., name = ... }`), else from `identity`.
-public final class HostAuthenticator: CCAIDelegate, ClaimsSigner, @unchecked Sendable {
+public final class HostAuthenticator: CCAIDelegate, CCAIAuthenticationDiagnostics, ClaimsSigner, @unchecked Sendable {
     public enum Signing: Sendable {
-        /// Sign with the company secret.
-        case secret(String, JWTAlgorithm)
+        /// Sign with the company secret. Unless `pinned`, a platform that refuses the
+        /// algorithm as unsupported gets the other one (HS384 <-> HS256), once.
+        case secret(String, JWTAlgorithm, pinned: Bool = false)
         /// Run a shell command that prints the JWT. The identity comes as one JSON object
         /// (`{"identifier": ..., "name": ..., "email": ..., "phone": ...}`) on its standard
         /// input and in `CCAI_CLAIMS`, and field by field in `CCAI_IDENTIFIER`, `CCAI_NAME`,
@@ -21,7 +22,9 @@ public final class HostAuthenticator: CCAIDelegate, ClaimsSigner, @unchecked Sen
         case command(String)
     }
 
-    private let signing: Signing
+    private let lock = NSLock()
+    private var signing: Signing
+    private var failure: Error?
     private let identity: EndUser
     private weak var ccai: CCAI?
 
@@ -31,9 +34,36 @@ public final class HostAuthenticator: CCAIDelegate, ClaimsSigner, @unchecked Sen
         self.ccai = ccai
     }
 
+    public var lastAuthenticationFailure: Error? { lock.withLock { failure } }
+
     public func ccaiShouldAuthenticate() async -> String? {
-        guard let ccai, let jwt = try? makeJWT() else { return nil }
-        return try? await ccai.authService?.authenticate(jwt)
+        guard let ccai, let service = ccai.authService else { return nil }
+        do {
+            do {
+                let token = try await service.authenticate(try makeJWT())
+                lock.withLock { failure = nil }
+                return token
+            } catch let error as CCAIError where error.code == .unauthenticated && switchAlgorithm(after: error) {
+                let token = try await service.authenticate(try makeJWT())
+                lock.withLock { failure = nil }
+                return token
+            }
+        } catch {
+            lock.withLock { failure = error }
+            return nil
+        }
+    }
+
+    /// When the platform refused the algorithm as unsupported and it is not pinned: the
+    /// other one from now on; true when it changed.
+    private func switchAlgorithm(after error: CCAIError) -> Bool {
+        lock.withLock {
+            guard case .secret(let secret, let algorithm, false) = signing,
+                error.message.contains("unsupported signing algorithm '\(algorithm.rawValue)'")
+            else { return false }
+            signing = .secret(secret, algorithm == .hs384 ? .hs256 : .hs384, pinned: true)
+            return true
+        }
     }
 
     /// The end user the next JWT is for.
@@ -44,7 +74,7 @@ public final class HostAuthenticator: CCAIDelegate, ClaimsSigner, @unchecked Sen
 
     /// Signs custom claims (signed custom data); only with the company secret.
     public func signClaims(_ claims: [String: JSONValue]) throws -> String {
-        guard case .secret(let secret, let algorithm) = signing else {
+        guard case .secret(let secret, let algorithm, _) = lock.withLock({ signing }) else {
             throw CCAIError(code: .invalidArgument, message: "signed custom data needs the company secret (not --jwt-command)")
         }
         return try JWTSigner(algorithm: algorithm, secret: secret).sign(claims, issuedAt: Date(), lifetime: 600)
@@ -56,8 +86,8 @@ public final class HostAuthenticator: CCAIDelegate, ClaimsSigner, @unchecked Sen
         if let name = user.name { claims["name"] = .string(name) }
         if let email = user.email { claims["email"] = .string(email) }
         if let phone = user.phone { claims["phone"] = .string(phone) }
-        switch signing {
-        case .secret(let secret, let algorithm):
+        switch lock.withLock({ signing }) {
+        case .secret(let secret, let algorithm, _):
             return try JWTSigner(algorithm: algorithm, secret: secret).sign(claims, issuedAt: Date(), lifetime: 600)
         case .command(let command):
             let document = try JSONValue.object(claims).jsonText()

@@ -17,6 +17,13 @@ struct PlatformConnection {
     /// Checks the connection options of `ccai run` (by option name).
     static func parse(_ options: [String: String]) throws -> PlatformConnection {
         let host = options["--host"], key = options["--company-key"], command = options["--jwt-command"]
+        var algorithm: JWTAlgorithm?
+        if let name = options["--jwt-alg"] {
+            guard let chosen = JWTAlgorithm(rawValue: name.uppercased()) else {
+                throw UsageError(message: "--jwt-alg must be HS384 or HS256, got '\(name)'", command: "run")
+            }
+            algorithm = chosen
+        }
         let given = options["--company-secret"] != nil || options["--company-secret-file"] != nil
         if options["--company-secret"] != nil, options["--company-secret-file"] != nil {
             throw UsageError(message: "--company-secret and --company-secret-file exclude each other", command: "run")
@@ -28,8 +35,9 @@ struct PlatformConnection {
             return PlatformConnection(target: .embedded(configurationFile: file))
         }
         guard let host else {
-            if key != nil || given || command != nil {
-                throw UsageError(message: "--company-key, --company-secret(-file) and --jwt-command go with --host", command: "run")
+            if key != nil || given || command != nil || algorithm != nil {
+                throw UsageError(message: "--company-key, --company-secret(-file), --jwt-command and --jwt-alg go with --host",
+                                 command: "run")
             }
             return PlatformConnection()
         }
@@ -38,8 +46,14 @@ struct PlatformConnection {
             : try CompanySecret.resolve(value: options["--company-secret"], file: options["--company-secret-file"],
                                         fileOption: "--company-secret-file", command: "run")
         switch (secret, command) {
-        case (let secret?, nil): return PlatformConnection(target: .remote(host: host, companyKey: key, signing: .secret(secret, .hs384)))
-        case (nil, let command?): return PlatformConnection(target: .remote(host: host, companyKey: key, signing: .command(command)))
+        case (let secret?, nil):
+            let signing = HostAuthenticator.Signing.secret(secret, algorithm ?? .hs384, pinned: algorithm != nil)
+            return PlatformConnection(target: .remote(host: host, companyKey: key, signing: signing))
+        case (nil, let command?):
+            guard algorithm == nil else {
+                throw UsageError(message: "--jwt-alg goes with a company secret; the --jwt-command signs by itself", command: "run")
+            }
+            return PlatformConnection(target: .remote(host: host, companyKey: key, signing: .command(command)))
         default:
             throw UsageError(message: "--host needs exactly one of a company secret (--company-secret, --company-secret-file or "
                              + "\(CompanySecret.environmentVariable)) and --jwt-command", command: "run")

@@ -33,7 +33,10 @@ struct RunCommand {
                                    --jwt-command CMD (a shell command printing the end
                                    user's JWT; it gets the identity as a JSON object on
                                    standard input and in CCAI_CLAIMS, e.g.
-                                   'ccai jwt sign --secret-file F --claims -')
+                                   'ccai jwt sign --secret-file F --claims -');
+                                   --jwt-alg HS384|HS256 pins the algorithm the host
+                                   signs with (default: HS384, or HS256 when the
+                                   platform refuses HS384 as unsupported)
           --log-level LEVEL        debug, info, warn or error (default: info)
           --quiet                  only warnings and errors (same as --log-level warn)
           --memory-limit SIZE      memory cap of the script's state, e.g. 64M (default: 64M)
@@ -95,8 +98,8 @@ struct RunCommand {
                 }
                 limits.seconds = seconds
             case .option(let option)
-                where ["--sandbox", "--host", "--company-key", "--company-secret", "--company-secret-file", "--jwt-command"]
-                    .contains(option):
+                where ["--sandbox", "--host", "--company-key", "--company-secret", "--company-secret-file", "--jwt-command",
+                       "--jwt-alg"].contains(option):
                 connectionOptions[option] = try reader.value(for: option)
             case .option(let option):
                 throw reader.unknown(option)
