@@ -7,6 +7,13 @@ func main(_ arguments: [String]) async -> Int32 {
         return 2
     }
     do {
+        // `ccai run -h`, `ccai sandbox serve --help`: the command's own help.
+        if command != "help", arguments.dropFirst().contains(where: { $0 == "-h" || $0 == "--help" }),
+            let text = HelpCommand.text(for: command)
+        {
+            print(text)
+            return 0
+        }
         switch command {
         case "run":
             return try await RunCommand(arguments: Array(arguments.dropFirst())).execute()

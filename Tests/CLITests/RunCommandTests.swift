@@ -143,6 +143,14 @@ import Testing
 }
 
 /// `ccai jwt sign`.
+@Suite struct CommandHelpTests {
+    @Test(arguments: [["run", "-h"], ["run", "--help"], ["sandbox", "serve", "--help"], ["jwt", "sign", "-h"], ["plugins", "-h"]])
+    func everyCommandShowsItsHelp(_ arguments: [String]) throws {
+        let output = try CLI.run(arguments)
+        #expect(output.status == 0 && output.stdout.hasPrefix("Usage: ccai \(arguments[0])"), "\(output.stdout) \(output.stderr)")
+    }
+}
+
 @Suite struct LogSafetyTests {
     /// What a script writes to the log cannot fake a line or send escape sequences to the
     /// terminal; a traceback keeps its lines.
@@ -446,6 +454,20 @@ import Testing
         #expect(checked.stdout.contains("FAIL") && checked.stdout.contains("broken.lua") && checked.stdout.contains("1 loaded, 1 failed"))
         #expect(try CLI.run(["plugins", "check"]).status == 2)
         #expect(try CLI.run(["plugins", "verify", "x"]).status == 2)
+    }
+
+    /// A failing plugin is reported once; a plugin file can be checked on its own; a
+    /// `--plugins` folder that does not exist is a usage error, not a silent run without it.
+    @Test func pluginFailuresAreReportedOnceAndFoldersMustExist() throws {
+        let plugins = try folder(["broken.lua": "return {", "fine.lua": "return { name = 'fine' }"])
+        let checked = try CLI.run(["plugins", "check", plugins])
+        #expect(checked.status == 1)
+        let mentions = (checked.stdout + checked.stderr).components(separatedBy: "unexpected symbol").count - 1
+        #expect(mentions == 1, "the error once: \(checked.stdout) \(checked.stderr)")
+        let file = try CLI.run(["plugins", "check", plugins + "/fine.lua"])
+        #expect(file.status == 0 && file.stdout.contains("1 loaded, 0 failed"), "\(file.stdout) \(file.stderr)")
+        let missing = try CLI.run(["run", "Tests/Scenarios/company.lua", "--plugins", plugins + "/no-such-folder"])
+        #expect(missing.status == 2 && missing.stderr.contains("there is no folder"), "\(missing.stderr)")
     }
 
     /// The review's file write: a plugin's on_load staged a video under a name that climbed

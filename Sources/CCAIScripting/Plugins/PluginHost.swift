@@ -54,9 +54,14 @@ public actor PluginHost {
     private var failures: [String: (modified: Date, info: PluginInfo)] = [:]
     private var watcher: Task<Void, Never>?
 
-    public init(directories: [String], runner: ScriptRunner) {
+    /// Whether a plugin that fails to load is logged (a caller that lists the failures
+    /// itself, like `ccai plugins check`, says no: each is reported once).
+    private let logsLoadFailures: Bool
+
+    public init(directories: [String], runner: ScriptRunner, logsLoadFailures: Bool = true) {
         self.directories = directories
         self.runner = runner
+        self.logsLoadFailures = logsLoadFailures
     }
 
     // MARK: - Loading
@@ -70,11 +75,19 @@ public actor PluginHost {
         return list()
     }
 
-    /// Plugin files: `*.lua` files and folders with an `init.lua`, per folder, sorted.
-    /// A folder that does not exist is reported as a failed entry.
+    /// Plugin files: `*.lua` files and folders with an `init.lua`, per folder, sorted; a
+    /// `.lua` file given instead of a folder is that one plugin. A folder that does not
+    /// exist is reported as a failed entry.
     private func discover() -> [String] {
         var files: [String] = []
         for directory in directories {
+            var isFolder: ObjCBool = false
+            if directory.hasSuffix(".lua"), FileManager.default.fileExists(atPath: directory, isDirectory: &isFolder),
+                !isFolder.boolValue
+            {
+                files.append(directory)
+                continue
+            }
             guard let entries = try? FileManager.default.contentsOfDirectory(atPath: directory) else {
                 failures[directory] = (Date.distantPast, PluginInfo(
                     name: URL(fileURLWithPath: directory).lastPathComponent, version: nil, file: directory,
@@ -108,8 +121,10 @@ public actor PluginHost {
             failures[file] = (modified, PluginInfo(
                 name: URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent, version: nil, file: file,
                 state: "failed", errors: [error.message], priority: 0, hooks: []))
-            runner.logger.log(LogRecord(level: .error, message: "plugin failed to load: \(error.message)",
-                                        fields: [("file", .string(file))]))
+            if logsLoadFailures {
+                runner.logger.log(LogRecord(level: .error, message: "plugin failed to load: \(error.message)",
+                                            fields: [("file", .string(file))]))
+            }
         }
     }
 

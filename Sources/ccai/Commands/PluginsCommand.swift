@@ -5,12 +5,12 @@ import Foundation
 /// `ccai plugins check DIR...`: loads every plugin and reports; non-zero on any error.
 struct PluginsCommand {
     static let help = """
-        Usage: ccai plugins check DIR...
+        Usage: ccai plugins check DIR|FILE...
 
         Loads every plugin of the folders (a *.lua file, or a folder with an init.lua, that
-        returns a spec with at least a name), runs their on_load against the embedded
-        sandbox, and prints one line per plugin. Exit status: 0 when all load, 1 otherwise,
-        2 on usage errors.
+        returns a spec with at least a name), or the plugin files given, runs their on_load
+        against the embedded sandbox, and prints one line per plugin. Exit status: 0 when
+        all load, 1 otherwise, 2 on usage errors.
         """
 
     var directories: [String]
@@ -38,7 +38,7 @@ struct PluginsCommand {
             return 1
         }
         let runner = ScriptRunner(logger: StreamLogger(minimumLevel: .warn), sdk: session.sdk)
-        let host = PluginHost(directories: directories, runner: runner)
+        let host = PluginHost(directories: directories, runner: runner, logsLoadFailures: false)
         let plugins = await host.load()
         await host.shutdown()
         await session.server?.stop()

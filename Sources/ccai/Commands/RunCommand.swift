@@ -79,7 +79,12 @@ struct RunCommand {
                 }
                 logLevel = level
             case .option("--plugins"):
-                pluginDirectories.append(try reader.value(for: "--plugins"))
+                let folder = try reader.value(for: "--plugins")
+                var isFolder: ObjCBool = false
+                guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+                    throw UsageError(message: "--plugins: there is no folder '\(folder)'", command: "run")
+                }
+                pluginDirectories.append(folder)
             case .option("--quiet"), .option("-q"):
                 logLevel = .warn
             case .option("--memory-limit"):
