@@ -2,8 +2,10 @@ import CCAIKit
 import Foundation
 import LuaRuntime
 
-/// Runs scripts in sandboxed states that have the `ccai` module, with `print` and the
-/// runtime's diagnostics going to the logger.
+/// Runs scripts in sandboxed states that have the `ccai` module, with the runtime's
+/// diagnostics going to the logger, and `print` too unless ``printOutput`` takes a
+/// script's prints (`ccai run` writes them to standard output, as stock Lua does; a
+/// plugin's go to the log, tagged with its file).
 ///
 /// ```swift
 /// let runner = ScriptRunner(environment: ["REGION": "eu"], logger: StreamLogger())
@@ -22,6 +24,13 @@ public struct ScriptRunner: Sendable {
     public var plugins: PluginHost?
     /// Signs `custom_data = { signed = ... }` claims (the host's company secret).
     public var signer: ClaimsSigner?
+    /// Where the `print`s of a script run with ``run(file:)`` go, line by line; nil: the log.
+    public var printOutput: (@Sendable (String) -> Void)?
+
+    /// Writes lines to standard output, whole (for ``printOutput``).
+    public static let standardOutput: @Sendable (String) -> Void = { line in
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
 
     public init(environment: [String: String] = [:], limits: LuaLimits = LuaLimits(),
                 logger: ScriptLogger = StreamLogger(), modulePaths: [String] = [], sdk: CCAI? = nil,
@@ -35,10 +44,12 @@ public struct ScriptRunner: Sendable {
     }
 
     /// A fresh sandboxed state with `ccai` as a global and as `require("ccai")`.
-    public func makeState(modulePaths extraPaths: [String] = []) async throws -> LuaState {
+    /// `printing` takes the state's `print`s; nil: the log, prefixed with `printTag` when given.
+    public func makeState(modulePaths extraPaths: [String] = [], printing: (@Sendable (String) -> Void)? = nil,
+                          printTag: String? = nil) async throws -> LuaState {
         let logger = self.logger
         let sandbox = LuaSandbox(modulePaths: extraPaths + modulePaths) { line in
-            logger.log(LogRecord(level: .info, message: line))
+            if let printing { printing(line) } else { logger.log(LogRecord(level: .info, message: printTag.map { "[\($0)] " + line } ?? line)) }
         }
         let diagnostics = LuaDiagnostics(
             warning: { logger.log(LogRecord(level: .warn, message: $0)) },
@@ -67,7 +78,7 @@ public struct ScriptRunner: Sendable {
     @discardableResult
     public func run(file path: String) async throws -> [LuaValue] {
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        let state = try await makeState(modulePaths: [folder])
+        let state = try await makeState(modulePaths: [folder], printing: printOutput)
         do {
             let results = try await state.run(file: path)
             await state.close()

@@ -133,7 +133,7 @@ public actor PluginHost {
         let modified = Self.modification(of: file)
         let folder = URL(fileURLWithPath: file).deletingLastPathComponent().path
         do {
-            let state = try await runner.makeState(modulePaths: [folder])
+            let state = try await runner.makeState(modulePaths: [folder], printTag: URL(fileURLWithPath: file).lastPathComponent)
             do {
                 try await state.run(file: file, keepingResultAs: "plugin")
             } catch let error as LuaScriptError {

@@ -38,7 +38,9 @@ struct RunCommand {
                                    signs with (default: HS384, or HS256 when the
                                    platform refuses HS384 as unsupported)
           --log-level LEVEL        debug, info, warn or error (default: info)
-          --quiet                  only warnings and errors (same as --log-level warn)
+          --quiet                  only warnings and errors (same as --log-level warn);
+                                   the script's print writes to standard output
+                                   whatever the log level
           --memory-limit SIZE      memory cap of the script's state, e.g. 64M (default: 64M)
           --instruction-limit N    Lua instructions allowed between two yields (default: 200000000)
           --time-limit SECONDS     wall-clock seconds allowed between two yields (default: 10)
@@ -147,6 +149,7 @@ struct RunCommand {
         let logger = StreamLogger(minimumLevel: logLevel)
         var runner = ScriptRunner(environment: environment, limits: limits, logger: logger, sdk: session.sdk)
         runner.signer = session.delegate
+        runner.printOutput = ScriptRunner.standardOutput
         var pluginDirectories = self.pluginDirectories
         let besideScript = URL(fileURLWithPath: script).deletingLastPathComponent().appendingPathComponent("plugins").path
         var isFolder: ObjCBool = false
