@@ -42,6 +42,13 @@ import Testing
         return String(decoding: data, as: UTF8.self)
     }
 
+    /// A file error is a sentence naming the file, not Foundation's dump.
+    @Test func fileErrorsAreSentences() throws {
+        let output = try CLI.run(["sandbox", "serve", "--listen", "127.0.0.1:0", "--data", "/proc/no-such-folder/data"], timeout: 20)
+        #expect(output.status == 1 && output.stderr.contains("no such file: '/proc/no-such-folder'"), "\(output.stderr)")
+        #expect(!output.stderr.contains("Error Domain="))
+    }
+
     @Test func servesAuthenticatesAndKeepsItsDataAcrossRestarts() throws {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: data) }

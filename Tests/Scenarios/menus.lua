@@ -7,6 +7,11 @@ local internet = menus:find_menu(22)
 assert(internet and internet.name == "Internet" and internet.channels.voice_call.recording_option == "never",
        "find_menu walks the whole tree")
 assert(menus:find_menu(404) == nil)
+-- A dot for the colon is named as the mistake it is.
+local ok, err = pcall(menus.find_menu, 9)
+assert(not ok and err.code == "invalid_argument" and err.message:find("call it with a colon", 1, true), tostring(err))
+local ok2, err2 = pcall(menus[1].get_enabled_channels)
+assert(not ok2 and err2.message:find("menu:get_enabled_channels()", 1, true), tostring(err2))
 assert(not pcall(menus.find_menu, menus, "22"), "find_menu checks its argument")
 
 local billing = menus:find_menu(1)

@@ -75,6 +75,9 @@ enum QueueMenuBindings {
         end
         local menus_mt = { __name = "QueueMenus", __index = {
           find_menu = function(self, id)
+            if type(self) ~= "table" then
+              invalid("find_menu is a method: call it with a colon, menus:find_menu(" .. tostring(self) .. ")")
+            end
             if math_type(id) ~= "integer" then
               invalid("bad argument #1 'id' to 'find_menu' (integer expected, got " .. (math_type(id) or type(id)) .. ")")
             end
@@ -92,6 +95,9 @@ enum QueueMenuBindings {
     /// `{ type = "schedule_call", deflection_type = ... }`, `{ type = "email", address = ... }`,
     /// `{ type = "external_deflection", url = ..., display_name = ... }`.
     static func enabledChannels(_ call: LuaCall) throws -> LuaReturn {
+        guard !call.isNil(1) else {
+            throw call.argumentError(1, "self", "get_enabled_channels is a method: call it with a colon, menu:get_enabled_channels()")
+        }
         let menu: QueueMenu
         do {
             menu = try LuaDecoder().decode(QueueMenu.self, from: .table(try call.table(1, "self")))

@@ -143,7 +143,7 @@ struct RunCommand {
         do {
             session = try await connection.open(identity: EndUser(identifier: "vu-1"))
         } catch {
-            printError("error: \(error)")
+            printError("error: " + ErrorText.sentence(error))
             return 1
         }
         let logger = StreamLogger(minimumLevel: logLevel)
@@ -179,7 +179,7 @@ struct RunCommand {
         } catch {
             await runner.plugins?.shutdown()
             await session.server?.stop()
-            printError("error: \(error)")
+            printError("error: " + ErrorText.sentence(error))
             return 1
         }
     }

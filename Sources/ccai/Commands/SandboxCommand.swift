@@ -58,7 +58,7 @@ struct SandboxCommand {
             if let configurationFile { configuration = try await SandboxConfiguration.load(file: configurationFile) }
             sandbox = try Sandbox(configuration: configuration, dataDirectory: dataDirectory)
         } catch {
-            printError("error: \(error)")
+            printError("error: " + ErrorText.sentence(error))
             return 1
         }
         let server: HTTPServer
@@ -68,7 +68,7 @@ struct SandboxCommand {
             printError("error: \(error.message)")
             return 1
         } catch {
-            printError("error: \(error)")
+            printError("error: " + ErrorText.sentence(error))
             return 1
         }
         print(server.baseURL)
