@@ -86,6 +86,9 @@ import Testing
         let nulID = try await SandboxHTTP.call(server, "POST", "/chats/\(chat.id)/messages", ana,
                                                #"{"client_message_id": "m\u0000", "text": "x"}"#)
         #expect(nulID.status == 400)
+        let long = try await SandboxHTTP.call(server, "POST", "/chats/\(chat.id)/messages", ana,
+                                              #"{"client_message_id": "long", "text": "\#(String(repeating: "é", count: 10_001))"}"#)
+        #expect(long.status == 413 && long.body.contains("at most 10000 characters"), "\(long.body)")
         await server.stop()
     }
 

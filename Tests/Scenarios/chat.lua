@@ -17,6 +17,10 @@ local chat = ccai.chat.start{ menu_id = 7, lang = "es", custom_data = {
                age = { label = "Age", value = 30, invisible_to_agent = true } } } }
 assert(chat.status == "queued" and chat.menu_id == 7 and chat.lang == "es", "started queued")
 
+local long_ok, long_err = pcall(ccai.chat.send_message, string.rep("a", 10001))
+assert(not long_ok and long_err.code == "too_large" and long_err.message:find("at most 10000 characters", 1, true),
+       "a text message over the limit: " .. tostring(long_err))
+
 local again, conflict = pcall(ccai.chat.start, { menu_id = 8 })
 assert(not again and conflict.code == "conflict" and conflict.status == 409, "one chat in progress at a time")
 

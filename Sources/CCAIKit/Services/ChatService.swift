@@ -193,7 +193,9 @@ public final class ChatService: @unchecked Sendable {
         let chat = try requireCurrentChat()
         switch content {
         case .text(let text):
-            guard !text.isEmpty else { throw CCAIError.invalidArgument("the message text is empty") }
+            if let problem = AttachmentLimits.textProblem(text) {
+                throw CCAIError(code: text.isEmpty ? .invalidArgument : .tooLarge, message: problem)
+            }
             let request = SendMessageRequest(text: text, clientMessageId: UUID().uuidString.lowercased())
             let api = api
             return [try await outbox.send {

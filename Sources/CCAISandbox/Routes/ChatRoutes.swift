@@ -189,6 +189,7 @@ struct ChatRoutes {
         let chat = try await sandbox.ownChat(request, session)
         let body = try request.decode(SendMessageRequest.self)
         guard !body.text.isEmpty else { throw HTTPError.badRequest("the field 'text' must not be empty") }
+        if let problem = AttachmentLimits.textProblem(body.text) { throw HTTPError(code: .tooLarge, message: "text: \(problem)") }
         guard !body.clientMessageId.isEmpty else { throw HTTPError.badRequest("the field 'client_message_id' must not be empty") }
         guard !body.clientMessageId.utf8.contains(0) else {
             throw HTTPError.badRequest("the field 'client_message_id' must not contain NUL")
