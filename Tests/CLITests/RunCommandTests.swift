@@ -388,6 +388,32 @@ import Testing
         #expect(wrongSecret.stderr.contains("[unauthenticated]"), "\(wrongSecret.stderr)")
     }
 
+    /// Runs against a long-lived sandbox see their own session only: three runs in a row of
+    /// the same end user, each gets its own chat's events, none of the earlier runs'.
+    @Test func eachRunSeesOnlyItsOwnEvents() throws {
+        let server = try SandboxCommandTests.Server([])
+        defer { _ = server.stop() }
+        let script = FileManager.default.temporaryDirectory.appendingPathComponent("own-events-\(UUID().uuidString).lua")
+        try """
+            ccai.initialize_chat()
+            local chat = ccai.chat.start{ menu_id = 7 }
+            ccai.chat.send_message("hello")
+            local first = ccai.chat.wait_for("messages_received", { timeout = 10 })
+            assert(first[1].chat_id == chat.id, "the first event is of this run's chat " .. chat.id .. ", not of chat " .. first[1].chat_id)
+            local received = ccai.chat.wait_for("chat_received", { timeout = 10 })
+            assert(received.id == chat.id, "chat_received is this run's chat")
+            ccai.chat.end_chat()
+            print("own chat " .. chat.id)
+            """.write(to: script, atomically: true, encoding: .utf8)
+        var chats: [String] = []
+        for _ in 1...3 {
+            let run = try CLI.run(["run", script.path, "--host", server.url, "--company-key", "dev-key", "--company-secret", "dev-secret"])
+            #expect(run.status == 0, "\(run.stderr)")
+            chats.append(run.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        #expect(Set(chats).count == 3, "three chats: \(chats)")
+    }
+
     /// A first contact that fails says why: the platform's refusal or the transport's error,
     /// not only "no auth token"; a platform that takes HS256 only gets HS256.
     @Test func authenticationFailuresSayWhy() throws {

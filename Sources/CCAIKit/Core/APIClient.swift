@@ -6,6 +6,12 @@ import Foundation
 final class APIClient: Sendable {
     let options: InitOptions
     let tokens: TokenStore
+    /// Where this instance's event stream starts: the end user's newest event at its first
+    /// sign-in (nil: not signed in by this instance, or no event yet).
+    var streamStart: String? { lock.withLock { firstSignInEventID } }
+    private let lock = NSLock()
+    private var firstSignInEventID: String?
+    private var signedIn = false
     private let http: HTTPClient
 
     init(options: InitOptions, http: HTTPClient) {
@@ -80,6 +86,15 @@ final class APIClient: Sendable {
             token = try await validToken()
             request.headers["Authorization"] = "Bearer \(token)"
             return try await perform(request)
+        }
+    }
+
+    /// Remembers the newest event id of the instance's first sign-in.
+    func signedIn(latestEventID: Int64?) {
+        lock.withLock {
+            guard !signedIn else { return }
+            signedIn = true
+            firstSignInEventID = latestEventID.map(String.init)
         }
     }
 

@@ -103,6 +103,8 @@ final class EventPump: @unchecked Sendable {
         while !Task.isCancelled {
             do {
                 let token = try await api.validToken()
+                // A new instance starts at its sign-in: earlier runs' events are theirs.
+                if lastID == nil { lastID = api.streamStart }
                 let source = EventSource(
                     client: http,
                     request: HTTPClientRequest(url: api.url(of: Endpoints.events), headers: ["Authorization": "Bearer \(token)"]),

@@ -24,6 +24,7 @@ public final class AuthService: Sendable {
         let response = try await api.send(Endpoints.authenticate, body: AuthRequest(companyKey: api.options.key, jwt: jwt),
                                           as: AuthResponse.self)
         api.tokens.update(response.authToken)
+        api.signedIn(latestEventID: response.latestEventId)
         endUsers.updateEndUser(response.endUser)
         return response.authToken
     }

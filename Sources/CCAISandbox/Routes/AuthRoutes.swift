@@ -44,6 +44,6 @@ struct AuthRoutes {
         let token = try await sandbox.store.issueToken(endUserID: user.id ?? 0, customData: claims["custom_data"] ?? [:],
                                                        expiresAt: expiresAt)
         return try .json(AuthResponse(authToken: token, expiresAt: Int64(Checked.truncated(expiresAt.timeIntervalSince1970) ?? 0),
-                                      endUser: user))
+                                      endUser: user, latestEventId: try await sandbox.store.latestEventID(endUserID: user.id ?? 0)))
     }
 }

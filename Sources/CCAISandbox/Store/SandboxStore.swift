@@ -485,6 +485,11 @@ actor SandboxStore {
 
     // MARK: - Events
 
+    /// The id of the end user's newest event, if any.
+    func latestEventID(endUserID: Int) throws -> Int64? {
+        try database.query("SELECT MAX(id) FROM events WHERE end_user_id = ?", [.integer(Int64(endUserID))]).first?.first?.integerValue
+    }
+
     /// Records an event for an end user; returns its id (increasing, never reused).
     func appendEvent(endUserID: Int, name: String, data: JSONValue, now: Date) throws -> Int64 {
         try database.run("INSERT INTO events (end_user_id, name, data, created_at) VALUES (?, ?, ?, ?)",

@@ -20,17 +20,23 @@ public struct AuthResponse: Codable, Equatable, Sendable {
     /// Unix seconds after which the token is refused.
     public var expiresAt: Int64
     public var endUser: EndUser
+    /// The id of the end user's newest event at sign-in (absent: none yet). A new SDK
+    /// instance's event stream starts after it, so a run never receives the events of
+    /// the runs before it.
+    public var latestEventId: Int64?
 
     enum CodingKeys: String, CodingKey {
         case authToken = "auth_token"
         case expiresAt = "expires_at"
         case endUser = "end_user"
+        case latestEventId = "latest_event_id"
     }
 
-    public init(authToken: String, expiresAt: Int64, endUser: EndUser) {
+    public init(authToken: String, expiresAt: Int64, endUser: EndUser, latestEventId: Int64? = nil) {
         self.authToken = authToken
         self.expiresAt = expiresAt
         self.endUser = endUser
+        self.latestEventId = latestEventId
     }
 }
 
