@@ -15,7 +15,9 @@ public final class Sandbox: Sendable {
     /// The time of tokens and JWTs.
     let clock: SandboxClock
     /// The time of business hours: `clock`, or the configuration's `clock_start` onwards.
-    let businessClock: SandboxClock
+    /// What scripts and plugins of the same run read as the time, so that "after 18:00" is
+    /// after 18:00 for all of them.
+    public let businessClock: SandboxClock
     let events = EventHub()
     /// Requests per end user (`limits.requests_per_second`, `limits.burst`).
     let rateLimiter: RateLimiter

@@ -388,6 +388,36 @@ import Testing
         #expect(wrongSecret.stderr.contains("[unauthenticated]"), "\(wrongSecret.stderr)")
     }
 
+    /// One clock: with `clock_start`, the script's `ccai.now()` and a deflection plugin's
+    /// `ctx.now_local` read the sandbox's time, so "after 18:00" can be tried at noon.
+    @Test func scriptsPluginsAndTheSandboxReadOneClock() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("one-clock-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("plugins"), withIntermediateDirectories: true)
+        try """
+            return { company = { name = "Acme", languages = { "en" }, time_zone = "America/Los_Angeles", key = "dev-key",
+                                 secret = "dev-secret" },
+                     clock_start = "2026-11-30T20:00:00-08:00",
+                     menus = { { id = 1, name = "Help", channels = { chat = {} } } } }
+            """.write(to: folder.appendingPathComponent("sandbox.lua"), atomically: true, encoding: .utf8)
+        try """
+            return { name = "evening", deflection = function(menu, ctx)
+              return { action = "message", text = string.format("%d:%02d", ctx.now_local.hour, ctx.now_local.min) }
+            end }
+            """.write(to: folder.appendingPathComponent("plugins/evening.lua"), atomically: true, encoding: .utf8)
+        try """
+            print(string.format("%.0f", ccai.now() - 1796097600))  -- 2026-12-01T04:00Z: 20:00 in Los Angeles
+            local decision = ccai.plugins.evaluate_deflection(ccai.queue_menu.get{}[1], { channel = "chat" })
+            print(decision.text)
+            """.write(to: folder.appendingPathComponent("clock.lua"), atomically: true, encoding: .utf8)
+        let output = try CLI.run(["run", folder.appendingPathComponent("clock.lua").path, "--sandbox",
+                                  folder.appendingPathComponent("sandbox.lua").path])
+        #expect(output.status == 0, "\(output.stderr)")
+        let lines = output.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2 && (Int(lines[0]) ?? 999) >= 0 && (Int(lines[0]) ?? 999) < 60,
+                "ccai.now() is the sandbox's 20:00 (seconds since): \(lines)")
+        #expect(lines.last == "20:00", "the plugin's local time is the sandbox's: \(lines)")
+    }
+
     /// Runs against a long-lived sandbox see their own session only: three runs in a row of
     /// the same end user, each gets its own chat's events, none of the earlier runs'.
     @Test func eachRunSeesOnlyItsOwnEvents() throws {

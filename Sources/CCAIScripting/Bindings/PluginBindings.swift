@@ -6,7 +6,7 @@ import LuaRuntime
 /// `ccai.plugins`: `list()` and `evaluate_deflection(menu, { channel = "chat" })`
 /// (docs/plugins.md).
 enum PluginBindings {
-    static func module(_ host: PluginHost?, sdk: CCAI?) -> LuaModule {
+    static func module(_ host: PluginHost?, sdk: CCAI?, now: @escaping @Sendable () -> Date = { Date() }) -> LuaModule {
         var module = LuaModule(name: "ccai.plugins")
         module.function("list", LuaSignature("The plugins: name, version, file, state, errors, priority, hooks.",
                                              returns: ["ccai.PluginInfo[]"])) { call in
@@ -27,7 +27,7 @@ enum PluginBindings {
                 throw call.argumentError(2, "options", "field 'channel': 'chat', 'voice_call' or 'email' expected, got '\(channel)'")
             }
             return try call.suspend {
-                let context = await deflectionContext(menu: menu, channel: channel, sdk: sdk)
+                let context = await deflectionContext(menu: menu, channel: channel, sdk: sdk, now: now())
                 guard let host else { return [DeflectionDecision.sdkDefault(for: menu, channel: channel).luaValue] }
                 return [await host.evaluateDeflection(menu: menu, channel: channel, context: context).luaValue]
             }
@@ -37,7 +37,7 @@ enum PluginBindings {
 
     /// The `ctx` of a `deflection` hook: the queue's deflection metadata, wait times,
     /// company, language, `now` and `now_local` (the company's time zone).
-    static func deflectionContext(menu: QueueMenu, channel: String, sdk: CCAI?) async -> LuaValue {
+    static func deflectionContext(menu: QueueMenu, channel: String, sdk: CCAI?, now: Date) async -> LuaValue {
         var context = LuaTable()
         context["channel"] = .string(channel)
         let encoder = LuaEncoder()
@@ -54,7 +54,6 @@ enum PluginBindings {
             context["wait_times"] = try? encoder.encode(waits)
         }
         context["language"] = .string(sdk?.languageService?.languageCode ?? "en")
-        let now = Date()
         context["now"] = .number(now.timeIntervalSince1970)
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone

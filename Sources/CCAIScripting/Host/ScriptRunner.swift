@@ -24,6 +24,9 @@ public struct ScriptRunner: Sendable {
     public var plugins: PluginHost?
     /// Signs `custom_data = { signed = ... }` claims (the host's company secret).
     public var signer: ClaimsSigner?
+    /// The time of `ccai.now()` and of plugins' `ctx.now`: the platform's clock when the
+    /// host knows it (an embedded sandbox with `clock_start`), else the real time.
+    public var now: @Sendable () -> Date = { Date() }
     /// Where the `print`s of a script run with ``run(file:)`` go, line by line; nil: the log.
     public var printOutput: (@Sendable (String) -> Void)?
 
@@ -57,14 +60,14 @@ public struct ScriptRunner: Sendable {
                 logger.log(LogRecord(level: .error, message: "error in '\(event)' handler: \(error)"))
             })
         let state = try LuaState(limits: limits, sandbox: sandbox, diagnostics: diagnostics)
-        let (environment, sdk, signer, plugins) = (self.environment, self.sdk, self.signer, self.plugins)
+        let (environment, sdk, signer, plugins, now) = (self.environment, self.sdk, self.signer, self.plugins, self.now)
         try await state.withContext { lua in
             var context = sdk.map { SDKContext(sdk: $0, signer: signer, plugins: plugins, fileRoot: extraPaths.first, logger: logger) }
             context?.chatEvents = lua.makeEmitter(name: "ccai.chat", events: ChatBindings.eventNames)
             context?.smartActionEvents = lua.makeEmitter(name: "ccai.smart_action", events: SmartActionBindings.eventNames)
             context?.screenShareEvents = lua.makeEmitter(name: "ccai.screen_share", events: ScreenShareBindings.eventNames)
-            var module = CCAIModule.make(environment: environment, logger: logger, sdk: context)
-            module.module(PluginBindings.module(plugins, sdk: sdk))
+            var module = CCAIModule.make(environment: environment, logger: logger, sdk: context, now: now)
+            module.module(PluginBindings.module(plugins, sdk: sdk, now: now))
             lua.setErrorTypeName("ccai.Error")
             let table = lua.makeTable(module)
             if sdk != nil { try QueueMenuBindings.decorate(table, in: lua) }

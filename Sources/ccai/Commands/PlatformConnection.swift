@@ -66,6 +66,8 @@ struct PlatformConnection {
         var sdk: CCAI
         var server: HTTPServer?
         var delegate: HostAuthenticator
+        /// The platform's time: the embedded sandbox's business clock (`clock_start`), else the real time.
+        var now: @Sendable () -> Date = { Date() }
     }
 
     /// Starts the embedded sandbox if needed and initializes an SDK instance for `identity`.
@@ -75,13 +77,15 @@ struct PlatformConnection {
         case .embedded(let file):
             var configuration = SandboxConfiguration.builtIn
             if let file { configuration = try await SandboxConfiguration.load(file: file) }
-            let server = try Sandbox(configuration: configuration).serve(address: "127.0.0.1", port: 0)
+            let sandbox = try Sandbox(configuration: configuration)
+            let server = try sandbox.serve(address: "127.0.0.1", port: 0)
             let algorithm: JWTAlgorithm = configuration.algorithms.contains(.hs384) ? .hs384 : .hs256
             let delegate = HostAuthenticator(signing: .secret(configuration.company.secret, algorithm), identity: identity,
                                              ccai: sdk)
             try sdk.initialize(options: InitOptions(key: configuration.company.key, urlHost: "127.0.0.1:\(server.port)",
                                                     delegate: delegate, cacheAuthToken: false))
-            return Session(sdk: sdk, server: server, delegate: delegate)
+            let clock = sandbox.businessClock
+            return Session(sdk: sdk, server: server, delegate: delegate, now: { clock.now() })
         case .remote(let host, let key, let signing):
             let delegate = HostAuthenticator(signing: signing, identity: identity, ccai: sdk)
             try sdk.initialize(options: InitOptions(key: key, urlHost: host, delegate: delegate, cacheAuthToken: false))

@@ -150,6 +150,7 @@ struct RunCommand {
         var runner = ScriptRunner(environment: environment, limits: limits, logger: logger, sdk: session.sdk)
         runner.signer = session.delegate
         runner.printOutput = ScriptRunner.standardOutput
+        runner.now = session.now
         var pluginDirectories = self.pluginDirectories
         let besideScript = URL(fileURLWithPath: script).deletingLastPathComponent().appendingPathComponent("plugins").path
         var isFolder: ObjCBool = false
