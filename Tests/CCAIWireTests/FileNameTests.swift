@@ -24,4 +24,10 @@ import Testing
         #expect(ContentDisposition.fileName(of: "attachment; filename=\"../../etc/passwd\"") == nil)
         #expect(ContentDisposition.fileName(of: "inline") == nil && ContentDisposition.fileName(of: nil) == nil)
     }
+
+    @Test func mistypedNamesGetASuggestion() {
+        #expect(Suggestion.closest(to: "deflecton", among: ["deflection", "forms"]) == "deflection")
+        #expect(Suggestion.didYouMean("chanels", among: ["channels", "children"]) == " (did you mean 'channels'?)")
+        #expect(Suggestion.closest(to: "xyz", among: ["deflection"]) == nil, "nothing close, no guess")
+    }
 }

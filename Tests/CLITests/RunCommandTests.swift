@@ -521,6 +521,10 @@ import Testing
         #expect(checked.status == 1)
         let mentions = (checked.stdout + checked.stderr).components(separatedBy: "unexpected symbol").count - 1
         #expect(mentions == 1, "the error once: \(checked.stdout) \(checked.stderr)")
+        let typo = try folder(["typo.lua": "return { name = 'typo', deflecton = function() end }"])
+        let flagged = try CLI.run(["plugins", "check", typo])
+        #expect(flagged.status == 1 && flagged.stdout.contains("unknown field 'deflecton' (did you mean 'deflection'?)"),
+                "\(flagged.stdout)")
         let file = try CLI.run(["plugins", "check", plugins + "/fine.lua"])
         #expect(file.status == 0 && file.stdout.contains("1 loaded, 0 failed"), "\(file.stdout) \(file.stderr)")
         let missing = try CLI.run(["run", "Tests/Scenarios/company.lua", "--plugins", plugins + "/no-such-folder"])

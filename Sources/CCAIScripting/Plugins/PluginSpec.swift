@@ -1,3 +1,4 @@
+import CCAIWire
 import LuaRuntime
 
 /// What a plugin file returned (docs/plugins.md), checked.
@@ -18,7 +19,7 @@ struct PluginSpec: Sendable {
     /// The plugin's own `config` table (its defaults), handed to hooks as `ctx.config`.
     var config: LuaValue = .table(LuaTable())
 
-    static let functionHooks = ["on_load", "on_unload", "deflection", "post_session", "survey", "csat"]
+    static let functionHooks = ["on_load", "on_unload", "deflection", "post_session", "post_session_opt_in", "survey", "csat"]
     static let knownFields = Set(functionHooks + ["name", "version", "priority", "smart_actions", "forms", "config"])
 
     /// Reads the spec's shape (functions appear as `"function"`); the errors say which
@@ -26,6 +27,11 @@ struct PluginSpec: Sendable {
     static func parse(_ shape: LuaValue) -> Result<PluginSpec, PluginLoadError> {
         guard let table = shape.tableValue else {
             return .failure(PluginLoadError("the plugin must return a table (its spec), got \(shape.typeName)"))
+        }
+        let unknown = table.fields.keys.compactMap(\.stringValue).filter { !knownFields.contains($0) }.sorted()
+        if !unknown.isEmpty {
+            return .failure(PluginLoadError(unknown.map { "unknown field '\($0)'" + Suggestion.didYouMean($0, among: knownFields) }
+                .joined(separator: "; ") + "; a spec has " + knownFields.sorted().joined(separator: ", ")))
         }
         guard let name = table["name"]?.stringValue, !name.isEmpty else {
             return .failure(PluginLoadError("name: a non-empty string is required"))
