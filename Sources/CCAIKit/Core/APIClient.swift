@@ -3,7 +3,8 @@ import Foundation
 
 /// Calls the platform's API: JSON in snake_case, the bearer token, one re-authentication
 /// through the delegate when the platform refuses the token, and errors as ``CCAIError``.
-final class APIClient: Sendable {
+/// Its one piece of mutable state (the first sign-in's event id) is behind a lock.
+final class APIClient: @unchecked Sendable {
     let options: InitOptions
     let tokens: TokenStore
     /// Where this instance's event stream starts: the end user's newest event at its first
