@@ -150,6 +150,29 @@ public final class Sandbox: Sendable {
         return ended
     }
 
+    /// Ends the chats an earlier run of the sandbox left open (`--data`): their agents and
+    /// scripts went with that run, so each gets a system message saying so, ends with
+    /// `ended_by = "restart"` and a `state_changed`; one log line counts them. `ccai sandbox
+    /// serve` does it before it serves. Returns the chats.
+    @discardableResult
+    public func endChatsLeftOpen() async throws -> [ChatResponse] {
+        var ended: [ChatResponse] = []
+        for open in try await store.chatsInProgress() {
+            let now = clock.now()
+            let (message, _) = try await store.addMessage(
+                chatID: open.id, sender: ChatMessageSender(type: "system"), type: "noti",
+                text: "The sandbox restarted; this conversation has ended.", event: "chatEnded", clientMessageID: nil, now: now)
+            try await publishMessages([message], endUserID: open.endUserID)
+            guard let chat = try await store.endChat(id: open.id, endUserID: open.endUserID, by: "restart", now: now) else { continue }
+            try await publishState(chat, endUserID: open.endUserID)
+            ended.append(chat)
+        }
+        if !ended.isEmpty {
+            log("sandbox: ended \(ended.count) chat(s) left open by the previous run: " + ended.map { String($0.id) }.joined(separator: ", "))
+        }
+        return ended
+    }
+
     /// The virtual agent that takes the chats of a queue, if it has one.
     func virtualAgent(forMenu menuID: Int) -> (id: String, configuration: VirtualAgentConfiguration)? {
         guard let id = configuration.allMenus.first(where: { $0.id == menuID })?.channels?.chat?.virtualAgent,

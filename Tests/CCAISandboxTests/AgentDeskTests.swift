@@ -50,4 +50,40 @@ import Testing
         #expect(greetings == Array(repeating: 1, count: 128), "each chat greeted once: \(greetings)")
         await server.stop()
     }
+
+    /// A restart with the same data loses nothing, chats included: those left open (their
+    /// agents went with the old process) end with a message saying why, instead of waiting
+    /// for an agent forever.
+    @Test func chatsLeftOpenByARestartEndWithAMessage() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("restart-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let configuration = try await LuaConfigurations.configuration("menus = { { id = 1, name = \"Help\", channels = { chat = {} } } }")
+        let first = try Sandbox(configuration: configuration, dataDirectory: folder, clock: ManualClock(QueueMenuTests.mondayMorning))
+        let server = try first.serve()
+        let ana = try await SandboxHTTP.token(server, "restart-ana")
+        let chat = try SandboxHTTP.decode(try await SandboxHTTP.call(server, "POST", "/chats", ana, #"{"menu_id": 1}"#),
+                                          as: ChatResponse.self)
+        await server.stop()
+
+        let lines = LogLines()
+        let second = try Sandbox(configuration: configuration, dataDirectory: folder, clock: ManualClock(QueueMenuTests.mondayMorning),
+                                 log: { lines.append($0) })
+        let ended = try await second.endChatsLeftOpen()
+        #expect(ended.map(\.id) == [chat.id] && ended.first?.status == .ended && ended.first?.endedBy == "restart")
+        #expect(lines.all.contains { $0.contains("ended 1 chat(s) left open") }, "\(lines.all)")
+        let restarted = try second.serve()
+        let messages = try SandboxHTTP.decode(try await SandboxHTTP.call(restarted, "GET", "/chats/\(chat.id)/messages", ana),
+                                              as: [ChatMessage].self)
+        #expect(messages.last?.sender.type == "system" && messages.last?.text?.contains("restarted") == true)
+        #expect(try await second.endChatsLeftOpen().isEmpty, "once")
+        await restarted.stop()
+    }
+}
+
+/// Log lines a sandbox wrote, for assertions.
+final class LogLines: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+    func append(_ line: String) { lock.withLock { lines.append(line) } }
+    var all: [String] { lock.withLock { lines } }
 }

@@ -57,6 +57,7 @@ struct SandboxCommand {
             var configuration = SandboxConfiguration.builtIn
             if let configurationFile { configuration = try await SandboxConfiguration.load(file: configurationFile) }
             sandbox = try Sandbox(configuration: configuration, dataDirectory: dataDirectory)
+            try await sandbox.endChatsLeftOpen()
         } catch {
             printError("error: " + ErrorText.sentence(error))
             return 1
