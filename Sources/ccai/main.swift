@@ -18,6 +18,9 @@ func main(_ arguments: [String]) async -> Int32 {
         case "run":
             return try await RunCommand(arguments: Array(arguments.dropFirst())).execute()
         case "sandbox":
+            if arguments.dropFirst().first == "check" {
+                return try await SandboxCheckCommand(arguments: Array(arguments.dropFirst(2))).execute()
+            }
             return try await SandboxCommand(arguments: Array(arguments.dropFirst())).execute()
         case "plugins":
             return try await PluginsCommand(arguments: Array(arguments.dropFirst())).execute()

@@ -42,6 +42,26 @@ import Testing
         return String(decoding: data, as: UTF8.self)
     }
 
+    /// `sandbox check` validates configurations and compiles their agent scripts; `serve`
+    /// refuses to start on a script with a syntax error (not at the first chat).
+    @Test func configurationsAreCheckedAndAgentScriptsCompiledAtStart() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("check-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try "return function(agent)\n  agent.send(\"hi\"\nend\n".write(to: folder.appendingPathComponent("bad.lua"), atomically: true, encoding: .utf8)
+        try """
+            return { company = { name = "Acme", languages = { "en" }, time_zone = "UTC", key = "k", secret = "s" },
+                     menus = { { id = 1, name = "Help", channels = { chat = {} } } },
+                     agents = { { name = "Ava", menus = { 1 }, script = "bad.lua" } } }
+            """.write(to: folder.appendingPathComponent("config.lua"), atomically: true, encoding: .utf8)
+        let config = folder.appendingPathComponent("config.lua").path
+        let checked = try CLI.run(["sandbox", "check", config, "examples/support_bot/sandbox.lua"])
+        #expect(checked.status == 1, "\(checked.stdout)")
+        #expect(checked.stdout.contains("FAIL  \(config): agents[Ava].script: ") && checked.stdout.contains("bad.lua:3:"), "\(checked.stdout)")
+        #expect(checked.stdout.contains("ok    examples/support_bot/sandbox.lua"), "\(checked.stdout)")
+        let served = try CLI.run(["sandbox", "serve", "--listen", "127.0.0.1:0", "--config", config], timeout: 20)
+        #expect(served.status == 1 && served.stderr.contains("bad.lua:3:"), "\(served.stderr)")
+    }
+
     /// A file error is a sentence naming the file, not Foundation's dump.
     @Test func fileErrorsAreSentences() throws {
         let output = try CLI.run(["sandbox", "serve", "--listen", "127.0.0.1:0", "--data", "/proc/no-such-folder/data"], timeout: 20)

@@ -1,7 +1,10 @@
 import Foundation
 
+import LuaRuntime
+
 /// The Lua script of a sandbox agent (docs/sdk-and-sandbox.md, agent scripts): a file that returns
-/// `function(agent, session)`, run in a fresh sandboxed state for each session.
+/// `function(agent, session)`, run in a fresh sandboxed state for each session. It is
+/// compiled when the sandbox starts, so a syntax error stops the start, not the first chat.
 struct AgentScript: Sendable {
     /// Where the script was read from (its chunk name in error messages).
     let path: String
@@ -15,5 +18,10 @@ struct AgentScript: Sendable {
         }
         self.path = path
         self.source = String(decoding: data, as: UTF8.self)
+        do {
+            try LuaState.checkSyntax(source, chunkName: "@" + path)
+        } catch let error as LuaScriptError {
+            throw ConfigurationError(message: "\(field): \(error.message)")
+        }
     }
 }

@@ -82,7 +82,7 @@ public struct SandboxConfiguration: Codable, Sendable {
     }
 
     /// Every menu of the tree, depth first.
-    var allMenus: [MenuConfiguration] { (menus ?? []).flatMap(\.flattened) }
+    public var allMenus: [MenuConfiguration] { (menus ?? []).flatMap(\.flattened) }
 
     /// A realistic company that exercises every feature (the default of `ccai run` and
     /// `ccai sandbox serve`); its Lua text is `SandboxConfiguration.builtInSource`.

@@ -12,6 +12,7 @@ enum HelpCommand {
         Commands:
           run SCRIPT        run a Lua script in the sandboxed runtime
           sandbox serve     serve the platform emulator over HTTP
+          sandbox check     validate sandbox configurations and compile their agent scripts
           plugins check     load and validate plugins
           jwt sign          sign an end-user JWT with a company secret
           types --out DIR   write LuaLS stubs, .luarc.json and a luacheck config

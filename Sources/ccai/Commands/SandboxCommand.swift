@@ -5,9 +5,14 @@ import Foundation
 struct SandboxCommand {
     static let help = """
         Usage: ccai sandbox serve [--config CONFIG.lua] [--listen HOST:PORT] [--data DIR]
+               ccai sandbox check CONFIG.lua...
 
-        Serves the platform emulator over HTTP until interrupted (Ctrl-C or SIGTERM), then
-        lets requests in progress finish. Prints its base URL on standard output.
+        serve: serves the platform emulator over HTTP until interrupted (Ctrl-C or
+        SIGTERM), then lets requests in progress finish. Prints its base URL on standard
+        output. Agent scripts are read and compiled at start: a syntax error stops it.
+
+        check: loads each configuration as serve would (validation, agent scripts read and
+        compiled) and prints one line per file; exit status 1 when one fails.
 
         Options:
           --config FILE       a sandbox configuration (a Lua file returning a table);
@@ -25,7 +30,7 @@ struct SandboxCommand {
     init(arguments: [String]) throws {
         guard arguments.first == "serve" else {
             throw UsageError(message: arguments.first.map { "unknown sandbox command '\($0)'" }
-                                 ?? "sandbox needs a command: serve", command: "sandbox")
+                                 ?? "sandbox needs a command: serve or check", command: "sandbox")
         }
         var reader = ArgumentReader(Array(arguments.dropFirst()), command: "sandbox")
         while let token = reader.next() {
