@@ -527,6 +527,10 @@ import Testing
                 "\(flagged.stdout)")
         let file = try CLI.run(["plugins", "check", plugins + "/fine.lua"])
         #expect(file.status == 0 && file.stdout.contains("1 loaded, 0 failed"), "\(file.stdout) \(file.stderr)")
+        let lenient = try CLI.run(["run", "Tests/Scenarios/company.lua", "--plugins", plugins])
+        #expect(lenient.status == 0, "a broken plugin is reported and the run goes on: \(lenient.stderr)")
+        let strict = try CLI.run(["run", "Tests/Scenarios/company.lua", "--plugins", plugins, "--strict-plugins"])
+        #expect(strict.status == 1 && strict.stderr.contains("broken.lua"), "\(strict.stderr)")
         let missing = try CLI.run(["run", "Tests/Scenarios/company.lua", "--plugins", plugins + "/no-such-folder"])
         #expect(missing.status == 2 && missing.stderr.contains("there is no folder"), "\(missing.stderr)")
     }

@@ -25,6 +25,7 @@ struct RunCommand {
                                    plugins folder beside the script, if there is one);
                                    they are reloaded when their files change, and they
                                    answer deflection, smart actions and forms
+          --strict-plugins         a plugin that fails to load fails the run (exit 1)
           --sandbox CONFIG.lua     the embedded sandbox's configuration
           --host HOST              a platform instead of the embedded sandbox (HOST[:PORT]
                                    or a URL), with --company-key KEY and one of
@@ -55,6 +56,8 @@ struct RunCommand {
     var limits = LuaLimits()
     var connection = PlatformConnection()
     var pluginDirectories: [String] = []
+    /// `--strict-plugins`: a plugin that fails to load fails the run.
+    var strictPlugins = false
 
     init(arguments: [String]) throws {
         var reader = ArgumentReader(arguments, command: "run")
@@ -87,6 +90,8 @@ struct RunCommand {
                     throw UsageError(message: "--plugins: there is no folder '\(folder)'", command: "run")
                 }
                 pluginDirectories.append(folder)
+            case .option("--strict-plugins"):
+                strictPlugins = true
             case .option("--quiet"), .option("-q"):
                 logLevel = .warn
             case .option("--memory-limit"):
@@ -161,7 +166,14 @@ struct RunCommand {
         }
         if !pluginDirectories.isEmpty {
             let plugins = PluginHost(directories: pluginDirectories, runner: runner)
-            await plugins.load()
+            let loaded = await plugins.load()
+            let failed = loaded.filter { $0.state != "loaded" }
+            if strictPlugins, !failed.isEmpty {
+                for plugin in failed { printError("error: plugin \(plugin.file): \(plugin.errors.joined(separator: "; "))") }
+                await plugins.shutdown()
+                await session.server?.stop()
+                return 1
+            }
             await plugins.startWatching()
             runner.plugins = plugins
         }
