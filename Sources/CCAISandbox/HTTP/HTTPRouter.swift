@@ -36,7 +36,7 @@ public struct HTTPRouter: Sendable {
     }
 
     /// The body a route takes unless it says otherwise: 1 MiB.
-    public static let defaultMaximumBodyBytes = 1 << 20
+    public static let defaultMaximumBodyBytes = Endpoint.defaultMaximumBodyBytes
 
     private var routes: [Route] = []
     /// Checks a bearer token before the body is read: nil to go on, else the refusal (an
@@ -67,9 +67,6 @@ public struct HTTPRouter: Sendable {
             route.method + " /" + route.segments.map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }.joined(separator: "/")
         }
     }
-
-    /// The largest body any route takes.
-    public var maximumBodyBytes: Int { routes.map(\.maximumBodyBytes).max() ?? HTTPRouter.defaultMaximumBodyBytes }
 
     private static func segments(_ path: String) -> [Substring] {
         path.split(separator: "/", omittingEmptySubsequences: true)
