@@ -48,7 +48,7 @@ ccai.chat.send_message("Where is my order 4417?")
 ccai.log.info("chat", { says = agent_says() })
 ccai.chat.send_message("Great, thanks. Bye!")
 ccai.log.info("chat", { says = agent_says() })
-ccai.chat.wait_for("state_changed", { timeout = 10, match = function(e) return e.status == "ended" end })
+ccai.chat.wait_for("chat_received", { timeout = 10, match = function(e) return e.status == "ended" end })
 
 -- 4. Tasks. Three synthetic customers run at once; ccai.sleep suspends only its own task
 --    (no thread is blocked), and the main chunk waits for all of them.

@@ -3,10 +3,10 @@ import Foundation
 
 /// The chat events every part of the sandbox publishes the same way.
 extension Sandbox {
-    /// Publishes `state_changed` (`chat_id`, `status`).
-    func publishState(_ chat: ChatResponse, endUserID: Int) async throws {
-        try await publish(endUserID: endUserID, event: .stateChanged,
-                          data: ["chat_id": .integer(Int64(chat.id)), "status": .string(chat.status.rawValue)])
+    /// Publishes `chat_received` with the whole chat: every change of the platform's
+    /// record of a chat goes through here.
+    func publishChat(_ chat: ChatResponse, endUserID: Int) async throws {
+        try await publish(endUserID: endUserID, event: .chatReceived, data: try JSONValue(encoding: chat))
     }
 
     /// Publishes `messages_received` with the messages as JSON.

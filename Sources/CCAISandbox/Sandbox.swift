@@ -143,7 +143,7 @@ public final class Sandbox: Sendable {
         var ended: [ChatResponse] = []
         for idle in try await store.chatsIdle(since: now.addingTimeInterval(-timeout)) {
             guard let chat = try await store.endChat(id: idle.id, endUserID: idle.endUserID, by: "timeout", now: now) else { continue }
-            try await publishState(chat, endUserID: idle.endUserID)
+            try await publishChat(chat, endUserID: idle.endUserID)
             await agentDesk.chatEnded(chat.id, sandbox: self)
             ended.append(chat)
         }
@@ -164,7 +164,7 @@ public final class Sandbox: Sendable {
                 text: "The sandbox restarted; this conversation has ended.", event: "chatEnded", clientMessageID: nil, now: now)
             try await publishMessages([message], endUserID: open.endUserID)
             guard let chat = try await store.endChat(id: open.id, endUserID: open.endUserID, by: "restart", now: now) else { continue }
-            try await publishState(chat, endUserID: open.endUserID)
+            try await publishChat(chat, endUserID: open.endUserID)
             ended.append(chat)
         }
         if !ended.isEmpty {

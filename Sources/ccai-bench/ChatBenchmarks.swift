@@ -84,7 +84,7 @@ struct ChatBenchmarks {
         _ = try await sdk.authService!.authenticate(jwt)
         sdk.initializeChat()
         let chat = sdk.chatService!
-        var echoes = chat.events(named: PlatformEventName.messagesReceived.rawValue).makeAsyncIterator()
+        var echoes = chat.messagesReceived.makeAsyncIterator()
         try await chat.start(request: ChatRequest(menuId: 1, lang: "en"))
         var samples: [Double] = []
         for round in 0..<rounds {
@@ -93,9 +93,7 @@ struct ChatBenchmarks {
             _ = try await chat.sendMessage(.text(content: text))
             while true {
                 guard let batch = await echoes.next() else { throw BenchmarkError(message: "the event stream ended") }
-                if case .array(let messages) = batch, messages.contains(where: { message in
-                    message["sender"]?["type"]?.stringValue == "agent" && message["text"]?.stringValue == text
-                }) { break }
+                if batch.contains(where: { $0.sender.type == "agent" && $0.text == text }) { break }
             }
             samples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
         }

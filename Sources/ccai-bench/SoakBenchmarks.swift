@@ -126,14 +126,12 @@ struct SoakBenchmarks {
         _ = try await sdk.authService!.authenticate(jwt)
         sdk.initializeChat()
         let chat = sdk.chatService!
-        var messages = chat.events(named: PlatformEventName.messagesReceived.rawValue).makeAsyncIterator()
+        var messages = chat.messagesReceived.makeAsyncIterator()
         try await chat.start(request: ChatRequest(menuId: 1, lang: "en"))
         func waitFor(_ text: String) async throws {
             while true {
                 guard let batch = await messages.next() else { throw BenchmarkError(message: "the event stream ended") }
-                if case .array(let list) = batch, list.contains(where: {
-                    $0["sender"]?["type"]?.stringValue == "agent" && $0["text"]?.stringValue == text
-                }) { return }
+                if batch.contains(where: { $0.sender.type == "agent" && $0.text == text }) { return }
             }
         }
         try await waitFor("Hi, I echo")

@@ -83,6 +83,7 @@ import Testing
         let service = try #require(ccai.chatService)
         var ticks = service.events(named: PlatformEventName.typingEvent.rawValue).makeAsyncIterator()
         var connectivity = service.networkConnectivityChanged().makeAsyncIterator()
+        var states = service.stateChanged.makeAsyncIterator()
         let userID = try #require(try await ccai.endUserService!.fetch().id)
         func publish(_ numbers: ClosedRange<Int>) async throws {
             for n in numbers { try await sandbox.publish(endUserID: userID, event: .typingEvent, data: .integer(Int64(n))) }
@@ -100,6 +101,9 @@ import Testing
         try await publish(4...6)
         let restarted = try sandbox.serve(port: port)
         #expect(await connectivity.next() == true, "so is the recovery")
+        var seen: [ChatProviderState] = []
+        while seen.last != .connected || seen.count < 3, let state = await states.next() { seen.append(state) }
+        #expect(seen.suffix(3) == [.disconnected, .connecting, .connected], "the provider's states: \(seen)")
         try await publish(7...7)
         #expect(await read(4) == [4, 5, 6, 7], "what was published meanwhile arrives once, in order")
         await restarted.stop()

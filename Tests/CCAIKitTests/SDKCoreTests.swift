@@ -236,27 +236,41 @@ final class SigningDelegate: CCAIDelegate, @unchecked Sendable {
         await server.stop()
     }
 
-    @Test func chatEventsArriveThroughThePlatformStream() async throws {
+    @Test(.timeLimit(.minutes(1))) func chatEventsArriveThroughThePlatformStream() async throws {
         let server = try Sandbox().serve()
         let delegate = SigningDelegate(identifier: "listener")
         let ccai = try makeSDK(port: server.port, delegate: delegate, cache: false)
         ccai.initializeChat()
         let service = try #require(ccai.chatService)
-        let states = service.events(named: "state_changed")
-        let starter = Task {
-            try await Task.sleep(nanoseconds: 100_000_000)
-            try await service.start(request: ChatRequest(menuId: 7))
-            try await service.endChat()
+        var states = service.stateChanged.makeAsyncIterator()
+        let chats = service.chatReceived
+        #expect(await states.next() == .connecting, "subscribing starts the provider")
+        #expect(await states.next() == .connected)
+        let started = try await service.start(request: ChatRequest(menuId: 8))
+        var seen: [ChatStatus] = []
+        for await chat in chats {
+            let chat = try #require(chat)
+            #expect(chat.id == started.id)
+            seen.append(chat.status)
+            if chat.status == .active { try await service.endChat() }
+            if chat.status == .ended { break }
         }
-        var seen: [String] = []
-        for await state in states {
-            seen.append(state["status"]?.stringValue ?? "?")
-            if seen.last == "ended" { break }
-        }
-        try await starter.value
-        #expect(seen.first == "queued" && seen.last == "ended", "\(seen)")
-        #expect(Set(seen).isSubset(of: ["queued", "assigned", "active", "ended"]))
+        #expect(seen == [.queued, .assigned, .active, .ended], "every change of the chat, in order: \(seen)")
         #expect(service.currentChat?.status == .ended)
+        await server.stop()
+        #expect(await states.next() == .disconnected, "the provider state, not the chat's")
+        #expect(await states.next() == .connecting)
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aProviderThatCannotAuthenticateSaysSo() async throws {
+        let server = try Sandbox().serve()
+        let delegate = SigningDelegate(identifier: "nobody", secret: "wrong")
+        let ccai = try makeSDK(port: server.port, delegate: delegate, cache: false)
+        ccai.initializeChat()
+        var states = try #require(ccai.chatService).stateChanged.makeAsyncIterator()
+        #expect(await states.next() == .connecting)
+        guard case .error(let message)? = await states.next() else { Issue.record("an error state"); return }
+        #expect(message.contains("authenticate") || message.contains("token"), "\(message)")
         await server.stop()
     }
 }

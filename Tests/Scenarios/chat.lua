@@ -8,7 +8,7 @@ assert(ccai.chat.get_last_chat_in_progress() == nil, "no chat yet")
 -- Events arrive over the platform's event stream: every `on` handler sees them, and
 -- wait_for returns the oldest one not yet returned.
 local states = {}
-local subscription = ccai.chat.on("state_changed", function(event) states[#states + 1] = event.status end)
+local subscription = ccai.chat.on("chat_received", function(received) states[#states + 1] = received.status end)
 local bad_name = pcall(ccai.chat.on, "state_change", function() end)
 assert(not bad_name, "unknown event names are refused")
 
@@ -42,10 +42,12 @@ end
 ccai.chat.end_chat()
 local late_event, late_err = pcall(ccai.chat.send_event, { name = "form_clicked" })
 assert(not late_event and late_err.code == "conflict" and late_err.status == 409, "no events in an ended chat")
-local ended = ccai.chat.wait_for("state_changed", { timeout = 10, match = function(e) return e.status == "ended" end })
-assert(ended.chat_id == chat.id, "state_changed says which chat")
-assert(states[1] == "queued" and states[#states] == "ended", "the handler saw every state")
+local ended = ccai.chat.wait_for("chat_received", { timeout = 10, match = function(e) return e.status == "ended" end })
+assert(ended.id == chat.id and ended.ended_by == "end_user", "chat_received carries the whole chat")
+assert(states[1] == "queued" and states[#states] == "ended", "the handler saw every change")
 subscription:cancel()
+assert(ccai.chat.wait_for("state_changed", { timeout = 10 }) == "connecting", "state_changed is the provider's connection")
+assert(ccai.chat.wait_for("state_changed", { timeout = 10 }) == "connected")
 assert(ccai.chat.get_current_chat().status == "ended" and ccai.chat.get_current_chat().ended_by == "end_user")
 assert(ccai.chat.get_last_chat_in_progress() == nil, "nothing in progress after the end")
 local resumed, gone = pcall(ccai.chat.resume_chat, chat)

@@ -1,10 +1,10 @@
 -- A whole conversation with the sandbox's default agent (queue 8 is served by Ben around the clock).
 ccai.initialize_chat()
 local chat = ccai.chat.start{ menu_id = 8 }
-local active = ccai.chat.wait_for("state_changed", { timeout = 10, match = function(e) return e.status == "active" end })
-assert(active.chat_id == chat.id)
+local active = ccai.chat.wait_for("chat_received", { timeout = 10, match = function(e) return e.status == "active" end })
+assert(active.id == chat.id)
 local joined = ccai.chat.wait_for("member_event", { timeout = 10 })
-assert(joined.type == "joined" and joined.member.name == "Ben", "the agent joins")
+assert(joined.type == "joined" and joined.identity == "Ben", "the agent joins")
 
 local function next_from_agent()
   local batch = ccai.chat.wait_for("messages_received", { timeout = 10,
@@ -23,14 +23,15 @@ assert(next_from_agent().text:find("My order is late", 1, true), "the agent answ
 
 ccai.chat.send_message{ text = "Thanks, bye!" }
 assert(next_from_agent().text == "Thanks for contacting us. Goodbye!")
-ccai.chat.wait_for("state_changed", { timeout = 10, match = function(e) return e.status == "ended" end })
+ccai.chat.wait_for("chat_received", { timeout = 10, match = function(e) return e.status == "ended" end })
 assert(ccai.chat.check_status().ended_by == "agent", "the agent ended the chat")
 
 local transcript = ccai.chat.get_messages()
 for index, message in ipairs(transcript) do assert(message.sequence == index, "messages in sequence") end
 assert(#transcript == 5)
 local typing = ccai.chat.wait_for("typing_event", { timeout = 10 })
-assert(typing.typing == true and typing.member.name == "Ben", "the agent types before it writes")
+assert(typing == "started", "the agent types before it writes")
+assert(ccai.chat.wait_for("typing_event", { timeout = 10 }) == "ended", "and stops")
 local history = ccai.chat.get_previous_chats()
 assert(history.chats[1].id == chat.id and history.current_page == 1 and history.total_pages == 1, "the chat is in the history")
 assert(#history.messages == 5 and history.messages[1].chat_id == chat.id)

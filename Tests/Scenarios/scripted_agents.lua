@@ -20,7 +20,7 @@ end
 for i = 1, 3 do from_agent("echo: message " .. i) end
 ccai.chat.send_message("bye")
 from_agent("Goodbye")
-ccai.chat.wait_for("state_changed", { timeout = 10, match = function(e) return e.status == "ended" end })
+ccai.chat.wait_for("chat_received", { timeout = 10, match = function(e) return e.status == "ended" end })
 assert(ccai.chat.check_status().ended_by == "agent")
 
 local broken = ccai.chat.start{ menu_id = 2 }
@@ -39,7 +39,7 @@ from_agent("Transferring you to billing")
 local transfer = ccai.chat.wait_for("cold_transfer", { timeout = 10 })
 assert(transfer.from_menu_id == 7 and transfer.to_menu_id == 4 and transfer.agent.name == "Tom", "cold_transfer says where")
 local left = ccai.chat.wait_for("member_event", { timeout = 10, match = function(e) return e.type == "left" end })
-assert(left.member.name == "Tom")
+assert(left.identity == "Tom")
 local billie = ccai.chat.wait_for("messages_received", { timeout = 10,
   match = function(m) return m[1].sender.type == "virtual_agent" end })[1]
 assert(billie.sender.name == "Billie", "the new queue's virtual agent takes the chat")

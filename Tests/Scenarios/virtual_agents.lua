@@ -28,7 +28,7 @@ refused("invalid_argument", ccai.chat.escalate, { escalation_id = 123, deflectio
 ccai.chat.send_message("I want to talk to a human")
 from("virtual_agent", "Let me connect you with a human agent.")
 local left = ccai.chat.wait_for("member_event", { timeout = 10, match = function(e) return e.type == "left" end })
-assert(left.member.type == "virtual_agent" and left.member.name == "Billie")
+assert(left.identity == "Billie", "the virtual agent leaves")
 from("agent", "Hi, I'm Hana. How can I help you?")
 local status = ccai.chat.check_status()
 assert(status.agent.name == "Hana" and status.virtual_agent.name == "Billie" and status.status == "active")

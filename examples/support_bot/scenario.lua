@@ -23,7 +23,7 @@ ccai.log.info("claim summary received", { file = claim.file_name, text = claim.d
 print(from_agent("^Thanks").text)
 ccai.chat.send_message("No, that's all. Bye!")
 print(from_agent("^Goodbye").text)
-ccai.chat.wait_for("state_changed", { timeout = 10, match = function(e) return e.status == "ended" end })
+ccai.chat.wait_for("chat_received", { timeout = 10, match = function(e) return e.status == "ended" end })
 
 local history = ccai.chat.get_previous_chats(1)
 local actions = ccai.smart_action.get_smart_actions{ router = { id = chat.id, type = "chat" } }

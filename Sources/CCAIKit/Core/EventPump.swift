@@ -29,6 +29,8 @@ final class EventPump: @unchecked Sendable {
     /// not a recovery).
     private var connected = false
     private var everConnected = false
+    /// The provider state last published (`state_changed`), so that each change is told once.
+    private var providerState: ChatProviderState = .disconnected
 
     init(api: APIClient, http: HTTPClient) {
         self.api = api
@@ -80,7 +82,8 @@ final class EventPump: @unchecked Sendable {
         idle?.cancel()
     }
 
-    /// Publishes `network_connectivity_changed` (false on a loss, true on the recovery).
+    /// Publishes `network_connectivity_changed` (false on a loss, true on the recovery)
+    /// and the provider state: `connected`, or `disconnected` then `connecting` again.
     private func connectionChanged(_ isConnected: Bool) {
         let changed: Bool = lock.withLock {
             defer {
@@ -89,7 +92,24 @@ final class EventPump: @unchecked Sendable {
             }
             return isConnected ? everConnected && !connected : connected
         }
-        if changed { deliver(PlatformEvent(name: "network_connectivity_changed", data: .bool(isConnected))) }
+        if changed {
+            deliver(PlatformEvent(name: ChatServiceEvent.Name.networkConnectivityChanged.rawValue, data: .bool(isConnected)))
+        }
+        if isConnected {
+            providerStateChanged(.connected)
+        } else {
+            providerStateChanged(.disconnected)
+            providerStateChanged(.connecting)
+        }
+    }
+
+    /// Publishes `state_changed` with the provider's new state, unless it is the same.
+    private func providerStateChanged(_ state: ChatProviderState) {
+        let changed: Bool = lock.withLock {
+            defer { providerState = state }
+            return providerState != state
+        }
+        if changed { deliver(PlatformEvent(name: ChatServiceEvent.Name.stateChanged.rawValue, data: state.json)) }
     }
 
     private func deliver(_ event: PlatformEvent) {
@@ -100,8 +120,10 @@ final class EventPump: @unchecked Sendable {
 
     private func run() async {
         var lastID: String?
+        defer { providerStateChanged(.disconnected) }
         while !Task.isCancelled {
             do {
+                if !lock.withLock({ connected }) { providerStateChanged(.connecting) }
                 let token = try await api.validToken()
                 // A new instance starts at its sign-in: earlier runs' events are theirs.
                 if lastID == nil { lastID = api.streamStart }
@@ -117,7 +139,10 @@ final class EventPump: @unchecked Sendable {
                 }
             } catch let error as CCAIError where error.status == 401 {
                 api.tokens.update(nil)
+            } catch is CancellationError {
+                return
             } catch {
+                providerStateChanged(.error(message: (error as? CCAIError)?.message ?? error.localizedDescription))
                 try? await Task.sleep(nanoseconds: 500_000_000)
             }
         }

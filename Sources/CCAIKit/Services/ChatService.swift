@@ -74,21 +74,19 @@ public final class ChatService: @unchecked Sendable {
         self.pump = pump
         if options.webFormDelegate != nil { tellWebFormDelegate() }
         pump.observe { [weak self] event in
-            guard event.name == PlatformEventName.stateChanged.rawValue, case .string(let status)? = event.data["status"], let id = event.data["chat_id"],
-                let status = ChatStatus(rawValue: status)
+            guard event.name == PlatformEventName.chatReceived.rawValue, let chat = try? event.data.decoded(as: ChatResponse.self)
             else { return }
-            self?.updateCurrent(id: id, status: status)
+            self?.updateCurrent(chat)
         }
     }
 
     /// Hands the web forms agents send to the delegate, for as long as there is one.
     private func tellWebFormDelegate() {
-        let stream = events(named: PlatformEventName.messagesReceived.rawValue)
+        let stream = messagesReceived
         let options = options
         Task {
-            for await data in stream {
+            for await messages in stream {
                 guard let delegate = options.webFormDelegate else { return }
-                let messages = (try? data.decoded(as: [ChatMessage].self)) ?? []
                 for message in messages where message.sender.type != "end_user" {
                     if let request = message.webForm { await delegate.ccaiWebFormRequested(request) }
                 }
@@ -96,33 +94,70 @@ public final class ChatService: @unchecked Sendable {
         }
     }
 
-    /// The chat events the platform sends (`chat_received`, `state_changed`,
-    /// `messages_received`, `typing_event`, `member_event`, ...), each with its JSON data,
-    /// as they happen. Every call is a new subscriber.
+    /// Every event of the platform's stream (chat, smart action and screen share events,
+    /// and the SDK's own `state_changed` and `network_connectivity_changed`), each with its
+    /// JSON data, as they happen. Every call is a new subscriber.
     public func events() -> AsyncStream<PlatformEvent> {
         pump.subscribe()
     }
 
-    /// The events named `name` only (the seeds' publishers: `stateChanged` is
-    /// `events(named: PlatformEventName.stateChanged.rawValue)`).
+    /// The events named `name` only, with their JSON data (the typed publishers below
+    /// are what most callers want).
     public func events(named name: String) -> AsyncStream<JSONValue> {
         // Optional.none, not `nil`: JSONValue is a nil literal, so `nil` would be JSON null here.
         pump.subscribe { event -> JSONValue? in event.name == name ? event.data : Optional.none }
+    }
+
+    /// The chat events, typed, in the order they happened: what every publisher below
+    /// filters. Every call is a new subscriber.
+    public func chatEvents() -> AsyncStream<ChatServiceEvent> {
+        pump.subscribe { ChatServiceEvent($0) }
+    }
+
+    /// Lists of messages written in the chat, by anyone (the end user's own included).
+    public var messagesReceived: AsyncStream<[ChatMessage]> {
+        pump.subscribe { if case .messagesReceived(let messages)? = ChatServiceEvent($0) { messages } else { nil } }
+    }
+
+    /// An agent started or stopped typing.
+    public var typingEvent: AsyncStream<TypingEvent> {
+        pump.subscribe { if case .typingEvent(let event)? = ChatServiceEvent($0) { event } else { nil } }
+    }
+
+    /// An agent or virtual agent joined or left (transfers and escalations included).
+    public var memberEvent: AsyncStream<MemberEvent> {
+        pump.subscribe { if case .memberEvent(let event)? = ChatServiceEvent($0) { event } else { nil } }
+    }
+
+    /// The provider's connection state: `connecting`, `connected`, `disconnected`, or an
+    /// error. Each change once; a new subscriber hears the next change.
+    public var stateChanged: AsyncStream<ChatProviderState> {
+        pump.subscribe { if case .stateChanged(let state)? = ChatServiceEvent($0) { state } else { nil } }
+    }
+
+    /// The whole chat each time the platform's record of it changes (created, status,
+    /// agent, queue, post-session fields).
+    public var chatReceived: AsyncStream<ChatResponse?> {
+        pump.subscribe { if case .chatReceived(let chat)? = ChatServiceEvent($0) { .some(chat) } else { nil } }
+    }
+
+    /// The chat's agent moved it to another queue.
+    public var coldTransferSubject: AsyncStream<ColdTransfer> {
+        pump.subscribe { if case .coldTransfer(let transfer)? = ChatServiceEvent($0) { transfer } else { nil } }
     }
 
     /// `false` when the SDK loses the platform's event stream during a chat, `true` when
     /// it is back (seed 001's `networkConnectivityChanged`). Nothing is lost meanwhile: the
     /// stream resumes after the last event received.
     public func networkConnectivityChanged() -> AsyncStream<Bool> {
-        pump.subscribe { event in event.name == "network_connectivity_changed" ? event.data.boolValue : nil }
+        pump.subscribe { if case .networkConnectivityChanged(let connected)? = ChatServiceEvent($0) { connected } else { nil } }
     }
 
-    private func updateCurrent(id: JSONValue, status: ChatStatus) {
+    /// Takes the platform's newer record of the current chat. Events may arrive after an
+    /// answer that already told a later state: an ended chat does not go back in progress.
+    private func updateCurrent(_ chat: ChatResponse) {
         lock.withLock {
-            // Events may arrive after an answer that already told a newer state; `ended` is final.
-            guard var chat = current, case .integer(let chatID) = id, Int64(chat.id) == chatID, chat.status != .ended
-            else { return }
-            chat.status = status
+            guard let known = current, known.id == chat.id, known.isInProgress || !chat.isInProgress else { return }
             current = chat
         }
     }

@@ -23,23 +23,25 @@ struct AgentActions {
         switch kind {
         case .human:
             guard let assigned = try await sandbox.store.updateChat(id: chatID, status: .assigned, agent: name) else { return false }
-            try await publishState(assigned)
-            try await publishMember("joined")
+            try await publishChat(assigned)
+            try await publishMember(.joined)
             guard let active = try await sandbox.store.updateChat(id: chatID, status: .active, agent: name) else { return false }
-            try await publishState(active)
+            try await publishChat(active)
         case .virtual:
             guard let active = try await sandbox.store.assignVirtualAgent(id: chatID, name: name) else { return false }
-            try await publishMember("joined")
-            try await publishState(active)
+            try await publishMember(.joined)
+            try await publishChat(active)
         }
         return true
     }
 
+    /// This agent as a chat member in events.
+    var member: ChatMember { ChatMember(type: kind.rawValue, name: name) }
+
     /// `member_event` for this agent (`joined`, `left`).
-    func publishMember(_ type: String) async throws {
+    func publishMember(_ change: ChatMemberPayload.Change) async throws {
         try await sandbox.publish(endUserID: endUserID, event: .memberEvent,
-                                  data: ["chat_id": .integer(Int64(chatID)), "type": .string(type),
-                                         "member": ["type": .string(kind.rawValue), "name": .string(name)]])
+                                  data: try JSONValue(encoding: ChatMemberPayload(chatId: chatID, type: change, member: member)))
     }
 
     /// Types, then sends: `typing_event` (typing, then not) around the message.
@@ -101,18 +103,17 @@ struct AgentActions {
     /// Ends the chat as the agent. False when it had already ended.
     func end() async throws -> Bool {
         guard let ended = try await sandbox.store.endChatByAgent(id: chatID, now: sandbox.clock.now()) else { return false }
-        try await publishState(ended)
+        try await publishChat(ended)
         await sandbox.agentDesk.chatEnded(chatID, sandbox: sandbox)
         return true
     }
 
     private func typing(_ isTyping: Bool) async throws {
         try await sandbox.publish(endUserID: endUserID, event: .typingEvent,
-                                  data: ["chat_id": .integer(Int64(chatID)), "typing": .bool(isTyping),
-                                         "member": ["type": .string(kind.rawValue), "name": .string(name)]])
+                                  data: try JSONValue(encoding: ChatTypingPayload(chatId: chatID, typing: isTyping, member: member)))
     }
 
-    func publishState(_ chat: ChatResponse) async throws {
-        try await sandbox.publishState(chat, endUserID: endUserID)
+    func publishChat(_ chat: ChatResponse) async throws {
+        try await sandbox.publishChat(chat, endUserID: endUserID)
     }
 }

@@ -87,8 +87,8 @@ actor AgentDesk {
         await mailboxes.removeValue(forKey: chatID)?.close()
         let leaving = AgentActions(sandbox: sandbox, chatID: chatID, endUserID: endUserID,
                                    name: queued.virtualAgent?.name ?? "virtual agent", kind: .virtual)
-        try await leaving.publishMember("left")
-        try await leaving.publishState(queued)
+        try await leaving.publishMember(.left)
+        try await leaving.publishChat(queued)
         if let channel = option?.deflectionChannel, channel != "chat" {
             return try await deflect(queued, to: channel, endUserID: endUserID, sandbox: sandbox)
         }
@@ -125,12 +125,10 @@ actor AgentDesk {
         else { throw HTTPError.conflict("chat \(actions.chatID) has ended") }
         await mailboxes.removeValue(forKey: actions.chatID)?.close()
         await release(actions.chatID, sandbox: sandbox)
-        try await actions.publishMember("left")
-        try await sandbox.publish(endUserID: actions.endUserID, event: .coldTransfer,
-                                  data: ["chat_id": .integer(Int64(queued.id)), "from_menu_id": .integer(Int64(current.menuId)),
-                                         "to_menu_id": .integer(Int64(menuID)),
-                                         "agent": ["type": .string(actions.kind.rawValue), "name": .string(actions.name)]])
-        try await actions.publishState(queued)
+        try await actions.publishMember(.left)
+        let transfer = ColdTransfer(chatId: queued.id, fromMenuId: current.menuId, toMenuId: menuID, agent: actions.member)
+        try await sandbox.publish(endUserID: actions.endUserID, event: .coldTransfer, data: try JSONValue(encoding: transfer))
+        try await actions.publishChat(queued)
         await chatQueued(queued, endUserID: actions.endUserID, customData: nil, sandbox: sandbox)
         return queued
     }
@@ -207,7 +205,7 @@ actor AgentDesk {
             clientMessageID: nil, now: sandbox.clock.now())
         try await sandbox.publishMessages([message], endUserID: endUserID)
         guard let ended = try await sandbox.store.endChatByAgent(id: chat.id, now: sandbox.clock.now()) else { return chat }
-        try await sandbox.publishState(ended, endUserID: endUserID)
+        try await sandbox.publishChat(ended, endUserID: endUserID)
         await chatEnded(chat.id, sandbox: sandbox)
         return ended
     }

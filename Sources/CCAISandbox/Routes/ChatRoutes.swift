@@ -5,8 +5,8 @@ import Foundation
 /// `POST /chats/{id}/enqueue`, `POST /chats/{id}/end`. A chat starts queued on a queue with
 /// an open chat channel, or `pending` with its pre-session smart actions requested when the
 /// queue requires them (it joins the queue on `enqueue`); an end user has at most one
-/// chat in progress. State changes are published as events
-/// (`chat_received`, `state_changed`).
+/// chat in progress. Every change of a chat is published as a `chat_received` with the
+/// whole chat.
 struct ChatRoutes {
     let sandbox: Sandbox
     /// The last page of previous chats asked for: pages past it would overflow the offset.
@@ -92,7 +92,7 @@ struct ChatRoutes {
             let chat = try await sandbox.ownChat(request, session)
             guard chat.isInProgress else { throw HTTPError.conflict("chat \(chat.id) has ended") }
             guard let queued = try await sandbox.store.enqueuePendingChat(id: chat.id) else { return try .json(chat) }
-            try await sandbox.publishState(queued, endUserID: try session.endUserID())
+            try await sandbox.publishChat(queued, endUserID: try session.endUserID())
             await sandbox.agentDesk.chatQueued(queued, endUserID: try session.endUserID(), customData: nil, sandbox: sandbox)
             return try .json(queued)
         }
@@ -102,7 +102,7 @@ struct ChatRoutes {
             guard let ended = try await sandbox.store.endChat(id: chat.id, endUserID: try session.endUserID(), by: "end_user",
                                                               now: sandbox.clock.now())
             else { throw HTTPError.conflict("chat \(chat.id) has already ended") }
-            try await sandbox.publishState(ended, endUserID: try session.endUserID())
+            try await sandbox.publishChat(ended, endUserID: try session.endUserID())
             await sandbox.agentDesk.chatEnded(ended.id, sandbox: sandbox)
             return try .json(ended)
         }
@@ -165,8 +165,7 @@ struct ChatRoutes {
         case .inProgress(let existing):
             throw HTTPError.conflict("a chat is already in progress (chat \(existing.id)); resume or end it first")
         case .created(let chat):
-            try await sandbox.publish(endUserID: owner, event: .chatReceived, data: try JSONValue(encoding: chat))
-            try await sandbox.publishState(chat, endUserID: owner)
+            try await sandbox.publishChat(chat, endUserID: owner)
             var sessionData = customData?.objectValue ?? [:]
             if session.signedCustomData != [:] { sessionData["signed"] = session.signedCustomData }
             if preSession.isEmpty {

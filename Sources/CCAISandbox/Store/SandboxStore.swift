@@ -432,8 +432,6 @@ actor SandboxStore {
         return changed == 1 ? try chats(where: "id = ?", [.integer(Int64(id))]).first : nil
     }
 
-    /// The chats in progress whose end user has written nothing since `moment` (counting
-    /// from the chat's start), with their end users.
     /// Every chat not ended (a previous run's, at start), with its end user.
     func chatsInProgress() throws -> [(id: Int, endUserID: Int)] {
         try database.query("SELECT id, end_user_id FROM chats WHERE status != 'ended' ORDER BY id").compactMap { row in
@@ -442,6 +440,8 @@ actor SandboxStore {
         }
     }
 
+    /// The chats in progress whose end user has written nothing since `moment` (counting
+    /// from the chat's start), with their end users.
     func chatsIdle(since moment: Date) throws -> [(id: Int, endUserID: Int)] {
         try database.query("""
             SELECT c.id, c.end_user_id FROM chats c WHERE c.status != 'ended' AND coalesce(

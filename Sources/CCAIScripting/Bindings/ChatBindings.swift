@@ -23,8 +23,7 @@ enum ChatBindings {
     }
 
     /// The names of the chat events scripts can subscribe to (docs/lua-runtime.md, events).
-    static let eventNames: Set<String> = ["messages_received", "typing_event", "member_event", "state_changed",
-                                          "chat_received", "network_connectivity_changed", "cold_transfer"]
+    static let eventNames = Set(ChatServiceEvent.Name.allCases.map(\.rawValue))
 
     /// Whether a state's bridge from the SDK's chat events to its emitter runs.
     final class Bridge: @unchecked Sendable {
@@ -55,8 +54,7 @@ enum ChatBindings {
             ccai.initializeChat(ChatOptions(downloadTranscriptVisibility: visibility, greeting: try options.string("greeting")))
             if !bridge.started, let service = ccai.chatService, let state = call.context.state {
                 bridge.started = true
-                startBridge(service.events(), chat: context.chatEvents, smartAction: context.smartActionEvents,
-                            screenShare: context.screenShareEvents, in: state)
+                startBridges(service, context: context, in: state)
                 if let plugins = context.plugins {
                     SmartActionResponder(context: context, plugins: plugins).answerRequests(while: state)
                     FormResponder(context: context, plugins: plugins).answerRequests(while: state)
@@ -66,35 +64,26 @@ enum ChatBindings {
         }
     }
 
-    /// Emits the SDK's chat, smart action and screen share events into the state until it
-    /// closes (screen share events carry the state or request type as a string).
-    private static func startBridge(_ stream: AsyncStream<PlatformEvent>, chat: LuaEventEmitter?, smartAction: LuaEventEmitter?,
-                                    screenShare: LuaEventEmitter?, in state: LuaState) {
-        let targets = UncheckedBox((chat: chat, smartAction: smartAction, screenShare: screenShare))
-        Task { [weak state] in
-            for await event in stream {
-                let target: (emitter: LuaEventEmitter, name: String)?
-                var value = luaValue(event.data)
+    /// Emits the chat service's typed events, the smart action requests and the screen
+    /// share events into the state until it closes (screen share events carry the state
+    /// or request type as a string).
+    private static func startBridges(_ service: ChatService, context: SDKContext, in state: LuaState) {
+        if let chat = context.chatEvents {
+            EventBridge.forward(service.chatEvents(), into: chat, in: state) { event in
+                (event.name.rawValue, EventBridge.luaValue(event))
+            }
+        }
+        if let smartAction = context.smartActionEvents {
+            EventBridge.forward(context.sdk.smartActionService?.requests() ?? AsyncStream { $0.finish() }, into: smartAction,
+                                in: state) { action in ("requested", (try? LuaEncoder().encode(action)) ?? .nil) }
+        }
+        if let screenShare = context.screenShareEvents {
+            EventBridge.forward(service.events(), into: screenShare, in: state) { event in
                 switch event.name {
-                case _ where eventNames.contains(event.name): target = targets.value.chat.map { ($0, event.name) }
-                case PlatformEventName.smartActionRequested.rawValue: target = targets.value.smartAction.map { ($0, "requested") }
-                case PlatformEventName.screenShareState.rawValue:
-                    target = targets.value.screenShare.map { ($0, "state") }
-                    value = luaValue(event.data["state"] ?? .null)
-                case PlatformEventName.screenShareRequest.rawValue:
-                    target = targets.value.screenShare.map { ($0, "request") }
-                    value = luaValue(event.data["type"] ?? .null)
-                default: target = nil
+                case PlatformEventName.screenShareState.rawValue: ("state", luaValue(event.data["state"] ?? .null))
+                case PlatformEventName.screenShareRequest.rawValue: ("request", luaValue(event.data["type"] ?? .null))
+                default: nil
                 }
-                guard let target else { continue }
-                guard let state else { return }
-                let emit = UncheckedBox(target)
-                let open = await state.withContext { lua -> Bool in
-                    guard !lua.isClosed else { return false }
-                    emit.value.emitter.emit(emit.value.name, value)
-                    return true
-                }
-                if !open { return }
             }
         }
     }
@@ -325,10 +314,4 @@ enum ChatBindings {
             return .object(object)
         }
     }
-}
-
-/// Carries a state-confined object into a task that only uses it on the state's executor.
-private struct UncheckedBox<Value>: @unchecked Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
 }

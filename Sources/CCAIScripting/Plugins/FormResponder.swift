@@ -19,11 +19,11 @@ struct FormResponder: PluginResponder {
 
     /// Answers the forms agents send in the SDK's chats for as long as `state` lives.
     func answerRequests(while state: LuaState) {
-        guard let stream = sdk.chatService?.events(named: PlatformEventName.messagesReceived.rawValue) else { return }
+        guard let stream = sdk.chatService?.messagesReceived else { return }
         Task { [weak state] in
-            for await data in stream {
+            for await messages in stream {
                 guard state != nil else { return }
-                for message in (try? data.decoded(as: [ChatMessage].self)) ?? [] where message.sender.type != "end_user" {
+                for message in messages where message.sender.type != "end_user" {
                     if let form = message.form { Task { await answer(form) } }
                     if let webForm = message.webForm { Task { await answer(webForm) } }
                 }

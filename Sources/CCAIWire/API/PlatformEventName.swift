@@ -7,17 +7,16 @@ import Foundation
 /// PlatformEventName.messagesReceived.rawValue   // "messages_received"
 /// ```
 public enum PlatformEventName: String, CaseIterable, Sendable {
-    /// A chat as the platform records it (on creation).
+    /// The whole chat (`ChatResponse`) each time the platform's record of it changes:
+    /// created, status, agent or virtual agent, queue, post-session fields.
     case chatReceived = "chat_received"
-    /// A chat's status changed (`chat_id`, `status`).
-    case stateChanged = "state_changed"
     /// Messages written in a chat, by anyone.
     case messagesReceived = "messages_received"
-    /// An agent started or stopped typing.
+    /// An agent started or stopped typing (``ChatTypingPayload``).
     case typingEvent = "typing_event"
-    /// An agent joined or left.
+    /// An agent joined or left (``ChatMemberPayload``).
     case memberEvent = "member_event"
-    /// The chat moved to another queue.
+    /// The chat moved to another queue (``ColdTransfer``).
     case coldTransfer = "cold_transfer"
     /// An agent (or the queue, before the session) asked for a smart action.
     case smartActionRequested = "smart_action_requested"

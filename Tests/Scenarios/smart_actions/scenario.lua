@@ -10,7 +10,7 @@ local function from_agent(pattern)
 end
 
 local function ended(chat)
-  ccai.chat.wait_for("state_changed", { timeout = 10, match = function(e) return e.chat_id == chat.id and e.status == "ended" end })
+  ccai.chat.wait_for("chat_received", { timeout = 10, match = function(e) return e.id == chat.id and e.status == "ended" end })
 end
 
 local requested = {}

@@ -1,0 +1,122 @@
+import CCAIWire
+import Foundation
+
+/// An agent started or stopped typing (seed 000, `typingEvent`).
+public enum TypingEvent: Equatable, Sendable {
+    case started
+    case ended
+}
+
+/// A member joined or left the chat, agent transfers and disconnects included (seed 000,
+/// `memberEvent`). The identity is the member's name.
+public enum MemberEvent: Equatable, Sendable {
+    case joined(identity: String?)
+    case left(identity: String?)
+}
+
+/// The chat provider's connection to the platform (seed 000, `stateChanged`): not the
+/// chat's status, which `chatReceived` carries.
+public enum ChatProviderState: Equatable, Sendable {
+    case connecting
+    case connected
+    case disconnected
+    case error(message: String)
+}
+
+/// One event of the chat service, typed: what its publishers (`messagesReceived`,
+/// `typingEvent`, `memberEvent`, `stateChanged`, `chatReceived`, `coldTransferSubject`,
+/// `networkConnectivityChanged`) emit, in the order they happened.
+///
+/// ```swift
+/// for await event in ccai.chatService!.chatEvents() {
+///     if case .chatReceived(let chat?) = event, chat.status == .ended { break }
+/// }
+/// ```
+public enum ChatServiceEvent: Equatable, Sendable {
+    case messagesReceived([ChatMessage])
+    case typingEvent(TypingEvent)
+    case memberEvent(MemberEvent)
+    case stateChanged(ChatProviderState)
+    case chatReceived(ChatResponse?)
+    case coldTransfer(ColdTransfer)
+    case networkConnectivityChanged(Bool)
+
+    /// The events' names (as scripts subscribe to them), said once.
+    public enum Name: String, CaseIterable, Sendable {
+        case messagesReceived = "messages_received"
+        case typingEvent = "typing_event"
+        case memberEvent = "member_event"
+        case stateChanged = "state_changed"
+        case chatReceived = "chat_received"
+        case coldTransfer = "cold_transfer"
+        case networkConnectivityChanged = "network_connectivity_changed"
+    }
+
+    public var name: Name {
+        switch self {
+        case .messagesReceived: .messagesReceived
+        case .typingEvent: .typingEvent
+        case .memberEvent: .memberEvent
+        case .stateChanged: .stateChanged
+        case .chatReceived: .chatReceived
+        case .coldTransfer: .coldTransfer
+        case .networkConnectivityChanged: .networkConnectivityChanged
+        }
+    }
+
+    /// The chat event a platform event (or one the SDK makes of its connection) is; nil
+    /// for other services' events and for data that does not fit.
+    init?(_ event: PlatformEvent) {
+        switch Name(rawValue: event.name) {
+        case .messagesReceived?:
+            guard let messages = try? event.data.decoded(as: [ChatMessage].self) else { return nil }
+            self = .messagesReceived(messages)
+        case .typingEvent?:
+            guard let payload = try? event.data.decoded(as: ChatTypingPayload.self) else { return nil }
+            self = .typingEvent(payload.typing ? .started : .ended)
+        case .memberEvent?:
+            guard let payload = try? event.data.decoded(as: ChatMemberPayload.self) else { return nil }
+            switch payload.type {
+            case .joined: self = .memberEvent(.joined(identity: payload.member.name))
+            case .left: self = .memberEvent(.left(identity: payload.member.name))
+            }
+        case .stateChanged?:
+            guard let state = ChatProviderState(event.data) else { return nil }
+            self = .stateChanged(state)
+        case .chatReceived?:
+            self = .chatReceived(event.data == .null ? nil : try? event.data.decoded(as: ChatResponse.self))
+        case .coldTransfer?:
+            guard let transfer = try? event.data.decoded(as: ColdTransfer.self) else { return nil }
+            self = .coldTransfer(transfer)
+        case .networkConnectivityChanged?:
+            guard let connected = event.data.boolValue else { return nil }
+            self = .networkConnectivityChanged(connected)
+        case nil:
+            return nil
+        }
+    }
+}
+
+extension ChatProviderState {
+    /// As the SDK's own `state_changed` event carries it: the case name, or
+    /// `{ "type": "error", "message": ... }`.
+    var json: JSONValue {
+        switch self {
+        case .connecting: "connecting"
+        case .connected: "connected"
+        case .disconnected: "disconnected"
+        case .error(let message): ["type": "error", "message": .string(message)]
+        }
+    }
+
+    init?(_ json: JSONValue) {
+        switch json {
+        case "connecting": self = .connecting
+        case "connected": self = .connected
+        case "disconnected": self = .disconnected
+        default:
+            guard json["type"] == "error", case .string(let message)? = json["message"] else { return nil }
+            self = .error(message: message)
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import CCAIKit
+import CCAIWire
+import Foundation
+import LuaRuntime
+
+/// Feeds a service's typed event stream into a Lua state's emitter until the state
+/// closes: each element becomes one named event with its Lua value. One bridge per
+/// service, started with it, so that Lua handlers and Swift subscribers see the same
+/// events, filtered the same way.
+///
+/// ```swift
+/// EventBridge.forward(service.chatEvents(), into: emitter, in: state) { event in
+///     (event.name.rawValue, EventBridge.luaValue(event))
+/// }
+/// ```
+enum EventBridge {
+    static func forward<Element: Sendable>(_ stream: AsyncStream<Element>, into emitter: LuaEventEmitter, in state: LuaState,
+                                           as convert: @escaping @Sendable (Element) -> (name: String, value: LuaValue)?) {
+        let target = StateConfined(emitter)
+        Task { [weak state] in
+            for await element in stream {
+                guard let (name, value) = convert(element) else { continue }
+                guard let state else { return }
+                let open = await state.withContext { lua -> Bool in
+                    guard !lua.isClosed else { return false }
+                    target.value.emit(name, value)
+                    return true
+                }
+                if !open { return }
+            }
+        }
+    }
+
+    /// A chat event as scripts see it (docs/lua-runtime.md, events): messages and chats as
+    /// tables, `typing_event` as `"started"`/`"ended"`, `member_event` as `{ type =
+    /// "joined"|"left", identity }`, `state_changed` as the provider state's name or `{ type
+    /// = "error", message }`, `network_connectivity_changed` as a boolean.
+    static func luaValue(_ event: ChatServiceEvent) -> LuaValue {
+        switch event {
+        case .messagesReceived(let messages): return (try? LuaEncoder().encode(messages)) ?? .nil
+        case .typingEvent(let typing): return .string(typing == .started ? "started" : "ended")
+        case .memberEvent(.joined(let identity)): return member("joined", identity)
+        case .memberEvent(.left(let identity)): return member("left", identity)
+        case .stateChanged(.error(let message)):
+            var table = LuaTable()
+            table["type"] = .string("error")
+            table["message"] = .string(message)
+            return .table(table)
+        case .stateChanged(let state): return .string("\(state)")
+        case .chatReceived(let chat): return chat.flatMap { try? LuaEncoder().encode($0) } ?? .nil
+        case .coldTransfer(let transfer): return (try? LuaEncoder().encode(transfer)) ?? .nil
+        case .networkConnectivityChanged(let connected): return .boolean(connected)
+        }
+    }
+
+    private static func member(_ type: String, _ identity: String?) -> LuaValue {
+        var table = LuaTable()
+        table["type"] = .string(type)
+        table["identity"] = identity.map { .string($0) } ?? .nil
+        return .table(table)
+    }
+}
+
+/// Carries a state-confined object into a task that only uses it on the state's executor.
+struct StateConfined<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
