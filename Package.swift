@@ -16,6 +16,8 @@ let package = Package(
         .systemLibrary(name: "CSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // Transcript PDFs: cairo's PDF surface, text laid out by pango.
+        .systemLibrary(name: "CPangoCairo", pkgConfig: "pangocairo", providers: [.apt(["libcairo2-dev", "libpango1.0-dev"])]),
 
         // What Swift cannot call directly: Lua macros, raise/yield trampolines, allocator, hook.
         .target(name: "CLuaShim", dependencies: ["CLua"]),
@@ -36,7 +38,7 @@ let package = Package(
         // The SDK: transport (libcurl), models, services.
         .target(name: "CCAIKit", dependencies: ["CCurlShim", "CCAIWire"]),
         // The platform emulator: an HTTP server (libmicrohttpd) with the wire API.
-        .target(name: "CCAISandbox", dependencies: ["CHTTPShim", "CSQLite", "CCAIWire", "LuaRuntime"]),
+        .target(name: "CCAISandbox", dependencies: ["CHTTPShim", "CSQLite", "CPangoCairo", "CCAIWire", "LuaRuntime"]),
         .target(name: "CCAIScripting", dependencies: ["LuaRuntime", "CCAIKit", "CCAIWire"]),
         .executableTarget(name: "ccai", dependencies: ["CCAIScripting", "CCAIKit", "CCAISandbox", "CCAIWire", "LuaRuntime"]),
         .executableTarget(

@@ -26,6 +26,7 @@ public final class CCAI: @unchecked Sendable {
         var api: APIClient
         var pump: EventPump
         var smartAction: SmartActionService
+        var rate: RateService
         var chat: ChatService?
         var screenShare: ScreenShareService?
     }
@@ -50,7 +51,8 @@ public final class CCAI: @unchecked Sendable {
                                 company: CompanyService(api: api, language: language), endUser: endUser,
                                 language: language, queueMenu: QueueMenuService(api: api, language: language),
                                 optionsService: OptionsService(options: options, language: language), api: api,
-                                pump: pump, smartAction: SmartActionService(api: api, pump: pump))
+                                pump: pump, smartAction: SmartActionService(api: api, pump: pump),
+                                rate: RateService(api: api, pump: pump))
         lock.withLock { self.services = services }
     }
 
@@ -64,6 +66,8 @@ public final class CCAI: @unchecked Sendable {
     public var queueMenuService: QueueMenuService? { lock.withLock { services?.queueMenu } }
     public var optionsService: OptionsService? { lock.withLock { services?.optionsService } }
     public var smartActionService: SmartActionService? { lock.withLock { services?.smartAction } }
+    /// Post-session surveys and ratings.
+    public var rateService: RateService? { lock.withLock { services?.rate } }
     /// Nil until ``initializeChat(_:)``.
     public var chatService: ChatService? { lock.withLock { services?.chat } }
 

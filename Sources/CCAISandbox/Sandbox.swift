@@ -112,6 +112,9 @@ public final class Sandbox: Sendable {
         MediaRoutes(sandbox: self).register(in: &router)
         FormRoutes(sandbox: self).register(in: &router)
         ScreenShareRoutes(sandbox: self).register(in: &router)
+        PostSessionRoutes(sandbox: self).register(in: &router)
+        TranscriptRoutes(sandbox: self).register(in: &router)
+        router.adminToken = configuration.adminToken
         return router
     }
 
@@ -152,7 +155,7 @@ public final class Sandbox: Sendable {
 
     /// Ends the chats an earlier run of the sandbox left open (`--data`): their agents and
     /// scripts went with that run, so each gets a system message saying so, ends with
-    /// `ended_by = "restart"` and a `state_changed`; one log line counts them. `ccai sandbox
+    /// `ended_by = "restart"` and a `chat_received`; one log line counts them. `ccai sandbox
     /// serve` does it before it serves. Returns the chats.
     @discardableResult
     public func endChatsLeftOpen() async throws -> [ChatResponse] {

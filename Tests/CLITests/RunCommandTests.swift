@@ -17,6 +17,22 @@ import Testing
         #expect((output.stderr + output.stdout).contains("scenario passed"))
     }
 
+    @Test func postSessionFlowsRunEndToEnd() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("post-session-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let output = try CLI.run(["run", "Tests/Scenarios/post_session/scenario.lua", "--sandbox", "Tests/Scenarios/post_session/sandbox.lua",
+                                  "--out-dir", folder.path, "--env", "TRANSCRIPT=transcript.pdf"])
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stderr.contains("post_session scenario passed"))
+        let pdf = folder.appendingPathComponent("transcript.pdf").path
+        let text = try CLI.runTool("/usr/bin/pdftotext", ["-enc", "UTF-8", pdf, "-"])
+        #expect(text.contains("Feedback Co · Chat transcript") && text.contains("Sage (virtual agent)"), "\(text)")
+        #expect(text.contains("Thanks, noted: Shorter waits"), "the post-session virtual agent's messages are in it")
+        #expect(try CLI.run(["run", "Tests/Scenarios/chat.lua", "--out-dir", folder.appendingPathComponent("none").path]).status == 2,
+                "--out-dir needs a folder")
+    }
+
     @Test func theQuickStartRuns() throws {
         let output = try CLI.run(["run", "examples/quickstart.lua", "--env", "CUSTOMERS=2"])
         #expect(output.status == 0, "\(output.stderr)")

@@ -31,15 +31,7 @@ import Testing
     }
 
     private func curl(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        process.arguments = ["-s", "--max-time", "10"] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        try CLI.runTool("/usr/bin/curl", ["-s", "--max-time", "10"] + arguments)
     }
 
     /// `sandbox check` validates configurations and compiles their agent scripts; `serve`

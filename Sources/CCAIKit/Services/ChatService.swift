@@ -387,6 +387,73 @@ public final class ChatService: @unchecked Sendable {
         return try await api.send(Endpoints.previousChats, query: ["page": String(currentPage)], as: PreviousChatsResponse.self)
     }
 
+    // MARK: - Post-session (seed 000)
+
+    /// Signals that the post-session phase of the current chat, which has ended, begins
+    /// (`postSessionTransferStatus` -> `in_progress`). Out of order, on a chat in progress
+    /// or one without post-session: `conflict`.
+    @discardableResult
+    public func startPostSession() async throws -> ChatResponse {
+        let chat = try requireCurrentChat()
+        let moved = try await api.send(Endpoints.startPostSession, ["id": chat.id], as: ChatResponse.self)
+        updateCurrent(moved)
+        return moved
+    }
+
+    /// Signals that the app is ready for the flow (`in_progress` -> `ready`); a
+    /// post-session virtual agent starts talking on the chat now.
+    @discardableResult
+    public func readyPostSession() async throws -> ChatResponse {
+        let chat = try requireCurrentChat()
+        let moved = try await api.send(Endpoints.readyPostSession, ["id": chat.id], as: ChatResponse.self)
+        updateCurrent(moved)
+        return moved
+    }
+
+    /// The one post-session flow of the current chat, as the hierarchy chooses it from
+    /// the platform's settings (virtual agent > survey > CSAT), or nil when none is
+    /// configured.
+    public func getPostSessionFlow() async throws -> PostSessionFlow? {
+        let chat = try requireCurrentChat()
+        let settings = try await api.send(Endpoints.postSessionSettings, ["id": chat.id], as: PostSessionSettings.self)
+        return settings.flow(communicationId: chat.id, communicationType: "chats")
+    }
+
+    /// Whether the transcript of the current chat may be downloaded now, as
+    /// ``ChatOptions/downloadTranscriptVisibility`` says: `hideInOptionMenu` hides it while
+    /// the chat is in progress, `hideInPostChat` once it has ended.
+    public var isTranscriptDownloadOffered: Bool {
+        guard let chat = currentChat else { return false }
+        return !options.downloadTranscriptVisibility.contains(chat.isInProgress ? .hideInOptionMenu : .hideInPostChat)
+    }
+
+    /// The current chat's transcript as a PDF. `forbidden` where the options hide it.
+    public func downloadChatTranscriptData() async throws -> Data {
+        let chat = try requireCurrentChat()
+        guard isTranscriptDownloadOffered else {
+            throw CCAIError(code: .forbidden, message: "the transcript is not offered "
+                            + (chat.isInProgress ? "during the chat (hideInOptionMenu)" : "after the chat (hideInPostChat)"))
+        }
+        return try await api.download(Endpoints.transcript, ["id": chat.id]).body
+    }
+
+    /// Downloads the current chat's transcript to a file URL, retrying a failure that may
+    /// pass (the platform unreachable, a 5xx) up to 3 times, 1 then 2 seconds apart. The
+    /// file is written whole or not at all.
+    public func downloadChatTranscript(to url: URL) async throws {
+        var attempt = 1
+        while true {
+            do {
+                let data = try await downloadChatTranscriptData()
+                try data.write(to: url, options: .atomic)
+                return
+            } catch let error as CCAIError where error.retryable && attempt < 3 {
+                try await Task.sleep(nanoseconds: UInt64(attempt) * 1_000_000_000)
+                attempt += 1
+            }
+        }
+    }
+
     /// Ends the current chat.
     public func endChat() async throws {
         guard let chat = currentChat else { throw CCAIError(code: .notFound, message: "no current chat to end") }

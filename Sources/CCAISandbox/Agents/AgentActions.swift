@@ -16,10 +16,17 @@ struct AgentActions {
     let endUserID: Int
     let name: String
     var kind: AgentKind = .human
+    /// A post-session virtual agent: it talks on the ended chat, and ending the session
+    /// completes the post-session phase.
+    var isPostSession = false
 
     /// Takes the queued chat: assigned (a human), the agent joins, active. False when the
-    /// chat is no longer there to take.
+    /// chat is no longer there to take. A post-session virtual agent only joins.
     func join() async throws -> Bool {
+        if isPostSession {
+            try await publishMember(.joined)
+            return true
+        }
         switch kind {
         case .human:
             guard let assigned = try await sandbox.store.updateChat(id: chatID, status: .assigned, agent: name) else { return false }
@@ -97,11 +104,21 @@ struct AgentActions {
 
     /// Whether the chat is still queued or going on.
     func isChatInProgress() async throws -> Bool {
-        try await sandbox.store.chat(id: chatID, endUserID: endUserID)?.isInProgress ?? false
+        guard let chat = try await sandbox.store.chat(id: chatID, endUserID: endUserID) else { return false }
+        return isPostSession ? chat.postSessionTransferStatus == .ready : chat.isInProgress
     }
 
-    /// Ends the chat as the agent. False when it had already ended.
+    /// Ends the chat as the agent (a post-session virtual agent: completes the
+    /// post-session phase and leaves). False when it had already ended.
     func end() async throws -> Bool {
+        if isPostSession {
+            guard let completed = try await sandbox.store.advancePostSession(chatID: chatID, from: .ready, to: .completed)
+            else { return false }
+            try await publishMember(.left)
+            try await publishChat(completed)
+            await sandbox.agentDesk.postSessionEnded(chatID)
+            return true
+        }
         guard let ended = try await sandbox.store.endChatByAgent(id: chatID, now: sandbox.clock.now()) else { return false }
         try await publishChat(ended)
         await sandbox.agentDesk.chatEnded(chatID, sandbox: sandbox)

@@ -16,6 +16,8 @@ actor AgentDesk {
     private var mailboxes: [Int: AgentMailbox] = [:]
     /// The chats each human agent has.
     private var load: [String: Set<Int>] = [:]
+    /// Ended chats whose post-session virtual agent talks, with its id.
+    private var postSessions: [Int: String] = [:]
 
     init(scripts: [String: AgentScript], virtualScripts: [String: AgentScript]) {
         self.scripts = scripts
@@ -53,6 +55,9 @@ actor AgentDesk {
     func messageReceived(_ message: ChatMessage, in chat: ChatResponse, endUserID: Int, sandbox: Sandbox) async {
         if let mailbox = mailboxes[chat.id] {
             await mailbox.deliver(message)
+        } else if let id = postSessions[chat.id], let configuration = sandbox.configuration.virtualAgents?[id] {
+            let actions = postSessionActions(chat, id: id, configuration: configuration, endUserID: endUserID, sandbox: sandbox)
+            Task { try? await PostSessionVirtualAgent(actions: actions, configuration: configuration).messageReceived(message, in: chat) }
         } else if let name = chat.agent?.name {
             guard scripts[name] == nil else { return }
             let actions = AgentActions(sandbox: sandbox, chatID: chat.id, endUserID: endUserID, name: name)
@@ -121,7 +126,8 @@ actor AgentDesk {
         else { throw HTTPError.conflict("chat \(actions.chatID) has ended") }
         guard current.menuId != menuID else { throw HTTPError.badRequest("chat \(actions.chatID) is already on queue \(menuID)") }
         guard let queued = try await sandbox.store.transferChat(id: actions.chatID, toMenu: menuID,
-                                                               redaction: chatChannel.redaction ?? false)
+                                                               redaction: chatChannel.redaction ?? false,
+                                                               postSession: sandbox.configuration.postSessionSettings(forMenu: menuID))
         else { throw HTTPError.conflict("chat \(actions.chatID) has ended") }
         await mailboxes.removeValue(forKey: actions.chatID)?.close()
         await release(actions.chatID, sandbox: sandbox)
@@ -131,6 +137,42 @@ actor AgentDesk {
         try await actions.publishChat(queued)
         await chatQueued(queued, endUserID: actions.endUserID, customData: nil, sandbox: sandbox)
         return queued
+    }
+
+    /// The post-session phase of an ended chat is ready and its flow is a virtual agent:
+    /// the agent (its script, with `session.post_session == true`, or its rules) talks on
+    /// the chat until it finishes, which completes the phase.
+    func startPostSession(_ chat: ChatResponse, virtualAgentID id: String, endUserID: Int, sandbox: Sandbox) {
+        guard let configuration = sandbox.configuration.virtualAgents?[id], postSessions[chat.id] == nil else { return }
+        postSessions[chat.id] = id
+        let actions = postSessionActions(chat, id: id, configuration: configuration, endUserID: endUserID, sandbox: sandbox)
+        if let script = virtualScripts[id] {
+            let agent = ScriptedAgent(actions: actions, script: script, mailbox: AgentMailbox(), redacts: chat.redactionEnabled,
+                                      escalate: nil)
+            mailboxes[chat.id] = agent.mailbox
+            let data = customData[chat.id] ?? [:]
+            Task {
+                await agent.run(chat, customData: data)
+                _ = try? await actions.end()
+                await self.scriptReturned(chat.id, agent.mailbox)
+            }
+        } else {
+            Task { try? await PostSessionVirtualAgent(actions: actions, configuration: configuration).start() }
+        }
+    }
+
+    private func postSessionActions(_ chat: ChatResponse, id: String, configuration: VirtualAgentConfiguration, endUserID: Int,
+                                    sandbox: Sandbox) -> AgentActions {
+        var actions = AgentActions(sandbox: sandbox, chatID: chat.id, endUserID: endUserID, name: configuration.name ?? id,
+                                   kind: .virtual)
+        actions.isPostSession = true
+        return actions
+    }
+
+    /// The post-session virtual agent of a chat finished.
+    func postSessionEnded(_ chatID: Int) async {
+        postSessions[chatID] = nil
+        await mailboxes.removeValue(forKey: chatID)?.close()
     }
 
     /// The chat ended: a script waiting for a message gets nil, and its agent takes the

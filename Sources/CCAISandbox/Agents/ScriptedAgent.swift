@@ -53,6 +53,7 @@ public struct ScriptedAgent {
                 }
                 session.fields["custom_data"] = try LuaEncoder().encode(Self.agentView(of: customData))
                 session.fields["smart_actions"] = try LuaEncoder().encode(try await actions.sandbox.store.smartActions(chatID: chat.id))
+                session.fields["post_session"] = .boolean(actions.isPostSession)
                 _ = try await state.call(kept: "script", path: [], passing: [.kept("agent"), .value(.table(session))])
             } catch {
                 await state.close()

@@ -27,12 +27,22 @@ struct VirtualAgent {
             try await escalate()
             return
         }
-        let rule = configuration.rules?.first { rule in
+        try await actions.say(configuration.answer(to: text)
+                              ?? "I'm not sure I can help with that. Ask for a human agent if you need one.")
+    }
+}
+
+extension VirtualAgentConfiguration {
+    /// The answer of the first rule with a keyword in `text` (a keyword with a space
+    /// matches as a phrase, others as whole words), if any.
+    func answer(to text: String) -> String? {
+        let text = text.lowercased()
+        let words = Set(text.split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map(String.init))
+        return rules?.first { rule in
             rule.keywords.contains { keyword in
                 let keyword = keyword.lowercased()
                 return keyword.contains(" ") ? text.contains(keyword) : words.contains(keyword)
             }
-        }
-        try await actions.say(rule?.answer ?? "I'm not sure I can help with that. Ask for a human agent if you need one.")
+        }?.answer
     }
 }

@@ -2,7 +2,10 @@ extension SandboxConfiguration {
     /// The built-in company: every channel kind, a direct access point, after-hours and
     /// over-capacity deflection, every recording option, nested and hidden queues, two
     /// languages, human agents and a virtual agent (Nova, on the night desk), a pre-session
-    /// smart action (Devices), a custom form with every question type and a web form.
+    /// smart action (Devices), a custom form with every question type and a web form, and
+    /// overlapping post-session rules: CSAT company-wide, a survey on Billing, a
+    /// post-session virtual agent on Technical Support (its queues inherit it), a survey
+    /// with opt-in on VIP, none on the Night Desk.
     /// `ccai sandbox serve` and `ccai run` use it unless given another.
     public static let builtInSource = """
         return {
@@ -10,6 +13,7 @@ extension SandboxConfiguration {
             name = "Acme", support_email = "help@acme.test", languages = { "en", "es" },
             time_zone = "America/Los_Angeles", prevent_direct_pstn_call = false,
             key = "dev-key", secret = "dev-secret", jwt_algorithms = { "HS384", "HS256" },
+            post_session = { csat = true },
           },
           hours = { mon = "09:00-17:00", tue = "09:00-17:00", wed = "09:00-17:00", thu = "09:00-17:00",
                     fri = "09:00-17:00", sat = false, sun = false },
@@ -30,8 +34,10 @@ extension SandboxConfiguration {
               },
               capacity = { max_waiting = 5, wait_threshold_seconds = 600 },
               deflection = { after_hours = 7, over_capacity = 8 },
+              post_session = { survey = "billing-survey" },
             },
             { id = 2, name = { en = "Technical Support", es = "Soporte técnico" }, position = 2,
+              post_session = { virtual_agent = "feedback-va" },
               children = {
                 { id = 21, name = { en = "Devices", es = "Dispositivos" }, position = 1,
                   pre_session_smart_action = true,
@@ -45,12 +51,13 @@ extension SandboxConfiguration {
               channels = { email = { email = "sales@acme.test" } } },
             { id = 7, name = { en = "Night Desk", es = "Turno de noche" }, position = 4,
               hours = { mon = true, tue = true, wed = true, thu = true, fri = true, sat = true, sun = true },
-              channels = { chat = { virtual_agent = "night-va" } } },
+              channels = { chat = { virtual_agent = "night-va" } }, post_session = { csat = false } },
             { id = 8, name = { en = "Overflow", es = "Desborde" }, position = 5,
               hours = { mon = true, tue = true, wed = true, thu = true, fri = true, sat = true, sun = true },
               channels = { chat = {}, voice_call = { instant = true, recording = "never" } } },
             { id = 9, name = { en = "VIP", es = "VIP" }, hidden = true, direct_access_keys = { "vip" },
               hours = { mon = true, tue = true, wed = true, thu = true, fri = true, sat = true, sun = true },
+              post_session = { survey = "vip-survey", opt_in = true },
               channels = { chat = {}, voice_call = { instant = true, recording = "always" } } },
           },
           agents = {
@@ -68,6 +75,32 @@ extension SandboxConfiguration {
               },
               escalation_options = { { id = 1, deflection_channel = "chat" }, { id = 2, deflection_channel = "email" } },
             },
+            ["feedback-va"] = {
+              name = "Quinn",
+              rules = {
+                { keywords = { "yes", "sure", "ok" }, answer = "Thanks! On a scale of 1 to 5, how likely are you to recommend us?" },
+                { keywords = { "1", "2", "3", "4", "5" }, answer = "Noted, thank you for your feedback." },
+              },
+            },
+          },
+          surveys = {
+            ["billing-survey"] = { id = 1,
+              sign_off_display_text = { en = "Thank you for your feedback!", es = "¡Gracias por sus comentarios!" },
+              questions = {
+                { id = 1, type = "csat", text = { en = "How satisfied are you with our help?", es = "¿Qué tan satisfecho está?" },
+                  required = true },
+                { id = 2, type = "star_rating", text = { en = "Rate your agent", es = "Califique a su agente" } },
+                { id = 3, type = "enumeration", text = { en = "What was your issue about?", es = "¿De qué trataba?" },
+                  options = { "invoice", "refund", "other" }, required = true },
+                { id = 4, type = "numeric_scale", text = { en = "How likely are you to recommend us?", es = "¿Nos recomendaría?" },
+                  min = 0, max = 10 },
+                { id = 5, type = "free_text", text = { en = "Anything else?", es = "¿Algo más?" } },
+              } },
+            ["vip-survey"] = { id = 2, sign_off_display_text = "Thank you, valued customer.",
+              questions = {
+                { id = 1, type = "star_rating", text = "How was your VIP experience?", required = true },
+                { id = 2, type = "free_text", text = "What could we do better?" },
+              } },
           },
           custom_forms = {
             { id = 10, name = "contact", title = "Contact details", subtitle = "So that we can get back to you",

@@ -90,6 +90,9 @@ public struct MenuConfiguration: Codable, Sendable {
     public var channels: ChannelsConfiguration?
     public var capacity: Capacity?
     public var deflection: Deflection?
+    /// Post-session rules of this queue and the queues below it (key by key over the
+    /// parent's, then the company's).
+    public var postSession: PostSessionConfiguration?
     public var children: [MenuConfiguration]?
 
     /// The pre-session smart actions a chat on this queue starts with (none unless the

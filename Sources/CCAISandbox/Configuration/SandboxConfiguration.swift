@@ -30,6 +30,8 @@ public struct SandboxConfiguration: Codable, Sendable {
         /// The longest lifetime (`exp` - `iat`) of an end-user JWT accepted, in seconds
         /// (default one day): a token signed to live for years is refused.
         public var jwtMaxLifetimeSeconds: Double?
+        /// The company-wide post-session rules (queues override them key by key).
+        public var postSession: PostSessionConfiguration?
 
         public init(name: String, supportEmail: String?, languages: [String], timeZone: String,
                     preventDirectPstnCall: Bool?, key: String, secret: String, jwtAlgorithms: [String]?,
@@ -71,6 +73,11 @@ public struct SandboxConfiguration: Codable, Sendable {
     public var webForms: [WebFormConfiguration]?
     /// Per-end-user quotas and retention (defaults when absent).
     public var limits: LimitsConfiguration?
+    /// Post-session surveys by key (`post_session = { survey = "billing-survey" }`).
+    public var surveys: [String: SurveyConfiguration]?
+    /// The bearer token of the operator's routes (`GET /admin/ratings`); none refuses them.
+    /// `ccai sandbox serve` makes one up and prints it when the configuration has none.
+    public var adminToken: String?
 
     public init(company: Company, hours: BusinessHours? = nil, menus: [MenuConfiguration]? = nil,
                 agents: [AgentConfiguration]? = nil, handleTimeSeconds: Double? = nil) {
@@ -161,6 +168,7 @@ public struct SandboxConfiguration: Codable, Sendable {
             }
         }
         try validateForms()
+        try validatePostSession()
     }
 
     /// Reads a configuration file: a Lua chunk run in the sandboxed runtime. Agent and

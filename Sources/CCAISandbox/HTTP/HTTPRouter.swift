@@ -1,9 +1,11 @@
 import CCAIWire
 
-/// Who may call a route: anyone (signing in), or an end user with a valid auth token.
+/// Who may call a route: anyone (signing in), an end user with a valid auth token, or
+/// the operator with the admin token.
 public enum HTTPAuthentication: Sendable {
     case none
     case endUser
+    case admin
 }
 
 /// What the router decides from a request's headers alone, before its body is read.
@@ -43,6 +45,8 @@ public struct HTTPRouter: Sendable {
     /// unknown or revoked token, a caller over their rate). No I/O: it runs on the server's
     /// threads. Nil: any token passes to the handler.
     public var checkToken: (@Sendable (String) -> HTTPError?)?
+    /// The bearer token of `admin` routes; nil refuses them all (403).
+    public var adminToken: String?
 
     public init() {}
 
@@ -58,7 +62,15 @@ public struct HTTPRouter: Sendable {
     /// come from the endpoint (CCAIWire's `Endpoints`).
     public mutating func on(_ endpoint: Endpoint, _ handler: @escaping Handler) {
         add(endpoint.method, endpoint.template.replacingOccurrences(of: "{", with: ":").replacingOccurrences(of: "}", with: ""),
-            maximumBodyBytes: endpoint.maximumBodyBytes, authentication: endpoint.access == .anyone ? .none : .endUser, handler)
+            maximumBodyBytes: endpoint.maximumBodyBytes, authentication: HTTPRouter.authentication(endpoint.access), handler)
+    }
+
+    private static func authentication(_ access: Endpoint.Access) -> HTTPAuthentication {
+        switch access {
+        case .anyone: .none
+        case .endUser: .endUser
+        case .admin: .admin
+        }
     }
 
     /// The operations routed, as `"POST /chats/{id}/messages"` (the OpenAPI spelling).
@@ -109,6 +121,7 @@ public struct HTTPRouter: Sendable {
                 }
                 if let checkToken, let refusal = checkToken(token) { return .refuse(refusal) }
             }
+            if route.authentication == .admin, let refusal = adminRefusal(authorization) { return .refuse(refusal) }
             if let contentLength, contentLength > Int64(route.maximumBodyBytes) {
                 return .refuse(HTTPError(status: 413, code: .tooLarge,
                                          message: "the request body is \(contentLength) bytes; \(method) \(path) takes at most \(route.maximumBodyBytes)"))
@@ -146,6 +159,21 @@ public struct HTTPRouter: Sendable {
                 return HTTPError.internalError(String(describing: error)).response
             }
         }
+    }
+
+    /// Why an admin request is refused, if it is: no admin token configured, none given,
+    /// or another one (compared in constant time).
+    private func adminRefusal(_ authorization: String?) -> HTTPError? {
+        guard let adminToken, !adminToken.isEmpty else {
+            return HTTPError(status: 403, code: .forbidden, message: "admin routes need an admin_token in the sandbox configuration")
+        }
+        guard let token = HTTPRequest.bearerToken(authorization) else {
+            return .unauthenticated("the admin token is required (Authorization: Bearer ADMIN_TOKEN)")
+        }
+        let given = Array(token.utf8), expected = Array(adminToken.utf8)
+        var difference = given.count ^ expected.count
+        for index in expected.indices { difference |= Int(expected[index] ^ (index < given.count ? given[index] : 0)) }
+        return difference == 0 ? nil : HTTPError(status: 403, code: .forbidden, message: "the admin token is not this sandbox's")
     }
 
     private func match(_ pattern: [Substring], _ path: [Substring]) -> [String: String]? {

@@ -160,7 +160,7 @@ struct ChatRoutes {
         switch try await sandbox.store.createChat(
             endUserID: owner, menuID: menu.id, lang: engine.language(body.lang), status: preSession.isEmpty ? .queued : .pending,
             redaction: chatChannel.redaction ?? false, screenShareable: body.isScreenShareable ?? false, customData: customData ?? [:],
-            now: sandbox.clock.now())
+            postSession: sandbox.configuration.postSessionSettings(forMenu: menu.id), now: sandbox.clock.now())
         {
         case .inProgress(let existing):
             throw HTTPError.conflict("a chat is already in progress (chat \(existing.id)); resume or end it first")
@@ -193,7 +193,7 @@ struct ChatRoutes {
         guard !body.clientMessageId.utf8.contains(0) else {
             throw HTTPError.badRequest("the field 'client_message_id' must not contain NUL")
         }
-        guard chat.isInProgress else { throw HTTPError.conflict("chat \(chat.id) has ended") }
+        guard try await sandbox.acceptsMessages(chat) else { throw HTTPError.conflict("chat \(chat.id) has ended") }
         let owner = try session.endUserID()
         let (message, isNew) = try await sandbox.store.addMessage(
             chatID: chat.id, sender: ChatMessageSender(type: "end_user", name: session.endUser.name), type: "text",

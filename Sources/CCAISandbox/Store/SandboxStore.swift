@@ -105,6 +105,7 @@ actor SandboxStore {
         try Self.addMissingColumns(in: database, to: "chats", [
             ("virtual_agent_name", "TEXT"), ("escalated", "INTEGER NOT NULL DEFAULT 0"), ("escalation_id", "INTEGER"),
             ("escalation_channel", "TEXT"), ("screen_shareable", "INTEGER NOT NULL DEFAULT 0"),
+            ("post_session", "TEXT"), ("post_session_status", "TEXT"),
         ])
         try Self.addMissingColumns(in: database, to: "messages", [("media_id", "INTEGER"), ("smart_action_id", "INTEGER"),
                                                                  ("form", "TEXT"), ("web_form", "TEXT"), ("screen_share", "TEXT")])
@@ -112,6 +113,7 @@ actor SandboxStore {
         try Self.createMediaTables(in: database)
         try Self.createFormTables(in: database)
         try Self.createScreenShareTables(in: database)
+        try Self.createPostSessionTables(in: database)
     }
 
     /// Brings a table written by an earlier version up to date (`--data` folders outlive
@@ -206,15 +208,16 @@ actor SandboxStore {
     /// Creates a chat (`queued`, or `pending` when pre-session smart actions come first),
     /// unless the end user has one in progress (then that one is returned as `.inProgress`).
     func createChat(endUserID: Int, menuID: Int, lang: String, status: ChatStatus = .queued, redaction: Bool,
-                    screenShareable: Bool = false, customData: JSONValue, now: Date) throws -> ChatCreation
+                    screenShareable: Bool = false, customData: JSONValue, postSession: PostSessionSettings = PostSessionSettings(),
+                    now: Date) throws -> ChatCreation
     {
         try database.transaction {
             if let existing = try currentChat(endUserID: endUserID) { return .inProgress(existing) }
             try database.run(
-                "INSERT INTO chats (end_user_id, menu_id, lang, status, redaction, screen_shareable, custom_data, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO chats (end_user_id, menu_id, lang, status, redaction, screen_shareable, custom_data, post_session, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [.integer(Int64(endUserID)), .integer(Int64(menuID)), .text(lang), .text(status.rawValue), .integer(redaction ? 1 : 0),
                  .integer(screenShareable ? 1 : 0),
-                 .text(try customData.jsonText()), .real(now.timeIntervalSince1970)])
+                 .text(try customData.jsonText()), try Self.json(postSession), .real(now.timeIntervalSince1970)])
             guard let chat = try chat(id: Int(database.lastInsertRowID), endUserID: endUserID) else {
                 throw SQLiteError(code: 0, message: "the chat vanished")
             }
@@ -228,18 +231,23 @@ actor SandboxStore {
     }
 
     private static let chatColumns =
-        "id, status, menu_id, lang, redaction, created_at, ended_at, ended_by, agent_name, virtual_agent_name, screen_shareable"
+        "id, status, menu_id, lang, redaction, created_at, ended_at, ended_by, agent_name, virtual_agent_name, screen_shareable, "
+        + "post_session, post_session_status"
 
-    private func chats(where condition: String, _ parameters: [SQLiteValue]) throws -> [ChatResponse] {
+    func chats(where condition: String, _ parameters: [SQLiteValue]) throws -> [ChatResponse] {
         try database.query("SELECT \(SandboxStore.chatColumns) FROM chats WHERE \(condition)", parameters).compactMap { row in
             guard let id = row[0].integerValue, let status = row[1].textValue.flatMap(ChatStatus.init(rawValue:)),
                 let menuID = row[2].integerValue, let lang = row[3].textValue, case .real(let created) = row[5]
             else { return nil }
             var ended: Double?
             if case .real(let value) = row[6] { ended = value }
+            let postSession = Self.postSessionSettings(row[11])
             return ChatResponse(id: Int(id), status: status, menuId: Int(menuID), lang: lang,
                                 agent: row[8].textValue.map { ChatAgent(name: $0) },
                                 virtualAgent: row[9].textValue.map { ChatAgent(name: $0) },
+                                postSessionRequired: postSession.isFlowConfigured,
+                                postSessionOptInRequired: postSession.isFlowConfigured ? postSession.optIn == true : nil,
+                                postSessionTransferStatus: row[12].textValue.flatMap(PostSessionTransferStatus.init(rawValue:)),
                                 redactionEnabled: row[4].integerValue == 1, createdAt: created, endedAt: ended,
                                 endedBy: row[7].textValue, isSupportingScreenShare: row[10].integerValue == 1)
         }
@@ -414,13 +422,13 @@ actor SandboxStore {
     }
 
     /// Moves a chat in progress to another queue (a cold transfer): queued there, with no
-    /// agent, redacted as that queue says.
-    func transferChat(id: Int, toMenu menuID: Int, redaction: Bool) throws -> ChatResponse? {
+    /// agent, redacted as that queue says, with its post-session settings.
+    func transferChat(id: Int, toMenu menuID: Int, redaction: Bool, postSession: PostSessionSettings) throws -> ChatResponse? {
         let changed = try database.run("""
             UPDATE chats SET menu_id = ?, redaction = ?, status = 'queued', agent_name = NULL, virtual_agent_name = NULL,
-              escalated = 0, escalation_id = NULL, escalation_channel = NULL
+              escalated = 0, escalation_id = NULL, escalation_channel = NULL, post_session = ?
             WHERE id = ? AND status != 'ended'
-            """, [.integer(Int64(menuID)), .integer(redaction ? 1 : 0), .integer(Int64(id))])
+            """, [.integer(Int64(menuID)), .integer(redaction ? 1 : 0), try Self.json(postSession), .integer(Int64(id))])
         return changed == 1 ? try chats(where: "id = ?", [.integer(Int64(id))]).first : nil
     }
 

@@ -246,6 +246,7 @@ enum ChatBindings {
             return try SDKBindings.sdk(call, "chat", "get_previous_chats") { try await service.getPreviousChats(currentPage: Int(page)) }
         }
         FormBindings.install(into: &chat, ccai)
+        PostSessionBindings.install(into: &chat, context)
         chat.function("get_current_chat", LuaSignature("The chat the SDK works on.", returns: ["ccai.Chat?"])) { call in
             let service = try requireChat(ccai, "get_current_chat")
             return call.returning(try service.currentChat.map { try LuaEncoder().encode($0) } ?? .nil)
@@ -253,7 +254,8 @@ enum ChatBindings {
         return chat
     }
 
-    private static func requireChat(_ ccai: CCAI, _ method: String) throws -> ChatService {
+    /// The chat service, or `not_initialized` naming the method.
+    static func requireChat(_ ccai: CCAI, _ method: String) throws -> ChatService {
         guard let service = ccai.chatService else {
             throw LuaErrorValue(code: ErrorCode.notInitialized.rawValue, message: "chat is not initialized: call ccai.initialize_chat() first",
                                 fields: ["service": "chat", "method": .string(method)])

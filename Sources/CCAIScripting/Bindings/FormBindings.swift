@@ -59,6 +59,6 @@ enum FormBindings {
     }
 
     private static func requireChat(_ ccai: CCAI, _ method: String) throws -> ChatService {
-        try SDKBindings.require(ccai.chatService, "chat", method)
+        try ChatBindings.requireChat(ccai, method)
     }
 }

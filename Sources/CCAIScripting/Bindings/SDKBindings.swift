@@ -20,6 +20,7 @@ enum SDKBindings {
                         ChatBindings.initializeFunction(context))
         module.module(ChatBindings.module(context))
         module.module(SmartActionBindings.module(context))
+        module.module(RateBindings.module(ccai))
         module.function("initialize_screen_share", LuaSignature("Registers screen sharing; ccai.screen_share works afterwards and chats start screen-shareable.",
                                                                 parameters: ["options?: { key: string?, domain: string? }"]),
                         ScreenShareBindings.initializeFunction(ccai))

@@ -29,6 +29,9 @@ public struct SDKContext {
     public var fileRoot: String?
     /// Where the host reports what its automatic answers did.
     public var logger: ScriptLogger
+    /// The folder files are written to (transcripts), and confined to; nil: the working
+    /// directory.
+    public var outputRoot: String?
 
     public init(sdk: CCAI, signer: ClaimsSigner? = nil, plugins: PluginHost? = nil, fileRoot: String? = nil,
                 logger: ScriptLogger = StreamLogger(minimumLevel: .error)) {
@@ -37,6 +40,15 @@ public struct SDKContext {
         self.plugins = plugins
         self.fileRoot = fileRoot
         self.logger = logger
+    }
+
+    /// The folder scripts write files to (``outputRoot``, else the working directory).
+    func outputFolder() throws -> ConfinedFolder {
+        do {
+            return try ConfinedFolder(outputRoot ?? FileManager.default.currentDirectoryPath)
+        } catch let refusal as ConfinedFolder.Refusal {
+            throw LuaErrorValue(code: ErrorCode.forbidden.rawValue, message: refusal.message)
+        }
     }
 
     /// The folder scripts read files from (``fileRoot``, else the working directory).

@@ -29,6 +29,9 @@ public struct ScriptRunner: Sendable {
     public var now: @Sendable () -> Date = { Date() }
     /// Where the `print`s of a script run with ``run(file:)`` go, line by line; nil: the log.
     public var printOutput: (@Sendable (String) -> Void)?
+    /// The folder scripts write files to (`download_chat_transcript{ to = ... }`), and
+    /// nowhere else; nil: the working directory.
+    public var outputDirectory: String?
 
     /// Writes lines to standard output, whole (for ``printOutput``).
     public static let standardOutput: @Sendable (String) -> Void = { line in
@@ -61,8 +64,10 @@ public struct ScriptRunner: Sendable {
             })
         let state = try LuaState(limits: limits, sandbox: sandbox, diagnostics: diagnostics)
         let (environment, sdk, signer, plugins, now) = (self.environment, self.sdk, self.signer, self.plugins, self.now)
+        let outputDirectory = self.outputDirectory
         try await state.withContext { lua in
             var context = sdk.map { SDKContext(sdk: $0, signer: signer, plugins: plugins, fileRoot: extraPaths.first, logger: logger) }
+            context?.outputRoot = outputDirectory
             context?.chatEvents = lua.makeEmitter(name: "ccai.chat", events: ChatBindings.eventNames)
             context?.smartActionEvents = lua.makeEmitter(name: "ccai.smart_action", events: SmartActionBindings.eventNames)
             context?.screenShareEvents = lua.makeEmitter(name: "ccai.screen_share", events: ScreenShareBindings.eventNames)

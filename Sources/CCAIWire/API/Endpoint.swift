@@ -16,6 +16,8 @@ public struct Endpoint: Hashable, Sendable, CustomStringConvertible {
         case anyone
         /// An end user with a valid auth token.
         case endUser
+        /// The sandbox's operator, with the configuration's `admin_token`.
+        case admin
     }
 
     public let method: String

@@ -58,6 +58,16 @@ public enum Endpoints {
     public static let endScreenShare = Endpoint("POST", "/screen_shares/{id}/end")
     public static let screenShareEvent = Endpoint("POST", "/chats/{id}/screen_share_events")
 
+    // Post-session, ratings and transcripts (seed 000)
+    public static let postSessionSettings = Endpoint("GET", "/chats/{id}/post_session")
+    public static let startPostSession = Endpoint("POST", "/chats/{id}/post_session/start")
+    public static let readyPostSession = Endpoint("POST", "/chats/{id}/post_session/ready")
+    public static let survey = Endpoint("GET", "/chats/{id}/survey")
+    public static let submitSurvey = Endpoint("POST", "/chats/{id}/survey")
+    public static let rate = Endpoint("POST", "/chats/{id}/rating")
+    public static let transcript = Endpoint("GET", "/chats/{id}/transcript")
+    public static let ratings = Endpoint("GET", "/admin/ratings", access: .admin)
+
     /// Every endpoint, in the order of docs/openapi.yaml.
     public static let all: [Endpoint] = [
         authenticate, signOut, company, endUser, updateEndUser, events,
@@ -67,5 +77,6 @@ public enum Endpoints {
         customForm, submitCustomForm, fetchWebForm, validateWebForm, formComplete,
         createScreenShare, screenShare, activateScreenShare, screenShareRemoteControl, screenShareOptions, endScreenShare,
         screenShareEvent, queueMenus, waitTimes,
+        postSessionSettings, startPostSession, readyPostSession, survey, submitSurvey, rate, transcript, ratings,
     ]
 }

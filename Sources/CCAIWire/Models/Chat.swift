@@ -64,12 +64,17 @@ public struct ChatResponse: Codable, Equatable, Sendable {
     public var lang: String
     public var agent: ChatAgent?
     public var virtualAgent: ChatAgent?
+    /// Whether a post-session flow is configured for the chat (seed 000).
     public var postSessionRequired: Bool
+    /// Whether the end user must opt in before the post-session flow runs.
+    public var postSessionOptInRequired: Bool?
+    /// Where the post-session phase is; nil before `startPostSession()`.
+    public var postSessionTransferStatus: PostSessionTransferStatus?
     public var redactionEnabled: Bool
     /// Unix seconds.
     public var createdAt: Double
     public var endedAt: Double?
-    /// `end_user`, `agent` or `timeout`.
+    /// `end_user`, `agent`, `timeout` or `restart` (the sandbox restarted).
     public var endedBy: String?
     /// Whether the app started the chat able to share its screen (`isScreenShareable`).
     public var isSupportingScreenShare: Bool
@@ -80,6 +85,8 @@ public struct ChatResponse: Codable, Equatable, Sendable {
         case menuId = "menu_id"
         case virtualAgent = "virtual_agent"
         case postSessionRequired = "post_session_required"
+        case postSessionOptInRequired = "post_session_opt_in_required"
+        case postSessionTransferStatus = "post_session_transfer_status"
         case redactionEnabled = "redaction_enabled"
         case createdAt = "created_at"
         case endedAt = "ended_at"
@@ -87,8 +94,11 @@ public struct ChatResponse: Codable, Equatable, Sendable {
     }
 
     public init(id: Int, status: ChatStatus, menuId: Int, lang: String, agent: ChatAgent? = nil,
-                virtualAgent: ChatAgent? = nil, postSessionRequired: Bool = false, redactionEnabled: Bool = false,
+                virtualAgent: ChatAgent? = nil, postSessionRequired: Bool = false, postSessionOptInRequired: Bool? = nil,
+                postSessionTransferStatus: PostSessionTransferStatus? = nil, redactionEnabled: Bool = false,
                 createdAt: Double, endedAt: Double? = nil, endedBy: String? = nil, isSupportingScreenShare: Bool = false) {
+        self.postSessionOptInRequired = postSessionOptInRequired
+        self.postSessionTransferStatus = postSessionTransferStatus
         self.id = id
         self.status = status
         self.menuId = menuId
@@ -113,6 +123,8 @@ public struct ChatResponse: Codable, Equatable, Sendable {
         agent = try container.decodeIfPresent(ChatAgent.self, forKey: .agent)
         virtualAgent = try container.decodeIfPresent(ChatAgent.self, forKey: .virtualAgent)
         postSessionRequired = try container.decode(Bool.self, forKey: .postSessionRequired)
+        postSessionOptInRequired = try container.decodeIfPresent(Bool.self, forKey: .postSessionOptInRequired)
+        postSessionTransferStatus = try container.decodeIfPresent(PostSessionTransferStatus.self, forKey: .postSessionTransferStatus)
         redactionEnabled = try container.decode(Bool.self, forKey: .redactionEnabled)
         createdAt = try container.decode(Double.self, forKey: .createdAt)
         endedAt = try container.decodeIfPresent(Double.self, forKey: .endedAt)

@@ -108,6 +108,36 @@ public struct ConfinedFolder: Sendable, Equatable {
         complete = true
     }
 
+    /// Writes `data` to the file at `path` (relative to the folder, in a folder that
+    /// exists inside it), replacing it whole: the bytes go to a new file beside it that is
+    /// then renamed into place, so a reader never sees half a file and a symlink at `path`
+    /// is replaced, not followed.
+    public func write(_ data: Data, to path: String) throws {
+        try Self.checkRelative(path)
+        let components = path.split(separator: "/").map(String.init)
+        guard let name = components.last, name != "." else {
+            throw Refusal(kind: .outside, message: "'\(path)' names no file")
+        }
+        let folder = components.dropLast().joined(separator: "/")
+        let parent = Glibc.open(folder.isEmpty ? root : (root == "/" ? "/" : root + "/") + folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard parent >= 0 else { throw Refusal(kind: .unreadable, message: "cannot write '\(path)': no such folder") }
+        defer { close(parent) }
+        guard let opened = Self.path(of: parent), opened == root || opened.hasPrefix(root == "/" ? "/" : root + "/"),
+            !Self.isForbidden(opened)
+        else { throw Refusal(kind: .outside, message: "'\(path)' leads outside the folder") }
+        let temporary = ".\(name).\(UUID().uuidString.prefix(8)).partial"
+        let target = openat(parent, temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        guard target >= 0 else { throw Refusal(kind: .unreadable, message: "cannot write '\(path)'") }
+        let written = data.withUnsafeBytes { bytes in
+            bytes.isEmpty || FileDescriptorWriter.writeAll(target, bytes.baseAddress!, bytes.count)
+        }
+        let closed = close(target) == 0
+        guard written, closed, renameat(parent, temporary, parent, name) == 0 else {
+            unlinkat(parent, temporary, 0)
+            throw Refusal(kind: .unreadable, message: "cannot write '\(path)'")
+        }
+    }
+
     /// Opens `path` for reading after checking it: the descriptor of a regular file inside
     /// the folder, no larger than `maximumBytes`.
     private func open(_ path: String, maximumBytes: Int) throws -> Int32 {

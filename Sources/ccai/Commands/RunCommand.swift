@@ -42,6 +42,8 @@ struct RunCommand {
           --quiet                  only warnings and errors (same as --log-level warn);
                                    the script's print writes to standard output
                                    whatever the log level
+          --out-dir DIR            the folder scripts write files to (transcripts);
+                                   paths stay inside it (default: the current folder)
           --memory-limit SIZE      memory cap of the script's state, e.g. 64M (default: 64M)
           --instruction-limit N    Lua instructions allowed between two yields (default: 200000000)
           --time-limit SECONDS     wall-clock seconds allowed between two yields (default: 10)
@@ -58,6 +60,8 @@ struct RunCommand {
     var pluginDirectories: [String] = []
     /// `--strict-plugins`: a plugin that fails to load fails the run.
     var strictPlugins = false
+    /// `--out-dir`: where scripts write files.
+    var outputDirectory: String?
 
     init(arguments: [String]) throws {
         var reader = ArgumentReader(arguments, command: "run")
@@ -90,6 +94,13 @@ struct RunCommand {
                     throw UsageError(message: "--plugins: there is no folder '\(folder)'", command: "run")
                 }
                 pluginDirectories.append(folder)
+            case .option("--out-dir"):
+                let folder = try reader.value(for: "--out-dir")
+                var isFolder: ObjCBool = false
+                guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+                    throw UsageError(message: "--out-dir: there is no folder '\(folder)'", command: "run")
+                }
+                outputDirectory = folder
             case .option("--strict-plugins"):
                 strictPlugins = true
             case .option("--quiet"), .option("-q"):
@@ -156,6 +167,7 @@ struct RunCommand {
         runner.signer = session.delegate
         runner.printOutput = ScriptRunner.standardOutput
         runner.now = session.now
+        runner.outputDirectory = outputDirectory
         var pluginDirectories = self.pluginDirectories
         let besideScript = URL(fileURLWithPath: script).deletingLastPathComponent().appendingPathComponent("plugins").path
         var isFolder: ObjCBool = false

@@ -1,0 +1,74 @@
+import CCAIWire
+import Foundation
+
+/// The communication a post-session survey or rating is for.
+public struct RateTarget: Equatable, Sendable {
+    public var communicationId: Int
+    /// `chats` (the call slice adds `calls`).
+    public var communicationType: String
+}
+
+/// Post-session surveys and CSAT ratings (seed 000's `rateService`). The platform takes
+/// them once the session's post-session phase is `ready` (``ChatService/startPostSession()``,
+/// then ``ChatService/readyPostSession()``); a submission completes the phase.
+///
+/// ```swift
+/// let survey = try await ccai.rateService!.getSurvey(communicationId: chat.id, communicationType: "chats")
+/// try await ccai.rateService!.submitSurvey(communicationId: chat.id, communicationType: "chats",
+///                                          answers: SurveyRequest(answers: [survey.questions[0].id: "5"]))
+/// ccai.rateService!.clearRateTarget()
+/// ```
+public final class RateService: @unchecked Sendable {
+    private let api: APIClient
+    private let lock = NSLock()
+    private var target: RateTarget?
+
+    init(api: APIClient, pump: EventPump) {
+        self.api = api
+        pump.observe { [weak self] event in
+            guard event.name == PlatformEventName.chatReceived.rawValue, let chat = try? event.data.decoded(as: ChatResponse.self),
+                !chat.isInProgress, chat.postSessionRequired, chat.postSessionTransferStatus != .completed
+            else { return }
+            self?.lock.withLock { self?.target = RateTarget(communicationId: chat.id, communicationType: "chats") }
+        }
+    }
+
+    /// The session awaiting feedback: the last one that ended with a post-session flow,
+    /// until ``clearRateTarget()``.
+    public var rateTarget: RateTarget? { lock.withLock { target } }
+
+    /// Forgets the rate target (after the feedback is given, or skipped).
+    public func clearRateTarget() {
+        lock.withLock { target = nil }
+    }
+
+    /// The survey of a session's queue, in the session's language; `not_found` when its
+    /// queue has none.
+    public func getSurvey(communicationId: Int, communicationType: String) async throws -> Survey {
+        try await api.send(try Self.endpoint(Endpoints.survey, communicationType), ["id": communicationId], as: Survey.self)
+    }
+
+    /// Submits survey answers (question id to value). Every problem is named
+    /// (`invalid_argument`); answers given twice, or before the post-session phase is
+    /// ready, are a `conflict`.
+    public func submitSurvey(communicationId: Int, communicationType: String, answers: SurveyRequest) async throws {
+        _ = try await api.sendRaw(try Self.endpoint(Endpoints.submitSurvey, communicationType), ["id": communicationId],
+                                  body: answers)
+    }
+
+    /// Submits a CSAT rating, 1 to 5, with optional feedback (out of range:
+    /// `invalid_argument`; twice, or before the phase is ready: `conflict`).
+    public func rate(communicationId: Int, communicationType: String, request: RatingRequest) async throws {
+        if let problem = request.problems.first { throw CCAIError.invalidArgument(problem) }
+        _ = try await api.sendRaw(try Self.endpoint(Endpoints.rate, communicationType), ["id": communicationId], body: request)
+    }
+
+    /// The endpoint for a communication type: chats now (calls come with the call service).
+    private static func endpoint(_ endpoint: Endpoint, _ communicationType: String) throws -> Endpoint {
+        guard communicationType == "chats" else {
+            throw CCAIError.invalidArgument("communicationType: 'chats' expected, got '\(communicationType)'"
+                                            + (communicationType == "calls" ? " (ratings of calls come with the call service)" : ""))
+        }
+        return endpoint
+    }
+}

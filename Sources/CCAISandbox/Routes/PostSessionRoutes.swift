@@ -1,0 +1,119 @@
+import CCAIWire
+import Foundation
+
+/// The post-session phase of an ended chat (docs/post-session.md): its settings, the
+/// lifecycle `start` (-> `in_progress`) and `ready` (-> `ready`), the survey and its
+/// answers, the CSAT rating, and the operator's `GET /admin/ratings`. A submission
+/// completes the phase; every change is a `chat_received`.
+struct PostSessionRoutes {
+    let sandbox: Sandbox
+
+    func register(in router: inout HTTPRouter) {
+        router.on(Endpoints.postSessionSettings) { request in
+            let chat = try await ownChat(request)
+            return try .json(try await sandbox.store.postSessionSettings(chatID: chat.id))
+        }
+        router.on(Endpoints.startPostSession) { request in
+            try .json(try await advance(try await ownChat(request), from: nil, to: .inProgress))
+        }
+        router.on(Endpoints.readyPostSession) { request in
+            let chat = try await ownChat(request)
+            let ready = try await advance(chat, from: .inProgress, to: .ready)
+            if let flow = try await sandbox.postSessionFlow(of: ready), flow.type == .virtualAgent, let id = flow.virtualAgentId {
+                await sandbox.agentDesk.startPostSession(ready, virtualAgentID: id, endUserID: try await owner(request),
+                                                         sandbox: sandbox)
+            }
+            return try .json(ready)
+        }
+        router.on(Endpoints.survey) { request in
+            let chat = try await ownChat(request)
+            return try .json(try await survey(of: chat))
+        }
+        router.on(Endpoints.submitSurvey) { request in
+            let chat = try await ownChat(request)
+            let survey = try await survey(of: chat)
+            let answers = try request.decode(SurveyRequest.self).answers
+            let problems = survey.problems(answers)
+            guard problems.isEmpty else { throw HTTPError.badRequest(problems.joined(separator: "; ")) }
+            let submission = try await sandbox.store.submitSurvey(chatID: chat.id, endUserID: try await owner(request),
+                                                                  surveyID: survey.id ?? 0, answers: answers, now: sandbox.clock.now())
+            return try await completed(submission, chat, what: "the survey")
+        }
+        router.on(Endpoints.rate) { request in
+            let chat = try await ownChat(request)
+            let rating = try request.decode(RatingRequest.self)
+            guard rating.problems.isEmpty else { throw HTTPError.badRequest(rating.problems.joined(separator: "; ")) }
+            let submission = try await sandbox.store.rate(chatID: chat.id, endUserID: try await owner(request),
+                                                          rating: rating.rating ?? 0, feedback: rating.feedback,
+                                                          now: sandbox.clock.now())
+            return try await completed(submission, chat, what: "a rating")
+        }
+        router.on(Endpoints.ratings) { _ in try .json(try await sandbox.store.ratingsReport()) }
+    }
+
+    private func ownChat(_ request: HTTPRequest) async throws -> ChatResponse {
+        try await sandbox.ownChat(request, try await sandbox.session(for: request))
+    }
+
+    private func owner(_ request: HTTPRequest) async throws -> Int {
+        try await sandbox.session(for: request).endUserID()
+    }
+
+    /// Moves the chat's post-session phase on, or says why it cannot move.
+    private func advance(_ chat: ChatResponse, from: PostSessionTransferStatus?, to: PostSessionTransferStatus) async throws
+        -> ChatResponse
+    {
+        guard !chat.isInProgress else {
+            throw HTTPError.conflict("chat \(chat.id) is still in progress; its post-session phase starts once it has ended")
+        }
+        guard chat.postSessionRequired else {
+            throw HTTPError.conflict("chat \(chat.id) has no post-session flow (post_session_required is false)")
+        }
+        guard let moved = try await sandbox.store.advancePostSession(chatID: chat.id, from: from, to: to) else {
+            let now = try await sandbox.store.chats(where: "id = ?", [.integer(Int64(chat.id))]).first?.postSessionTransferStatus
+            let step = to == .inProgress ? "start_post_session" : "ready_post_session"
+            throw HTTPError.conflict("chat \(chat.id)'s post-session phase is \(now?.rawValue ?? "not started"); \(step) needs it "
+                                     + (from.map { "to be \($0.rawValue) (call start_post_session first)" } ?? "not started"))
+        }
+        try await sandbox.publishChat(moved, endUserID: try await sandbox.store.chatOwner(id: chat.id) ?? 0)
+        return moved
+    }
+
+    /// The chat's survey in its language, or 404 when its queue has none.
+    private func survey(of chat: ChatResponse) async throws -> Survey {
+        guard let id = try await sandbox.store.postSessionSettings(chatID: chat.id).surveyId,
+            let survey = sandbox.configuration.survey(id: id, language: chat.lang)
+        else { throw HTTPError.notFound("chat \(chat.id) has no survey (its queue's post-session settings name none)") }
+        return survey
+    }
+
+    /// The answer to a submission: 204 once stored (the chat's `chat_received` says
+    /// `completed`), else the conflict.
+    private func completed(_ submission: SandboxStore.Submission, _ chat: ChatResponse, what: String) async throws -> HTTPResponse {
+        switch submission {
+        case .completed(let done):
+            try await sandbox.publishChat(done, endUserID: try await sandbox.store.chatOwner(id: chat.id) ?? 0)
+            return .noContent
+        case .alreadyGiven:
+            throw HTTPError.conflict("chat \(chat.id) already has \(what)")
+        case .notReady(let status):
+            throw HTTPError.conflict("chat \(chat.id)'s post-session phase is \(status?.rawValue ?? "not started"); "
+                                     + "\(what) is taken once it is ready (start_post_session, then ready_post_session)")
+        }
+    }
+}
+
+extension Sandbox {
+    /// The post-session flow the hierarchy chooses for a chat, if any.
+    func postSessionFlow(of chat: ChatResponse) async throws -> PostSessionFlow? {
+        try await store.postSessionSettings(chatID: chat.id).flow(communicationId: chat.id, communicationType: "chats")
+    }
+
+    /// Whether the end user may write in the chat: while it is in progress, and on the
+    /// ended chat while its post-session virtual agent talks.
+    func acceptsMessages(_ chat: ChatResponse) async throws -> Bool {
+        if chat.isInProgress { return true }
+        guard chat.postSessionTransferStatus == .ready else { return false }
+        return try await postSessionFlow(of: chat)?.type == .virtualAgent
+    }
+}
