@@ -33,6 +33,14 @@ import Testing
                 "--out-dir needs a folder")
     }
 
+    @Test func pluginsRunThePostSessionFlows() throws {
+        let output = try CLI.run(["run", "Tests/Scenarios/post_session/plugins.lua", "--sandbox", "Tests/Scenarios/post_session/sandbox.lua"])
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stderr.contains("post_session plugins scenario passed"))
+        #expect(output.stderr.contains("plugin 'broken' failed: post_session:") && output.stderr.contains("no feedback database"),
+                "a failing hook is reported with its plugin's name")
+    }
+
     @Test func theQuickStartRuns() throws {
         let output = try CLI.run(["run", "examples/quickstart.lua", "--env", "CUSTOMERS=2"])
         #expect(output.status == 0, "\(output.stderr)")

@@ -3,10 +3,11 @@ import CCAIWire
 import Foundation
 import LuaRuntime
 
-/// `ccai.plugins`: `list()` and `evaluate_deflection(menu, { channel = "chat" })`
-/// (docs/plugins.md).
+/// `ccai.plugins`: `list()`, `evaluate_deflection(menu, { channel = "chat" })` and
+/// `run_post_session(session, { opt_in })` (docs/plugins.md).
 enum PluginBindings {
-    static func module(_ host: PluginHost?, sdk: CCAI?, now: @escaping @Sendable () -> Date = { Date() }) -> LuaModule {
+    static func module(_ host: PluginHost?, sdk: CCAI?, logger: ScriptLogger = StreamLogger(minimumLevel: .warn),
+                       now: @escaping @Sendable () -> Date = { Date() }) -> LuaModule {
         var module = LuaModule(name: "ccai.plugins")
         module.function("list", LuaSignature("The plugins: name, version, file, state, errors, priority, hooks.",
                                              returns: ["ccai.PluginInfo[]"])) { call in
@@ -31,6 +32,27 @@ enum PluginBindings {
                 guard let host else { return [DeflectionDecision.sdkDefault(for: menu, channel: channel).luaValue] }
                 return [await host.evaluateDeflection(menu: menu, channel: channel, context: context).luaValue]
             }
+        }
+        module.function("run_post_session", LuaSignature(
+            "Runs the post-session phase of the ended chat: the hierarchy's flow, post_session hooks, opt-in, start/ready, then the survey, csat or virtual agent flow. Returns the flow that ran (\"virtual_agent\", \"survey\", \"csat\") and what was submitted, or \"none\" and { reason }.",
+            parameters: ["session: ccai.Chat", "options?: { opt_in: boolean? }"], returns: ["string", "table"])) { call in
+            guard let id = try call.options(1, "session").integer("id") else {
+                throw call.argumentError(1, "session", "the chat (a table with its id) expected")
+            }
+            let optIn = try call.options(2, "options").boolean("opt_in")
+            let sdk = try SDKBindings.require(sdk, "plugins", "run_post_session")
+            let service = try SDKBindings.require(sdk.chatService, "chat", "run_post_session")
+            guard let chat = service.currentChat, chat.id == id else {
+                throw call.argumentError(1, "session", "chat \(id) is not the current chat (\(service.currentChat.map { String($0.id) } ?? "none"))")
+            }
+            var runner = PostSessionRunner(sdk: sdk, plugins: host)
+            runner.logger = logger
+            runner.now = now
+            return try SDKBindings.sdk(call, "plugins", "run_post_session", { try await runner.run(chat: chat, optIn: optIn) },
+                                       push: { outcome, output in
+                                           output.push(.string(outcome.name))
+                                           output.push(outcome.result)
+                                       })
         }
         return module
     }

@@ -72,7 +72,7 @@ public struct ScriptRunner: Sendable {
             context?.smartActionEvents = lua.makeEmitter(name: "ccai.smart_action", events: SmartActionBindings.eventNames)
             context?.screenShareEvents = lua.makeEmitter(name: "ccai.screen_share", events: ScreenShareBindings.eventNames)
             var module = CCAIModule.make(environment: environment, logger: logger, sdk: context, now: now)
-            module.module(PluginBindings.module(plugins, sdk: sdk, now: now))
+            module.module(PluginBindings.module(plugins, sdk: sdk, logger: logger, now: now))
             lua.setErrorTypeName("ccai.Error")
             let table = lua.makeTable(module)
             if sdk != nil { try QueueMenuBindings.decorate(table, in: lua) }

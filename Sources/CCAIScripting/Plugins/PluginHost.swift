@@ -250,6 +250,39 @@ public actor PluginHost {
         return DeflectionDecision.sdkDefault(for: menu, channel: channel)
     }
 
+    /// The post-session hooks (docs/plugins.md): `post_session` and `post_session_opt_in`
+    /// take the first non-nil answer, `survey` and `csat` the first plugin's with one.
+    public enum PostSessionHook: String, Sendable {
+        case postSession = "post_session"
+        case postSessionOptIn = "post_session_opt_in"
+        case survey
+        case csat
+
+        var firstNonNilWins: Bool { self == .postSession || self == .postSessionOptIn }
+    }
+
+    /// Runs `hook` of the plugins in priority order with `argument` and `ctx`, and returns
+    /// the answer that counts: the first non-nil one (`post_session`,
+    /// `post_session_opt_in`), or the first plugin's with the hook (`survey`, `csat`). A
+    /// failing hook is recorded with the plugin's name and skipped.
+    public func ask(_ hook: PostSessionHook, argument: LuaValue, context: LuaValue) async -> HandlerOutcome {
+        var failure: HandlerOutcome = .unhandled
+        for original in ordered() where original.spec.hooks.contains(hook.rawValue) {
+            var plugin = original
+            defer { plugins[plugin.file]?.errors = plugin.errors }
+            switch await invoke(&plugin, [.string(hook.rawValue)], [argument, self.context(context, for: plugin)]) {
+            case .success(let answer):
+                if answer.isNil, hook.firstNonNilWins { continue }
+                return .answered(answer, plugin: plugin.spec.name,
+                                 folder: URL(fileURLWithPath: plugin.file).deletingLastPathComponent().path)
+            case .failure(let error):
+                failure = .failed(plugin: plugin.spec.name, message: error.message)
+                if !hook.firstNonNilWins { return failure }
+            }
+        }
+        return failure
+    }
+
     /// What the first plugin with a handler for a key answered (`smart_actions` by type,
     /// `forms` by form id or external form id, or `"*"`).
     public enum HandlerOutcome: Sendable {

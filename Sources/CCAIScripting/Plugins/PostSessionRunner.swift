@@ -1,0 +1,173 @@
+import CCAIKit
+import CCAIWire
+import Foundation
+import LuaRuntime
+
+/// What ``PostSessionRunner/run(chat:optIn:)`` did: the flow that ran (`virtual_agent`,
+/// `survey`, `csat`) with what was submitted, or `none` with `result.reason`
+/// (`not_configured`, `opt_in_declined`, `plugin`).
+public struct PostSessionOutcome: Sendable {
+    public var name: String
+    public var result: LuaValue
+}
+
+/// Runs the post-session phase of an ended chat where the app would (docs/plugins.md,
+/// post-session): the hierarchy's flow (`getPostSessionFlow`), the plugins'
+/// `post_session` hooks (another flow or `"none"`), opt-in (`post_session_opt_in` hooks,
+/// default yes), `startPostSession` and `readyPostSession`, then the flow: the `survey`
+/// hook's answers through `submitSurvey`, the `csat` hook's rating through `rate`, or the
+/// post-session virtual agent talking on the chat. A hook that fails or answers what
+/// does not fit is reported with its plugin's name and never stops the host; the SDK's
+/// refusals are thrown.
+///
+/// ```swift
+/// let outcome = try await PostSessionRunner(sdk: ccai, plugins: host).run(chat: ended)
+/// print(outcome.name)   // "csat"
+/// ```
+public struct PostSessionRunner: Sendable {
+    public let sdk: CCAI
+    public let plugins: PluginHost?
+    public var logger: ScriptLogger = StreamLogger(minimumLevel: .warn)
+    public var now: @Sendable () -> Date = { Date() }
+
+    public init(sdk: CCAI, plugins: PluginHost?) {
+        self.sdk = sdk
+        self.plugins = plugins
+    }
+
+    public func run(chat: ChatResponse, optIn: Bool? = nil) async throws -> PostSessionOutcome {
+        guard let service = sdk.chatService else { throw CCAIError.notInitialized("chat") }
+        guard service.currentChat?.id == chat.id else {
+            throw CCAIError.invalidArgument("chat \(chat.id) is not the SDK's current chat (\(service.currentChat.map { String($0.id) } ?? "none"))")
+        }
+        let current = try await service.checkStatus()
+        guard !current.isInProgress else {
+            throw CCAIError(code: .conflict, message: "chat \(chat.id) is still in progress; post-session runs once it has ended")
+        }
+        let configured = try await service.getPostSessionFlow()
+        let encoder = LuaEncoder()
+        let session = try encoder.encode(current)
+        var context = LuaTable()
+        context["flow"] = try configured.map { try encoder.encode($0) } ?? .nil
+        context["session"] = session
+        context["now"] = .number(now().timeIntervalSince1970)
+
+        var flowType = configured?.type
+        if let plugins, case .answered(let answer, let plugin, _) = await plugins.ask(.postSession, argument: session,
+                                                                                        context: .table(context)) {
+            switch chosenFlow(answer) {
+            case .some(.none): return PostSessionOutcome(name: "none", result: reason("plugin", plugin: plugin))
+            case .some(.some(.virtualAgent)) where configured?.type != .virtualAgent:
+                await plugins.recordError(plugin: plugin, "post_session: chose \"virtual_agent\", but chat \(chat.id)'s queue has no "
+                                          + "post-session virtual agent; the configured flow runs")
+            case .some(.some(let type)): flowType = type
+            case .none:
+                await plugins.recordError(plugin: plugin, "post_session: answered \(answer.description); "
+                                          + "\"virtual_agent\", \"survey\", \"csat\", \"none\" or a flow table expected")
+            }
+        }
+        guard let flowType else { return PostSessionOutcome(name: "none", result: reason("not_configured")) }
+
+        if current.postSessionOptInRequired == true {
+            var consented = optIn
+            if consented == nil, let plugins,
+                case .answered(let answer, let plugin, _) = await plugins.ask(.postSessionOptIn, argument: session, context: .table(context))
+            {
+                if let flag = answer.boolValue {
+                    consented = flag
+                } else {
+                    await plugins.recordError(plugin: plugin, "post_session_opt_in: true or false expected, got \(answer.typeName)")
+                }
+            }
+            if consented == false { return PostSessionOutcome(name: "none", result: reason("opt_in_declined")) }
+        }
+        try await service.startPostSession()
+        try await service.readyPostSession()
+        switch flowType {
+        case .virtualAgent:
+            var result = LuaTable()
+            result["virtual_agent_id"] = configured?.virtualAgentId.map { .string($0) } ?? .nil
+            return PostSessionOutcome(name: "virtual_agent", result: .table(result))
+        case .survey:
+            return try await survey(chat: current, session: session, context: context)
+        case .csat:
+            return try await csat(chat: current, session: session, context: context)
+        }
+    }
+
+    /// A `post_session` hook's answer as a flow: `.some(nil)` for `"none"`, nil when it
+    /// does not fit.
+    private func chosenFlow(_ answer: LuaValue) -> PostSessionFlowType?? {
+        let name = answer.stringValue ?? answer.tableValue?["type"]?.stringValue
+        if name == "none" { return .some(nil) }
+        guard let type = name.flatMap(PostSessionFlowType.init(rawValue:)) else { return nil }
+        return .some(type)
+    }
+
+    private func reason(_ reason: String, plugin: String? = nil) -> LuaValue {
+        var table = LuaTable()
+        table["reason"] = .string(reason)
+        table["plugin"] = plugin.map { .string($0) } ?? .nil
+        return .table(table)
+    }
+
+    /// The `survey` hook answers the survey; its answers are checked, then submitted.
+    private func survey(chat: ChatResponse, session: LuaValue, context: LuaTable) async throws -> PostSessionOutcome {
+        guard let rate = sdk.rateService else { throw CCAIError.notInitialized("the SDK") }
+        let survey = try await rate.getSurvey(communicationId: chat.id, communicationType: "chats")
+        var result = LuaTable()
+        result["survey_id"] = survey.id.map { .integer(Int64($0)) } ?? .nil
+        guard let plugins, case .answered(let answer, let plugin, _) = await plugins.ask(.survey, argument: try LuaEncoder().encode(survey),
+                                                                                        context: .table(context))
+        else {
+            logger.log(LogRecord(level: .warn, message: "post-session: no plugin answered the survey of chat \(chat.id); it waits, ready"))
+            return PostSessionOutcome(name: "survey", result: .table(result))
+        }
+        var answers: [Int: String] = [:]
+        for (key, value) in answer.tableValue?.entries ?? [] {
+            guard let id = key.integerValue.map(Int.init) ?? key.stringValue.flatMap({ Int($0) }) else { continue }
+            answers[id] = value.stringValue ?? value.description
+        }
+        let problems = answer.tableValue == nil ? ["a table { [question_id] = \"value\" } expected, got \(answer.typeName)"]
+            : survey.problems(answers)
+        guard problems.isEmpty else {
+            await plugins.recordError(plugin: plugin, "survey: " + problems.joined(separator: "; "))
+            result["error"] = .string(problems.joined(separator: "; "))
+            result["plugin"] = .string(plugin)
+            return PostSessionOutcome(name: "survey", result: .table(result))
+        }
+        try await rate.submitSurvey(communicationId: chat.id, communicationType: "chats", answers: SurveyRequest(answers: answers))
+        rate.clearRateTarget()
+        var submitted = LuaTable()
+        for (id, value) in answers { submitted[.integer(Int64(id))] = .string(value) }
+        result["answers"] = .table(submitted)
+        result["plugin"] = .string(plugin)
+        return PostSessionOutcome(name: "survey", result: .table(result))
+    }
+
+    /// The `csat` hook gives `{ rating = 1..5, feedback? }`; it is checked, then submitted.
+    private func csat(chat: ChatResponse, session: LuaValue, context: LuaTable) async throws -> PostSessionOutcome {
+        guard let rate = sdk.rateService else { throw CCAIError.notInitialized("the SDK") }
+        guard let plugins, case .answered(let answer, let plugin, _) = await plugins.ask(.csat, argument: session, context: .table(context))
+        else {
+            logger.log(LogRecord(level: .warn, message: "post-session: no plugin rated chat \(chat.id); it waits, ready"))
+            return PostSessionOutcome(name: "csat", result: .table(LuaTable()))
+        }
+        let table = answer.tableValue
+        let rating = table?["rating"]?.integerValue
+        let request = RatingRequest(rating: rating.map(Int.init), feedback: table?["feedback"]?.stringValue)
+        let problems = table == nil ? ["a table { rating = 1..5, feedback = \"...\" } expected, got \(answer.typeName)"] : request.problems
+        var result = LuaTable()
+        result["plugin"] = .string(plugin)
+        guard problems.isEmpty, let rating else {
+            await plugins.recordError(plugin: plugin, "csat: " + problems.joined(separator: "; "))
+            result["error"] = .string(problems.joined(separator: "; "))
+            return PostSessionOutcome(name: "csat", result: .table(result))
+        }
+        try await rate.rate(communicationId: chat.id, communicationType: "chats", request: request)
+        rate.clearRateTarget()
+        result["rating"] = .integer(rating)
+        result["feedback"] = request.feedback.map { .string($0) } ?? .nil
+        return PostSessionOutcome(name: "csat", result: .table(result))
+    }
+}

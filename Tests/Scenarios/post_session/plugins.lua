@@ -1,0 +1,67 @@
+-- ccai.plugins.run_post_session against sandbox.lua with the plugins of plugins/.
+ccai.initialize_chat()
+
+local function ended_chat(menu_id)
+  local chat = ccai.chat.start{ menu_id = menu_id }
+  ccai.chat.wait_for("chat_received", { timeout = 10, match = function(c) return c.id == chat.id and c.status == "active" end })
+  ccai.chat.send_message("bye")
+  return ccai.chat.wait_for("chat_received", { timeout = 10, match = function(c) return c.id == chat.id and c.status == "ended" end })
+end
+
+-- Sales: company CSAT; the first csat answer (9) is refused and reported, nothing is sent.
+local sales = ended_chat(2)
+local name, result = ccai.plugins.run_post_session(sales)
+assert(name == "csat" and result.error:find("rating", 1, true) and result.plugin == "feedback", tostring(result.error))
+ccai.rate.rate{ communication_id = sales.id, communication_type = "chats", rating = 3 }
+
+-- Sales again: the csat hook's rating is submitted and completes the phase.
+local again = ended_chat(2)
+name, result = ccai.plugins.run_post_session(again)
+assert(name == "csat" and result.rating == 5 and result.feedback == "Quick, csat", "csat: " .. tostring(result.feedback))
+assert(ccai.chat.check_status().post_session_transfer_status == "completed")
+
+-- Quiet: nothing configured.
+name, result = ccai.plugins.run_post_session(ended_chat(3))
+assert(name == "none" and result.reason == "not_configured")
+
+-- Support: a post_session hook says "none".
+name, result = ccai.plugins.run_post_session(ended_chat(1))
+assert(name == "none" and result.reason == "plugin" and result.plugin == "feedback")
+assert(ccai.chat.check_status().post_session_transfer_status == nil, "nothing started")
+
+-- Opt-in: declined by the caller, then accepted by the post_session_opt_in hook.
+name, result = ccai.plugins.run_post_session(ended_chat(4), { opt_in = false })
+assert(name == "none" and result.reason == "opt_in_declined")
+assert(ccai.chat.check_status().post_session_transfer_status == nil, "declined: nothing started")
+name, result = ccai.plugins.run_post_session(ended_chat(4))
+assert(name == "csat" and result.rating == 5, "the hook consented")
+
+-- Returns: the survey hook answers the inherited survey.
+local returns = ended_chat(11)
+name, result = ccai.plugins.run_post_session(returns)
+assert(name == "survey" and result.survey_id and result.answers[1] == "5" and result.answers[3] == "billing", "survey")
+assert(ccai.chat.check_status().post_session_transfer_status == "completed")
+
+-- Escalations: the post-session virtual agent talks on the ended chat.
+local escalations = ended_chat(12)
+name, result = ccai.plugins.run_post_session(escalations)
+assert(name == "virtual_agent" and result.virtual_agent_id == "feedback")
+ccai.chat.wait_for("messages_received", { timeout = 10, match = function(m) return m[1].sender.name == "Quinn" end })
+ccai.chat.send_message("bye")
+ccai.chat.wait_for("chat_received", { timeout = 10, match = function(c)
+  return c.id == escalations.id and c.post_session_transfer_status == "completed" end })
+
+-- Wrong arguments.
+assert(not pcall(ccai.plugins.run_post_session, { id = 1 }), "only the current chat")
+assert(not pcall(ccai.plugins.run_post_session, "chat"), "a table expected")
+
+-- The failing plugin is reported with its name; the host kept going.
+for _, plugin in ipairs(ccai.plugins.list()) do
+  if plugin.name == "broken" then
+    assert(plugin.state == "loaded" and plugin.errors[1]:find("no feedback database", 1, true), "reported")
+  end
+  if plugin.name == "feedback" then
+    assert(plugin.errors[1]:find("csat:", 1, true), "the unfitting rating is reported on its plugin")
+  end
+end
+ccai.log.info("post_session plugins scenario passed")
