@@ -153,7 +153,7 @@ final class SigningDelegate: CCAIDelegate, @unchecked Sendable {
         let server = try Sandbox().serve()
         let ccai = try makeSDK(port: server.port, delegate: SigningDelegate(identifier: "lang"), cache: false, language: "es")
         #expect(ccai.languageService!.languageCode == "es")
-        ccai.languageService!.languageCode = "en"
+        try ccai.languageService!.setLanguageCode("en")
         #expect(ccai.languageService!.languageCode == "en")
         await server.stop()
     }

@@ -41,6 +41,12 @@ import Testing
                 "a failing hook is reported with its plugin's name")
     }
 
+    @Test func theLogoutRecipeClearsAllThree() throws {
+        let output = try CLI.run(["run", "examples/logout.lua", "--quiet"])
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stdout == "signed in as vu-1\nended chat 1\nlogged out; the old token is revoked\n", "\(output.stdout)")
+    }
+
     @Test func theQuickStartRuns() throws {
         let output = try CLI.run(["run", "examples/quickstart.lua", "--env", "CUSTOMERS=2"])
         #expect(output.status == 0, "\(output.stderr)")

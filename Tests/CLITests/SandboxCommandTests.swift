@@ -7,19 +7,36 @@ import Testing
     final class Server {
         let process = Process()
         let url: String
+        /// Standard error, when captured.
+        let errors: Pipe?
 
-        init(_ arguments: [String]) throws {
+        init(_ arguments: [String], capturingErrors: Bool = false) throws {
             process.executableURL = CLI.binary
             process.arguments = ["sandbox", "serve", "--listen", "127.0.0.1:0"] + arguments
             let output = Pipe()
             process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
+            errors = capturingErrors ? Pipe() : nil
+            process.standardError = errors ?? FileHandle.nullDevice
             try process.run()
             var line = Data()
             while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
                 line.append(byte)
             }
             url = String(decoding: line, as: UTF8.self)
+        }
+
+        /// The next line of standard error that contains `text` (captured errors only).
+        func errorLine(containing text: String) throws -> String? {
+            guard let errors else { return nil }
+            while true {
+                var line = Data()
+                while let byte = try errors.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
+                    line.append(byte)
+                }
+                guard !line.isEmpty else { return nil }
+                let found = String(decoding: line, as: UTF8.self)
+                if found.contains(text) { return found }
+            }
         }
 
         /// Sends SIGTERM and returns the exit status.
@@ -76,6 +93,16 @@ import Testing
         let me = try curl(["-H", "Authorization: Bearer \(token)", "\(second.url)/end_user"])
         #expect(me.contains(#""identifier":"cli-1""#))
         #expect(second.stop() == 0)
+    }
+
+    @Test func printsTheAdminTokenItMadeUp() throws {
+        let server = try Server([], capturingErrors: true)
+        let line = try #require(try server.errorLine(containing: "admin token"))
+        let token = String(try #require(line.split(separator: " ").last))
+        #expect(token.count >= 32)
+        #expect(try curl(["-H", "Authorization: Bearer \(token)", "\(server.url)/admin/ratings"]) == #"{"ratings":[],"surveys":[]}"#)
+        #expect(try curl(["-H", "Authorization: Bearer nope", "\(server.url)/admin/ratings"]).contains("not this sandbox's"))
+        #expect(server.stop() == 0)
     }
 
     @Test func usesAConfigurationFile() throws {

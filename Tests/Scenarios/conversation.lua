@@ -3,6 +3,9 @@ ccai.initialize_chat()
 local chat = ccai.chat.start{ menu_id = 8 }
 local active = ccai.chat.wait_for("chat_received", { timeout = 10, match = function(e) return e.status == "active" end })
 assert(active.id == chat.id)
+local switched, why = pcall(ccai.language.set_language_code, "es")
+assert(not switched and why.code == "conflict" and why.message:find("before a session", 1, true),
+       "the language is chosen before a session: " .. tostring(why))
 local joined = ccai.chat.wait_for("member_event", { timeout = 10 })
 assert(joined.type == "joined" and joined.identity == "Ben", "the agent joins")
 

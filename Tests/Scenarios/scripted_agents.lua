@@ -23,6 +23,21 @@ from_agent("Goodbye")
 ccai.chat.wait_for("chat_received", { timeout = 10, match = function(e) return e.status == "ended" end })
 assert(ccai.chat.check_status().ended_by == "agent")
 
+-- Reserved CRM keys (seed 004): booleans, in signed custom data only; agents read session.crm.
+local function refused(custom_data, needle)
+  local ok, err = pcall(ccai.chat.start, { menu_id = 9, custom_data = custom_data })
+  assert(not ok and err.code == "invalid_argument" and err.message:find(needle, 1, true), tostring(err))
+end
+refused({ unsigned = { reserved_bad_actor = { label = "Bad actor", value = true, type = "boolean" } } },
+        "reserved_bad_actor: reserved CRM keys are accepted only in signed custom data")
+refused({ signed = { reserved_verified_customer = { label = "Verified", value = "yes", type = "string" } } },
+        "reserved_verified_customer: a boolean expected")
+ccai.chat.start{ menu_id = 9, custom_data = { signed = {
+  reserved_verified_customer = { label = "Verified", value = true, type = "boolean" },
+  reserved_bad_actor = { label = "Bad actor", value = false, type = "boolean" } } } }
+from_agent("crm: verified=true bad_actor=false repeat=nil")
+ccai.chat.wait_for("chat_received", { timeout = 10, match = function(e) return e.status == "ended" end })
+
 local broken = ccai.chat.start{ menu_id = 2 }
 from_agent("I am about to fail")
 assert(ccai.chat.check_status().status == "active", "a failing script leaves the chat as it was")

@@ -1,31 +1,44 @@
 import Foundation
 
-/// The active language (seed 000). Set it before a session starts; when it was never set,
-/// the SDK resolves one among the company's languages: the device language, then its
-/// parent dialect, then English.
+/// The active language (seed 000). Set it before a session starts (a change while a chat
+/// is in progress is a `conflict`: the pre-session rule); when it was never set, the SDK
+/// resolves one among the company's languages: the device language, then its parent
+/// dialect, then English.
 ///
 /// ```swift
-/// ccai.languageService?.languageCode = "es"
+/// try ccai.languageService?.setLanguageCode("es")
 /// ```
 public final class LanguageService: @unchecked Sendable {
     private let lock = NSLock()
     private var explicit: String?
     private var enabled: [String] = []
     private let deviceLanguage: String?
+    /// The id of the chat in progress, if any (the chat service tells).
+    private var sessionInProgress: @Sendable () -> Int? = { nil }
 
     init(explicit: String?, deviceLanguage: String? = LanguageService.systemLanguage()) {
         self.explicit = explicit
         self.deviceLanguage = deviceLanguage
     }
 
-    /// The language in use; setting it makes it explicit.
+    /// The language in use.
     public var languageCode: String {
-        get {
-            lock.withLock {
-                LanguageService.resolve(explicit: explicit, device: deviceLanguage, enabled: enabled)
-            }
+        lock.withLock { LanguageService.resolve(explicit: explicit, device: deviceLanguage, enabled: enabled) }
+    }
+
+    /// Makes `code` the language, before a session: while a chat is in progress it is a
+    /// `conflict` (changing it then would break the routing, seed 000).
+    public func setLanguageCode(_ code: String) throws {
+        if let chat = sessionInProgress() {
+            throw CCAIError(code: .conflict, message: "the language is chosen before a session starts; chat \(chat) is in progress "
+                            + "(end it first)")
         }
-        set { lock.withLock { explicit = newValue } }
+        lock.withLock { explicit = code }
+    }
+
+    /// How the service learns whether a session is in progress.
+    func watchSessions(_ inProgress: @escaping @Sendable () -> Int?) {
+        lock.withLock { sessionInProgress = inProgress }
     }
 
     /// Tells the service which languages the company enabled (from the company settings).

@@ -54,6 +54,9 @@ public struct ScriptedAgent {
                 session.fields["custom_data"] = try LuaEncoder().encode(Self.agentView(of: customData))
                 session.fields["smart_actions"] = try LuaEncoder().encode(try await actions.sandbox.store.smartActions(chatID: chat.id))
                 session.fields["post_session"] = .boolean(actions.isPostSession)
+                var crm = LuaTable()
+                for (name, flag) in ReservedCRMKey.flags(in: customData["signed"] ?? [:]) { crm[name] = .boolean(flag) }
+                session.fields["crm"] = .table(crm)
                 _ = try await state.call(kept: "script", path: [], passing: [.kept("agent"), .value(.table(session))])
             } catch {
                 await state.close()

@@ -22,7 +22,7 @@ struct QueueMenuEngine {
     var company: SandboxConfiguration.Company { configuration.company }
 
     /// The language to answer in: the requested one if the company has it, else its parent
-    /// dialect, else the company's first language.
+    /// dialect, else English (seed 000's final fallback).
     func language(_ requested: String?) -> String {
         let languages = company.languages
         if let requested, !requested.isEmpty {
@@ -30,7 +30,7 @@ struct QueueMenuEngine {
             let parent = requested.split(whereSeparator: { $0 == "-" || $0 == "_" }).first.map(String.init) ?? requested
             if let base = languages.first(where: { $0.caseInsensitiveCompare(parent) == .orderedSame }) { return base }
         }
-        return languages[0]
+        return "en"
     }
 
     func isOpen(_ menu: MenuConfiguration) -> Bool {

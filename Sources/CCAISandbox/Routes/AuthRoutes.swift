@@ -37,6 +37,8 @@ struct AuthRoutes {
         guard !identifier.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw HTTPError.badRequest("the 'identifier' claim must not contain control characters (NUL, newlines)")
         }
+        let problems = ReservedCRMKey.problems(in: claims["custom_data"] ?? [:], signed: true)
+        guard problems.isEmpty else { throw HTTPError.badRequest("the JWT's " + problems.joined(separator: "; ")) }
         let user = try await sandbox.store.endUser(
             identifier: identifier, name: claims["name"]?.stringValue, email: claims["email"]?.stringValue,
             phone: claims["phone"]?.stringValue, now: now)

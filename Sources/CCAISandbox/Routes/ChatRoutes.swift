@@ -154,7 +154,13 @@ struct ChatRoutes {
         if let deflection = engine.deflection(menu) {
             throw HTTPError.conflict("queue \(menu.id) is not taking chats now (\(deflection.reason))")
         }
-        let customData = try body.customData.map { try JSONValue(encoding: $0) }
+        let signed = try signedCustomData(body.customData?.signed, session: session)
+        var customData = try body.customData?.unsigned.map { try JSONValue(encoding: CustomData(unsigned: $0)) }
+        if let unsigned = customData?["unsigned"] {
+            let problems = ReservedCRMKey.problems(in: unsigned, signed: false)
+            guard problems.isEmpty else { throw HTTPError.badRequest(problems.joined(separator: "; ")) }
+        }
+        if body.customData?.signed != nil { customData = ["signed": signed] }
         let preSession = menu.preSessionChatActions
         let owner = try session.endUserID()
         switch try await sandbox.store.createChat(
@@ -167,7 +173,7 @@ struct ChatRoutes {
         case .created(let chat):
             try await sandbox.publishChat(chat, endUserID: owner)
             var sessionData = customData?.objectValue ?? [:]
-            if session.signedCustomData != [:] { sessionData["signed"] = session.signedCustomData }
+            if signed != [:] { sessionData["signed"] = signed }
             if preSession.isEmpty {
                 await sandbox.agentDesk.chatQueued(chat, endUserID: owner, customData: .object(sessionData), sandbox: sandbox)
             } else {
@@ -179,6 +185,27 @@ struct ChatRoutes {
             }
             return try .json(chat, status: 201)
         }
+    }
+
+    /// The session's signed custom data: the auth JWT's, with the chat's own signed JWT
+    /// (verified with the company secret) over it key by key. Reserved CRM keys must be
+    /// booleans.
+    private func signedCustomData(_ jwt: String?, session: Session) throws -> JSONValue {
+        var signed = session.signedCustomData.objectValue ?? [:]
+        guard let jwt else { return .object(signed) }
+        let company = sandbox.configuration.company
+        let claims: [String: JSONValue]
+        do {
+            claims = try JWTVerifier(secret: company.secret, algorithms: sandbox.configuration.algorithms,
+                                     maximumLifetime: company.jwtMaxLifetimeSeconds ?? 86_400).verify(jwt, now: sandbox.clock.now())
+        } catch let error as JWTError {
+            throw HTTPError.badRequest("custom_data.signed: the JWT is refused: \(error)")
+        }
+        let data = claims["custom_data"] ?? [:]
+        let problems = ReservedCRMKey.problems(in: data, signed: true)
+        guard problems.isEmpty else { throw HTTPError.badRequest(problems.joined(separator: "; ")) }
+        for (key, value) in data.objectValue ?? [:] { signed[key] = value }
+        return .object(signed)
     }
 
     /// `POST /chats/{id}/messages`: stores the end user's message once (by its client id)

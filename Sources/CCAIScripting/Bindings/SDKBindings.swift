@@ -125,12 +125,17 @@ enum SDKBindings {
             let service = try require(ccai.languageService, "language", "get_language_code")
             return call.returning(.string(service.languageCode))
         }
-        language.function("set_language_code", LuaSignature("Sets the language (before a session starts).",
+        language.function("set_language_code", LuaSignature("Sets the language, before a session starts (a conflict while a chat is in progress).",
                                                         parameters: ["language_code: string"])) { call in
             let service = try require(ccai.languageService, "language", "set_language_code")
             let code = try call.string(1, "language_code")
             guard !code.isEmpty else { throw call.argumentError(1, "language_code", "a language code expected, got ''") }
-            service.languageCode = code
+            do {
+                try service.setLanguageCode(code)
+            } catch let error as CCAIError {
+                throw LuaErrorValue(code: error.code.rawValue, message: error.message,
+                                    fields: ["service": "language", "method": "set_language_code"])
+            }
             return .none
         }
         return language

@@ -140,3 +140,43 @@ public struct ExternalChatTranscriptEntry: Codable, Equatable, Sendable {
         self.timestamp = timestamp
     }
 }
+
+/// The CRM keys the platform reserves (seed 004): built-in behaviours such as marking a
+/// verified customer or warning the agent about a bad actor. They are booleans, and
+/// accepted only in signed custom data.
+///
+/// ```swift
+/// ReservedCRMKey.problems(in: ["reserved_bad_actor": ["label": "Bad", "value": true]], signed: false)
+/// // ["custom_data.unsigned.reserved_bad_actor: reserved CRM keys are accepted only in signed custom data"]
+/// ```
+public enum ReservedCRMKey: String, CaseIterable, Sendable {
+    case verifiedCustomer = "reserved_verified_customer"
+    case badActor = "reserved_bad_actor"
+    case repeatCustomer = "reserved_repeat_customer"
+
+    /// The name agents read it by (`session.crm.verified_customer`).
+    public var crmName: String { String(rawValue.dropFirst("reserved_".count)) }
+
+    /// What is wrong with the reserved keys of custom data (an object of items): any in
+    /// unsigned data, or one whose value is not a boolean.
+    public static func problems(in data: JSONValue, signed: Bool) -> [String] {
+        guard case .object(let items) = data else { return [] }
+        return allCases.compactMap { key in
+            guard let item = items[key.rawValue] else { return nil }
+            guard signed else {
+                return "custom_data.unsigned.\(key.rawValue): reserved CRM keys are accepted only in signed custom data"
+            }
+            let isBoolean = item["value"]?.boolValue != nil && (item["type"] == nil || item["type"] == "boolean")
+            return isBoolean ? nil : "custom_data.\(key.rawValue): a boolean expected ({ value = true or false, type = \"boolean\" })"
+        }
+    }
+
+    /// The reserved flags of signed custom data, by CRM name.
+    public static func flags(in signed: JSONValue) -> [String: Bool] {
+        var flags: [String: Bool] = [:]
+        for key in allCases {
+            if let value = signed[key.rawValue]?["value"]?.boolValue { flags[key.crmName] = value }
+        }
+        return flags
+    }
+}

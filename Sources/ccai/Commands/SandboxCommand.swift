@@ -10,6 +10,8 @@ struct SandboxCommand {
         serve: serves the platform emulator over HTTP until interrupted (Ctrl-C or
         SIGTERM), then lets requests in progress finish. Prints its base URL on standard
         output. Agent scripts are read and compiled at start: a syntax error stops it.
+        Without an admin_token in the configuration it makes one up and prints it on
+        standard error (the bearer token of GET /admin/ratings).
 
         check: loads each configuration as serve would (validation, agent scripts read and
         compiled) and prints one line per file; exit status 1 when one fails.
@@ -58,9 +60,15 @@ struct SandboxCommand {
 
     func execute() async -> Int32 {
         let sandbox: Sandbox
+        var generatedAdminToken: String?
         do {
             var configuration = SandboxConfiguration.builtIn
             if let configurationFile { configuration = try await SandboxConfiguration.load(file: configurationFile) }
+            if configuration.adminToken == nil {
+                var generator = SystemRandomNumberGenerator()
+                configuration.adminToken = (0..<4).map { _ in String(generator.next() as UInt64, radix: 16) }.joined()
+                generatedAdminToken = configuration.adminToken
+            }
             sandbox = try Sandbox(configuration: configuration, dataDirectory: dataDirectory)
             try await sandbox.endChatsLeftOpen()
         } catch {
@@ -82,6 +90,7 @@ struct SandboxCommand {
         let company = sandbox.configuration.company
         printError("sandbox: serving \(company.name) on \(server.baseURL) (company key \(company.key))"
             + (dataDirectory.map { "; state in \($0)" } ?? "; state in memory") + ". Ctrl-C stops.")
+        if let generatedAdminToken { printError("sandbox: admin token (GET /admin/ratings): \(generatedAdminToken)") }
         await Self.waitForTermination()
         printError("sandbox: stopping")
         await server.stop()

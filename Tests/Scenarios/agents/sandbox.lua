@@ -10,6 +10,7 @@ return {
     { id = 6, name = "Bot only", channels = { chat = { virtual_agent = "billing-va" } } },
     { id = 7, name = "Front desk", channels = { chat = {} } },
     { id = 8, name = "Mail only", channels = { email = { email = "mail@scripted.test" } } },
+    { id = 9, name = "CRM", channels = { chat = {} } },
   },
   agents = {
     { name = "Echo", menus = { 1 }, script = "echo.lua" },
@@ -17,6 +18,7 @@ return {
     { name = "Pat", menus = { 3 }, script = "patient.lua" },
     { name = "Hana", menus = { 4, 5 } },
     { name = "Tom", menus = { 7 }, script = "transfer.lua" },
+    { name = "Cora", menus = { 9 }, script = "crm.lua" },
   },
   virtual_agents = {
     ["billing-va"] = {
