@@ -22,6 +22,7 @@ struct RuntimeBenchmarks {
             ("state_memory_bytes", one(stateMemory)),
             ("http_round_trip_ratio", one(PlatformBenchmarks().httpRoundTripRatio)),
             ("chat_message_round_trip", ChatBenchmarks().chatMessageRoundTrip),
+            ("transcript_pdf_ms", one(TranscriptBenchmarks().transcriptPDF)),
             ("sandbox_rss_per_1000_chats", SoakBenchmarks().sandboxRSSPer1000Chats),
         ]
         var results: [BenchmarkResult] = []

@@ -47,6 +47,22 @@ import Testing
         #expect(output.stdout == "signed in as vu-1\nended chat 1\nlogged out; the old token is revoked\n", "\(output.stdout)")
     }
 
+    @Test func thePostSessionExampleRoutesAndSavesTranscripts() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("example-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let output = try CLI.run(["run", "examples/post_session/scenario.lua", "--sandbox", "examples/post_session/sandbox.lua",
+                                  "--out-dir", folder.path, "--quiet"])
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stdout == """
+            chat 1: rated 4 (Quick answer); transcript transcript-1.pdf
+            chat 2: survey answered (4 questions); transcript transcript-2.pdf
+
+            """, "\(output.stdout)")
+        let text = try CLI.runTool("/usr/bin/pdftotext", ["-enc", "UTF-8", folder.appendingPathComponent("transcript-2.pdf").path, "-"])
+        #expect(text.contains("Léa (agent)") && text.contains("Je suis client VIP") && text.contains("Northwind"), "\(text)")
+    }
+
     @Test func theQuickStartRuns() throws {
         let output = try CLI.run(["run", "examples/quickstart.lua", "--env", "CUSTOMERS=2"])
         #expect(output.status == 0, "\(output.stderr)")

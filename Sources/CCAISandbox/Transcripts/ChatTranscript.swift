@@ -5,15 +5,31 @@ import Foundation
 /// seed 000): a PDF with the company, the queue and the chat's times, then every message
 /// with its sender and time (company time zone). Files are named; the end user's text in
 /// a redacting queue is shown redacted, as the agent saw it.
-struct ChatTranscript {
-    var chat: ChatResponse
-    var messages: [ChatMessage]
-    var companyName: String
-    var queueName: String
-    var timeZone: TimeZone
-    var endUserName: String?
+///
+/// ```swift
+/// let pdf = try ChatTranscript(chat: chat, messages: messages, companyName: "Acme", queueName: "Billing",
+///                              timeZone: .gmt, endUserName: "Ana").pdf()
+/// ```
+public struct ChatTranscript: Sendable {
+    public var chat: ChatResponse
+    public var messages: [ChatMessage]
+    public var companyName: String
+    public var queueName: String
+    public var timeZone: TimeZone
+    public var endUserName: String?
 
-    func pdf() throws -> Data {
+    public init(chat: ChatResponse, messages: [ChatMessage], companyName: String, queueName: String, timeZone: TimeZone,
+                endUserName: String?) {
+        self.chat = chat
+        self.messages = messages
+        self.companyName = companyName
+        self.queueName = queueName
+        self.timeZone = timeZone
+        self.endUserName = endUserName
+    }
+
+    /// The PDF's bytes.
+    public func pdf() throws -> Data {
         var document = PDFDocument()
         document.add("\(companyName) · Chat transcript", style: .title)
         document.add("Chat \(chat.id) · \(queueName) · started \(time(chat.createdAt))"

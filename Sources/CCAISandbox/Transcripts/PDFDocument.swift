@@ -57,6 +57,12 @@ struct PDFDocument {
         defer { cairo_destroy(cairo) }
         guard let layout = pango_cairo_create_layout(cairo) else { throw RenderingError(description: "pango could not create a layout") }
         defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
+        // Its own layout: a page break comes in the middle of iterating a block's lines,
+        // and changing the block's layout there would invalidate the iterator.
+        guard let footerLayout = pango_cairo_create_layout(cairo) else {
+            throw RenderingError(description: "pango could not create a layout")
+        }
+        defer { g_object_unref(UnsafeMutableRawPointer(footerLayout)) }
         pango_layout_set_width(layout, Int32((Self.pageWidth - 2 * Self.margin) * Double(PANGO_SCALE)))
         pango_layout_set_wrap(layout, PANGO_WRAP_WORD_CHAR)
 
@@ -64,7 +70,7 @@ struct PDFDocument {
         var y = Self.margin
         let bottom = Self.pageHeight - Self.margin
         func newPage() {
-            footer(cairo, layout, page: page)
+            footer(cairo, footerLayout, page: page)
             cairo_show_page(cairo)
             page += 1
             y = Self.margin
@@ -87,7 +93,7 @@ struct PDFDocument {
             pango_layout_iter_free(lines)
             if block.style == .title { y += 6 }
         }
-        footer(cairo, layout, page: page)
+        footer(cairo, footerLayout, page: page)
         cairo_show_page(cairo)
         cairo_surface_finish(surface)
         let status = cairo_surface_status(surface)

@@ -45,9 +45,12 @@ enum PluginBindings {
             guard let chat = service.currentChat, chat.id == id else {
                 throw call.argumentError(1, "session", "chat \(id) is not the current chat (\(service.currentChat.map { String($0.id) } ?? "none"))")
             }
-            var runner = PostSessionRunner(sdk: sdk, plugins: host)
-            runner.logger = logger
-            runner.now = now
+            let runner = {
+                var runner = PostSessionRunner(sdk: sdk, plugins: host)
+                runner.logger = logger
+                runner.now = now
+                return runner
+            }()
             return try SDKBindings.sdk(call, "plugins", "run_post_session", { try await runner.run(chat: chat, optIn: optIn) },
                                        push: { outcome, output in
                                            output.push(.string(outcome.name))

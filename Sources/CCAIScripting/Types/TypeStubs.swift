@@ -124,6 +124,7 @@ public enum TypeStubs {
         ---@field identifier string?
         ---@field email string?
         ---@field phone string?
+        ---@field display_name string name, else email, else identifier, else "Customer"
 
         ---@class ccai.CompanyResponse
         ---@field display_name string
@@ -134,16 +135,41 @@ public enum TypeStubs {
 
         ---@class ccai.Chat
         ---@field id integer
-        ---@field status "queued"|"assigned"|"active"|"ended"
+        ---@field status "pending"|"queued"|"assigned"|"active"|"ended"
         ---@field menu_id integer
         ---@field lang string
         ---@field agent { id: integer?, name: string }?
         ---@field virtual_agent { id: integer?, name: string }?
         ---@field post_session_required boolean
+        ---@field post_session_opt_in_required boolean?
+        ---@field post_session_transfer_status "in_progress"|"ready"|"completed"|nil
         ---@field redaction_enabled boolean
         ---@field created_at number
         ---@field ended_at number?
-        ---@field ended_by string?
+        ---@field ended_by "end_user"|"agent"|"timeout"|"restart"|nil
+        ---@field is_supporting_screen_share boolean
+
+        ---@class ccai.PostSessionFlow
+        ---@field type "virtual_agent"|"survey"|"csat"
+        ---@field communication_id integer
+        ---@field communication_type "chats"|"calls"
+        ---@field survey_id integer?
+        ---@field virtual_agent_id string?
+
+        ---@class ccai.SurveyQuestion
+        ---@field id integer
+        ---@field type "csat"|"star_rating"|"free_text"|"enumeration"|"numeric_scale"
+        ---@field text string
+        ---@field required boolean
+        ---@field options string[]?
+        ---@field min integer?
+        ---@field max integer?
+
+        ---@class ccai.Survey
+        ---@field id integer?
+        ---@field lang string?
+        ---@field questions ccai.SurveyQuestion[]
+        ---@field sign_off_display_text string?
 
         ---@class ccai.ChatMessage
         ---@field id integer
