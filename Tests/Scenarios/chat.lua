@@ -56,7 +56,13 @@ assert(not resumed and gone.code == "conflict", "an ended chat cannot be resumed
 local signed = ccai.chat.start{ menu_id = 8, custom_data = { signed = { reserved_verified_customer = {
   label = "Verified", value = true, type = "boolean" } } } }
 assert(signed.status == "queued", "signed custom data is signed by the host")
+-- download_transcript_visibility = "hide_in_post_chat": offered during the chat, not after.
+assert(ccai.chat.is_transcript_download_offered() == true)
+assert(ccai.chat.download_chat_transcript_data():sub(1, 5) == "%PDF-", "in session: offered")
 ccai.chat.end_chat()
+assert(ccai.chat.is_transcript_download_offered() == false)
+local hidden, hidden_err = pcall(ccai.chat.download_chat_transcript_data)
+assert(not hidden and hidden_err.code == "forbidden" and hidden_err.message:find("hideInPostChat", 1, true), tostring(hidden_err))
 
 local bad, why = pcall(ccai.chat.start, { menu_id = 8, custom_data = { unsigned = { x = { value = 1 } } } })
 assert(not bad and why.code == "invalid_argument" and why.message:find("label"), "custom data items need a label")
