@@ -6,12 +6,11 @@ extension Sandbox {
     /// Publishes `chat_received` with the whole chat: every change of the platform's
     /// record of a chat goes through here.
     func publishChat(_ chat: ChatResponse, endUserID: Int) async throws {
-        try await publish(endUserID: endUserID, event: .chatReceived, data: try JSONValue(encoding: chat))
+        try await publish(endUserID: endUserID, event: .chatReceived, encoding: chat)
     }
 
     /// Publishes `messages_received` with the messages as JSON.
     func publishMessages(_ messages: [ChatMessage], endUserID: Int) async throws {
-        let data = try JSONValue(encoding: messages)
-        try await publish(endUserID: endUserID, event: .messagesReceived, data: data)
+        try await publish(endUserID: endUserID, event: .messagesReceived, encoding: messages)
     }
 }

@@ -128,10 +128,29 @@ public final class Sandbox: Sendable {
     /// event streams. Returns the event's id.
     @discardableResult
     public func publish(endUserID: Int, event: PlatformEventName, data: JSONValue) async throws -> Int64 {
-        let id = try await store.appendEvent(endUserID: endUserID, name: event.rawValue, data: data, now: clock.now())
+        try await publish(endUserID: endUserID, event: event, jsonText: try data.jsonText())
+    }
+
+    /// Records an event whose data is `value` as JSON (encoded once, straight to the text
+    /// that is stored and sent).
+    @discardableResult
+    func publish<Value: Encodable>(endUserID: Int, event: PlatformEventName, encoding value: Value) async throws -> Int64 {
+        try await publish(endUserID: endUserID, event: event,
+                          jsonText: String(decoding: try Sandbox.eventEncoder.encode(value), as: UTF8.self))
+    }
+
+    private func publish(endUserID: Int, event: PlatformEventName, jsonText: String) async throws -> Int64 {
+        let id = try await store.appendEvent(endUserID: endUserID, name: event.rawValue, jsonText: jsonText, now: clock.now())
         await events.notify(endUserID: endUserID)
         return id
     }
+
+    /// Encodes event data (it holds options only).
+    private static let eventEncoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        return encoder
+    }()
 
     /// Ends the chats whose end user has been silent for `chat_timeout_seconds` (the
     /// sandbox also does it every 5 seconds by itself); returns them.

@@ -6,12 +6,22 @@ public struct PlatformEvent: Sendable, Equatable {
     public var id: String?
     public var name: String
     public var data: JSONValue
+    /// The data's JSON text as it arrived, so that typed readers decode it once.
+    var text: String?
 
     public init(id: String? = nil, name: String, data: JSONValue) {
         self.id = id
         self.name = name
         self.data = data
     }
+
+    /// The data decoded as `type`: from the text received when there is one.
+    func decoded<Value: Decodable>(as type: Value.Type) throws -> Value {
+        guard let text else { return try data.decoded(as: type) }
+        return try PlatformEvent.decoder.decode(type, from: Data(text.utf8))
+    }
+
+    private static let decoder = JSONDecoder()
 }
 
 /// Reads the platform's `/events` stream for the authenticated end user and hands every
@@ -135,7 +145,9 @@ final class EventPump: @unchecked Sendable {
                 for try await event in source.events() {
                     lastID = event.id ?? lastID
                     let data = (try? JSONValue(jsonText: event.data)) ?? .string(event.data)
-                    deliver(PlatformEvent(id: event.id, name: event.event, data: data))
+                    var received = PlatformEvent(id: event.id, name: event.event, data: data)
+                    received.text = event.data
+                    deliver(received)
                 }
             } catch let error as CCAIError where error.status == 401 {
                 api.tokens.update(nil)

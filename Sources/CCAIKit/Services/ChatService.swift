@@ -74,9 +74,11 @@ public final class ChatService: @unchecked Sendable {
         self.pump = pump
         if options.webFormDelegate != nil { tellWebFormDelegate() }
         pump.observe { [weak self] event in
-            guard event.name == PlatformEventName.chatReceived.rawValue, let chat = try? event.data.decoded(as: ChatResponse.self)
+            guard event.name == PlatformEventName.chatReceived.rawValue, let self,
+                case .integer(let id)? = event.data["id"], Int64(self.currentChat?.id ?? -1) == id,
+                let chat = try? event.decoded(as: ChatResponse.self)
             else { return }
-            self?.updateCurrent(chat)
+            self.updateCurrent(chat)
         }
     }
 
@@ -116,41 +118,41 @@ public final class ChatService: @unchecked Sendable {
 
     /// Lists of messages written in the chat, by anyone (the end user's own included).
     public var messagesReceived: AsyncStream<[ChatMessage]> {
-        pump.subscribe { if case .messagesReceived(let messages)? = ChatServiceEvent($0) { messages } else { nil } }
+        pump.subscribe { if case .messagesReceived(let messages)? = ChatServiceEvent($0, only: .messagesReceived) { messages } else { nil } }
     }
 
     /// An agent started or stopped typing.
     public var typingEvent: AsyncStream<TypingEvent> {
-        pump.subscribe { if case .typingEvent(let event)? = ChatServiceEvent($0) { event } else { nil } }
+        pump.subscribe { if case .typingEvent(let event)? = ChatServiceEvent($0, only: .typingEvent) { event } else { nil } }
     }
 
     /// An agent or virtual agent joined or left (transfers and escalations included).
     public var memberEvent: AsyncStream<MemberEvent> {
-        pump.subscribe { if case .memberEvent(let event)? = ChatServiceEvent($0) { event } else { nil } }
+        pump.subscribe { if case .memberEvent(let event)? = ChatServiceEvent($0, only: .memberEvent) { event } else { nil } }
     }
 
     /// The provider's connection state: `connecting`, `connected`, `disconnected`, or an
     /// error. Each change once; a new subscriber hears the next change.
     public var stateChanged: AsyncStream<ChatProviderState> {
-        pump.subscribe { if case .stateChanged(let state)? = ChatServiceEvent($0) { state } else { nil } }
+        pump.subscribe { if case .stateChanged(let state)? = ChatServiceEvent($0, only: .stateChanged) { state } else { nil } }
     }
 
     /// The whole chat each time the platform's record of it changes (created, status,
     /// agent, queue, post-session fields).
     public var chatReceived: AsyncStream<ChatResponse?> {
-        pump.subscribe { if case .chatReceived(let chat)? = ChatServiceEvent($0) { .some(chat) } else { nil } }
+        pump.subscribe { if case .chatReceived(let chat)? = ChatServiceEvent($0, only: .chatReceived) { .some(chat) } else { nil } }
     }
 
     /// The chat's agent moved it to another queue.
     public var coldTransferSubject: AsyncStream<ColdTransfer> {
-        pump.subscribe { if case .coldTransfer(let transfer)? = ChatServiceEvent($0) { transfer } else { nil } }
+        pump.subscribe { if case .coldTransfer(let transfer)? = ChatServiceEvent($0, only: .coldTransfer) { transfer } else { nil } }
     }
 
     /// `false` when the SDK loses the platform's event stream during a chat, `true` when
     /// it is back (seed 001's `networkConnectivityChanged`). Nothing is lost meanwhile: the
     /// stream resumes after the last event received.
     public func networkConnectivityChanged() -> AsyncStream<Bool> {
-        pump.subscribe { if case .networkConnectivityChanged(let connected)? = ChatServiceEvent($0) { connected } else { nil } }
+        pump.subscribe { if case .networkConnectivityChanged(let connected)? = ChatServiceEvent($0, only: .networkConnectivityChanged) { connected } else { nil } }
     }
 
     /// Takes the platform's newer record of the current chat. Events may arrive after an

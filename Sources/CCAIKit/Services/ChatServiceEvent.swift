@@ -65,17 +65,19 @@ public enum ChatServiceEvent: Equatable, Sendable {
     }
 
     /// The chat event a platform event (or one the SDK makes of its connection) is; nil
-    /// for other services' events and for data that does not fit.
-    init?(_ event: PlatformEvent) {
+    /// for other services' events, for events not named `only` (when given: nothing else
+    /// is decoded) and for data that does not fit.
+    init?(_ event: PlatformEvent, only: Name? = nil) {
+        if let only, event.name != only.rawValue { return nil }
         switch Name(rawValue: event.name) {
         case .messagesReceived?:
-            guard let messages = try? event.data.decoded(as: [ChatMessage].self) else { return nil }
+            guard let messages = try? event.decoded(as: [ChatMessage].self) else { return nil }
             self = .messagesReceived(messages)
         case .typingEvent?:
-            guard let payload = try? event.data.decoded(as: ChatTypingPayload.self) else { return nil }
+            guard let payload = try? event.decoded(as: ChatTypingPayload.self) else { return nil }
             self = .typingEvent(payload.typing ? .started : .ended)
         case .memberEvent?:
-            guard let payload = try? event.data.decoded(as: ChatMemberPayload.self) else { return nil }
+            guard let payload = try? event.decoded(as: ChatMemberPayload.self) else { return nil }
             switch payload.type {
             case .joined: self = .memberEvent(.joined(identity: payload.member.name))
             case .left: self = .memberEvent(.left(identity: payload.member.name))
@@ -84,9 +86,9 @@ public enum ChatServiceEvent: Equatable, Sendable {
             guard let state = ChatProviderState(event.data) else { return nil }
             self = .stateChanged(state)
         case .chatReceived?:
-            self = .chatReceived(event.data == .null ? nil : try? event.data.decoded(as: ChatResponse.self))
+            self = .chatReceived(event.data == .null ? nil : try? event.decoded(as: ChatResponse.self))
         case .coldTransfer?:
-            guard let transfer = try? event.data.decoded(as: ColdTransfer.self) else { return nil }
+            guard let transfer = try? event.decoded(as: ColdTransfer.self) else { return nil }
             self = .coldTransfer(transfer)
         case .networkConnectivityChanged?:
             guard let connected = event.data.boolValue else { return nil }

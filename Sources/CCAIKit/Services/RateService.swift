@@ -26,8 +26,9 @@ public final class RateService: @unchecked Sendable {
     init(api: APIClient, pump: EventPump) {
         self.api = api
         pump.observe { [weak self] event in
-            guard event.name == PlatformEventName.chatReceived.rawValue, let chat = try? event.data.decoded(as: ChatResponse.self),
-                !chat.isInProgress, chat.postSessionRequired, chat.postSessionTransferStatus != .completed
+            guard event.name == PlatformEventName.chatReceived.rawValue, event.data["status"] == "ended",
+                event.data["post_session_required"] == true, let chat = try? event.decoded(as: ChatResponse.self),
+                chat.postSessionTransferStatus != .completed
             else { return }
             self?.lock.withLock { self?.target = RateTarget(communicationId: chat.id, communicationType: "chats") }
         }

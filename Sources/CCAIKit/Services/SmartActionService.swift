@@ -27,7 +27,7 @@ public final class SmartActionService: Sendable {
     /// The smart actions requested from now on (`smart_action_requested`), as they come.
     public func requests() -> AsyncStream<SmartAction> {
         pump.subscribe { event in
-            event.name == PlatformEventName.smartActionRequested.rawValue ? try? event.data.decoded(as: SmartAction.self) : nil
+            event.name == PlatformEventName.smartActionRequested.rawValue ? try? event.decoded(as: SmartAction.self) : nil
         }
     }
 

@@ -48,7 +48,7 @@ struct AgentActions {
     /// `member_event` for this agent (`joined`, `left`).
     func publishMember(_ change: ChatMemberPayload.Change) async throws {
         try await sandbox.publish(endUserID: endUserID, event: .memberEvent,
-                                  data: try JSONValue(encoding: ChatMemberPayload(chatId: chatID, type: change, member: member)))
+                                  encoding: ChatMemberPayload(chatId: chatID, type: change, member: member))
     }
 
     /// Types, then sends: `typing_event` (typing, then not) around the message.
@@ -127,7 +127,7 @@ struct AgentActions {
 
     private func typing(_ isTyping: Bool) async throws {
         try await sandbox.publish(endUserID: endUserID, event: .typingEvent,
-                                  data: try JSONValue(encoding: ChatTypingPayload(chatId: chatID, typing: isTyping, member: member)))
+                                  encoding: ChatTypingPayload(chatId: chatID, typing: isTyping, member: member))
     }
 
     func publishChat(_ chat: ChatResponse) async throws {

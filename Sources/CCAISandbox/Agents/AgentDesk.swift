@@ -133,7 +133,7 @@ actor AgentDesk {
         await release(actions.chatID, sandbox: sandbox)
         try await actions.publishMember(.left)
         let transfer = ColdTransfer(chatId: queued.id, fromMenuId: current.menuId, toMenuId: menuID, agent: actions.member)
-        try await sandbox.publish(endUserID: actions.endUserID, event: .coldTransfer, data: try JSONValue(encoding: transfer))
+        try await sandbox.publish(endUserID: actions.endUserID, event: .coldTransfer, encoding: transfer)
         try await actions.publishChat(queued)
         await chatQueued(queued, endUserID: actions.endUserID, customData: nil, sandbox: sandbox)
         return queued

@@ -106,6 +106,7 @@ actor SandboxStore {
             ("virtual_agent_name", "TEXT"), ("escalated", "INTEGER NOT NULL DEFAULT 0"), ("escalation_id", "INTEGER"),
             ("escalation_channel", "TEXT"), ("screen_shareable", "INTEGER NOT NULL DEFAULT 0"),
             ("post_session", "TEXT"), ("post_session_status", "TEXT"),
+            ("post_session_required", "INTEGER NOT NULL DEFAULT 0"), ("post_session_opt_in", "INTEGER NOT NULL DEFAULT 0"),
         ])
         try Self.addMissingColumns(in: database, to: "messages", [("media_id", "INTEGER"), ("smart_action_id", "INTEGER"),
                                                                  ("form", "TEXT"), ("web_form", "TEXT"), ("screen_share", "TEXT")])
@@ -214,10 +215,14 @@ actor SandboxStore {
         try database.transaction {
             if let existing = try currentChat(endUserID: endUserID) { return .inProgress(existing) }
             try database.run(
-                "INSERT INTO chats (end_user_id, menu_id, lang, status, redaction, screen_shareable, custom_data, post_session, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                """
+                INSERT INTO chats (end_user_id, menu_id, lang, status, redaction, screen_shareable, custom_data, post_session,
+                  post_session_required, post_session_opt_in, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
                 [.integer(Int64(endUserID)), .integer(Int64(menuID)), .text(lang), .text(status.rawValue), .integer(redaction ? 1 : 0),
-                 .integer(screenShareable ? 1 : 0),
-                 .text(try customData.jsonText()), try Self.json(postSession), .real(now.timeIntervalSince1970)])
+                 .integer(screenShareable ? 1 : 0), .text(try customData.jsonText()), try Self.json(postSession),
+                 .integer(postSession.isFlowConfigured ? 1 : 0), .integer(postSession.optIn == true ? 1 : 0),
+                 .real(now.timeIntervalSince1970)])
             guard let chat = try chat(id: Int(database.lastInsertRowID), endUserID: endUserID) else {
                 throw SQLiteError(code: 0, message: "the chat vanished")
             }
@@ -232,7 +237,7 @@ actor SandboxStore {
 
     private static let chatColumns =
         "id, status, menu_id, lang, redaction, created_at, ended_at, ended_by, agent_name, virtual_agent_name, screen_shareable, "
-        + "post_session, post_session_status"
+        + "post_session_required, post_session_opt_in, post_session_status"
 
     func chats(where condition: String, _ parameters: [SQLiteValue]) throws -> [ChatResponse] {
         try database.query("SELECT \(SandboxStore.chatColumns) FROM chats WHERE \(condition)", parameters).compactMap { row in
@@ -241,13 +246,13 @@ actor SandboxStore {
             else { return nil }
             var ended: Double?
             if case .real(let value) = row[6] { ended = value }
-            let postSession = Self.postSessionSettings(row[11])
+            let postSessionRequired = row[11].integerValue == 1
             return ChatResponse(id: Int(id), status: status, menuId: Int(menuID), lang: lang,
                                 agent: row[8].textValue.map { ChatAgent(name: $0) },
                                 virtualAgent: row[9].textValue.map { ChatAgent(name: $0) },
-                                postSessionRequired: postSession.isFlowConfigured,
-                                postSessionOptInRequired: postSession.isFlowConfigured ? postSession.optIn == true : nil,
-                                postSessionTransferStatus: row[12].textValue.flatMap(PostSessionTransferStatus.init(rawValue:)),
+                                postSessionRequired: postSessionRequired,
+                                postSessionOptInRequired: postSessionRequired ? row[12].integerValue == 1 : nil,
+                                postSessionTransferStatus: row[13].textValue.flatMap(PostSessionTransferStatus.init(rawValue:)),
                                 redactionEnabled: row[4].integerValue == 1, createdAt: created, endedAt: ended,
                                 endedBy: row[7].textValue, isSupportingScreenShare: row[10].integerValue == 1)
         }
@@ -426,9 +431,11 @@ actor SandboxStore {
     func transferChat(id: Int, toMenu menuID: Int, redaction: Bool, postSession: PostSessionSettings) throws -> ChatResponse? {
         let changed = try database.run("""
             UPDATE chats SET menu_id = ?, redaction = ?, status = 'queued', agent_name = NULL, virtual_agent_name = NULL,
-              escalated = 0, escalation_id = NULL, escalation_channel = NULL, post_session = ?
+              escalated = 0, escalation_id = NULL, escalation_channel = NULL, post_session = ?, post_session_required = ?,
+              post_session_opt_in = ?
             WHERE id = ? AND status != 'ended'
-            """, [.integer(Int64(menuID)), .integer(redaction ? 1 : 0), try Self.json(postSession), .integer(Int64(id))])
+            """, [.integer(Int64(menuID)), .integer(redaction ? 1 : 0), try Self.json(postSession),
+                  .integer(postSession.isFlowConfigured ? 1 : 0), .integer(postSession.optIn == true ? 1 : 0), .integer(Int64(id))])
         return changed == 1 ? try chats(where: "id = ?", [.integer(Int64(id))]).first : nil
     }
 
@@ -507,9 +514,9 @@ actor SandboxStore {
     }
 
     /// Records an event for an end user; returns its id (increasing, never reused).
-    func appendEvent(endUserID: Int, name: String, data: JSONValue, now: Date) throws -> Int64 {
+    func appendEvent(endUserID: Int, name: String, jsonText: String, now: Date) throws -> Int64 {
         try database.run("INSERT INTO events (end_user_id, name, data, created_at) VALUES (?, ?, ?, ?)",
-                         [.integer(Int64(endUserID)), .text(name), .text(try data.jsonText()), .real(now.timeIntervalSince1970)])
+                         [.integer(Int64(endUserID)), .text(name), .text(jsonText), .real(now.timeIntervalSince1970)])
         return database.lastInsertRowID
     }
 

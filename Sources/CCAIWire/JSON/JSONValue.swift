@@ -33,35 +33,38 @@ public enum JSONValue: Hashable, Sendable {
         }
     }
 
-    /// Compact JSON text with sorted keys.
     /// The value decoded as `type` (with the type's own `CodingKeys`).
     public func decoded<Value: Decodable>(as type: Value.Type) throws -> Value {
-        try JSONDecoder().decode(type, from: Data(try jsonText().utf8))
+        try JSONValue.decoder.decode(type, from: JSONValue.encoder.encode(self))
     }
 
+    /// Compact JSON text with sorted keys.
     public func jsonText() throws -> String {
         String(decoding: try JSONValue.encoder.encode(self), as: UTF8.self)
     }
 
-    /// Parses JSON text.
     /// The JSON of an encodable value (as its `CodingKeys` spell it).
     ///
     /// ```swift
     /// let data = try JSONValue(encoding: chat)   // .object(["id": 7, "menu_id": 1, ...])
     /// ```
     public init<Value: Encodable>(encoding value: Value) throws {
-        try self.init(jsonText: String(decoding: JSONEncoder().encode(value), as: UTF8.self))
+        self = try JSONValue.decoder.decode(JSONValue.self, from: JSONValue.plainEncoder.encode(value))
     }
 
+    /// Parses JSON text.
     public init(jsonText: String) throws {
-        self = try JSONDecoder().decode(JSONValue.self, from: Data(jsonText.utf8))
+        self = try JSONValue.decoder.decode(JSONValue.self, from: Data(jsonText.utf8))
     }
 
+    // The coders hold options only; one of each serves every call.
     private static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder
     }()
+    private static let plainEncoder = JSONEncoder()
+    private static let decoder = JSONDecoder()
 }
 
 extension JSONValue: Codable {
