@@ -97,10 +97,27 @@ import Testing
         await postServer.stop()
     }
 
+    /// A loopback port bound but not listening: connections are refused, and no other
+    /// test's server can take it meanwhile (a stopped server's port can be reused at once).
+    private func refusingPort() throws -> (socket: Int32, port: UInt16) {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+                bind(socket, generic, length) == 0 && getsockname(socket, generic, &length) == 0
+            }
+        }
+        guard socket >= 0, bound else { throw TransportError.unavailable("no loopback port to bind") }
+        return (socket, UInt16(bigEndian: address.sin_port))
+    }
+
     @Test func anUnreachableServerIsUnavailableAfterRetries() async throws {
-        let server = try makeServer()
-        let url = "\(server.baseURL)/json"
-        await server.stop()
+        let (socket, port) = try refusingPort()
+        defer { close(socket) }
+        let url = "http://127.0.0.1:\(port)/json"
         await #expect {
             try await client.send(HTTPClientRequest(url: url, timeout: 2))
         } throws: { error in

@@ -64,43 +64,18 @@ enum ChatBindings {
         }
     }
 
-    /// Emits the chat service's typed events, the smart action requests and the screen
-    /// share events into the state until it closes (screen share events carry the state
-    /// or request type as a string).
+    /// Emits the chat service's typed events and the smart action requests into the
+    /// state until it closes (screen share has its bridge, started with its service).
     private static func startBridges(_ service: ChatService, context: SDKContext, in state: LuaState) {
         if let chat = context.chatEvents {
             EventBridge.forward(service.chatEvents(), into: chat, in: state) { event in
                 (event.name.rawValue, EventBridge.luaValue(event))
             }
         }
-        if let smartAction = context.smartActionEvents {
-            EventBridge.forward(context.sdk.smartActionService?.requests() ?? AsyncStream { $0.finish() }, into: smartAction,
-                                in: state) { action in ("requested", (try? LuaEncoder().encode(action)) ?? .nil) }
-        }
-        if let screenShare = context.screenShareEvents {
-            EventBridge.forward(service.events(), into: screenShare, in: state) { event in
-                switch event.name {
-                case PlatformEventName.screenShareState.rawValue: ("state", luaValue(event.data["state"] ?? .null))
-                case PlatformEventName.screenShareRequest.rawValue: ("request", luaValue(event.data["type"] ?? .null))
-                default: nil
-                }
+        if let smartAction = context.smartActionEvents, let requests = context.sdk.smartActionService?.requests() {
+            EventBridge.forward(requests, into: smartAction, in: state) { action in
+                ("requested", (try? LuaEncoder().encode(action)) ?? .nil)
             }
-        }
-    }
-
-    /// JSON data as a Lua value (null becomes nil).
-    static func luaValue(_ json: JSONValue) -> LuaValue {
-        switch json {
-        case .null: return .nil
-        case .bool(let b): return .boolean(b)
-        case .integer(let i): return .integer(i)
-        case .number(let d): return .number(d)
-        case .string(let s): return .string(s)
-        case .array(let items): return .array(items.map(luaValue))
-        case .object(let fields):
-            var table = LuaTable()
-            for (key, value) in fields { table[key] = luaValue(value) }
-            return .table(table)
         }
     }
 

@@ -23,7 +23,7 @@ enum SDKBindings {
         module.module(RateBindings.module(ccai))
         module.function("initialize_screen_share", LuaSignature("Registers screen sharing; ccai.screen_share works afterwards and chats start screen-shareable.",
                                                                 parameters: ["options?: { key: string?, domain: string? }"]),
-                        ScreenShareBindings.initializeFunction(ccai))
+                        ScreenShareBindings.initializeFunction(context))
         module.module(ScreenShareBindings.module(context))
         module.module(auth(ccai))
         module.module(company(ccai))

@@ -17,8 +17,18 @@ import LuaRuntime
 enum ScreenShareBindings {
     static let eventNames: Set<String> = ["state", "request"]
 
-    static func initializeFunction(_ ccai: CCAI) -> LuaFunctionBody {
-        { call in
+    /// Whether a state's bridge from the service's streams to its emitter runs.
+    final class Bridge: @unchecked Sendable {
+        var started = false
+    }
+
+    /// `initialize_screen_share`: registers the service and starts its bridge, which emits
+    /// the service's `states()` (the current session's) as `state` and its `requests()`
+    /// as `request`.
+    static func initializeFunction(_ context: SDKContext) -> LuaFunctionBody {
+        let ccai = context.sdk
+        let bridge = Bridge()
+        return { call in
             let options = try call.options(1, "options")
             guard let key = try options.string("key") ?? ccai.options?.key, !key.isEmpty else {
                 throw call.argumentError(1, "options.key", "the screen share key expected")
@@ -28,6 +38,13 @@ enum ScreenShareBindings {
             } catch let error as CCAIError {
                 throw LuaErrorValue(code: error.code.rawValue, message: error.message,
                                     fields: ["service": "screen_share", "method": "initialize_screen_share"])
+            }
+            if !bridge.started, let service = ccai.screenShareService, let emitter = context.screenShareEvents,
+                let state = call.context.state
+            {
+                bridge.started = true
+                EventBridge.forward(service.states(), into: emitter, in: state) { ("state", .string($0.rawValue)) }
+                EventBridge.forward(service.requests(), into: emitter, in: state) { ("request", .string($0.rawValue)) }
             }
             return .none
         }

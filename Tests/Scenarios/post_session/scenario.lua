@@ -64,8 +64,8 @@ assert(survey.questions[3].options[2] == "delivery" and survey.questions[4].max 
 ccai.chat.start_post_session()
 ccai.chat.ready_post_session()
 local bad = refused("invalid_argument", ccai.rate.submit_survey, { communication_id = returns.id, communication_type = "chats",
-  answers = { [1] = "9", [2] = "zero", [3] = "weather", [4] = "11", [99] = "x" } })
-for _, needle in ipairs({ "question 1", "question 2", "question 3", "question 4", "question 99" }) do
+  answers = { [1] = "9", [2] = "zero", [3] = "weather", [4] = "11", [5] = string.rep("x", 10001), [99] = "x" } })
+for _, needle in ipairs({ "question 1", "question 2", "question 3", "question 4", "question 5", "question 99" }) do
   assert(bad.message:find(needle, 1, true), "every problem is named: " .. bad.message)
 end
 local missing = refused("invalid_argument", ccai.rate.submit_survey, { communication_id = returns.id, communication_type = "chats",
