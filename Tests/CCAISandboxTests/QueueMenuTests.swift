@@ -117,6 +117,9 @@ import Testing
             ("{ { id = 1, name = 'a', hours = { mon = '9-5' } } }", "is not like"),
             ("{ { id = 1, name = 'a', hours = { someday = true } } }", "'someday' is not a day"),
             ("{ { id = 1, name = 'a', channels = { voice_call = { recording = 'sometimes' } } } }", "menus[1].channels.voice_call.recording"),
+            ("{ { id = 1, name = 'a', chanels = { chat = {} } } }", "menus[1].chanels: unknown field (did you mean 'channels'?)"),
+            ("{ { id = 1, name = 'a', children = { { id = 2, name = 'b', hidenn = true } } } }",
+             "menus[1].children[1].hidenn: unknown field (did you mean 'hidden'?)"),
         ]
         for (menus, message) in cases {
             let path = FileManager.default.temporaryDirectory.appendingPathComponent("menus-\(UUID().uuidString).lua").path
@@ -129,6 +132,29 @@ import Testing
                 Issue.record("expected an error for \(menus)")
             } catch let error as ConfigurationError {
                 #expect(error.message.contains(message), "\(error.message)")
+            }
+        }
+    }
+}
+
+extension QueueMenuTests {
+    /// A file with several mistakes reports them all at once, unknown fields first.
+    @Test func everyProblemOfAFileIsReportedInOneRun() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("typos-\(UUID().uuidString).lua").path
+        try """
+            return { company = { name = "x", languages = { "en" }, time_zone = "Mars/Olympus", key = "k", secret = "s",
+                                 supprt_email = "help@x.test" },
+                     agent = { { name = "Ava", menus = { 1 } } },
+                     menus = { { id = 1, name = "a" }, { id = 1, name = "b" } } }
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        do {
+            _ = try await SandboxConfiguration.load(file: path)
+            Issue.record("the mistakes are refused")
+        } catch let error as ConfigurationError {
+            for expected in ["4 problems", "agent: unknown field (did you mean 'agents'?)",
+                             "company.supprt_email: unknown field (did you mean 'support_email'?)",
+                             "company.time_zone: 'Mars/Olympus' is not an IANA time zone", "menus: the id 1 is used twice"] {
+                #expect(error.message.contains(expected), "\(expected) in \(error.message)")
             }
         }
     }

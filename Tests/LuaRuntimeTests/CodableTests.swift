@@ -81,4 +81,19 @@ import Testing
     func snakeCase(_ swift: String, _ lua: String) {
         #expect(LuaKeyStrategy.snakeCased(swift) == lua)
     }
+
+    @Test func fieldsATypeNeverReadAreReportedWithWhereTheyAre() throws {
+        struct Channel: Decodable { var redaction: Bool? }
+        struct Menu: Decodable { var id: Int; var channels: [String: Channel]?; var children: [Menu]? }
+        struct Root: Decodable { var menus: [Menu]; var tags: [String: String]? }
+        let child: LuaValue = ["id": 2, "hidenn": true]
+        let menu: LuaValue = ["id": 1, "chanels": [:], "channels": ["chat": ["redacton": true]], "children": [child]]
+        let root: LuaValue = ["menus": [menu], "tags": ["any": "thing"]]
+        let (decoded, unknown) = try LuaDecoder().decodeReportingUnknownKeys(Root.self, from: root)
+        #expect(decoded.menus[0].children?[0].id == 2)
+        #expect(unknown.map(\.field) == ["menus[1].chanels", "menus[1].channels.chat.redacton", "menus[1].children[1].hidenn"],
+                "a dictionary's own keys are all read; \(unknown.map(\.field))")
+        #expect(unknown.first?.known.contains("channels") == true)
+        #expect(try LuaDecoder().decodeReportingUnknownKeys(Channel.self, from: ["redaction": true]).1.isEmpty)
+    }
 }

@@ -9,6 +9,12 @@ public struct ConfigurationError: Error, CustomStringConvertible, Equatable {
         self.message = message
     }
 
+    /// Several problems at once, each naming its field: `config.lua: 2 problems: a; b`.
+    init(problems: [String], in file: String? = nil) {
+        let list = problems.count == 1 ? problems[0] : "\(problems.count) problems: " + problems.joined(separator: "; ")
+        message = file.map { "\($0): " + list } ?? list
+    }
+
     static func describe(_ error: DecodingError) -> String {
         func path(_ keys: [CodingKey]) -> String {
             keys.map { $0.intValue.map { "[\($0)]" } ?? LuaKeyStrategy.snakeCased($0.stringValue) }

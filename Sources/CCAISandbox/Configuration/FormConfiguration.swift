@@ -24,33 +24,37 @@ extension SandboxConfiguration {
 
     /// Form ids are unique, questions have known types, unique ids and the options their
     /// types need.
-    func validateForms() throws {
+    func formProblems() -> [String] {
+        var problems: [String] = []
         var ids = Set<Int>()
         for form in customForms ?? [] {
-            guard ids.insert(form.id).inserted else { throw ConfigurationError(message: "custom_forms: the id \(form.id) is used twice") }
-            try Self.validate(form.questions, at: "custom_forms[id \(form.id)]")
+            if !ids.insert(form.id).inserted { problems.append("custom_forms: the id \(form.id) is used twice") }
+            problems += Self.problems(of: form.questions, at: "custom_forms[id \(form.id)]")
         }
         var externalIDs = Set<String>()
         for form in webForms ?? [] {
-            guard !form.externalFormId.isEmpty, externalIDs.insert(form.externalFormId).inserted else {
-                throw ConfigurationError(message: "web_forms: the external_form_id '\(form.externalFormId)' is empty or used twice")
+            if form.externalFormId.isEmpty || !externalIDs.insert(form.externalFormId).inserted {
+                problems.append("web_forms: the external_form_id '\(form.externalFormId)' is empty or used twice")
             }
-            try Self.validate(form.questions ?? [], at: "web_forms[\(form.externalFormId)]")
+            problems += Self.problems(of: form.questions ?? [], at: "web_forms[\(form.externalFormId)]")
         }
+        return problems
     }
 
-    private static func validate(_ questions: [CustomFormQuestion], at path: String) throws {
+    private static func problems(of questions: [CustomFormQuestion], at path: String) -> [String] {
+        var problems: [String] = []
         var ids = Set<Int>()
         for question in questions {
             let field = "\(path).questions[id \(question.id)]"
-            guard ids.insert(question.id).inserted else { throw ConfigurationError(message: "\(field): the id is used twice") }
+            if !ids.insert(question.id).inserted { problems.append("\(field): the id is used twice") }
             if question.type == .unknown {
-                throw ConfigurationError(message: "\(field).type: " + CustomFormQuestionType.allCases.filter { $0 != .unknown }
+                problems.append("\(field).type: " + CustomFormQuestionType.allCases.filter { $0 != .unknown }
                     .map(\.rawValue).joined(separator: ", ") + " expected")
             }
             if question.type.hasOptions, (question.options ?? []).isEmpty {
-                throw ConfigurationError(message: "\(field).options: a \(question.type.rawValue) question needs options")
+                problems.append("\(field).options: a \(question.type.rawValue) question needs options")
             }
         }
+        return problems
     }
 }

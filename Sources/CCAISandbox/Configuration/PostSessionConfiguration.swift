@@ -83,34 +83,36 @@ extension SandboxConfiguration {
 
     /// Post-session settings name virtual agents and surveys that exist; surveys have
     /// distinct numbers, questions distinct ids and what their types need.
-    func validatePostSession() throws {
+    func postSessionProblems() -> [String] {
+        var problems: [String] = []
         var places: [(String, PostSessionConfiguration)] = company.postSession.map { [("company.post_session", $0)] } ?? []
         places += allMenus.compactMap { menu in menu.postSession.map { ("menus[id \(menu.id)].post_session", $0) } }
         for (field, settings) in places {
             if let id = settings.virtualAgent, virtualAgents?[id] == nil {
-                throw ConfigurationError(message: "\(field).virtual_agent: there is no virtual agent '\(id)'"
-                                         + Suggestion.didYouMean(id, among: Array((virtualAgents ?? [:]).keys)))
+                problems.append("\(field).virtual_agent: there is no virtual agent '\(id)'"
+                                + Suggestion.didYouMean(id, among: Array((virtualAgents ?? [:]).keys)))
             }
             if let key = settings.survey, surveys?[key] == nil {
-                throw ConfigurationError(message: "\(field).survey: there is no survey '\(key)'"
-                                         + Suggestion.didYouMean(key, among: Array((surveys ?? [:]).keys)))
+                problems.append("\(field).survey: there is no survey '\(key)'"
+                                + Suggestion.didYouMean(key, among: Array((surveys ?? [:]).keys)))
             }
         }
         var numbers = Set<Int>()
         for (key, id, survey) in numberedSurveys {
-            guard numbers.insert(id).inserted else { throw ConfigurationError(message: "surveys[\(key)].id: \(id) is used twice") }
-            guard !survey.questions.isEmpty else { throw ConfigurationError(message: "surveys[\(key)].questions: at least one") }
+            if !numbers.insert(id).inserted { problems.append("surveys[\(key)].id: \(id) is used twice") }
+            if survey.questions.isEmpty { problems.append("surveys[\(key)].questions: at least one") }
             var questionIDs = Set<Int>()
             for question in survey.questions {
                 let field = "surveys[\(key)].questions[id \(question.id)]"
-                guard questionIDs.insert(question.id).inserted else { throw ConfigurationError(message: "\(field): the id is used twice") }
+                if !questionIDs.insert(question.id).inserted { problems.append("\(field): the id is used twice") }
                 if question.type == .enumeration, (question.options ?? []).isEmpty {
-                    throw ConfigurationError(message: "\(field).options: an enumeration question needs options")
+                    problems.append("\(field).options: an enumeration question needs options")
                 }
                 if question.type == .numericScale, (question.min ?? 0) > (question.max ?? 10) {
-                    throw ConfigurationError(message: "\(field): min must not be above max")
+                    problems.append("\(field): min must not be above max")
                 }
             }
         }
+        return problems
     }
 }

@@ -106,69 +106,72 @@ public struct SandboxConfiguration: Codable, Sendable {
         Set((company.jwtAlgorithms ?? ["HS384", "HS256"]).compactMap { JWTAlgorithm(rawValue: $0.uppercased()) })
     }
 
-    /// Checks what decoding cannot: non-empty keys, known algorithms and time zone.
+    /// Checks what decoding cannot (non-empty keys, known algorithms and time zone, ids
+    /// that exist...): every problem of the configuration in one ``ConfigurationError``.
     public func validate() throws {
-        func fail(_ field: String, _ problem: String) -> ConfigurationError {
-            ConfigurationError(message: "company.\(field): \(problem)")
+        let problems = self.problems()
+        guard problems.isEmpty else { throw ConfigurationError(problems: problems) }
+    }
+
+    /// Every problem decoding cannot see, each naming its field.
+    func problems() -> [String] {
+        var problems: [String] = []
+        func company(_ field: String, _ problem: String) { problems.append("company.\(field): \(problem)") }
+        if self.company.key.isEmpty { company("key", "must not be empty") }
+        if self.company.secret.isEmpty { company("secret", "must not be empty") }
+        if self.company.languages.isEmpty { company("languages", "needs at least one language code") }
+        if TimeZone(identifier: self.company.timeZone) == nil {
+            company("time_zone", "'\(self.company.timeZone)' is not an IANA time zone (e.g. America/Los_Angeles)")
         }
-        if company.key.isEmpty { throw fail("key", "must not be empty") }
-        if company.secret.isEmpty { throw fail("secret", "must not be empty") }
-        if company.languages.isEmpty { throw fail("languages", "needs at least one language code") }
-        if TimeZone(identifier: company.timeZone) == nil {
-            throw fail("time_zone", "'\(company.timeZone)' is not an IANA time zone (e.g. America/Los_Angeles)")
+        for name in self.company.jwtAlgorithms ?? [] where JWTAlgorithm(rawValue: name.uppercased()) == nil {
+            company("jwt_algorithms", "'\(name)' is not supported (HS384 or HS256)")
         }
-        for name in company.jwtAlgorithms ?? [] where JWTAlgorithm(rawValue: name.uppercased()) == nil {
-            throw fail("jwt_algorithms", "'\(name)' is not supported (HS384 or HS256)")
-        }
-        if algorithms.isEmpty { throw fail("jwt_algorithms", "needs HS384, HS256 or both") }
+        if algorithms.isEmpty { company("jwt_algorithms", "needs HS384, HS256 or both") }
         if let start = clockStart, ISO8601DateFormatter().date(from: start) == nil {
-            throw ConfigurationError(message: "clock_start: '\(start)' is not an ISO 8601 time like 2026-11-30T20:00:00-08:00")
+            problems.append("clock_start: '\(start)' is not an ISO 8601 time like 2026-11-30T20:00:00-08:00")
         }
-        if let seconds = company.authTokenSeconds, !(seconds > 0 && seconds <= Checked.maximumSeconds) {
-            throw fail("auth_token_seconds", "must be a positive number of seconds (at most 100 years)")
+        if let seconds = self.company.authTokenSeconds, !(seconds > 0 && seconds <= Checked.maximumSeconds) {
+            company("auth_token_seconds", "must be a positive number of seconds (at most 100 years)")
         }
-        if let seconds = company.jwtMaxLifetimeSeconds, !(seconds > 0 && seconds <= Checked.maximumSeconds) {
-            throw fail("jwt_max_lifetime_seconds", "must be a positive number of seconds")
+        if let seconds = self.company.jwtMaxLifetimeSeconds, !(seconds > 0 && seconds <= Checked.maximumSeconds) {
+            company("jwt_max_lifetime_seconds", "must be a positive number of seconds")
         }
-        if let problem = limits?.problems().first { throw ConfigurationError(message: problem) }
+        problems += limits?.problems() ?? []
         if let seconds = handleTimeSeconds, !(seconds >= 0 && seconds.isFinite) {
-            throw ConfigurationError(message: "handle_time_seconds: must be a number of seconds")
+            problems.append("handle_time_seconds: must be a number of seconds")
         }
         var ids = Set<Int>(), keys = Set<String>()
         for menu in allMenus {
-            guard ids.insert(menu.id).inserted else { throw ConfigurationError(message: "menus: the id \(menu.id) is used twice") }
+            if !ids.insert(menu.id).inserted { problems.append("menus: the id \(menu.id) is used twice") }
             for key in menu.directAccessKeys ?? [] where !keys.insert(key).inserted {
-                throw ConfigurationError(message: "menus: the direct access key '\(key)' is used twice")
+                problems.append("menus: the direct access key '\(key)' is used twice")
             }
         }
         for menu in allMenus {
             for type in menu.preSessionSmartActionTypes ?? [] where type == .unknown {
-                throw ConfigurationError(message: "menus[id \(menu.id)].pre_session_smart_action_types: "
-                                         + SmartActionType.requestable.map(\.rawValue).joined(separator: ", ") + " expected")
+                problems.append("menus[id \(menu.id)].pre_session_smart_action_types: "
+                                + SmartActionType.requestable.map(\.rawValue).joined(separator: ", ") + " expected")
             }
-            for target in [menu.deflection?.afterHours, menu.deflection?.overCapacity].compactMap({ $0 })
-            where !ids.contains(target) {
-                throw ConfigurationError(message: "menus[id \(menu.id)].deflection: there is no menu \(target)")
+            for target in [menu.deflection?.afterHours, menu.deflection?.overCapacity].compactMap({ $0 }) where !ids.contains(target) {
+                problems.append("menus[id \(menu.id)].deflection: there is no menu \(target)")
+            }
+            if let id = menu.channels?.chat?.virtualAgent, virtualAgents?[id] == nil {
+                problems.append("menus[id \(menu.id)].channels.chat.virtual_agent: there is no virtual agent '\(id)'"
+                                + Suggestion.didYouMean(id, among: Array((virtualAgents ?? [:]).keys)))
             }
         }
         for agent in agents ?? [] {
             for id in agent.menus where !ids.contains(id) {
-                throw ConfigurationError(message: "agents[\(agent.name)].menus: there is no menu \(id)")
+                problems.append("agents[\(agent.name)].menus: there is no menu \(id)")
             }
             if let maxChats = agent.maxChats, maxChats < 1 {
-                throw ConfigurationError(message: "agents[\(agent.name)].max_chats: at least 1, got \(maxChats)")
+                problems.append("agents[\(agent.name)].max_chats: at least 1, got \(maxChats)")
             }
         }
         if let timeout = chatTimeoutSeconds, !(timeout > 0) {
-            throw ConfigurationError(message: "chat_timeout_seconds: a positive number of seconds, got \(timeout)")
+            problems.append("chat_timeout_seconds: a positive number of seconds, got \(timeout)")
         }
-        for menu in allMenus {
-            if let id = menu.channels?.chat?.virtualAgent, virtualAgents?[id] == nil {
-                throw ConfigurationError(message: "menus[id \(menu.id)].channels.chat.virtual_agent: there is no virtual agent '\(id)'")
-            }
-        }
-        try validateForms()
-        try validatePostSession()
+        return problems + formProblems() + postSessionProblems()
     }
 
     /// Reads a configuration file: a Lua chunk run in the sandboxed runtime. Agent and
@@ -221,18 +224,22 @@ public struct SandboxConfiguration: Codable, Sendable {
         return try decode(value, name: name)
     }
 
+    /// Decodes and checks the returned table: unknown fields (with a "did you mean") and
+    /// every problem of ``problems()``, all in one error.
     private static func decode(_ value: LuaValue, name: String) throws -> SandboxConfiguration {
         guard case .table = value else {
             throw ConfigurationError(message: "\(name): the file must return a table, got \(value.typeName)")
         }
+        let configuration: SandboxConfiguration
+        let unknown: [LuaDecoder.UnknownKey]
         do {
-            let configuration = try LuaDecoder().decode(SandboxConfiguration.self, from: value)
-            try configuration.validate()
-            return configuration
+            (configuration, unknown) = try LuaDecoder().decodeReportingUnknownKeys(SandboxConfiguration.self, from: value)
         } catch let error as DecodingError {
             throw ConfigurationError(message: "\(name): \(ConfigurationError.describe(error))")
-        } catch let error as ConfigurationError {
-            throw ConfigurationError(message: "\(name): \(error.message)")
         }
+        let problems = unknown.map { "\($0.field): unknown field" + Suggestion.didYouMean($0.key, among: $0.known) }
+            + configuration.problems()
+        guard problems.isEmpty else { throw ConfigurationError(problems: problems, in: name) }
+        return configuration
     }
 }

@@ -15,7 +15,67 @@ public struct LuaDecoder {
     }
 
     public func decode<Value: Decodable>(_ type: Value.Type, from value: LuaValue) throws -> Value {
-        try LuaValueDecoder(value: value, strategy: keyStrategy, codingPath: []).decodeValue(type)
+        try LuaValueDecoder(value: value, strategy: keyStrategy, codingPath: [], usage: nil).decodeValue(type)
+    }
+
+    /// A field of a table that the type never read: a typo (`chanels`) or a field the type
+    /// does not have. `known` are the fields the type read there, for a suggestion.
+    public struct UnknownKey: Equatable, Sendable, CustomStringConvertible {
+        /// Where the table is (`menus[2].channels`; empty at the top).
+        public var path: String
+        public var key: String
+        public var known: [String]
+
+        /// `menus[2].chanels`.
+        public var field: String { path.isEmpty ? key : path + "." + key }
+        public var description: String { "\(field): unknown field" }
+    }
+
+    /// Decodes as ``decode(_:from:)`` and also returns the fields of every table that the
+    /// type did not read (string keys only; a table decoded as a dictionary reads all of
+    /// its keys). On a decoding error only the error is thrown.
+    ///
+    /// ```swift
+    /// let (options, unknown) = try LuaDecoder().decodeReportingUnknownKeys(Options.self, from: ["menu_idd": 1])
+    /// unknown.first?.field   // "menu_idd"
+    /// ```
+    public func decodeReportingUnknownKeys<Value: Decodable>(_ type: Value.Type, from value: LuaValue) throws
+        -> (Value, [UnknownKey])
+    {
+        let usage = KeyUsage()
+        let decoded = try LuaValueDecoder(value: value, strategy: keyStrategy, codingPath: [], usage: usage).decodeValue(type)
+        return (decoded, usage.unknownKeys())
+    }
+}
+
+/// Which string keys each decoded table had, and which of them the type read.
+private final class KeyUsage {
+    private var tables: [String: (present: Set<String>, read: Set<String>)] = [:]
+    private var order: [String] = []
+
+    func opened(_ path: String, keys: [String]) {
+        if tables[path] == nil {
+            tables[path] = (Set(keys), [])
+            order.append(path)
+        } else {
+            tables[path]?.present.formUnion(keys)
+        }
+    }
+
+    func read(_ path: String, _ key: String) {
+        tables[path]?.read.insert(key)
+    }
+
+    func readAll(_ path: String) {
+        if let present = tables[path]?.present { tables[path]?.read.formUnion(present) }
+    }
+
+    func unknownKeys() -> [LuaDecoder.UnknownKey] {
+        order.flatMap { path -> [LuaDecoder.UnknownKey] in
+            guard let table = tables[path] else { return [] }
+            let known = table.read.sorted()
+            return table.present.subtracting(table.read).sorted().map { LuaDecoder.UnknownKey(path: path, key: $0, known: known) }
+        }
     }
 }
 
@@ -23,7 +83,14 @@ private struct LuaValueDecoder: Decoder {
     let value: LuaValue
     let strategy: LuaKeyStrategy
     var codingPath: [CodingKey]
+    let usage: KeyUsage?
     var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    /// The coding path as a script spells it: `menus[2].channels`.
+    var luaPath: String {
+        codingPath.map { key in key.intValue.map { "[\($0)]" } ?? strategy.luaKey(for: key.stringValue) }
+            .joined(separator: ".").replacingOccurrences(of: ".[", with: "[")
+    }
 
     func decodeValue<T: Decodable>(_ type: T.Type) throws -> T {
         switch type {
@@ -48,7 +115,10 @@ private struct LuaValueDecoder: Decoder {
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         guard let table = value.tableValue else { throw mismatch(LuaTable.self, "table") }
-        return KeyedDecodingContainer(KeyedContainer(table: table, strategy: strategy, codingPath: codingPath))
+        let path = usage == nil ? "" : luaPath
+        usage?.opened(path, keys: table.fields.keys.compactMap(\.stringValue))
+        return KeyedDecodingContainer(KeyedContainer(table: table, strategy: strategy, codingPath: codingPath, usage: usage,
+                                                     path: path))
     }
 
     func unkeyedContainer() throws -> UnkeyedDecodingContainer {
@@ -57,7 +127,7 @@ private struct LuaValueDecoder: Decoder {
             throw DecodingError.typeMismatch([LuaValue].self, .init(codingPath: codingPath,
                 debugDescription: "array expected, got a table with non-sequence keys"))
         }
-        return UnkeyedContainer(elements: table.sequence, strategy: strategy, codingPath: codingPath)
+        return UnkeyedContainer(elements: table.sequence, strategy: strategy, codingPath: codingPath, usage: usage)
     }
 
     func singleValueContainer() throws -> SingleValueDecodingContainer {
@@ -68,9 +138,12 @@ private struct LuaValueDecoder: Decoder {
         let table: LuaTable
         let strategy: LuaKeyStrategy
         var codingPath: [CodingKey]
+        let usage: KeyUsage?
+        let path: String
 
         var allKeys: [Key] {
-            table.entries.compactMap { entry in
+            usage?.readAll(path)
+            return table.entries.compactMap { entry in
                 guard let key = entry.key.stringValue else { return nil }
                 return Key(stringValue: key)
             }
@@ -78,13 +151,15 @@ private struct LuaValueDecoder: Decoder {
 
         private func lookup(_ key: Key) -> LuaValue {
             let luaKey = strategy.luaKey(for: key.stringValue)
+            usage?.read(path, luaKey)
+            usage?.read(path, key.stringValue)
             if let value = table[luaKey] { return value }
             if let index = key.intValue, let value = table[.integer(Int64(index))] { return value }
             return table[key.stringValue] ?? .nil
         }
 
         private func decoder(for key: Key) -> LuaValueDecoder {
-            LuaValueDecoder(value: lookup(key), strategy: strategy, codingPath: codingPath + [key])
+            LuaValueDecoder(value: lookup(key), strategy: strategy, codingPath: codingPath + [key], usage: usage)
         }
 
         func contains(_ key: Key) -> Bool { !lookup(key).isNil }
@@ -116,7 +191,7 @@ private struct LuaValueDecoder: Decoder {
         }
 
         func superDecoder() throws -> Decoder {
-            LuaValueDecoder(value: table["super"] ?? .nil, strategy: strategy, codingPath: codingPath)
+            LuaValueDecoder(value: table["super"] ?? .nil, strategy: strategy, codingPath: codingPath, usage: usage)
         }
 
         func superDecoder(forKey key: Key) throws -> Decoder { decoder(for: key) }
@@ -126,12 +201,14 @@ private struct LuaValueDecoder: Decoder {
         let elements: [LuaValue]
         let strategy: LuaKeyStrategy
         var codingPath: [CodingKey]
+        let usage: KeyUsage?
         var currentIndex = 0
 
-        init(elements: [LuaValue], strategy: LuaKeyStrategy, codingPath: [CodingKey]) {
+        init(elements: [LuaValue], strategy: LuaKeyStrategy, codingPath: [CodingKey], usage: KeyUsage?) {
             self.elements = elements
             self.strategy = strategy
             self.codingPath = codingPath
+            self.usage = usage
         }
 
         var count: Int? { elements.count }
@@ -144,7 +221,7 @@ private struct LuaValueDecoder: Decoder {
             }
             defer { currentIndex += 1 }
             return LuaValueDecoder(value: elements[currentIndex], strategy: strategy,
-                                   codingPath: codingPath + [LuaCodingKey(intValue: currentIndex + 1)])
+                                   codingPath: codingPath + [LuaCodingKey(intValue: currentIndex + 1)], usage: usage)
         }
 
         mutating func decodeNil() throws -> Bool {
