@@ -230,6 +230,50 @@ static void remove_fields(lua_State *L, const char *const *names) {
     }
 }
 
+// MARK: - Protected calls
+
+// A refused allocation reaches a protected call as Lua's own "not enough memory" string;
+// the sandbox's pcall and xpcall hand the state's memory limit error (a ccai.Error with
+// code limit_exceeded) instead, as an uncaught one would be. Lua calls no message
+// handler for memory errors, so xpcall's result is replaced the same way.
+static int is_memory_error(lua_State *L, int status) {
+    if (status == LUA_ERRMEM) return 1;
+    if (!lrt_context_of(L)->memory_limit_hit || lua_type(L, -1) != LUA_TSTRING) return 0;
+    return strcmp(lua_tostring(L, -1), "not enough memory") == 0;
+}
+
+static int finish_protected_call(lua_State *L, int status, lua_KContext first_result) {
+    if (status == LUA_OK || status == LUA_YIELD) return lua_gettop(L) - (int)first_result;
+    if (is_memory_error(L, status)) {  // the error value is on top
+        lua_pop(L, 1);
+        if (lua_rawgetp(L, LUA_REGISTRYINDEX, &memory_error_key) == LUA_TNIL) {
+            lua_pop(L, 1);
+            lua_pushliteral(L, "not enough memory");
+        }
+    }
+    lua_pushboolean(L, 0);
+    lua_insert(L, -2);
+    return 2;
+}
+
+static int sandbox_pcall(lua_State *L) {
+    luaL_checkany(L, 1);
+    lua_pushboolean(L, 1);
+    lua_insert(L, 1);
+    int status = lua_pcallk(L, lua_gettop(L) - 2, LUA_MULTRET, 0, 0, finish_protected_call);
+    return finish_protected_call(L, status, 0);
+}
+
+static int sandbox_xpcall(lua_State *L) {
+    int arguments = lua_gettop(L);
+    luaL_checktype(L, 2, LUA_TFUNCTION);
+    lua_pushboolean(L, 1);
+    lua_pushvalue(L, 1);
+    lua_rotate(L, 3, 2);  // handler, true, function, arguments...
+    int status = lua_pcallk(L, arguments - 2, LUA_MULTRET, 2, 2, finish_protected_call);
+    return finish_protected_call(L, status, 2);
+}
+
 void lrt_open_safe_libs(lua_State *L) {
     static const luaL_Reg libs[] = {
         {LUA_GNAME, luaopen_base},         {LUA_COLIBNAME, luaopen_coroutine},
@@ -248,6 +292,10 @@ void lrt_open_safe_libs(lua_State *L) {
     lua_getfield(L, -1, LUA_OSLIBNAME);
     remove_fields(L, os_removed);
     lua_pop(L, 1);
+    lua_pushcfunction(L, sandbox_pcall);
+    lua_setfield(L, -2, "pcall");
+    lua_pushcfunction(L, sandbox_xpcall);
+    lua_setfield(L, -2, "xpcall");
     lua_getfield(L, -1, LUA_STRLIBNAME);
     lua_pushnil(L);
     lua_setfield(L, -2, "dump");

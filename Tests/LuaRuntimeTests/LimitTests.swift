@@ -78,9 +78,15 @@ import Testing
         let state = try makeState(limits: small)
         let results = try await state.run(source: """
             local ok, err = pcall(string.rep, "x", 100 * 1024 * 1024)
-            return ok, type(err)
+            local grown, bomb = pcall(function() local t = {} for i = 1, 1e8 do t[i] = {} end end)
+            local handled, through = xpcall(function() local t = {} for i = 1, 1e8 do t[i] = {} end end,
+                                            function(e) return "the handler is not called for memory errors" end)
+            return ok, err.code, err.limit, bomb.code, through.code, select("#", pcall(error)), pcall(error, "plain")
             """, chunkName: "=t")
         #expect(results[0] == false)
+        #expect(Array(results[1...4]) == ["limit_exceeded", "memory", "limit_exceeded", "limit_exceeded"],
+                "a memory error caught by pcall or xpcall is the limit error, as an uncaught one is")
+        #expect(results[5] == 2 && results[6] == false && results[7] == "plain", "other errors pass as they are")
     }
 
     @Test func deepRecursionIsAnError() async throws {
