@@ -30,10 +30,10 @@ ccai.log.info("billing", { offers = offers, decision = decision.action, by = dec
 --    as they happen.
 ccai.initialize_chat()
 local queue = decision.action == "redirect" and decision.menu_id or billing.id
-local chat = ccai.chat.start{ menu_id = queue }
+ccai.chat.start{ menu_id = queue }
 local function agent_says()
-  local batch = ccai.chat.wait_for("messages_received", { timeout = 10,
-    match = function(messages) return messages[1].sender.type == "agent" or messages[1].sender.type == "virtual_agent" end })
+  local batch = ccai.chat.wait_for("messages_received", { timeout = 10, match = function(messages)
+    return messages[1].sender.type == "agent" or messages[1].sender.type == "virtual_agent" end })
   return batch[1].sender.name .. ": " .. batch[1].text
 end
 ccai.log.info("chat", { queue = queue, says = agent_says() })

@@ -1,6 +1,14 @@
-import CCAIScripting
+@testable import CCAIScripting
 import LuaRuntime
 import Testing
+
+/// The `---@field` names of a class in a stub file.
+func stubFields(of className: String, in stubs: String) -> [String] {
+    let lines = stubs.split(separator: "\n", omittingEmptySubsequences: false)
+    guard let start = lines.firstIndex(where: { $0 == "---@class \(className)" || $0.hasPrefix("---@class \(className):") })
+    else { return [] }
+    return lines[(start + 1)...].prefix { $0.hasPrefix("---@field ") }.map { String($0.split(separator: " ")[1]) }
+}
 
 @Suite struct TypeStubsTests {
     @Test func stubsDeclareEveryBindingAndAreValidLua() throws {
@@ -23,11 +31,27 @@ import Testing
         #expect(files["agent.lua"] == nil, "the agent table comes from the sandbox")
     }
 
+    @Test func pluginStubsListTheSpecAsTheHostReadsIt() throws {
+        let stubs = try #require(TypeStubs.files()["plugin.lua"])
+        _ = try LuaState.evaluate(stubs, chunkName: "=plugin.lua")
+        #expect(Set(stubFields(of: "ccai.PluginSpec", in: stubs)) == PluginSpec.knownFields,
+                "every field the host reads, and no other")
+        #expect(stubFields(of: "ccai.PostSessionContext", in: stubs) == ["flow", "session", "now"])
+        #expect(stubFields(of: "ccai.DeflectionContext", in: stubs).contains("now_local"))
+    }
+
+    @Test func agentScriptsHaveTheirOwnLuacheckSettings() throws {
+        let settings = try #require(TypeStubs.files()["agent.luacheckrc"])
+        let results = try LuaState.evaluate(settings + "\nreturn std, not_globals[#not_globals]", chunkName: "=agent.luacheckrc")
+        #expect(results == ["lua54", "ccai"], "agent scripts have no ccai global")
+    }
+
     @Test func anAgentModuleGetsItsOwnValidStubs() throws {
         var agent = LuaModule(name: "ccai.Agent")
         agent.function("send", LuaSignature("Sends.", parameters: ["text: string"])) { _ in .none }
-        let stubs = try #require(TypeStubs.files(agentModule: agent)["agent.lua"])
+        let stubs = try #require(TypeStubs.files(agent: (agent, "---@class ccai.AgentSession: ccai.Chat\n"))["agent.lua"])
         #expect(stubs.contains("---@param text string\nfunction ccai.Agent.send(text) end"))
+        #expect(stubs.hasSuffix("---@class ccai.AgentSession: ccai.Chat\n"))
         _ = try LuaState.evaluate("ccai = {}\n" + stubs, chunkName: "=agent.lua")  // ccai.lua declares ccai
     }
 }

@@ -164,7 +164,7 @@ import Testing
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("types-\(UUID().uuidString)").path
         let output = try CLI.run(["types", "--out", folder])
         #expect(output.status == 0, "\(output.stderr)")
-        for name in ["ccai.lua", "agent.lua", ".luarc.json", ".luacheckrc"] {
+        for name in ["ccai.lua", "agent.lua", "plugin.lua", "sandbox.lua", ".luarc.json", ".luacheckrc", "agent.luacheckrc"] {
             #expect(FileManager.default.fileExists(atPath: folder + "/" + name), "\(name)")
         }
         let agent = try String(contentsOfFile: folder + "/agent.lua", encoding: .utf8)
@@ -172,7 +172,34 @@ import Testing
                      "send_file(file)", "request_screen_share(options)", "transfer(options)", "escalate()", "end_session()"] {
             #expect(agent.contains("function ccai.Agent.\(name) end"), "\(name)")
         }
+        #expect(agent.contains("---@class ccai.AgentSession: ccai.Chat"))
         #expect(try CLI.run(["types"]).status == 2)
+    }
+
+    /// luacheck (Debian's lua-check, from scripts/bootstrap) with the generated settings:
+    /// the examples pass, and an agent script that reaches for `ccai` is flagged.
+    @Test func theLuacheckSettingsFitScriptsPluginsAndAgents() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("lint-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        #expect(try CLI.run(["types", "--out", folder.path]).status == 0)
+        let luacheck = "/usr/bin/luacheck"
+        try #require(FileManager.default.isExecutableFile(atPath: luacheck), "scripts/bootstrap installs lua-check")
+        func lint(_ config: String, _ files: [String]) throws -> String {
+            try CLI.runTool(luacheck, ["--no-color", "--config", folder.appendingPathComponent(config).path] + files)
+        }
+        let examples = ["examples/quickstart.lua", "examples/logout.lua", "examples/menu_browser.lua",
+                        "examples/post_session/scenario.lua", "examples/post_session/plugins/feedback.lua",
+                        "examples/support_bot/scenario.lua", "examples/support_bot/plugins/support.lua",
+                        "examples/plugins/night_shift.lua"].map { CLI.root.appendingPathComponent($0).path }
+        let report = try lint(".luacheckrc", examples)
+        #expect(report.contains("Total: 0 warnings / 0 errors"), "\(report)")
+        let agent = folder.appendingPathComponent("agent.lua.test")
+        try "return function(agent, session)\n  ccai.log.info(\"hi\")\n  agent.send(\"Hi\")\nend\n"
+            .write(to: agent, atomically: true, encoding: .utf8)
+        let flagged = try lint("agent.luacheckrc", [agent.path])
+        #expect(flagged.contains("accessing undefined variable 'ccai'"), "agent scripts have no ccai: \(flagged)")
+        let agents = try lint("agent.luacheckrc", [CLI.root.appendingPathComponent("examples/support_bot/agents/claims_agent.lua").path])
+        #expect(agents.contains("Total: 0 warnings / 0 errors"), "\(agents)")
     }
 
     @Test func versionAndHelp() throws {

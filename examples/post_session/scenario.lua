@@ -5,14 +5,19 @@ ccai.initialize_chat()
 
 local function chat_with_lea(menu_id, text)
   local chat = ccai.chat.start{ menu_id = menu_id }
-  ccai.chat.wait_for("chat_received", { timeout = 10, match = function(c) return c.id == chat.id and c.status == "active" end })
+  local function reaches(status)
+    return ccai.chat.wait_for("chat_received", { timeout = 10, match = function(c)
+      return c.id == chat.id and c.status == status end })
+  end
+  reaches("active")
   ccai.chat.send_message(text)
   ccai.chat.send_message("Thanks, bye")
-  return ccai.chat.wait_for("chat_received", { timeout = 10, match = function(c) return c.id == chat.id and c.status == "ended" end })
+  return reaches("ended")
 end
 
 local vip = ccai.queue_menu.get{ key = "vip" }[1]
-for _, customer in ipairs({ { menu = 1, text = "Where is my order 1042?" }, { menu = vip.id, text = "Je suis client VIP" } }) do
+local customers = { { menu = 1, text = "Where is my order 1042?" }, { menu = vip.id, text = "Je suis client VIP" } }
+for _, customer in ipairs(customers) do
   local ended = chat_with_lea(customer.menu, customer.text)
   local flow, result = ccai.plugins.run_post_session(ended)
   local file = ccai.chat.download_chat_transcript{ to = "transcript-" .. ended.id .. ".pdf" }

@@ -48,22 +48,24 @@ public struct LuaDecoder {
     }
 }
 
-/// Which string keys each decoded table had, and which of them the type read.
+/// Which string keys each decoded table had, which of them the type read, and the names
+/// it reads them by (a key is looked up by its Lua name, then by its Swift name).
 private final class KeyUsage {
-    private var tables: [String: (present: Set<String>, read: Set<String>)] = [:]
+    private var tables: [String: (present: Set<String>, read: Set<String>, names: Set<String>)] = [:]
     private var order: [String] = []
 
     func opened(_ path: String, keys: [String]) {
         if tables[path] == nil {
-            tables[path] = (Set(keys), [])
+            tables[path] = (Set(keys), [], [])
             order.append(path)
         } else {
             tables[path]?.present.formUnion(keys)
         }
     }
 
-    func read(_ path: String, _ key: String) {
-        tables[path]?.read.insert(key)
+    func read(_ path: String, name: String, alias: String) {
+        tables[path]?.read.formUnion([name, alias])
+        tables[path]?.names.insert(name)
     }
 
     func readAll(_ path: String) {
@@ -73,7 +75,7 @@ private final class KeyUsage {
     func unknownKeys() -> [LuaDecoder.UnknownKey] {
         order.flatMap { path -> [LuaDecoder.UnknownKey] in
             guard let table = tables[path] else { return [] }
-            let known = table.read.sorted()
+            let known = table.names.sorted()
             return table.present.subtracting(table.read).sorted().map { LuaDecoder.UnknownKey(path: path, key: $0, known: known) }
         }
     }
@@ -151,8 +153,7 @@ private struct LuaValueDecoder: Decoder {
 
         private func lookup(_ key: Key) -> LuaValue {
             let luaKey = strategy.luaKey(for: key.stringValue)
-            usage?.read(path, luaKey)
-            usage?.read(path, key.stringValue)
+            usage?.read(path, name: luaKey, alias: key.stringValue)
             if let value = table[luaKey] { return value }
             if let index = key.intValue, let value = table[.integer(Int64(index))] { return value }
             return table[key.stringValue] ?? .nil

@@ -7,11 +7,15 @@ struct TypesCommand {
     static let help = """
         Usage: ccai types --out DIR
 
-        Writes editor and linter support for scripts: DIR/ccai.lua (LuaLS ---@meta stubs of
-        the ccai module), DIR/agent.lua (the agent table of sandbox agent scripts, the class
-        ccai.Agent), DIR/.luarc.json (Lua 5.4, the sandbox's libraries) and DIR/.luacheckrc
-        (a luacheck std named ccai). Point your editor's Lua language server at DIR, or copy
-        the files next to your scripts.
+        Writes editor and linter support for what you write: DIR/ccai.lua (LuaLS ---@meta
+        stubs of the ccai module), DIR/plugin.lua (a plugin's spec and ctx:
+        ccai.PluginSpec), DIR/agent.lua (the agent table and session of sandbox agent
+        scripts: ccai.Agent, ccai.AgentSession), DIR/sandbox.lua (a sandbox configuration:
+        ccai.sandbox.Configuration), DIR/.luarc.json (Lua 5.4, the sandbox's libraries),
+        DIR/.luacheckrc (a luacheck std named ccai, for scripts and plugins) and
+        DIR/agent.luacheckrc (agent scripts, which have no ccai global:
+        luacheck --config DIR/agent.luacheckrc agents/). Point your editor's Lua language
+        server at DIR, or copy the files next to your scripts.
         """
 
     var output: String
@@ -33,7 +37,9 @@ struct TypesCommand {
     func execute() -> Int32 {
         do {
             try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
-            for (name, text) in TypeStubs.files(agentModule: ScriptedAgent.stubModule).sorted(by: { $0.key < $1.key }) {
+            let files = TypeStubs.files(agent: (ScriptedAgent.stubModule, ConfigurationStubs.agentSession),
+                                        extra: ["sandbox.lua": ConfigurationStubs.sandbox])
+            for (name, text) in files.sorted(by: { $0.key < $1.key }) {
                 let path = URL(fileURLWithPath: output).appendingPathComponent(name).path
                 try text.write(toFile: path, atomically: true, encoding: .utf8)
                 print("wrote \(path)")
