@@ -26,6 +26,8 @@ func main(_ arguments: [String]) async -> Int32 {
             return try await PluginsCommand(arguments: Array(arguments.dropFirst())).execute()
         case "types":
             return try TypesCommand(arguments: Array(arguments.dropFirst())).execute()
+        case "reference":
+            return try ReferenceCommand(arguments: Array(arguments.dropFirst())).execute()
         case "jwt":
             return try JWTCommand(arguments: Array(arguments.dropFirst())).execute()
         case "help", "-h", "--help":

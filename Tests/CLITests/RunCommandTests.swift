@@ -176,6 +176,28 @@ import Testing
         #expect(try CLI.run(["types"]).status == 2)
     }
 
+    /// docs/reference/ is what the code generates: a changed signature, hook, agent
+    /// function or configuration field shows here until the reference is regenerated.
+    @Test func theReferenceAgreesWithTheCode() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reference-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let output = try CLI.run(["reference", "--out", folder.path])
+        #expect(output.status == 0, "\(output.stderr)")
+        let committed = CLI.root.appendingPathComponent("docs/reference")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        #expect(names == ["README.md", "agents.md", "lua-api.md", "plugins.md", "sandbox-configuration.md"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: committed.path).sorted() == names)
+        for name in names {
+            let generated = try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
+            let kept = try String(contentsOf: committed.appendingPathComponent(name), encoding: .utf8)
+            #expect(generated == kept, "docs/reference/\(name) is out of date: run 'ccai reference --out docs/reference'")
+        }
+        let api = try String(contentsOf: folder.appendingPathComponent("lua-api.md"), encoding: .utf8)
+        for function in ["`start_post_session`", "`get_survey`", "`run_post_session`", "`evaluate_deflection`"] {
+            #expect(api.contains("| \(function) |"), "\(function)")
+        }
+    }
+
     /// luacheck (Debian's lua-check, from scripts/bootstrap) with the generated settings:
     /// the examples pass, and an agent script that reaches for `ccai` is flagged.
     @Test func theLuacheckSettingsFitScriptsPluginsAndAgents() throws {

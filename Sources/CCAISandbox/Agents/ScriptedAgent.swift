@@ -133,7 +133,8 @@ public struct ScriptedAgent {
         ("transfer", LuaSignature("Moves the chat to another queue (a cold transfer); the script's waits end.",
                                   parameters: ["options: { menu_id: integer }"])),
         ("escalate", LuaSignature("Hands the chat to a human agent (virtual agents only); the script's waits end.")),
-        ("end_session", LuaSignature("Ends the chat; false when it had already ended.", returns: ["boolean"])),
+        ("end_session", LuaSignature("Ends the chat (a post-session virtual agent: completes the post-session phase); false when it had already ended.",
+                                     returns: ["boolean"])),
     ]
 
     static func signature(_ name: String) -> LuaSignature {

@@ -15,7 +15,8 @@ enum HelpCommand {
           sandbox check     validate sandbox configurations and compile their agent scripts
           plugins check     load and validate plugins
           jwt sign          sign an end-user JWT with a company secret
-          types --out DIR   write LuaLS stubs, .luarc.json and a luacheck config
+          types --out DIR   write LuaLS stubs, .luarc.json and luacheck settings
+          reference --out DIR  write the Markdown reference generated from the code
           help [COMMAND]    show help for ccai or for one command
 
         Options:
@@ -36,6 +37,7 @@ enum HelpCommand {
         case "sandbox": return SandboxCommand.help
         case "plugins": return PluginsCommand.help
         case "types": return TypesCommand.help
+        case "reference": return ReferenceCommand.help
         default: return nil
         }
     }

@@ -21,32 +21,41 @@ struct TypesCommand {
     var output: String
 
     init(arguments: [String]) throws {
-        var reader = ArgumentReader(arguments, command: "types")
+        output = try Self.outputFolder(arguments, command: "types")
+    }
+
+    /// The `--out DIR` of a command that writes files (and nothing else).
+    static func outputFolder(_ arguments: [String], command: String) throws -> String {
+        var reader = ArgumentReader(arguments, command: command)
         var output: String?
         while let token = reader.next() {
             switch token {
             case .option("--out"): output = try reader.value(for: "--out")
             case .option(let option): throw reader.unknown(option)
-            case .positional(let value): throw UsageError(message: "unexpected argument '\(value)'", command: "types")
+            case .positional(let value): throw UsageError(message: "unexpected argument '\(value)'", command: command)
             }
         }
-        guard let output else { throw UsageError(message: "types needs --out DIR", command: "types") }
-        self.output = output
+        guard let output else { throw UsageError(message: "\(command) needs --out DIR", command: command) }
+        return output
     }
 
     func execute() -> Int32 {
+        Self.write(TypeStubs.files(agent: (ScriptedAgent.stubModule, ConfigurationStubs.agentSession),
+                                   extra: ["sandbox.lua": ConfigurationStubs.sandbox]), to: output)
+    }
+
+    /// Writes `files` into `folder` (created if needed), one line per file; the exit status.
+    static func write(_ files: [String: String], to folder: String) -> Int32 {
         do {
-            try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
-            let files = TypeStubs.files(agent: (ScriptedAgent.stubModule, ConfigurationStubs.agentSession),
-                                        extra: ["sandbox.lua": ConfigurationStubs.sandbox])
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             for (name, text) in files.sorted(by: { $0.key < $1.key }) {
-                let path = URL(fileURLWithPath: output).appendingPathComponent(name).path
+                let path = URL(fileURLWithPath: folder).appendingPathComponent(name).path
                 try text.write(toFile: path, atomically: true, encoding: .utf8)
                 print("wrote \(path)")
             }
             return 0
         } catch {
-            printError("error: cannot write to '\(output)': \(error.localizedDescription)")
+            printError("error: cannot write to '\(folder)': \(error.localizedDescription)")
             return 1
         }
     }

@@ -1,0 +1,28 @@
+import CCAISandbox
+import CCAIScripting
+import Foundation
+
+/// `ccai reference --out DIR`: writes the Markdown reference generated from the code (the
+/// project keeps it in docs/reference/).
+struct ReferenceCommand {
+    static let help = """
+        Usage: ccai reference --out DIR
+
+        Writes the reference generated from the code: DIR/lua-api.md (every function of the
+        ccai module and its events), DIR/plugins.md (the plugin spec and each hook's ctx),
+        DIR/agents.md (the agent table and session of sandbox agent scripts),
+        DIR/sandbox-configuration.md (every field of a sandbox configuration) and
+        DIR/README.md. The project's copy is docs/reference/.
+        """
+
+    var output: String
+
+    init(arguments: [String]) throws {
+        output = try TypesCommand.outputFolder(arguments, command: "reference")
+    }
+
+    func execute() -> Int32 {
+        TypesCommand.write(ReferenceDocs.files(agent: (ScriptedAgent.stubModule, ConfigurationStubs.agentSession),
+                                               configuration: ConfigurationStubs.sandbox), to: output)
+    }
+}
