@@ -24,14 +24,14 @@ enum CLI {
         return root.appendingPathComponent(".build/debug/ccai")
     }
 
-    /// Runs `ccai` with `arguments` from the package root; a run longer than `timeout`
-    /// seconds is terminated.
+    /// Runs `ccai` with `arguments` from the package root (or `directory`); a run longer
+    /// than `timeout` seconds is terminated.
     static func run(_ arguments: [String], timeout: TimeInterval = 60, environment: [String: String] = [:],
-                    input: Data? = nil) throws -> Output {
+                    input: Data? = nil, directory: URL? = nil) throws -> Output {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
-        process.currentDirectoryURL = root
+        process.currentDirectoryURL = directory ?? root
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let stdout = Pipe(), stderr = Pipe(), stdin = Pipe()
         process.standardOutput = stdout
