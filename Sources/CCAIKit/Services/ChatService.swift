@@ -440,19 +440,27 @@ public final class ChatService: @unchecked Sendable {
     }
 
     /// Downloads the current chat's transcript to a file URL, retrying a failure that may
-    /// pass (the platform unreachable, a 5xx) up to 3 times, 1 then 2 seconds apart. The
-    /// file is written whole or not at all.
+    /// pass (the platform unreachable, a 5xx): 3 attempts in all, 1 then 2 seconds apart.
+    /// The file is written whole or not at all.
     public func downloadChatTranscript(to url: URL) async throws {
+        try await downloadChatTranscript { data in try data.write(to: url, options: .atomic) }
+    }
+
+    /// The same, handing the PDF to `save` (a script's confined output folder, say); a
+    /// failure of `save` is not retried.
+    public func downloadChatTranscript(saving save: (Data) throws -> Void) async throws {
         var attempt = 1
         while true {
+            let data: Data
             do {
-                let data = try await downloadChatTranscriptData()
-                try data.write(to: url, options: .atomic)
-                return
+                data = try await downloadChatTranscriptData()
             } catch let error as CCAIError where error.retryable && attempt < 3 {
                 try await Task.sleep(nanoseconds: UInt64(attempt) * 1_000_000_000)
                 attempt += 1
+                continue
             }
+            try save(data)
+            return
         }
     }
 

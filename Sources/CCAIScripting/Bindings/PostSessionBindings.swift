@@ -66,21 +66,14 @@ enum PostSessionBindings {
             }
             let service = try ChatBindings.requireChat(ccai, "download_chat_transcript")
             return try SDKBindings.sdk(call, "chat", "download_chat_transcript", {
-                var attempt = 1
-                while true {
+                try await service.downloadChatTranscript { data in
                     do {
-                        let data = try await service.downloadChatTranscriptData()
-                        do {
-                            try folder.write(data, to: path)
-                        } catch let refusal as ConfinedFolder.Refusal {
-                            throw CCAIError(code: .forbidden, message: refusal.message)
-                        }
-                        return path
-                    } catch let error as CCAIError where error.retryable && attempt < 3 {
-                        try await Task.sleep(nanoseconds: UInt64(attempt) * 1_000_000_000)
-                        attempt += 1
+                        try folder.write(data, to: path)
+                    } catch let refusal as ConfinedFolder.Refusal {
+                        throw CCAIError(code: .forbidden, message: refusal.message)
                     }
                 }
+                return path
             }, push: { path, output in output.push(.string(path)) })
         }
     }
