@@ -37,6 +37,31 @@ import Testing
         #expect(Set(documented) == Set(table), "documented, not in the table: \(extra); in the table, not documented: \(missing)")
     }
 
+    /// The document is valid YAML whose operations are the table's (read by a YAML parser,
+    /// Debian's python3-yaml from scripts/bootstrap, not by lines).
+    @Test func theDocumentParsesAsYAMLWithTheTablesOperations() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", """
+            import sys, yaml
+            document = yaml.safe_load(open(sys.argv[1]))
+            for path, item in document["paths"].items():
+                for method in item:
+                    if method in ("get", "post", "put", "patch", "delete"):
+                        print(method.upper(), path)
+            """, root.appendingPathComponent("docs/openapi.yaml").path]
+        let output = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let operations = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let problem = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "docs/openapi.yaml does not parse: \(problem)")
+        #expect(Set(operations.split(separator: "\n").map(String.init)) == Set(Endpoints.all.map(\.operation)))
+    }
+
     @Test func endpointsFillTheirPaths() {
         #expect(Endpoints.smartActionStatus.path(["id": 4, "action": 9]) == "/chats/4/smart_actions/9/status")
         #expect(Endpoints.smartActionStatus.parameterNames == ["id", "action"])
