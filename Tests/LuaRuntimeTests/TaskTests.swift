@@ -215,26 +215,3 @@ actor Gate {
         #expect(Set(results) == Set((0..<200).map { LuaValue.integer(Int64($0)) }))
     }
 }
-
-@Suite struct ScaleTests {
-    /// The runtime is designed for 10,000 states in one process: they share the small
-    /// cooperative pool (no thread per state) and each stays small.
-    @Test func tenThousandStatesLiveAtOnce() async throws {
-        let count = 10_000
-        var states: [LuaState] = []
-        states.reserveCapacity(count)
-        for _ in 0..<count { states.append(try LuaState()) }
-        let total = try await withThrowingTaskGroup(of: Int64.self) { group in
-            for (index, state) in states.enumerated() {
-                group.addTask { try await state.run(source: "return ...", chunkName: "=vu", arguments: [.integer(Int64(index))]).first?.integerValue ?? -1 }
-            }
-            return try await group.reduce(0, +)
-        }
-        #expect(total == Int64(count * (count - 1) / 2))
-        let memory = await states[0].withContext { lua in
-            lua.collectGarbage()
-            return lua.memoryUsed
-        }
-        #expect(memory < 64 * 1024)
-    }
-}

@@ -1,0 +1,95 @@
+import CCAIKit
+import CCAISandbox
+import CCAIWire
+import Foundation
+import Testing
+
+@Suite struct ChatServiceTests {
+    @Test func startsResumesChecksAndEndsChats() async throws {
+        let server = try Sandbox().serve()
+        let ccai = CCAI()
+        let delegate = SigningDelegate(identifier: "chatter")
+        delegate.ccai = ccai
+        try ccai.initialize(options: InitOptions(key: "dev-key", urlHost: "127.0.0.1:\(server.port)", delegate: delegate,
+                                                 cacheAuthToken: false))
+        #expect(ccai.chatService == nil, "chat needs initializeChat")
+        ccai.initializeChat(ChatOptions(downloadTranscriptVisibility: .hideAll, greeting: "Hi"))
+        let service = try #require(ccai.chatService)
+        #expect(service.options.downloadTranscriptVisibility == [.hideInOptionMenu, .hideInPostChat])
+        #expect(try await service.getLastChatInProgress() == nil)
+        let chat = try await service.start(request: ChatRequest(menuId: 8))
+        #expect(chat.status == .queued && chat.lang == "en")
+        do {
+            try await service.start(request: ChatRequest(menuId: 7))
+            Issue.record("expected a conflict")
+        } catch let error as CCAIError {
+            #expect(error.code == .conflict)
+        }
+        let other = CCAI()
+        let otherDelegate = SigningDelegate(identifier: "chatter")
+        otherDelegate.ccai = other
+        try other.initialize(options: InitOptions(key: "dev-key", urlHost: "127.0.0.1:\(server.port)", delegate: otherDelegate,
+                                                  cacheAuthToken: false))
+        other.initializeChat()
+        let found = try #require(try await other.chatService!.getLastChatInProgress())
+        try await other.chatService!.resumeChat(found)
+        #expect(other.chatService!.currentChat?.id == chat.id, "a second device of the same user resumes it")
+        try await other.chatService!.endChat()
+        #expect(try await service.checkStatus().status == .ended)
+        await #expect(throws: CCAIError.self) { try await service.resumeChat(chat) }
+        await server.stop()
+    }
+
+    @Test func previewsOlderThanTheLastAreSkipped() async throws {
+        let server = try Sandbox().serve()
+        let delegate = SigningDelegate(identifier: "previewer")
+        let ccai = try makeSDK(port: server.port, delegate: delegate, cache: false)
+        ccai.initializeChat()
+        let service = try #require(ccai.chatService)
+        try await service.start(request: ChatRequest(menuId: 8))
+        let now = Date()
+        #expect(try await service.sendMessagePreview("hel", at: now))
+        #expect(try await service.sendMessagePreview("he", at: now.addingTimeInterval(-1)) == false)
+        #expect(try await service.sendMessagePreview("hello", at: now.addingTimeInterval(1)))
+        try await service.endChat()
+        await server.stop()
+    }
+
+    @Test(.timeLimit(.minutes(1))) func chatEventsArriveThroughThePlatformStream() async throws {
+        let server = try Sandbox().serve()
+        let delegate = SigningDelegate(identifier: "listener")
+        let ccai = try makeSDK(port: server.port, delegate: delegate, cache: false)
+        ccai.initializeChat()
+        let service = try #require(ccai.chatService)
+        var states = service.stateChanged.makeAsyncIterator()
+        let chats = service.chatReceived
+        #expect(await states.next() == .connecting, "subscribing starts the provider")
+        #expect(await states.next() == .connected)
+        let started = try await service.start(request: ChatRequest(menuId: 8))
+        var seen: [ChatStatus] = []
+        for await chat in chats {
+            let chat = try #require(chat)
+            #expect(chat.id == started.id)
+            seen.append(chat.status)
+            if chat.status == .active { try await service.endChat() }
+            if chat.status == .ended { break }
+        }
+        #expect(seen == [.queued, .assigned, .active, .ended], "every change of the chat, in order: \(seen)")
+        #expect(service.currentChat?.status == .ended)
+        await server.stop()
+        #expect(await states.next() == .disconnected, "the provider state, not the chat's")
+        #expect(await states.next() == .connecting)
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aProviderThatCannotAuthenticateSaysSo() async throws {
+        let server = try Sandbox().serve()
+        let delegate = SigningDelegate(identifier: "nobody", secret: "wrong")
+        let ccai = try makeSDK(port: server.port, delegate: delegate, cache: false)
+        ccai.initializeChat()
+        var states = try #require(ccai.chatService).stateChanged.makeAsyncIterator()
+        #expect(await states.next() == .connecting)
+        guard case .error(let message)? = await states.next() else { Issue.record("an error state"); return }
+        #expect(message.contains("authenticate") || message.contains("token"), "\(message)")
+        await server.stop()
+    }
+}

@@ -1,0 +1,31 @@
+import CCAIKit
+import CCAISandbox
+import CCAIWire
+import Foundation
+import Testing
+
+@Suite struct QueueMenuServiceTests {
+    @Test func menusWaitTimesAndDirectAccess() async throws {
+        let server = try Sandbox().serve()
+        let ccai = CCAI()
+        let delegate = SigningDelegate(identifier: "menus")
+        delegate.ccai = ccai
+        try ccai.initialize(options: InitOptions(key: "dev-key", urlHost: "127.0.0.1:\(server.port)", delegate: delegate,
+                                                 languageCode: "es", cacheAuthToken: false))
+        let service = try #require(ccai.queueMenuService)
+        let (menus, direct) = try await service.get()
+        #expect(!direct && menus.first?.name == "Facturación", "the SDK's language by default")
+        let (english, _) = try await service.get(language: "en")
+        #expect(english.findMenu(byId: 21)?.name == "Devices")
+        let (vip, isDirect) = try await service.get(key: "vip")
+        #expect(isDirect && vip.map(\.id) == [9])
+        #expect(try await service.getWaitTimes(menuId: 1) == WaitTimes(chat: 0, voiceCall: 0))
+        do {
+            _ = try await service.getWaitTimes(menuId: 404)
+            Issue.record("expected not_found")
+        } catch let error as CCAIError {
+            #expect(error.code == .notFound && error.status == 404)
+        }
+        await server.stop()
+    }
+}
