@@ -102,178 +102,199 @@ public struct ScriptedAgent {
         return .table(table)
     }
 
-    /// The functions of the `agent` table with their signatures, in the order a script
-    /// meets them (`escalate` is only there for virtual agents).
-    static let signatures: [(name: String, signature: LuaSignature)] = [
-        ("send", LuaSignature("Sends a text message to the customer.", parameters: ["text: string"])),
-        ("wait_for_message", LuaSignature(
+    /// The functions of the `agent` table, each with its signature and body, in the order
+    /// a script meets them (`escalate` is only there for virtual agents).
+    static let functions: [AgentFunction] = [
+        AgentFunction("send", LuaSignature("Sends a text message to the customer.", parameters: ["text: string"])) { agent in
+            { call in
+                let text = try call.string(1, "text")
+                guard !text.isEmpty else { throw call.argumentError(1, "text", "a non-empty string expected") }
+                return try call.suspend {
+                    guard try await agent.actions.isChatInProgress() else {
+                        throw LuaErrorValue(code: ErrorCode.conflict.rawValue, message: "chat \(agent.actions.chatID) has ended")
+                    }
+                    try await agent.actions.say(text)
+                    return []
+                }
+            }
+        },
+        AgentFunction("wait_for_message", LuaSignature(
             "Waits for the customer's next message (redacted when the queue redacts); nil on timeout or when the chat ends.",
-            parameters: ["options: { timeout: number? }?"], returns: ["ccai.ChatMessage?"])),
-        ("request_smart_action", LuaSignature(
+            parameters: ["options: { timeout: number? }?"], returns: ["ccai.ChatMessage?"])) { agent in
+            { call in
+                let timeout = try call.options(1, "options").number("timeout")
+                if let timeout, !(timeout > 0) {
+                    throw call.argumentError(1, "options.timeout", "a positive number of seconds expected")
+                }
+                return try call.suspend {
+                    guard var message = await agent.mailbox.next(timeout: timeout ?? 60) else { return [.nil] }
+                    if agent.redacts { message.text = message.text.map(Redactor.redact) }
+                    return [try LuaEncoder().encode(message)]
+                }
+            }
+        },
+        AgentFunction("request_smart_action", LuaSignature(
             "Asks the customer for a smart action and waits for the answer: the action (status finished or failed, or as it "
                 + "stands after the timeout) with its result and media; nil when the chat ends first.",
             parameters: ["options: { type: \"photo\"|\"video\"|\"screenshot\"|\"text\"|\"verification\"|\"screen_share\", timeout: number? }"],
-            returns: ["ccai.SmartAction?"])),
-        ("send_file", LuaSignature("Sends a file (one of the 19 agent file types) to the customer.",
+            returns: ["ccai.SmartAction?"])) { agent in
+            { call in
+                let options = try call.options(1, "options")
+                let typeName = try options.string("type")
+                guard let type = typeName.flatMap(SmartActionType.init(rawValue:)), type != .unknown else {
+                    throw call.argumentError(1, "options.type", SmartActionType.requestable.map { "'\($0.rawValue)'" }
+                                                .joined(separator: ", ") + " expected, got " + (typeName.map { "'\($0)'" } ?? "nil"))
+                }
+                let timeout = try options.number("timeout") ?? 120
+                guard timeout > 0 else { throw call.argumentError(1, "options.timeout", "a positive number of seconds expected") }
+                return try call.suspend {
+                    guard let (action, media) = try await Self.refusalsAsLuaErrors({ try await agent.actions.requestSmartAction(type, timeout: timeout) })
+                    else { return [.nil] }
+                    guard case .table(var table) = try LuaEncoder().encode(action) else { return [.nil] }
+                    table["media"] = try LuaEncoder().encode(media)
+                    return [.table(table)]
+                }
+            }
+        },
+        AgentFunction("send_file", LuaSignature("Sends a file (one of the 19 agent file types) to the customer.",
                                    parameters: ["file: { name: string, mime_type: string, data: string }"],
-                                   returns: ["ccai.ChatMessage"])),
-        ("send_form", LuaSignature(
+                                   returns: ["ccai.ChatMessage"])) { agent in
+            { call in
+                let options = try call.options(1, "file")
+                guard let name = try options.string("name"), !name.isEmpty else {
+                    throw call.argumentError(1, "file.name", "a file name expected")
+                }
+                guard let mimeType = try options.string("mime_type") else {
+                    throw call.argumentError(1, "file.mime_type", "a MIME type such as 'application/pdf' expected")
+                }
+                guard let data = try options.data("data") else { throw call.argumentError(1, "file.data", "the file's bytes (a string) expected") }
+                return try call.suspend {
+                    let message = try await Self.refusalsAsLuaErrors { try await agent.actions.sendFile(name: name, mimeType: mimeType, data: data) }
+                    return [try LuaEncoder().encode(message)]
+                }
+            }
+        },
+        AgentFunction("send_form", LuaSignature(
             "Sends a custom form and waits for the answers: { [question_id] = value }; nil on timeout or when the chat ends.",
-            parameters: ["options: { id: integer, timeout: number? }"], returns: ["table<integer, string>?"])),
-        ("send_web_form", LuaSignature(
+            parameters: ["options: { id: integer, timeout: number? }"], returns: ["table<integer, string>?"])) { agent in
+            { call in
+                let options = try call.options(1, "options")
+                guard let id = try options.integer("id") else { throw call.argumentError(1, "options.id", "a custom form id expected") }
+                guard let form = agent.actions.sandbox.configuration.customForm(Int(id)) else {
+                    throw call.argumentError(1, "options.id", "one of the configured custom forms expected, got \(id)")
+                }
+                let timeout = try Self.timeout(call, options)
+                return try call.suspend {
+                    guard let outcome = try await Self.refusalsAsLuaErrors({
+                        try await agent.actions.sandbox.sendForm(agent.actions, .custom(form), timeout: timeout)
+                    }) else { return [.nil] }
+                    return [Self.answers(outcome.answers)]
+                }
+            }
+        },
+        AgentFunction("send_web_form", LuaSignature(
             "Sends a web form and waits for its form-complete event: { status = \"completed\"|\"failed\", answers, message }; "
                 + "nil on timeout or when the chat ends.",
-            parameters: ["options: { external_form_id: string, timeout: number? }"], returns: ["table?"])),
-        ("request_screen_share", LuaSignature(
+            parameters: ["options: { external_form_id: string, timeout: number? }"], returns: ["table?"])) { agent in
+            { call in
+                let options = try call.options(1, "options")
+                guard let externalID = try options.string("external_form_id"), let form = agent.actions.sandbox.configuration.webForm(externalID)
+                else {
+                    throw call.argumentError(1, "options.external_form_id", "one of the configured web forms' external_form_id expected")
+                }
+                let timeout = try Self.timeout(call, options)
+                return try call.suspend {
+                    guard let outcome = try await Self.refusalsAsLuaErrors({
+                        try await agent.actions.sandbox.sendForm(agent.actions, .web(form), timeout: timeout)
+                    }) else { return [.nil] }
+                    var table = LuaTable()
+                    table["status"] = .string(outcome.status)
+                    table["answers"] = Self.answers(outcome.answers)
+                    if let message = outcome.message { table["message"] = .string(message) }
+                    return [.table(table)]
+                }
+            }
+        },
+        AgentFunction("request_screen_share", LuaSignature(
             "Asks the customer to share their screen: joins the session their app creates and waits until they start it (or "
                 + "decline), then, with remote_control = true, for their answer to remote control. The session ({ id, code, "
                 + "state, remote_control, ... }); nil when no session came before the timeout, at once when the chat's app "
                 + "cannot share (is_screen_shareable).",
-            parameters: ["options: { remote_control: boolean?, timeout: number? }?"], returns: ["table?"])),
-        ("transfer", LuaSignature("Moves the chat to another queue (a cold transfer); the script's waits end.",
-                                  parameters: ["options: { menu_id: integer }"])),
-        ("escalate", LuaSignature("Hands the chat to a human agent (virtual agents only); the script's waits end.")),
-        ("end_session", LuaSignature("Ends the chat (a post-session virtual agent: completes the post-session phase); false when it had already ended.",
-                                     returns: ["boolean"])),
+            parameters: ["options: { remote_control: boolean?, timeout: number? }?"], returns: ["table?"])) { agent in
+            { call in
+                let options = try call.options(1, "options")
+                let remoteControl = try options.boolean("remote_control") ?? false
+                let timeout = try options.number("timeout") ?? 120
+                guard timeout > 0 else { throw call.argumentError(1, "options.timeout", "a positive number of seconds expected") }
+                return try call.suspend {
+                    guard let session = try await Self.refusalsAsLuaErrors({
+                        try await agent.actions.sandbox.requestScreenShare(agent.actions, remoteControl: remoteControl, timeout: timeout)
+                    }) else { return [.nil] }
+                    return [try LuaEncoder().encode(session)]
+                }
+            }
+        },
+        AgentFunction("transfer", LuaSignature("Moves the chat to another queue (a cold transfer); the script's waits end.",
+                                  parameters: ["options: { menu_id: integer }"])) { agent in
+            { call in
+                guard let menuID = try call.options(1, "options").integer("menu_id") else {
+                    throw call.argumentError(1, "options.menu_id", "an integer expected")
+                }
+                return try call.suspend {
+                    _ = try await Self.refusalsAsLuaErrors { try await agent.actions.sandbox.agentDesk.transfer(agent.actions, toMenu: Int(menuID)) }
+                    return []
+                }
+            }
+        },
+        AgentFunction("escalate", LuaSignature("Hands the chat to a human agent (virtual agents only); the script's waits end.")) { agent in
+            agent.escalate.map { escalate in
+                { call in
+                    try call.suspend {
+                        try await Self.refusalsAsLuaErrors { try await escalate() }
+                        return []
+                    }
+                }
+            }
+        },
+        AgentFunction("end_session", LuaSignature(
+            "Ends the chat (a post-session virtual agent: completes the post-session phase); false when it had already ended.",
+            returns: ["boolean"])) { agent in
+            { call in
+                try call.suspend {
+                    [.boolean(try await agent.actions.end())]
+                }
+            }
+        },
     ]
-
-    static func signature(_ name: String) -> LuaSignature {
-        signatures.first { $0.name == name }?.signature ?? LuaSignature("")
-    }
 
     /// The `agent` table's functions for editor stubs (`ccai types`): the signatures
     /// without bodies.
     public static var stubModule: LuaModule {
         var agent = LuaModule(name: "ccai.Agent")
-        for (name, signature) in signatures {
-            agent.function(name, signature) { _ in .none }
-        }
+        for function in functions { agent.function(function.name, function.signature) { _ in .none } }
         return agent
     }
 
     /// The `agent` table a script receives.
     private func makeModule() -> LuaModule {
-        var agent = LuaModule(name: "agent")
-        let actions = actions, mailbox = mailbox, redacts = redacts
-        agent.function("send", Self.signature("send")) { call in
-            let text = try call.string(1, "text")
-            guard !text.isEmpty else { throw call.argumentError(1, "text", "a non-empty string expected") }
-            return try call.suspend {
-                guard try await actions.isChatInProgress() else {
-                    throw LuaErrorValue(code: ErrorCode.conflict.rawValue, message: "chat \(actions.chatID) has ended")
-                }
-                try await actions.say(text)
-                return []
-            }
+        var module = LuaModule(name: "agent")
+        for function in Self.functions {
+            if let body = function.body(self) { module.function(function.name, function.signature, body) }
         }
-        agent.function("wait_for_message", Self.signature("wait_for_message")) { call in
-            let timeout = try call.options(1, "options").number("timeout")
-            if let timeout, !(timeout > 0) {
-                throw call.argumentError(1, "options.timeout", "a positive number of seconds expected")
-            }
-            return try call.suspend {
-                guard var message = await mailbox.next(timeout: timeout ?? 60) else { return [.nil] }
-                if redacts { message.text = message.text.map(Redactor.redact) }
-                return [try LuaEncoder().encode(message)]
-            }
-        }
-        agent.function("request_smart_action", Self.signature("request_smart_action")) { call in
-            let options = try call.options(1, "options")
-            let typeName = try options.string("type")
-            guard let type = typeName.flatMap(SmartActionType.init(rawValue:)), type != .unknown else {
-                throw call.argumentError(1, "options.type", SmartActionType.requestable.map { "'\($0.rawValue)'" }
-                                            .joined(separator: ", ") + " expected, got " + (typeName.map { "'\($0)'" } ?? "nil"))
-            }
-            let timeout = try options.number("timeout") ?? 120
-            guard timeout > 0 else { throw call.argumentError(1, "options.timeout", "a positive number of seconds expected") }
-            return try call.suspend {
-                guard let (action, media) = try await Self.refusalsAsLuaErrors({ try await actions.requestSmartAction(type, timeout: timeout) })
-                else { return [.nil] }
-                guard case .table(var table) = try LuaEncoder().encode(action) else { return [.nil] }
-                table["media"] = try LuaEncoder().encode(media)
-                return [.table(table)]
-            }
-        }
-        agent.function("send_file", Self.signature("send_file")) { call in
-            let options = try call.options(1, "file")
-            guard let name = try options.string("name"), !name.isEmpty else {
-                throw call.argumentError(1, "file.name", "a file name expected")
-            }
-            guard let mimeType = try options.string("mime_type") else {
-                throw call.argumentError(1, "file.mime_type", "a MIME type such as 'application/pdf' expected")
-            }
-            guard let data = try options.data("data") else { throw call.argumentError(1, "file.data", "the file's bytes (a string) expected") }
-            return try call.suspend {
-                let message = try await Self.refusalsAsLuaErrors { try await actions.sendFile(name: name, mimeType: mimeType, data: data) }
-                return [try LuaEncoder().encode(message)]
-            }
-        }
-        agent.function("send_form", Self.signature("send_form")) { call in
-            let options = try call.options(1, "options")
-            guard let id = try options.integer("id") else { throw call.argumentError(1, "options.id", "a custom form id expected") }
-            guard let form = actions.sandbox.configuration.customForm(Int(id)) else {
-                throw call.argumentError(1, "options.id", "one of the configured custom forms expected, got \(id)")
-            }
-            let timeout = try Self.timeout(call, options)
-            return try call.suspend {
-                guard let outcome = try await Self.refusalsAsLuaErrors({
-                    try await actions.sandbox.sendForm(actions, .custom(form), timeout: timeout)
-                }) else { return [.nil] }
-                return [Self.answers(outcome.answers)]
-            }
-        }
-        agent.function("send_web_form", Self.signature("send_web_form")) { call in
-            let options = try call.options(1, "options")
-            guard let externalID = try options.string("external_form_id"), let form = actions.sandbox.configuration.webForm(externalID)
-            else {
-                throw call.argumentError(1, "options.external_form_id", "one of the configured web forms' external_form_id expected")
-            }
-            let timeout = try Self.timeout(call, options)
-            return try call.suspend {
-                guard let outcome = try await Self.refusalsAsLuaErrors({
-                    try await actions.sandbox.sendForm(actions, .web(form), timeout: timeout)
-                }) else { return [.nil] }
-                var table = LuaTable()
-                table["status"] = .string(outcome.status)
-                table["answers"] = Self.answers(outcome.answers)
-                if let message = outcome.message { table["message"] = .string(message) }
-                return [.table(table)]
-            }
-        }
-        agent.function("request_screen_share", Self.signature("request_screen_share")) { call in
-            let options = try call.options(1, "options")
-            let remoteControl = try options.boolean("remote_control") ?? false
-            let timeout = try options.number("timeout") ?? 120
-            guard timeout > 0 else { throw call.argumentError(1, "options.timeout", "a positive number of seconds expected") }
-            return try call.suspend {
-                guard let session = try await Self.refusalsAsLuaErrors({
-                    try await actions.sandbox.requestScreenShare(actions, remoteControl: remoteControl, timeout: timeout)
-                }) else { return [.nil] }
-                return [try LuaEncoder().encode(session)]
-            }
-        }
-        agent.function("transfer", Self.signature("transfer")) { call in
-            guard let menuID = try call.options(1, "options").integer("menu_id") else {
-                throw call.argumentError(1, "options.menu_id", "an integer expected")
-            }
-            return try call.suspend {
-                _ = try await Self.refusalsAsLuaErrors { try await actions.sandbox.agentDesk.transfer(actions, toMenu: Int(menuID)) }
-                return []
-            }
-        }
-        if let escalate {
-            agent.function("escalate", Self.signature("escalate")) { call in
-                try call.suspend {
-                    try await Self.refusalsAsLuaErrors { try await escalate() }
-                    return []
-                }
-            }
-        }
-        agent.function("end_session", Self.signature("end_session")) { call in
-            try call.suspend {
-                [.boolean(try await actions.end())]
-            }
-        }
-        return agent
+        return module
+    }
+}
+
+/// One function of an agent script's `agent` table: its name and signature, said once,
+/// with its body for a given agent (nil where the agent does not offer it).
+struct AgentFunction: Sendable {
+    let name: String
+    let signature: LuaSignature
+    let body: @Sendable (ScriptedAgent) -> LuaFunctionBody?
+
+    init(_ name: String, _ signature: LuaSignature, body: @escaping @Sendable (ScriptedAgent) -> LuaFunctionBody?) {
+        self.name = name
+        self.signature = signature
+        self.body = body
     }
 }
