@@ -88,9 +88,9 @@ enum ChatBindings {
                                             returns: ["ccai.Chat"])) { call in
             let request = try chatRequest(call, signer: context.signer)
             let enqueue = try call.options(1, "request").boolean("enqueue") ?? true
-            let service = try requireChat(ccai, "start")
+            let service = try requireChat(ccai, call)
             let responder = context.plugins.map { SmartActionResponder(context: context, plugins: $0) }
-            return try SDKBindings.sdk(call, "chat", "start") {
+            return try SDKBindings.sdk(call) {
                 let chat = try await service.start(request: request)
                 guard chat.status == .pending, enqueue else { return chat }
                 await responder?.answerPreSession(chat)
@@ -99,8 +99,8 @@ enum ChatBindings {
             }
         }
         chat.function("enqueue_current_chat", LuaSignature("Moves a pending chat (waiting for its pre-session smart actions) into its queue, then refreshes it.")) { call in
-            let service = try requireChat(ccai, "enqueue_current_chat")
-            return try SDKBindings.sdk(call, "chat", "enqueue_current_chat", { try await service.enqueueCurrentChat() },
+            let service = try requireChat(ccai, call)
+            return try SDKBindings.sdk(call, { try await service.enqueueCurrentChat() },
                                        push: { _, _ in })
         }
         chat.function("download_media", LuaSignature("Downloads a file of a chat message (message.media): its bytes and file name.",
@@ -112,8 +112,8 @@ enum ChatBindings {
                 throw call.argumentError(2, "options.media_type", ChatMediaType.allCases.map { "'\($0.rawValue)'" }
                                             .joined(separator: ", ") + " expected, got '\(typeName)'")
             }
-            let service = try requireChat(ccai, "download_media")
-            return try SDKBindings.sdk(call, "chat", "download_media", { try await service.downloadMedia(Int(id), mediaType: type) },
+            let service = try requireChat(ccai, call)
+            return try SDKBindings.sdk(call, { try await service.downloadMedia(Int(id), mediaType: type) },
                                        push: { file, output in
                                            var table = LuaTable()
                                            table["data"] = .data(file.data)
@@ -123,8 +123,8 @@ enum ChatBindings {
         }
         chat.function("get_last_chat_in_progress", LuaSignature("The end user's chat in progress, if any.",
                                                                 returns: ["ccai.Chat?"])) { call in
-            let service = try requireChat(ccai, "get_last_chat_in_progress")
-            return try SDKBindings.sdk(call, "chat", "get_last_chat_in_progress", {
+            let service = try requireChat(ccai, call)
+            return try SDKBindings.sdk(call, {
                 try await service.getLastChatInProgress()
             }, push: { chat, output in output.push(try chat.map { try LuaEncoder().encode($0) } ?? .nil) })
         }
@@ -135,24 +135,24 @@ enum ChatBindings {
             } catch let error as DecodingError {
                 throw call.argumentError(1, "chat", "a chat expected (\(SDKBindings.describe(error)))")
             }
-            let service = try requireChat(ccai, "resume_chat")
-            return try SDKBindings.sdk(call, "chat", "resume_chat", { try await service.resumeChat(chat) },
+            let service = try requireChat(ccai, call)
+            return try SDKBindings.sdk(call, { try await service.resumeChat(chat) },
                                        push: { _, _ in })
         }
         chat.function("check_status", LuaSignature("Refreshes the current chat from the platform.", returns: ["ccai.Chat"])) { call in
-            let service = try requireChat(ccai, "check_status")
-            return try SDKBindings.sdk(call, "chat", "check_status") { try await service.checkStatus() }
+            let service = try requireChat(ccai, call)
+            return try SDKBindings.sdk(call) { try await service.checkStatus() }
         }
         chat.function("end_chat", LuaSignature("Ends the current chat.")) { call in
-            let service = try requireChat(ccai, "end_chat")
-            return try SDKBindings.sdk(call, "chat", "end_chat", { try await service.endChat() }, push: { _, _ in })
+            let service = try requireChat(ccai, call)
+            return try SDKBindings.sdk(call, { try await service.endChat() }, push: { _, _ in })
         }
         chat.function("send_message", LuaSignature("Sends a message in the current chat: text, images or videos (one message each, returned in order; optionally answering a smart action), or a web form's form-complete event.",
                                                    parameters: ["message: string|{ text: string?, images: { path: string?, data: string?, mime_type: string, name: string? }[]?, videos: { path: string?, data: string?, mime_type: string, name: string? }[]?, smart_action: table?, form_complete: table? }"],
                                                    returns: ["ccai.ChatMessage..."])) { call in
             let content = try OutgoingContentReader(call: call, context: context).read()
-            let service = try requireChat(ccai, "send_message")
-            return try SDKBindings.sdk(call, "chat", "send_message", {
+            let service = try requireChat(ccai, call)
+            return try SDKBindings.sdk(call, {
                 try await content.send(with: service)
             }, push: { messages, output in
                 for message in messages { output.push(try LuaEncoder().encode(message)) }
@@ -161,32 +161,32 @@ enum ChatBindings {
         chat.function("typing", LuaSignature("Tells the agent whether the end user is typing.",
                                              parameters: ["is_typing: boolean"])) { call in
             let typing = try call.boolean(1, "is_typing")
-            try requireChat(ccai, "typing").typing(typing)
+            try requireChat(ccai, call).typing(typing)
             return .none
         }
         chat.function("send_message_preview", LuaSignature("Shows the agent what the end user is typing; false when a newer preview was already sent.",
                                                            parameters: ["text: string"], returns: ["boolean"])) { call in
             let text = try call.string(1, "text")
-            let service = try requireChat(ccai, "send_message_preview")
-            return try SDKBindings.sdk(call, "chat", "send_message_preview", { try await service.sendMessagePreview(text) },
+            let service = try requireChat(ccai, call)
+            return try SDKBindings.sdk(call, { try await service.sendMessagePreview(text) },
                                        push: { kept, output in output.push(.boolean(kept)) })
         }
         chat.function("escalate_to_human_agent", LuaSignature("Leaves the virtual agent for a human agent.")) { call in
-            let service = try requireChat(ccai, "escalate_to_human_agent")
-            return try SDKBindings.sdk(call, "chat", "escalate_to_human_agent", { try await service.escalateToHumanAgent() },
+            let service = try requireChat(ccai, call)
+            return try SDKBindings.sdk(call, { try await service.escalateToHumanAgent() },
                                        push: { _, _ in })
         }
         chat.function("escalate", LuaSignature("Escalates from the virtual agent with the option the end user picked.",
                                                parameters: ["option: { escalation_id: integer, deflection_channel: string? }"])) { call in
             let option = try escalationOption(call)
-            let service = try requireChat(ccai, "escalate")
-            return try SDKBindings.sdk(call, "chat", "escalate", { try await service.escalate(option: option) }, push: { _, _ in })
+            let service = try requireChat(ccai, call)
+            return try SDKBindings.sdk(call, { try await service.escalate(option: option) }, push: { _, _ in })
         }
         chat.function("update_escalation", LuaSignature("Commits an option to an escalation under way.",
                                                         parameters: ["option: { escalation_id: integer, deflection_channel: string? }"])) { call in
             let option = try escalationOption(call)
-            let service = try requireChat(ccai, "update_escalation")
-            return try SDKBindings.sdk(call, "chat", "update_escalation", { try await service.updateEscalation(option: option) },
+            let service = try requireChat(ccai, call)
+            return try SDKBindings.sdk(call, { try await service.updateEscalation(option: option) },
                                        push: { _, _ in })
         }
         chat.function("send_event", LuaSignature("Reports an interaction of the end user for the platform to track.",
@@ -203,37 +203,38 @@ enum ChatBindings {
                 else { throw call.argumentError(1, "event.payload", "a table with string keys expected") }
                 payload = object
             }
-            let service = try requireChat(ccai, "send_event")
+            let service = try requireChat(ccai, call)
             let event = ChatEvent(name: name, payload: payload)
-            return try SDKBindings.sdk(call, "chat", "send_event", { try await service.sendEvent(event) }, push: { _, _ in })
+            return try SDKBindings.sdk(call, { try await service.sendEvent(event) }, push: { _, _ in })
         }
         chat.function("get_messages", LuaSignature("The current chat's messages, in order.",
                                                    returns: ["ccai.ChatMessage[]"])) { call in
-            let service = try requireChat(ccai, "get_messages")
-            return try SDKBindings.sdk(call, "chat", "get_messages") { try await service.getMessages() }
+            let service = try requireChat(ccai, call)
+            return try SDKBindings.sdk(call) { try await service.getMessages() }
         }
         chat.function("get_previous_chats", LuaSignature("A page (from 1) of ended chats with their messages.",
                                                          parameters: ["options?: { current_page: integer? }|integer"],
                                                          returns: ["{ chats: ccai.Chat[], messages: ccai.ChatMessage[], current_page: integer, total_pages: integer }"])) { call in
             let positional: Int64? = (try? call.optionalInteger(1, "current_page")) ?? nil
             let page = try positional ?? call.options(1, "options").integer("current_page") ?? 1
-            let service = try requireChat(ccai, "get_previous_chats")
-            return try SDKBindings.sdk(call, "chat", "get_previous_chats") { try await service.getPreviousChats(currentPage: Int(page)) }
+            let service = try requireChat(ccai, call)
+            return try SDKBindings.sdk(call) { try await service.getPreviousChats(currentPage: Int(page)) }
         }
         FormBindings.install(into: &chat, ccai)
         PostSessionBindings.install(into: &chat, context)
         chat.function("get_current_chat", LuaSignature("The chat the SDK works on.", returns: ["ccai.Chat?"])) { call in
-            let service = try requireChat(ccai, "get_current_chat")
+            let service = try requireChat(ccai, call)
             return call.returning(try service.currentChat.map { try LuaEncoder().encode($0) } ?? .nil)
         }
         return chat
     }
 
     /// The chat service, or `not_initialized` naming the method.
-    static func requireChat(_ ccai: CCAI, _ method: String) throws -> ChatService {
+    static func requireChat(_ ccai: CCAI, _ call: LuaCall) throws -> ChatService {
         guard let service = ccai.chatService else {
+            let (name, method) = SDKBindings.serviceAndMethod(of: call)
             throw LuaErrorValue(code: ErrorCode.notInitialized.rawValue, message: "chat is not initialized: call ccai.initialize_chat() first",
-                                fields: ["service": "chat", "method": .string(method)])
+                                fields: ["service": .string(name), "method": .string(method)])
         }
         return service
     }

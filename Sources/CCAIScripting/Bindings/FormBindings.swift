@@ -16,8 +16,8 @@ enum FormBindings {
         chat.function("get_custom_form_details", LuaSignature("A custom form's definition: title and questions (type, text, required, options).",
                                                              parameters: ["form: { id: integer }"], returns: ["table"])) { call in
             let form: CustomForm = try decode(call, "form", "a form table { id = ... } (message.form) expected")
-            let service = try requireChat(ccai, "get_custom_form_details")
-            return try SDKBindings.sdk(call, "chat", "get_custom_form_details") { try await service.getCustomFormDetails(form) }
+            let service = try ChatBindings.requireChat(ccai, call)
+            return try SDKBindings.sdk(call) { try await service.getCustomFormDetails(form) }
         }
         chat.function("submit_custom_form", LuaSignature("Submits the answers to a custom form an agent sent; the platform checks them against its questions.",
                                                         parameters: ["request: { smart_action_id: integer, form_response: { question_id: integer, value: string }[] }"])) { call in
@@ -29,22 +29,22 @@ enum FormBindings {
             } catch let error as DecodingError {
                 throw call.argumentError(1, "request", SDKBindings.describe(error))
             }
-            let service = try requireChat(ccai, "submit_custom_form")
-            return try SDKBindings.sdk(call, "chat", "submit_custom_form", { try await service.submitCustomForm(request: request) },
+            let service = try ChatBindings.requireChat(ccai, call)
+            return try SDKBindings.sdk(call, { try await service.submitCustomForm(request: request) },
                                        push: { _, _ in })
         }
         chat.function("fetch_web_form", LuaSignature("Fetches the web form of an agent's request: url, questions, signature.",
                                                     parameters: ["request: { smart_action_id: integer, external_form_id: string }"],
                                                     returns: ["table"])) { call in
             let request: WebFormRequest = try decode(call, "request", "{ smart_action_id = ..., external_form_id = ... } (message.web_form) expected")
-            let service = try requireChat(ccai, "fetch_web_form")
-            return try SDKBindings.sdk(call, "chat", "fetch_web_form") { try await service.fetchWebForm(request) }
+            let service = try ChatBindings.requireChat(ccai, call)
+            return try SDKBindings.sdk(call) { try await service.fetchWebForm(request) }
         }
         chat.function("validate_web_form", LuaSignature("Whether a fetched web form can still be answered.",
                                                        parameters: ["response: table"], returns: ["boolean"])) { call in
             let response: WebFormResponse = try decode(call, "response", "the table fetch_web_form returned expected")
-            let service = try requireChat(ccai, "validate_web_form")
-            return try SDKBindings.sdk(call, "chat", "validate_web_form", { try await service.validateWebForm(response) },
+            let service = try ChatBindings.requireChat(ccai, call)
+            return try SDKBindings.sdk(call, { try await service.validateWebForm(response) },
                                        push: { valid, output in output.push(.boolean(valid)) })
         }
     }
@@ -56,9 +56,5 @@ enum FormBindings {
         } catch let error as DecodingError {
             throw call.argumentError(1, name, "\(expected): \(SDKBindings.describe(error))")
         }
-    }
-
-    private static func requireChat(_ ccai: CCAI, _ method: String) throws -> ChatService {
-        try ChatBindings.requireChat(ccai, method)
     }
 }

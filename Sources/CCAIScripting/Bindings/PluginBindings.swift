@@ -40,8 +40,8 @@ enum PluginBindings {
                 throw call.argumentError(1, "session", "the chat (a table with its id) expected")
             }
             let optIn = try call.options(2, "options").boolean("opt_in")
-            let sdk = try SDKBindings.require(sdk, "plugins", "run_post_session")
-            let service = try SDKBindings.require(sdk.chatService, "chat", "run_post_session")
+            let sdk = try SDKBindings.require(sdk, call)
+            let service = try SDKBindings.require(sdk.chatService, call)
             guard let chat = service.currentChat, chat.id == id else {
                 throw call.argumentError(1, "session", "chat \(id) is not the current chat (\(service.currentChat.map { String($0.id) } ?? "none"))")
             }
@@ -51,7 +51,7 @@ enum PluginBindings {
                 runner.now = now
                 return runner
             }()
-            return try SDKBindings.sdk(call, "plugins", "run_post_session", { try await runner.run(chat: chat, optIn: optIn) },
+            return try SDKBindings.sdk(call, { try await runner.run(chat: chat, optIn: optIn) },
                                        push: { outcome, output in
                                            output.push(.string(outcome.name))
                                            output.push(outcome.result)

@@ -18,32 +18,32 @@ enum PostSessionBindings {
         chat.function("start_post_session", LuaSignature(
             "Starts the post-session phase of the current chat, which has ended: post_session_transfer_status becomes \"in_progress\" (a conflict out of order or without post-session).",
             returns: ["ccai.Chat"])) { call in
-            let service = try ChatBindings.requireChat(ccai, "start_post_session")
-            return try SDKBindings.sdk(call, "chat", "start_post_session") { try await service.startPostSession() }
+            let service = try ChatBindings.requireChat(ccai, call)
+            return try SDKBindings.sdk(call) { try await service.startPostSession() }
         }
         chat.function("ready_post_session", LuaSignature(
             "Signals the app is ready for the post-session flow: \"in_progress\" -> \"ready\" (a post-session virtual agent starts talking).",
             returns: ["ccai.Chat"])) { call in
-            let service = try ChatBindings.requireChat(ccai, "ready_post_session")
-            return try SDKBindings.sdk(call, "chat", "ready_post_session") { try await service.readyPostSession() }
+            let service = try ChatBindings.requireChat(ccai, call)
+            return try SDKBindings.sdk(call) { try await service.readyPostSession() }
         }
         chat.function("get_post_session_flow", LuaSignature(
             "The one post-session flow of the current chat (virtual agent > survey > CSAT), or nil when none is configured.",
             returns: ["ccai.PostSessionFlow?"])) { call in
-            let service = try ChatBindings.requireChat(ccai, "get_post_session_flow")
-            return try SDKBindings.sdk(call, "chat", "get_post_session_flow", { try await service.getPostSessionFlow() },
+            let service = try ChatBindings.requireChat(ccai, call)
+            return try SDKBindings.sdk(call, { try await service.getPostSessionFlow() },
                                        push: { flow, output in output.push(try flow.map { try LuaEncoder().encode($0) } ?? .nil) })
         }
         chat.function("is_transcript_download_offered", LuaSignature(
             "Whether the transcript may be downloaded now (download_transcript_visibility hides it during or after the chat).",
             returns: ["boolean"])) { call in
-            let service = try ChatBindings.requireChat(ccai, "is_transcript_download_offered")
+            let service = try ChatBindings.requireChat(ccai, call)
             return call.returning(.boolean(service.isTranscriptDownloadOffered))
         }
         chat.function("download_chat_transcript_data", LuaSignature(
             "The current chat's transcript: the PDF's bytes as a string.", returns: ["string"])) { call in
-            let service = try ChatBindings.requireChat(ccai, "download_chat_transcript_data")
-            return try SDKBindings.sdk(call, "chat", "download_chat_transcript_data", { try await service.downloadChatTranscriptData() },
+            let service = try ChatBindings.requireChat(ccai, call)
+            return try SDKBindings.sdk(call, { try await service.downloadChatTranscriptData() },
                                        push: { data, output in output.push(.data(data)) })
         }
         chat.function("download_chat_transcript", LuaSignature(
@@ -64,8 +64,8 @@ enum PostSessionBindings {
             } catch let refusal as ConfinedFolder.Refusal {
                 throw call.argumentError(1, "options.to", refusal.message.replacingOccurrences(of: "script's folder", with: "output folder"))
             }
-            let service = try ChatBindings.requireChat(ccai, "download_chat_transcript")
-            return try SDKBindings.sdk(call, "chat", "download_chat_transcript", {
+            let service = try ChatBindings.requireChat(ccai, call)
+            return try SDKBindings.sdk(call, {
                 try await service.downloadChatTranscript { data in
                     do {
                         try folder.write(data, to: path)

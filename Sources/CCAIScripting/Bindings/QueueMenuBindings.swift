@@ -14,8 +14,8 @@ enum QueueMenuBindings {
                                             returns: ["ccai.QueueMenus", "boolean"])) { call in
             let options = try call.options(1, "options")
             let key = try options.string("key"), language = try options.string("language")
-            let service = try SDKBindings.require(ccai.queueMenuService, "queue_menu", "get")
-            return try SDKBindings.sdk(call, "queue_menu", "get", {
+            let service = try SDKBindings.require(ccai.queueMenuService, call)
+            return try SDKBindings.sdk(call, {
                 let (menus, direct) = try await service.get(key: key, language: language)
                 return MenusResult(menus: menus, isDirectAccess: direct)
             }, push: { result, output in
@@ -39,8 +39,8 @@ enum QueueMenuBindings {
                 menuID = id
                 language = try options.string("language")
             }
-            let service = try SDKBindings.require(ccai.queueMenuService, "queue_menu", "get_wait_times")
-            return try SDKBindings.sdk(call, "queue_menu", "get_wait_times") {
+            let service = try SDKBindings.require(ccai.queueMenuService, call)
+            return try SDKBindings.sdk(call) {
                 try await service.getWaitTimes(menuId: Int(menuID), language: language)
             }
         }

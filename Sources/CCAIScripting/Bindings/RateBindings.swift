@@ -19,16 +19,16 @@ enum RateBindings {
             "The survey of a session's queue, in its language.",
             parameters: ["request: { communication_id: integer, communication_type: \"chats\" }"], returns: ["ccai.Survey"])) { call in
             let (id, type) = try communication(call)
-            let service = try SDKBindings.require(ccai.rateService, "rate", "get_survey")
-            return try SDKBindings.sdk(call, "rate", "get_survey") { try await service.getSurvey(communicationId: id, communicationType: type) }
+            let service = try SDKBindings.require(ccai.rateService, call)
+            return try SDKBindings.sdk(call) { try await service.getSurvey(communicationId: id, communicationType: type) }
         }
         rate.function("submit_survey", LuaSignature(
             "Submits survey answers { [question_id] = \"value\" }: every problem is named (invalid_argument); twice is a conflict.",
             parameters: ["request: { communication_id: integer, communication_type: \"chats\", answers: table<integer, string> }"])) { call in
             let (id, type) = try communication(call)
             let answers = try surveyAnswers(call)
-            let service = try SDKBindings.require(ccai.rateService, "rate", "submit_survey")
-            return try SDKBindings.sdk(call, "rate", "submit_survey", {
+            let service = try SDKBindings.require(ccai.rateService, call)
+            return try SDKBindings.sdk(call, {
                 try await service.submitSurvey(communicationId: id, communicationType: type, answers: SurveyRequest(answers: answers))
             }, push: { _, _ in })
         }
@@ -44,19 +44,19 @@ enum RateBindings {
                 throw call.argumentError(1, "request.rating", "an integer from 1 to 5 expected, got \(rating)")
             }
             let request = RatingRequest(rating: Int(rating), feedback: try options.string("feedback"))
-            let service = try SDKBindings.require(ccai.rateService, "rate", "rate")
-            return try SDKBindings.sdk(call, "rate", "rate", {
+            let service = try SDKBindings.require(ccai.rateService, call)
+            return try SDKBindings.sdk(call, {
                 try await service.rate(communicationId: id, communicationType: type, request: request)
             }, push: { _, _ in })
         }
         rate.function("clear_rate_target", LuaSignature("Forgets the session awaiting feedback.")) { call in
-            try SDKBindings.require(ccai.rateService, "rate", "clear_rate_target").clearRateTarget()
+            try SDKBindings.require(ccai.rateService, call).clearRateTarget()
             return .none
         }
         rate.function("get_rate_target", LuaSignature(
             "The session awaiting feedback (the last that ended with a post-session flow), until clear_rate_target.",
             returns: ["{ communication_id: integer, communication_type: string }?"])) { call in
-            guard let target = try SDKBindings.require(ccai.rateService, "rate", "get_rate_target").rateTarget else {
+            guard let target = try SDKBindings.require(ccai.rateService, call).rateTarget else {
                 return call.returning(.nil)
             }
             var table = LuaTable()

@@ -37,7 +37,7 @@ enum SDKBindings {
         var options = LuaModule(name: "ccai.options")
         options.function("get", LuaSignature("The options the SDK runs with: key, url_host, base_url, cache_auth_token, language_code.",
                                              returns: ["table"])) { call in
-            let service = try require(ccai.optionsService, "options", "get")
+            let service = try require(ccai.optionsService, call)
             return call.returning([
                 "key": .string(service.key), "url_host": .string(service.urlHost), "base_url": .string(service.baseURL),
                 "cache_auth_token": .boolean(service.cacheAuthToken), "language_code": .string(service.languageCode),
@@ -52,20 +52,20 @@ enum SDKBindings {
                                                    parameters: ["jwt: string"], returns: ["string"])) { call in
             let jwt = try call.optionalString(1, "jwt") ?? (try call.options(1, "options").string("jwt"))
             guard let jwt else { throw call.argumentError(1, "jwt", "a JWT string expected") }
-            let service = try require(ccai.authService, "auth", "authenticate")
-            return try sdk(call, "auth", "authenticate") { try await service.authenticate(jwt) }
+            let service = try require(ccai.authService, call)
+            return try sdk(call) { try await service.authenticate(jwt) }
         }
         auth.function("update_auth_token", LuaSignature("Sets the auth token, or clears it with nil (which revokes it on the platform and waits for that).",
                                                         parameters: ["token?: string"])) { call in
-            let service = try require(ccai.authService, "auth", "update_auth_token")
+            let service = try require(ccai.authService, call)
             guard let token = try call.optionalString(1, "token") else {
-                return try sdk(call, "auth", "update_auth_token", { try await service.signOut() }) { _, _ in }
+                return try sdk(call, { try await service.signOut() }) { _, _ in }
             }
             service.updateAuthToken(token)
             return .none
         }
         auth.function("get_auth_token", LuaSignature("The auth token in use, if any.", returns: ["string?"])) { call in
-            let service = try require(ccai.authService, "auth", "get_auth_token")
+            let service = try require(ccai.authService, call)
             return call.returning(service.authToken.map { .string($0) } ?? .nil)
         }
         return auth
@@ -74,8 +74,8 @@ enum SDKBindings {
     static func company(_ ccai: CCAI) -> LuaModule {
         var company = LuaModule(name: "ccai.company")
         company.function("get", LuaSignature("The company's settings.", returns: ["ccai.CompanyResponse"])) { call in
-            let service = try require(ccai.companyService, "company", "get")
-            return try sdk(call, "company", "get") { try await service.get() }
+            let service = try require(ccai.companyService, call)
+            return try sdk(call) { try await service.get() }
         }
         return company
     }
@@ -83,12 +83,12 @@ enum SDKBindings {
     static func endUser(_ ccai: CCAI) -> LuaModule {
         var endUser = LuaModule(name: "ccai.end_user")
         endUser.function("get_end_user", LuaSignature("The end user the SDK holds.", returns: ["ccai.EndUser?"])) { call in
-            let service = try require(ccai.endUserService, "end_user", "get_end_user")
+            let service = try require(ccai.endUserService, call)
             return call.returning(try service.endUser.map { try LuaEncoder().encode($0) } ?? .nil)
         }
         endUser.function("update_end_user", LuaSignature("Replaces the end user the SDK holds (nil clears it); the next authentication is for this identity.",
                                                      parameters: ["end_user?: ccai.EndUser"])) { call in
-            let service = try require(ccai.endUserService, "end_user", "update_end_user")
+            let service = try require(ccai.endUserService, call)
             if call.isNil(1) {
                 service.updateEndUser(nil)
                 return .none
@@ -102,19 +102,19 @@ enum SDKBindings {
             return .none
         }
         endUser.function("fetch", LuaSignature("Reads the end user's profile from the platform.", returns: ["ccai.EndUser"])) { call in
-            let service = try require(ccai.endUserService, "end_user", "fetch")
-            return try sdk(call, "end_user", "fetch") { try await service.fetch() }
+            let service = try require(ccai.endUserService, call)
+            return try sdk(call) { try await service.fetch() }
         }
         endUser.function("save", LuaSignature("Saves name, email and phone on the platform.",
                                           parameters: ["end_user: ccai.EndUser"], returns: ["ccai.EndUser"])) { call in
-            let service = try require(ccai.endUserService, "end_user", "save")
+            let service = try require(ccai.endUserService, call)
             let user: EndUser
             do {
                 user = try LuaDecoder().decode(EndUser.self, from: .table(try call.table(1, "end_user")))
             } catch let error as DecodingError {
                 throw call.argumentError(1, "end_user", describe(error))
             }
-            return try sdk(call, "end_user", "save") { try await service.save(user) }
+            return try sdk(call) { try await service.save(user) }
         }
         return endUser
     }
@@ -122,19 +122,18 @@ enum SDKBindings {
     static func language(_ ccai: CCAI) -> LuaModule {
         var language = LuaModule(name: "ccai.language")
         language.function("get_language_code", LuaSignature("The SDK's language.", returns: ["string"])) { call in
-            let service = try require(ccai.languageService, "language", "get_language_code")
+            let service = try require(ccai.languageService, call)
             return call.returning(.string(service.languageCode))
         }
         language.function("set_language_code", LuaSignature("Sets the language, before a session starts (a conflict while a chat is in progress).",
                                                         parameters: ["language_code: string"])) { call in
-            let service = try require(ccai.languageService, "language", "set_language_code")
+            let service = try require(ccai.languageService, call)
             let code = try call.string(1, "language_code")
             guard !code.isEmpty else { throw call.argumentError(1, "language_code", "a language code expected, got ''") }
             do {
                 try service.setLanguageCode(code)
             } catch let error as CCAIError {
-                throw LuaErrorValue(code: error.code.rawValue, message: error.message,
-                                    fields: ["service": "language", "method": "set_language_code"])
+                throw luaError(error, service: "language", method: "set_language_code")
             }
             return .none
         }
@@ -143,9 +142,20 @@ enum SDKBindings {
 
     // MARK: - Helpers
 
-    /// The service, or `not_initialized`.
-    static func require<Service>(_ service: Service?, _ name: String, _ method: String) throws -> Service {
+    /// The service and method a binding is registered as, from its qualified name:
+    /// `ccai.chat.start` -> `("chat", "start")`, `ccai.plugins.run_post_session` ->
+    /// `("plugins", "run_post_session")`. Errors carry them; no binding spells them again.
+    static func serviceAndMethod(of call: LuaCall) -> (service: String, method: String) {
+        var parts = call.functionName.split(separator: ".").map(String.init)
+        if parts.first == "ccai" { parts.removeFirst() }
+        let method = parts.popLast() ?? call.functionName
+        return (parts.isEmpty ? "ccai" : parts.joined(separator: "."), method)
+    }
+
+    /// The service, or `not_initialized` naming the binding's service and method.
+    static func require<Service>(_ service: Service?, _ call: LuaCall) throws -> Service {
         guard let service else {
+            let (name, method) = serviceAndMethod(of: call)
             throw LuaErrorValue(code: ErrorCode.notInitialized.rawValue, message: "the SDK is not initialized",
                                 fields: ["service": .string(name), "method": .string(method)])
         }
@@ -153,28 +163,32 @@ enum SDKBindings {
     }
 
     /// Runs an async SDK call from Lua: suspends the coroutine, returns the result as a
-    /// table, raises `ccai.Error` with service and method.
-    static func sdk<Result: Encodable & Sendable>(_ call: LuaCall, _ service: String, _ method: String,
-                                                  _ operation: @escaping @Sendable () async throws -> Result) throws
-        -> LuaReturn
+    /// table, raises `ccai.Error` with the binding's service and method.
+    static func sdk<Result: Encodable & Sendable>(_ call: LuaCall, _ operation: @escaping @Sendable () async throws -> Result)
+        throws -> LuaReturn
     {
-        try sdk(call, service, method, operation) { result, output in output.push(try LuaEncoder().encode(result)) }
+        try sdk(call, operation) { result, output in output.push(try LuaEncoder().encode(result)) }
     }
 
     /// The same, with the results pushed by `push` (several, or with methods).
-    static func sdk<Result: Sendable>(_ call: LuaCall, _ service: String, _ method: String,
-                                      _ operation: @escaping @Sendable () async throws -> Result,
+    static func sdk<Result: Sendable>(_ call: LuaCall, _ operation: @escaping @Sendable () async throws -> Result,
                                       push: @escaping (Result, inout LuaOutput) throws -> Void) throws -> LuaReturn {
-        try call.suspend({
+        let (service, method) = serviceAndMethod(of: call)
+        return try call.suspend({
             do {
                 return try await operation()
             } catch let error as CCAIError {
-                var fields: [String: LuaValue] = ["service": .string(service), "method": .string(method),
-                                                  "retryable": .boolean(error.retryable)]
-                if let status = error.status { fields["status"] = .integer(Int64(status)) }
-                throw LuaErrorValue(code: error.code.rawValue, message: error.message, fields: fields)
+                throw luaError(error, service: service, method: method)
             }
         }, then: push)
+    }
+
+    /// An SDK error as scripts get it: a `ccai.Error` with its code and message, the
+    /// service and method, `retryable`, and the HTTP `status` when there is one.
+    static func luaError(_ error: CCAIError, service: String, method: String) -> LuaErrorValue {
+        var fields: [String: LuaValue] = ["service": .string(service), "method": .string(method), "retryable": .boolean(error.retryable)]
+        if let status = error.status { fields["status"] = .integer(Int64(status)) }
+        return LuaErrorValue(code: error.code.rawValue, message: error.message, fields: fields)
     }
 
     static func describe(_ error: DecodingError) -> String {

@@ -25,28 +25,28 @@ enum SmartActionBindings {
         module.function("notify_smart_action_received", LuaSignature(
             "Tells the platform the app has the request (status received).",
             parameters: ["options: { \(routerParameter), smart_action_id: integer }"])) { call in
-            let (service, router, id) = try target(call, ccai, "notify_smart_action_received")
-            return try SDKBindings.sdk(call, "smart_action", "notify_smart_action_received", {
+            let (service, router, id) = try target(call, ccai)
+            return try SDKBindings.sdk(call, {
                 try await service.notifySmartActionReceived(router: router, smartActionId: id)
             }, push: { _, _ in })
         }
         module.function("update_smart_action_status", LuaSignature(
             "Moves the action to received, finished (its result sent) or failed.",
             parameters: ["options: { \(routerParameter), smart_action_id: integer, status: \"received\"|\"finished\"|\"failed\" }"])) { call in
-            let (service, router, id) = try target(call, ccai, "update_smart_action_status")
+            let (service, router, id) = try target(call, ccai)
             let name = try call.options(1, "options").string("status")
             guard let status = name.flatMap(SmartActionStatus.init(rawValue:)), status != .requested else {
                 throw call.argumentError(1, "options.status", "'received', 'finished' or 'failed' expected, got "
                                             + (name.map { "'\($0)'" } ?? "nil"))
             }
-            return try SDKBindings.sdk(call, "smart_action", "update_smart_action_status", {
+            return try SDKBindings.sdk(call, {
                 try await service.updateSmartActionStatus(router: router, smartActionId: id, status: status)
             }, push: { _, _ in })
         }
         module.function("send_smart_action_result", LuaSignature(
             "Sends what a text, verification or screen-share action asks for, or the reason the end user declined.",
             parameters: ["options: { \(routerParameter), smart_action_id: integer, result: { text: string?, verified: boolean?, screen_share: boolean?, decline_reason: string? } }"])) { call in
-            let (service, router, id) = try target(call, ccai, "send_smart_action_result")
+            let (service, router, id) = try target(call, ccai)
             let value = try call.options(1, "options").value("result")
             guard value.tableValue != nil else { throw call.argumentError(1, "options.result", "a table { text = ... } expected") }
             let result: SmartActionResult
@@ -55,25 +55,23 @@ enum SmartActionBindings {
             } catch let error as DecodingError {
                 throw call.argumentError(1, "options.result", SDKBindings.describe(error))
             }
-            return try SDKBindings.sdk(call, "smart_action", "send_smart_action_result", {
+            return try SDKBindings.sdk(call, {
                 try await service.sendSmartActionResult(router: router, smartActionId: id, result: result)
             }, push: { _, _ in })
         }
         module.function("get_smart_actions", LuaSignature("The session's smart actions so far, oldest first.",
                                                           parameters: ["options?: { \(routerParameter) }"],
                                                           returns: ["ccai.SmartAction[]"])) { call in
-            let service = try SDKBindings.require(ccai.smartActionService, "smart_action", "get_smart_actions")
+            let service = try SDKBindings.require(ccai.smartActionService, call)
             let router = try self.router(call, ccai)
-            return try SDKBindings.sdk(call, "smart_action", "get_smart_actions") { try await service.getSmartActions(router: router) }
+            return try SDKBindings.sdk(call) { try await service.getSmartActions(router: router) }
         }
         return module
     }
 
     /// The service, the router and `smart_action_id` of a call's options.
-    private static func target(_ call: LuaCall, _ ccai: CCAI, _ method: String) throws
-        -> (SmartActionService, CommunicationRouter, Int)
-    {
-        let service = try SDKBindings.require(ccai.smartActionService, "smart_action", method)
+    private static func target(_ call: LuaCall, _ ccai: CCAI) throws -> (SmartActionService, CommunicationRouter, Int) {
+        let service = try SDKBindings.require(ccai.smartActionService, call)
         guard let id = try call.options(1, "options").integer("smart_action_id") else {
             throw call.argumentError(1, "options.smart_action_id", "an integer expected")
         }
