@@ -46,11 +46,14 @@ let package = Package(
             dependencies: ["CCAIScripting", "CCAIKit", "CCAISandbox", "CCAIWire", "LuaRuntime", "CLua", "CLuaShim"]
         ),
 
+        // What several test targets use: SDK makers, a signing delegate, a manual clock,
+        // an in-process client of the sandbox's router, eventually(timeout:).
+        .target(name: "TestSupport", dependencies: ["CCAIKit", "CCAISandbox", "CCAIWire"], path: "Tests/TestSupport"),
         .testTarget(name: "LuaRuntimeTests", dependencies: ["LuaRuntime", "CLua", "CLuaShim"]),
-        .testTarget(name: "CCAIScriptingTests", dependencies: ["CCAIScripting", "LuaRuntime", "CCAIKit", "CCAISandbox"]),
+        .testTarget(name: "CCAIScriptingTests", dependencies: ["CCAIScripting", "LuaRuntime", "CCAIKit", "CCAISandbox", "TestSupport"]),
         .testTarget(name: "CCAIWireTests", dependencies: ["CCAIWire"]),
-        .testTarget(name: "CCAISandboxTests", dependencies: ["CCAISandbox", "CCAIWire"]),
-        .testTarget(name: "CCAIKitTests", dependencies: ["CCAIKit", "CCAISandbox"]),
+        .testTarget(name: "CCAISandboxTests", dependencies: ["CCAISandbox", "CCAIWire", "TestSupport"]),
+        .testTarget(name: "CCAIKitTests", dependencies: ["CCAIKit", "CCAISandbox", "TestSupport"]),
         .testTarget(
             name: "SystemLibrariesTests",
             dependencies: ["CCurl", "CSSL", "CMicroHTTPD", "CSQLite", "CLua"]

@@ -2,6 +2,7 @@
 import CCAISandbox
 import CCAIWire
 import Foundation
+import TestSupport
 import Testing
 
 /// Images and videos from the SDK: the compression attempt, the limits, the upload, the

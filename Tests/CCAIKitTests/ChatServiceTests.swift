@@ -2,6 +2,7 @@ import CCAIKit
 import CCAISandbox
 import CCAIWire
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct ChatServiceTests {

@@ -2,6 +2,7 @@ import CCAIKit
 import CCAISandbox
 import CCAIWire
 import Foundation
+import TestSupport
 import Testing
 
 /// Custom and web forms from the SDK: the web form delegate, fetch, validate, the

@@ -2,6 +2,7 @@ import CCAIKit
 import CCAISandbox
 import CCAIWire
 import Foundation
+import TestSupport
 import Testing
 
 /// The sandbox's real-time stream (`GET /events`) read with the SDK's EventSource.

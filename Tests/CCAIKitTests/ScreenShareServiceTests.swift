@@ -2,6 +2,7 @@ import CCAIKit
 import CCAISandbox
 import CCAIWire
 import Foundation
+import TestSupport
 import Testing
 
 /// The SDK's screen share service against the sandbox.

@@ -1,6 +1,7 @@
 import CCAISandbox
 import CCAIWire
 import Foundation
+import TestSupport
 import Testing
 
 /// Chats reach exactly one agent, once, however they arrive.

@@ -1,6 +1,7 @@
 import CCAISandbox
 import CCAIWire
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct ChatRoutesTests {
@@ -54,12 +55,25 @@ import Testing
     private func current(_ server: HTTPServer, _ token: String, until condition: (ChatResponse) -> Bool) async throws
         -> ChatResponse
     {
-        let deadline = Date().addingTimeInterval(10)
-        while true {
-            let chat = try chat(try await SandboxHTTP.call(server, "GET", "/chats/current", token))
-            if condition(chat) || Date() > deadline { return chat }
-            try await Task.sleep(nanoseconds: 20_000_000)
+        var found: ChatResponse?
+        _ = try await eventually {
+            found = try chat(try await SandboxHTTP.call(server, "GET", "/chats/current", token))
+            return found.map(condition) ?? false
         }
+        return try #require(found)
+    }
+
+    /// The chat's messages once `condition` holds for them (or after 10 seconds).
+    private func messages(_ server: HTTPServer, _ chat: Int, _ token: String, until condition: ([ChatMessage]) -> Bool)
+        async throws -> [ChatMessage]
+    {
+        var messages: [ChatMessage] = []
+        _ = try await eventually {
+            messages = try SandboxHTTP.decode(try await SandboxHTTP.call(server, "GET", "/chats/\(chat)/messages", token),
+                                              as: [ChatMessage].self)
+            return condition(messages)
+        }
+        return messages
     }
 
     @Test func anAgentAtCapacityLeavesChatsQueuedUntilOneEnds() async throws {
@@ -116,16 +130,12 @@ import Testing
         #expect(try JSONDecoder().decode(ChatMessage.self, from: Data(retried.body.utf8)).id == message.id)
         #expect(try await SandboxHTTP.call(server, "POST", "/chats/\(chat.id)/messages", ana, #"{"text": "", "client_message_id": "c-2"}"#).status == 400)
         #expect(try await SandboxHTTP.call(server, "POST", "/chats/\(chat.id)/messages", ana, #"{"text": "x"}"#).status == 400)
-        var messages: [ChatMessage] = []
-        for _ in 0..<200 {
-            messages = try JSONDecoder().decode([ChatMessage].self,
-                                                from: Data(try await SandboxHTTP.call(server, "GET", "/chats/\(chat.id)/messages", ana).body.utf8))
-            if messages.contains(where: { $0.sender.type == "agent" && $0.text?.contains("hello") == true }) { break }
-            try await Task.sleep(nanoseconds: 10_000_000)
+        let transcript = try await messages(server, chat.id, ana) { messages in
+            messages.contains { $0.sender.type == "agent" && $0.text?.contains("hello") == true }
         }
-        #expect(messages.map(\.sequence) == Array(1...messages.count))
-        #expect(messages.filter { $0.sender.type == "end_user" }.count == 1)
-        #expect(messages.contains { $0.sender == ChatMessageSender(type: "agent", name: "Ben") })
+        #expect(transcript.map(\.sequence) == Array(1...transcript.count))
+        #expect(transcript.filter { $0.sender.type == "end_user" }.count == 1)
+        #expect(transcript.contains { $0.sender == ChatMessageSender(type: "agent", name: "Ben") })
         _ = try await SandboxHTTP.call(server, "POST", "/chats/\(chat.id)/end", ana)
         #expect(try await SandboxHTTP.call(server, "POST", "/chats/\(chat.id)/messages", ana, #"{"text": "late", "client_message_id": "c-3"}"#).status == 409)
         await server.stop()
@@ -136,24 +146,17 @@ import Testing
         let ana = try await SandboxHTTP.token(server, "redact-ana")
         let chat = try chat(try await SandboxHTTP.call(server, "POST", "/chats", ana, #"{"menu_id": 1}"#))
         #expect(chat.redactionEnabled, "Billing redacts")
-        var messages: [ChatMessage] = []
-        for _ in 0..<200 where !messages.contains(where: { $0.sender.type == "agent" }) {
-            try await Task.sleep(nanoseconds: 10_000_000)
-            messages = try JSONDecoder().decode([ChatMessage].self,
-                                                from: Data(try await SandboxHTTP.call(server, "GET", "/chats/\(chat.id)/messages", ana).body.utf8))
-        }
+        _ = try await messages(server, chat.id, ana) { $0.contains { $0.sender.type == "agent" } }
         let text = "I am at 415-555-3423, card 4111 1111 1111 1111"
         _ = try await SandboxHTTP.call(server, "POST", "/chats/\(chat.id)/messages", ana, #"{"text": "\#(text)", "client_message_id": "r-1"}"#)
-        var reply: String?
-        for _ in 0..<200 where reply == nil {
-            try await Task.sleep(nanoseconds: 10_000_000)
-            messages = try JSONDecoder().decode([ChatMessage].self,
-                                                from: Data(try await SandboxHTTP.call(server, "GET", "/chats/\(chat.id)/messages", ana).body.utf8))
-            reply = messages.last { $0.sender.type == "agent" && $0.text?.contains("You said") == true }?.text
+        func reply(_ messages: [ChatMessage]) -> String? {
+            messages.last { $0.sender.type == "agent" && $0.text?.contains("You said") == true }?.text
         }
+        let transcript = try await messages(server, chat.id, ana) { reply($0) != nil }
+        let reply = reply(transcript)
         #expect(reply?.contains("I am at [phone], card [card]") == true, "\(reply ?? "no reply")")
         #expect(reply?.contains("4111") == false)
-        #expect(messages.first { $0.sender.type == "end_user" }?.text == text, "the end user keeps their own text")
+        #expect(transcript.first { $0.sender.type == "end_user" }?.text == text, "the end user keeps their own text")
         await server.stop()
     }
 

@@ -1,6 +1,7 @@
 @testable import CCAISandbox
 import CCAIWire
 import Foundation
+import TestSupport
 import Testing
 
 /// Post-session settings, ratings, the operator's report and transcripts, in process.
@@ -27,18 +28,16 @@ import Testing
 
     /// Waits for the agent's first message of a chat (the agent joins on its own task).
     private func agentGreeting(_ client: InProcessClient, chat: Int, token: String) async throws {
-        for _ in 0..<500 {
-            let messages = try await client.call("GET", "/chats/\(chat)/messages", token: token).decode(as: [ChatMessage].self)
-            if messages.contains(where: { $0.sender.type == "agent" }) { return }
-            await Task.yield()
-            try await Task.sleep(nanoseconds: 10_000_000)
+        let greeted = try await eventually {
+            try await client.call("GET", "/chats/\(chat)/messages", token: token).decode(as: [ChatMessage].self)
+                .contains { $0.sender.type == "agent" }
         }
-        Issue.record("the agent never greeted")
+        #expect(greeted, "the agent greets")
     }
 
     @Test func theTranscriptIsAPDFWhoseTextReadsBack() async throws {
         let client = try sandbox()
-        let ana = try await client.signIn("transcript-ana")
+        let ana = try await client.signIn("transcript-ana", at: QueueMenuTests.mondayMorning)
         let chat = try await client.call("POST", "/chats", token: ana, json: #"{"menu_id": 1, "lang": "en"}"#).decode(as: ChatResponse.self)
         try await agentGreeting(client, chat: chat.id, token: ana)
         for (index, text) in ["Café crème, naïve façade", "Καλημέρα κόσμε", "Привет, мир", "My card is 4111 1111 1111 1111"].enumerated() {
@@ -55,7 +54,7 @@ import Testing
             #expect(text.contains(expected), "\(expected) in:\n\(text)")
         }
         #expect(!text.contains("4111"), "the end user's text as the agent saw it, redacted")
-        let bob = try await client.signIn("transcript-bob")
+        let bob = try await client.signIn("transcript-bob", at: QueueMenuTests.mondayMorning)
         #expect(await client.call("GET", "/chats/\(chat.id)/transcript", token: bob).status == 404, "only one's own chats")
     }
 
@@ -90,7 +89,7 @@ import Testing
         let client = try sandbox(configuration)
         #expect(await client.call("GET", "/admin/ratings").status == 401)
         #expect(await client.call("GET", "/admin/ratings", token: "operator-tokeX").status == 403)
-        let ana = try await client.signIn("rating-ana")
+        let ana = try await client.signIn("rating-ana", at: QueueMenuTests.mondayMorning)
         #expect(await client.call("GET", "/admin/ratings", token: ana).status == 403, "an end user's token is not the admin's")
 
         let chat = try await client.call("POST", "/chats", token: ana, json: #"{"menu_id": 8}"#).decode(as: ChatResponse.self)
@@ -121,7 +120,7 @@ import Testing
 
     @Test func surveyAnswersNeedIntegerQuestionIds() async throws {
         let client = try sandbox()
-        let ana = try await client.signIn("survey-ana")
+        let ana = try await client.signIn("survey-ana", at: QueueMenuTests.mondayMorning)
         let chat = try await client.call("POST", "/chats", token: ana, json: #"{"menu_id": 9}"#).decode(as: ChatResponse.self)
         #expect(chat.postSessionOptInRequired == true, "VIP asks for opt-in")
         _ = await client.call("POST", "/chats/\(chat.id)/end", token: ana)

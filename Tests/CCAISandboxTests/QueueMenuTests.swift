@@ -1,6 +1,7 @@
 import CCAISandbox
 import CCAIWire
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct QueueMenuTests {

@@ -1,16 +1,8 @@
 import CCAISandbox
 import CCAIWire
 import Foundation
+import TestSupport
 import Testing
-
-/// A clock the test moves.
-final class ManualClock: SandboxClock, @unchecked Sendable {
-    private let lock = NSLock()
-    private var current: Date
-    init(_ date: Date) { current = date }
-    func now() -> Date { lock.withLock { current } }
-    func advance(_ seconds: TimeInterval) { lock.withLock { current += seconds } }
-}
 
 @Suite struct SandboxAuthTests {
     let start = Date(timeIntervalSince1970: 1_800_000_000)

@@ -1,6 +1,7 @@
 import CCAISandbox
 import CCAIWire
 import Foundation
+import TestSupport
 
 /// An end user's view of a sandbox over HTTP, through curl: a served sandbox, a token for
 /// an identity, authorized calls.
@@ -29,21 +30,19 @@ enum SandboxHTTP {
 
     /// The agents' messages of a chat once there are at least `count` (or after 10 seconds).
     static func agentMessages(_ server: HTTPServer, _ chat: Int, _ token: String, count: Int) async throws -> [ChatMessage] {
-        let deadline = Date().addingTimeInterval(10)
-        while true {
-            let messages = try decode(try await call(server, "GET", "/chats/\(chat)/messages", token), as: [ChatMessage].self)
+        var messages: [ChatMessage] = []
+        _ = try await eventually {
+            messages = try decode(try await call(server, "GET", "/chats/\(chat)/messages", token), as: [ChatMessage].self)
                 .filter { $0.sender.type == "agent" }
-            if messages.count >= count || Date() > deadline { return messages }
-            try await Task.sleep(nanoseconds: 20_000_000)
+            return messages.count >= count
         }
+        return messages
     }
 
     /// Waits (up to 10 seconds) until the chat has ended.
     static func waitUntilEnded(_ server: HTTPServer, _ chat: Int, _ token: String) async throws {
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline {
-            if try decode(try await call(server, "GET", "/chats/\(chat)", token), as: ChatResponse.self).status == .ended { return }
-            try await Task.sleep(nanoseconds: 20_000_000)
+        _ = try await eventually {
+            try decode(try await call(server, "GET", "/chats/\(chat)", token), as: ChatResponse.self).status == .ended
         }
     }
 

@@ -1,6 +1,7 @@
 import CCAISandbox
 import CCAIWire
 import Foundation
+import TestSupport
 import Testing
 
 /// What a hostile client must not achieve against the sandbox (docs/security.md), and what

@@ -1,6 +1,7 @@
 import CCAISandbox
 import CCAIWire
 import Foundation
+import TestSupport
 import Testing
 
 /// Rules of the seeds the sandbox keeps: English as the last language, reserved CRM keys.
@@ -9,7 +10,7 @@ import Testing
         var configuration = SandboxConfiguration.builtIn
         configuration.company.languages = ["es", "el"]
         let client = InProcessClient(try Sandbox(configuration: configuration, clock: ManualClock(QueueMenuTests.mondayMorning)))
-        let ana = try await client.signIn("language-ana")
+        let ana = try await client.signIn("language-ana", at: QueueMenuTests.mondayMorning)
         let french = try await client.call("POST", "/chats", token: ana, json: #"{"menu_id": 8, "lang": "fr-CA"}"#)
             .decode(as: ChatResponse.self)
         #expect(french.lang == "en", "neither the language nor its parent is enabled: English (seed 000)")

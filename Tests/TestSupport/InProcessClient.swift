@@ -4,27 +4,27 @@ import Foundation
 
 /// An end user's calls to a sandbox's router in the same process: no sockets, the same
 /// admission and handlers as the server (`HTTPRouter.respond(to:)`).
-struct InProcessClient {
-    let sandbox: Sandbox
-    let router: HTTPRouter
+public struct InProcessClient {
+    public let sandbox: Sandbox
+    public let router: HTTPRouter
 
-    init(_ sandbox: Sandbox) {
+    public init(_ sandbox: Sandbox) {
         self.sandbox = sandbox
         router = sandbox.router
     }
 
-    struct Reply {
-        var status: Int
-        var headers: [String: String]
-        var body: Data
-        var text: String { String(decoding: body, as: UTF8.self) }
+    public struct Reply {
+        public var status: Int
+        public var headers: [String: String]
+        public var body: Data
+        public var text: String { String(decoding: body, as: UTF8.self) }
 
-        func decode<Value: Decodable>(as type: Value.Type) throws -> Value {
+        public func decode<Value: Decodable>(as type: Value.Type) throws -> Value {
             try JSONDecoder().decode(type, from: body)
         }
     }
 
-    func call(_ method: String, _ path: String, token: String? = nil, json: String? = nil) async -> Reply {
+    public func call(_ method: String, _ path: String, token: String? = nil, json: String? = nil) async -> Reply {
         var headers: [String: String] = [:]
         if let token { headers["authorization"] = "Bearer \(token)" }
         if json != nil { headers["content-type"] = "application/json" }
@@ -33,8 +33,9 @@ struct InProcessClient {
         return Reply(status: response.status, headers: response.headers, body: response.body)
     }
 
-    /// Signs `identifier` in with the built-in company's secret; returns the auth token.
-    func signIn(_ identifier: String, at date: Date = QueueMenuTests.mondayMorning) async throws -> String {
+    /// Signs `identifier` in with the built-in company's secret (a JWT issued at `date`,
+    /// the time of the sandbox's clock); returns the auth token.
+    public func signIn(_ identifier: String, at date: Date) async throws -> String {
         let jwt = try JWTSigner(algorithm: .hs384, secret: "dev-secret")
             .sign(["identifier": .string(identifier)], issuedAt: date, lifetime: 600)
         let reply = await call("POST", "/auth/end_user", json: #"{"company_key":"dev-key","jwt":"\#(jwt)"}"#)
