@@ -14,14 +14,13 @@ struct PostSessionRoutes {
             return try .json(try await sandbox.store.postSessionSettings(chatID: chat.id))
         }
         router.on(Endpoints.startPostSession) { request in
-            try .json(try await advance(try await ownChat(request), from: nil, to: .inProgress))
+            try .json(try await advance(try await ownChat(request), owner: try await owner(request), from: nil, to: .inProgress))
         }
         router.on(Endpoints.readyPostSession) { request in
-            let chat = try await ownChat(request)
-            let ready = try await advance(chat, from: .inProgress, to: .ready)
+            let (chat, owner) = (try await ownChat(request), try await owner(request))
+            let ready = try await advance(chat, owner: owner, from: .inProgress, to: .ready)
             if let flow = try await sandbox.postSessionFlow(of: ready), flow.type == .virtualAgent, let id = flow.virtualAgentId {
-                await sandbox.agentDesk.startPostSession(ready, virtualAgentID: id, endUserID: try await owner(request),
-                                                         sandbox: sandbox)
+                await sandbox.agentDesk.startPostSession(ready, virtualAgentID: id, endUserID: owner, sandbox: sandbox)
             }
             return try .json(ready)
         }
@@ -37,7 +36,7 @@ struct PostSessionRoutes {
             guard problems.isEmpty else { throw HTTPError.badRequest(problems.joined(separator: "; ")) }
             let submission = try await sandbox.store.submitSurvey(chatID: chat.id, endUserID: try await owner(request),
                                                                   surveyID: survey.id ?? 0, answers: answers, now: sandbox.clock.now())
-            return try await completed(submission, chat, what: "the survey")
+            return try await completed(submission, chat, owner: try await owner(request), what: "the survey")
         }
         router.on(Endpoints.rate) { request in
             let chat = try await ownChat(request)
@@ -46,7 +45,7 @@ struct PostSessionRoutes {
             let submission = try await sandbox.store.rate(chatID: chat.id, endUserID: try await owner(request),
                                                           rating: rating.rating ?? 0, feedback: rating.feedback,
                                                           now: sandbox.clock.now())
-            return try await completed(submission, chat, what: "a rating")
+            return try await completed(submission, chat, owner: try await owner(request), what: "a rating")
         }
         router.on(Endpoints.ratings) { _ in try .json(try await sandbox.store.ratingsReport()) }
     }
@@ -60,8 +59,8 @@ struct PostSessionRoutes {
     }
 
     /// Moves the chat's post-session phase on, or says why it cannot move.
-    private func advance(_ chat: ChatResponse, from: PostSessionTransferStatus?, to: PostSessionTransferStatus) async throws
-        -> ChatResponse
+    private func advance(_ chat: ChatResponse, owner: Int, from: PostSessionTransferStatus?, to: PostSessionTransferStatus)
+        async throws -> ChatResponse
     {
         guard !chat.isInProgress else {
             throw HTTPError.conflict("chat \(chat.id) is still in progress; its post-session phase starts once it has ended")
@@ -70,12 +69,11 @@ struct PostSessionRoutes {
             throw HTTPError.conflict("chat \(chat.id) has no post-session flow (post_session_required is false)")
         }
         guard let moved = try await sandbox.store.advancePostSession(chatID: chat.id, from: from, to: to) else {
-            let now = try await sandbox.store.chats(where: "id = ?", [.integer(Int64(chat.id))]).first?.postSessionTransferStatus
             let step = to == .inProgress ? "start_post_session" : "ready_post_session"
-            throw HTTPError.conflict("chat \(chat.id)'s post-session phase is \(now?.rawValue ?? "not started"); \(step) needs it "
-                                     + (from.map { "to be \($0.rawValue) (call start_post_session first)" } ?? "not started"))
+            throw HTTPError.conflict("chat \(chat.id)'s post-session phase is \(chat.postSessionTransferStatus?.rawValue ?? "not started"); "
+                                     + "\(step) needs it " + (from.map { "to be \($0.rawValue) (call start_post_session first)" } ?? "not started"))
         }
-        try await sandbox.publishChat(moved, endUserID: try await sandbox.store.chatOwner(id: chat.id) ?? 0)
+        try await sandbox.publishChat(moved, endUserID: owner)
         return moved
     }
 
@@ -89,10 +87,12 @@ struct PostSessionRoutes {
 
     /// The answer to a submission: 204 once stored (the chat's `chat_received` says
     /// `completed`), else the conflict.
-    private func completed(_ submission: SandboxStore.Submission, _ chat: ChatResponse, what: String) async throws -> HTTPResponse {
+    private func completed(_ submission: SandboxStore.Submission, _ chat: ChatResponse, owner: Int, what: String) async throws
+        -> HTTPResponse
+    {
         switch submission {
         case .completed(let done):
-            try await sandbox.publishChat(done, endUserID: try await sandbox.store.chatOwner(id: chat.id) ?? 0)
+            try await sandbox.publishChat(done, endUserID: owner)
             return .noContent
         case .alreadyGiven:
             throw HTTPError.conflict("chat \(chat.id) already has \(what)")
