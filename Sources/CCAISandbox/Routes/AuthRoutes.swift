@@ -9,8 +9,7 @@ struct AuthRoutes {
 
     func register(in router: inout HTTPRouter) {
         router.on(Endpoints.authenticate) { request in try await authenticate(request) }
-        router.on(Endpoints.signOut) { request in
-            let session = try await sandbox.session(for: request)
+        router.on(Endpoints.signOut, sessions: sandbox) { request, session in
             try await sandbox.store.revokeToken(session.token)
             return .noContent
         }

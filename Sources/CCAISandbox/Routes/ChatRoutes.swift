@@ -13,16 +13,14 @@ struct ChatRoutes {
     static let maximumPage = 1_000_000
 
     func register(in router: inout HTTPRouter) {
-        router.on(Endpoints.startChat) { request in try await start(request) }
-        router.on(Endpoints.currentChat) { request in
-            let session = try await sandbox.session(for: request)
+        router.on(Endpoints.startChat, sessions: sandbox) { request, session in try await start(request, session) }
+        router.on(Endpoints.currentChat, sessions: sandbox) { request, session in
             guard let chat = try await sandbox.store.currentChat(endUserID: try session.endUserID()) else {
                 throw HTTPError.notFound("no chat in progress")
             }
             return try .json(chat)
         }
-        router.on(Endpoints.previousChats) { request in
-            let session = try await sandbox.session(for: request)
+        router.on(Endpoints.previousChats, sessions: sandbox) { request, session in
             let pageText = request.query["page"] ?? "1"
             guard let page = Int(pageText), page >= 1, page <= ChatRoutes.maximumPage else {
                 throw HTTPError.badRequest("page must be a whole number from 1 to \(ChatRoutes.maximumPage), got '\(pageText)'")
@@ -32,26 +30,22 @@ struct ChatRoutes {
             for chat in chats { messages += try await sandbox.store.messages(chatID: chat.id) }
             return try .json(PreviousChatsResponse(chats: chats, messages: messages, currentPage: page, totalPages: pages))
         }
-        router.on(Endpoints.chat) { request in
-            let session = try await sandbox.session(for: request)
+        router.on(Endpoints.chat, sessions: sandbox) { request, session in
             return try .json(try await sandbox.ownChat(request, session))
         }
-        router.on(Endpoints.sendMessage) { request in try await sendMessage(request) }
-        router.on(Endpoints.messages) { request in
-            let session = try await sandbox.session(for: request)
+        router.on(Endpoints.sendMessage, sessions: sandbox) { request, session in try await sendMessage(request, session) }
+        router.on(Endpoints.messages, sessions: sandbox) { request, session in
             let chat = try await sandbox.ownChat(request, session)
             return try .json(try await sandbox.store.messages(chatID: chat.id))
         }
-        router.on(Endpoints.typing) { request in
+        router.on(Endpoints.typing, sessions: sandbox) { request, session in
             struct Typing: Decodable { var typing: Bool }
-            let session = try await sandbox.session(for: request)
             let chat = try await sandbox.ownChat(request, session)
             guard chat.isInProgress else { throw HTTPError.conflict("chat \(chat.id) has ended") }
             try await sandbox.store.setTyping(chatID: chat.id, try request.decode(Typing.self).typing)
             return .noContent
         }
-        router.on(Endpoints.sendPreview) { request in
-            let session = try await sandbox.session(for: request)
+        router.on(Endpoints.sendPreview, sessions: sandbox) { request, session in
             let chat = try await sandbox.ownChat(request, session)
             guard chat.isInProgress else { throw HTTPError.conflict("chat \(chat.id) has ended") }
             let body = try request.decode(MessagePreviewRequest.self)
@@ -59,12 +53,10 @@ struct ChatRoutes {
             let kept = try await sandbox.store.setPreview(chatID: chat.id, text: text, timestamp: body.timestamp)
             return try .json(try await preview(chat.id, accepted: kept))
         }
-        router.on(Endpoints.preview) { request in
-            let session = try await sandbox.session(for: request)
+        router.on(Endpoints.preview, sessions: sandbox) { request, session in
             return try .json(try await preview(try await sandbox.ownChat(request, session).id, accepted: nil))
         }
-        router.on(Endpoints.sendChatEvent) { request in
-            let session = try await sandbox.session(for: request)
+        router.on(Endpoints.sendChatEvent, sessions: sandbox) { request, session in
             let chat = try await sandbox.ownChat(request, session)
             let event = try request.decode(ChatEvent.self)
             guard !event.name.isEmpty else { throw HTTPError.badRequest("the field 'name' must not be empty") }
@@ -73,22 +65,19 @@ struct ChatRoutes {
                                                              now: sandbox.clock.now())
             return try .json(stored, status: 201)
         }
-        router.on(Endpoints.escalate) { request in
-            let session = try await sandbox.session(for: request)
+        router.on(Endpoints.escalate, sessions: sandbox) { request, session in
             let chat = try await sandbox.ownChat(request, session)
             let option = request.body.isEmpty ? nil : try escalationOption(request, chat)
             return try .json(try await sandbox.agentDesk.escalate(chatID: chat.id, endUserID: try session.endUserID(),
                                                                   option: option, sandbox: sandbox))
         }
-        router.on(Endpoints.updateEscalation) { request in
-            let session = try await sandbox.session(for: request)
+        router.on(Endpoints.updateEscalation, sessions: sandbox) { request, session in
             let chat = try await sandbox.ownChat(request, session)
             let option = try escalationOption(request, chat)
             return try .json(try await sandbox.agentDesk.updateEscalation(chatID: chat.id, endUserID: try session.endUserID(),
                                                                           option: option, sandbox: sandbox))
         }
-        router.on(Endpoints.enqueueChat) { request in
-            let session = try await sandbox.session(for: request)
+        router.on(Endpoints.enqueueChat, sessions: sandbox) { request, session in
             let chat = try await sandbox.ownChat(request, session)
             guard chat.isInProgress else { throw HTTPError.conflict("chat \(chat.id) has ended") }
             guard let queued = try await sandbox.store.enqueuePendingChat(id: chat.id) else { return try .json(chat) }
@@ -96,8 +85,7 @@ struct ChatRoutes {
             await sandbox.agentDesk.chatQueued(queued, endUserID: try session.endUserID(), customData: nil, sandbox: sandbox)
             return try .json(queued)
         }
-        router.on(Endpoints.endChat) { request in
-            let session = try await sandbox.session(for: request)
+        router.on(Endpoints.endChat, sessions: sandbox) { request, session in
             let chat = try await sandbox.ownChat(request, session)
             guard let ended = try await sandbox.store.endChat(id: chat.id, endUserID: try session.endUserID(), by: "end_user",
                                                               now: sandbox.clock.now())
@@ -137,8 +125,7 @@ struct ChatRoutes {
                               typing: try await sandbox.store.isTyping(chatID: chatID))
     }
 
-    private func start(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let session = try await sandbox.session(for: request)
+    private func start(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
         let body = try request.decode(ChatRequest.self)
         guard let menu = sandbox.configuration.allMenus.first(where: { $0.id == body.menuId }) else {
             throw HTTPError.notFound("there is no queue menu \(body.menuId)")
@@ -210,8 +197,7 @@ struct ChatRoutes {
 
     /// `POST /chats/{id}/messages`: stores the end user's message once (by its client id)
     /// and publishes it; the agent answers.
-    private func sendMessage(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let session = try await sandbox.session(for: request)
+    private func sendMessage(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
         let chat = try await sandbox.ownChat(request, session)
         let body = try request.decode(SendMessageRequest.self)
         guard !body.text.isEmpty else { throw HTTPError.badRequest("the field 'text' must not be empty") }

@@ -13,18 +13,14 @@ struct CompanyRoutes {
     }
 
     func register(in router: inout HTTPRouter) {
-        router.on(Endpoints.company) { request in
-            _ = try await sandbox.session(for: request)
+        router.on(Endpoints.company, sessions: sandbox) { _, _ in
             let company = sandbox.configuration.company
             return try .json(CompanyResponse(
                 displayName: company.name, supportEmail: company.supportEmail, languages: company.languages,
                 timeZone: company.timeZone, preventDirectPstnCall: company.preventDirectPstnCall ?? false))
         }
-        router.on(Endpoints.endUser) { request in
-            try .json(try await sandbox.session(for: request).endUser)
-        }
-        router.on(Endpoints.updateEndUser) { request in
-            let session = try await sandbox.session(for: request)
+        router.on(Endpoints.endUser, sessions: sandbox) { _, session in try .json(session.endUser) }
+        router.on(Endpoints.updateEndUser, sessions: sandbox) { request, session in
             let update = try request.decode(EndUserUpdate.self)
             if let identifier = update.identifier, identifier != session.endUser.identifier {
                 throw HTTPError.forbidden("an end user's identifier cannot be changed; authenticate as the other end user")

@@ -10,8 +10,7 @@ struct EventRoutes {
     static let keepAliveSeconds: Double = 15
 
     func register(in router: inout HTTPRouter) {
-        router.on(Endpoints.events) { request in
-            let session = try await sandbox.session(for: request)
+        router.on(Endpoints.events, sessions: sandbox) { request, session in
             guard let userID = session.endUser.id else { throw HTTPError.unauthenticated("no end user") }
             let resumeFrom = request.headers["last-event-id"] ?? request.query["last_event_id"]
             var lastID: Int64 = 0

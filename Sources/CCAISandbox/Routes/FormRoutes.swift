@@ -13,14 +13,12 @@ struct FormRoutes {
     static let webFormLifetime: TimeInterval = 15 * 60
 
     func register(in router: inout HTTPRouter) {
-        router.on(Endpoints.customForm) { request in
-            _ = try await sandbox.session(for: request)
+        router.on(Endpoints.customForm, sessions: sandbox) { request, _ in
             let id = try request.integerParameter("id", "custom form id")
             guard let form = sandbox.configuration.customForm(id) else { throw HTTPError.notFound("there is no custom form \(id)") }
             return try .json(form)
         }
-        router.on(Endpoints.submitCustomForm) { request in
-            let session = try await sandbox.session(for: request)
+        router.on(Endpoints.submitCustomForm, sessions: sandbox) { request, session in
             let submission = try request.decode(SubmitCustomFormRequest.self)
             let (form, chat) = try await openRequest(submission.smartActionId, kind: .custom, session)
             guard let details = sandbox.configuration.customForm(form.formID ?? -1) else {
@@ -30,8 +28,7 @@ struct FormRoutes {
             try await settle(form, chat: chat, status: .submitted, answers: submission.formResponse, message: nil)
             return try .json(["status": "submitted"])
         }
-        router.on(Endpoints.fetchWebForm) { request in
-            let session = try await sandbox.session(for: request)
+        router.on(Endpoints.fetchWebForm, sessions: sandbox) { request, session in
             let fetch = try request.decode(WebFormRequest.self)
             let (form, _) = try await openRequest(fetch.smartActionId, kind: .web, session)
             guard form.externalFormID == fetch.externalFormId else {
@@ -48,13 +45,11 @@ struct FormRoutes {
                                              url: url?.string ?? "", signature: signature, expiresAt: expiresAt,
                                              questions: configured?.questions))
         }
-        router.on(Endpoints.validateWebForm) { request in
-            let session = try await sandbox.session(for: request)
+        router.on(Endpoints.validateWebForm, sessions: sandbox) { request, session in
             let form = try request.decode(WebFormResponse.self)
             return try .json(await validation(of: form, session))
         }
-        router.on(Endpoints.formComplete) { request in
-            let session = try await sandbox.session(for: request)
+        router.on(Endpoints.formComplete, sessions: sandbox) { request, session in
             let chat = try await sandbox.ownChat(request, session)
             let payload = try request.decode(FormCompletePayload.self)
             guard payload.type == "form_complete" else {

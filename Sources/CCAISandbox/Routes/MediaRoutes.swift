@@ -10,11 +10,8 @@ struct MediaRoutes {
     let sandbox: Sandbox
 
     func register(in router: inout HTTPRouter) {
-        router.on(Endpoints.uploadMedia) { request in
-            try await upload(request)
-        }
-        router.on(Endpoints.downloadMedia) { request in
-            let session = try await sandbox.session(for: request)
+        router.on(Endpoints.uploadMedia, sessions: sandbox) { request, session in try await upload(request, session) }
+        router.on(Endpoints.downloadMedia, sessions: sandbox) { request, session in
             let id = try request.integerParameter("id", "media id")
             guard let (media, data) = try await sandbox.store.media(id: id, endUserID: try session.endUserID()) else {
                 throw HTTPError.notFound("there is no media \(id)")
@@ -25,8 +22,7 @@ struct MediaRoutes {
         }
     }
 
-    private func upload(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let session = try await sandbox.session(for: request)
+    private func upload(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
         let chat = try await sandbox.ownChat(request, session)
         guard chat.isInProgress else { throw HTTPError.conflict("chat \(chat.id) has ended") }
         let (type, limit, noun, accepted): (ChatMediaType, Int, String, Set<String>)

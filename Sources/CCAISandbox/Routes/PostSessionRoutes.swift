@@ -9,53 +9,46 @@ struct PostSessionRoutes {
     let sandbox: Sandbox
 
     func register(in router: inout HTTPRouter) {
-        router.on(Endpoints.postSessionSettings) { request in
-            let chat = try await ownChat(request)
+        router.on(Endpoints.postSessionSettings, sessions: sandbox) { request, session in
+            let chat = try await sandbox.ownChat(request, session)
             return try .json(try await sandbox.store.postSessionSettings(chatID: chat.id))
         }
-        router.on(Endpoints.startPostSession) { request in
-            try .json(try await advance(try await ownChat(request), owner: try await owner(request), from: nil, to: .inProgress))
+        router.on(Endpoints.startPostSession, sessions: sandbox) { request, session in
+            try .json(try await advance(try await sandbox.ownChat(request, session), owner: try session.endUserID(), from: nil,
+                                        to: .inProgress))
         }
-        router.on(Endpoints.readyPostSession) { request in
-            let (chat, owner) = (try await ownChat(request), try await owner(request))
+        router.on(Endpoints.readyPostSession, sessions: sandbox) { request, session in
+            let (chat, owner) = (try await sandbox.ownChat(request, session), try session.endUserID())
             let ready = try await advance(chat, owner: owner, from: .inProgress, to: .ready)
             if let flow = try await sandbox.postSessionFlow(of: ready), flow.type == .virtualAgent, let id = flow.virtualAgentId {
                 await sandbox.agentDesk.startPostSession(ready, virtualAgentID: id, endUserID: owner, sandbox: sandbox)
             }
             return try .json(ready)
         }
-        router.on(Endpoints.survey) { request in
-            let chat = try await ownChat(request)
+        router.on(Endpoints.survey, sessions: sandbox) { request, session in
+            let chat = try await sandbox.ownChat(request, session)
             return try .json(try await survey(of: chat))
         }
-        router.on(Endpoints.submitSurvey) { request in
-            let chat = try await ownChat(request)
+        router.on(Endpoints.submitSurvey, sessions: sandbox) { request, session in
+            let chat = try await sandbox.ownChat(request, session)
             let survey = try await survey(of: chat)
             let answers = try request.decode(SurveyRequest.self).answers
             let problems = survey.problems(answers)
             guard problems.isEmpty else { throw HTTPError.badRequest(problems.joined(separator: "; ")) }
-            let submission = try await sandbox.store.submitSurvey(chatID: chat.id, endUserID: try await owner(request),
+            let submission = try await sandbox.store.submitSurvey(chatID: chat.id, endUserID: try session.endUserID(),
                                                                   surveyID: survey.id ?? 0, answers: answers, now: sandbox.clock.now())
-            return try await completed(submission, chat, owner: try await owner(request), what: "the survey")
+            return try await completed(submission, chat, owner: try session.endUserID(), what: "the survey")
         }
-        router.on(Endpoints.rate) { request in
-            let chat = try await ownChat(request)
+        router.on(Endpoints.rate, sessions: sandbox) { request, session in
+            let chat = try await sandbox.ownChat(request, session)
             let rating = try request.decode(RatingRequest.self)
             guard rating.problems.isEmpty else { throw HTTPError.badRequest(rating.problems.joined(separator: "; ")) }
-            let submission = try await sandbox.store.rate(chatID: chat.id, endUserID: try await owner(request),
+            let submission = try await sandbox.store.rate(chatID: chat.id, endUserID: try session.endUserID(),
                                                           rating: rating.rating ?? 0, feedback: rating.feedback,
                                                           now: sandbox.clock.now())
-            return try await completed(submission, chat, owner: try await owner(request), what: "a rating")
+            return try await completed(submission, chat, owner: try session.endUserID(), what: "a rating")
         }
         router.on(Endpoints.ratings) { _ in try .json(try await sandbox.store.ratingsReport()) }
-    }
-
-    private func ownChat(_ request: HTTPRequest) async throws -> ChatResponse {
-        try await sandbox.ownChat(request, try await sandbox.session(for: request))
-    }
-
-    private func owner(_ request: HTTPRequest) async throws -> Int {
-        try await sandbox.session(for: request).endUserID()
     }
 
     /// Moves the chat's post-session phase on, or says why it cannot move.

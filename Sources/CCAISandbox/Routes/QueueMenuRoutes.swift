@@ -5,13 +5,11 @@ struct QueueMenuRoutes {
     let sandbox: Sandbox
 
     func register(in router: inout HTTPRouter) {
-        router.on(Endpoints.queueMenus) { request in
-            _ = try await sandbox.session(for: request)
+        router.on(Endpoints.queueMenus, sessions: sandbox) { request, _ in
             let key = request.query["key"].flatMap { $0.isEmpty ? nil : $0 }
             return try .json(try await engine().menus(key: key, language: request.query["language"]))
         }
-        router.on(Endpoints.waitTimes) { request in
-            _ = try await sandbox.session(for: request)
+        router.on(Endpoints.waitTimes, sessions: sandbox) { request, _ in
             guard let id = Int(request.parameters["id"] ?? "") else {
                 throw HTTPError.badRequest("the menu id must be an integer, got '\(request.parameters["id"] ?? "")'")
             }

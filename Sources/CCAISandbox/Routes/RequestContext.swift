@@ -29,3 +29,16 @@ extension HTTPRequest {
         return value
     }
 }
+
+extension HTTPRouter {
+    /// Adds the handler of an end user's endpoint with the caller's session resolved
+    /// once, before the handler runs: the one place routes get it from.
+    ///
+    /// ```swift
+    /// router.on(Endpoints.currentChat, sessions: sandbox) { request, session in ... }
+    /// ```
+    mutating func on(_ endpoint: Endpoint, sessions sandbox: Sandbox,
+                     _ handler: @escaping @Sendable (HTTPRequest, Session) async throws -> HTTPResponse) {
+        on(endpoint) { request in try await handler(request, try await sandbox.session(for: request)) }
+    }
+}

@@ -11,8 +11,7 @@ struct ScreenShareRoutes {
     let sandbox: Sandbox
 
     func register(in router: inout HTTPRouter) {
-        router.on(Endpoints.createScreenShare) { request in
-            let session = try await sandbox.session(for: request)
+        router.on(Endpoints.createScreenShare, sessions: sandbox) { request, session in
             let body = try request.decode(ScreenShareRequest.self)
             guard body.communicationType == .chat else {
                 throw HTTPError.badRequest("communication_type: only chats share screens in the sandbox so far")
@@ -31,30 +30,30 @@ struct ScreenShareRoutes {
             try await sandbox.screenShareChanged(created, endUserID: try session.endUserID())
             return try .json(created, status: 201)
         }
-        router.on(Endpoints.screenShare) { request in
-            try .json(try await ownSession(request).session)
+        router.on(Endpoints.screenShare, sessions: sandbox) { request, session in
+            try .json(try await ownSession(request, session).session)
         }
-        router.on(Endpoints.activateScreenShare) { request in
+        router.on(Endpoints.activateScreenShare, sessions: sandbox) { request, session in
             struct Consent: Decodable { var accepted: Bool }
-            let (current, owner) = try await ownSession(request)
+            let (current, owner) = try await ownSession(request, session)
             let accepted = try request.decode(Consent.self).accepted
             guard let moved = try await sandbox.store.moveScreenShare(id: current.id, from: [.authorizing], to: accepted ? .active : .ended)
             else { throw stateError(current, "activated (no agent has joined it yet, or it is over)") }
             try await sandbox.screenShareChanged(moved, endUserID: owner)
             return try .json(moved)
         }
-        router.on(Endpoints.screenShareRemoteControl) { request in
+        router.on(Endpoints.screenShareRemoteControl, sessions: sandbox) { request, session in
             struct RemoteControl: Decodable { var enabled: Bool }
-            let (current, _) = try await ownSession(request)
+            let (current, _) = try await ownSession(request, session)
             let enabled = try request.decode(RemoteControl.self).enabled
             guard let moved = try await sandbox.store.moveScreenShare(id: current.id, from: [.active], to: .active, remoteControl: enabled)
             else { throw stateError(current, "given remote control (it is not active)") }
             await sandbox.screenShareOutcomes.resolve(.init(chatID: moved.communicationId, id: -moved.id), with: moved)
             return try .json(moved)
         }
-        router.on(Endpoints.screenShareOptions) { request in
+        router.on(Endpoints.screenShareOptions, sessions: sandbox) { request, session in
             struct Options: Decodable { var fullDevice: Bool; enum CodingKeys: String, CodingKey { case fullDevice = "full_device" } }
-            let (current, _) = try await ownSession(request)
+            let (current, _) = try await ownSession(request, session)
             let fullDevice = try request.decode(Options.self).fullDevice
             guard current.state != .ended,
                 let moved = try await sandbox.store.moveScreenShare(id: current.id, from: [current.state], to: current.state,
@@ -62,16 +61,15 @@ struct ScreenShareRoutes {
             else { throw stateError(current, "changed (it is over)") }
             return try .json(moved)
         }
-        router.on(Endpoints.endScreenShare) { request in
-            let (current, owner) = try await ownSession(request)
+        router.on(Endpoints.endScreenShare, sessions: sandbox) { request, session in
+            let (current, owner) = try await ownSession(request, session)
             guard let ended = try await sandbox.store.moveScreenShare(id: current.id, from: [.pending, .authorizing, .active], to: .ended)
             else { throw stateError(current, "ended (it is over already)") }
             try await sandbox.screenShareChanged(ended, endUserID: owner)
             await sandbox.screenShareOutcomes.resolve(.init(chatID: ended.communicationId, id: -ended.id), with: ended)
             return try .json(ended)
         }
-        router.on(Endpoints.screenShareEvent) { request in
-            let session = try await sandbox.session(for: request)
+        router.on(Endpoints.screenShareEvent, sessions: sandbox) { request, session in
             let chat = try await sandbox.ownChat(request, session)
             guard chat.isInProgress else { throw HTTPError.conflict("chat \(chat.id) has ended") }
             let body = try request.decode(ScreenShareEventMessage.self)
@@ -97,8 +95,7 @@ struct ScreenShareRoutes {
 
     /// The session named in the path, when it belongs to one of the caller's chats; with
     /// the caller's end user id.
-    private func ownSession(_ request: HTTPRequest) async throws -> (session: ScreenShareResponse, owner: Int) {
-        let session = try await sandbox.session(for: request)
+    private func ownSession(_ request: HTTPRequest, _ session: Session) async throws -> (session: ScreenShareResponse, owner: Int) {
         let id = try request.integerParameter("id", "screen share id")
         let owner = try session.endUserID()
         guard let share = try await sandbox.store.screenShare(id: id), try await sandbox.store.chatOwner(id: share.communicationId) == owner

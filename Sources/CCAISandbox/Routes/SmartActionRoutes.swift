@@ -11,17 +11,16 @@ struct SmartActionRoutes {
     let sandbox: Sandbox
 
     func register(in router: inout HTTPRouter) {
-        router.on(Endpoints.smartActions) { request in
-            let session = try await sandbox.session(for: request)
+        router.on(Endpoints.smartActions, sessions: sandbox) { request, session in
             let chat = try await sandbox.ownChat(request, session)
             return try .json(try await sandbox.store.smartActions(chatID: chat.id))
         }
-        router.on(Endpoints.smartActionReceived) { request in
-            let action = try await ownAction(request)
+        router.on(Endpoints.smartActionReceived, sessions: sandbox) { request, session in
+            let action = try await ownAction(request, session)
             return try .json(try await move(action, to: .received))
         }
-        router.on(Endpoints.smartActionResult) { request in
-            let action = try await ownAction(request)
+        router.on(Endpoints.smartActionResult, sessions: sandbox) { request, session in
+            let action = try await ownAction(request, session)
             let result = try request.decode(SmartActionResult.self)
             try check(result, for: action)
             guard let updated = try await sandbox.store.addSmartActionResult(id: action.id, chatID: action.chatId, result,
@@ -29,8 +28,8 @@ struct SmartActionRoutes {
             else { throw finalError(action) }
             return try .json(updated)
         }
-        router.on(Endpoints.smartActionStatus) { request in
-            let action = try await ownAction(request)
+        router.on(Endpoints.smartActionStatus, sessions: sandbox) { request, session in
+            let action = try await ownAction(request, session)
             let status = try request.decode(SmartActionStatusUpdate.self).status
             guard status != .requested else {
                 throw HTTPError.badRequest("status: 'received', 'finished' or 'failed' expected (an action cannot go back to 'requested')")
@@ -45,8 +44,7 @@ struct SmartActionRoutes {
     }
 
     /// The caller's chat and the smart action of it named in the path.
-    private func ownAction(_ request: HTTPRequest) async throws -> SmartAction {
-        let session = try await sandbox.session(for: request)
+    private func ownAction(_ request: HTTPRequest, _ session: Session) async throws -> SmartAction {
         let chat = try await sandbox.ownChat(request, session)
         let id = try request.integerParameter("action", "smart action id")
         guard let action = try await sandbox.store.smartAction(id: id, chatID: chat.id) else {

@@ -7,8 +7,7 @@ struct TranscriptRoutes {
     let sandbox: Sandbox
 
     func register(in router: inout HTTPRouter) {
-        router.on(Endpoints.transcript) { request in
-            let session = try await sandbox.session(for: request)
+        router.on(Endpoints.transcript, sessions: sandbox) { request, session in
             let chat = try await sandbox.ownChat(request, session)
             let menu = sandbox.configuration.allMenus.first { $0.id == chat.menuId }
             let transcript = ChatTranscript(
