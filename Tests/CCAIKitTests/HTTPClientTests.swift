@@ -68,7 +68,7 @@ import Testing
         let response = try await client.send(HTTPClientRequest(method: "POST", url: "\(server.baseURL)/busy", body: Data("x".utf8)))
         let count = await calls.count
         #expect(response.status == 204 && count == 2)
-        #expect(HTTPClient.maximumRetryAfterSeconds <= 10)
+        #expect(RetryPolicy.standard.maximumRetryAfter <= 10)
         await server.stop()
     }
 
@@ -112,6 +112,25 @@ import Testing
         }
         guard socket >= 0, bound else { throw TransportError.unavailable("no loopback port to bind") }
         return (socket, UInt16(bigEndian: address.sin_port))
+    }
+
+    /// A request whose caller retries it (the outbox, transcript downloads) is sent once
+    /// on a failure: loops never run inside one another. A 429 is still waited out.
+    @Test func requestsRetriedByTheirCallerAreNotRetriedHereToo() async throws {
+        let calls = Calls()
+        let server = try makeServer(calls: calls)
+        var once = HTTPClientRequest(url: "\(server.baseURL)/flaky")
+        once.retriedByCaller = true
+        #expect(try await client.send(once).status == 503)
+        #expect(await calls.count == 1, "the caller's loop is the one loop")
+        let busyCalls = Calls()
+        let busy = try makeServer(calls: busyCalls)
+        var limited = HTTPClientRequest(method: "POST", url: "\(busy.baseURL)/busy")
+        limited.retriedByCaller = true
+        #expect(try await client.send(limited).status == 204, "Retry-After is the server's instruction, honoured")
+        #expect(await busyCalls.count == 2)
+        await server.stop()
+        await busy.stop()
     }
 
     @Test func anUnreachableServerIsUnavailableAfterRetries() async throws {

@@ -14,6 +14,8 @@ final class APIClient: @unchecked Sendable {
     private var firstSignInEventID: String?
     private var signedIn = false
     private let http: HTTPClient
+    /// The retries of this SDK instance (its HTTP client's).
+    var retryPolicy: RetryPolicy { http.retryPolicy }
 
     init(options: InitOptions, http: HTTPClient) {
         self.options = options
@@ -31,10 +33,12 @@ final class APIClient: @unchecked Sendable {
     static let decoder = JSONDecoder()
 
     /// Calls `endpoint` (its `{name}` parameters filled from `parameters`) and decodes the answer.
+    /// `retriedByCaller`: the caller's own loop retries it (``RetryPolicy``).
     func send<Response: Decodable>(_ endpoint: Endpoint, _ parameters: [String: CustomStringConvertible] = [:],
                                    query: [String: String] = [:], body: (any Encodable)? = nil, idempotent: Bool? = nil,
-                                   as type: Response.Type = Response.self) async throws -> Response {
-        let data = try await sendRaw(endpoint, parameters, query: query, body: body, idempotent: idempotent)
+                                   retriedByCaller: Bool = false, as type: Response.Type = Response.self) async throws -> Response {
+        let data = try await sendRaw(endpoint, parameters, query: query, body: body, idempotent: idempotent,
+                                     retriedByCaller: retriedByCaller)
         do {
             return try APIClient.decoder.decode(type, from: data)
         } catch {
@@ -45,20 +49,23 @@ final class APIClient: @unchecked Sendable {
     /// The same, returning the body as it is. `idempotent` marks a request safe to retry
     /// (a POST carrying a client-side id, say).
     func sendRaw(_ endpoint: Endpoint, _ parameters: [String: CustomStringConvertible] = [:], query: [String: String] = [:],
-                 body: (any Encodable)? = nil, idempotent: Bool? = nil) async throws -> Data {
+                 body: (any Encodable)? = nil, idempotent: Bool? = nil, retriedByCaller: Bool = false) async throws -> Data {
         let payload = try body.map { try APIClient.encoder.encode($0) }
         var request = HTTPClientRequest(method: endpoint.method, url: url(endpoint.path(parameters), query), body: payload,
                                         isIdempotent: idempotent)
+        request.retriedByCaller = retriedByCaller
         if payload != nil { request.headers["Content-Type"] = "application/json" }
         guard endpoint.access == .endUser else { return try await perform(request).body }
         return try await authorized(request).body
     }
 
     /// Sends `data` as the body (a file upload) and decodes the answer.
+    /// Uploads go through the outbox, which retries them: the transport does not.
     func upload<Response: Decodable>(_ endpoint: Endpoint, _ parameters: [String: CustomStringConvertible], query: [String: String],
                                      data: Data, contentType: String, as type: Response.Type = Response.self) async throws -> Response {
-        let request = HTTPClientRequest(method: endpoint.method, url: url(endpoint.path(parameters), query),
+        var request = HTTPClientRequest(method: endpoint.method, url: url(endpoint.path(parameters), query),
                                         headers: ["Content-Type": contentType], body: data, timeout: 120, isIdempotent: true)
+        request.retriedByCaller = true
         let answer = try await authorized(request).body
         do {
             return try APIClient.decoder.decode(type, from: answer)
@@ -68,8 +75,12 @@ final class APIClient: @unchecked Sendable {
     }
 
     /// Fetches a file: the whole answer, with its headers.
-    func download(_ endpoint: Endpoint, _ parameters: [String: CustomStringConvertible]) async throws -> HTTPClientResponse {
-        try await authorized(HTTPClientRequest(method: endpoint.method, url: url(endpoint.path(parameters), [:]), timeout: 120))
+    func download(_ endpoint: Endpoint, _ parameters: [String: CustomStringConvertible], retriedByCaller: Bool = false)
+        async throws -> HTTPClientResponse
+    {
+        var request = HTTPClientRequest(method: endpoint.method, url: url(endpoint.path(parameters), [:]), timeout: 120)
+        request.retriedByCaller = retriedByCaller
+        return try await authorized(request)
     }
 
     /// The URL of an endpoint that takes no parameters (the event stream).

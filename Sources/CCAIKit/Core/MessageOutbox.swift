@@ -3,7 +3,8 @@ import Foundation
 
 /// The end user's outgoing messages: sent one at a time, in the order they were written,
 /// each retried with the same client message id while the platform is unreachable, so a
-/// message written offline goes out once when the network is back.
+/// message written offline goes out once when the network is back. It is its messages'
+/// one retry loop (``RetryPolicy/messagePatience``): their requests skip the transport's.
 actor MessageOutbox {
     /// How long a message waits for the platform before its send fails.
     let patience: TimeInterval

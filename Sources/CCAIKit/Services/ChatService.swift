@@ -59,8 +59,9 @@ public final class ChatService: @unchecked Sendable {
     private let lock = NSLock()
     private var current: ChatResponse?
     private var lastPreviewAt: Double = 0
-    /// Messages written while the platform is unreachable wait up to 30 seconds for it.
-    private let outbox = MessageOutbox(patience: 30)
+    /// Messages written while the platform is unreachable wait for it
+    /// (``RetryPolicy/messagePatience``).
+    private let outbox: MessageOutbox
 
     /// Whether chats start screen-shareable by default (screen share is initialized).
     private let isScreenShareable: @Sendable () -> Bool
@@ -69,6 +70,7 @@ public final class ChatService: @unchecked Sendable {
          isScreenShareable: @escaping @Sendable () -> Bool = { false }) {
         self.isScreenShareable = isScreenShareable
         self.api = api
+        self.outbox = MessageOutbox(patience: api.retryPolicy.messagePatience)
         self.language = language
         self.options = options
         self.pump = pump
@@ -236,7 +238,8 @@ public final class ChatService: @unchecked Sendable {
             let request = SendMessageRequest(text: text, clientMessageId: UUID().uuidString.lowercased())
             let api = api
             return [try await outbox.send {
-                try await api.send(Endpoints.sendMessage, ["id": chat.id], body: request, idempotent: true, as: ChatMessage.self)
+                try await api.send(Endpoints.sendMessage, ["id": chat.id], body: request, idempotent: true, retriedByCaller: true,
+                                  as: ChatMessage.self)
             }]
         case .images(let images, let smartAction):
             guard !images.isEmpty else { throw CCAIError.invalidArgument("no images to send") }
@@ -251,13 +254,13 @@ public final class ChatService: @unchecked Sendable {
         case .formComplete(let payload):
             let api = api
             return [try await outbox.send {
-                try await api.send(Endpoints.formComplete, ["id": chat.id], body: payload, as: ChatMessage.self)
+                try await api.send(Endpoints.formComplete, ["id": chat.id], body: payload, retriedByCaller: true, as: ChatMessage.self)
             }]
         case .screenShare(let event, let response):
             let api = api
             let body = ScreenShareEventMessage(event: event, response: response)
             return [try await outbox.send {
-                try await api.send(Endpoints.screenShareEvent, ["id": chat.id], body: body, as: ChatMessage.self)
+                try await api.send(Endpoints.screenShareEvent, ["id": chat.id], body: body, retriedByCaller: true, as: ChatMessage.self)
             }]
         }
     }
@@ -431,17 +434,21 @@ public final class ChatService: @unchecked Sendable {
 
     /// The current chat's transcript as a PDF. `forbidden` where the options hide it.
     public func downloadChatTranscriptData() async throws -> Data {
+        try await transcript(retriedByCaller: false)
+    }
+
+    private func transcript(retriedByCaller: Bool) async throws -> Data {
         let chat = try requireCurrentChat()
         guard isTranscriptDownloadOffered else {
             throw CCAIError(code: .forbidden, message: "the transcript is not offered "
                             + (chat.isInProgress ? "during the chat (hideInOptionMenu)" : "after the chat (hideInPostChat)"))
         }
-        return try await api.download(Endpoints.transcript, ["id": chat.id]).body
+        return try await api.download(Endpoints.transcript, ["id": chat.id], retriedByCaller: retriedByCaller).body
     }
 
     /// Downloads the current chat's transcript to a file URL, retrying a failure that may
-    /// pass (the platform unreachable, a 5xx): 3 attempts in all, 1 then 2 seconds apart.
-    /// The file is written whole or not at all.
+    /// pass (the platform unreachable, a 5xx): ``RetryPolicy/downloadAttempts`` in all (3),
+    /// 1, then 2 seconds apart. The file is written whole or not at all.
     public func downloadChatTranscript(to url: URL) async throws {
         try await downloadChatTranscript { data in try data.write(to: url, options: .atomic) }
     }
@@ -453,8 +460,8 @@ public final class ChatService: @unchecked Sendable {
         while true {
             let data: Data
             do {
-                data = try await downloadChatTranscriptData()
-            } catch let error as CCAIError where error.retryable && attempt < 3 {
+                data = try await transcript(retriedByCaller: true)
+            } catch let error as CCAIError where error.retryable && attempt < api.retryPolicy.downloadAttempts {
                 try await Task.sleep(nanoseconds: UInt64(attempt) * 1_000_000_000)
                 attempt += 1
                 continue

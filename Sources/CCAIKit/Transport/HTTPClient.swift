@@ -2,35 +2,20 @@ import CCAIWire
 import Foundation
 
 /// An HTTP client on libcurl: one thread and one multi handle serve every request (and
-/// reuse connections); requests are async, time out, can be cancelled, and idempotent
-/// ones are retried with exponential backoff when the server is unreachable or answers
-/// 502, 503 or 504. Any request answered 429 (refused before it was processed) is retried
-/// after the server's `Retry-After` (at most ``maximumRetryAfterSeconds``).
+/// reuse connections); requests are async, time out, can be cancelled, and retried as
+/// ``RetryPolicy`` says: idempotent ones with exponential backoff when the server is
+/// unreachable or answers 502, 503 or 504, any one answered 429 (refused before it was
+/// processed) after the server's `Retry-After`.
 ///
 /// ```swift
 /// let client = HTTPClient()
 /// let response = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:8787/company"))
 /// ```
 public final class HTTPClient: Sendable {
-    public struct RetryPolicy: Sendable {
-        /// Retries after the first attempt (default 3).
-        public var maximumRetries: Int
-        /// Seconds before the first retry; doubled each time (default 0.1).
-        public var initialBackoff: TimeInterval
-
-        public init(maximumRetries: Int = 3, initialBackoff: TimeInterval = 0.1) {
-            self.maximumRetries = maximumRetries
-            self.initialBackoff = initialBackoff
-        }
-    }
-
-    /// The longest `Retry-After` honoured: a platform cannot park a request for longer.
-    public static let maximumRetryAfterSeconds: TimeInterval = 10
-
     public let retryPolicy: RetryPolicy
     private let loop = CurlLoop()
 
-    public init(retryPolicy: RetryPolicy = RetryPolicy()) {
+    public init(retryPolicy: RetryPolicy = .standard) {
         self.retryPolicy = retryPolicy
     }
 
@@ -40,20 +25,22 @@ public final class HTTPClient: Sendable {
     /// `CancellationError`.
     public func send(_ request: HTTPClientRequest) async throws -> HTTPClientResponse {
         var attempt = 0
+        // A 429 is the server's own instruction, honoured for every request; failures that
+        // may pass are retried here unless the caller retries them.
+        let failureRetries = request.retriedByCaller ? 0 : retryPolicy.maximumRetries
         while true {
             var delay = retryPolicy.initialBackoff * pow(2, Double(attempt))
             do {
                 let response = try await perform(request)
                 if response.status == 429, attempt < retryPolicy.maximumRetries {
                     let asked = response.headers["retry-after"].flatMap { Double($0.trimmingCharacters(in: .whitespaces)) } ?? delay
-                    delay = min(max(asked, 0), Self.maximumRetryAfterSeconds)
+                    delay = min(max(asked, 0), retryPolicy.maximumRetryAfter)
                 } else {
-                    guard request.isIdempotent, [502, 503, 504].contains(response.status),
-                        attempt < retryPolicy.maximumRetries
+                    guard request.isIdempotent, [502, 503, 504].contains(response.status), attempt < failureRetries
                     else { return response }
                 }
             } catch let error as TransportError where error.isRetryable && request.isIdempotent {
-                if attempt >= retryPolicy.maximumRetries { throw error }
+                if attempt >= failureRetries { throw error }
             }
             try await Task.sleep(nanoseconds: Checked.nanoseconds(seconds: delay))
             attempt += 1

@@ -11,6 +11,10 @@ public struct HTTPClientRequest: Sendable {
     /// Whether sending it twice is harmless, so that it may be retried (GET, HEAD, PUT,
     /// DELETE and OPTIONS by default).
     public var isIdempotent: Bool
+    /// Whether the caller retries its failures itself (the outbox, transcript downloads),
+    /// so the transport does not: one loop, never one inside another (``RetryPolicy``).
+    /// A 429's `Retry-After` is honoured either way.
+    public var retriedByCaller = false
 
     public init(method: String = "GET", url: String, headers: [String: String] = [:], body: Data? = nil,
                 timeout: TimeInterval = 30, isIdempotent: Bool? = nil) {

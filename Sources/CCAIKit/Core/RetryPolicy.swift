@@ -1,0 +1,47 @@
+import Foundation
+
+/// How the SDK retries, said once: every retry loop of the SDK reads its numbers here, and
+/// no loop runs inside another (docs/sdk-and-sandbox.md, retries).
+///
+/// - **The transport** (``HTTPClient``) sends an idempotent request again after a dropped
+///   connection or a 502, 503 or 504, up to ``maximumRetries`` times, ``initialBackoff``
+///   seconds first and doubling; any request answered 429 waits for `Retry-After` (at most
+///   ``maximumRetryAfter``) the same number of times.
+/// - **A refused token** is renewed through the delegate once per call, and the call made
+///   once more (``reauthentications``).
+/// - **Outgoing messages** wait for the platform up to ``messagePatience`` seconds, tried
+///   again every 0.25 s, doubling to 2 s. Their requests skip the transport's retries of
+///   failures: the outbox is their one loop (a 429's `Retry-After` is still honoured).
+/// - **Transcript downloads** are tried ``downloadAttempts`` times in all, 1 s, then 2 s
+///   apart; their requests skip the transport's retries of failures too.
+///
+/// ```swift
+/// let http = HTTPClient(retryPolicy: RetryPolicy(maximumRetries: 1, messagePatience: 5))
+/// ```
+public struct RetryPolicy: Sendable, Equatable {
+    /// Retries of one request at the transport, after the first attempt (default 3).
+    public var maximumRetries: Int
+    /// Seconds before the transport's first retry; doubled each time (default 0.1).
+    public var initialBackoff: TimeInterval
+    /// The longest `Retry-After` honoured (default 10 s): a platform cannot park a request
+    /// for longer.
+    public var maximumRetryAfter: TimeInterval
+    /// Renewals of a refused token per call (the seeds' delegate is asked once).
+    public let reauthentications = 1
+    /// How long an outgoing message waits for the platform before its send fails (30 s).
+    public var messagePatience: TimeInterval
+    /// Attempts of a transcript download, in all (default 3).
+    public var downloadAttempts: Int
+
+    public init(maximumRetries: Int = 3, initialBackoff: TimeInterval = 0.1, maximumRetryAfter: TimeInterval = 10,
+                messagePatience: TimeInterval = 30, downloadAttempts: Int = 3) {
+        self.maximumRetries = maximumRetries
+        self.initialBackoff = initialBackoff
+        self.maximumRetryAfter = maximumRetryAfter
+        self.messagePatience = messagePatience
+        self.downloadAttempts = downloadAttempts
+    }
+
+    /// The policy of an SDK that is not told otherwise.
+    public static let standard = RetryPolicy()
+}
