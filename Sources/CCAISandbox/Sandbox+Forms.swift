@@ -21,7 +21,7 @@ extension Sandbox {
     /// Sends a form request as a chat message from the agent, then waits up to `timeout`
     /// seconds for the outcome; nil on timeout or when the chat ends.
     func sendForm(_ actions: AgentActions, _ form: FormToSend, timeout: TimeInterval) async throws -> FormOutcome? {
-        guard try await actions.isChatInProgress() else { throw HTTPError.conflict("chat \(actions.chatID) has ended") }
+        guard try await actions.isChatInProgress() else { throw HTTPError.chatEnded(actions.chatID) }
         let request: SandboxStore.FormRequest
         var message: (type: String, title: String?, form: CustomForm?, webForm: WebFormRequest?)
         switch form {

@@ -33,7 +33,7 @@ extension Sandbox {
     /// at once when the app started the chat unable to share.
     func requestScreenShare(_ actions: AgentActions, remoteControl: Bool, timeout: TimeInterval) async throws -> ScreenShareResponse? {
         guard let chat = try await store.chat(id: actions.chatID, endUserID: actions.endUserID), chat.isInProgress else {
-            throw HTTPError.conflict("chat \(actions.chatID) has ended")
+            throw HTTPError.chatEnded(actions.chatID)
         }
         guard chat.isSupportingScreenShare else {
             log("sandbox: agent \(actions.name) asked chat \(chat.id) for a screen share, but its app cannot share (is_screen_shareable)")

@@ -67,7 +67,7 @@ struct AgentActions {
     func requestSmartAction(_ type: SmartActionType, timeout: TimeInterval) async throws
         -> (action: SmartAction, media: [ChatMedia])?
     {
-        guard try await isChatInProgress() else { throw HTTPError.conflict("chat \(chatID) has ended") }
+        guard try await isChatInProgress() else { throw HTTPError.chatEnded(chatID) }
         let action = try await sandbox.requestSmartAction(chatID: chatID, endUserID: endUserID, type: type, preSession: false,
                                                           requestedBy: name)
         guard let outcome = await sandbox.smartActionOutcome(action, timeout: timeout) else { return nil }
@@ -91,7 +91,7 @@ struct AgentActions {
                             message: data.isEmpty ? "data: the file is empty"
                                 : "data: files may be at most \(AttachmentLimits.megabytes(AttachmentLimits.videoBytes)), got \(AttachmentLimits.megabytes(data.count))")
         }
-        guard try await isChatInProgress() else { throw HTTPError.conflict("chat \(chatID) has ended") }
+        guard try await isChatInProgress() else { throw HTTPError.chatEnded(chatID) }
         let now = sandbox.clock.now()
         let media = try await sandbox.store.addMedia(chatID: chatID, type: type, name: name, mimeType: mimeType.lowercased(),
                                                      data: data, now: now)

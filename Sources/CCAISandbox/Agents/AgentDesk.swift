@@ -123,12 +123,12 @@ actor AgentDesk {
         }
         guard let chatChannel = menu.channels?.chat else { throw HTTPError.badRequest("queue \(menuID) has no chat channel") }
         guard let current = try await sandbox.store.chat(id: actions.chatID, endUserID: actions.endUserID), current.isInProgress
-        else { throw HTTPError.conflict("chat \(actions.chatID) has ended") }
+        else { throw HTTPError.chatEnded(actions.chatID) }
         guard current.menuId != menuID else { throw HTTPError.badRequest("chat \(actions.chatID) is already on queue \(menuID)") }
         guard let queued = try await sandbox.store.transferChat(id: actions.chatID, toMenu: menuID,
                                                                redaction: chatChannel.redaction ?? false,
                                                                postSession: sandbox.configuration.postSessionSettings(forMenu: menuID))
-        else { throw HTTPError.conflict("chat \(actions.chatID) has ended") }
+        else { throw HTTPError.chatEnded(actions.chatID) }
         await mailboxes.removeValue(forKey: actions.chatID)?.close()
         await release(actions.chatID, sandbox: sandbox)
         try await actions.publishMember(.left)

@@ -111,7 +111,8 @@ public struct ScriptedAgent {
                 guard !text.isEmpty else { throw call.argumentError(1, "text", "a non-empty string expected") }
                 return try call.suspend {
                     guard try await agent.actions.isChatInProgress() else {
-                        throw LuaErrorValue(code: ErrorCode.conflict.rawValue, message: "chat \(agent.actions.chatID) has ended")
+                        let ended = HTTPError.chatEnded(agent.actions.chatID)
+                        throw LuaErrorValue(code: ended.code.rawValue, message: ended.message)
                     }
                     try await agent.actions.say(text)
                     return []

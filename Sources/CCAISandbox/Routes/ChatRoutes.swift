@@ -41,13 +41,13 @@ struct ChatRoutes {
         router.on(Endpoints.typing, sessions: sandbox) { request, session in
             struct Typing: Decodable { var typing: Bool }
             let chat = try await sandbox.ownChat(request, session)
-            guard chat.isInProgress else { throw HTTPError.conflict("chat \(chat.id) has ended") }
+            try chat.requireInProgress()
             try await sandbox.store.setTyping(chatID: chat.id, try request.decode(Typing.self).typing)
             return .noContent
         }
         router.on(Endpoints.sendPreview, sessions: sandbox) { request, session in
             let chat = try await sandbox.ownChat(request, session)
-            guard chat.isInProgress else { throw HTTPError.conflict("chat \(chat.id) has ended") }
+            try chat.requireInProgress()
             let body = try request.decode(MessagePreviewRequest.self)
             let text = chat.redactionEnabled ? Redactor.redact(body.text) : body.text
             let kept = try await sandbox.store.setPreview(chatID: chat.id, text: text, timestamp: body.timestamp)
@@ -60,7 +60,7 @@ struct ChatRoutes {
             let chat = try await sandbox.ownChat(request, session)
             let event = try request.decode(ChatEvent.self)
             guard !event.name.isEmpty else { throw HTTPError.badRequest("the field 'name' must not be empty") }
-            guard chat.isInProgress else { throw HTTPError.conflict("chat \(chat.id) has ended") }
+            try chat.requireInProgress()
             let stored = try await sandbox.store.addChatEvent(chatID: chat.id, name: event.name, payload: event.payload ?? [:],
                                                              now: sandbox.clock.now())
             return try .json(stored, status: 201)
@@ -79,7 +79,7 @@ struct ChatRoutes {
         }
         router.on(Endpoints.enqueueChat, sessions: sandbox) { request, session in
             let chat = try await sandbox.ownChat(request, session)
-            guard chat.isInProgress else { throw HTTPError.conflict("chat \(chat.id) has ended") }
+            try chat.requireInProgress()
             guard let queued = try await sandbox.store.enqueuePendingChat(id: chat.id) else { return try .json(chat) }
             try await sandbox.publishChat(queued, endUserID: try session.endUserID())
             await sandbox.agentDesk.chatQueued(queued, endUserID: try session.endUserID(), customData: nil, sandbox: sandbox)
@@ -206,7 +206,7 @@ struct ChatRoutes {
         guard !body.clientMessageId.utf8.contains(0) else {
             throw HTTPError.badRequest("the field 'client_message_id' must not contain NUL")
         }
-        guard try await sandbox.acceptsMessages(chat) else { throw HTTPError.conflict("chat \(chat.id) has ended") }
+        guard try await sandbox.acceptsMessages(chat) else { throw HTTPError.chatEnded(chat.id) }
         let owner = try session.endUserID()
         let (message, isNew) = try await sandbox.store.addMessage(
             chatID: chat.id, sender: ChatMessageSender(type: "end_user", name: session.endUser.name), type: "text",

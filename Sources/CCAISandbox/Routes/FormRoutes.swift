@@ -82,7 +82,7 @@ struct FormRoutes {
     {
         guard let (form, chat) = try await sandbox.store.formRequest(id: id, endUserID: try session.endUserID()), form.kind == kind
         else { throw HTTPError.notFound("there is no \(kind == .custom ? "custom" : "web") form request \(id)") }
-        guard chat.isInProgress else { throw HTTPError.conflict("chat \(chat.id) has ended") }
+        try chat.requireInProgress()
         guard form.status == .requested else { throw HTTPError.conflict("form request \(id) is \(form.status.rawValue) already") }
         return (form, chat)
     }

@@ -24,7 +24,7 @@ struct MediaRoutes {
 
     private func upload(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
         let chat = try await sandbox.ownChat(request, session)
-        guard chat.isInProgress else { throw HTTPError.conflict("chat \(chat.id) has ended") }
+        try chat.requireInProgress()
         let (type, limit, noun, accepted): (ChatMediaType, Int, String, Set<String>)
         switch request.query["kind"] {
         case "image": (type, limit, noun, accepted) = (.photo, AttachmentLimits.imageBytes, "image", ChatMediaType.endUserImageTypes)

@@ -20,7 +20,7 @@ struct ScreenShareRoutes {
                 throw HTTPError.notFound("there is no chat \(body.communicationId)")
             }
             try await sandbox.checkQuota(.screenShares, endUserID: try session.endUserID())
-            guard chat.isInProgress else { throw HTTPError.conflict("chat \(chat.id) has ended") }
+            try chat.requireInProgress()
             guard chat.isSupportingScreenShare else {
                 throw HTTPError.conflict("chat \(chat.id) was not started screen-shareable (is_screen_shareable)")
             }
@@ -71,7 +71,7 @@ struct ScreenShareRoutes {
         }
         router.on(Endpoints.screenShareEvent, sessions: sandbox) { request, session in
             let chat = try await sandbox.ownChat(request, session)
-            guard chat.isInProgress else { throw HTTPError.conflict("chat \(chat.id) has ended") }
+            try chat.requireInProgress()
             let body = try request.decode(ScreenShareEventMessage.self)
             let owner = try session.endUserID()
             let (message, _) = try await sandbox.store.addMessage(
