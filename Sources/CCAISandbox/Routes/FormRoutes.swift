@@ -46,8 +46,7 @@ struct FormRoutes {
                                              questions: configured?.questions))
         }
         router.on(Endpoints.validateWebForm, sessions: sandbox) { request, session in
-            let form = try request.decode(WebFormResponse.self)
-            return try .json(await validation(of: form, session))
+            try .json(await validation(of: try request.decode(FetchedWebForm.self), session))
         }
         router.on(Endpoints.formComplete, sessions: sandbox) { request, session in
             let chat = try await sandbox.ownChat(request, session)
@@ -110,7 +109,23 @@ struct FormRoutes {
                 == signature
     }
 
-    private func validation(of form: WebFormResponse, _ session: Session) async -> WebFormValidation {
+    /// What `validateWebForm` checks of the `WebFormResponse` sent back: its request,
+    /// form, expiry and signature (its other fields are ignored).
+    private struct FetchedWebForm: Decodable {
+        var smartActionId: Int
+        var externalFormId: String
+        var signature: String
+        var expiresAt: Double
+
+        enum CodingKeys: String, CodingKey {
+            case smartActionId = "smart_action_id"
+            case externalFormId = "external_form_id"
+            case signature
+            case expiresAt = "expires_at"
+        }
+    }
+
+    private func validation(of form: FetchedWebForm, _ session: Session) async -> WebFormValidation {
         guard let (request, chat) = try? await sandbox.store.formRequest(id: form.smartActionId, endUserID: try session.endUserID()),
             request.kind == .web, request.externalFormID == form.externalFormId
         else { return WebFormValidation(valid: false, reason: "there is no such web form request") }
