@@ -133,7 +133,13 @@ final class EventPump: @unchecked Sendable {
         defer { providerStateChanged(.disconnected) }
         while !Task.isCancelled {
             do {
-                if !lock.withLock({ connected }) { providerStateChanged(.connecting) }
+                // Attempts after an error stay in that error until one connects: a failing
+                // sign-in does not alternate connecting/error twice a second.
+                let announcesConnecting = lock.withLock { () -> Bool in
+                    if case .error = providerState { return false }
+                    return !connected
+                }
+                if announcesConnecting { providerStateChanged(.connecting) }
                 let token = try await api.validToken()
                 // A new instance starts at its sign-in: earlier runs' events are theirs.
                 if lastID == nil { lastID = api.streamStart }
