@@ -9,19 +9,10 @@ public protocol ClaimsSigner: Sendable {
     func signClaims(_ claims: [String: JSONValue]) throws -> String
 }
 
-/// `ccai.initialize_chat(options)` and `ccai.chat`: every method of the chat service
-/// (`start`, `send_message`, `enqueue_current_chat`, `download_media`, ...) and its events.
+/// `ccai.initialize_chat(options)` and `ccai.chat`: the chat service's lifecycle here,
+/// its messages (MessageBindings), escalations (EscalationBindings), forms (FormBindings),
+/// post-session and transcripts (PostSessionBindings), and its events (EventBridge).
 enum ChatBindings {
-    /// `{ escalation_id = 123, deflection_channel = "email" }` as a `ChatEscalationOption`.
-    static func escalationOption(_ call: LuaCall) throws -> ChatEscalationOption {
-        guard !call.isNil(1) else { throw call.argumentError(1, "option", "a table { escalation_id = ... } expected") }
-        let options = try call.options(1, "option")
-        guard let id = try options.integer("escalation_id") else {
-            throw call.argumentError(1, "option.escalation_id", "an integer expected")
-        }
-        return ChatEscalationOption(escalationId: Int(id), deflectionChannel: try options.string("deflection_channel"))
-    }
-
     /// The names of the chat events scripts can subscribe to (docs/lua-runtime.md, events).
     static let eventNames = Set(ChatServiceEvent.Name.allCases.map(\.rawValue))
 
@@ -80,9 +71,19 @@ enum ChatBindings {
     }
 
     static func module(_ context: SDKContext) -> LuaModule {
-        let ccai = context.sdk
         var chat = LuaModule(name: "ccai.chat")
         if let events = context.chatEvents { chat.events(events) }
+        installLifecycle(into: &chat, context)
+        MessageBindings.install(into: &chat, context)
+        EscalationBindings.install(into: &chat, context.sdk)
+        FormBindings.install(into: &chat, context.sdk)
+        PostSessionBindings.install(into: &chat, context)
+        return chat
+    }
+
+    /// Starting, resuming, checking and ending chats.
+    private static func installLifecycle(into chat: inout LuaModule, _ context: SDKContext) {
+        let ccai = context.sdk
         chat.function("start", LuaSignature("Starts a chat on a queue. On a queue that requires pre-session smart actions the host answers them through plugins and enqueues the chat, unless enqueue = false (the chat then stays pending until enqueue_current_chat).",
                                             parameters: ["request: { menu_id: integer, lang: string?, ticket_id: string?, greeting: string?, custom_data: table?, is_screen_shareable: boolean?, enqueue: boolean? }"],
                                             returns: ["ccai.Chat"])) { call in
@@ -102,24 +103,6 @@ enum ChatBindings {
             let service = try requireChat(ccai, call)
             return try SDKBindings.sdk(call, { try await service.enqueueCurrentChat() },
                                        push: { _, _ in })
-        }
-        chat.function("download_media", LuaSignature("Downloads a file of a chat message (message.media): its bytes and file name.",
-                                                     parameters: ["media_id: integer", "options?: { media_type: string? }"],
-                                                     returns: ["{ data: string, file_name: string? }"])) { call in
-            let id = try call.integer(1, "media_id")
-            let typeName = try call.options(2, "options").string("media_type") ?? "document"
-            guard let type = ChatMediaType(rawValue: typeName) else {
-                throw call.argumentError(2, "options.media_type", ChatMediaType.allCases.map { "'\($0.rawValue)'" }
-                                            .joined(separator: ", ") + " expected, got '\(typeName)'")
-            }
-            let service = try requireChat(ccai, call)
-            return try SDKBindings.sdk(call, { try await service.downloadMedia(Int(id), mediaType: type) },
-                                       push: { file, output in
-                                           var table = LuaTable()
-                                           table["data"] = .data(file.data)
-                                           if let name = file.fileName { table["file_name"] = .string(name) }
-                                           output.push(.table(table))
-                                       })
         }
         chat.function("get_last_chat_in_progress", LuaSignature("The end user's chat in progress, if any.",
                                                                 returns: ["ccai.Chat?"])) { call in
@@ -147,86 +130,10 @@ enum ChatBindings {
             let service = try requireChat(ccai, call)
             return try SDKBindings.sdk(call, { try await service.endChat() }, push: { _, _ in })
         }
-        chat.function("send_message", LuaSignature("Sends a message in the current chat: text, images or videos (one message each, returned in order; optionally answering a smart action), or a web form's form-complete event.",
-                                                   parameters: ["message: string|{ text: string?, images: { path: string?, data: string?, mime_type: string, name: string? }[]?, videos: { path: string?, data: string?, mime_type: string, name: string? }[]?, smart_action: table?, form_complete: table? }"],
-                                                   returns: ["ccai.ChatMessage..."])) { call in
-            let content = try OutgoingContentReader(call: call, context: context).read()
-            let service = try requireChat(ccai, call)
-            return try SDKBindings.sdk(call, {
-                try await content.send(with: service)
-            }, push: { messages, output in
-                for message in messages { output.push(try LuaEncoder().encode(message)) }
-            })
-        }
-        chat.function("typing", LuaSignature("Tells the agent whether the end user is typing.",
-                                             parameters: ["is_typing: boolean"])) { call in
-            let typing = try call.boolean(1, "is_typing")
-            try requireChat(ccai, call).typing(typing)
-            return .none
-        }
-        chat.function("send_message_preview", LuaSignature("Shows the agent what the end user is typing; false when a newer preview was already sent.",
-                                                           parameters: ["text: string"], returns: ["boolean"])) { call in
-            let text = try call.string(1, "text")
-            let service = try requireChat(ccai, call)
-            return try SDKBindings.sdk(call, { try await service.sendMessagePreview(text) },
-                                       push: { kept, output in output.push(.boolean(kept)) })
-        }
-        chat.function("escalate_to_human_agent", LuaSignature("Leaves the virtual agent for a human agent.")) { call in
-            let service = try requireChat(ccai, call)
-            return try SDKBindings.sdk(call, { try await service.escalateToHumanAgent() },
-                                       push: { _, _ in })
-        }
-        chat.function("escalate", LuaSignature("Escalates from the virtual agent with the option the end user picked.",
-                                               parameters: ["option: { escalation_id: integer, deflection_channel: string? }"])) { call in
-            let option = try escalationOption(call)
-            let service = try requireChat(ccai, call)
-            return try SDKBindings.sdk(call, { try await service.escalate(option: option) }, push: { _, _ in })
-        }
-        chat.function("update_escalation", LuaSignature("Commits an option to an escalation under way.",
-                                                        parameters: ["option: { escalation_id: integer, deflection_channel: string? }"])) { call in
-            let option = try escalationOption(call)
-            let service = try requireChat(ccai, call)
-            return try SDKBindings.sdk(call, { try await service.updateEscalation(option: option) },
-                                       push: { _, _ in })
-        }
-        chat.function("send_event", LuaSignature("Reports an interaction of the end user for the platform to track.",
-                                                 parameters: ["event: { name: string, payload: table? }"])) { call in
-            let options = try call.options(1, "event")
-            guard let name = try options.string("name"), !name.isEmpty else {
-                throw call.argumentError(1, "event.name", "a non-empty string expected")
-            }
-            let given = try options.value("payload")
-            var payload: [String: JSONValue]?
-            if !given.isNil {
-                guard let table = given.tableValue, table.sequence.isEmpty,
-                    table.fields.keys.allSatisfy({ $0.stringValue != nil }), let object = json(given)?.objectValue
-                else { throw call.argumentError(1, "event.payload", "a table with string keys expected") }
-                payload = object
-            }
-            let service = try requireChat(ccai, call)
-            let event = ChatEvent(name: name, payload: payload)
-            return try SDKBindings.sdk(call, { try await service.sendEvent(event) }, push: { _, _ in })
-        }
-        chat.function("get_messages", LuaSignature("The current chat's messages, in order.",
-                                                   returns: ["ccai.ChatMessage[]"])) { call in
-            let service = try requireChat(ccai, call)
-            return try SDKBindings.sdk(call) { try await service.getMessages() }
-        }
-        chat.function("get_previous_chats", LuaSignature("A page (from 1) of ended chats with their messages.",
-                                                         parameters: ["options?: { current_page: integer? }|integer"],
-                                                         returns: ["{ chats: ccai.Chat[], messages: ccai.ChatMessage[], current_page: integer, total_pages: integer }"])) { call in
-            let positional: Int64? = (try? call.optionalInteger(1, "current_page")) ?? nil
-            let page = try positional ?? call.options(1, "options").integer("current_page") ?? 1
-            let service = try requireChat(ccai, call)
-            return try SDKBindings.sdk(call) { try await service.getPreviousChats(currentPage: Int(page)) }
-        }
-        FormBindings.install(into: &chat, ccai)
-        PostSessionBindings.install(into: &chat, context)
         chat.function("get_current_chat", LuaSignature("The chat the SDK works on.", returns: ["ccai.Chat?"])) { call in
             let service = try requireChat(ccai, call)
             return call.returning(try service.currentChat.map { try LuaEncoder().encode($0) } ?? .nil)
         }
-        return chat
     }
 
     /// The chat service, or `not_initialized` naming the method.
