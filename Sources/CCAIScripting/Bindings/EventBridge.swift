@@ -46,7 +46,9 @@ enum EventBridge {
             table["type"] = .string("error")
             table["message"] = .string(message)
             return .table(table)
-        case .stateChanged(let state): return .string("\(state)")
+        case .stateChanged(.connecting): return "connecting"
+        case .stateChanged(.connected): return "connected"
+        case .stateChanged(.disconnected): return "disconnected"
         case .chatReceived(let chat): return chat.flatMap { try? LuaEncoder().encode($0) } ?? .nil
         case .coldTransfer(let transfer): return (try? LuaEncoder().encode(transfer)) ?? .nil
         case .networkConnectivityChanged(let connected): return .boolean(connected)
