@@ -41,15 +41,26 @@ public enum ChatServiceEvent: Equatable, Sendable {
     case coldTransfer(ColdTransfer)
     case networkConnectivityChanged(Bool)
 
-    /// The events' names (as scripts subscribe to them), said once.
-    public enum Name: String, CaseIterable, Sendable {
-        case messagesReceived = "messages_received"
-        case typingEvent = "typing_event"
-        case memberEvent = "member_event"
-        case stateChanged = "state_changed"
-        case chatReceived = "chat_received"
-        case coldTransfer = "cold_transfer"
-        case networkConnectivityChanged = "network_connectivity_changed"
+    /// The events' names, as scripts subscribe to them: the platform's chat events (named
+    /// by ``PlatformEventName``) and the two the SDK makes of its own connection.
+    public struct Name: RawRepresentable, Hashable, Sendable {
+        public let rawValue: String
+
+        public init(rawValue: String) { self.rawValue = rawValue }
+        private init(_ event: PlatformEventName) { rawValue = event.rawValue }
+
+        public static let messagesReceived = Name(.messagesReceived)
+        public static let typingEvent = Name(.typingEvent)
+        public static let memberEvent = Name(.memberEvent)
+        public static let chatReceived = Name(.chatReceived)
+        public static let coldTransfer = Name(.coldTransfer)
+        /// The provider's connection (not a platform event).
+        public static let stateChanged = Name(rawValue: "state_changed")
+        /// The event stream lost or back (not a platform event).
+        public static let networkConnectivityChanged = Name(rawValue: "network_connectivity_changed")
+
+        public static let allCases: [Name] = [.messagesReceived, .typingEvent, .memberEvent, .stateChanged, .chatReceived,
+                                              .coldTransfer, .networkConnectivityChanged]
     }
 
     public var name: Name {
@@ -70,30 +81,30 @@ public enum ChatServiceEvent: Equatable, Sendable {
     init?(_ event: PlatformEvent, only: Name? = nil) {
         if let only, event.name != only.rawValue { return nil }
         switch Name(rawValue: event.name) {
-        case .messagesReceived?:
+        case .messagesReceived:
             guard let messages = try? event.decoded(as: [ChatMessage].self) else { return nil }
             self = .messagesReceived(messages)
-        case .typingEvent?:
+        case .typingEvent:
             guard let payload = try? event.decoded(as: ChatTypingPayload.self) else { return nil }
             self = .typingEvent(payload.typing ? .started : .ended)
-        case .memberEvent?:
+        case .memberEvent:
             guard let payload = try? event.decoded(as: ChatMemberPayload.self) else { return nil }
             switch payload.type {
             case .joined: self = .memberEvent(.joined(identity: payload.member.name))
             case .left: self = .memberEvent(.left(identity: payload.member.name))
             }
-        case .stateChanged?:
+        case .stateChanged:
             guard let state = ChatProviderState(event.data) else { return nil }
             self = .stateChanged(state)
-        case .chatReceived?:
+        case .chatReceived:
             self = .chatReceived(event.data == .null ? nil : try? event.decoded(as: ChatResponse.self))
-        case .coldTransfer?:
+        case .coldTransfer:
             guard let transfer = try? event.decoded(as: ColdTransfer.self) else { return nil }
             self = .coldTransfer(transfer)
-        case .networkConnectivityChanged?:
+        case .networkConnectivityChanged:
             guard let connected = event.data.boolValue else { return nil }
             self = .networkConnectivityChanged(connected)
-        case nil:
+        default:
             return nil
         }
     }
