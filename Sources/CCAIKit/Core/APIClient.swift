@@ -86,18 +86,19 @@ final class APIClient: @unchecked Sendable {
     /// The URL of an endpoint that takes no parameters (the event stream).
     func url(of endpoint: Endpoint) -> String { url(endpoint.path(), [:]) }
 
-    /// Sends with the bearer token; once more with a fresh token when it is refused.
+    /// Sends with the bearer token; when it is refused, again with a fresh one, as often as
+    /// ``RetryPolicy/reauthentications`` says (once).
     private func authorized(_ request: HTTPClientRequest) async throws -> HTTPClientResponse {
         var request = request
-        var token = try await validToken()
-        do {
-            request.headers["Authorization"] = "Bearer \(token)"
-            return try await perform(request)
-        } catch let error as CCAIError where error.status == 401 {
-            tokens.update(nil)
-            token = try await validToken()
-            request.headers["Authorization"] = "Bearer \(token)"
-            return try await perform(request)
+        var renewals = 0
+        while true {
+            request.headers["Authorization"] = "Bearer \(try await validToken())"
+            do {
+                return try await perform(request)
+            } catch let error as CCAIError where error.status == 401 && renewals < retryPolicy.reauthentications {
+                tokens.update(nil)
+                renewals += 1
+            }
         }
     }
 
