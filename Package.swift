@@ -47,7 +47,7 @@ let package = Package(
         ),
 
         // What several test targets use: SDK makers, a signing delegate, a manual clock,
-        // an in-process client of the sandbox's router, eventually(timeout:).
+        // an in-process client of the sandbox's router, eventually(timeout:), runTool.
         .target(name: "TestSupport", dependencies: ["CCAIKit", "CCAISandbox", "CCAIWire"], path: "Tests/TestSupport"),
         .testTarget(name: "LuaRuntimeTests", dependencies: ["LuaRuntime", "CLua", "CLuaShim"]),
         .testTarget(name: "CCAIScriptingTests", dependencies: ["CCAIScripting", "LuaRuntime", "CCAIKit", "CCAISandbox", "TestSupport"]),
@@ -58,7 +58,7 @@ let package = Package(
             name: "SystemLibrariesTests",
             dependencies: ["CCurl", "CSSL", "CMicroHTTPD", "CSQLite", "CLua"]
         ),
-        .testTarget(name: "CLITests", dependencies: []),
+        .testTarget(name: "CLITests", dependencies: ["TestSupport"]),
     ],
     swiftLanguageModes: [.v5]
 )

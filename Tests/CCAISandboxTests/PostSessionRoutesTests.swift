@@ -15,15 +15,7 @@ import Testing
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("transcript-\(UUID().uuidString).pdf")
         try data.write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/pdftotext")
-        process.arguments = ["-enc", "UTF-8", file.path, "-"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let bytes = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: bytes, as: UTF8.self)
+        return try runTool("/usr/bin/pdftotext", ["-enc", "UTF-8", file.path, "-"])
     }
 
     /// Waits for the agent's first message of a chat (the agent joins on its own task).

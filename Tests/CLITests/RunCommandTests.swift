@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `ccai run` and the other commands, through the real executable.
@@ -26,7 +27,7 @@ import Testing
         #expect(output.status == 0, "\(output.stderr)")
         #expect(output.stderr.contains("post_session scenario passed"))
         let pdf = folder.appendingPathComponent("transcript.pdf").path
-        let text = try CLI.runTool("/usr/bin/pdftotext", ["-enc", "UTF-8", pdf, "-"])
+        let text = try runTool("/usr/bin/pdftotext", ["-enc", "UTF-8", pdf, "-"])
         #expect(text.contains("Feedback Co · Chat transcript") && text.contains("Sage (virtual agent)"), "\(text)")
         #expect(text.contains("Thanks, noted: Shorter waits"), "the post-session virtual agent's messages are in it")
         #expect(try CLI.run(["run", "Tests/Scenarios/chat.lua", "--out-dir", folder.appendingPathComponent("none").path]).status == 2,
@@ -59,7 +60,7 @@ import Testing
             chat 2: survey answered (4 questions); transcript transcript-2.pdf
 
             """, "\(output.stdout)")
-        let text = try CLI.runTool("/usr/bin/pdftotext", ["-enc", "UTF-8", folder.appendingPathComponent("transcript-2.pdf").path, "-"])
+        let text = try runTool("/usr/bin/pdftotext", ["-enc", "UTF-8", folder.appendingPathComponent("transcript-2.pdf").path, "-"])
         #expect(text.contains("Léa (agent)") && text.contains("Je suis client VIP") && text.contains("Northwind"), "\(text)")
     }
 
@@ -207,7 +208,7 @@ import Testing
         let luacheck = "/usr/bin/luacheck"
         try #require(FileManager.default.isExecutableFile(atPath: luacheck), "scripts/bootstrap installs lua-check")
         func lint(_ config: String, _ files: [String]) throws -> String {
-            try CLI.runTool(luacheck, ["--no-color", "--config", folder.appendingPathComponent(config).path] + files)
+            try runTool(luacheck, ["--no-color", "--config", folder.appendingPathComponent(config).path] + files)
         }
         let examples = ["examples/quickstart.lua", "examples/logout.lua", "examples/menu_browser.lua",
                         "examples/post_session/scenario.lua", "examples/post_session/plugins/feedback.lua",

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `ccai sandbox serve`, as a server process.
@@ -48,7 +49,7 @@ import Testing
     }
 
     private func curl(_ arguments: [String]) throws -> String {
-        try CLI.runTool("/usr/bin/curl", ["-s", "--max-time", "10"] + arguments)
+        try runTool("/usr/bin/curl", ["-s", "--max-time", "10"] + arguments)
     }
 
     /// `sandbox check` validates configurations and compiles their agent scripts; `serve`

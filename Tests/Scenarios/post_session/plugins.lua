@@ -1,12 +1,7 @@
 -- ccai.plugins.run_post_session against sandbox.lua with the plugins of plugins/.
 ccai.initialize_chat()
 
-local function ended_chat(menu_id)
-  local chat = ccai.chat.start{ menu_id = menu_id }
-  ccai.chat.wait_for("chat_received", { timeout = 10, match = function(c) return c.id == chat.id and c.status == "active" end })
-  ccai.chat.send_message("bye")
-  return ccai.chat.wait_for("chat_received", { timeout = 10, match = function(c) return c.id == chat.id and c.status == "ended" end })
-end
+local ended_chat = require("chats").ended
 
 -- Sales: company CSAT; the first csat answer (9) is refused and reported, nothing is sent.
 local sales = ended_chat(2)

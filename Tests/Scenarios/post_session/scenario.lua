@@ -9,13 +9,7 @@ local function refused(code, fn, ...)
   return err
 end
 
--- A chat with Ada that she ends after our goodbye; returns the ended chat.
-local function ended_chat(menu_id)
-  local chat = ccai.chat.start{ menu_id = menu_id }
-  ccai.chat.wait_for("chat_received", { timeout = 10, match = function(c) return c.id == chat.id and c.status == "active" end })
-  ccai.chat.send_message("bye")
-  return ccai.chat.wait_for("chat_received", { timeout = 10, match = function(c) return c.id == chat.id and c.status == "ended" end })
-end
+local ended_chat = require("chats").ended
 
 local function transfer_status(chat, status)
   return ccai.chat.wait_for("chat_received", { timeout = 10, match = function(c)
