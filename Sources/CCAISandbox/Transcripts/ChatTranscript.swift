@@ -4,7 +4,9 @@ import Foundation
 /// A chat's transcript as the platform gives it for download (`GET /chats/{id}/transcript`,
 /// seed 000): a PDF with the company, the queue and the chat's times, then every message
 /// with its sender and time (company time zone). Files are named; the end user's text in
-/// a redacting queue is shown redacted, as the agent saw it.
+/// a redacting queue is shown redacted, as the agent saw it. At most
+/// ``maximumMessages`` messages are rendered (the first ones), with a notice saying how
+/// many more the chat has: one request never renders without bound.
 ///
 /// ```swift
 /// let pdf = try ChatTranscript(chat: chat, messages: messages, companyName: "Acme", queueName: "Billing",
@@ -17,6 +19,9 @@ public struct ChatTranscript: Sendable {
     public var queueName: String
     public var timeZone: TimeZone
     public var endUserName: String?
+
+    /// The most messages one transcript renders (about 2.5 s of rendering).
+    public static let maximumMessages = 10_000
 
     public init(chat: ChatResponse, messages: [ChatMessage], companyName: String, queueName: String, timeZone: TimeZone,
                 endUserName: String?) {
@@ -34,10 +39,14 @@ public struct ChatTranscript: Sendable {
         document.add("\(companyName) · Chat transcript", style: .title)
         document.add("Chat \(chat.id) · \(queueName) · started \(time(chat.createdAt))"
                      + (chat.endedAt.map { ", ended \(time($0))" } ?? ""), style: .notice)
-        for message in messages {
+        for message in messages.prefix(Self.maximumMessages) {
             document.add("\(sender(message.sender)) · \(time(message.createdAt))", style: .label)
             let (text, style) = content(message)
             document.add(text, style: style)
+        }
+        if messages.count > Self.maximumMessages {
+            document.add("\(messages.count - Self.maximumMessages) more messages are not shown: a transcript holds the first "
+                         + "\(Self.maximumMessages).", style: .notice)
         }
         return try document.render()
     }
