@@ -26,9 +26,11 @@ let package = Package(
         // The variadic daemon start and the suspend/resume handshake of libmicrohttpd.
         .target(name: "CHTTPShim", dependencies: ["CMicroHTTPD"]),
 
+        // The clock seam under everything that waits: the SDK, the Lua scheduler, the sandbox.
+        .target(name: "Timekeeping"),
         .target(
             name: "LuaRuntime",
-            dependencies: ["CLua", "CLuaShim"],
+            dependencies: ["CLua", "CLuaShim", "Timekeeping"],
             // The state is confined to one executor by design; dynamic exclusivity checks on
             // the call and event paths cost more than the calls themselves (docs/benchmarks.md).
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
@@ -36,24 +38,25 @@ let package = Package(
         // The wire protocol shared by the SDK and the sandbox: JSON values, JWTs.
         .target(name: "CCAIWire", dependencies: ["CSSL"]),
         // The SDK: transport (libcurl), models, services.
-        .target(name: "CCAIKit", dependencies: ["CCurlShim", "CCAIWire"]),
+        .target(name: "CCAIKit", dependencies: ["CCurlShim", "CCAIWire", "Timekeeping"]),
         // The platform emulator: an HTTP server (libmicrohttpd) with the wire API.
-        .target(name: "CCAISandbox", dependencies: ["CHTTPShim", "CSQLite", "CPangoCairo", "CCAIWire", "LuaRuntime"]),
-        .target(name: "CCAIScripting", dependencies: ["LuaRuntime", "CCAIKit", "CCAIWire"]),
-        .executableTarget(name: "ccai", dependencies: ["CCAIScripting", "CCAIKit", "CCAISandbox", "CCAIWire", "LuaRuntime"]),
+        .target(name: "CCAISandbox", dependencies: ["CHTTPShim", "CSQLite", "CPangoCairo", "CCAIWire", "LuaRuntime", "Timekeeping"]),
+        .target(name: "CCAIScripting", dependencies: ["LuaRuntime", "CCAIKit", "CCAIWire", "Timekeeping"]),
+        .executableTarget(name: "ccai", dependencies: ["CCAIScripting", "CCAIKit", "CCAISandbox", "CCAIWire", "LuaRuntime", "Timekeeping"]),
         .executableTarget(
             name: "ccai-bench",
-            dependencies: ["CCAIScripting", "CCAIKit", "CCAISandbox", "CCAIWire", "LuaRuntime", "CLua", "CLuaShim"]
+            dependencies: ["CCAIScripting", "CCAIKit", "CCAISandbox", "CCAIWire", "LuaRuntime", "Timekeeping", "CLua", "CLuaShim"]
         ),
 
-        // What several test targets use: SDK makers, a signing delegate, a manual clock,
-        // an in-process client of the sandbox's router, eventually(timeout:), runTool.
-        .target(name: "TestSupport", dependencies: ["CCAIKit", "CCAISandbox", "CCAIWire"], path: "Tests/TestSupport"),
-        .testTarget(name: "LuaRuntimeTests", dependencies: ["LuaRuntime", "CLua", "CLuaShim"]),
-        .testTarget(name: "CCAIScriptingTests", dependencies: ["CCAIScripting", "LuaRuntime", "CCAIKit", "CCAISandbox", "TestSupport"]),
+        // What several test targets use: SDK makers, a signing delegate, an in-process
+        // client of the sandbox's router, eventually(timeout:), runTool.
+        .target(name: "TestSupport", dependencies: ["CCAIKit", "CCAISandbox", "CCAIWire", "Timekeeping"], path: "Tests/TestSupport"),
+        .testTarget(name: "TimekeepingTests", dependencies: ["Timekeeping"]),
+        .testTarget(name: "LuaRuntimeTests", dependencies: ["LuaRuntime", "Timekeeping", "CLua", "CLuaShim"]),
+        .testTarget(name: "CCAIScriptingTests", dependencies: ["CCAIScripting", "LuaRuntime", "CCAIKit", "CCAISandbox", "Timekeeping", "TestSupport"]),
         .testTarget(name: "CCAIWireTests", dependencies: ["CCAIWire"]),
-        .testTarget(name: "CCAISandboxTests", dependencies: ["CCAISandbox", "CCAIWire", "TestSupport"]),
-        .testTarget(name: "CCAIKitTests", dependencies: ["CCAIKit", "CCAISandbox", "TestSupport"]),
+        .testTarget(name: "CCAISandboxTests", dependencies: ["CCAISandbox", "CCAIWire", "Timekeeping", "TestSupport"]),
+        .testTarget(name: "CCAIKitTests", dependencies: ["CCAIKit", "CCAISandbox", "Timekeeping", "TestSupport"]),
         .testTarget(
             name: "SystemLibrariesTests",
             dependencies: ["CCurl", "CSSL", "CMicroHTTPD", "CSQLite", "CLua"]

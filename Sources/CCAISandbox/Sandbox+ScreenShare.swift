@@ -42,13 +42,13 @@ extension Sandbox {
         if let current = try await store.latestScreenShare(chatID: chat.id), current.state != .ended {
             throw HTTPError.conflict("chat \(chat.id) has a screen share under way (session \(current.id), \(current.state.rawValue))")
         }
-        let deadline = Date().addingTimeInterval(timeout)
+        let deadline = clock.now().addingTimeInterval(timeout)
         let (message, _) = try await store.addMessage(
             chatID: chat.id, sender: ChatMessageSender(type: actions.kind.rawValue, name: actions.name), type: "screen_share",
             text: nil, event: ChatMessageEvent.screenShareRequestedFromAgent.rawValue, clientMessageID: nil, now: clock.now())
         try await publishMessages([message], endUserID: actions.endUserID)
         let store = self.store
-        guard let created = await screenShareOutcomes.wait(for: .init(chatID: chat.id, id: 0), timeout: deadline.timeIntervalSinceNow, answered: {
+        guard let created = await screenShareOutcomes.wait(for: .init(chatID: chat.id, id: 0), timeout: deadline.timeIntervalSince(clock.now()), answered: {
             guard let latest = try? await store.latestScreenShare(chatID: chat.id), latest.state == .pending,
                 let messages = try? await store.messages(chatID: chat.id),
                 messages.contains(where: { $0.sequence > message.sequence && $0.screenShare?.id == latest.id
@@ -60,7 +60,7 @@ extension Sandbox {
             return try await store.screenShare(id: created.id)
         }
         guard var session = await screenShareOutcomes.wait(for: .init(chatID: chat.id, id: joined.id),
-                                                           timeout: deadline.timeIntervalSinceNow, answered: {
+                                                           timeout: deadline.timeIntervalSince(clock.now()), answered: {
             guard let current = try? await store.screenShare(id: joined.id), current.state == .active || current.state == .ended
             else { return nil }
             return current
@@ -70,7 +70,7 @@ extension Sandbox {
                               data: ["session_id": .integer(Int64(session.id)),
                                      "type": .string(ScreenShareRequestType.remoteControl.rawValue)])
             let answered = await screenShareOutcomes.wait(for: .init(chatID: chat.id, id: -session.id),
-                                                          timeout: deadline.timeIntervalSinceNow, answered: { nil })
+                                                          timeout: deadline.timeIntervalSince(clock.now()), answered: { nil })
             let current = try await store.screenShare(id: session.id)
             session = answered ?? current ?? session
         }

@@ -1,5 +1,7 @@
 import CCAIWire
 import Foundation
+import Synchronization
+import Timekeeping
 
 /// The platform emulator: the company of a configuration behind the wire API, its state
 /// in SQLite (in `dataDirectory`, or in memory), its time from `clock`.
@@ -13,32 +15,35 @@ public final class Sandbox: Sendable {
     public let configuration: SandboxConfiguration
     let store: SandboxStore
     /// The time of tokens and JWTs.
-    let clock: SandboxClock
+    let clock: any Clock
     /// The time of business hours: `clock`, or the configuration's `clock_start` onwards.
     /// What scripts and plugins of the same run read as the time, so that "after 18:00" is
     /// after 18:00 for all of them.
-    public let businessClock: SandboxClock
-    let events = EventHub()
+    public let businessClock: any Clock
+    let events: EventHub
     /// Requests per end user (`limits.requests_per_second`, `limits.burst`).
     let rateLimiter: RateLimiter
     /// Hands chats and messages to the agents.
     let agentDesk: AgentDesk
     /// Agents waiting for the end user's answers to their smart actions.
-    let smartActionOutcomes = OutcomeBoard<SmartAction>()
+    let smartActionOutcomes: OutcomeBoard<SmartAction>
     /// Agents waiting for the end user's answers to their forms.
-    let formOutcomes = OutcomeBoard<FormOutcome>()
+    let formOutcomes: OutcomeBoard<FormOutcome>
     /// Agents waiting for the end user's side of a screen share.
-    let screenShareOutcomes = OutcomeBoard<ScreenShareResponse>()
+    let screenShareOutcomes: OutcomeBoard<ScreenShareResponse>
     /// Where the sandbox reports what goes wrong outside any request (a failing agent
     /// script, its `print`s).
     let log: @Sendable (String) -> Void
+    /// The periodic chores (pruning, ending idle chats); they stop with the sandbox.
+    private let chores = Mutex<[ClockTimer]>([])
 
     /// A sandbox whose time comes from `clock` (the real time by default). A configuration
     /// with `clock_start` moves business hours to that moment; tokens keep `clock`.
     /// Agent scripts are read now: a missing one is a ``ConfigurationError``. With
-    /// `chat_timeout_seconds`, idle chats are ended every 5 seconds while the sandbox lives.
+    /// `chat_timeout_seconds`, idle chats are ended every 5 seconds (of `clock`) while the
+    /// sandbox lives.
     public init(configuration: SandboxConfiguration = .builtIn, dataDirectory: String? = nil,
-                clock: SandboxClock = SystemClock(), log: @escaping @Sendable (String) -> Void = Sandbox.standardError) throws {
+                clock: any Clock = SystemClock(), log: @escaping @Sendable (String) -> Void = Sandbox.standardError) throws {
         try configuration.validate()
         var scripts: [String: AgentScript] = [:]
         for agent in configuration.agents ?? [] {
@@ -54,30 +59,29 @@ public final class Sandbox: Sendable {
         self.log = log
         self.configuration = configuration
         let limits = configuration.limits ?? LimitsConfiguration()
-        self.rateLimiter = RateLimiter(rate: limits.effectiveRequestsPerSecond, burst: limits.effectiveBurst)
+        self.rateLimiter = RateLimiter(rate: limits.effectiveRequestsPerSecond, burst: limits.effectiveBurst, clock: clock)
         self.store = try SandboxStore(directory: dataDirectory, companyKey: configuration.company.key, now: clock.now())
         self.clock = clock
+        events = EventHub(clock: clock)
+        smartActionOutcomes = OutcomeBoard(clock: clock)
+        formOutcomes = OutcomeBoard(clock: clock)
+        screenShareOutcomes = OutcomeBoard(clock: clock)
         if let start = configuration.clockStart.flatMap({ ISO8601DateFormatter().date(from: $0) }) {
-            businessClock = OffsetClock(start: start)
+            businessClock = OffsetClock(base: clock, start: start)
         } else {
             businessClock = clock
         }
-        Task { [weak self] in
-            while true {
-                try? await Task.sleep(nanoseconds: 60_000_000_000)
-                guard let self else { return }
-                do { try await self.pruneOldData() } catch { self.log("sandbox: pruning old events and files failed: \(error)") }
-            }
-        }
+        var chores = [clock.repeating(every: 60) { [weak self] in
+            guard let self else { return }
+            do { try await self.pruneOldData() } catch { self.log("sandbox: pruning old events and files failed: \(error)") }
+        }]
         if configuration.chatTimeoutSeconds != nil {
-            Task { [weak self] in
-                while true {
-                    try? await Task.sleep(nanoseconds: 5_000_000_000)
-                    guard let self else { return }
-                    do { _ = try await self.endIdleChats() } catch { self.log("sandbox: ending idle chats failed: \(error)") }
-                }
-            }
+            chores.append(clock.repeating(every: 5) { [weak self] in
+                guard let self else { return }
+                do { _ = try await self.endIdleChats() } catch { self.log("sandbox: ending idle chats failed: \(error)") }
+            })
         }
+        self.chores.withLock { $0 = chores }
     }
 
     /// Writes a line to standard error (the default log), control characters escaped; the

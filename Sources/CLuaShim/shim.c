@@ -65,7 +65,7 @@ static void lrt_hook(lua_State *L, lua_Debug *ar) {
         if (c->instruction_limit > 0 && c->instructions > c->instruction_limit) {
             c->killed = LRT_KILL_INSTRUCTIONS;
         } else if (c->time_limit > 0) {
-            double now = lrt_monotonic_seconds();
+            double now = c->clock ? c->clock(c->owner) : lrt_monotonic_seconds();
             if (c->slice_started == 0) c->slice_started = now;
             if (now - c->slice_started <= c->time_limit) return;
             c->killed = LRT_KILL_TIME;

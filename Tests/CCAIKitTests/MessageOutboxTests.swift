@@ -2,6 +2,7 @@
 import CCAIWire
 import Foundation
 import Testing
+import Timekeeping
 
 /// The outbox's patience: retryable failures are retried until it runs out, then the send
 /// fails and the next message still goes out.
@@ -14,23 +15,35 @@ import Testing
     }
 
     @Test func aMessageGivesUpAfterItsPatienceAndTheNextOneStillGoes() async throws {
-        let outbox = MessageOutbox(patience: 0.6)
+        let clock = ManualClock()
+        let start = clock.now()
+        let outbox = MessageOutbox(patience: 30, clock: clock)
         let attempts = Counter()
-        do {
-            _ = try await outbox.send { () async throws -> Int in
+        let sending = Task {
+            try await outbox.send { () async throws -> Int in
                 _ = attempts.next()
                 throw CCAIError(code: .unavailable, message: "the platform is down", retryable: true)
             }
+        }
+        // Waits of 0.25, 0.5, 1, then 2 s while the next attempt is within the 30 s.
+        for _ in 0..<17 {
+            await clock.waitForTimers()
+            clock.advanceToNextTimer()
+        }
+        do {
+            _ = try await sending.value
             Issue.record("a send that never gets through fails")
         } catch let error as CCAIError {
             #expect(error.code == .unavailable)
         }
-        #expect(attempts.count >= 2, "retried while patience allowed")
+        #expect(attempts.count == 18)
+        #expect(clock.now().timeIntervalSince(start) == 29.75, "the last attempt came before the patience ran out")
+        #expect(clock.pendingTimers == 0)
         #expect(try await outbox.send { 42 } == 42, "the queue is not stuck behind the failed message")
     }
 
     @Test func aFailureThatIsNotRetryableFailsAtOnce() async throws {
-        let outbox = MessageOutbox(patience: 30)
+        let outbox = MessageOutbox(patience: 30, clock: ManualClock())
         let attempts = Counter()
         await #expect(throws: CCAIError.self) {
             _ = try await outbox.send { () async throws -> Int in

@@ -3,6 +3,7 @@ import CCAIWire
 import Foundation
 import TestSupport
 import Testing
+import Timekeeping
 
 /// Chats reach exactly one agent, once, however they arrive.
 @Suite struct AgentDeskTests {

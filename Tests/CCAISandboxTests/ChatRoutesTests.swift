@@ -3,6 +3,7 @@ import CCAIWire
 import Foundation
 import TestSupport
 import Testing
+import Timekeeping
 
 @Suite struct ChatRoutesTests {
     private func chat(_ reply: Curl.Reply) throws -> ChatResponse {
@@ -105,14 +106,14 @@ import Testing
         let (ana, bob) = (try await SandboxHTTP.token(server, "idle-ana"), try await SandboxHTTP.token(server, "idle-bob"))
         let talking = try chat(try await SandboxHTTP.call(server, "POST", "/chats", ana, #"{"menu_id": 1}"#))
         let silent = try chat(try await SandboxHTTP.call(server, "POST", "/chats", bob, #"{"menu_id": 1}"#))
-        clock.advance(30)
+        clock.advance(by: 30)
         _ = try await SandboxHTTP.call(server, "POST", "/chats/\(talking.id)/messages", ana, #"{"text": "still here", "client_message_id": "m1"}"#)
-        clock.advance(40)
+        clock.advance(by: 40)
         #expect(try await sandbox.endIdleChats().map(\.id) == [silent.id], "silent for 70 s; the other wrote 40 s ago")
         let ended = try chat(try await SandboxHTTP.call(server, "GET", "/chats/\(silent.id)", bob))
         #expect(ended.status == .ended && ended.endedBy == "timeout")
         #expect(try chat(try await SandboxHTTP.call(server, "GET", "/chats/\(talking.id)", ana)).status == .queued)
-        clock.advance(30)
+        clock.advance(by: 30)
         #expect(try await sandbox.endIdleChats().map(\.id) == [talking.id])
         #expect(try await sandbox.endIdleChats().isEmpty, "an ended chat does not end twice")
         await server.stop()

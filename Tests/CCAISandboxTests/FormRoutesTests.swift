@@ -3,6 +3,7 @@ import CCAIWire
 import Foundation
 import TestSupport
 import Testing
+import Timekeeping
 
 /// Custom forms and web forms an agent script sends, answered over HTTP.
 @Suite struct FormRoutesTests {
@@ -14,7 +15,7 @@ import Testing
             return function(agent)
               local answers = agent.send_form{ id = 1, timeout = 30 }
               agent.send("name=" .. tostring(answers and answers[1]))
-              local refund = agent.send_web_form{ external_form_id = "refund", timeout = 30 }
+              local refund = agent.send_web_form{ external_form_id = "refund", timeout = 3600 }
               agent.send("refund=" .. tostring(refund and refund.status))
               agent.wait_for_message{ timeout = 30 }
             end
@@ -97,7 +98,7 @@ import Testing
         }
         let invalid = try await complete(fetched.signature, #"[{"question_id": 1, "value": "0"}]"#)
         #expect(invalid.status == 400 && invalid.body.contains("at least 1"), "\(invalid.body)")
-        clock.advance(16 * 60)
+        clock.advance(by: 16 * 60)
         #expect(try await validate(fetched).valid == false, "the signature expired")
         #expect(try await complete(fetched.signature, #"[{"question_id": 1, "value": "5"}]"#).status == 403)
         let refetched = try SandboxHTTP.decode(try await SandboxHTTP.call(

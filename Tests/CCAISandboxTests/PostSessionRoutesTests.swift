@@ -3,6 +3,7 @@ import CCAIWire
 import Foundation
 import TestSupport
 import Testing
+import Timekeeping
 
 /// Post-session settings, ratings, the operator's report and transcripts, in process.
 @Suite struct PostSessionRoutesTests {

@@ -3,6 +3,7 @@ import CCAIWire
 import Foundation
 import TestSupport
 import Testing
+import Timekeeping
 
 @Suite struct QueueMenuTests {
     /// Monday 30 November 2026, 10:00 in Los Angeles (18:00 UTC): open.

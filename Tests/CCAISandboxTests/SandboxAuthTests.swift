@@ -3,6 +3,7 @@ import CCAIWire
 import Foundation
 import TestSupport
 import Testing
+import Timekeeping
 
 @Suite struct SandboxAuthTests {
     let start = Date(timeIntervalSince1970: 1_800_000_000)
@@ -47,7 +48,7 @@ import Testing
         #expect(wrong.status == 401)
         #expect(wrong.body.contains("unknown, revoked or expired"))
         let auth = try await authenticate(server, try jwt())
-        clock.advance(86_401)
+        clock.advance(by: 86_401)
         let expired = try await Curl.request("GET", "\(server.baseURL)/end_user",
                                              headers: ["Authorization": "Bearer \(auth.authToken)"])
         #expect(expired.status == 401)

@@ -2,6 +2,7 @@ import CCAISandbox
 import CCAIWire
 import Foundation
 import TestSupport
+import Timekeeping
 
 /// An end user's view of a sandbox over HTTP, through curl: a served sandbox, a token for
 /// an identity, authorized calls.

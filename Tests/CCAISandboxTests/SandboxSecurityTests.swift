@@ -3,6 +3,7 @@ import CCAIWire
 import Foundation
 import TestSupport
 import Testing
+import Timekeeping
 
 /// What a hostile client must not achieve against the sandbox (docs/security.md), and what
 /// held up in the review, kept as regression tests.
@@ -183,11 +184,11 @@ import Testing
                                               headers: ["Authorization": "Bearer \(ana)", "Content-Type": "image/png"])
         let media = try #require(try SandboxHTTP.decode(uploaded, as: ChatMessage.self).media)
         _ = try await SandboxHTTP.call(server, "POST", "/chats/\(chat.id)/end", ana)
-        clock.advance(3_601)
+        clock.advance(by: 3_601)
         let early = try await sandbox.pruneOldData()
         #expect(early.events > 0 && early.media == 0, "events go after an hour, files stay")
         #expect(try await SandboxHTTP.call(server, "GET", "/media/\(media.id)", ana).status == 200)
-        clock.advance(3_600)
+        clock.advance(by: 3_600)
         #expect(try await sandbox.pruneOldData().media == 1)
         #expect(try await SandboxHTTP.call(server, "GET", "/media/\(media.id)", ana).status == 404)
         await server.stop()

@@ -3,6 +3,7 @@ import CCAIWire
 import Foundation
 import TestSupport
 import Testing
+import Timekeeping
 
 /// Rules of the seeds the sandbox keeps: English as the last language, reserved CRM keys.
 @Suite struct SeedFidelityTests {

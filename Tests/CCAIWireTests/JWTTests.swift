@@ -129,8 +129,6 @@ import Testing
         #expect(Checked.integer(-0.0) == 0 && Checked.integer(42) == 42 && Checked.integer(1.5) == nil)
         #expect(Checked.integer(9_223_372_036_854_775_807.0) == nil, "2^63 is beyond Int")
         #expect(Checked.truncated(-1.9) == -1 && Checked.truncated(-.infinity) == nil)
-        #expect(Checked.nanoseconds(seconds: 1e300) == UInt64(Checked.maximumSeconds * 1e9))
-        #expect(Checked.nanoseconds(seconds: .nan) == 0 && Checked.nanoseconds(seconds: -5) == 0)
     }
 
     @Test func logTextCannotFakeLinesOrDriveTheTerminal() {

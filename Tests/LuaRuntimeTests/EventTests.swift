@@ -82,8 +82,6 @@ import Testing
             return task:wait(1e11), first, second, ok, err.code
             """, chunkName: "=t")
         #expect(results == ["done", "queued", "assigned", false, "invalid_argument"])
-        #expect(LuaDuration.nanoseconds(seconds: 1e300) == UInt64(LuaDuration.maximumSeconds * 1e9))
-        #expect(LuaDuration.nanoseconds(seconds: -.infinity) == 0 && LuaDuration.nanoseconds(seconds: .nan) == 0)
     }
 
     @Test func waitForSuspendsUntilAMatchingEvent() async throws {

@@ -1,5 +1,6 @@
 import CCAIWire
 import Foundation
+import Timekeeping
 
 /// Calls the platform's API: JSON in snake_case, the bearer token, one re-authentication
 /// through the delegate when the platform refuses the token, and errors as ``CCAIError``.
@@ -16,6 +17,7 @@ final class APIClient: @unchecked Sendable {
     private let http: HTTPClient
     /// The retries of this SDK instance (its HTTP client's).
     var retryPolicy: RetryPolicy { http.retryPolicy }
+    var clock: any Clock { http.clock }
 
     init(options: InitOptions, http: HTTPClient) {
         self.options = options

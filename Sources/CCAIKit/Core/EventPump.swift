@@ -161,7 +161,7 @@ final class EventPump: @unchecked Sendable {
                 return
             } catch {
                 providerStateChanged(.error(message: (error as? CCAIError)?.message ?? error.localizedDescription))
-                try? await Task.sleep(nanoseconds: 500_000_000)
+                try? await http.clock.sleep(for: 0.5)
             }
         }
     }

@@ -1,5 +1,6 @@
 import CCAIWire
 import Foundation
+import Timekeeping
 
 /// The end user's outgoing messages: sent one at a time, in the order they were written,
 /// each retried with the same client message id while the platform is unreachable, so a
@@ -8,26 +9,28 @@ import Foundation
 actor MessageOutbox {
     /// How long a message waits for the platform before its send fails.
     let patience: TimeInterval
+    private let clock: any Clock
     private var tail: Task<Void, Never>?
 
-    init(patience: TimeInterval) {
+    init(patience: TimeInterval, clock: any Clock) {
         self.patience = patience
+        self.clock = clock
     }
 
     /// Runs `attempt` after the messages queued before it, again (after 0.25 s, doubling
     /// up to 2 s) for as long as it fails with a retryable error and `patience` allows.
     func send<Result: Sendable>(_ attempt: @escaping @Sendable () async throws -> Result) async throws -> Result {
         let previous = tail
-        let patience = patience
+        let patience = patience, clock = clock
         let task = Task {
             await previous?.value
-            let deadline = Date().addingTimeInterval(patience)
+            let deadline = clock.now().addingTimeInterval(patience)
             var delay: TimeInterval = 0.25
             while true {
                 do {
                     return try await attempt()
-                } catch let error as CCAIError where error.retryable && Date().addingTimeInterval(delay) < deadline {
-                    try await Task.sleep(nanoseconds: Checked.nanoseconds(seconds: delay))
+                } catch let error as CCAIError where error.retryable && clock.now().addingTimeInterval(delay) < deadline {
+                    try await clock.sleep(for: delay)
                     delay = min(delay * 2, 2)
                 }
             }

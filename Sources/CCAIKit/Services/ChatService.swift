@@ -70,7 +70,7 @@ public final class ChatService: @unchecked Sendable {
          isScreenShareable: @escaping @Sendable () -> Bool = { false }) {
         self.isScreenShareable = isScreenShareable
         self.api = api
-        self.outbox = MessageOutbox(patience: api.retryPolicy.messagePatience)
+        self.outbox = MessageOutbox(patience: api.retryPolicy.messagePatience, clock: api.clock)
         self.language = language
         self.options = options
         self.pump = pump
@@ -333,11 +333,12 @@ public final class ChatService: @unchecked Sendable {
     }
 
     /// Shows the agent what the end user is typing. A preview older than the last one
-    /// sent is skipped (seed 001); the answer says whether the platform kept it.
+    /// sent is skipped (seed 001); the answer says whether the platform kept it. `time`
+    /// is when the text was typed (now, by the SDK's clock, if not given).
     @discardableResult
-    public func sendMessagePreview(_ text: String, at time: Date = Date()) async throws -> Bool {
+    public func sendMessagePreview(_ text: String, at time: Date? = nil) async throws -> Bool {
         let chat = try requireCurrentChat()
-        let timestamp = time.timeIntervalSince1970
+        let timestamp = (time ?? api.clock.now()).timeIntervalSince1970
         let isNewest: Bool = lock.withLock {
             guard timestamp > lastPreviewAt else { return false }
             lastPreviewAt = timestamp
@@ -462,7 +463,7 @@ public final class ChatService: @unchecked Sendable {
             do {
                 data = try await transcript(retriedByCaller: true)
             } catch let error as CCAIError where error.retryable && attempt < api.retryPolicy.downloadAttempts {
-                try await Task.sleep(nanoseconds: UInt64(attempt) * 1_000_000_000)
+                try await api.clock.sleep(for: Double(attempt))
                 attempt += 1
                 continue
             }

@@ -1,11 +1,13 @@
 import CCAIWire
 import Foundation
+import Timekeeping
 
 /// An HTTP client on libcurl: one thread and one multi handle serve every request (and
 /// reuse connections); requests are async, time out, can be cancelled, and retried as
 /// ``RetryPolicy`` says: idempotent ones with exponential backoff when the server is
 /// unreachable or answers 502, 503 or 504, any one answered 429 (refused before it was
-/// processed) after the server's `Retry-After`.
+/// processed) after the server's `Retry-After`. Its waits, and every wait of the SDK
+/// instances that share it, are on `clock`.
 ///
 /// ```swift
 /// let client = HTTPClient()
@@ -13,10 +15,13 @@ import Foundation
 /// ```
 public final class HTTPClient: Sendable {
     public let retryPolicy: RetryPolicy
+    /// The time the SDK waits on: retries, the outbox's patience, reconnections.
+    public let clock: any Clock
     private let loop = CurlLoop()
 
-    public init(retryPolicy: RetryPolicy = .standard) {
+    public init(retryPolicy: RetryPolicy = .standard, clock: any Clock = SystemClock()) {
         self.retryPolicy = retryPolicy
+        self.clock = clock
     }
 
     deinit { loop.stop() }
@@ -42,7 +47,7 @@ public final class HTTPClient: Sendable {
             } catch let error as TransportError where error.isRetryable && request.isIdempotent {
                 if attempt >= failureRetries { throw error }
             }
-            try await Task.sleep(nanoseconds: Checked.nanoseconds(seconds: delay))
+            try await clock.sleep(for: delay)
             attempt += 1
         }
     }

@@ -152,7 +152,7 @@ public struct EventSource: Sendable {
                     let parser = state.parser
                     lastID = parser.lastEventID ?? lastID
                     if let retry = parser.retry { delay = min(max(0, Double(retry) / 1000), Self.maximumRetrySeconds) }
-                    try? await Task.sleep(nanoseconds: Checked.nanoseconds(seconds: delay))
+                    try? await client.clock.sleep(for: delay)
                 }
                 continuation.finish()
             }

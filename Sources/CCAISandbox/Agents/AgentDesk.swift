@@ -40,7 +40,7 @@ actor AgentDesk {
                                        kind: .virtual)
             let escalate = escalation(chatID: chat.id, endUserID: endUserID, sandbox: sandbox)
             if let script = virtualScripts[id] {
-                run(ScriptedAgent(actions: actions, script: script, mailbox: AgentMailbox(), redacts: chat.redactionEnabled,
+                run(ScriptedAgent(actions: actions, script: script, mailbox: AgentMailbox(clock: sandbox.clock), redacts: chat.redactionEnabled,
                                   escalate: escalate), chat)
             } else {
                 Task { try? await VirtualAgent(actions: actions, configuration: virtualAgent, escalate: escalate).chatQueued() }
@@ -147,7 +147,7 @@ actor AgentDesk {
         postSessions[chat.id] = id
         let actions = postSessionActions(chat, id: id, configuration: configuration, endUserID: endUserID, sandbox: sandbox)
         if let script = virtualScripts[id] {
-            let agent = ScriptedAgent(actions: actions, script: script, mailbox: AgentMailbox(), redacts: chat.redactionEnabled,
+            let agent = ScriptedAgent(actions: actions, script: script, mailbox: AgentMailbox(clock: sandbox.clock), redacts: chat.redactionEnabled,
                                       escalate: nil)
             mailboxes[chat.id] = agent.mailbox
             let data = customData[chat.id] ?? [:]
@@ -212,7 +212,7 @@ actor AgentDesk {
         load[name, default: []].insert(chat.id)
         let actions = AgentActions(sandbox: sandbox, chatID: chat.id, endUserID: endUserID, name: name)
         if let script = scripts[name] {
-            run(ScriptedAgent(actions: actions, script: script, mailbox: AgentMailbox(), redacts: chat.redactionEnabled,
+            run(ScriptedAgent(actions: actions, script: script, mailbox: AgentMailbox(clock: sandbox.clock), redacts: chat.redactionEnabled,
                               escalate: nil), chat)
         } else {
             Task { try? await DefaultAgent(actions: actions).chatQueued() }

@@ -1,13 +1,19 @@
 import CCAIWire
 import Foundation
 import LuaRuntime
+import Timekeeping
 
 /// The customer's messages on their way to a scripted agent: queued in order until the
 /// script asks for the next one, which it may wait for with a timeout.
 actor AgentMailbox {
     private var pending: [ChatMessage] = []
-    private var waiter: (id: UUID, continuation: CheckedContinuation<ChatMessage?, Never>, timer: OneShotTimer)?
+    private var waiter: (id: UUID, continuation: CheckedContinuation<ChatMessage?, Never>, timer: ClockTimer)?
     private var isClosed = false
+    private let clock: any Clock
+
+    init(clock: any Clock) {
+        self.clock = clock
+    }
 
     /// Hands a message to the waiting script, or queues it.
     func deliver(_ message: ChatMessage) {
@@ -27,7 +33,7 @@ actor AgentMailbox {
         if isClosed { return nil }
         let id = UUID()
         return await withCheckedContinuation { continuation in
-            let timer = OneShotTimer(after: timeout) { Task { await self.expire(id) } }
+            let timer = clock.schedule(after: timeout) { Task { await self.expire(id) } }
             waiter = (id, continuation, timer)
         }
     }

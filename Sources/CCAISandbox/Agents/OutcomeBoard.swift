@@ -1,5 +1,6 @@
 import Foundation
 import LuaRuntime
+import Timekeeping
 
 /// Where agents wait for the end user's answer to something they asked for (a smart
 /// action, a form), by key: the answer resumes every waiter of its key; a waiter gives up
@@ -10,7 +11,12 @@ actor OutcomeBoard<Value: Sendable> {
         var id: Int
     }
 
-    private var waiters: [Key: [UUID: (continuation: CheckedContinuation<Value?, Never>, timer: OneShotTimer)]] = [:]
+    private var waiters: [Key: [UUID: (continuation: CheckedContinuation<Value?, Never>, timer: ClockTimer)]] = [:]
+    private let clock: any Clock
+
+    init(clock: any Clock) {
+        self.clock = clock
+    }
 
     /// The answer for `key`: `answered()` when it is there already (checked after the
     /// waiter is registered, so an answer in between is not missed), else the next
@@ -18,7 +24,7 @@ actor OutcomeBoard<Value: Sendable> {
     func wait(for key: Key, timeout: TimeInterval, answered: @escaping @Sendable () async -> Value?) async -> Value? {
         let id = UUID()
         return await withCheckedContinuation { continuation in
-            let timer = OneShotTimer(after: timeout) { Task { await self.finish(key, id, with: nil) } }
+            let timer = clock.schedule(after: timeout) { Task { await self.finish(key, id, with: nil) } }
             waiters[key, default: [:]][id] = (continuation, timer)
             Task {
                 if let value = await answered() { self.finish(key, id, with: value) }

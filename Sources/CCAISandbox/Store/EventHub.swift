@@ -1,12 +1,18 @@
 import Foundation
 import LuaRuntime
+import Timekeeping
 
 /// Wakes the event streams of an end user when something is published for them. Each
 /// user has a version that every publication increments, so that a stream that read the
 /// store at version N never sleeps through a publication made after it.
 actor EventHub {
+    private let clock: any Clock
     private var versions: [Int: Int] = [:]
     private var waiters: [Int: [UUID: CheckedContinuation<Void, Never>]] = [:]
+
+    init(clock: any Clock) {
+        self.clock = clock
+    }
 
     func version(endUserID: Int) -> Int { versions[endUserID] ?? 0 }
 
@@ -19,7 +25,7 @@ actor EventHub {
     func wait(endUserID: Int, after seen: Int, timeout: TimeInterval) async {
         guard version(endUserID: endUserID) <= seen else { return }
         let id = UUID()
-        let timer = OneShotTimer(after: timeout) { [weak self] in Task { await self?.wake(endUserID: endUserID, id: id) } }
+        let timer = clock.schedule(after: timeout) { [weak self] in Task { await self?.wake(endUserID: endUserID, id: id) } }
         await withCheckedContinuation { continuation in
             waiters[endUserID, default: [:]][id] = continuation
         }

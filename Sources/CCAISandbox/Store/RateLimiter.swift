@@ -1,4 +1,5 @@
 import Foundation
+import Timekeeping
 
 /// Requests per end user as token buckets: `burst` at once, then `rate` a second. Safe
 /// from any thread (the HTTP server asks it on a request's headers). Buckets that have
@@ -22,9 +23,9 @@ final class RateLimiter: @unchecked Sendable {
     private var buckets: [Int: Bucket] = [:]
     private var lastSweep: Double = 0
 
-    private let clock: SandboxClock
+    private let clock: any Clock
 
-    init(rate: Double, burst: Double, clock: SandboxClock = SystemClock()) {
+    init(rate: Double, burst: Double, clock: any Clock) {
         self.rate = rate
         self.burst = max(1, burst)
         self.clock = clock

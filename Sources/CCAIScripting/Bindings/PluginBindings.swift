@@ -2,12 +2,13 @@ import CCAIKit
 import CCAIWire
 import Foundation
 import LuaRuntime
+import Timekeeping
 
 /// `ccai.plugins`: `list()`, `evaluate_deflection(menu, { channel = "chat" })` and
 /// `run_post_session(session, { opt_in })` (docs/plugins.md).
 enum PluginBindings {
     static func module(_ host: PluginHost?, sdk: CCAI?, logger: ScriptLogger = StreamLogger(minimumLevel: .warn),
-                       now: @escaping @Sendable () -> Date = { Date() }) -> LuaModule {
+                       clock: any Clock = SystemClock()) -> LuaModule {
         var module = LuaModule(name: "ccai.plugins")
         module.function("list", LuaSignature("The plugins: name, version, file, state, errors, priority, hooks.",
                                              returns: ["ccai.PluginInfo[]"])) { call in
@@ -28,7 +29,7 @@ enum PluginBindings {
                 throw call.argumentError(2, "options", "field 'channel': 'chat', 'voice_call' or 'email' expected, got '\(channel)'")
             }
             return try call.suspend {
-                let context = await deflectionContext(menu: menu, channel: channel, sdk: sdk, now: now())
+                let context = await deflectionContext(menu: menu, channel: channel, sdk: sdk, now: clock.now())
                 guard let host else { return [DeflectionDecision.sdkDefault(for: menu, channel: channel).luaValue] }
                 return [await host.evaluateDeflection(menu: menu, channel: channel, context: context).luaValue]
             }
@@ -48,7 +49,7 @@ enum PluginBindings {
             let runner = {
                 var runner = PostSessionRunner(sdk: sdk, plugins: host)
                 runner.logger = logger
-                runner.now = now
+                runner.clock = clock
                 return runner
             }()
             return try SDKBindings.sdk(call, { try await runner.run(chat: chat, optIn: optIn) },

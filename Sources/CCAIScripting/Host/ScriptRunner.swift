@@ -1,6 +1,7 @@
 import CCAIKit
 import Foundation
 import LuaRuntime
+import Timekeeping
 
 /// Runs scripts in sandboxed states that have the `ccai` module, with the runtime's
 /// diagnostics going to the logger, and `print` too unless ``printOutput`` takes a
@@ -24,9 +25,10 @@ public struct ScriptRunner: Sendable {
     public var plugins: PluginHost?
     /// Signs `custom_data = { signed = ... }` claims (the host's company secret).
     public var signer: ClaimsSigner?
-    /// The time of `ccai.now()` and of plugins' `ctx.now`: the platform's clock when the
-    /// host knows it (an embedded sandbox with `clock_start`), else the real time.
-    public var now: @Sendable () -> Date = { Date() }
+    /// The time of `ccai.now()`, plugins' `ctx.now`, `ccai.sleep`, timeouts and the
+    /// wall-clock budget: the platform's clock when the host knows it (an embedded sandbox
+    /// with `clock_start`), else the real time; a ``ManualClock`` in tests.
+    public var clock: any Clock = SystemClock()
     /// Where the `print`s of a script run with ``run(file:)`` go, line by line; nil: the log.
     public var printOutput: (@Sendable (String) -> Void)?
     /// The folder scripts write files to (`download_chat_transcript{ to = ... }`), and
@@ -62,8 +64,8 @@ public struct ScriptRunner: Sendable {
             handlerError: { event, error in
                 logger.log(LogRecord(level: .error, message: "error in '\(event)' handler: \(error)"))
             })
-        let state = try LuaState(limits: limits, sandbox: sandbox, diagnostics: diagnostics)
-        let (environment, sdk, signer, plugins, now) = (self.environment, self.sdk, self.signer, self.plugins, self.now)
+        let state = try LuaState(limits: limits, sandbox: sandbox, diagnostics: diagnostics, clock: clock)
+        let (environment, sdk, signer, plugins, clock) = (self.environment, self.sdk, self.signer, self.plugins, self.clock)
         let outputDirectory = self.outputDirectory
         try await state.withContext { lua in
             var context = sdk.map { SDKContext(sdk: $0, signer: signer, plugins: plugins, fileRoot: extraPaths.first, logger: logger) }
@@ -71,8 +73,8 @@ public struct ScriptRunner: Sendable {
             context?.chatEvents = lua.makeEmitter(name: "ccai.chat", events: ChatBindings.eventNames)
             context?.smartActionEvents = lua.makeEmitter(name: "ccai.smart_action", events: SmartActionBindings.eventNames)
             context?.screenShareEvents = lua.makeEmitter(name: "ccai.screen_share", events: ScreenShareBindings.eventNames)
-            var module = CCAIModule.make(environment: environment, logger: logger, sdk: context, now: now)
-            module.module(PluginBindings.module(plugins, sdk: sdk, logger: logger, now: now))
+            var module = CCAIModule.make(environment: environment, logger: logger, sdk: context, clock: clock)
+            module.module(PluginBindings.module(plugins, sdk: sdk, logger: logger, clock: clock))
             lua.setErrorTypeName("ccai.Error")
             let table = lua.makeTable(module)
             if sdk != nil { try QueueMenuBindings.decorate(table, in: lua) }

@@ -1,6 +1,7 @@
 import CCAIKit
 import Foundation
 import LuaRuntime
+import Timekeeping
 
 /// The `ccai` module's utilities (docs/lua-runtime.md): `spawn`, `sleep`, `now`, `log`,
 /// `json`, `env`, `uuid`. Later layers add the SDK services to the same table.
@@ -12,13 +13,13 @@ import LuaRuntime
 /// ```
 public enum CCAIModule {
     /// The module's table description; with an SDK context, the SDK's services too.
-    /// `now` is the time `ccai.now()` reads (the platform's clock when the host knows it).
+    /// `clock` is the time `ccai.now()` reads (the platform's clock when the host knows it).
     public static func make(environment: [String: String], logger: ScriptLogger, sdk: SDKContext? = nil,
-                            now: @escaping @Sendable () -> Date = { Date() }) -> LuaModule {
+                            clock: any Clock = SystemClock()) -> LuaModule {
         var ccai = LuaModule(name: "ccai")
         if let sdk { SDKBindings.install(sdk, into: &ccai) }
         LuaTaskLibrary.install(into: &ccai)
-        ccai.function("now", LuaSignature("Unix time in seconds.", returns: ["number"])) { call in call.returning(.number(now().timeIntervalSince1970)) }
+        ccai.function("now", LuaSignature("Unix time in seconds.", returns: ["number"])) { call in call.returning(.number(clock.now().timeIntervalSince1970)) }
         ccai.function("uuid", LuaSignature("A random UUID (lowercase).", returns: ["string"])) { call in call.returning(.string(UUID().uuidString.lowercased())) }
         var env = LuaTable()
         for (key, value) in environment { env[key] = .string(value) }

@@ -1,6 +1,7 @@
 import CCAIWire
 import Foundation
 import LuaRuntime
+import Timekeeping
 
 /// A loaded plugin as `ccai.plugins.list()` and `ccai plugins check` describe it.
 public struct PluginInfo: Sendable, Equatable {
@@ -206,7 +207,7 @@ public actor PluginHost {
             let once = ResumeOnce(continuation)
             let failure = PluginLoadError("\(path.map(\.description).joined(separator: ".")) took longer than \(formatSeconds(timeout)) seconds")
             // The timeout goes through the task pool like the call, so a busy pool delays both alike.
-            let timer = OneShotTimer(after: timeout) { Task { once.resume(with: .failure(failure)) } }
+            let timer = runner.clock.schedule(after: timeout) { Task { once.resume(with: .failure(failure)) } }
             Task {
                 once.resume(with: await Result { try await state.call(kept: "plugin", path: path, arguments: arguments) })
                 timer.cancel()
@@ -378,12 +379,14 @@ public actor PluginHost {
         return reloaded
     }
 
-    /// Checks for changes every `interval` seconds until `stopWatching` or `shutdown`.
+    /// Checks for changes every `interval` seconds (of the runner's clock) until
+    /// `stopWatching` or `shutdown`.
     public func startWatching(every interval: TimeInterval = 0.5) {
         watcher?.cancel()
+        let clock = runner.clock
         watcher = Task { [weak self] in
             while !Task.isCancelled {
-                try? await Task.sleep(nanoseconds: LuaDuration.nanoseconds(seconds: interval))
+                try? await clock.sleep(for: interval)
                 guard !Task.isCancelled, let self else { return }
                 await self.reloadChanged()
             }

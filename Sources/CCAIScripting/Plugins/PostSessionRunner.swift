@@ -2,6 +2,7 @@ import CCAIKit
 import CCAIWire
 import Foundation
 import LuaRuntime
+import Timekeeping
 
 /// What ``PostSessionRunner/run(chat:optIn:)`` did: the flow that ran (`virtual_agent`,
 /// `survey`, `csat`) with what was submitted, or `none` with `result.reason`
@@ -28,7 +29,8 @@ public struct PostSessionRunner: Sendable {
     public let sdk: CCAI
     public let plugins: PluginHost?
     public var logger: ScriptLogger = StreamLogger(minimumLevel: .warn)
-    public var now: @Sendable () -> Date = { Date() }
+    /// The time of the hooks' `ctx.now`.
+    public var clock: any Clock = SystemClock()
 
     public init(sdk: CCAI, plugins: PluginHost?) {
         self.sdk = sdk
@@ -50,7 +52,7 @@ public struct PostSessionRunner: Sendable {
         var context = LuaTable()
         context["flow"] = try configured.map { try encoder.encode($0) } ?? .nil
         context["session"] = session
-        context["now"] = .number(now().timeIntervalSince1970)
+        context["now"] = .number(clock.now().timeIntervalSince1970)
 
         var flowType = configured?.type
         if let plugins, case .answered(let answer, let plugin, _) = await plugins.ask(.postSession, argument: session,

@@ -4,11 +4,12 @@ import Foundation
 /// platform) that never trap: a trap would take the whole process down with it.
 ///
 /// ```swift
-/// Checked.integer(1e300)                 // nil
-/// Checked.nanoseconds(seconds: 1e300)    // 100 years, the longest wait
+/// Checked.integer(1e300)       // nil
+/// Checked.truncated(-1.9)      // -1
 /// ```
 public enum Checked {
-    /// The longest wait anything takes: 100 years.
+    /// The longest lifetime a token or a JWT may be given: 100 years (the longest wait a
+    /// clock takes too, `ClockDelay.maximumSeconds`).
     public static let maximumSeconds: Double = 100 * 365 * 86_400
 
     /// The integer a double holds exactly (no fraction), or nil: NaN, infinities, fractions
@@ -22,12 +23,5 @@ public enum Checked {
     public static func truncated(_ value: Double) -> Int? {
         guard value.isFinite else { return nil }
         return Int(exactly: value.rounded(.towardZero))
-    }
-
-    /// Nanoseconds for a wait of `seconds`: NaN and negatives are 0, anything longer than
-    /// ``maximumSeconds`` is that.
-    public static func nanoseconds(seconds: Double) -> UInt64 {
-        guard seconds > 0 else { return 0 }
-        return UInt64(min(seconds, maximumSeconds) * 1e9)
     }
 }

@@ -40,7 +40,8 @@ typedef struct lrt_context {
     long long instruction_limit;///< per slice between yields; 0: unlimited
     long long instructions;     ///< counted in the current slice
     double time_limit;          ///< seconds per slice; 0: unlimited
-    double slice_started;       ///< monotonic seconds at the start of the slice
+    double slice_started;       ///< clock seconds at the start of the slice
+    double (*clock)(void *owner);///< the budget's clock, given the owner; NULL: CLOCK_MONOTONIC
     int hook_interval;
     lrt_kill_reason killed;     ///< sticky once set
     int lua_depth;              ///< runs of Lua code in progress (nested calls from Swift count)

@@ -246,7 +246,7 @@ final class LuaScheduler {
         let owner = core.owner
         let id = task.id, token = task.wakeToken
         let error = LuaErrorValue.timeout(message(seconds))
-        task.timer = OneShotTimer(after: seconds) { [weak owner] in
+        task.timer = core.clock.schedule(after: seconds) { [weak owner] in
             Task { await owner?.timeOut(taskID: id, token: token, error: error) }
         }
     }

@@ -1,5 +1,6 @@
 import CLua
 import CLuaShim
+import Timekeeping
 
 /// One coroutine run by the scheduler: the main chunk, a `spawn`ed function, or an event
 /// handler that suspended.
@@ -33,7 +34,7 @@ final class LuaTask {
     var suspension: LuaSuspension?
     /// Changes with each suspension, so late wake-ups of an earlier one are ignored.
     var wakeToken = 0
-    var timer: OneShotTimer?
+    var timer: ClockTimer?
     /// Whether the coroutine yielded through the async trampoline (it expects `ok, ...`).
     var awaitsOutcome = false
     /// Called once when the task ends, however it ends.

@@ -34,9 +34,9 @@ public enum LuaTaskLibrary {
             throw call.argumentError(1, "seconds", "a finite number >= 0 expected, got \(String(format: "%g", seconds))")
         }
         if seconds == 0 { return try call.yieldToOtherTasks() }
-        let nanoseconds = LuaDuration.nanoseconds(seconds: seconds)
+        let clock = call.core.clock
         return try call.suspend {
-            try await Task.sleep(nanoseconds: nanoseconds)
+            try await clock.sleep(for: seconds)
             return []
         }
     }

@@ -1,6 +1,7 @@
 import CLua
 import CLuaShim
 import Foundation
+import Timekeeping
 
 /// Installs the one C-to-Swift dispatcher the trampolines call (once per process).
 private let dispatchInstalled: Void = {
@@ -17,6 +18,8 @@ final class LuaCore {
     private(set) var limits: LuaLimits
     weak var owner: LuaState?
     var diagnostics: LuaDiagnostics
+    /// The time of `sleep`, of timeouts and of the wall-clock budget.
+    let clock: any Clock
 
     /// Function boxes stay alive as long as the state: Lua holds unretained pointers.
     private var boxes: [LuaFunctionBox] = []
@@ -36,7 +39,7 @@ final class LuaCore {
     let lifetime: LuaLifetime
     var isClosed: Bool { lifetime.isClosed }
 
-    init(limits: LuaLimits, diagnostics: LuaDiagnostics) throws {
+    init(limits: LuaLimits, diagnostics: LuaDiagnostics, clock: any Clock = SystemClock()) throws {
         _ = dispatchInstalled
         context = .allocate(capacity: 1)
         context.initialize(to: lrt_context())
@@ -49,7 +52,14 @@ final class LuaCore {
         lifetime = LuaLifetime(state)
         self.limits = limits
         self.diagnostics = diagnostics
+        self.clock = clock
         context.pointee.owner = Unmanaged.passUnretained(self).toOpaque()
+        if !(clock is SystemClock) {
+            // The budget's hook reads this clock; the system clock's monotonic time is read in C.
+            context.pointee.clock = { owner in
+                Unmanaged<LuaCore>.fromOpaque(owner!).takeUnretainedValue().clock.now().timeIntervalSinceReferenceDate
+            }
+        }
         errorMetatable = makeErrorMetatable()
         storeLimitErrors()
         scheduler.core = self

@@ -1,6 +1,7 @@
 import CLua
 import CLuaShim
 import Foundation
+import Timekeeping
 
 /// A sandboxed Lua 5.4 state with one owner. Everything that touches the state runs on
 /// this actor, so many states share Swift's small cooperative thread pool and no state is
@@ -18,10 +19,12 @@ public actor LuaState {
     /// The embedded Lua release (`"Lua 5.4.4"`).
     public static let luaRelease = String(cString: lrt_lua_release())
 
-    /// Creates a sandboxed state with the given budgets.
+    /// Creates a sandboxed state with the given budgets. `clock` is the time of `sleep`,
+    /// of `wait` and `wait_for` timeouts and of the wall-clock budget (a ``ManualClock``
+    /// in tests).
     public init(limits: LuaLimits = LuaLimits(), sandbox: LuaSandbox = LuaSandbox(),
-                diagnostics: LuaDiagnostics = .standardError) throws {
-        core = try LuaCore(limits: limits, diagnostics: diagnostics)
+                diagnostics: LuaDiagnostics = .standardError, clock: any Clock = SystemClock()) throws {
+        core = try LuaCore(limits: limits, diagnostics: diagnostics, clock: clock)
         try core.installSandbox(sandbox)
         core.owner = self
     }

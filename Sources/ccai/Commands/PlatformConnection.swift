@@ -3,6 +3,7 @@ import CCAIScripting
 import CCAISandbox
 import CCAIWire
 import Foundation
+import Timekeeping
 
 /// Where `ccai run` sends the SDK: the embedded sandbox (default, or `--sandbox FILE`),
 /// or a platform at `--host` with the company key and a way to sign end-user JWTs.
@@ -67,7 +68,7 @@ struct PlatformConnection {
         var server: HTTPServer?
         var delegate: HostAuthenticator
         /// The platform's time: the embedded sandbox's business clock (`clock_start`), else the real time.
-        var now: @Sendable () -> Date = { Date() }
+        var clock: any Clock = SystemClock()
     }
 
     /// Starts the embedded sandbox if needed and initializes an SDK instance for `identity`.
@@ -84,8 +85,7 @@ struct PlatformConnection {
                                              ccai: sdk)
             try sdk.initialize(options: InitOptions(key: configuration.company.key, urlHost: "127.0.0.1:\(server.port)",
                                                     delegate: delegate, cacheAuthToken: false))
-            let clock = sandbox.businessClock
-            return Session(sdk: sdk, server: server, delegate: delegate, now: { clock.now() })
+            return Session(sdk: sdk, server: server, delegate: delegate, clock: sandbox.businessClock)
         case .remote(let host, let key, let signing):
             let delegate = HostAuthenticator(signing: signing, identity: identity, ccai: sdk)
             try sdk.initialize(options: InitOptions(key: key, urlHost: host, delegate: delegate, cacheAuthToken: false))

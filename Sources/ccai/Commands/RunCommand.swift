@@ -2,6 +2,7 @@ import CCAIScripting
 import CCAIWire
 import Foundation
 import LuaRuntime
+import Timekeeping
 
 /// `ccai run SCRIPT [options]`: runs a Lua script in the sandboxed runtime.
 struct RunCommand {
@@ -166,7 +167,7 @@ struct RunCommand {
         var runner = ScriptRunner(environment: environment, limits: limits, logger: logger, sdk: session.sdk)
         runner.signer = session.delegate
         runner.printOutput = ScriptRunner.standardOutput
-        runner.now = session.now
+        runner.clock = session.clock
         runner.outputDirectory = outputDirectory
         var pluginDirectories = self.pluginDirectories
         let besideScript = URL(fileURLWithPath: script).deletingLastPathComponent().appendingPathComponent("plugins").path

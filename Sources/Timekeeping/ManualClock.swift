@@ -1,0 +1,114 @@
+import Foundation
+
+/// A clock that moves only when told: `advance` runs the timers it passes, in the order
+/// of their deadlines, each with the clock set to its deadline. Tests use it so that a
+/// 30-second patience is tested in microseconds and never races; simulations use it to
+/// run hours in virtual time.
+///
+/// ```swift
+/// let clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000))
+/// let sandbox = try Sandbox(clock: clock)
+/// await clock.waitForTimers()        // the code under test is asleep
+/// clock.advance(by: 31)              // and wakes up 31 seconds later
+/// ```
+public final class ManualClock: Clock, @unchecked Sendable {
+    private struct Pending {
+        let id: Int
+        let deadline: Date
+        let action: @Sendable () -> Void
+    }
+
+    private let lock = NSLock()
+    private var current: Date
+    private var pending: [Pending] = []
+    private var nextID = 0
+    private var watchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+
+    /// A clock that reads `start` until it is advanced.
+    public init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) {
+        current = start
+    }
+
+    public func now() -> Date { lock.withLock { current } }
+
+    /// Timers whose delay has already passed run at once (on a global queue, as a real
+    /// clock's would); the others wait for `advance`.
+    public func schedule(after seconds: Double, _ action: @escaping @Sendable () -> Void) -> ClockTimer {
+        let delay = ClockDelay.clamped(seconds)
+        if delay == 0 {
+            DispatchQueue.global().async(execute: action)
+            return ClockTimer {}
+        }
+        let (id, ready) = lock.withLock { () -> (Int, [CheckedContinuation<Void, Never>]) in
+            nextID += 1
+            pending.append(Pending(id: nextID, deadline: current.addingTimeInterval(delay), action: action))
+            return (nextID, takeSatisfiedWatchers())
+        }
+        ready.forEach { $0.resume() }
+        return ClockTimer { [weak self] in self?.remove(id) }
+    }
+
+    /// How many timers are waiting for the clock to move.
+    public var pendingTimers: Int { lock.withLock { pending.count } }
+
+    /// The deadline of the next timer, if any.
+    public var nextDeadline: Date? { lock.withLock { pending.map(\.deadline).min() } }
+
+    /// Returns once at least `count` timers are waiting: the code under test has gone to
+    /// sleep, and advancing now wakes it.
+    public func waitForTimers(count: Int = 1) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let satisfied = lock.withLock { () -> Bool in
+                if pending.count >= count { return true }
+                watchers.append((count, continuation))
+                return false
+            }
+            if satisfied { continuation.resume() }
+        }
+    }
+
+    /// Moves the clock forward by `seconds` (a negative or NaN amount is none), running
+    /// each timer it passes.
+    public func advance(by seconds: Double) {
+        advance(to: now().addingTimeInterval(ClockDelay.clamped(seconds)))
+    }
+
+    /// Moves the clock to `date` (never back), running each timer it passes.
+    public func advance(to date: Date) {
+        while let due = takeNextTimer(until: date) {
+            due.action()
+        }
+        lock.withLock { current = max(current, date) }
+    }
+
+    /// Moves the clock to the next timer's deadline and runs it (and any due with it);
+    /// false when no timer is waiting.
+    @discardableResult
+    public func advanceToNextTimer() -> Bool {
+        guard let deadline = nextDeadline else { return false }
+        advance(to: deadline)
+        return true
+    }
+
+    private func takeNextTimer(until date: Date) -> Pending? {
+        lock.withLock {
+            guard let index = pending.indices.min(by: { pending[$0].deadline < pending[$1].deadline }),
+                  pending[index].deadline <= date else { return nil }
+            let due = pending.remove(at: index)
+            current = max(current, due.deadline)
+            return due
+        }
+    }
+
+    private func remove(_ id: Int) {
+        lock.withLock { pending.removeAll { $0.id == id } }
+    }
+
+    /// Called with the lock held.
+    private func takeSatisfiedWatchers() -> [CheckedContinuation<Void, Never>] {
+        let count = pending.count
+        let ready = watchers.filter { $0.count <= count }.map(\.continuation)
+        watchers.removeAll { $0.count <= count }
+        return ready
+    }
+}
