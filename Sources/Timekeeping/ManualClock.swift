@@ -22,7 +22,7 @@ public final class ManualClock: Clock, @unchecked Sendable {
     private var current: Date
     private var pending: [Pending] = []
     private var nextID = 0
-    private var watchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    private var watchers: [(condition: @Sendable ([Double]) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
 
     /// A clock that reads `start` until it is advanced.
     public init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) {
@@ -57,10 +57,17 @@ public final class ManualClock: Clock, @unchecked Sendable {
     /// Returns once at least `count` timers are waiting: the code under test has gone to
     /// sleep, and advancing now wakes it.
     public func waitForTimers(count: Int = 1) async {
+        await waitForTimers { $0.count >= count }
+    }
+
+    /// Returns once `condition` holds for the waiting timers' delays (seconds from now, to
+    /// the microsecond): `{ $0.contains(0.25) }` waits for whatever sleeps a quarter of a
+    /// second.
+    public func waitForTimers(where condition: @escaping @Sendable (_ delays: [Double]) -> Bool) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let satisfied = lock.withLock { () -> Bool in
-                if pending.count >= count { return true }
-                watchers.append((count, continuation))
+                if condition(delays) { return true }
+                watchers.append((condition, continuation))
                 return false
             }
             if satisfied { continuation.resume() }
@@ -104,11 +111,20 @@ public final class ManualClock: Clock, @unchecked Sendable {
         lock.withLock { pending.removeAll { $0.id == id } }
     }
 
+    /// The waiting timers' delays from now; called with the lock held.
+    private var delays: [Double] {
+        pending.map { ($0.deadline.timeIntervalSince(current) * 1e6).rounded() / 1e6 }
+    }
+
     /// Called with the lock held.
     private func takeSatisfiedWatchers() -> [CheckedContinuation<Void, Never>] {
-        let count = pending.count
-        let ready = watchers.filter { $0.count <= count }.map(\.continuation)
-        watchers.removeAll { $0.count <= count }
+        let delays = self.delays
+        var ready: [CheckedContinuation<Void, Never>] = []
+        watchers.removeAll { watcher in
+            guard watcher.condition(delays) else { return false }
+            ready.append(watcher.continuation)
+            return true
+        }
         return ready
     }
 }

@@ -1,6 +1,7 @@
 import CCAIKit
 import CCAISandbox
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct EventSourceTests {
@@ -20,7 +21,6 @@ import Testing
             return .eventStream { stream in
                 stream.sendRetry(milliseconds: 20)
                 for n in start...min(start + 2, 6) {
-                    try? await Task.sleep(nanoseconds: 5_000_000)
                     stream.send(id: String(n), event: "tick", data: "event \(n)")
                 }
                 if start + 2 >= 6 {
@@ -84,13 +84,15 @@ import Testing
         let server = try HTTPServer(router: router)
         let client = HTTPClient(retryPolicy: .init(maximumRetries: 0))
         let chunks = Chunks()
+        let firstChunk = Latch()
         let reading = Task {
             try await client.stream(HTTPClientRequest(url: "\(server.baseURL)/forever", timeout: 0)) { _, chunk in
                 chunks.add(chunk)
+                Task { await firstChunk.open() }
                 return true
             }
         }
-        while chunks.count == 0 { try await Task.sleep(nanoseconds: 5_000_000) }
+        await firstChunk.wait()
         await server.stop(grace: 1)
         let response = try await reading.value
         #expect(response.status == 200)
@@ -102,7 +104,6 @@ import Testing
 final class Chunks: @unchecked Sendable {
     private let lock = NSLock()
     private var data = Data()
-    var count: Int { lock.withLock { data.count } }
     var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
     func add(_ chunk: Data) { lock.withLock { data.append(chunk) } }
 }

@@ -2,6 +2,7 @@ import CCAIWire
 import CCAIKit
 import CCAISandbox
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct HTTPClientTests {
@@ -14,7 +15,10 @@ import Testing
         }
     }
 
-    private func makeServer(calls: Calls = Calls()) throws -> HTTPServer {
+    /// `/slow` opens `slowEntered`, then waits for `slowReleased`.
+    private func makeServer(calls: Calls = Calls(), slowEntered: Latch = Latch(), slowReleased: Latch = Latch()) throws
+        -> HTTPServer
+    {
         var router = HTTPRouter()
         router.add("GET", "/json", authentication: .none) { request in
             try .json(["agent": request.headers["x-agent"] ?? "", "query": request.query["q"] ?? ""])
@@ -23,7 +27,8 @@ import Testing
         router.add("PUT", "/echo", authentication: .none) { request in HTTPResponse(status: 200, body: request.body) }
         router.add("DELETE", "/thing", authentication: .none) { _ in .noContent }
         router.add("GET", "/slow", authentication: .none) { _ in
-            try await Task.sleep(nanoseconds: 2_000_000_000)
+            await slowEntered.open()
+            await slowReleased.wait()
             return .noContent
         }
         router.add("GET", "/flaky", authentication: .none) { _ in
@@ -73,11 +78,13 @@ import Testing
     }
 
     @Test func timesOut() async throws {
-        let server = try makeServer()
+        let released = Latch()
+        let server = try makeServer(slowReleased: released)
         let noRetry = HTTPClient(retryPolicy: .init(maximumRetries: 0))
         await #expect(throws: TransportError.timeout(0.2)) {
             try await noRetry.send(HTTPClientRequest(url: "\(server.baseURL)/slow", timeout: 0.2))
         }
+        await released.open()
         await server.stop()
     }
 
@@ -146,11 +153,13 @@ import Testing
     }
 
     @Test func cancellationStopsTheRequest() async throws {
-        let server = try makeServer()
+        let (entered, released) = (Latch(), Latch())
+        let server = try makeServer(slowEntered: entered, slowReleased: released)
         let task = Task { try await client.send(HTTPClientRequest(url: "\(server.baseURL)/slow", timeout: 10)) }
-        try await Task.sleep(nanoseconds: 100_000_000)
+        await entered.wait()
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }
+        await released.open()
         await server.stop()
     }
 

@@ -4,6 +4,7 @@ import CCAIWire
 import Foundation
 import TestSupport
 import Testing
+import Timekeeping
 
 /// The sandbox's real-time stream (`GET /events`) read with the SDK's EventSource.
 @Suite struct PlatformEventsTests {
@@ -16,10 +17,11 @@ import Testing
         return (token, ccai.endUserService!.endUser!.id!)
     }
 
-    private func source(_ server: HTTPServer, _ token: String, after: String? = nil) -> EventSource {
+    private func source(_ server: HTTPServer, _ token: String, after: String? = nil,
+                        onConnectionChange: (@Sendable (Bool) -> Void)? = nil) -> EventSource {
         EventSource(client: HTTPClient(), request: HTTPClientRequest(url: "\(server.baseURL)/events",
                                                                      headers: ["Authorization": "Bearer \(token)"]),
-                    reconnectDelay: 0.05, lastEventID: after)
+                    reconnectDelay: 0.05, lastEventID: after, onConnectionChange: onConnectionChange)
     }
 
     @Test func publishedEventsArriveLiveAndInOrder() async throws {
@@ -27,15 +29,17 @@ import Testing
         let server = try sandbox.serve()
         let (token, userID) = try await authenticate(server, identifier: "events-1")
         let (_, otherID) = try await authenticate(server, identifier: "events-2")
+        let connected = Latch()
         let publisher = Task {
-            try await Task.sleep(nanoseconds: 50_000_000)
+            await connected.wait()
             for n in 1...5 {
                 try await sandbox.publish(endUserID: otherID, event: .coldTransfer, data: ["n": .integer(Int64(n))])
                 try await sandbox.publish(endUserID: userID, event: .typingEvent, data: ["n": .integer(Int64(n))])
             }
         }
         var received: [ServerSentEvent] = []
-        for try await event in source(server, token).events() {
+        let live = source(server, token) { isConnected in if isConnected { Task { await connected.open() } } }
+        for try await event in live.events() {
             received.append(event)
             if received.count == 5 { break }
         }
@@ -115,16 +119,17 @@ import Testing
         let server = try sandbox.serve()
         let port = server.port
         let delegate = SigningDelegate(identifier: "offline-writer")
-        let ccai = try makeSDK(port: port, delegate: delegate, cache: false)
+        let clock = ManualClock()
+        let ccai = try makeSDK(port: port, delegate: delegate, cache: false, clock: clock)
         ccai.initializeChat()
         let service = try #require(ccai.chatService)
         try await service.start(request: ChatRequest(menuId: 8))
         await server.stop()
         let first = Task { try await service.sendMessage(.text(content: "one")) }
-        try await Task.sleep(nanoseconds: 100_000_000)
+        await clock.waitForTimers { $0.contains(0.25) }   // the outbox waits for the platform
         let second = Task { try await service.sendMessage(.text(content: "two")) }
-        try await Task.sleep(nanoseconds: 800_000_000)
         let restarted = try sandbox.serve(port: port)
+        clock.advance(by: 0.25)
         let (sentFirst, sentSecond) = (try await first.value, try await second.value)
         #expect(sentFirst[0].sequence < sentSecond[0].sequence, "in the order written")
         let mine = try await service.getMessages().filter { $0.sender.type == "end_user" }.compactMap(\.text)

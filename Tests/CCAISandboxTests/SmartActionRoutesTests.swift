@@ -1,11 +1,11 @@
-import CCAISandbox
+@testable import CCAISandbox
 import CCAIWire
 import Foundation
 import Testing
 
 /// Pre-session smart actions, the answers of the end user's app, and `enqueue`.
 @Suite struct SmartActionRoutesTests {
-    private func serve() async throws -> HTTPServer {
+    private func serve() async throws -> (Sandbox, HTTPServer) {
         try SandboxHTTP.serve(configuration: try await LuaConfigurations.configuration("""
             menus = {
               { id = 1, name = "Devices", pre_session_smart_action = true,
@@ -14,11 +14,11 @@ import Testing
               { id = 3, name = "Plain", channels = { chat = {} } },
             },
             agents = { { name = "Ada", menus = { 1, 2, 3 } } }
-            """)).1
+            """))
     }
 
     @Test func aQueueWithPreSessionRequirementsStartsChatsPending() async throws {
-        let server = try await serve()
+        let (sandbox, server) = try await serve()
         let ana = try await SandboxHTTP.token(server, "pre-ana")
         let chat = try SandboxHTTP.decode(try await SandboxHTTP.call(server, "POST", "/chats", ana, #"{"menu_id": 1}"#),
                                           as: ChatResponse.self)
@@ -26,7 +26,7 @@ import Testing
         let actions = try SandboxHTTP.decode(try await SandboxHTTP.call(server, "GET", "/chats/\(chat.id)/smart_actions", ana),
                                              as: [SmartAction].self)
         #expect(actions.map(\.type) == [.text, .photo, .verification] && actions.allSatisfy { $0.preSession && $0.status == .requested })
-        try await Task.sleep(nanoseconds: 200_000_000)
+        #expect(await sandbox.agentDesk.humanAgent(of: chat.id) == nil)
         let waiting = try SandboxHTTP.decode(try await SandboxHTTP.call(server, "GET", "/chats/\(chat.id)", ana), as: ChatResponse.self)
         #expect(waiting.status == .pending && waiting.agent == nil, "no agent takes a pending chat")
         let queued = try SandboxHTTP.decode(try await SandboxHTTP.call(server, "POST", "/chats/\(chat.id)/enqueue", ana),
@@ -47,7 +47,7 @@ import Testing
     }
 
     @Test func answersMustFitTheActionAndFinalActionsStayFinal() async throws {
-        let server = try await serve()
+        let (_, server) = try await serve()
         let bob = try await SandboxHTTP.token(server, "pre-bob")
         let chat = try SandboxHTTP.decode(try await SandboxHTTP.call(server, "POST", "/chats", bob, #"{"menu_id": 1}"#),
                                           as: ChatResponse.self)

@@ -3,11 +3,15 @@ import CCAIWire
 import Foundation
 import LuaRuntime
 import Testing
+import Timekeeping
 
 @Suite struct PluginHostTests {
     /// A folder of plugin files for one test.
+    /// A plugin folder whose every write moves the file's modification time a second past
+    /// the last one's, so that a rewrite is seen as one however fast it comes.
     final class Folder {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("plugins-\(UUID().uuidString)").path
+        private var lastModified = Date()
 
         init(_ files: [String: String]) throws {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
@@ -18,6 +22,8 @@ import Testing
             let file = URL(fileURLWithPath: path).appendingPathComponent(name)
             try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
             try source.write(to: file, atomically: true, encoding: .utf8)
+            lastModified += 1
+            try FileManager.default.setAttributes([.modificationDate: lastModified], ofItemAtPath: file.path)
         }
 
         func remove(_ name: String) throws { try FileManager.default.removeItem(atPath: path + "/" + name) }
@@ -113,13 +119,11 @@ import Testing
         await host.load()
         #expect(await host.evaluateDeflection(menu: billing, channel: "chat", context: [:]).text == "v1")
 
-        try await Task.sleep(nanoseconds: 20_000_000)
         try folder.write("p.lua", "return { name = ")
         #expect(await host.reloadChanged().isEmpty)
         #expect(await host.evaluateDeflection(menu: billing, channel: "chat", context: [:]).text == "v1", "the old one runs on")
         #expect(await host.list().first?.errors.last?.contains("reload failed") == true)
 
-        try await Task.sleep(nanoseconds: 20_000_000)
         try folder.write("p.lua", #"return { name = "p", version = "2", deflection = function() return { action = "message", text = "v2" } end }"#)
         #expect(await host.reloadChanged().count == 1)
         #expect(await host.evaluateDeflection(menu: billing, channel: "chat", context: [:]).text == "v2")
@@ -136,11 +140,15 @@ import Testing
             "slow.lua": #"return { name = "slow", priority = 2, deflection = function() ccai.sleep(3600) return { action = "voicemail" } end }"#,
             "quick.lua": #"return { name = "quick", deflection = function() return { action = "email" } end }"#,
         ])
-        let host = host(folder)
-        // Long enough for the quick plugin on a loaded machine, short against the slow one's hour.
-        await host.setHookTimeout(1)
+        let clock = ManualClock()
+        var runner = ScriptRunner(logger: CapturingLogger())
+        runner.clock = clock
+        let host = PluginHost(directories: [folder.path], runner: runner)
         await host.load()
-        let decision = await host.evaluateDeflection(menu: billing, channel: "chat", context: [:])
+        let deciding = Task { await host.evaluateDeflection(menu: billing, channel: "chat", context: [:]) }
+        await clock.waitForTimers { $0.contains(10) && $0.contains(3_600) }   // the hook's timeout and its sleep
+        clock.advance(by: 10)
+        let decision = await deciding.value
         let plugins = await host.list().map { ($0.name, $0.errors) }
         #expect(decision.action == "email", "\(decision) \(plugins)")
         #expect(await host.list().first { $0.name == "slow" }?.errors.first?.contains("took longer than") == true)
@@ -160,8 +168,4 @@ import Testing
             """, chunkName: "=t")
         #expect(results == ["p", "3", "loaded", "message", "for Billing", "p", "invalid_argument"])
     }
-}
-
-extension PluginHost {
-    func setHookTimeout(_ seconds: TimeInterval) { hookTimeout = seconds }
 }

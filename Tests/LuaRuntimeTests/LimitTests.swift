@@ -1,6 +1,7 @@
 import Foundation
 import LuaRuntime
 import Testing
+import Timekeeping
 
 @Suite struct LimitTests {
     private let small = LuaLimits(memoryBytes: 8 << 20, instructions: 2_000_000, seconds: 5)
@@ -41,6 +42,22 @@ import Testing
         let error = await expectScriptError(state, "while true do end")
         #expect(error?.kind == .limit)
         #expect(error?.structured?.fields["limit"] == "time")
+    }
+
+    @Test func theWallClockBudgetReadsTheStatesClock() async throws {
+        let clock = ManualClock()
+        let state = try makeState(limits: LuaLimits(memoryBytes: 8 << 20, instructions: 0, seconds: 10), clock: clock)
+        await state.withContext { lua in
+            lua.register("pass_time") { call in
+                clock.advance(by: try call.number(1, "seconds"))
+                return .none
+            }
+        }
+        let finished = try await state.run(source: "for i = 1, 100000 do end pass_time(9) for i = 1, 100000 do end return 'within'",
+                                           chunkName: "=t")
+        #expect(finished == ["within"], "9 seconds of a 10-second budget")
+        let error = await expectScriptError(state, "for i = 1, 100000 do end pass_time(11) while true do end")
+        #expect(error?.kind == .limit && error?.structured?.fields["limit"] == "time")
     }
 
     @Test func budgetsApplyBetweenYields() async throws {

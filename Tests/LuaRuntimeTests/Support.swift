@@ -1,6 +1,7 @@
 import Foundation
 import LuaRuntime
 import Testing
+import Timekeeping
 
 /// Diagnostics that collect what the runtime reports, for assertions.
 final class CollectedDiagnostics: @unchecked Sendable {
@@ -28,9 +29,9 @@ final class PrintedLines: @unchecked Sendable {
 
 /// A state with `spawn` and `sleep` as globals (as the `ccai` module offers them).
 func makeState(limits: LuaLimits = LuaLimits(), modulePaths: [String] = [], printed: PrintedLines? = nil,
-               diagnostics: LuaDiagnostics = CollectedDiagnostics().diagnostics) throws -> LuaState {
+               diagnostics: LuaDiagnostics = CollectedDiagnostics().diagnostics, clock: any Clock = SystemClock()) throws -> LuaState {
     let state = try LuaState(limits: limits, sandbox: LuaSandbox(modulePaths: modulePaths, print: { printed?.append($0) }),
-                             diagnostics: diagnostics)
+                             diagnostics: diagnostics, clock: clock)
     return state
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import LuaRuntime
 import Testing
+import Timekeeping
 
 /// Signals from Swift to an async binding under test.
 actor Gate {
@@ -20,8 +21,10 @@ actor Gate {
 }
 
 @Suite struct TaskTests {
-    private func stateWithAsync(_ configure: (LuaContext) -> Void = { _ in }) async throws -> LuaState {
-        let state = try makeState()
+    private func stateWithAsync(clock: any Clock = SystemClock(), _ configure: (LuaContext) -> Void = { _ in }) async throws
+        -> LuaState
+    {
+        let state = try makeState(clock: clock)
         await installTasks(state)
         await state.withContext { lua in
             lua.register("fetch") { call in
@@ -90,7 +93,7 @@ actor Gate {
         }
         let results = try await state.run(source: """
             local t = rt.spawn(function() return block() end)
-            rt.sleep(0.01)
+            rt.sleep(0)
             local status = t:status()
             local cancelled = t:cancel()
             local ok, err = pcall(t.wait, t)
@@ -101,14 +104,33 @@ actor Gate {
     }
 
     @Test func waitsTimeOut() async throws {
-        let state = try await stateWithAsync()
-        let results = try await state.run(source: """
-            local t = rt.spawn(function() rt.sleep(5) end)
-            local ok, err = pcall(t.wait, t, 0.02)
-            t:cancel()
-            return ok, err.code, err.message
-            """, chunkName: "=t")
-        #expect(results == [false, "timeout", "the task did not finish within 0.02 seconds"])
+        let clock = ManualClock()
+        let state = try await stateWithAsync(clock: clock)
+        let running = Task {
+            try await state.run(source: """
+                local t = rt.spawn(function() rt.sleep(5) end)
+                local ok, err = pcall(t.wait, t, 0.02)
+                t:cancel()
+                return ok, err.code, err.message
+                """, chunkName: "=t")
+        }
+        await clock.waitForTimers { $0.contains(5) && $0.contains(0.02) }
+        clock.advance(by: 0.02)
+        #expect(try await running.value == [false, "timeout", "the task did not finish within 0.02 seconds"])
+        #expect(clock.pendingTimers == 0, "the cancelled task's sleep went with it")
+    }
+
+    @Test func aSleepLastsUntilTheStatesClockPassesIt() async throws {
+        let clock = ManualClock()
+        let state = try await stateWithAsync(clock: clock)
+        let start = clock.now()
+        let running = Task { try await state.run(source: "rt.sleep(90) return 'woke'", chunkName: "=t") }
+        await clock.waitForTimers()
+        clock.advance(by: 89)
+        #expect(clock.pendingTimers == 1, "still asleep after 89 of 90 seconds")
+        clock.advance(by: 1)
+        #expect(try await running.value == ["woke"])
+        #expect(clock.now() == start.addingTimeInterval(90))
     }
 
     @Test func tasksCannotWaitForOrCancelThemselves() async throws {
@@ -154,7 +176,7 @@ actor Gate {
         let state = try await stateWithAsync()
         let error = await expectScriptError(state, """
             rt.spawn(function() while true do rt.sleep(0.01) end end)
-            rt.sleep(0.02)
+            rt.sleep(0)
             error('main gives up')
             """)
         #expect(error?.message.contains("main gives up") == true)

@@ -201,10 +201,17 @@ actor AgentDesk {
 
     /// The least busy human agent of the chat's queue with room takes it; without one the
     /// chat stays queued.
+    /// The human agent who has the chat, by the desk's own record; nil while it waits.
+    /// The desk decides while the request that queued the chat is handled, so a chat
+    /// without one when that request has returned waits until an agent gets room.
+    func humanAgent(of chatID: Int) -> String? {
+        load.first { $0.value.contains(chatID) }?.key
+    }
+
     private func humanTakes(_ chat: ChatResponse, endUserID: Int, sandbox: Sandbox) {
         // A chat can be offered twice (queued, and picked up by an agent that just got
         // room): one agent takes it, once.
-        guard !load.values.contains(where: { $0.contains(chat.id) }) else { return }
+        guard humanAgent(of: chat.id) == nil else { return }
         let candidates = (sandbox.configuration.agents ?? []).filter { agent in
             agent.menus.contains(chat.menuId) && (load[agent.name]?.count ?? 0) < (agent.maxChats ?? .max)
         }
