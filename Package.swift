@@ -53,7 +53,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["CCAIKit", "CCAISandbox", "CCAIWire", "Timekeeping"], path: "Tests/TestSupport"),
         .testTarget(name: "TimekeepingTests", dependencies: ["Timekeeping"]),
         .testTarget(name: "LuaRuntimeTests", dependencies: ["LuaRuntime", "Timekeeping", "CLua", "CLuaShim"]),
-        .testTarget(name: "CCAIScriptingTests", dependencies: ["CCAIScripting", "LuaRuntime", "CCAIKit", "CCAISandbox", "Timekeeping", "TestSupport"]),
+        .testTarget(name: "CCAIScriptingTests", dependencies: ["CCAIScripting", "LuaRuntime", "CCAIKit", "CCAISandbox", "CCAIWire", "Timekeeping", "TestSupport"]),
         .testTarget(name: "CCAIWireTests", dependencies: ["CCAIWire"]),
         .testTarget(name: "CCAISandboxTests", dependencies: ["CCAISandbox", "CCAIWire", "Timekeeping", "TestSupport"]),
         .testTarget(name: "CCAIKitTests", dependencies: ["CCAIKit", "CCAISandbox", "Timekeeping", "TestSupport"]),

@@ -75,26 +75,12 @@ import Testing
         #expect(output.status == 0, "\(output.stderr)")
     }
 
-    @Test func agentScriptsDriveTheSandboxAgents() throws {
-        let output = try CLI.run(["run", "Tests/Scenarios/scripted_agents.lua", "--sandbox", "Tests/Scenarios/agents/sandbox.lua"])
-        #expect(output.status == 0, "\(output.stderr)")
-        #expect(output.stderr.contains("scripted agents scenario passed"))
-        #expect(output.stderr.contains("agent Oops"), "a failing agent script is logged with the agent's name")
-        #expect(output.stderr.contains("broken.lua:8: the agent script broke on purpose"))
-    }
-
     @Test func smartActionsAndFormsAreAnsweredThroughPluginsAndAttachmentsKeepTheLimits() throws {
         let output = try CLI.run(["run", "Tests/Scenarios/smart_actions/scenario.lua",
                                   "--sandbox", "Tests/Scenarios/smart_actions/sandbox.lua"])
         #expect(output.status == 0, "\(output.stderr)")
         #expect(output.stderr.contains("smart actions scenario passed") && output.stderr.contains("forms scenario passed"))
         #expect(output.stderr.contains("plugin loaded name=claims-answers"), "the plugins folder beside the scenario is loaded")
-    }
-
-    @Test func virtualAgentsAnswerAndEscalate() throws {
-        let output = try CLI.run(["run", "Tests/Scenarios/virtual_agents.lua", "--sandbox", "Tests/Scenarios/agents/sandbox.lua"])
-        #expect(output.status == 0, "\(output.stderr)")
-        #expect(output.stderr.contains("virtual agents scenario passed"))
     }
 
     @Test func impossibleAgentAndTimeoutSettingsAreConfigurationErrors() throws {

@@ -1,0 +1,73 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The Lua scenarios of Tests/Scenarios, run in this process (``LuaScenario``): a failing
+/// `assert` shows its message and traceback in the report. CLITests runs a few through
+/// the real binary for its arguments, exit status and output.
+@Suite struct LuaScenarioTests {
+    @Test(arguments: ["tasks.lua", "sandbox.lua", "modules.lua", "menus.lua", "chat.lua", "conversation.lua",
+                      "fuzz_arguments.lua", "company.lua"])
+    func scenariosPassAgainstTheBuiltInCompany(_ name: String) async throws {
+        let outcome = try await LuaScenario(name, environment: ["NAME": "Ana"]).run()
+        outcome.expectPassed("scenario passed")
+    }
+
+    @Test func agentScriptsDriveTheSandboxAgents() async throws {
+        let outcome = try await LuaScenario("scripted_agents.lua", sandbox: "agents/sandbox.lua").run()
+        outcome.expectPassed("scripted agents scenario passed")
+        #expect(outcome.everything.contains("agent Oops"), "a failing agent script is logged with the agent's name")
+        #expect(outcome.everything.contains("broken.lua:8: the agent script broke on purpose"))
+    }
+
+    @Test func virtualAgentsAnswerAndEscalate() async throws {
+        try await LuaScenario("virtual_agents.lua", sandbox: "agents/sandbox.lua").run()
+            .expectPassed("virtual agents scenario passed")
+    }
+
+    @Test func smartActionsAndFormsAreAnsweredThroughPluginsAndAttachmentsKeepTheLimits() async throws {
+        let outcome = try await LuaScenario("smart_actions/scenario.lua", sandbox: "smart_actions/sandbox.lua").run()
+        outcome.expectPassed("smart actions scenario passed")
+        #expect(outcome.everything.contains("forms scenario passed"))
+        #expect(outcome.everything.contains("plugin loaded name=claims-answers"), "the plugins folder beside the scenario is loaded")
+    }
+
+    @Test func postSessionFlowsRunEndToEnd() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("post-session-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await LuaScenario("post_session/scenario.lua", sandbox: "post_session/sandbox.lua",
+                              environment: ["TRANSCRIPT": "transcript.pdf"], outputDirectory: folder.path).run()
+            .expectPassed("post_session scenario passed")
+        let text = try runTool("/usr/bin/pdftotext", ["-enc", "UTF-8", folder.appendingPathComponent("transcript.pdf").path, "-"])
+        #expect(text.contains("Feedback Co · Chat transcript") && text.contains("Sage (virtual agent)"), "\(text)")
+        #expect(text.contains("Thanks, noted: Shorter waits"), "the post-session virtual agent's messages are in it")
+    }
+
+    @Test func pluginsRunThePostSessionFlows() async throws {
+        let outcome = try await LuaScenario("post_session/plugins.lua", sandbox: "post_session/sandbox.lua").run()
+        outcome.expectPassed("post_session plugins scenario passed")
+        #expect(outcome.everything.contains("plugin 'broken' failed: post_session:") && outcome.everything.contains("no feedback database"),
+                "a failing hook is reported with its plugin's name")
+    }
+
+    @Test func aFailingAssertIsReportedWithItsTraceback() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("failing-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let script = folder.appendingPathComponent("failing.lua")
+        try """
+            local function check(company)
+              assert(company.display_name == "Nobody", "expected Nobody, got " .. company.display_name)
+            end
+            check(ccai.company.get())
+            """.write(to: script, atomically: true, encoding: .utf8)
+        var scenario = LuaScenario("unused")
+        scenario.script = script.path
+        let outcome = try await scenario.run()
+        let error = try #require(outcome.error)
+        #expect(error.message.contains("failing.lua:2: expected Nobody, got Acme"), "\(error.message)")
+        #expect(error.traceback?.contains("failing.lua:2: in") == true && error.traceback?.contains("failing.lua:4:") == true,
+                "the traceback names the assert's line and its caller's: \(error.traceback ?? "none")")
+    }
+}
