@@ -40,7 +40,13 @@ let package = Package(
         // The SDK: transport (libcurl), models, services.
         .target(name: "CCAIKit", dependencies: ["CCurlShim", "CCAIWire", "Timekeeping"]),
         // The platform emulator: an HTTP server (libmicrohttpd) with the wire API.
-        .target(name: "CCAISandbox", dependencies: ["CHTTPShim", "CSQLite", "CPangoCairo", "CCAIWire", "LuaRuntime", "Timekeeping"]),
+        .target(
+            name: "CCAISandbox",
+            dependencies: ["CHTTPShim", "CSQLite", "CPangoCairo", "CCAIWire", "LuaRuntime", "Timekeeping"],
+            // Route tables name their handlers (`(Endpoints.endChat, end)`): a method of a
+            // Sendable route struct is then a Sendable function.
+            swiftSettings: [.enableUpcomingFeature("InferSendableFromCaptures")]
+        ),
         .target(name: "CCAIScripting", dependencies: ["LuaRuntime", "CCAIKit", "CCAIWire", "Timekeeping"]),
         .executableTarget(name: "ccai", dependencies: ["CCAIScripting", "CCAIKit", "CCAISandbox", "CCAIWire", "LuaRuntime", "Timekeeping"]),
         .executableTarget(

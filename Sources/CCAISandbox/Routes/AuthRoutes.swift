@@ -4,15 +4,17 @@ import Foundation
 /// `POST /auth/end_user`: checks the JWT (signature, algorithm, iat/exp), finds or creates
 /// the end user by `identifier`, and issues an auth token bound to the company's key.
 /// `DELETE /auth/end_user` signs out: the caller's token is revoked.
-struct AuthRoutes {
+struct AuthRoutes: Sendable {
     let sandbox: Sandbox
 
     func register(in router: inout HTTPRouter) {
-        router.on(Endpoints.authenticate) { request in try await authenticate(request) }
-        router.on(Endpoints.signOut, sessions: sandbox) { request, session in
-            try await sandbox.store.revokeToken(session.token)
-            return .noContent
-        }
+        router.on(Endpoints.authenticate, authenticate)
+        router.on([(Endpoints.signOut, signOut)], sessions: sandbox)
+    }
+
+    private func signOut(_: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
+        try await sandbox.store.revokeToken(session.token)
+        return .noContent
     }
 
     private func authenticate(_ request: HTTPRequest) async throws -> HTTPResponse {

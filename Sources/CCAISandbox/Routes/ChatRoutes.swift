@@ -7,93 +7,119 @@ import Foundation
 /// queue requires them (it joins the queue on `enqueue`); an end user has at most one
 /// chat in progress. Every change of a chat is published as a `chat_received` with the
 /// whole chat.
-struct ChatRoutes {
+struct ChatRoutes: Sendable {
     let sandbox: Sandbox
     /// The last page of previous chats asked for: pages past it would overflow the offset.
     static let maximumPage = 1_000_000
 
     func register(in router: inout HTTPRouter) {
-        router.on(Endpoints.startChat, sessions: sandbox) { request, session in try await start(request, session) }
-        router.on(Endpoints.currentChat, sessions: sandbox) { request, session in
-            guard let chat = try await sandbox.store.currentChat(endUserID: try session.endUserID()) else {
-                throw HTTPError.notFound("no chat in progress")
-            }
-            return try .json(chat)
+        router.on([
+            (Endpoints.startChat, start),
+            (Endpoints.currentChat, current),
+            (Endpoints.previousChats, previous),
+            (Endpoints.chat, chat),
+            (Endpoints.sendMessage, sendMessage),
+            (Endpoints.messages, messages),
+            (Endpoints.typing, typing),
+            (Endpoints.sendPreview, sendPreview),
+            (Endpoints.preview, preview),
+            (Endpoints.sendChatEvent, sendChatEvent),
+            (Endpoints.escalate, escalate),
+            (Endpoints.updateEscalation, updateEscalation),
+            (Endpoints.enqueueChat, enqueue),
+            (Endpoints.endChat, end),
+        ], sessions: sandbox)
+    }
+
+    private func current(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
+        guard let chat = try await sandbox.store.currentChat(endUserID: try session.endUserID()) else {
+            throw HTTPError.notFound("no chat in progress")
         }
-        router.on(Endpoints.previousChats, sessions: sandbox) { request, session in
-            let pageText = request.query["page"] ?? "1"
-            guard let page = Int(pageText), page >= 1, page <= ChatRoutes.maximumPage else {
-                throw HTTPError.badRequest("page must be a whole number from 1 to \(ChatRoutes.maximumPage), got '\(pageText)'")
-            }
-            let (chats, pages) = try await sandbox.store.previousChats(endUserID: try session.endUserID(), page: page, perPage: 10)
-            var messages: [ChatMessage] = []
-            for chat in chats { messages += try await sandbox.store.messages(chatID: chat.id) }
-            return try .json(PreviousChatsResponse(chats: chats, messages: messages, currentPage: page, totalPages: pages))
+        return try .json(chat)
+    }
+
+    private func previous(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
+        let pageText = request.query["page"] ?? "1"
+        guard let page = Int(pageText), page >= 1, page <= ChatRoutes.maximumPage else {
+            throw HTTPError.badRequest("page must be a whole number from 1 to \(ChatRoutes.maximumPage), got '\(pageText)'")
         }
-        router.on(Endpoints.chat, sessions: sandbox) { request, session in
-            return try .json(try await sandbox.ownChat(request, session))
-        }
-        router.on(Endpoints.sendMessage, sessions: sandbox) { request, session in try await sendMessage(request, session) }
-        router.on(Endpoints.messages, sessions: sandbox) { request, session in
-            let chat = try await sandbox.ownChat(request, session)
-            return try .json(try await sandbox.store.messages(chatID: chat.id))
-        }
-        router.on(Endpoints.typing, sessions: sandbox) { request, session in
-            struct Typing: Decodable { var typing: Bool }
-            let chat = try await sandbox.ownChat(request, session)
-            try chat.requireInProgress()
-            try await sandbox.store.setTyping(chatID: chat.id, try request.decode(Typing.self).typing)
-            return .noContent
-        }
-        router.on(Endpoints.sendPreview, sessions: sandbox) { request, session in
-            let chat = try await sandbox.ownChat(request, session)
-            try chat.requireInProgress()
-            let body = try request.decode(MessagePreviewRequest.self)
-            let text = chat.redactionEnabled ? Redactor.redact(body.text) : body.text
-            let kept = try await sandbox.store.setPreview(chatID: chat.id, text: text, timestamp: body.timestamp)
-            return try .json(try await preview(chat.id, accepted: kept))
-        }
-        router.on(Endpoints.preview, sessions: sandbox) { request, session in
-            return try .json(try await preview(try await sandbox.ownChat(request, session).id, accepted: nil))
-        }
-        router.on(Endpoints.sendChatEvent, sessions: sandbox) { request, session in
-            let chat = try await sandbox.ownChat(request, session)
-            let event = try request.decode(ChatEvent.self)
-            guard !event.name.isEmpty else { throw HTTPError.badRequest("the field 'name' must not be empty") }
-            try chat.requireInProgress()
-            let stored = try await sandbox.store.addChatEvent(chatID: chat.id, name: event.name, payload: event.payload ?? [:],
-                                                             now: sandbox.clock.now())
-            return try .json(stored, status: 201)
-        }
-        router.on(Endpoints.escalate, sessions: sandbox) { request, session in
-            let chat = try await sandbox.ownChat(request, session)
-            let option = request.body.isEmpty ? nil : try escalationOption(request, chat)
-            return try .json(try await sandbox.agentDesk.escalate(chatID: chat.id, endUserID: try session.endUserID(),
-                                                                  option: option, sandbox: sandbox))
-        }
-        router.on(Endpoints.updateEscalation, sessions: sandbox) { request, session in
-            let chat = try await sandbox.ownChat(request, session)
-            let option = try escalationOption(request, chat)
-            return try .json(try await sandbox.agentDesk.updateEscalation(chatID: chat.id, endUserID: try session.endUserID(),
-                                                                          option: option, sandbox: sandbox))
-        }
-        router.on(Endpoints.enqueueChat, sessions: sandbox) { request, session in
-            let chat = try await sandbox.ownChat(request, session)
-            try chat.requireInProgress()
-            guard let queued = try await sandbox.store.enqueuePendingChat(id: chat.id) else { return try .json(chat) }
-            try await sandbox.publishChat(queued, endUserID: try session.endUserID())
-            await sandbox.agentDesk.chatQueued(queued, endUserID: try session.endUserID(), customData: nil, sandbox: sandbox)
-            return try .json(queued)
-        }
-        router.on(Endpoints.endChat, sessions: sandbox) { request, session in
-            let chat = try await sandbox.ownChat(request, session)
-            guard let ended = try await sandbox.store.endChat(id: chat.id, endUserID: try session.endUserID(), by: "end_user",
-                                                              now: sandbox.clock.now())
-            else { throw HTTPError.conflict("chat \(chat.id) has already ended") }
-            try await sandbox.publishChat(ended, endUserID: try session.endUserID())
-            await sandbox.agentDesk.chatEnded(ended.id, sandbox: sandbox)
-            return try .json(ended)
-        }
+        let (chats, pages) = try await sandbox.store.previousChats(endUserID: try session.endUserID(), page: page, perPage: 10)
+        var messages: [ChatMessage] = []
+        for chat in chats { messages += try await sandbox.store.messages(chatID: chat.id) }
+        return try .json(PreviousChatsResponse(chats: chats, messages: messages, currentPage: page, totalPages: pages))
+    }
+
+    private func chat(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
+        try .json(try await sandbox.ownChat(request, session))
+    }
+
+    private func messages(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
+        let chat = try await sandbox.ownChat(request, session)
+        return try .json(try await sandbox.store.messages(chatID: chat.id))
+    }
+
+    private func typing(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
+        struct Typing: Decodable { var typing: Bool }
+        let chat = try await sandbox.ownChat(request, session)
+        try chat.requireInProgress()
+        try await sandbox.store.setTyping(chatID: chat.id, try request.decode(Typing.self).typing)
+        return .noContent
+    }
+
+    private func sendPreview(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
+        let chat = try await sandbox.ownChat(request, session)
+        try chat.requireInProgress()
+        let body = try request.decode(MessagePreviewRequest.self)
+        let text = chat.redactionEnabled ? Redactor.redact(body.text) : body.text
+        let kept = try await sandbox.store.setPreview(chatID: chat.id, text: text, timestamp: body.timestamp)
+        return try .json(try await preview(chat.id, accepted: kept))
+    }
+
+    private func preview(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
+        try .json(try await preview(try await sandbox.ownChat(request, session).id, accepted: nil))
+    }
+
+    private func sendChatEvent(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
+        let chat = try await sandbox.ownChat(request, session)
+        let event = try request.decode(ChatEvent.self)
+        guard !event.name.isEmpty else { throw HTTPError.badRequest("the field 'name' must not be empty") }
+        try chat.requireInProgress()
+        let stored = try await sandbox.store.addChatEvent(chatID: chat.id, name: event.name, payload: event.payload ?? [:],
+                                                         now: sandbox.clock.now())
+        return try .json(stored, status: 201)
+    }
+
+    private func escalate(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
+        let chat = try await sandbox.ownChat(request, session)
+        let option = request.body.isEmpty ? nil : try escalationOption(request, chat)
+        return try .json(try await sandbox.agentDesk.escalate(chatID: chat.id, endUserID: try session.endUserID(),
+                                                              option: option, sandbox: sandbox))
+    }
+
+    private func updateEscalation(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
+        let chat = try await sandbox.ownChat(request, session)
+        let option = try escalationOption(request, chat)
+        return try .json(try await sandbox.agentDesk.updateEscalation(chatID: chat.id, endUserID: try session.endUserID(),
+                                                                      option: option, sandbox: sandbox))
+    }
+
+    private func enqueue(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
+        let chat = try await sandbox.ownChat(request, session)
+        try chat.requireInProgress()
+        guard let queued = try await sandbox.store.enqueuePendingChat(id: chat.id) else { return try .json(chat) }
+        try await sandbox.publishChat(queued, endUserID: try session.endUserID())
+        await sandbox.agentDesk.chatQueued(queued, endUserID: try session.endUserID(), customData: nil, sandbox: sandbox)
+        return try .json(queued)
+    }
+
+    private func end(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
+        let chat = try await sandbox.ownChat(request, session)
+        guard let ended = try await sandbox.store.endChat(id: chat.id, endUserID: try session.endUserID(), by: "end_user",
+                                                          now: sandbox.clock.now())
+        else { throw HTTPError.conflict("chat \(chat.id) has already ended") }
+        try await sandbox.publishChat(ended, endUserID: try session.endUserID())
+        await sandbox.agentDesk.chatEnded(ended.id, sandbox: sandbox)
+        return try .json(ended)
     }
 
     /// The escalation option a request names, as the chat's virtual agent offers it.

@@ -5,25 +5,29 @@ import Foundation
 /// stored before it is sent, with an increasing id; a client that reconnects with
 /// `Last-Event-ID` (or `?last_event_id=`) gets what it missed, then the live stream.
 /// Idle streams get a comment every 15 seconds.
-struct EventRoutes {
+struct EventRoutes: Sendable {
     let sandbox: Sandbox
     static let keepAliveSeconds: Double = 15
 
     func register(in router: inout HTTPRouter) {
-        router.on(Endpoints.events, sessions: sandbox) { request, session in
-            guard let userID = session.endUser.id else { throw HTTPError.unauthenticated("no end user") }
-            let resumeFrom = request.headers["last-event-id"] ?? request.query["last_event_id"]
-            var lastID: Int64 = 0
-            if let resumeFrom, !resumeFrom.isEmpty {
-                guard let id = Int64(resumeFrom), id >= 0 else {
-                    throw HTTPError.badRequest("Last-Event-ID must be an event id (a whole number), got '\(resumeFrom)'")
-                }
-                lastID = id
+        router.on([
+            (Endpoints.events, events),
+        ], sessions: sandbox)
+    }
+
+    private func events(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
+        guard let userID = session.endUser.id else { throw HTTPError.unauthenticated("no end user") }
+        let resumeFrom = request.headers["last-event-id"] ?? request.query["last_event_id"]
+        var lastID: Int64 = 0
+        if let resumeFrom, !resumeFrom.isEmpty {
+            guard let id = Int64(resumeFrom), id >= 0 else {
+                throw HTTPError.badRequest("Last-Event-ID must be an event id (a whole number), got '\(resumeFrom)'")
             }
-            let start = lastID
-            return .eventStream { stream in
-                await serve(stream, endUserID: userID, after: start)
-            }
+            lastID = id
+        }
+        let start = lastID
+        return .eventStream { stream in
+            await serve(stream, endUserID: userID, after: start)
         }
     }
 

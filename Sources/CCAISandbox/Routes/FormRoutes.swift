@@ -6,72 +6,84 @@ import Foundation
 /// type and required flag), `POST /web_forms/fetch` (a signed web form for an agent's
 /// request), `POST /web_forms/validate`, and `POST /chats/{id}/form_complete` (the signed
 /// form-complete event with the web form's answers).
-struct FormRoutes {
+struct FormRoutes: Sendable {
     let sandbox: Sandbox
 
     /// How long a fetched web form's signature stays valid.
     static let webFormLifetime: TimeInterval = 15 * 60
 
     func register(in router: inout HTTPRouter) {
-        router.on(Endpoints.customForm, sessions: sandbox) { request, _ in
-            let id = try request.integerParameter("id", "custom form id")
-            guard let form = sandbox.configuration.customForm(id) else { throw HTTPError.notFound("there is no custom form \(id)") }
-            return try .json(form)
+        router.on([
+            (Endpoints.customForm, customForm),
+            (Endpoints.submitCustomForm, submitCustomForm),
+            (Endpoints.fetchWebForm, fetchWebForm),
+            (Endpoints.validateWebForm, validateWebForm),
+            (Endpoints.formComplete, formComplete),
+        ], sessions: sandbox)
+    }
+
+    private func customForm(_ request: HTTPRequest, _: Session) async throws -> HTTPResponse {
+        let id = try request.integerParameter("id", "custom form id")
+        guard let form = sandbox.configuration.customForm(id) else { throw HTTPError.notFound("there is no custom form \(id)") }
+        return try .json(form)
+    }
+
+    private func submitCustomForm(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
+        let submission = try request.decode(SubmitCustomFormRequest.self)
+        let (form, chat) = try await openRequest(submission.smartActionId, kind: .custom, session)
+        guard let details = sandbox.configuration.customForm(form.formID ?? -1) else {
+            throw HTTPError.notFound("custom form \(form.formID ?? -1) no longer exists")
         }
-        router.on(Endpoints.submitCustomForm, sessions: sandbox) { request, session in
-            let submission = try request.decode(SubmitCustomFormRequest.self)
-            let (form, chat) = try await openRequest(submission.smartActionId, kind: .custom, session)
-            guard let details = sandbox.configuration.customForm(form.formID ?? -1) else {
-                throw HTTPError.notFound("custom form \(form.formID ?? -1) no longer exists")
-            }
-            try check(submission.formResponse, against: details.questions)
-            try await settle(form, chat: chat, status: .submitted, answers: submission.formResponse, message: nil)
-            return try .json(["status": "submitted"])
+        try check(submission.formResponse, against: details.questions)
+        try await settle(form, chat: chat, status: .submitted, answers: submission.formResponse, message: nil)
+        return try .json(["status": "submitted"])
+    }
+
+    private func fetchWebForm(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
+        let fetch = try request.decode(WebFormRequest.self)
+        let (form, _) = try await openRequest(fetch.smartActionId, kind: .web, session)
+        guard form.externalFormID == fetch.externalFormId else {
+            throw HTTPError.badRequest("external_form_id: smart action \(form.id) is the web form '\(form.externalFormID ?? "")', not '\(fetch.externalFormId)'")
         }
-        router.on(Endpoints.fetchWebForm, sessions: sandbox) { request, session in
-            let fetch = try request.decode(WebFormRequest.self)
-            let (form, _) = try await openRequest(fetch.smartActionId, kind: .web, session)
-            guard form.externalFormID == fetch.externalFormId else {
-                throw HTTPError.badRequest("external_form_id: smart action \(form.id) is the web form '\(form.externalFormID ?? "")', not '\(fetch.externalFormId)'")
-            }
-            let configured = sandbox.configuration.webForm(fetch.externalFormId)
-            let expiresAt = (sandbox.clock.now().timeIntervalSince1970 + FormRoutes.webFormLifetime).rounded(.down)
-            let signature = sandbox.webFormSignature(requestID: form.id, externalFormID: fetch.externalFormId, expiresAt: expiresAt)
-            var url = URLComponents(string: configured?.url ?? "https://forms.sandbox.invalid/\(fetch.externalFormId)")
-            let query = (url?.queryItems ?? []) + [URLQueryItem(name: "smart_action_id", value: String(form.id)),
-                                                   URLQueryItem(name: "signature", value: signature)]
-            url?.queryItems = query
-            return try .json(WebFormResponse(smartActionId: form.id, externalFormId: fetch.externalFormId, title: configured?.title,
-                                             url: url?.string ?? "", signature: signature, expiresAt: expiresAt,
-                                             questions: configured?.questions))
+        let configured = sandbox.configuration.webForm(fetch.externalFormId)
+        let expiresAt = (sandbox.clock.now().timeIntervalSince1970 + FormRoutes.webFormLifetime).rounded(.down)
+        let signature = sandbox.webFormSignature(requestID: form.id, externalFormID: fetch.externalFormId, expiresAt: expiresAt)
+        var url = URLComponents(string: configured?.url ?? "https://forms.sandbox.invalid/\(fetch.externalFormId)")
+        let query = (url?.queryItems ?? []) + [URLQueryItem(name: "smart_action_id", value: String(form.id)),
+                                               URLQueryItem(name: "signature", value: signature)]
+        url?.queryItems = query
+        return try .json(WebFormResponse(smartActionId: form.id, externalFormId: fetch.externalFormId, title: configured?.title,
+                                         url: url?.string ?? "", signature: signature, expiresAt: expiresAt,
+                                         questions: configured?.questions))
+    }
+
+    private func validateWebForm(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
+        try .json(await validation(of: try request.decode(FetchedWebForm.self), session))
+    }
+
+    private func formComplete(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
+        let chat = try await sandbox.ownChat(request, session)
+        let payload = try request.decode(FormCompletePayload.self)
+        guard payload.type == "form_complete" else {
+            throw HTTPError.badRequest("type: 'form_complete' expected, got '\(payload.type)'")
         }
-        router.on(Endpoints.validateWebForm, sessions: sandbox) { request, session in
-            try .json(await validation(of: try request.decode(FetchedWebForm.self), session))
+        let (form, formChat) = try await openRequest(payload.data.smartActionId, kind: .web, session)
+        guard formChat.id == chat.id else { throw HTTPError.notFound("chat \(chat.id) has no web form \(form.id)") }
+        guard isGenuine(payload.signature, for: form) else {
+            throw HTTPError.forbidden("signature: it is not the one the platform gave for web form \(form.id) (fetch the form again)")
         }
-        router.on(Endpoints.formComplete, sessions: sandbox) { request, session in
-            let chat = try await sandbox.ownChat(request, session)
-            let payload = try request.decode(FormCompletePayload.self)
-            guard payload.type == "form_complete" else {
-                throw HTTPError.badRequest("type: 'form_complete' expected, got '\(payload.type)'")
-            }
-            let (form, formChat) = try await openRequest(payload.data.smartActionId, kind: .web, session)
-            guard formChat.id == chat.id else { throw HTTPError.notFound("chat \(chat.id) has no web form \(form.id)") }
-            guard isGenuine(payload.signature, for: form) else {
-                throw HTTPError.forbidden("signature: it is not the one the platform gave for web form \(form.id) (fetch the form again)")
-            }
-            let answers = payload.data.details.answers ?? []
-            if payload.data.status == .success, let questions = sandbox.configuration.webForm(form.externalFormID ?? "")?.questions {
-                try check(answers, against: questions)
-            }
-            let (message, _) = try await sandbox.store.addMessage(
-                chatID: chat.id, sender: ChatMessageSender(type: "end_user", name: session.endUser.name), type: "form_complete",
-                text: payload.data.details.message, event: payload.data.status.rawValue, smartActionID: form.id,
-                clientMessageID: nil, now: sandbox.clock.now())
-            try await settle(form, chat: chat, status: payload.data.status == .success ? .completed : .failed, answers: answers,
-                             message: payload.data.details.message)
-            try await sandbox.publishMessages([message], endUserID: try session.endUserID())
-            return try .json(message, status: 201)
+        let answers = payload.data.details.answers ?? []
+        if payload.data.status == .success, let questions = sandbox.configuration.webForm(form.externalFormID ?? "")?.questions {
+            try check(answers, against: questions)
         }
+        let (message, _) = try await sandbox.store.addMessage(
+            chatID: chat.id, sender: ChatMessageSender(type: "end_user", name: session.endUser.name), type: "form_complete",
+            text: payload.data.details.message, event: payload.data.status.rawValue, smartActionID: form.id,
+            clientMessageID: nil, now: sandbox.clock.now())
+        try await settle(form, chat: chat, status: payload.data.status == .success ? .completed : .failed, answers: answers,
+                         message: payload.data.details.message)
+        try await sandbox.publishMessages([message], endUserID: try session.endUserID())
+        return try .json(message, status: 201)
     }
 
     /// The caller's form request `id` of `kind`, still waiting for its answer, in a chat in

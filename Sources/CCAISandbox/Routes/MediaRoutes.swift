@@ -6,20 +6,24 @@ import Foundation
 /// `client_message_id` and `smart_action_id` are optional query parameters) within the
 /// seeds' limits, and `GET /media/{id}` downloads a file of one of the caller's chats
 /// with its name in `Content-Disposition`.
-struct MediaRoutes {
+struct MediaRoutes: Sendable {
     let sandbox: Sandbox
 
     func register(in router: inout HTTPRouter) {
-        router.on(Endpoints.uploadMedia, sessions: sandbox) { request, session in try await upload(request, session) }
-        router.on(Endpoints.downloadMedia, sessions: sandbox) { request, session in
-            let id = try request.integerParameter("id", "media id")
-            guard let (media, data) = try await sandbox.store.media(id: id, endUserID: try session.endUserID()) else {
-                throw HTTPError.notFound("there is no media \(id)")
-            }
-            var headers = ["Content-Type": media.mimeType, "X-Content-Type-Options": "nosniff"]
-            if let name = media.name { headers["Content-Disposition"] = ContentDisposition.attachment(named: name) }
-            return HTTPResponse(status: 200, headers: headers, body: data)
+        router.on([
+            (Endpoints.uploadMedia, upload),
+            (Endpoints.downloadMedia, downloadMedia),
+        ], sessions: sandbox)
+    }
+
+    private func downloadMedia(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
+        let id = try request.integerParameter("id", "media id")
+        guard let (media, data) = try await sandbox.store.media(id: id, endUserID: try session.endUserID()) else {
+            throw HTTPError.notFound("there is no media \(id)")
         }
+        var headers = ["Content-Type": media.mimeType, "X-Content-Type-Options": "nosniff"]
+        if let name = media.name { headers["Content-Disposition"] = ContentDisposition.attachment(named: name) }
+        return HTTPResponse(status: 200, headers: headers, body: data)
     }
 
     private func upload(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {

@@ -5,50 +5,69 @@ import Foundation
 /// lifecycle `start` (-> `in_progress`) and `ready` (-> `ready`), the survey and its
 /// answers, the CSAT rating, and the operator's `GET /admin/ratings`. A submission
 /// completes the phase; every change is a `chat_received`.
-struct PostSessionRoutes {
+struct PostSessionRoutes: Sendable {
     let sandbox: Sandbox
 
     func register(in router: inout HTTPRouter) {
-        router.on(Endpoints.postSessionSettings, sessions: sandbox) { request, session in
-            let chat = try await sandbox.ownChat(request, session)
-            return try .json(try await sandbox.store.postSessionSettings(chatID: chat.id))
+        router.on([
+            (Endpoints.postSessionSettings, postSessionSettings),
+            (Endpoints.startPostSession, startPostSession),
+            (Endpoints.readyPostSession, readyPostSession),
+            (Endpoints.survey, survey),
+            (Endpoints.submitSurvey, submitSurvey),
+            (Endpoints.rate, rate),
+        ], sessions: sandbox)
+        router.on(Endpoints.ratings, ratings)
+    }
+
+    /// The operator's report (admin token, not an end user's session).
+    private func ratings(_: HTTPRequest) async throws -> HTTPResponse {
+        try .json(try await sandbox.store.ratingsReport())
+    }
+
+    private func postSessionSettings(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
+        let chat = try await sandbox.ownChat(request, session)
+        return try .json(try await sandbox.store.postSessionSettings(chatID: chat.id))
+    }
+
+    private func startPostSession(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
+        try .json(try await advance(try await sandbox.ownChat(request, session), owner: try session.endUserID(), from: nil,
+                                    to: .inProgress))
+    }
+
+    private func readyPostSession(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
+        let (chat, owner) = (try await sandbox.ownChat(request, session), try session.endUserID())
+        let ready = try await advance(chat, owner: owner, from: .inProgress, to: .ready)
+        if let flow = try await sandbox.postSessionFlow(of: ready), flow.type == .virtualAgent, let id = flow.virtualAgentId {
+            await sandbox.agentDesk.startPostSession(ready, virtualAgentID: id, endUserID: owner, sandbox: sandbox)
         }
-        router.on(Endpoints.startPostSession, sessions: sandbox) { request, session in
-            try .json(try await advance(try await sandbox.ownChat(request, session), owner: try session.endUserID(), from: nil,
-                                        to: .inProgress))
-        }
-        router.on(Endpoints.readyPostSession, sessions: sandbox) { request, session in
-            let (chat, owner) = (try await sandbox.ownChat(request, session), try session.endUserID())
-            let ready = try await advance(chat, owner: owner, from: .inProgress, to: .ready)
-            if let flow = try await sandbox.postSessionFlow(of: ready), flow.type == .virtualAgent, let id = flow.virtualAgentId {
-                await sandbox.agentDesk.startPostSession(ready, virtualAgentID: id, endUserID: owner, sandbox: sandbox)
-            }
-            return try .json(ready)
-        }
-        router.on(Endpoints.survey, sessions: sandbox) { request, session in
-            let chat = try await sandbox.ownChat(request, session)
-            return try .json(try await survey(of: chat))
-        }
-        router.on(Endpoints.submitSurvey, sessions: sandbox) { request, session in
-            let chat = try await sandbox.ownChat(request, session)
-            let survey = try await survey(of: chat)
-            let answers = try request.decode(SurveyRequest.self).answers
-            let problems = survey.problems(answers)
-            guard problems.isEmpty else { throw HTTPError.badRequest(problems.joined(separator: "; ")) }
-            let submission = try await sandbox.store.submitSurvey(chatID: chat.id, endUserID: try session.endUserID(),
-                                                                  surveyID: survey.id ?? 0, answers: answers, now: sandbox.clock.now())
-            return try await completed(submission, chat, owner: try session.endUserID(), what: "the survey")
-        }
-        router.on(Endpoints.rate, sessions: sandbox) { request, session in
-            let chat = try await sandbox.ownChat(request, session)
-            let rating = try request.decode(RatingRequest.self)
-            guard rating.problems.isEmpty else { throw HTTPError.badRequest(rating.problems.joined(separator: "; ")) }
-            let submission = try await sandbox.store.rate(chatID: chat.id, endUserID: try session.endUserID(),
-                                                          rating: rating.rating ?? 0, feedback: rating.feedback,
-                                                          now: sandbox.clock.now())
-            return try await completed(submission, chat, owner: try session.endUserID(), what: "a rating")
-        }
-        router.on(Endpoints.ratings) { _ in try .json(try await sandbox.store.ratingsReport()) }
+        return try .json(ready)
+    }
+
+    private func survey(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
+        let chat = try await sandbox.ownChat(request, session)
+        return try .json(try await survey(of: chat))
+    }
+
+    private func submitSurvey(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
+        let chat = try await sandbox.ownChat(request, session)
+        let survey = try await survey(of: chat)
+        let answers = try request.decode(SurveyRequest.self).answers
+        let problems = survey.problems(answers)
+        guard problems.isEmpty else { throw HTTPError.badRequest(problems.joined(separator: "; ")) }
+        let submission = try await sandbox.store.submitSurvey(chatID: chat.id, endUserID: try session.endUserID(),
+                                                              surveyID: survey.id ?? 0, answers: answers, now: sandbox.clock.now())
+        return try await completed(submission, chat, owner: try session.endUserID(), what: "the survey")
+    }
+
+    private func rate(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
+        let chat = try await sandbox.ownChat(request, session)
+        let rating = try request.decode(RatingRequest.self)
+        guard rating.problems.isEmpty else { throw HTTPError.badRequest(rating.problems.joined(separator: "; ")) }
+        let submission = try await sandbox.store.rate(chatID: chat.id, endUserID: try session.endUserID(),
+                                                      rating: rating.rating ?? 0, feedback: rating.feedback,
+                                                      now: sandbox.clock.now())
+        return try await completed(submission, chat, owner: try session.endUserID(), what: "a rating")
     }
 
     /// Moves the chat's post-session phase on, or says why it cannot move.

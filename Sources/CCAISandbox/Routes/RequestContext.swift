@@ -30,7 +30,20 @@ extension HTTPRequest {
     }
 }
 
+/// The handler of an end user's endpoint, given the request and the caller's session.
+typealias SessionHandler = @Sendable (HTTPRequest, Session) async throws -> HTTPResponse
+
 extension HTTPRouter {
+    /// Adds a route table: each endpoint with its named handler, sessions resolved as
+    /// ``on(_:sessions:_:)`` does.
+    ///
+    /// ```swift
+    /// router.on([(Endpoints.currentChat, current), (Endpoints.endChat, end)], sessions: sandbox)
+    /// ```
+    mutating func on(_ table: [(Endpoint, SessionHandler)], sessions sandbox: Sandbox) {
+        for (endpoint, handler) in table { on(endpoint, sessions: sandbox, handler) }
+    }
+
     /// Adds the handler of an end user's endpoint with the caller's session resolved
     /// once, before the handler runs: the one place routes get it from.
     ///
@@ -38,7 +51,7 @@ extension HTTPRouter {
     /// router.on(Endpoints.currentChat, sessions: sandbox) { request, session in ... }
     /// ```
     mutating func on(_ endpoint: Endpoint, sessions sandbox: Sandbox,
-                     _ handler: @escaping @Sendable (HTTPRequest, Session) async throws -> HTTPResponse) {
+                     _ handler: @escaping SessionHandler) {
         on(endpoint) { request in try await handler(request, try await sandbox.session(for: request)) }
     }
 }

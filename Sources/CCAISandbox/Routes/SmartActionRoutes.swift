@@ -7,40 +7,50 @@ import Foundation
 /// declining reason; media come as uploads naming the action) and
 /// `PUT .../smart_actions/{action}/status` (`finished` needs the result the type asks for;
 /// `failed` is always possible). Final actions take no more changes (409).
-struct SmartActionRoutes {
+struct SmartActionRoutes: Sendable {
     let sandbox: Sandbox
 
     func register(in router: inout HTTPRouter) {
-        router.on(Endpoints.smartActions, sessions: sandbox) { request, session in
-            let chat = try await sandbox.ownChat(request, session)
-            return try .json(try await sandbox.store.smartActions(chatID: chat.id))
+        router.on([
+            (Endpoints.smartActions, smartActions),
+            (Endpoints.smartActionReceived, smartActionReceived),
+            (Endpoints.smartActionResult, smartActionResult),
+            (Endpoints.smartActionStatus, smartActionStatus),
+        ], sessions: sandbox)
+    }
+
+    private func smartActions(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
+        let chat = try await sandbox.ownChat(request, session)
+        return try .json(try await sandbox.store.smartActions(chatID: chat.id))
+    }
+
+    private func smartActionReceived(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
+        let action = try await ownAction(request, session)
+        return try .json(try await move(action, to: .received))
+    }
+
+    private func smartActionResult(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
+        let action = try await ownAction(request, session)
+        let result = try request.decode(SmartActionResult.self)
+        try check(result, for: action)
+        guard let updated = try await sandbox.store.addSmartActionResult(id: action.id, chatID: action.chatId, result,
+                                                                       now: sandbox.clock.now())
+        else { throw finalError(action) }
+        return try .json(updated)
+    }
+
+    private func smartActionStatus(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
+        let action = try await ownAction(request, session)
+        let status = try request.decode(SmartActionStatusUpdate.self).status
+        guard status != .requested else {
+            throw HTTPError.badRequest("status: 'received', 'finished' or 'failed' expected (an action cannot go back to 'requested')")
         }
-        router.on(Endpoints.smartActionReceived, sessions: sandbox) { request, session in
-            let action = try await ownAction(request, session)
-            return try .json(try await move(action, to: .received))
+        if status == .finished, let missing = missingResult(action) {
+            throw HTTPError.conflict("smart action \(action.id) (\(action.type.rawValue)) cannot finish without \(missing)")
         }
-        router.on(Endpoints.smartActionResult, sessions: sandbox) { request, session in
-            let action = try await ownAction(request, session)
-            let result = try request.decode(SmartActionResult.self)
-            try check(result, for: action)
-            guard let updated = try await sandbox.store.addSmartActionResult(id: action.id, chatID: action.chatId, result,
-                                                                           now: sandbox.clock.now())
-            else { throw finalError(action) }
-            return try .json(updated)
-        }
-        router.on(Endpoints.smartActionStatus, sessions: sandbox) { request, session in
-            let action = try await ownAction(request, session)
-            let status = try request.decode(SmartActionStatusUpdate.self).status
-            guard status != .requested else {
-                throw HTTPError.badRequest("status: 'received', 'finished' or 'failed' expected (an action cannot go back to 'requested')")
-            }
-            if status == .finished, let missing = missingResult(action) {
-                throw HTTPError.conflict("smart action \(action.id) (\(action.type.rawValue)) cannot finish without \(missing)")
-            }
-            let moved = try await move(action, to: status)
-            if moved.status.isFinal { await sandbox.smartActionSettled(moved) }
-            return try .json(moved)
-        }
+        let moved = try await move(action, to: status)
+        if moved.status.isFinal { await sandbox.smartActionSettled(moved) }
+        return try .json(moved)
     }
 
     /// The caller's chat and the smart action of it named in the path.
