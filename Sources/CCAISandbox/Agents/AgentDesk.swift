@@ -188,7 +188,7 @@ actor AgentDesk {
 
     /// The agent holding `chatID` lets it go and takes the oldest chat waiting on its queues.
     private func release(_ chatID: Int, sandbox: Sandbox) async {
-        guard let name = load.first(where: { $0.value.contains(chatID) })?.key,
+        guard let name = humanAgent(of: chatID),
             let agent = sandbox.configuration.agents?.first(where: { $0.name == name })
         else { return }
         load[name]?.remove(chatID)
@@ -199,8 +199,6 @@ actor AgentDesk {
         humanTakes(waiting.chat, endUserID: waiting.endUserID, sandbox: sandbox)
     }
 
-    /// The least busy human agent of the chat's queue with room takes it; without one the
-    /// chat stays queued.
     /// The human agent who has the chat, by the desk's own record; nil while it waits.
     /// The desk decides while the request that queued the chat is handled, so a chat
     /// without one when that request has returned waits until an agent gets room.
@@ -208,6 +206,8 @@ actor AgentDesk {
         load.first { $0.value.contains(chatID) }?.key
     }
 
+    /// The least busy human agent of the chat's queue with room takes it; without one the
+    /// chat stays queued.
     private func humanTakes(_ chat: ChatResponse, endUserID: Int, sandbox: Sandbox) {
         // A chat can be offered twice (queued, and picked up by an agent that just got
         // room): one agent takes it, once.
