@@ -41,7 +41,7 @@ extension Sandbox {
             chatID: actions.chatID, sender: ChatMessageSender(type: actions.kind.rawValue, name: actions.name), type: message.type,
             text: message.title, event: "formRequested", form: message.form, webForm: message.webForm, clientMessageID: nil,
             now: clock.now())
-        try await publishMessages([sent], endUserID: actions.endUserID)
+        try await publisher.messages([sent], endUserID: actions.endUserID)
         let store = self.store, endUserID = actions.endUserID
         return await formOutcomes.wait(for: .init(chatID: actions.chatID, id: request.id), timeout: timeout) {
             guard let current = try? await store.formRequest(id: request.id, endUserID: endUserID)?.request,

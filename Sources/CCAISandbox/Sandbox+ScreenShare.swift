@@ -46,7 +46,7 @@ extension Sandbox {
         let (message, _) = try await store.addMessage(
             chatID: chat.id, sender: ChatMessageSender(type: actions.kind.rawValue, name: actions.name), type: "screen_share",
             text: nil, event: ChatMessageEvent.screenShareRequestedFromAgent.rawValue, clientMessageID: nil, now: clock.now())
-        try await publishMessages([message], endUserID: actions.endUserID)
+        try await publisher.messages([message], endUserID: actions.endUserID)
         let store = self.store
         guard let created = await screenShareOutcomes.wait(for: .init(chatID: chat.id, id: 0), timeout: deadline.timeIntervalSince(clock.now()), answered: {
             guard let latest = try? await store.latestScreenShare(chatID: chat.id), latest.state == .pending,

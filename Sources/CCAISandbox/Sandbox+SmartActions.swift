@@ -11,7 +11,7 @@ extension Sandbox {
     {
         let action = try await store.addSmartAction(chatID: chatID, type: type, preSession: preSession, requestedBy: requestedBy,
                                                     now: clock.now())
-        try await publish(endUserID: endUserID, event: .smartActionRequested, encoding: action)
+        try await publisher.publish(endUserID: endUserID, event: .smartActionRequested, encoding: action)
         return action
     }
 

@@ -21,6 +21,10 @@ public final class Sandbox: Sendable {
     /// after 18:00 for all of them.
     public let businessClock: any Clock
     let events: EventHub
+    /// Where every event for end users is recorded and announced.
+    let publisher: EventPublisher
+    /// The transitions of chats, for routes, agents and the chores.
+    let lifecycle: ChatLifecycle
     /// Requests per end user (`limits.requests_per_second`, `limits.burst`).
     let rateLimiter: RateLimiter
     /// Hands chats and messages to the agents.
@@ -63,6 +67,8 @@ public final class Sandbox: Sendable {
         self.store = try SandboxStore(directory: dataDirectory, companyKey: configuration.company.key, now: clock.now())
         self.clock = clock
         events = EventHub(clock: clock)
+        publisher = EventPublisher(store: store, hub: events, clock: clock)
+        lifecycle = ChatLifecycle(store: store, publisher: publisher, clock: clock)
         smartActionOutcomes = OutcomeBoard(clock: clock)
         formOutcomes = OutcomeBoard(clock: clock)
         screenShareOutcomes = OutcomeBoard(clock: clock)
@@ -132,29 +138,8 @@ public final class Sandbox: Sendable {
     /// event streams. Returns the event's id.
     @discardableResult
     public func publish(endUserID: Int, event: PlatformEventName, data: JSONValue) async throws -> Int64 {
-        try await publish(endUserID: endUserID, event: event, jsonText: try data.jsonText())
+        try await publisher.publish(endUserID: endUserID, event: event, jsonText: try data.jsonText())
     }
-
-    /// Records an event whose data is `value` as JSON (encoded once, straight to the text
-    /// that is stored and sent).
-    @discardableResult
-    func publish<Value: Encodable>(endUserID: Int, event: PlatformEventName, encoding value: Value) async throws -> Int64 {
-        try await publish(endUserID: endUserID, event: event,
-                          jsonText: String(decoding: try Sandbox.eventEncoder.encode(value), as: UTF8.self))
-    }
-
-    private func publish(endUserID: Int, event: PlatformEventName, jsonText: String) async throws -> Int64 {
-        let id = try await store.appendEvent(endUserID: endUserID, name: event.rawValue, jsonText: jsonText, now: clock.now())
-        await events.notify(endUserID: endUserID)
-        return id
-    }
-
-    /// Encodes event data (it holds options only).
-    private static let eventEncoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
-        return encoder
-    }()
 
     /// Ends the chats whose end user has been silent for `chat_timeout_seconds` (the
     /// sandbox also does it every 5 seconds by itself); returns them.
@@ -168,8 +153,7 @@ public final class Sandbox: Sendable {
         let now = clock.now()
         var ended: [ChatResponse] = []
         for idle in try await store.chatsIdle(since: now.addingTimeInterval(-timeout)) {
-            guard let chat = try await store.endChat(id: idle.id, endUserID: idle.endUserID, by: "timeout", now: now) else { continue }
-            try await publishChat(chat, endUserID: idle.endUserID)
+            guard let chat = try await lifecycle.end(idle.id, endUserID: idle.endUserID, by: .timeout) else { continue }
             await agentDesk.chatEnded(chat.id, sandbox: self)
             ended.append(chat)
         }
@@ -188,9 +172,8 @@ public final class Sandbox: Sendable {
             let (message, _) = try await store.addMessage(
                 chatID: open.id, sender: ChatMessageSender(type: "system"), type: "noti",
                 text: "The sandbox restarted; this conversation has ended.", event: "chatEnded", clientMessageID: nil, now: now)
-            try await publishMessages([message], endUserID: open.endUserID)
-            guard let chat = try await store.endChat(id: open.id, endUserID: open.endUserID, by: "restart", now: now) else { continue }
-            try await publishChat(chat, endUserID: open.endUserID)
+            try await publisher.messages([message], endUserID: open.endUserID)
+            guard let chat = try await lifecycle.end(open.id, endUserID: open.endUserID, by: .restart) else { continue }
             ended.append(chat)
         }
         if !ended.isEmpty {

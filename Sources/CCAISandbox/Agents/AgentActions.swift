@@ -29,15 +29,12 @@ struct AgentActions {
         }
         switch kind {
         case .human:
-            guard let assigned = try await sandbox.store.updateChat(id: chatID, status: .assigned, agent: name) else { return false }
-            try await publishChat(assigned)
+            guard try await sandbox.lifecycle.move(chatID, endUserID: endUserID, to: .assigned, agent: name) != nil else { return false }
             try await publishMember(.joined)
-            guard let active = try await sandbox.store.updateChat(id: chatID, status: .active, agent: name) else { return false }
-            try await publishChat(active)
+            guard try await sandbox.lifecycle.move(chatID, endUserID: endUserID, to: .active, agent: name) != nil else { return false }
         case .virtual:
-            guard let active = try await sandbox.store.assignVirtualAgent(id: chatID, name: name) else { return false }
+            guard try await sandbox.lifecycle.takeByVirtualAgent(chatID, endUserID: endUserID, name: name) != nil else { return false }
             try await publishMember(.joined)
-            try await publishChat(active)
         }
         return true
     }
@@ -47,7 +44,7 @@ struct AgentActions {
 
     /// `member_event` for this agent (`joined`, `left`).
     func publishMember(_ change: ChatMemberPayload.Change) async throws {
-        try await sandbox.publish(endUserID: endUserID, event: .memberEvent,
+        try await sandbox.publisher.publish(endUserID: endUserID, event: .memberEvent,
                                   encoding: ChatMemberPayload(chatId: chatID, type: change, member: member))
     }
 
@@ -58,7 +55,7 @@ struct AgentActions {
         let (message, _) = try await sandbox.store.addMessage(
             chatID: chatID, sender: ChatMessageSender(type: kind.rawValue, name: name), type: "text", text: text, event: nil,
             clientMessageID: nil, now: sandbox.clock.now())
-        try await sandbox.publishMessages([message], endUserID: endUserID)
+        try await sandbox.publisher.messages([message], endUserID: endUserID)
     }
 
     /// Asks the customer for a smart action and waits up to `timeout` seconds for the
@@ -98,7 +95,7 @@ struct AgentActions {
         let (message, _) = try await sandbox.store.addMessage(
             chatID: chatID, sender: ChatMessageSender(type: kind.rawValue, name: self.name), type: "media", text: nil, event: nil,
             media: media, clientMessageID: nil, now: now)
-        try await sandbox.publishMessages([message], endUserID: endUserID)
+        try await sandbox.publisher.messages([message], endUserID: endUserID)
         return message
     }
 
@@ -112,25 +109,20 @@ struct AgentActions {
     /// post-session phase and leaves). False when it had already ended.
     func end() async throws -> Bool {
         if isPostSession {
-            guard let completed = try await sandbox.store.advancePostSession(chatID: chatID, from: .ready, to: .completed)
+            guard try await sandbox.lifecycle.advancePostSession(chatID, endUserID: endUserID, from: .ready, to: .completed) != nil
             else { return false }
             try await publishMember(.left)
-            try await publishChat(completed)
             await sandbox.agentDesk.postSessionEnded(chatID)
             return true
         }
-        guard let ended = try await sandbox.store.endChatByAgent(id: chatID, now: sandbox.clock.now()) else { return false }
-        try await publishChat(ended)
+        guard try await sandbox.lifecycle.end(chatID, endUserID: endUserID, by: .agent) != nil else { return false }
         await sandbox.agentDesk.chatEnded(chatID, sandbox: sandbox)
         return true
     }
 
     private func typing(_ isTyping: Bool) async throws {
-        try await sandbox.publish(endUserID: endUserID, event: .typingEvent,
+        try await sandbox.publisher.publish(endUserID: endUserID, event: .typingEvent,
                                   encoding: ChatTypingPayload(chatId: chatID, typing: isTyping, member: member))
     }
 
-    func publishChat(_ chat: ChatResponse) async throws {
-        try await sandbox.publishChat(chat, endUserID: endUserID)
-    }
 }

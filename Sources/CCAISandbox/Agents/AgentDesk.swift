@@ -87,13 +87,11 @@ actor AgentDesk {
     func escalate(chatID: Int, endUserID: Int, option: VirtualAgentConfiguration.EscalationOption?, sandbox: Sandbox)
         async throws -> ChatResponse
     {
-        guard let queued = try await sandbox.store.startEscalation(id: chatID, option: option.map { ($0.id, $0.deflectionChannel) })
-        else { throw HTTPError.conflict("chat \(chatID) is not with a virtual agent, or its escalation has already started") }
+        guard let queued = try await sandbox.lifecycle.startEscalation(chatID, endUserID: endUserID, option: option) else { throw HTTPError.conflict("chat \(chatID) is not with a virtual agent, or its escalation has already started") }
         await mailboxes.removeValue(forKey: chatID)?.close()
         let leaving = AgentActions(sandbox: sandbox, chatID: chatID, endUserID: endUserID,
                                    name: queued.virtualAgent?.name ?? "virtual agent", kind: .virtual)
         try await leaving.publishMember(.left)
-        try await leaving.publishChat(queued)
         if let channel = option?.deflectionChannel, channel != "chat" {
             return try await deflect(queued, to: channel, endUserID: endUserID, sandbox: sandbox)
         }
@@ -105,8 +103,7 @@ actor AgentDesk {
     func updateEscalation(chatID: Int, endUserID: Int, option: VirtualAgentConfiguration.EscalationOption, sandbox: Sandbox)
         async throws -> ChatResponse
     {
-        guard let chat = try await sandbox.store.updateEscalation(id: chatID, option: (option.id, option.deflectionChannel))
-        else { throw HTTPError.conflict("chat \(chatID) has no escalation under way (start one with escalate_to_human_agent)") }
+        guard let chat = try await sandbox.lifecycle.updateEscalation(chatID, endUserID: endUserID, option: option) else { throw HTTPError.conflict("chat \(chatID) has no escalation under way (start one with escalate_to_human_agent)") }
         if let channel = option.deflectionChannel, channel != "chat" {
             return try await deflect(chat, to: channel, endUserID: endUserID, sandbox: sandbox)
         }
@@ -125,16 +122,15 @@ actor AgentDesk {
         guard let current = try await sandbox.store.chat(id: actions.chatID, endUserID: actions.endUserID), current.isInProgress
         else { throw HTTPError.chatEnded(actions.chatID) }
         guard current.menuId != menuID else { throw HTTPError.badRequest("chat \(actions.chatID) is already on queue \(menuID)") }
-        guard let queued = try await sandbox.store.transferChat(id: actions.chatID, toMenu: menuID,
-                                                               redaction: chatChannel.redaction ?? false,
-                                                               postSession: sandbox.configuration.postSessionSettings(forMenu: menuID))
+        guard let queued = try await sandbox.lifecycle.transfer(actions.chatID, endUserID: actions.endUserID, to: menuID,
+                                                                redaction: chatChannel.redaction ?? false,
+                                                                postSession: sandbox.configuration.postSessionSettings(forMenu: menuID))
         else { throw HTTPError.chatEnded(actions.chatID) }
         await mailboxes.removeValue(forKey: actions.chatID)?.close()
         await release(actions.chatID, sandbox: sandbox)
         try await actions.publishMember(.left)
         let transfer = ColdTransfer(chatId: queued.id, fromMenuId: current.menuId, toMenuId: menuID, agent: actions.member)
-        try await sandbox.publish(endUserID: actions.endUserID, event: .coldTransfer, encoding: transfer)
-        try await actions.publishChat(queued)
+        try await sandbox.publisher.publish(endUserID: actions.endUserID, event: .coldTransfer, encoding: transfer)
         await chatQueued(queued, endUserID: actions.endUserID, customData: nil, sandbox: sandbox)
         return queued
     }
@@ -252,9 +248,8 @@ actor AgentDesk {
             chatID: chat.id, sender: ChatMessageSender(type: "system"), type: "noti",
             text: "The conversation continues by \(channel.replacingOccurrences(of: "_", with: " ")).", event: "escalated",
             clientMessageID: nil, now: sandbox.clock.now())
-        try await sandbox.publishMessages([message], endUserID: endUserID)
-        guard let ended = try await sandbox.store.endChatByAgent(id: chat.id, now: sandbox.clock.now()) else { return chat }
-        try await sandbox.publishChat(ended, endUserID: endUserID)
+        try await sandbox.publisher.messages([message], endUserID: endUserID)
+        guard let ended = try await sandbox.lifecycle.end(chat.id, endUserID: endUserID, by: .agent) else { return chat }
         await chatEnded(chat.id, sandbox: sandbox)
         return ended
     }

@@ -106,18 +106,18 @@ struct ChatRoutes: Sendable {
     private func enqueue(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
         let chat = try await sandbox.ownChat(request, session)
         try chat.requireInProgress()
-        guard let queued = try await sandbox.store.enqueuePendingChat(id: chat.id) else { return try .json(chat) }
-        try await sandbox.publishChat(queued, endUserID: try session.endUserID())
+        guard let queued = try await sandbox.lifecycle.enqueue(chat.id, endUserID: try session.endUserID()) else {
+            return try .json(chat)
+        }
         await sandbox.agentDesk.chatQueued(queued, endUserID: try session.endUserID(), customData: nil, sandbox: sandbox)
         return try .json(queued)
     }
 
     private func end(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
         let chat = try await sandbox.ownChat(request, session)
-        guard let ended = try await sandbox.store.endChat(id: chat.id, endUserID: try session.endUserID(), by: "end_user",
-                                                          now: sandbox.clock.now())
-        else { throw HTTPError.conflict("chat \(chat.id) has already ended") }
-        try await sandbox.publishChat(ended, endUserID: try session.endUserID())
+        guard let ended = try await sandbox.lifecycle.end(chat.id, endUserID: try session.endUserID(), by: .endUser) else {
+            throw HTTPError.conflict("chat \(chat.id) has already ended")
+        }
         await sandbox.agentDesk.chatEnded(ended.id, sandbox: sandbox)
         return try .json(ended)
     }
@@ -176,7 +176,7 @@ struct ChatRoutes: Sendable {
         if body.customData?.signed != nil { customData = ["signed": signed] }
         let preSession = menu.preSessionChatActions
         let owner = try session.endUserID()
-        switch try await sandbox.store.createChat(
+        switch try await sandbox.lifecycle.create(
             endUserID: owner, menuID: menu.id, lang: engine.language(body.lang), status: preSession.isEmpty ? .queued : .pending,
             redaction: chatChannel.redaction ?? false, screenShareable: body.isScreenShareable ?? false, customData: customData ?? [:],
             postSession: sandbox.configuration.postSessionSettings(forMenu: menu.id), now: sandbox.clock.now())
@@ -184,7 +184,6 @@ struct ChatRoutes: Sendable {
         case .inProgress(let existing):
             throw HTTPError.conflict("a chat is already in progress (chat \(existing.id)); resume or end it first")
         case .created(let chat):
-            try await sandbox.publishChat(chat, endUserID: owner)
             var sessionData = customData?.objectValue ?? [:]
             if signed != [:] { sessionData["signed"] = signed }
             if preSession.isEmpty {
@@ -232,13 +231,13 @@ struct ChatRoutes: Sendable {
         guard !body.clientMessageId.utf8.contains(0) else {
             throw HTTPError.badRequest("the field 'client_message_id' must not contain NUL")
         }
-        guard try await sandbox.acceptsMessages(chat) else { throw HTTPError.chatEnded(chat.id) }
+        guard try await sandbox.lifecycle.acceptsMessages(chat) else { throw HTTPError.chatEnded(chat.id) }
         let owner = try session.endUserID()
         let (message, isNew) = try await sandbox.store.addMessage(
             chatID: chat.id, sender: ChatMessageSender(type: "end_user", name: session.endUser.name), type: "text",
             text: body.text, event: nil, clientMessageID: body.clientMessageId, now: sandbox.clock.now())
         if isNew {
-            try await sandbox.publishMessages([message], endUserID: owner)
+            try await sandbox.publisher.messages([message], endUserID: owner)
             await sandbox.agentDesk.messageReceived(message, in: chat, endUserID: owner, sandbox: sandbox)
         }
         return try .json(message, status: isNew ? 201 : 200)

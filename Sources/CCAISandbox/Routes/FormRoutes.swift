@@ -82,7 +82,7 @@ struct FormRoutes: Sendable {
             clientMessageID: nil, now: sandbox.clock.now())
         try await settle(form, chat: chat, status: payload.data.status == .success ? .completed : .failed, answers: answers,
                          message: payload.data.details.message)
-        try await sandbox.publishMessages([message], endUserID: try session.endUserID())
+        try await sandbox.publisher.messages([message], endUserID: try session.endUserID())
         return try .json(message, status: 201)
     }
 

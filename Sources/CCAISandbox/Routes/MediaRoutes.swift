@@ -66,7 +66,7 @@ struct MediaRoutes: Sendable {
             _ = try await sandbox.store.addSmartActionResult(id: action.id, chatID: chat.id, SmartActionResult(mediaIds: [media.id]),
                                                              now: now)
         }
-        try await sandbox.publishMessages([message], endUserID: owner)
+        try await sandbox.publisher.messages([message], endUserID: owner)
         await sandbox.agentDesk.messageReceived(message, in: chat, endUserID: owner, sandbox: sandbox)
         return try .json(message, status: 201)
     }

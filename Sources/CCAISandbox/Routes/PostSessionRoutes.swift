@@ -38,7 +38,7 @@ struct PostSessionRoutes: Sendable {
     private func readyPostSession(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
         let (chat, owner) = (try await sandbox.ownChat(request, session), try session.endUserID())
         let ready = try await advance(chat, owner: owner, from: .inProgress, to: .ready)
-        if let flow = try await sandbox.postSessionFlow(of: ready), flow.type == .virtualAgent, let id = flow.virtualAgentId {
+        if let flow = try await sandbox.lifecycle.postSessionFlow(of: ready), flow.type == .virtualAgent, let id = flow.virtualAgentId {
             await sandbox.agentDesk.startPostSession(ready, virtualAgentID: id, endUserID: owner, sandbox: sandbox)
         }
         return try .json(ready)
@@ -80,12 +80,11 @@ struct PostSessionRoutes: Sendable {
         guard chat.postSessionRequired else {
             throw HTTPError.conflict("chat \(chat.id) has no post-session flow (post_session_required is false)")
         }
-        guard let moved = try await sandbox.store.advancePostSession(chatID: chat.id, from: from, to: to) else {
+        guard let moved = try await sandbox.lifecycle.advancePostSession(chat.id, endUserID: owner, from: from, to: to) else {
             let step = to == .inProgress ? "start_post_session" : "ready_post_session"
             throw HTTPError.conflict("chat \(chat.id)'s post-session phase is \(chat.postSessionTransferStatus?.rawValue ?? "not started"); "
                                      + "\(step) needs it " + (from.map { "to be \($0.rawValue) (call start_post_session first)" } ?? "not started"))
         }
-        try await sandbox.publishChat(moved, endUserID: owner)
         return moved
     }
 
@@ -104,7 +103,7 @@ struct PostSessionRoutes: Sendable {
     {
         switch submission {
         case .completed(let done):
-            try await sandbox.publishChat(done, endUserID: owner)
+            try await sandbox.publisher.chat(done, endUserID: owner)
             return .noContent
         case .alreadyGiven:
             throw HTTPError.conflict("chat \(chat.id) already has \(what)")
@@ -112,20 +111,5 @@ struct PostSessionRoutes: Sendable {
             throw HTTPError.conflict("chat \(chat.id)'s post-session phase is \(status?.rawValue ?? "not started"); "
                                      + "\(what) is taken once it is ready (start_post_session, then ready_post_session)")
         }
-    }
-}
-
-extension Sandbox {
-    /// The post-session flow the hierarchy chooses for a chat, if any.
-    func postSessionFlow(of chat: ChatResponse) async throws -> PostSessionFlow? {
-        try await store.postSessionSettings(chatID: chat.id).flow(communicationId: chat.id, communicationType: "chats")
-    }
-
-    /// Whether the end user may write in the chat: while it is in progress, and on the
-    /// ended chat while its post-session virtual agent talks.
-    func acceptsMessages(_ chat: ChatResponse) async throws -> Bool {
-        if chat.isInProgress { return true }
-        guard chat.postSessionTransferStatus == .ready else { return false }
-        return try await postSessionFlow(of: chat)?.type == .virtualAgent
     }
 }

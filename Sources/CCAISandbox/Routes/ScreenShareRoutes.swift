@@ -95,7 +95,7 @@ struct ScreenShareRoutes: Sendable {
             chatID: chat.id, sender: ChatMessageSender(type: "end_user", name: session.endUser.name), type: "screen_share",
             text: body.response?.code, event: body.event.rawValue, screenShare: body.response, clientMessageID: nil,
             now: sandbox.clock.now())
-        try await sandbox.publishMessages([message], endUserID: owner)
+        try await sandbox.publisher.messages([message], endUserID: owner)
         await sandbox.agentDesk.messageReceived(message, in: chat, endUserID: owner, sandbox: sandbox)
         if body.event == .screenShareCodeGenerated, let code = body.response?.code,
             let pending = try await sandbox.store.latestScreenShare(chatID: chat.id), pending.code == code, pending.state == .pending

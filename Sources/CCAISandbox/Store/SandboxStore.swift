@@ -439,14 +439,6 @@ actor SandboxStore {
         return changed == 1 ? try chats(where: "id = ?", [.integer(Int64(id))]).first : nil
     }
 
-    /// Ends a chat on the agent's side.
-    func endChatByAgent(id: Int, now: Date) throws -> ChatResponse? {
-        let changed = try database.run(
-            "UPDATE chats SET status = 'ended', ended_at = ?, ended_by = 'agent' WHERE id = ? AND status != 'ended'",
-            [.real(now.timeIntervalSince1970), .integer(Int64(id))])
-        return changed == 1 ? try chats(where: "id = ?", [.integer(Int64(id))]).first : nil
-    }
-
     /// Every chat not ended (a previous run's, at start), with its end user.
     func chatsInProgress() throws -> [(id: Int, endUserID: Int)] {
         try database.query("SELECT id, end_user_id FROM chats WHERE status != 'ended' ORDER BY id").compactMap { row in
