@@ -598,6 +598,19 @@ static int wait_until_resumed(chttp_server *server, double seconds) {
     }
 }
 
+/// Answers every exchange still waiting for Swift with a 503, so its connection resumes.
+static void answer_waiting_unavailable(chttp_server *server) {
+    static const char body[] = "{\"error\":{\"code\":\"unavailable\",\"message\":\"the server is shutting down\"}}";
+    static const char headers[] = "Content-Type\0application/json";
+    for (;;) {
+        pthread_mutex_lock(&server->lock);
+        chttp_exchange *exchange = server->waiting;
+        pthread_mutex_unlock(&server->lock);
+        if (!exchange) break;
+        chttp_respond(exchange, 503, headers, sizeof headers, body, sizeof body - 1);
+    }
+}
+
 void chttp_stop(chttp_server *server, double grace_seconds) {
     if (!server) return;
     MHD_socket listening = MHD_quiesce_daemon(server->daemon);  // ours to close
@@ -617,17 +630,22 @@ void chttp_stop(chttp_server *server, double grace_seconds) {
     clock_gettime(CLOCK_MONOTONIC, &started);
     while (__atomic_load_n(&server->parked_readers, __ATOMIC_SEQ_CST) > 0 && seconds_since(&started) < 10) usleep(1000);
     if (!wait_until_resumed(server, grace_seconds)) {
-        // Requests still unanswered get a 503 so that their connections resume.
-        static const char body[] = "{\"error\":{\"code\":\"unavailable\",\"message\":\"the server is shutting down\"}}";
-        static const char headers[] = "Content-Type\0application/json";
-        for (;;) {
-            pthread_mutex_lock(&server->lock);
-            chttp_exchange *exchange = server->waiting;
-            pthread_mutex_unlock(&server->lock);
-            if (!exchange) break;
-            chttp_respond(exchange, 503, headers, sizeof headers, body, sizeof body - 1);
-        }
-        wait_until_resumed(server, 10);
+        // Requests still unanswered get a 503 so that their connections resume, those
+        // dispatched while this waits too.
+        struct timespec answering;
+        clock_gettime(CLOCK_MONOTONIC, &answering);
+        do {
+            answer_waiting_unavailable(server);
+        } while (!wait_until_resumed(server, 0.05) && seconds_since(&answering) < 30);
+    }
+    pthread_mutex_lock(&server->lock);
+    unsigned suspended = server->suspended;
+    pthread_mutex_unlock(&server->lock);
+    if (suspended > 0) {
+        // libmicrohttpd aborts the whole process when stopped with a connection still
+        // suspended: the daemon is left behind instead (its socket is already closed).
+        fprintf(stderr, "sandbox: %u connection(s) still suspended after 30 s; the HTTP daemon is left running\n", suspended);
+        return;
     }
     MHD_stop_daemon(server->daemon);
     pthread_mutex_destroy(&server->lock);
