@@ -25,6 +25,8 @@ let package = Package(
         .target(name: "CCurlShim", dependencies: ["CCurl"]),
         // The variadic daemon start and the suspend/resume handshake of libmicrohttpd.
         .target(name: "CHTTPShim", dependencies: ["CMicroHTTPD"]),
+        // glibc's posix_spawn extensions (closefrom, chdir) and pipe2, hidden behind _GNU_SOURCE.
+        .target(name: "CSpawnShim"),
 
         // The clock seam under everything that waits: the SDK, the Lua scheduler, the sandbox.
         .target(name: "Timekeeping"),
@@ -47,7 +49,7 @@ let package = Package(
             // Sendable route struct is then a Sendable function.
             swiftSettings: [.enableUpcomingFeature("InferSendableFromCaptures")]
         ),
-        .target(name: "CCAIScripting", dependencies: ["LuaRuntime", "CCAIKit", "CCAIWire", "Timekeeping"]),
+        .target(name: "CCAIScripting", dependencies: ["LuaRuntime", "CCAIKit", "CCAIWire", "Timekeeping", "CSpawnShim"]),
         .executableTarget(name: "ccai", dependencies: ["CCAIScripting", "CCAIKit", "CCAISandbox", "CCAIWire", "LuaRuntime", "Timekeeping"]),
         .executableTarget(
             name: "ccai-bench",
@@ -56,18 +58,19 @@ let package = Package(
 
         // What several test targets use: SDK makers, a signing delegate, an in-process
         // client of the sandbox's router, eventually(timeout:), runTool.
-        .target(name: "TestSupport", dependencies: ["CCAIKit", "CCAISandbox", "CCAIWire", "Timekeeping"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["CCAIKit", "CCAISandbox", "CCAIScripting", "CCAIWire", "Timekeeping"],
+                path: "Tests/TestSupport"),
         .testTarget(name: "TimekeepingTests", dependencies: ["Timekeeping"]),
         .testTarget(name: "LuaRuntimeTests", dependencies: ["LuaRuntime", "Timekeeping", "CLua", "CLuaShim"]),
         .testTarget(name: "CCAIScriptingTests", dependencies: ["CCAIScripting", "LuaRuntime", "CCAIKit", "CCAISandbox", "CCAIWire", "Timekeeping", "TestSupport"]),
         .testTarget(name: "CCAIWireTests", dependencies: ["CCAIWire"]),
-        .testTarget(name: "CCAISandboxTests", dependencies: ["CCAISandbox", "CCAIWire", "Timekeeping", "TestSupport"]),
+        .testTarget(name: "CCAISandboxTests", dependencies: ["CCAISandbox", "CCAIScripting", "CCAIWire", "Timekeeping", "TestSupport"]),
         .testTarget(name: "CCAIKitTests", dependencies: ["CCAIKit", "CCAISandbox", "Timekeeping", "TestSupport"]),
         .testTarget(
             name: "SystemLibrariesTests",
             dependencies: ["CCurl", "CSSL", "CMicroHTTPD", "CSQLite", "CLua"]
         ),
-        .testTarget(name: "CLITests", dependencies: ["TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["CCAIScripting", "TestSupport"]),
     ],
     swiftLanguageModes: [.v5]
 )

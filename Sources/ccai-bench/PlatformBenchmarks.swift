@@ -1,5 +1,6 @@
 import CCAIKit
 import CCAISandbox
+import CCAIScripting
 import CCAIWire
 import Foundation
 
@@ -50,14 +51,9 @@ struct PlatformBenchmarks {
 
     /// Seconds one `curl --config FILE` run takes.
     private func timeCurl(config: String) throws -> Double {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        process.arguments = ["--config", config]
-        process.standardOutput = FileHandle.nullDevice
         let start = DispatchTime.now().uptimeNanoseconds
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw BenchmarkError(message: "curl exited with \(process.terminationStatus)") }
+        let status = try ChildProcess("/usr/bin/curl", ["--config", config], output: .null).wait()
+        guard status == 0 else { throw BenchmarkError(message: "curl exited with \(status)") }
         return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
     }
 }

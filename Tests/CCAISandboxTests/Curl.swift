@@ -1,3 +1,4 @@
+import CCAIScripting
 import Foundation
 
 /// Requests made with the `curl` command (a client independent of the project's own).
@@ -24,8 +25,6 @@ enum Curl {
     private static func blockingRequest(_ method: String, _ url: String, body: Data?, headers: [String: String])
         throws -> Reply
     {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
         var arguments = ["-s", "-X", method, "-w", "\n%{http_code}", "--max-time", "20"]
         for (name, value) in headers { arguments += ["-H", "\(name): \(value)"] }
         let bodyFile = FileManager.default.temporaryDirectory.appendingPathComponent("curl-\(UUID().uuidString)")
@@ -37,13 +36,8 @@ enum Curl {
             arguments += ["--data-binary", "@\(bodyFile.path)"]
         }
         defer { try? FileManager.default.removeItem(at: bodyFile) }
-        process.arguments = arguments + [url]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
+        let text = String(decoding: try ChildProcess.run("/usr/bin/curl", arguments + [url], errorsTo: .inherit).output,
+                          as: UTF8.self)
         guard let split = text.lastIndex(of: "\n"), let status = Int(text[text.index(after: split)...]) else {
             return Reply(status: 0, body: text)
         }

@@ -12,11 +12,11 @@ import Timekeeping
     }
 
     /// The text pdftotext reads from a PDF.
-    private func text(ofPDF data: Data) throws -> String {
+    private func text(ofPDF data: Data) async throws -> String {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("transcript-\(UUID().uuidString).pdf")
         try data.write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        return try runTool("/usr/bin/pdftotext", ["-enc", "UTF-8", file.path, "-"])
+        return try await runTool("/usr/bin/pdftotext", ["-enc", "UTF-8", file.path, "-"])
     }
 
     /// Waits for the agent's first message of a chat (the agent joins on its own task).
@@ -41,7 +41,7 @@ import Timekeeping
         #expect(reply.status == 200 && reply.headers["Content-Type"] == "application/pdf")
         #expect(reply.headers["Content-Disposition"]?.contains("chat-\(chat.id)-transcript.pdf") == true)
         #expect(reply.body.starts(with: Data("%PDF-".utf8)))
-        let text = try text(ofPDF: reply.body)
+        let text = try await text(ofPDF: reply.body)
         for expected in ["Acme · Chat transcript", "Billing", "Café crème, naïve façade", "Καλημέρα κόσμε", "Привет, мир",
                          "Ava (agent)", "Hi, I'm Ava."] {
             #expect(text.contains(expected), "\(expected) in:\n\(text)")
@@ -51,7 +51,7 @@ import Timekeeping
         #expect(await client.call("GET", "/chats/\(chat.id)/transcript", token: bob).status == 404, "only one's own chats")
     }
 
-    @Test func aLongChatFlowsOverPagesWithEveryMessage() throws {
+    @Test func aLongChatFlowsOverPagesWithEveryMessage() async throws {
         let chat = ChatResponse(id: 3, status: .ended, menuId: 8, lang: "en", createdAt: 1_796_061_600, endedAt: 1_796_065_200)
         let messages = (1...1_000).map { (number: Int) -> ChatMessage in
             let isAgent = number % 2 == 0
@@ -62,7 +62,7 @@ import Timekeeping
         }
         let pdf = try ChatTranscript(chat: chat, messages: messages, companyName: "Acme", queueName: "Overflow",
                                      timeZone: TimeZone(identifier: "America/Los_Angeles")!, endUserName: "Ana").pdf()
-        let text = try text(ofPDF: pdf)
+        let text = try await text(ofPDF: pdf)
         let missing = (1...1_000).filter { !text.contains("Message \($0):") }
         #expect(missing.isEmpty, "every message is in the PDF, across page breaks; missing: \(missing.prefix(10))")
         #expect(text.contains("Page 2") && text.contains("lorem ipsum lorem ipsum"))
@@ -70,14 +70,14 @@ import Timekeeping
         #expect(text.contains("PST"), "times in the company's time zone")
     }
 
-    @Test func aTranscriptRendersABoundedNumberOfMessagesAndSaysSo() throws {
+    @Test func aTranscriptRendersABoundedNumberOfMessagesAndSaysSo() async throws {
         let chat = ChatResponse(id: 4, status: .ended, menuId: 8, lang: "en", createdAt: 1_796_061_600)
         let count = ChatTranscript.maximumMessages + 3
         let messages = (1...count).map { (number: Int) -> ChatMessage in
             ChatMessage(id: number, chatId: 4, sequence: number, sender: ChatMessageSender(type: "end_user"), text: "m\(number)",
                         createdAt: 1_796_061_600)
         }
-        let text = try text(ofPDF: try ChatTranscript(chat: chat, messages: messages, companyName: "Acme", queueName: "Overflow",
+        let text = try await text(ofPDF: try ChatTranscript(chat: chat, messages: messages, companyName: "Acme", queueName: "Overflow",
                                                       timeZone: .gmt, endUserName: nil).pdf())
         #expect(text.contains("m\(ChatTranscript.maximumMessages)") && !text.contains("m\(count)"))
         #expect(text.contains("3 more messages are not shown"), "the cut is said, not silent")

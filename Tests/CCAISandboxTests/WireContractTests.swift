@@ -1,4 +1,5 @@
 import CCAISandbox
+import CCAIScripting
 import CCAIWire
 import Foundation
 import Testing
@@ -39,26 +40,18 @@ import Testing
 
     /// The document is valid YAML whose operations are the table's (read by a YAML parser,
     /// Debian's python3-yaml from scripts/bootstrap, not by lines).
-    @Test func theDocumentParsesAsYAMLWithTheTablesOperations() throws {
+    @Test func theDocumentParsesAsYAMLWithTheTablesOperations() async throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-c", """
+        let result = try await ChildProcess.run("/usr/bin/python3", ["-c", """
             import sys, yaml
             document = yaml.safe_load(open(sys.argv[1]))
             for path, item in document["paths"].items():
                 for method in item:
                     if method in ("get", "post", "put", "patch", "delete"):
                         print(method.upper(), path)
-            """, root.appendingPathComponent("docs/openapi.yaml").path]
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let operations = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let problem = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "docs/openapi.yaml does not parse: \(problem)")
+            """, root.appendingPathComponent("docs/openapi.yaml").path])
+        let operations = String(decoding: result.output, as: UTF8.self)
+        #expect(result.status == 0, "docs/openapi.yaml does not parse: \(String(decoding: result.errors, as: UTF8.self))")
         #expect(Set(operations.split(separator: "\n").map(String.init)) == Set(Endpoints.all.map(\.operation)))
     }
 

@@ -39,7 +39,7 @@ import Testing
         try await LuaScenario("post_session/scenario.lua", sandbox: "post_session/sandbox.lua",
                               environment: ["TRANSCRIPT": "transcript.pdf"], outputDirectory: folder.path).run()
             .expectPassed("post_session scenario passed")
-        let text = try runTool("/usr/bin/pdftotext", ["-enc", "UTF-8", folder.appendingPathComponent("transcript.pdf").path, "-"])
+        let text = try await runTool("/usr/bin/pdftotext", ["-enc", "UTF-8", folder.appendingPathComponent("transcript.pdf").path, "-"])
         #expect(text.contains("Feedback Co · Chat transcript") && text.contains("Sage (virtual agent)"), "\(text)")
         #expect(text.contains("Thanks, noted: Shorter waits"), "the post-session virtual agent's messages are in it")
     }

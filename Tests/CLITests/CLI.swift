@@ -1,3 +1,4 @@
+import CCAIScripting
 import Foundation
 
 /// Runs the real `ccai` executable built next to the test bundle.
@@ -27,42 +28,11 @@ enum CLI {
     /// Runs `ccai` with `arguments` from the package root (or `directory`); a run longer
     /// than `timeout` seconds is terminated.
     static func run(_ arguments: [String], timeout: TimeInterval = 60, environment: [String: String] = [:],
-                    input: Data? = nil, directory: URL? = nil) throws -> Output {
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        process.currentDirectoryURL = directory ?? root
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let stdout = Pipe(), stderr = Pipe(), stdin = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        process.standardInput = stdin
-        try process.run()
-        if let input { try? stdin.fileHandleForWriting.write(contentsOf: input) }
-        try? stdin.fileHandleForWriting.close()
-        let timer = DispatchWorkItem { if process.isRunning { process.terminate() } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: timer)
-        let errorData = Locked(Data())
-        let readingErrors = DispatchGroup()
-        readingErrors.enter()
-        DispatchQueue.global().async {
-            errorData.set(stderr.fileHandleForReading.readDataToEndOfFile())
-            readingErrors.leave()
-        }
-        let outputData = stdout.fileHandleForReading.readDataToEndOfFile()
-        readingErrors.wait()
-        process.waitUntilExit()
-        timer.cancel()
-        return Output(status: process.terminationStatus, stdout: String(decoding: outputData, as: UTF8.self),
-                      stderr: String(decoding: errorData.get(), as: UTF8.self))
+                    input: Data? = nil, directory: URL? = nil) async throws -> Output {
+        let result = try await ChildProcess.run(binary.path, arguments,
+                                          environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+                                          directory: (directory ?? root).path, input: input ?? Data(), timeout: timeout)
+        return Output(status: result.status, stdout: String(decoding: result.output, as: UTF8.self),
+                      stderr: String(decoding: result.errors, as: UTF8.self))
     }
-}
-
-/// A value shared with a reading thread.
-final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    func get() -> Value { lock.withLock { value } }
-    func set(_ newValue: Value) { lock.withLock { value = newValue } }
 }

@@ -39,7 +39,7 @@ import Testing
         return steps
     }
 
-    @Test(.timeLimit(.minutes(2))) func theWalkthroughWorksAsWritten() throws {
+    @Test(.timeLimit(.minutes(2))) func theWalkthroughWorksAsWritten() async throws {
         let markdown = try String(contentsOf: CLI.root.appendingPathComponent("docs/getting-started.md"), encoding: .utf8)
         let steps = Self.steps(of: markdown)
         #expect(steps.filter { if case .command = $0 { true } else { false } }.count >= 5, "the walkthrough runs its commands")
@@ -54,7 +54,7 @@ import Testing
                 try text.write(to: file, atomically: true, encoding: .utf8)
             case .command(let arguments, let status):
                 try #require(arguments.first == "ccai", "every command is a ccai command: \(arguments)")
-                let output = try CLI.run(Array(arguments.dropFirst()), directory: folder)
+                let output = try await CLI.run(Array(arguments.dropFirst()), directory: folder)
                 #expect(output.status == status, "\(arguments.joined(separator: " ")): \(output.stderr)")
                 last = (arguments.joined(separator: " "), output.stdout + output.stderr)
             case .output(let lines):

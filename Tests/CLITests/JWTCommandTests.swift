@@ -2,8 +2,8 @@ import Foundation
 import Testing
 
 @Suite struct JWTCommandTests {
-    @Test func signsTokensWithClaims() throws {
-        let output = try CLI.run(["jwt", "sign", "--secret", "dev-secret", "--alg", "HS256",
+    @Test func signsTokensWithClaims() async throws {
+        let output = try await CLI.run(["jwt", "sign", "--secret", "dev-secret", "--alg", "HS256",
                                   "--claims", #"{"identifier":"user-1"}"#, "--ttl", "60"])
         #expect(output.status == 0, "\(output.stderr)")
         let parts = output.stdout.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".")
@@ -17,9 +17,9 @@ import Testing
 
     /// The safe pattern for --jwt-command: the identity document goes through whole, so an
     /// identifier cannot add claims (it could when the JSON was built in the shell).
-    @Test func claimsFromStandardInputCannotBeInjected() throws {
+    @Test func claimsFromStandardInputCannotBeInjected() async throws {
         let hostile = #"{"identifier":"x\",\"admin\":true,\"y\":\""}"#
-        let output = try CLI.run(["jwt", "sign", "--claims", "-"], environment: ["CCAI_COMPANY_SECRET": "dev-secret"],
+        let output = try await CLI.run(["jwt", "sign", "--claims", "-"], environment: ["CCAI_COMPANY_SECRET": "dev-secret"],
                                  input: Data(hostile.utf8))
         #expect(output.status == 0, "\(output.stderr)")
         let parts = output.stdout.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".")
@@ -42,8 +42,8 @@ import Testing
         (["jwt", "sign", "--secret", "s", "--secret-file", "f"], "exclude each other"),
         (["jwt", "sign", "--secret-file", "/nonexistent/secret"], "cannot read"),
     ])
-    func usageErrors(_ arguments: [String], _ message: String) throws {
-        let output = try CLI.run(arguments)
+    func usageErrors(_ arguments: [String], _ message: String) async throws {
+        let output = try await CLI.run(arguments)
         #expect(output.status == 2)
         #expect(output.stderr.contains(message), "\(output.stderr)")
     }

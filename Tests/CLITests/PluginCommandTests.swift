@@ -10,43 +10,43 @@ import Testing
         return path
     }
 
-    @Test func checkReportsEveryPlugin() throws {
-        let good = try CLI.run(["plugins", "check", "examples/plugins"])
+    @Test func checkReportsEveryPlugin() async throws {
+        let good = try await CLI.run(["plugins", "check", "examples/plugins"])
         #expect(good.status == 0, "\(good.stderr)")
         #expect(good.stdout.contains("ok    night-shift 1.0.0") && good.stdout.contains("1 loaded, 0 failed"))
         let bad = try folder(["broken.lua": "return {", "fine.lua": "return { name = 'fine' }"])
-        let checked = try CLI.run(["plugins", "check", bad])
+        let checked = try await CLI.run(["plugins", "check", bad])
         #expect(checked.status == 1)
         #expect(checked.stdout.contains("FAIL") && checked.stdout.contains("broken.lua") && checked.stdout.contains("1 loaded, 1 failed"))
-        #expect(try CLI.run(["plugins", "check"]).status == 2)
-        #expect(try CLI.run(["plugins", "verify", "x"]).status == 2)
+        #expect(try await CLI.run(["plugins", "check"]).status == 2)
+        #expect(try await CLI.run(["plugins", "verify", "x"]).status == 2)
     }
 
     /// A failing plugin is reported once; a plugin file can be checked on its own; a
     /// `--plugins` folder that does not exist is a usage error, not a silent run without it.
-    @Test func pluginFailuresAreReportedOnceAndFoldersMustExist() throws {
+    @Test func pluginFailuresAreReportedOnceAndFoldersMustExist() async throws {
         let plugins = try folder(["broken.lua": "return {", "fine.lua": "return { name = 'fine' }"])
-        let checked = try CLI.run(["plugins", "check", plugins])
+        let checked = try await CLI.run(["plugins", "check", plugins])
         #expect(checked.status == 1)
         let mentions = (checked.stdout + checked.stderr).components(separatedBy: "unexpected symbol").count - 1
         #expect(mentions == 1, "the error once: \(checked.stdout) \(checked.stderr)")
         let typo = try folder(["typo.lua": "return { name = 'typo', deflecton = function() end }"])
-        let flagged = try CLI.run(["plugins", "check", typo])
+        let flagged = try await CLI.run(["plugins", "check", typo])
         #expect(flagged.status == 1 && flagged.stdout.contains("unknown field 'deflecton' (did you mean 'deflection'?)"),
                 "\(flagged.stdout)")
-        let file = try CLI.run(["plugins", "check", plugins + "/fine.lua"])
+        let file = try await CLI.run(["plugins", "check", plugins + "/fine.lua"])
         #expect(file.status == 0 && file.stdout.contains("1 loaded, 0 failed"), "\(file.stdout) \(file.stderr)")
-        let lenient = try CLI.run(["run", "Tests/Scenarios/company.lua", "--plugins", plugins])
+        let lenient = try await CLI.run(["run", "Tests/Scenarios/company.lua", "--plugins", plugins])
         #expect(lenient.status == 0, "a broken plugin is reported and the run goes on: \(lenient.stderr)")
-        let strict = try CLI.run(["run", "Tests/Scenarios/company.lua", "--plugins", plugins, "--strict-plugins"])
+        let strict = try await CLI.run(["run", "Tests/Scenarios/company.lua", "--plugins", plugins, "--strict-plugins"])
         #expect(strict.status == 1 && strict.stderr.contains("broken.lua"), "\(strict.stderr)")
-        let missing = try CLI.run(["run", "Tests/Scenarios/company.lua", "--plugins", plugins + "/no-such-folder"])
+        let missing = try await CLI.run(["run", "Tests/Scenarios/company.lua", "--plugins", plugins + "/no-such-folder"])
         #expect(missing.status == 2 && missing.stderr.contains("there is no folder"), "\(missing.stderr)")
     }
 
     /// The review's file write: a plugin's on_load staged a video under a name that climbed
     /// out of the temporary folder, and `plugins check` ran it.
-    @Test func checkingAPluginWritesNothingOutside() throws {
+    @Test func checkingAPluginWritesNothingOutside() async throws {
         let target = FileManager.default.temporaryDirectory.appendingPathComponent("pwned-\(UUID().uuidString).txt").path
         let plugins = try folder(["writer.lua": """
             return { name = "writer", on_load = function(ctx)
@@ -57,12 +57,12 @@ import Testing
               assert(not read_ok and read_err.message:find("absolute"), tostring(read_err))
             end }
             """])
-        let checked = try CLI.run(["plugins", "check", plugins])
+        let checked = try await CLI.run(["plugins", "check", plugins])
         #expect(checked.status == 0, "\(checked.stdout) \(checked.stderr)")
         #expect(!FileManager.default.fileExists(atPath: target))
     }
 
-    @Test func runUsesThePluginsItIsGiven() throws {
+    @Test func runUsesThePluginsItIsGiven() async throws {
         let plugins = try folder(["always_phone.lua": """
             return { name = "always-phone", deflection = function() return { action = "phone", number = "+15550100" } end }
             """])
@@ -73,7 +73,7 @@ import Testing
             assert(decision.action == "phone" and decision.number == "+15550100" and decision.plugin == "always-phone")
             assert(ccai.plugins.list()[1].name == "always-phone")
             """.write(to: script, atomically: true, encoding: .utf8)
-        let output = try CLI.run(["run", script.path, "--plugins", plugins])
+        let output = try await CLI.run(["run", script.path, "--plugins", plugins])
         #expect(output.status == 0, "\(output.stderr)")
     }
 }

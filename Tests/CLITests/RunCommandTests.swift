@@ -12,29 +12,29 @@ import Testing
     }
 
     @Test(arguments: ["tasks.lua", "chat.lua"])
-    func luaScenariosPassThroughTheBinary(_ name: String) throws {
-        let output = try CLI.run(["run", "Tests/Scenarios/\(name)", "--env", "NAME=Ana"])
+    func luaScenariosPassThroughTheBinary(_ name: String) async throws {
+        let output = try await CLI.run(["run", "Tests/Scenarios/\(name)", "--env", "NAME=Ana"])
         #expect(output.status == 0, "\(name): \(output.stderr)")
         #expect((output.stderr + output.stdout).contains("scenario passed"))
     }
 
-    @Test func theOutputFolderMustExist() throws {
+    @Test func theOutputFolderMustExist() async throws {
         let missing = FileManager.default.temporaryDirectory.appendingPathComponent("none-\(UUID().uuidString)").path
-        let output = try CLI.run(["run", "Tests/Scenarios/chat.lua", "--out-dir", missing])
+        let output = try await CLI.run(["run", "Tests/Scenarios/chat.lua", "--out-dir", missing])
         #expect(output.status == 2 && output.stderr.contains("--out-dir"), "\(output.stderr)")
     }
 
-    @Test func theLogoutRecipeClearsAllThree() throws {
-        let output = try CLI.run(["run", "examples/logout.lua", "--quiet"])
+    @Test func theLogoutRecipeClearsAllThree() async throws {
+        let output = try await CLI.run(["run", "examples/logout.lua", "--quiet"])
         #expect(output.status == 0, "\(output.stderr)")
         #expect(output.stdout == "signed in as vu-1\nended chat 1\nlogged out; the old token is revoked\n", "\(output.stdout)")
     }
 
-    @Test func thePostSessionExampleRoutesAndSavesTranscripts() throws {
+    @Test func thePostSessionExampleRoutesAndSavesTranscripts() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("example-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let output = try CLI.run(["run", "examples/post_session/scenario.lua", "--sandbox", "examples/post_session/sandbox.lua",
+        let output = try await CLI.run(["run", "examples/post_session/scenario.lua", "--sandbox", "examples/post_session/sandbox.lua",
                                   "--out-dir", folder.path, "--quiet"])
         #expect(output.status == 0, "\(output.stderr)")
         #expect(output.stdout == """
@@ -42,12 +42,12 @@ import Testing
             chat 2: survey answered (4 questions); transcript transcript-2.pdf
 
             """, "\(output.stdout)")
-        let text = try runTool("/usr/bin/pdftotext", ["-enc", "UTF-8", folder.appendingPathComponent("transcript-2.pdf").path, "-"])
+        let text = try await runTool("/usr/bin/pdftotext", ["-enc", "UTF-8", folder.appendingPathComponent("transcript-2.pdf").path, "-"])
         #expect(text.contains("Léa (agent)") && text.contains("Je suis client VIP") && text.contains("Northwind"), "\(text)")
     }
 
-    @Test func theQuickStartRuns() throws {
-        let output = try CLI.run(["run", "examples/quickstart.lua", "--env", "CUSTOMERS=2"])
+    @Test func theQuickStartRuns() async throws {
+        let output = try await CLI.run(["run", "examples/quickstart.lua", "--env", "CUSTOMERS=2"])
         #expect(output.status == 0, "\(output.stderr)")
         #expect(output.stderr.contains("connected") && output.stderr.contains("company=Acme"))
         #expect(output.stderr.contains("by=night-shift"), "the plugin beside the script decides")
@@ -55,33 +55,33 @@ import Testing
         #expect(output.stdout.contains("\"customers\""), "the summary is the script's print: \(output.stdout)")
     }
 
-    @Test func theSupportBotExampleRuns() throws {
-        let output = try CLI.run(["run", "examples/support_bot/scenario.lua", "--sandbox", "examples/support_bot/sandbox.lua"])
+    @Test func theSupportBotExampleRuns() async throws {
+        let output = try await CLI.run(["run", "examples/support_bot/scenario.lua", "--sandbox", "examples/support_bot/sandbox.lua"])
         #expect(output.status == 0, "\(output.stderr)")
         #expect(output.stderr.contains("Claim for policy POL-20931") && output.stderr.contains("[card]"), "\(output.stderr)")
         #expect(output.stderr.contains("smart_actions=2 text=POL-20931"))
     }
 
-    @Test func theMenuBrowserRuns() throws {
-        let output = try CLI.run(["run", "examples/menu_browser.lua", "--env", "LANGUAGE=es"])
+    @Test func theMenuBrowserRuns() async throws {
+        let output = try await CLI.run(["run", "examples/menu_browser.lua", "--env", "LANGUAGE=es"])
         #expect(output.status == 0, "\(output.stderr)")
         #expect(output.stdout.contains("Facturación [1]") && output.stdout.contains("Internet [22]"), "\(output.stdout)")
-        let direct = try CLI.run(["run", "examples/menu_browser.lua", "--env", "KEY=vip"])
+        let direct = try await CLI.run(["run", "examples/menu_browser.lua", "--env", "KEY=vip"])
         #expect(direct.stdout.contains("direct access point: VIP"))
     }
 
-    @Test func aFailingScriptExitsOneWithItsErrorAndTraceback() throws {
+    @Test func aFailingScriptExitsOneWithItsErrorAndTraceback() async throws {
         let path = try script("local function broken() local t = nil; return t.x end\nbroken()")
-        let output = try CLI.run(["run", path])
+        let output = try await CLI.run(["run", path])
         #expect(output.status == 1)
         #expect(output.stderr.contains("error: "))
         #expect(output.stderr.contains("attempt to index a nil value (local 't')"))
         #expect(output.stderr.contains("stack traceback:"))
     }
 
-    @Test func structuredErrorsShowTheirCode() throws {
+    @Test func structuredErrorsShowTheirCode() async throws {
         let path = try script("ccai.sleep('soon')")
-        let output = try CLI.run(["run", path])
+        let output = try await CLI.run(["run", path])
         #expect(output.status == 1)
         #expect(output.stderr.contains(
             "error: ccai.sleep: bad argument #1 'seconds' to 'sleep' (number expected, got string) [invalid_argument]"))
@@ -96,26 +96,26 @@ import Testing
         ("local c = {} for i = 1, 1e9 do c[i] = coroutine.create(print) end", "memory limit exceeded"),
         ("local x <close> = setmetatable({}, { __close = function() while true do end end })", "instruction limit exceeded"),
     ])
-    func scriptsThatExhaustTheSandboxEndCleanly(_ source: String, _ message: String) throws {
+    func scriptsThatExhaustTheSandboxEndCleanly(_ source: String, _ message: String) async throws {
         let path = try script(source)
-        let output = try CLI.run(["run", path, "--memory-limit", "16M", "--instruction-limit", "5000000"])
+        let output = try await CLI.run(["run", path, "--memory-limit", "16M", "--instruction-limit", "5000000"])
         #expect(output.status == 1, "\(output.stderr)")
         #expect(output.stderr.contains(message), "\(output.stderr)")
     }
 
-    @Test func theTimeLimitEndsLongRuns() throws {
+    @Test func theTimeLimitEndsLongRuns() async throws {
         let path = try script("while true do end")
-        let output = try CLI.run(["run", path, "--instruction-limit", "0", "--time-limit", "0.3"])
+        let output = try await CLI.run(["run", path, "--instruction-limit", "0", "--time-limit", "0.3"])
         #expect(output.status == 1)
         #expect(output.stderr.contains("time limit exceeded"))
     }
 
-    @Test func logLevelsFilter() throws {
+    @Test func logLevelsFilter() async throws {
         let path = try script("ccai.log.debug('dbg'); ccai.log.info('inf'); ccai.log.warn('wrn')")
-        let quiet = try CLI.run(["run", path, "--quiet"])
+        let quiet = try await CLI.run(["run", path, "--quiet"])
         #expect(quiet.status == 0)
         #expect(!quiet.stderr.contains("inf") && quiet.stderr.contains("wrn"))
-        let debug = try CLI.run(["run", path, "--log-level", "debug"])
+        let debug = try await CLI.run(["run", path, "--log-level", "debug"])
         #expect(debug.stderr.contains("dbg"))
     }
 
@@ -130,22 +130,22 @@ import Testing
         (["fly"], "unknown command 'fly'"),
         (["help", "fly"], "unknown command 'fly'"),
     ])
-    func usageErrorsExitTwo(_ arguments: [String], _ message: String) throws {
-        let output = try CLI.run(arguments)
+    func usageErrorsExitTwo(_ arguments: [String], _ message: String) async throws {
+        let output = try await CLI.run(arguments)
         #expect(output.status == 2)
         #expect(output.stderr.contains(message), "\(output.stderr)")
         #expect(output.stderr.contains("Run 'ccai help"))
     }
 
-    @Test func aMissingScriptIsAnError() throws {
-        let output = try CLI.run(["run", "no/such/script.lua"])
+    @Test func aMissingScriptIsAnError() async throws {
+        let output = try await CLI.run(["run", "no/such/script.lua"])
         #expect(output.status == 1)
         #expect(output.stderr.contains("cannot read script 'no/such/script.lua'"))
     }
 
-    @Test func typesWritesStubsAndConfigurations() throws {
+    @Test func typesWritesStubsAndConfigurations() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("types-\(UUID().uuidString)").path
-        let output = try CLI.run(["types", "--out", folder])
+        let output = try await CLI.run(["types", "--out", folder])
         #expect(output.status == 0, "\(output.stderr)")
         for name in ["ccai.lua", "agent.lua", "plugin.lua", "sandbox.lua", ".luarc.json", ".luacheckrc", "agent.luacheckrc"] {
             #expect(FileManager.default.fileExists(atPath: folder + "/" + name), "\(name)")
@@ -156,15 +156,15 @@ import Testing
             #expect(agent.contains("function ccai.Agent.\(name) end"), "\(name)")
         }
         #expect(agent.contains("---@class ccai.AgentSession: ccai.Chat"))
-        #expect(try CLI.run(["types"]).status == 2)
+        #expect(try await CLI.run(["types"]).status == 2)
     }
 
     /// docs/reference/ is what the code generates: a changed signature, hook, agent
     /// function or configuration field shows here until the reference is regenerated.
-    @Test func theReferenceAgreesWithTheCode() throws {
+    @Test func theReferenceAgreesWithTheCode() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reference-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let output = try CLI.run(["reference", "--out", folder.path])
+        let output = try await CLI.run(["reference", "--out", folder.path])
         #expect(output.status == 0, "\(output.stderr)")
         let committed = CLI.root.appendingPathComponent("docs/reference")
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
@@ -183,39 +183,39 @@ import Testing
 
     /// luacheck (Debian's lua-check, from scripts/bootstrap) with the generated settings:
     /// the examples pass, and an agent script that reaches for `ccai` is flagged.
-    @Test func theLuacheckSettingsFitScriptsPluginsAndAgents() throws {
+    @Test func theLuacheckSettingsFitScriptsPluginsAndAgents() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("lint-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        #expect(try CLI.run(["types", "--out", folder.path]).status == 0)
+        #expect(try await CLI.run(["types", "--out", folder.path]).status == 0)
         let luacheck = "/usr/bin/luacheck"
         try #require(FileManager.default.isExecutableFile(atPath: luacheck), "scripts/bootstrap installs lua-check")
-        func lint(_ config: String, _ files: [String]) throws -> String {
-            try runTool(luacheck, ["--no-color", "--config", folder.appendingPathComponent(config).path] + files)
+        func lint(_ config: String, _ files: [String]) async throws -> String {
+            try await runTool(luacheck, ["--no-color", "--config", folder.appendingPathComponent(config).path] + files)
         }
         let examples = ["examples/quickstart.lua", "examples/logout.lua", "examples/menu_browser.lua",
                         "examples/post_session/scenario.lua", "examples/post_session/plugins/feedback.lua",
                         "examples/support_bot/scenario.lua", "examples/support_bot/plugins/support.lua",
                         "examples/plugins/night_shift.lua"].map { CLI.root.appendingPathComponent($0).path }
-        let report = try lint(".luacheckrc", examples)
+        let report = try await lint(".luacheckrc", examples)
         #expect(report.contains("Total: 0 warnings / 0 errors"), "\(report)")
         let agent = folder.appendingPathComponent("agent.lua.test")
         try "return function(agent, session)\n  ccai.log.info(\"hi\")\n  agent.send(\"Hi\")\nend\n"
             .write(to: agent, atomically: true, encoding: .utf8)
-        let flagged = try lint("agent.luacheckrc", [agent.path])
+        let flagged = try await lint("agent.luacheckrc", [agent.path])
         #expect(flagged.contains("accessing undefined variable 'ccai'"), "agent scripts have no ccai: \(flagged)")
-        let agents = try lint("agent.luacheckrc", [CLI.root.appendingPathComponent("examples/support_bot/agents/claims_agent.lua").path])
+        let agents = try await lint("agent.luacheckrc", [CLI.root.appendingPathComponent("examples/support_bot/agents/claims_agent.lua").path])
         #expect(agents.contains("Total: 0 warnings / 0 errors"), "\(agents)")
     }
 
-    @Test func versionAndHelp() throws {
-        let version = try CLI.run(["--version"])
+    @Test func versionAndHelp() async throws {
+        let version = try await CLI.run(["--version"])
         #expect(version.status == 0)
         #expect(version.stdout.hasPrefix("ccai ") && version.stdout.contains("Lua 5.4"))
-        let help = try CLI.run(["help"])
+        let help = try await CLI.run(["help"])
         #expect(help.status == 0 && help.stdout.contains("Usage: ccai COMMAND"))
-        let runHelp = try CLI.run(["help", "run"])
+        let runHelp = try await CLI.run(["help", "run"])
         #expect(runHelp.status == 0 && runHelp.stdout.contains("--env KEY=VALUE"))
-        let noArguments = try CLI.run([])
+        let noArguments = try await CLI.run([])
         #expect(noArguments.status == 2)
     }
 }

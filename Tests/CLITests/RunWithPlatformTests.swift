@@ -10,7 +10,7 @@ import Testing
         return file
     }
 
-    @Test func unansweredRequestsOfAnAgentTimeOutOrEndWithTheChat() throws {
+    @Test func unansweredRequestsOfAnAgentTimeOutOrEndWithTheChat() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("waits-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try """
@@ -40,19 +40,19 @@ import Testing
             ccai.chat.end_chat()
             ccai.sleep(0.5)
             """.write(to: folder.appendingPathComponent("customer.lua"), atomically: true, encoding: .utf8)
-        let output = try CLI.run(["run", folder.appendingPathComponent("customer.lua").path,
+        let output = try await CLI.run(["run", folder.appendingPathComponent("customer.lua").path,
                                   "--sandbox", folder.appendingPathComponent("sandbox.lua").path])
         #expect(output.status == 0, "\(output.stderr)")
         #expect(output.stderr.contains("after the chat ended: nil"), "the agent's wait ends with the chat: \(output.stderr)")
     }
 
-    @Test func theEmbeddedSandboxServesTheSDK() throws {
-        let output = try CLI.run(["run", "Tests/Scenarios/company.lua"])
+    @Test func theEmbeddedSandboxServesTheSDK() async throws {
+        let output = try await CLI.run(["run", "Tests/Scenarios/company.lua"])
         #expect(output.status == 0, "\(output.stderr)")
         #expect(output.stderr.contains("company scenario passed"))
     }
 
-    @Test func aSandboxClockMakesItAfterHours() throws {
+    @Test func aSandboxClockMakesItAfterHours() async throws {
         let config = FileManager.default.temporaryDirectory.appendingPathComponent("evening-\(UUID().uuidString).lua")
         try """
             return { company = { name = "Late", languages = { "en" }, time_zone = "America/New_York", key = "k", secret = "s" },
@@ -71,24 +71,24 @@ import Testing
             assert(night.deflection_from[1].menu_id == 1 and night.deflection_from[1].deflection_type == "after_hour_deflection")
             assert(#day:get_enabled_channels() == 0 and night:get_enabled_channels()[1].type == "chat")
             """.write(to: script, atomically: true, encoding: .utf8)
-        let output = try CLI.run(["run", script.path, "--sandbox", config.path])
+        let output = try await CLI.run(["run", script.path, "--sandbox", config.path])
         #expect(output.status == 0, "\(output.stderr)")
     }
 
-    @Test func smartActionsAndFormsAreAnsweredThroughPluginsAndAttachmentsKeepTheLimits() throws {
-        let output = try CLI.run(["run", "Tests/Scenarios/smart_actions/scenario.lua",
+    @Test func smartActionsAndFormsAreAnsweredThroughPluginsAndAttachmentsKeepTheLimits() async throws {
+        let output = try await CLI.run(["run", "Tests/Scenarios/smart_actions/scenario.lua",
                                   "--sandbox", "Tests/Scenarios/smart_actions/sandbox.lua"])
         #expect(output.status == 0, "\(output.stderr)")
         #expect(output.stderr.contains("smart actions scenario passed") && output.stderr.contains("forms scenario passed"))
         #expect(output.stderr.contains("plugin loaded name=claims-answers"), "the plugins folder beside the scenario is loaded")
     }
 
-    @Test func impossibleAgentAndTimeoutSettingsAreConfigurationErrors() throws {
+    @Test func impossibleAgentAndTimeoutSettingsAreConfigurationErrors() async throws {
         let config = try configurationFile("va", """
             return { company = { name = "Lost", languages = { "en" }, time_zone = "UTC", key = "k", secret = "s" },
                      menus = { { id = 1, name = "Help", channels = { chat = { virtual_agent = "nobody" } } } } }
             """)
-        let output = try CLI.run(["run", "Tests/Scenarios/company.lua", "--sandbox", config.path])
+        let output = try await CLI.run(["run", "Tests/Scenarios/company.lua", "--sandbox", config.path])
         #expect(output.status == 1)
         #expect(output.stderr.contains("channels.chat.virtual_agent: there is no virtual agent 'nobody'"), "\(output.stderr)")
         let busy = try configurationFile("capacity", """
@@ -96,60 +96,60 @@ import Testing
                      menus = { { id = 1, name = "Help", channels = { chat = {} } } },
                      agents = { { name = "Zed", menus = { 1 }, max_chats = 0 } } }
             """)
-        let refused = try CLI.run(["run", "Tests/Scenarios/company.lua", "--sandbox", busy.path])
+        let refused = try await CLI.run(["run", "Tests/Scenarios/company.lua", "--sandbox", busy.path])
         #expect(refused.status == 1 && refused.stderr.contains("agents[Zed].max_chats: at least 1, got 0"), "\(refused.stderr)")
         let hasty = try configurationFile("timeout", """
             return { company = { name = "Hasty", languages = { "en" }, time_zone = "UTC", key = "k", secret = "s" },
                      chat_timeout_seconds = 0 }
             """)
-        let rejected = try CLI.run(["run", "Tests/Scenarios/company.lua", "--sandbox", hasty.path])
+        let rejected = try await CLI.run(["run", "Tests/Scenarios/company.lua", "--sandbox", hasty.path])
         #expect(rejected.status == 1 && rejected.stderr.contains("chat_timeout_seconds: a positive number"), "\(rejected.stderr)")
     }
 
-    @Test func aMissingAgentScriptIsAConfigurationError() throws {
+    @Test func aMissingAgentScriptIsAConfigurationError() async throws {
         let config = try configurationFile("agents", """
             return { company = { name = "Lost", languages = { "en" }, time_zone = "UTC", key = "k", secret = "s" },
                      menus = { { id = 1, name = "Help", channels = { chat = {} } } },
                      agents = { { name = "Ghost", menus = { 1 }, script = "no-such-agent.lua" } } }
             """)
-        let output = try CLI.run(["run", "Tests/Scenarios/company.lua", "--sandbox", config.path])
+        let output = try await CLI.run(["run", "Tests/Scenarios/company.lua", "--sandbox", config.path])
         #expect(output.status == 1)
         #expect(output.stderr.contains("agents[Ghost].script: cannot read"), "\(output.stderr)")
         #expect(output.stderr.contains(config.deletingLastPathComponent().appendingPathComponent("no-such-agent.lua").path),
                 "the path is resolved next to the configuration")
     }
 
-    @Test func aSandboxConfigurationChangesTheCompany() throws {
+    @Test func aSandboxConfigurationChangesTheCompany() async throws {
         let config = FileManager.default.temporaryDirectory.appendingPathComponent("globex-\(UUID().uuidString).lua")
         try """
             return { company = { name = "Globex", languages = { "en" }, time_zone = "UTC", key = "gx", secret = "s3",
                                  jwt_algorithms = { "HS256" } } }
             """.write(to: config, atomically: true, encoding: .utf8)
-        let output = try CLI.run(["run", "Tests/Scenarios/company.lua", "--sandbox", config.path, "--env", "COMPANY=Globex"])
+        let output = try await CLI.run(["run", "Tests/Scenarios/company.lua", "--sandbox", config.path, "--env", "COMPANY=Globex"])
         #expect(output.status == 0, "\(output.stderr)")
     }
 
-    @Test func aRemotePlatformWithASecretOrAJWTCommand() throws {
-        let server = try SandboxCommandTests.Server([])
-        defer { _ = server.stop() }
+    @Test func aRemotePlatformWithASecretOrAJWTCommand() async throws {
+        let server = try await SandboxCommandTests.Server.start([])
+        defer { server.terminate() }
         let host = server.url
-        let withSecret = try CLI.run(["run", "Tests/Scenarios/company.lua", "--host", host, "--company-key", "dev-key",
+        let withSecret = try await CLI.run(["run", "Tests/Scenarios/company.lua", "--host", host, "--company-key", "dev-key",
                                       "--company-secret", "dev-secret"])
         #expect(withSecret.status == 0, "\(withSecret.stderr)")
         let secretFile = FileManager.default.temporaryDirectory.appendingPathComponent("secret-\(UUID().uuidString)")
         try "dev-secret\n".write(to: secretFile, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: secretFile) }
         let command = "\(CLI.binary.path) jwt sign --secret-file \(secretFile.path) --claims -"
-        let withCommand = try CLI.run(["run", "Tests/Scenarios/company.lua", "--host", host, "--company-key", "dev-key",
+        let withCommand = try await CLI.run(["run", "Tests/Scenarios/company.lua", "--host", host, "--company-key", "dev-key",
                                        "--jwt-command", command])
         #expect(withCommand.status == 0, "\(withCommand.stderr)")
-        let fromFile = try CLI.run(["run", "Tests/Scenarios/company.lua", "--host", host, "--company-key", "dev-key",
+        let fromFile = try await CLI.run(["run", "Tests/Scenarios/company.lua", "--host", host, "--company-key", "dev-key",
                                     "--company-secret-file", secretFile.path])
         #expect(fromFile.status == 0, "\(fromFile.stderr)")
-        let fromEnvironment = try CLI.run(["run", "Tests/Scenarios/company.lua", "--host", host, "--company-key", "dev-key"],
+        let fromEnvironment = try await CLI.run(["run", "Tests/Scenarios/company.lua", "--host", host, "--company-key", "dev-key"],
                                           environment: ["CCAI_COMPANY_SECRET": "dev-secret"])
         #expect(fromEnvironment.status == 0, "\(fromEnvironment.stderr)")
-        let wrongSecret = try CLI.run(["run", "Tests/Scenarios/company.lua", "--host", host, "--company-key", "dev-key",
+        let wrongSecret = try await CLI.run(["run", "Tests/Scenarios/company.lua", "--host", host, "--company-key", "dev-key",
                                        "--company-secret", "nope"])
         #expect(wrongSecret.status == 1)
         #expect(wrongSecret.stderr.contains("[unauthenticated]"), "\(wrongSecret.stderr)")
@@ -157,7 +157,7 @@ import Testing
 
     /// One clock: with `clock_start`, the script's `ccai.now()` and a deflection plugin's
     /// `ctx.now_local` read the sandbox's time, so "after 18:00" can be tried at noon.
-    @Test func scriptsPluginsAndTheSandboxReadOneClock() throws {
+    @Test func scriptsPluginsAndTheSandboxReadOneClock() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("one-clock-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder.appendingPathComponent("plugins"), withIntermediateDirectories: true)
         try """
@@ -176,7 +176,7 @@ import Testing
             local decision = ccai.plugins.evaluate_deflection(ccai.queue_menu.get{}[1], { channel = "chat" })
             print(decision.text)
             """.write(to: folder.appendingPathComponent("clock.lua"), atomically: true, encoding: .utf8)
-        let output = try CLI.run(["run", folder.appendingPathComponent("clock.lua").path, "--sandbox",
+        let output = try await CLI.run(["run", folder.appendingPathComponent("clock.lua").path, "--sandbox",
                                   folder.appendingPathComponent("sandbox.lua").path])
         #expect(output.status == 0, "\(output.stderr)")
         let lines = output.stdout.split(separator: "\n").map(String.init)
@@ -187,9 +187,9 @@ import Testing
 
     /// Runs against a long-lived sandbox see their own session only: three runs in a row of
     /// the same end user, each gets its own chat's events, none of the earlier runs'.
-    @Test func eachRunSeesOnlyItsOwnEvents() throws {
-        let server = try SandboxCommandTests.Server([])
-        defer { _ = server.stop() }
+    @Test func eachRunSeesOnlyItsOwnEvents() async throws {
+        let server = try await SandboxCommandTests.Server.start([])
+        defer { server.terminate() }
         let script = FileManager.default.temporaryDirectory.appendingPathComponent("own-events-\(UUID().uuidString).lua")
         try """
             ccai.initialize_chat()
@@ -204,7 +204,7 @@ import Testing
             """.write(to: script, atomically: true, encoding: .utf8)
         var chats: [String] = []
         for _ in 1...3 {
-            let run = try CLI.run(["run", script.path, "--host", server.url, "--company-key", "dev-key", "--company-secret", "dev-secret"])
+            let run = try await CLI.run(["run", script.path, "--host", server.url, "--company-key", "dev-key", "--company-secret", "dev-secret"])
             #expect(run.status == 0, "\(run.stderr)")
             chats.append(run.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
         }
@@ -213,16 +213,16 @@ import Testing
 
     /// A first contact that fails says why: the platform's refusal or the transport's error,
     /// not only "no auth token"; a platform that takes HS256 only gets HS256.
-    @Test func authenticationFailuresSayWhy() throws {
-        let server = try SandboxCommandTests.Server([])
-        defer { _ = server.stop() }
-        let wrongSecret = try CLI.run(["run", "Tests/Scenarios/company.lua", "--host", server.url, "--company-key", "dev-key",
+    @Test func authenticationFailuresSayWhy() async throws {
+        let server = try await SandboxCommandTests.Server.start([])
+        defer { server.terminate() }
+        let wrongSecret = try await CLI.run(["run", "Tests/Scenarios/company.lua", "--host", server.url, "--company-key", "dev-key",
                                        "--company-secret", "nope"])
         #expect(wrongSecret.status == 1 && wrongSecret.stderr.contains("the signature does not match"), "\(wrongSecret.stderr)")
-        let wrongKey = try CLI.run(["run", "Tests/Scenarios/company.lua", "--host", server.url, "--company-key", "other",
+        let wrongKey = try await CLI.run(["run", "Tests/Scenarios/company.lua", "--host", server.url, "--company-key", "other",
                                     "--company-secret", "dev-secret"])
         #expect(wrongKey.stderr.contains("unknown company key 'other'"), "\(wrongKey.stderr)")
-        let refused = try CLI.run(["run", "Tests/Scenarios/company.lua", "--host", "127.0.0.1:1", "--company-key", "dev-key",
+        let refused = try await CLI.run(["run", "Tests/Scenarios/company.lua", "--host", "127.0.0.1:1", "--company-key", "dev-key",
                                    "--company-secret", "dev-secret"])
         #expect(refused.status == 1 && refused.stderr.contains("[unavailable]"), "\(refused.stderr)")
 
@@ -231,15 +231,15 @@ import Testing
             return { company = { name = "Acme", languages = { "en", "es" }, time_zone = "UTC", key = "dev-key", secret = "dev-secret",
                                  jwt_algorithms = { "HS256" } } }
             """.write(to: config, atomically: true, encoding: .utf8)
-        let hs256 = try SandboxCommandTests.Server(["--config", config.path])
-        defer { _ = hs256.stop() }
-        let fallback = try CLI.run(["run", "Tests/Scenarios/company.lua", "--host", hs256.url, "--company-key", "dev-key",
+        let hs256 = try await SandboxCommandTests.Server.start(["--config", config.path])
+        defer { hs256.terminate() }
+        let fallback = try await CLI.run(["run", "Tests/Scenarios/company.lua", "--host", hs256.url, "--company-key", "dev-key",
                                     "--company-secret", "dev-secret"])
         #expect(fallback.status == 0, "HS384 refused as unsupported: the host signs HS256: \(fallback.stderr)")
-        let pinned = try CLI.run(["run", "Tests/Scenarios/company.lua", "--host", hs256.url, "--company-key", "dev-key",
+        let pinned = try await CLI.run(["run", "Tests/Scenarios/company.lua", "--host", hs256.url, "--company-key", "dev-key",
                                   "--company-secret", "dev-secret", "--jwt-alg", "HS384"])
         #expect(pinned.status == 1 && pinned.stderr.contains("unsupported signing algorithm 'HS384'"), "\(pinned.stderr)")
-        let chosen = try CLI.run(["run", "Tests/Scenarios/company.lua", "--host", hs256.url, "--company-key", "dev-key",
+        let chosen = try await CLI.run(["run", "Tests/Scenarios/company.lua", "--host", hs256.url, "--company-key", "dev-key",
                                   "--company-secret", "dev-secret", "--jwt-alg", "hs256"])
         #expect(chosen.status == 0, "\(chosen.stderr)")
     }
@@ -252,8 +252,8 @@ import Testing
         (["run", "x.lua", "--company-secret", "s"], "go with --host"),
         (["run", "x.lua", "--sandbox", "c.lua", "--host", "h"], "exclude each other"),
     ])
-    func connectionUsageErrors(_ arguments: [String], _ message: String) throws {
-        let output = try CLI.run(arguments)
+    func connectionUsageErrors(_ arguments: [String], _ message: String) async throws {
+        let output = try await CLI.run(arguments)
         #expect(output.status == 2)
         #expect(output.stderr.contains(message), "\(output.stderr)")
     }

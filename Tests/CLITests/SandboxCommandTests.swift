@@ -1,3 +1,4 @@
+import CCAIScripting
 import Foundation
 import TestSupport
 import Testing
@@ -5,33 +6,35 @@ import Testing
 /// `ccai sandbox serve`, as a server process.
 @Suite struct SandboxCommandTests {
     /// A running `ccai sandbox serve` and the URL it printed.
-    final class Server {
-        let process = Process()
+    final class Server: @unchecked Sendable {
+        let process: ChildProcess
         let url: String
-        /// Standard error, when captured.
-        let errors: Pipe?
 
-        init(_ arguments: [String], capturingErrors: Bool = false) throws {
-            process.executableURL = CLI.binary
-            process.arguments = ["sandbox", "serve", "--listen", "127.0.0.1:0"] + arguments
-            let output = Pipe()
-            process.standardOutput = output
-            errors = capturingErrors ? Pipe() : nil
-            process.standardError = errors ?? FileHandle.nullDevice
-            try process.run()
+        /// Starts the server and reads the URL it prints (on a thread of its own).
+        static func start(_ arguments: [String], capturingErrors: Bool = false) async throws -> Server {
+            try await offThePool { try Server(arguments, capturingErrors: capturingErrors) }
+        }
+
+        private init(_ arguments: [String], capturingErrors: Bool) throws {
+            process = try ChildProcess(CLI.binary.path, ["sandbox", "serve", "--listen", "127.0.0.1:0"] + arguments,
+                                       output: .pipe, errors: capturingErrors ? .pipe : .null)
             var line = Data()
-            while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
+            while let byte = try process.standardOutput?.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
                 line.append(byte)
             }
             url = String(decoding: line, as: UTF8.self)
         }
 
         /// The next line of standard error that contains `text` (captured errors only).
-        func errorLine(containing text: String) throws -> String? {
-            guard let errors else { return nil }
+        func errorLine(containing text: String) async throws -> String? {
+            try await offThePool { try self.readErrorLine(containing: text) }
+        }
+
+        private func readErrorLine(containing text: String) throws -> String? {
+            guard let errors = process.standardError else { return nil }
             while true {
                 var line = Data()
-                while let byte = try errors.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
+                while let byte = try errors.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
                     line.append(byte)
                 }
                 guard !line.isEmpty else { return nil }
@@ -40,21 +43,26 @@ import Testing
             }
         }
 
-        /// Sends SIGTERM and returns the exit status.
-        func stop() -> Int32 {
+        /// Sends SIGTERM and waits for the exit, in a `defer` (the server exits at once).
+        func terminate() {
             process.terminate()
-            process.waitUntilExit()
-            return process.terminationStatus
+            process.wait()
+        }
+
+        /// Sends SIGTERM and returns the exit status.
+        func stop() async throws -> Int32 {
+            process.terminate()
+            return try await offThePool { self.process.wait() }
         }
     }
 
-    private func curl(_ arguments: [String]) throws -> String {
-        try runTool("/usr/bin/curl", ["-s", "--max-time", "10"] + arguments)
+    private func curl(_ arguments: [String]) async throws -> String {
+        try await runTool("/usr/bin/curl", ["-s", "--max-time", "10"] + arguments)
     }
 
     /// `sandbox check` validates configurations and compiles their agent scripts; `serve`
     /// refuses to start on a script with a syntax error (not at the first chat).
-    @Test func configurationsAreCheckedAndAgentScriptsCompiledAtStart() throws {
+    @Test func configurationsAreCheckedAndAgentScriptsCompiledAtStart() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("check-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try "return function(agent)\n  agent.send(\"hi\"\nend\n".write(to: folder.appendingPathComponent("bad.lua"), atomically: true, encoding: .utf8)
@@ -64,57 +72,57 @@ import Testing
                      agents = { { name = "Ava", menus = { 1 }, script = "bad.lua" } } }
             """.write(to: folder.appendingPathComponent("config.lua"), atomically: true, encoding: .utf8)
         let config = folder.appendingPathComponent("config.lua").path
-        let checked = try CLI.run(["sandbox", "check", config, "examples/support_bot/sandbox.lua"])
+        let checked = try await CLI.run(["sandbox", "check", config, "examples/support_bot/sandbox.lua"])
         #expect(checked.status == 1, "\(checked.stdout)")
         #expect(checked.stdout.contains("FAIL  \(config): agents[Ava].script: ") && checked.stdout.contains("bad.lua:3:"), "\(checked.stdout)")
         #expect(checked.stdout.contains("ok    examples/support_bot/sandbox.lua"), "\(checked.stdout)")
-        let served = try CLI.run(["sandbox", "serve", "--listen", "127.0.0.1:0", "--config", config], timeout: 20)
+        let served = try await CLI.run(["sandbox", "serve", "--listen", "127.0.0.1:0", "--config", config], timeout: 20)
         #expect(served.status == 1 && served.stderr.contains("bad.lua:3:"), "\(served.stderr)")
     }
 
     /// A file error is a sentence naming the file, not Foundation's dump.
-    @Test func fileErrorsAreSentences() throws {
-        let output = try CLI.run(["sandbox", "serve", "--listen", "127.0.0.1:0", "--data", "/proc/no-such-folder/data"], timeout: 20)
+    @Test func fileErrorsAreSentences() async throws {
+        let output = try await CLI.run(["sandbox", "serve", "--listen", "127.0.0.1:0", "--data", "/proc/no-such-folder/data"], timeout: 20)
         #expect(output.status == 1 && output.stderr.contains("no such file: '/proc/no-such-folder'"), "\(output.stderr)")
         #expect(!output.stderr.contains("Error Domain="))
     }
 
-    @Test func servesAuthenticatesAndKeepsItsDataAcrossRestarts() throws {
+    @Test func servesAuthenticatesAndKeepsItsDataAcrossRestarts() async throws {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: data) }
-        let jwt = try CLI.run(["jwt", "sign", "--secret", "dev-secret", "--claims", #"{"identifier":"cli-1"}"#])
+        let jwt = try await CLI.run(["jwt", "sign", "--secret", "dev-secret", "--claims", #"{"identifier":"cli-1"}"#])
             .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let first = try Server(["--data", data])
+        let first = try await Server.start(["--data", data])
         #expect(first.url.hasPrefix("http://127.0.0.1:"))
-        let auth = try curl(["-X", "POST", "\(first.url)/auth/end_user", "-d", #"{"company_key":"dev-key","jwt":"\#(jwt)"}"#])
+        let auth = try await curl(["-X", "POST", "\(first.url)/auth/end_user", "-d", #"{"company_key":"dev-key","jwt":"\#(jwt)"}"#])
         let token = try #require((try JSONSerialization.jsonObject(with: Data(auth.utf8)) as? [String: Any])?["auth_token"] as? String)
-        #expect(first.stop() == 0)
+        #expect(try await first.stop() == 0)
 
-        let second = try Server(["--data", data])
-        let me = try curl(["-H", "Authorization: Bearer \(token)", "\(second.url)/end_user"])
+        let second = try await Server.start(["--data", data])
+        let me = try await curl(["-H", "Authorization: Bearer \(token)", "\(second.url)/end_user"])
         #expect(me.contains(#""identifier":"cli-1""#))
-        #expect(second.stop() == 0)
+        #expect(try await second.stop() == 0)
     }
 
-    @Test func printsTheAdminTokenItMadeUp() throws {
-        let server = try Server([], capturingErrors: true)
-        let line = try #require(try server.errorLine(containing: "admin token"))
+    @Test func printsTheAdminTokenItMadeUp() async throws {
+        let server = try await Server.start([], capturingErrors: true)
+        let line = try #require(try await server.errorLine(containing: "admin token"))
         let token = String(try #require(line.split(separator: " ").last))
         #expect(token.count >= 32)
-        #expect(try curl(["-H", "Authorization: Bearer \(token)", "\(server.url)/admin/ratings"]) == #"{"ratings":[],"surveys":[]}"#)
-        #expect(try curl(["-H", "Authorization: Bearer nope", "\(server.url)/admin/ratings"]).contains("not this sandbox's"))
-        #expect(server.stop() == 0)
+        #expect(try await curl(["-H", "Authorization: Bearer \(token)", "\(server.url)/admin/ratings"]) == #"{"ratings":[],"surveys":[]}"#)
+        #expect(try await curl(["-H", "Authorization: Bearer nope", "\(server.url)/admin/ratings"]).contains("not this sandbox's"))
+        #expect(try await server.stop() == 0)
     }
 
-    @Test func usesAConfigurationFile() throws {
+    @Test func usesAConfigurationFile() async throws {
         let config = FileManager.default.temporaryDirectory.appendingPathComponent("company-\(UUID().uuidString).lua")
         try """
             return { company = { name = "Globex", languages = { "en" }, time_zone = "UTC", key = "gx", secret = "gx-secret" } }
             """.write(to: config, atomically: true, encoding: .utf8)
-        let server = try Server(["--config", config.path])
-        let refused = try curl(["-X", "POST", "\(server.url)/auth/end_user", "-d", #"{"company_key":"dev-key","jwt":"x.y.z"}"#])
+        let server = try await Server.start(["--config", config.path])
+        let refused = try await curl(["-X", "POST", "\(server.url)/auth/end_user", "-d", #"{"company_key":"dev-key","jwt":"x.y.z"}"#])
         #expect(refused.contains("unknown company key 'dev-key'"))
-        #expect(server.stop() == 0)
+        #expect(try await server.stop() == 0)
     }
 
     @Test(arguments: [
@@ -122,8 +130,8 @@ import Testing
         (["sandbox", "serve", "--listen", "nowhere"], "--listen expects HOST:PORT", Int32(2)),
         (["sandbox", "serve", "--config", "/no/such/config.lua"], "cannot read '/no/such/config.lua'", Int32(1)),
     ])
-    func reportsProblems(_ arguments: [String], _ message: String, _ status: Int32) throws {
-        let output = try CLI.run(arguments)
+    func reportsProblems(_ arguments: [String], _ message: String, _ status: Int32) async throws {
+        let output = try await CLI.run(arguments)
         #expect(output.status == status)
         #expect(output.stderr.contains(message), "\(output.stderr)")
     }

@@ -91,30 +91,20 @@ public final class HostAuthenticator: CCAIDelegate, CCAIAuthenticationDiagnostic
             return try JWTSigner(algorithm: algorithm, secret: secret).sign(claims, issuedAt: Date(), lifetime: 600)
         case .command(let command):
             let document = try JSONValue.object(claims).jsonText()
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", command]
             var environment = ProcessInfo.processInfo.environment
             environment["CCAI_CLAIMS"] = document
             environment["CCAI_IDENTIFIER"] = user.identifier
             environment["CCAI_NAME"] = user.name
             environment["CCAI_EMAIL"] = user.email
             environment["CCAI_PHONE"] = user.phone
-            process.environment = environment
-            let output = Pipe(), input = Pipe()
-            process.standardOutput = output
-            process.standardInput = input
             // A command that never reads its input must not kill the host with SIGPIPE.
             signal(SIGPIPE, SIG_IGN)
-            try process.run()
-            try? input.fileHandleForWriting.write(contentsOf: Data(document.utf8))
-            try? input.fileHandleForWriting.close()
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            guard process.terminationStatus == 0 else {
-                throw CCAIError(code: .unauthenticated, message: "the JWT command exited with \(process.terminationStatus)")
+            let result = try ChildProcess.run("/bin/sh", ["-c", command], environment: environment, input: Data(document.utf8),
+                                              errorsTo: .inherit)
+            guard result.status == 0 else {
+                throw CCAIError(code: .unauthenticated, message: "the JWT command exited with \(result.status)")
             }
-            return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            return String(decoding: result.output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         }
     }
 }
