@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Where a component reads the time and waits for it: the SDK (outbox, retries, event
 /// stream reconnects), the Lua scheduler (`ccai.sleep`, `wait_for` timeouts, budgets) and
@@ -47,20 +48,19 @@ extension Clock {
 
 /// A scheduled action; cancelling it (or releasing the last reference) stops it if it has
 /// not run, and frees what it captured at once.
-public final class ClockTimer: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stop: (@Sendable () -> Void)?
+public final class ClockTimer: Sendable {
+    private let stop: Mutex<(@Sendable () -> Void)?>
 
     /// A timer that `stop` cancels; clocks make these.
     public init(stop: @escaping @Sendable () -> Void) {
-        self.stop = stop
+        self.stop = Mutex(stop)
     }
 
     /// Stops the timer if it has not fired; calling it again does nothing.
     public func cancel() {
-        let stop = lock.withLock { () -> (@Sendable () -> Void)? in
-            defer { self.stop = nil }
-            return self.stop
+        let stop = self.stop.withLock { stop -> (@Sendable () -> Void)? in
+            defer { stop = nil }
+            return stop
         }
         stop?()
     }

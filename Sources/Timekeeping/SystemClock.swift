@@ -5,8 +5,9 @@ import Foundation
 /// once, where a cancelled `Task.sleep` on Linux keeps its task (and everything it
 /// captured) until the deadline would have passed; with long timeouts cut short thousands
 /// of times that is memory that only grows (docs/benchmarks.md, sandbox_rss_per_1000_chats).
-/// They fire on a queue of their own, so that work blocking the shared queues never holds
-/// a deadline up; an action should be short (resume a task, start one).
+/// They fire on dispatch's shared queue: an action should be short (resume a task, start
+/// one), and nothing may block that queue's few threads (ChildProcess reads on threads of
+/// its own for that reason).
 ///
 /// ```swift
 /// let timer = SystemClock().schedule(after: 600) { mailbox.expire(id) }
@@ -17,10 +18,8 @@ public struct SystemClock: Clock {
 
     public func now() -> Date { Date() }
 
-    private static let timers = DispatchQueue(label: "ccai.clock.timers")
-
     public func schedule(after seconds: Double, _ action: @escaping @Sendable () -> Void) -> ClockTimer {
-        let source = DispatchSource.makeTimerSource(queue: SystemClock.timers)
+        let source = DispatchSource.makeTimerSource(queue: .global())
         source.schedule(deadline: .now() + .nanoseconds(ClockDelay.nanoseconds(seconds)))
         source.setEventHandler(handler: action)
         source.resume()
