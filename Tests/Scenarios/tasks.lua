@@ -5,7 +5,7 @@ for i = 1, 10 do
   tasks[i] = ccai.spawn(function(n)
     sleeping = sleeping + 1
     most = math.max(most, sleeping)
-    ccai.sleep(0.02)
+    ccai.sleep(0.5)
     sleeping = sleeping - 1
     return n * n
   end, i)

@@ -40,11 +40,11 @@ public final class HostAuthenticator: CCAIDelegate, CCAIAuthenticationDiagnostic
         guard let ccai, let service = ccai.authService else { return nil }
         do {
             do {
-                let token = try await service.authenticate(try makeJWT())
+                let token = try await service.authenticate(try await makeJWT())
                 lock.withLock { failure = nil }
                 return token
             } catch let error as CCAIError where error.code == .unauthenticated && switchAlgorithm(after: error) {
-                let token = try await service.authenticate(try makeJWT())
+                let token = try await service.authenticate(try await makeJWT())
                 lock.withLock { failure = nil }
                 return token
             }
@@ -80,7 +80,7 @@ public final class HostAuthenticator: CCAIDelegate, CCAIAuthenticationDiagnostic
         return try JWTSigner(algorithm: algorithm, secret: secret).sign(claims, issuedAt: Date(), lifetime: 600)
     }
 
-    func makeJWT() throws -> String {
+    func makeJWT() async throws -> String {
         let user = endUser
         var claims: [String: JSONValue] = ["identifier": .string(user.identifier ?? "anonymous")]
         if let name = user.name { claims["name"] = .string(name) }
@@ -99,8 +99,8 @@ public final class HostAuthenticator: CCAIDelegate, CCAIAuthenticationDiagnostic
             environment["CCAI_PHONE"] = user.phone
             // A command that never reads its input must not kill the host with SIGPIPE.
             signal(SIGPIPE, SIG_IGN)
-            let result = try ChildProcess.run("/bin/sh", ["-c", command], environment: environment, input: Data(document.utf8),
-                                              errorsTo: .inherit)
+            let result = try await ChildProcess.run("/bin/sh", ["-c", command], environment: environment,
+                                                    input: Data(document.utf8), errorsTo: .inherit)
             guard result.status == 0 else {
                 throw CCAIError(code: .unauthenticated, message: "the JWT command exited with \(result.status)")
             }
