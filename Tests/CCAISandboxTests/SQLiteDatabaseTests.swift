@@ -30,7 +30,7 @@ import Testing
             }
         }
         #expect(try database.query("SELECT count(*) FROM users") == [[.integer(0)]])
-        try database.transaction { try database.run("INSERT INTO users VALUES (?)", [.text("a")]) }
+        #expect(try database.transaction { try database.run("INSERT INTO users VALUES (?)", [.text("a")]) } == 1)
         #expect(throws: SQLiteError.self) { try database.run("INSERT INTO users VALUES (?)", [.text("a")]) }
     }
 

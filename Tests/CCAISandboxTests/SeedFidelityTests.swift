@@ -23,7 +23,7 @@ import Timekeeping
 
     @Test func reservedCRMKeysAreSignedBooleans() async throws {
         let client = InProcessClient(try Sandbox(clock: ManualClock(QueueMenuTests.mondayMorning)))
-        let signer = try JWTSigner(algorithm: .hs384, secret: "dev-secret")
+        let signer = JWTSigner(algorithm: .hs384, secret: "dev-secret")
         func signIn(_ customData: JSONValue) async throws -> InProcessClient.Reply {
             let jwt = try signer.sign(["identifier": "crm-ana", "custom_data": customData], issuedAt: QueueMenuTests.mondayMorning,
                                       lifetime: 600)

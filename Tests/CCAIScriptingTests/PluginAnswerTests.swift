@@ -15,7 +15,7 @@ import Testing
     private static let folder: String = {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("plugin-answers-" + UUID().uuidString).path
         try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: folder + "/id.png", contents: Data("PNG".utf8))
+        _ = FileManager.default.createFile(atPath: folder + "/id.png", contents: Data("PNG".utf8))
         try? FileManager.default.createSymbolicLink(atPath: folder + "/passwd.png", withDestinationPath: "/etc/passwd")
         return folder
     }()

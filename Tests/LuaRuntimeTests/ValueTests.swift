@@ -50,7 +50,7 @@ import Testing
     @Test func tableCyclesAndFunctionsCannotBecomeData() async throws {
         let state = try makeState()
         await state.withContext { lua in
-            try? lua.evaluate("cyclic = {}; cyclic.self = cyclic; withFunction = { handler = { fn = print } }")
+            _ = try? lua.evaluate("cyclic = {}; cyclic.self = cyclic; withFunction = { handler = { fn = print } }")
             #expect(lua.global("cyclic") == .nil)
             #expect(lua.global("withFunction") == .nil)
         }
