@@ -4,6 +4,7 @@ import CCAIWire
 import Foundation
 import TestSupport
 import Testing
+import Timekeeping
 
 @Suite struct ChatServiceTests {
     @Test func startsResumesChecksAndEndsChats() async throws {
@@ -93,4 +94,58 @@ import Testing
         #expect(message == "the delegate provided no auth token", "the sign-in failure, as the SDK reports it: \(message)")
         await server.stop()
     }
+
+    /// A chat with the platform stopped under it, on an SDK whose waits a manual clock drives.
+    private func chatOffline(_ identifier: String) async throws
+        -> (sandbox: Sandbox, port: UInt16, clock: ManualClock, service: ChatService, delegate: SigningDelegate)
+    {
+        let sandbox = try Sandbox()
+        let server = try sandbox.serve()
+        let clock = ManualClock()
+        let delegate = SigningDelegate(identifier: identifier)
+        let ccai = try makeSDK(port: server.port, delegate: delegate, cache: false, clock: clock)
+        ccai.initializeChat()
+        let service = try #require(ccai.chatService)
+        try await service.start(request: ChatRequest(menuId: 8))
+        await server.stop()
+        return (sandbox, server.port, clock, service, delegate)
+    }
+
+    /// A download that fails while the platform is unreachable is tried again 1, then 2
+    /// seconds later (RetryPolicy.downloadAttempts), and the file is saved once it comes.
+    @Test(.timeLimit(.minutes(1))) func transcriptDownloadsAreTriedAgainOnTheSDKsClock() async throws {
+        let (sandbox, port, clock, service, delegate) = try await chatOffline("transcript-retry")
+        let saved = Saved()
+        let downloading = Task { try await service.downloadChatTranscript { saved.keep($0) } }
+        await clock.waitForTimers { $0.contains(1) }   // the first attempt failed
+        clock.advance(by: 1)
+        await clock.waitForTimers { $0.contains(2) }   // the second too
+        let restarted = try sandbox.serve(port: port)
+        clock.advance(by: 2)
+        try await downloading.value
+        #expect(saved.data.starts(with: Data("%PDF".utf8)), "the third attempt brought the PDF")
+        withExtendedLifetime(delegate) {}
+        await restarted.stop()
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aTranscriptDownloadGivesUpAfterItsAttempts() async throws {
+        let (_, _, clock, service, delegate) = try await chatOffline("transcript-gives-up")
+        let saved = Saved()
+        let downloading = Task { try await service.downloadChatTranscript { saved.keep($0) } }
+        await clock.waitForTimers { $0.contains(1) }
+        clock.advance(by: 1)
+        await clock.waitForTimers { $0.contains(2) }
+        clock.advance(by: 2)
+        await #expect(throws: CCAIError.self) { try await downloading.value }
+        #expect(saved.data.isEmpty && clock.pendingTimers == 0, "three attempts, then the error; nothing saved")
+        withExtendedLifetime(delegate) {}
+    }
+}
+
+/// Bytes a save closure hands to the test.
+private final class Saved: @unchecked Sendable {
+    private let lock = NSLock()
+    private var kept = Data()
+    func keep(_ data: Data) { lock.withLock { kept = data } }
+    var data: Data { lock.withLock { kept } }
 }
