@@ -45,7 +45,7 @@ struct AgentActions {
     /// `member_event` for this agent (`joined`, `left`).
     func publishMember(_ change: ChatMemberPayload.Change) async throws {
         try await sandbox.publisher.publish(endUserID: endUserID, event: .memberEvent,
-                                  encoding: ChatMemberPayload(chatId: chatID, type: change, member: member))
+                                            encoding: ChatMemberPayload(chatId: chatID, type: change, member: member))
     }
 
     /// Types, then sends: `typing_event` (typing, then not) around the message.
@@ -122,7 +122,6 @@ struct AgentActions {
 
     private func typing(_ isTyping: Bool) async throws {
         try await sandbox.publisher.publish(endUserID: endUserID, event: .typingEvent,
-                                  encoding: ChatTypingPayload(chatId: chatID, typing: isTyping, member: member))
+                                            encoding: ChatTypingPayload(chatId: chatID, typing: isTyping, member: member))
     }
-
 }
