@@ -9,11 +9,8 @@ import Timekeeping
 @Suite struct ChatServiceTests {
     @Test func startsResumesChecksAndEndsChats() async throws {
         let server = try Sandbox().serve()
-        let ccai = CCAI()
         let delegate = SigningDelegate(identifier: "chatter")
-        delegate.ccai = ccai
-        try ccai.initialize(options: InitOptions(key: "dev-key", urlHost: "127.0.0.1:\(server.port)", delegate: delegate,
-                                                 cacheAuthToken: false))
+        let ccai = try makeSDK(port: server.port, delegate: delegate, cache: false)
         #expect(ccai.chatService == nil, "chat needs initializeChat")
         ccai.initializeChat(ChatOptions(downloadTranscriptVisibility: .hideAll, greeting: "Hi"))
         let service = try #require(ccai.chatService)

@@ -8,11 +8,8 @@ import Testing
 @Suite struct QueueMenuServiceTests {
     @Test func menusWaitTimesAndDirectAccess() async throws {
         let server = try Sandbox().serve()
-        let ccai = CCAI()
         let delegate = SigningDelegate(identifier: "menus")
-        delegate.ccai = ccai
-        try ccai.initialize(options: InitOptions(key: "dev-key", urlHost: "127.0.0.1:\(server.port)", delegate: delegate,
-                                                 languageCode: "es", cacheAuthToken: false))
+        let ccai = try makeSDK(port: server.port, delegate: delegate, cache: false, language: "es")
         let service = try #require(ccai.queueMenuService)
         let (menus, direct) = try await service.get()
         #expect(!direct && menus.first?.name == "Facturación", "the SDK's language by default")

@@ -1,5 +1,6 @@
 import CCAIScripting
 import Foundation
+import TestSupport
 
 /// Requests made with the `curl` command (a client independent of the project's own).
 enum Curl {
@@ -15,11 +16,7 @@ enum Curl {
     static func request(_ method: String, _ url: String, body: Data? = nil, headers: [String: String] = [:])
         async throws -> Reply
     {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread {
-                continuation.resume(with: Result { try blockingRequest(method, url, body: body, headers: headers) })
-            }.start()
-        }
+        try await offThePool { try blockingRequest(method, url, body: body, headers: headers) }
     }
 
     private static func blockingRequest(_ method: String, _ url: String, body: Data?, headers: [String: String])

@@ -20,7 +20,7 @@ struct LuaScenario {
     static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Scenarios")
 
-    var script: String
+    let script: String
     var sandbox: String?
     var environment: [String: String] = [:]
     var outputDirectory: String?
@@ -31,6 +31,12 @@ struct LuaScenario {
         self.sandbox = sandbox.map { Self.folder.appendingPathComponent($0).path }
         self.environment = environment
         self.outputDirectory = outputDirectory
+    }
+
+    /// A scenario file anywhere (a test's own, in a temporary folder), against the
+    /// built-in company.
+    init(file: URL) {
+        script = file.path
     }
 
     /// What a run printed and logged, and how it ended.

@@ -62,9 +62,7 @@ import Testing
             end
             check(ccai.company.get())
             """.write(to: script, atomically: true, encoding: .utf8)
-        var scenario = LuaScenario("unused")
-        scenario.script = script.path
-        let outcome = try await scenario.run()
+        let outcome = try await LuaScenario(file: script).run()
         let error = try #require(outcome.error)
         #expect(error.message.contains("failing.lua:2: expected Nobody, got Acme"), "\(error.message)")
         #expect(error.traceback?.contains("failing.lua:2: in") == true && error.traceback?.contains("failing.lua:4:") == true,
