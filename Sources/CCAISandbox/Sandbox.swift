@@ -20,26 +20,32 @@ public final class Sandbox: Sendable {
     /// What scripts and plugins of the same run read as the time, so that "after 18:00" is
     /// after 18:00 for all of them.
     public let businessClock: any Clock
-    let events: EventHub
-    /// Where every event for end users is recorded and announced.
-    let publisher: EventPublisher
-    /// The transitions of chats, for routes, agents and the chores.
-    let lifecycle: ChatLifecycle
     /// Requests per end user (`limits.requests_per_second`, `limits.burst`).
     let rateLimiter: RateLimiter
     /// Hands chats and messages to the agents.
     let agentDesk: AgentDesk
-    /// Agents waiting for the end user's answers to their smart actions.
-    let smartActionOutcomes: OutcomeBoard<SmartAction>
-    /// Agents waiting for the end user's answers to their forms.
-    let formOutcomes: OutcomeBoard<FormOutcome>
-    /// Agents waiting for the end user's side of a screen share.
-    let screenShareOutcomes: OutcomeBoard<ScreenShareResponse>
     /// Where the sandbox reports what goes wrong outside any request (a failing agent
     /// script, its `print`s).
     let log: @Sendable (String) -> Void
     /// The periodic chores (pruning, ending idle chats); they stop with the sandbox.
     private let chores = Mutex<[ClockTimer]>([])
+
+    /// The domain types the routes, the agents and the chores act through: each holds the
+    /// parts of the store and the configuration it needs, and nothing reaches past them.
+    let publisher: EventPublisher
+    let lifecycle: ChatLifecycle
+    let conversation: Conversation
+    let sessions: SessionResolver
+    let feed: EventFeed
+    let endUsers: EndUsers
+    let queues: Queues
+    let chatStarts: ChatStarts
+    let chats: Chats
+    let smartActions: SmartActions
+    let forms: Forms
+    let screenShares: ScreenShares
+    let files: ChatFiles
+    let postSessions: PostSessions
 
     /// A sandbox whose time comes from `clock` (the real time by default). A configuration
     /// with `clock_start` moves business hours to that moment; tokens keep `clock`.
@@ -59,24 +65,44 @@ public final class Sandbox: Sendable {
                 virtualScripts[id] = try AgentScript(field: "virtual_agents[\(id)].script", path: path)
             }
         }
-        self.agentDesk = AgentDesk(scripts: scripts, virtualScripts: virtualScripts)
         self.log = log
         self.configuration = configuration
         let limits = configuration.limits ?? LimitsConfiguration()
-        self.rateLimiter = RateLimiter(rate: limits.effectiveRequestsPerSecond, burst: limits.effectiveBurst, clock: clock)
-        self.store = try SandboxStore(directory: dataDirectory, companyKey: configuration.company.key, now: clock.now())
+        rateLimiter = RateLimiter(rate: limits.effectiveRequestsPerSecond, burst: limits.effectiveBurst, clock: clock)
+        let store = try SandboxStore(directory: dataDirectory, companyKey: configuration.company.key, now: clock.now())
+        self.store = store
         self.clock = clock
-        events = EventHub(clock: clock)
-        publisher = EventPublisher(store: store, hub: events, clock: clock)
-        lifecycle = ChatLifecycle(store: store, publisher: publisher, clock: clock)
-        smartActionOutcomes = OutcomeBoard(clock: clock)
-        formOutcomes = OutcomeBoard(clock: clock)
-        screenShareOutcomes = OutcomeBoard(clock: clock)
         if let start = configuration.clockStart.flatMap({ ISO8601DateFormatter().date(from: $0) }) {
             businessClock = OffsetClock(base: clock, start: start)
         } else {
             businessClock = clock
         }
+        let hub = EventHub(clock: clock)
+        let publisher = EventPublisher(store: store, hub: hub, clock: clock)
+        let lifecycle = ChatLifecycle(store: store, publisher: publisher, clock: clock)
+        let conversation = Conversation(store: store, publisher: publisher, clock: clock)
+        let queues = Queues(configuration: configuration, store: store, businessClock: businessClock)
+        let quotas = Quotas(store: store, limits: limits, clock: clock)
+        let chats = Chats(store: store, lifecycle: lifecycle, conversation: conversation, queues: queues, clock: clock)
+        let smartActions = SmartActions(store: store, publisher: publisher, clock: clock)
+        let forms = Forms(configuration: configuration, store: store, conversation: conversation, clock: clock)
+        let screenShares = ScreenShares(store: store, publisher: publisher, conversation: conversation, quotas: quotas, clock: clock,
+                                        log: log)
+        let files = ChatFiles(store: store, conversation: conversation, smartActions: smartActions, quotas: quotas, clock: clock)
+        (self.publisher, self.lifecycle, self.conversation, self.queues, self.chats) = (publisher, lifecycle, conversation, queues, chats)
+        (self.smartActions, self.forms, self.screenShares, self.files) = (smartActions, forms, screenShares, files)
+        sessions = SessionResolver(store: store, clock: clock)
+        feed = EventFeed(store: store, hub: hub)
+        endUsers = EndUsers(configuration: configuration, store: store, clock: clock)
+        chatStarts = ChatStarts(configuration: configuration, store: store, lifecycle: lifecycle, queues: queues, quotas: quotas,
+                                clock: clock)
+        postSessions = PostSessions(configuration: configuration, store: store, lifecycle: lifecycle, publisher: publisher,
+                                    clock: clock)
+        let environment = AgentEnvironment(
+            configuration: configuration, queues: queues, chats: chats, lifecycle: lifecycle, conversation: conversation,
+            publisher: publisher, smartActions: smartActions, forms: forms, screenShares: screenShares, files: files, clock: clock,
+            log: log)
+        agentDesk = AgentDesk(environment: environment, scripts: scripts, virtualScripts: virtualScripts)
         var chores = [clock.repeating(every: 60) { [weak self] in
             guard let self else { return }
             do { try await self.pruneOldData() } catch { self.log("sandbox: pruning old events and files failed: \(error)") }
@@ -113,17 +139,19 @@ public final class Sandbox: Sendable {
             return .limitExceeded("too many requests: at most \(number(limiter.rate)) a second (limits.requests_per_second) "
                                   + "after a burst of \(number(limiter.burst)) (limits.burst)", retryAfter: wait)
         }
-        AuthRoutes(sandbox: self).register(in: &router)
-        CompanyRoutes(sandbox: self).register(in: &router)
-        QueueMenuRoutes(sandbox: self).register(in: &router)
-        EventRoutes(sandbox: self).register(in: &router)
-        ChatRoutes(sandbox: self).register(in: &router)
-        SmartActionRoutes(sandbox: self).register(in: &router)
-        MediaRoutes(sandbox: self).register(in: &router)
-        FormRoutes(sandbox: self).register(in: &router)
-        ScreenShareRoutes(sandbox: self).register(in: &router)
-        PostSessionRoutes(sandbox: self).register(in: &router)
-        TranscriptRoutes(sandbox: self).register(in: &router)
+        let desk = agentDesk
+        AuthRoutes(sessions: sessions, endUsers: endUsers).register(in: &router)
+        CompanyRoutes(sessions: sessions, endUsers: endUsers).register(in: &router)
+        QueueMenuRoutes(sessions: sessions, queues: queues).register(in: &router)
+        EventRoutes(sessions: sessions, feed: feed).register(in: &router)
+        ChatRoutes(sessions: sessions, starts: chatStarts, chats: chats, lifecycle: lifecycle, smartActions: smartActions, desk: desk)
+            .register(in: &router)
+        SmartActionRoutes(sessions: sessions, smartActions: smartActions).register(in: &router)
+        MediaRoutes(sessions: sessions, files: files, desk: desk).register(in: &router)
+        FormRoutes(sessions: sessions, forms: forms).register(in: &router)
+        ScreenShareRoutes(sessions: sessions, screenShares: screenShares, desk: desk).register(in: &router)
+        PostSessionRoutes(sessions: sessions, postSessions: postSessions, desk: desk).register(in: &router)
+        TranscriptRoutes(sessions: sessions, conversation: conversation, configuration: configuration).register(in: &router)
         router.adminToken = configuration.adminToken
         return router
     }
@@ -154,7 +182,7 @@ public final class Sandbox: Sendable {
         var ended: [ChatResponse] = []
         for idle in try await store.chatsIdle(since: now.addingTimeInterval(-timeout)) {
             guard let chat = try await lifecycle.end(idle.id, endUserID: idle.endUserID, by: .timeout) else { continue }
-            await agentDesk.chatEnded(chat.id, sandbox: self)
+            await agentDesk.chatEnded(chat.id)
             ended.append(chat)
         }
         return ended
@@ -168,11 +196,8 @@ public final class Sandbox: Sendable {
     public func endChatsLeftOpen() async throws -> [ChatResponse] {
         var ended: [ChatResponse] = []
         for open in try await store.chatsInProgress() {
-            let now = clock.now()
-            let (message, _) = try await store.addMessage(
-                chatID: open.id, sender: ChatMessageSender(type: "system"), type: "noti",
-                text: "The sandbox restarted; this conversation has ended.", event: "chatEnded", clientMessageID: nil, now: now)
-            try await publisher.messages([message], endUserID: open.endUserID)
+            try await conversation.post(.notification("The sandbox restarted; this conversation has ended.", event: "chatEnded"),
+                                        in: open.id, endUserID: open.endUserID)
             guard let chat = try await lifecycle.end(open.id, endUserID: open.endUserID, by: .restart) else { continue }
             ended.append(chat)
         }
@@ -180,29 +205,5 @@ public final class Sandbox: Sendable {
             log("sandbox: ended \(ended.count) chat(s) left open by the previous run: " + ended.map { String($0.id) }.joined(separator: ", "))
         }
         return ended
-    }
-
-    /// The virtual agent that takes the chats of a queue, if it has one.
-    func virtualAgent(forMenu menuID: Int) -> (id: String, configuration: VirtualAgentConfiguration)? {
-        guard let id = configuration.allMenus.first(where: { $0.id == menuID })?.channels?.chat?.virtualAgent,
-            let virtualAgent = configuration.virtualAgents?[id]
-        else { return nil }
-        return (id, virtualAgent)
-    }
-
-    /// The queues as they are now: business hours and the sessions waiting.
-    func queueEngine() async throws -> QueueMenuEngine {
-        QueueMenuEngine(configuration: configuration, now: businessClock.now(), waiting: try await store.waitingCounts())
-    }
-
-    /// The session of the request's bearer token, or a 401.
-    func session(for request: HTTPRequest) async throws -> Session {
-        guard let token = request.bearerToken else {
-            throw HTTPError.unauthenticated("an auth token is required (Authorization: Bearer TOKEN)")
-        }
-        guard let session = try await store.session(token: token, now: clock.now()) else {
-            throw HTTPError.unauthenticated("the auth token is unknown, revoked or expired; authenticate again")
-        }
-        return session
     }
 }

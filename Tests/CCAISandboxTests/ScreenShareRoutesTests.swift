@@ -1,7 +1,9 @@
 import CCAISandbox
 import CCAIWire
 import Foundation
+import TestSupport
 import Testing
+import Timekeeping
 
 /// Screen share sessions: who may create them, the order of their states, the end user's
 /// own initiative (the chat's agent joins), and the end of the chat.
@@ -55,6 +57,38 @@ import Testing
         #expect(try await SandboxHTTP.call(server, "PUT", "/screen_shares/\(session.id)/options", ana, #"{"full_device": false}"#).status == 409)
         let events = try await SandboxHTTP.call(server, "GET", "/chats/\(chat.id)/messages", ana)
         #expect(events.body.contains("screen_share_code_generated"))
+        await server.stop()
+    }
+
+    /// An agent asking for a screen share waits for the app's code; when the chat ends
+    /// before any session was created, the wait ends with it (nil), not at its timeout.
+    @Test(.timeLimit(.minutes(1))) func anAgentWaitingForACodeHearsTheChatEnd() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("share-wait-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try """
+            return function(agent)
+              local shared = agent.request_screen_share{ timeout = 3600 }
+              print("request returned " .. tostring(shared))
+            end
+            """.write(to: folder.appendingPathComponent("agent.lua"), atomically: true, encoding: .utf8)
+        try """
+            return { company = { name = "x", languages = { "en" }, time_zone = "UTC", key = "dev-key", secret = "dev-secret" },
+                     menus = { { id = 1, name = "Help", channels = { chat = {} } } },
+                     agents = { { name = "Ada", menus = { 1 }, script = "agent.lua" } } }
+            """.write(to: folder.appendingPathComponent("sandbox.lua"), atomically: true, encoding: .utf8)
+        let configuration = try await SandboxConfiguration.load(file: folder.appendingPathComponent("sandbox.lua").path)
+        let lines = LogLines()
+        let clock = ManualClock(QueueMenuTests.mondayMorning)
+        let server = try Sandbox(configuration: configuration, clock: clock, log: { lines.append($0) }).serve()
+        let ana = try await SandboxHTTP.token(server, "share-wait-ana")
+        let chat = try SandboxHTTP.decode(try await SandboxHTTP.call(server, "POST", "/chats", ana,
+                                                                    #"{"menu_id": 1, "is_screen_shareable": true}"#), as: ChatResponse.self)
+        let asked = try #require(try await SandboxHTTP.agentMessages(server, chat.id, ana, count: 1).first)
+        #expect(asked.type == "screen_share" && asked.event == "screen_share_requested_from_agent")
+        #expect(try await SandboxHTTP.call(server, "POST", "/chats/\(chat.id)/end", ana).status == 200)
+        #expect(await eventually { lines.all.contains { $0.contains("request returned nil") } }, "\(lines.all)")
+        #expect(clock.now() == QueueMenuTests.mondayMorning, "no virtual time passed: the wait ended with the chat")
         await server.stop()
     }
 }

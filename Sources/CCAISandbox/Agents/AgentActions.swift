@@ -8,10 +8,14 @@ enum AgentKind: String, Sendable {
     case virtual = "virtual_agent"
 }
 
-/// What any sandbox agent does to a chat, scripted or not: join it, type and write, end
-/// it. Everything is stored and published as events to the chat's end user.
-struct AgentActions {
-    let sandbox: Sandbox
+/// What any sandbox agent does to a chat, scripted or not: join it, type and write, ask
+/// for smart actions, forms, files and screen shares, transfer and end it. Everything
+/// goes through the sandbox's domain types (``AgentEnvironment``), stored and published
+/// as events to the chat's end user.
+struct AgentActions: Sendable {
+    let environment: AgentEnvironment
+    /// The desk that started the agent: it hears when the agent ends or transfers the chat.
+    let desk: AgentDesk
     let chatID: Int
     let endUserID: Int
     let name: String
@@ -23,17 +27,18 @@ struct AgentActions {
     /// Takes the queued chat: assigned (a human), the agent joins, active. False when the
     /// chat is no longer there to take. A post-session virtual agent only joins.
     func join() async throws -> Bool {
+        let lifecycle = environment.lifecycle
         if isPostSession {
             try await publishMember(.joined)
             return true
         }
         switch kind {
         case .human:
-            guard try await sandbox.lifecycle.move(chatID, endUserID: endUserID, to: .assigned, agent: name) != nil else { return false }
+            guard try await lifecycle.move(chatID, endUserID: endUserID, to: .assigned, agent: name) != nil else { return false }
             try await publishMember(.joined)
-            guard try await sandbox.lifecycle.move(chatID, endUserID: endUserID, to: .active, agent: name) != nil else { return false }
+            guard try await lifecycle.move(chatID, endUserID: endUserID, to: .active, agent: name) != nil else { return false }
         case .virtual:
-            guard try await sandbox.lifecycle.takeByVirtualAgent(chatID, endUserID: endUserID, name: name) != nil else { return false }
+            guard try await lifecycle.takeByVirtualAgent(chatID, endUserID: endUserID, name: name) != nil else { return false }
             try await publishMember(.joined)
         }
         return true
@@ -42,20 +47,20 @@ struct AgentActions {
     /// This agent as a chat member in events.
     var member: ChatMember { ChatMember(type: kind.rawValue, name: name) }
 
+    /// This agent as the sender of messages.
+    var sender: ChatMessageSender { ChatMessageSender(type: kind.rawValue, name: name) }
+
     /// `member_event` for this agent (`joined`, `left`).
     func publishMember(_ change: ChatMemberPayload.Change) async throws {
-        try await sandbox.publisher.publish(endUserID: endUserID, event: .memberEvent,
-                                            encoding: ChatMemberPayload(chatId: chatID, type: change, member: member))
+        try await environment.publisher.publish(endUserID: endUserID, event: .memberEvent,
+                                                encoding: ChatMemberPayload(chatId: chatID, type: change, member: member))
     }
 
     /// Types, then sends: `typing_event` (typing, then not) around the message.
     func say(_ text: String) async throws {
         try await typing(true)
         defer { Task { try? await typing(false) } }
-        let (message, _) = try await sandbox.store.addMessage(
-            chatID: chatID, sender: ChatMessageSender(type: kind.rawValue, name: name), type: "text", text: text, event: nil,
-            clientMessageID: nil, now: sandbox.clock.now())
-        try await sandbox.publisher.messages([message], endUserID: endUserID)
+        try await environment.conversation.post(.init(sender: sender, type: "text", text: text), in: chatID, endUserID: endUserID)
     }
 
     /// Asks the customer for a smart action and waits up to `timeout` seconds for the
@@ -64,64 +69,73 @@ struct AgentActions {
     func requestSmartAction(_ type: SmartActionType, timeout: TimeInterval) async throws
         -> (action: SmartAction, media: [ChatMedia])?
     {
-        guard try await isChatInProgress() else { throw HTTPError.chatEnded(chatID) }
-        let action = try await sandbox.requestSmartAction(chatID: chatID, endUserID: endUserID, type: type, preSession: false,
-                                                          requestedBy: name)
-        guard let outcome = await sandbox.smartActionOutcome(action, timeout: timeout) else { return nil }
-        return (outcome, try await sandbox.store.media(ids: outcome.result?.mediaIds ?? [], chatID: chatID))
+        try await requireChatInProgress()
+        let smartActions = environment.smartActions
+        let action = try await smartActions.request(chatID: chatID, endUserID: endUserID, type: type, preSession: false,
+                                                    requestedBy: name)
+        guard let outcome = await smartActions.outcome(of: action, timeout: timeout) else { return nil }
+        return (outcome, try await smartActions.media(of: outcome))
+    }
+
+    /// The chat's smart actions so far.
+    func smartActions() async throws -> [SmartAction] {
+        try await environment.smartActions.all(ofChat: chatID)
+    }
+
+    /// Sends a form and waits up to `timeout` seconds for the end user's answers; nil on
+    /// timeout or when the chat ends.
+    func sendForm(_ form: Forms.FormToSend, timeout: TimeInterval) async throws -> FormOutcome? {
+        try await requireChatInProgress()
+        return try await environment.forms.send(form, in: chatID, endUserID: endUserID, from: sender, timeout: timeout)
+    }
+
+    /// Asks the customer to share their screen (``ScreenShares/request(in:endUserID:by:remoteControl:timeout:)``).
+    func requestScreenShare(remoteControl: Bool, timeout: TimeInterval) async throws -> ScreenShareResponse? {
+        try await environment.screenShares.request(in: chatID, endUserID: endUserID, by: sender, remoteControl: remoteControl,
+                                                   timeout: timeout)
     }
 
     /// Sends a file of one of the 19 agent file types (seed 003) to the customer.
     func sendFile(name: String, mimeType: String, data: Data) async throws -> ChatMessage {
-        guard let (type, extensions) = ChatMediaType.agentFileTypes[mimeType.lowercased()] else {
-            throw HTTPError.badRequest("mime_type: one of the agent file types expected ("
-                                       + ChatMediaType.agentFileTypes.keys.sorted().joined(separator: ", ") + "), got '\(mimeType)'")
-        }
-        if let problem = FileName.problem(name) { throw HTTPError.badRequest("name: \(problem)") }
-        let fileExtension = URL(fileURLWithPath: name).pathExtension.lowercased()
-        guard extensions.contains(fileExtension) else {
-            throw HTTPError.badRequest("name: a file name ending in ." + extensions.joined(separator: " or .")
-                                       + " expected for \(mimeType), got '\(name)'")
-        }
-        guard !data.isEmpty, data.count <= AttachmentLimits.videoBytes else {
-            throw HTTPError(code: data.isEmpty ? .invalidArgument : .tooLarge,
-                            message: data.isEmpty ? "data: the file is empty"
-                                : "data: files may be at most \(AttachmentLimits.megabytes(AttachmentLimits.videoBytes)), got \(AttachmentLimits.megabytes(data.count))")
-        }
-        guard try await isChatInProgress() else { throw HTTPError.chatEnded(chatID) }
-        let now = sandbox.clock.now()
-        let media = try await sandbox.store.addMedia(chatID: chatID, type: type, name: name, mimeType: mimeType.lowercased(),
-                                                     data: data, now: now)
-        let (message, _) = try await sandbox.store.addMessage(
-            chatID: chatID, sender: ChatMessageSender(type: kind.rawValue, name: self.name), type: "media", text: nil, event: nil,
-            media: media, clientMessageID: nil, now: now)
-        try await sandbox.publisher.messages([message], endUserID: endUserID)
-        return message
+        let type = try ChatFiles.agentFileType(name: name, mimeType: mimeType, size: data.count)
+        try await requireChatInProgress()
+        return try await environment.files.send(type, name: name, mimeType: mimeType, data: data, in: chatID, endUserID: endUserID,
+                                                from: sender)
+    }
+
+    /// Moves the chat to another queue (``AgentDesk/transfer(_:toMenu:)``).
+    func transfer(toMenu menuID: Int) async throws -> ChatResponse {
+        try await desk.transfer(self, toMenu: menuID)
     }
 
     /// Whether the chat is still queued or going on.
     func isChatInProgress() async throws -> Bool {
-        guard let chat = try await sandbox.store.chat(id: chatID, endUserID: endUserID) else { return false }
+        guard let chat = try await environment.chats.chat(chatID, endUserID: endUserID) else { return false }
         return isPostSession ? chat.postSessionTransferStatus == .ready : chat.isInProgress
     }
 
     /// Ends the chat as the agent (a post-session virtual agent: completes the
     /// post-session phase and leaves). False when it had already ended.
     func end() async throws -> Bool {
+        let lifecycle = environment.lifecycle
         if isPostSession {
-            guard try await sandbox.lifecycle.advancePostSession(chatID, endUserID: endUserID, from: .ready, to: .completed) != nil
+            guard try await lifecycle.advancePostSession(chatID, endUserID: endUserID, from: .ready, to: .completed) != nil
             else { return false }
             try await publishMember(.left)
-            await sandbox.agentDesk.postSessionEnded(chatID)
+            await desk.postSessionEnded(chatID)
             return true
         }
-        guard try await sandbox.lifecycle.end(chatID, endUserID: endUserID, by: .agent) != nil else { return false }
-        await sandbox.agentDesk.chatEnded(chatID, sandbox: sandbox)
+        guard try await lifecycle.end(chatID, endUserID: endUserID, by: .agent) != nil else { return false }
+        await desk.chatEnded(chatID)
         return true
     }
 
+    private func requireChatInProgress() async throws {
+        guard try await isChatInProgress() else { throw HTTPError.chatEnded(chatID) }
+    }
+
     private func typing(_ isTyping: Bool) async throws {
-        try await sandbox.publisher.publish(endUserID: endUserID, event: .typingEvent,
-                                            encoding: ChatTypingPayload(chatId: chatID, typing: isTyping, member: member))
+        try await environment.publisher.publish(endUserID: endUserID, event: .typingEvent,
+                                                encoding: ChatTypingPayload(chatId: chatID, typing: isTyping, member: member))
     }
 }

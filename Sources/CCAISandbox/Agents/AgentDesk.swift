@@ -7,6 +7,8 @@ import Foundation
 /// queued until one has room. An agent runs its script when the configuration gives one,
 /// the default behaviour otherwise. Agents' loads are counted from this process's start.
 actor AgentDesk {
+    /// What the agents work with.
+    private let environment: AgentEnvironment
     /// Human agents' scripts by agent name; virtual agents' by virtual agent id.
     private let scripts: [String: AgentScript]
     private let virtualScripts: [String: AgentScript]
@@ -19,7 +21,8 @@ actor AgentDesk {
     /// Ended chats whose post-session virtual agent talks, with its id.
     private var postSessions: [Int: String] = [:]
 
-    init(scripts: [String: AgentScript], virtualScripts: [String: AgentScript]) {
+    init(environment: AgentEnvironment, scripts: [String: AgentScript], virtualScripts: [String: AgentScript]) {
+        self.environment = environment
         self.scripts = scripts
         self.virtualScripts = virtualScripts
     }
@@ -32,51 +35,51 @@ actor AgentDesk {
 
     /// A chat was queued: its virtual agent, or else its human agent, takes it.
     /// `customData` is the session's, for scripts (nil: what ``hold(_:customData:)`` kept).
-    func chatQueued(_ chat: ChatResponse, endUserID: Int, customData: JSONValue?, sandbox: Sandbox) async {
+    func chatQueued(_ chat: ChatResponse, endUserID: Int, customData: JSONValue?) async {
         if let customData { self.customData[chat.id] = customData }
-        if let found = sandbox.virtualAgent(forMenu: chat.menuId) {
+        if let found = environment.queues.virtualAgent(forMenu: chat.menuId) {
             let (id, virtualAgent) = (found.id, found.configuration)
-            let actions = AgentActions(sandbox: sandbox, chatID: chat.id, endUserID: endUserID, name: virtualAgent.name ?? id,
+            let actions = AgentActions(environment: environment, desk: self, chatID: chat.id, endUserID: endUserID, name: virtualAgent.name ?? id,
                                        kind: .virtual)
-            let escalate = escalation(chatID: chat.id, endUserID: endUserID, sandbox: sandbox)
+            let escalate = escalation(chatID: chat.id, endUserID: endUserID)
             if let script = virtualScripts[id] {
-                run(ScriptedAgent(actions: actions, script: script, mailbox: AgentMailbox(clock: sandbox.clock), redacts: chat.redactionEnabled,
+                run(ScriptedAgent(actions: actions, script: script, mailbox: AgentMailbox(clock: environment.clock), redacts: chat.redactionEnabled,
                                   escalate: escalate), chat)
             } else {
                 Task { try? await VirtualAgent(actions: actions, configuration: virtualAgent, escalate: escalate).chatQueued() }
             }
         } else {
-            humanTakes(chat, endUserID: endUserID, sandbox: sandbox)
+            humanTakes(chat, endUserID: endUserID)
         }
     }
 
     /// The customer wrote in a chat: a running script gets it (in order, before this
     /// returns), or the default behaviour of whoever has the chat answers it.
-    func messageReceived(_ message: ChatMessage, in chat: ChatResponse, endUserID: Int, sandbox: Sandbox) async {
+    func messageReceived(_ message: ChatMessage, in chat: ChatResponse, endUserID: Int) async {
         if let mailbox = mailboxes[chat.id] {
             await mailbox.deliver(message)
-        } else if let id = postSessions[chat.id], let configuration = sandbox.configuration.virtualAgents?[id] {
-            let actions = postSessionActions(chat, id: id, configuration: configuration, endUserID: endUserID, sandbox: sandbox)
+        } else if let id = postSessions[chat.id], let configuration = environment.configuration.virtualAgents?[id] {
+            let actions = postSessionActions(chat, id: id, configuration: configuration, endUserID: endUserID)
             Task { try? await PostSessionVirtualAgent(actions: actions, configuration: configuration).messageReceived(message, in: chat) }
         } else if let name = chat.agent?.name {
             guard scripts[name] == nil else { return }
-            let actions = AgentActions(sandbox: sandbox, chatID: chat.id, endUserID: endUserID, name: name)
+            let actions = AgentActions(environment: environment, desk: self, chatID: chat.id, endUserID: endUserID, name: name)
             Task { try? await DefaultAgent(actions: actions).messageReceived(message, in: chat) }
-        } else if let name = chat.virtualAgent?.name, let found = sandbox.virtualAgent(forMenu: chat.menuId),
+        } else if let name = chat.virtualAgent?.name, let found = environment.queues.virtualAgent(forMenu: chat.menuId),
             virtualScripts[found.id] == nil
         {
-            let actions = AgentActions(sandbox: sandbox, chatID: chat.id, endUserID: endUserID, name: name, kind: .virtual)
+            let actions = AgentActions(environment: environment, desk: self, chatID: chat.id, endUserID: endUserID, name: name, kind: .virtual)
             let agent = VirtualAgent(actions: actions, configuration: found.configuration,
-                                     escalate: escalation(chatID: chat.id, endUserID: endUserID, sandbox: sandbox))
+                                     escalate: escalation(chatID: chat.id, endUserID: endUserID))
             Task { try? await agent.messageReceived(message, in: chat) }
         }
     }
 
     /// A virtual agent's own escalation of a chat (no option).
-    private func escalation(chatID: Int, endUserID: Int, sandbox: Sandbox) -> @Sendable () async throws -> Void {
+    private func escalation(chatID: Int, endUserID: Int) -> @Sendable () async throws -> Void {
         { [weak self] in
             guard let self else { return }
-            _ = try await self.escalate(chatID: chatID, endUserID: endUserID, option: nil, sandbox: sandbox)
+            _ = try await self.escalate(chatID: chatID, endUserID: endUserID, option: nil)
         }
     }
 
@@ -84,28 +87,32 @@ actor AgentDesk {
     /// or the virtual agent's own decision): the virtual agent leaves, the chat is queued
     /// again and the queue's human agent takes it. An option whose deflection channel is
     /// not `chat` ends the chat instead: the app continues on that channel.
-    func escalate(chatID: Int, endUserID: Int, option: VirtualAgentConfiguration.EscalationOption?, sandbox: Sandbox)
+    func escalate(chatID: Int, endUserID: Int, option: VirtualAgentConfiguration.EscalationOption?)
         async throws -> ChatResponse
     {
-        guard let queued = try await sandbox.lifecycle.startEscalation(chatID, endUserID: endUserID, option: option) else { throw HTTPError.conflict("chat \(chatID) is not with a virtual agent, or its escalation has already started") }
+        guard let queued = try await environment.lifecycle.startEscalation(chatID, endUserID: endUserID, option: option) else {
+            throw HTTPError.conflict("chat \(chatID) is not with a virtual agent, or its escalation has already started")
+        }
         await mailboxes.removeValue(forKey: chatID)?.close()
-        let leaving = AgentActions(sandbox: sandbox, chatID: chatID, endUserID: endUserID,
+        let leaving = AgentActions(environment: environment, desk: self, chatID: chatID, endUserID: endUserID,
                                    name: queued.virtualAgent?.name ?? "virtual agent", kind: .virtual)
         try await leaving.publishMember(.left)
         if let channel = option?.deflectionChannel, channel != "chat" {
-            return try await deflect(queued, to: channel, endUserID: endUserID, sandbox: sandbox)
+            return try await deflect(queued, to: channel, endUserID: endUserID)
         }
-        humanTakes(queued, endUserID: endUserID, sandbox: sandbox)
+        humanTakes(queued, endUserID: endUserID)
         return queued
     }
 
     /// Commits an option to an escalation under way (started, no human agent yet).
-    func updateEscalation(chatID: Int, endUserID: Int, option: VirtualAgentConfiguration.EscalationOption, sandbox: Sandbox)
+    func updateEscalation(chatID: Int, endUserID: Int, option: VirtualAgentConfiguration.EscalationOption)
         async throws -> ChatResponse
     {
-        guard let chat = try await sandbox.lifecycle.updateEscalation(chatID, endUserID: endUserID, option: option) else { throw HTTPError.conflict("chat \(chatID) has no escalation under way (start one with escalate_to_human_agent)") }
+        guard let chat = try await environment.lifecycle.updateEscalation(chatID, endUserID: endUserID, option: option) else {
+            throw HTTPError.conflict("chat \(chatID) has no escalation under way (start one with escalate_to_human_agent)")
+        }
         if let channel = option.deflectionChannel, channel != "chat" {
-            return try await deflect(chat, to: channel, endUserID: endUserID, sandbox: sandbox)
+            return try await deflect(chat, to: channel, endUserID: endUserID)
         }
         return chat
     }
@@ -114,36 +121,35 @@ actor AgentDesk {
     /// leaves, `cold_transfer` tells the customer where the chat goes, and the chat is
     /// queued there for that queue's agents.
     func transfer(_ actions: AgentActions, toMenu menuID: Int) async throws -> ChatResponse {
-        let sandbox = actions.sandbox
-        guard let menu = sandbox.configuration.allMenus.first(where: { $0.id == menuID }) else {
+        guard let menu = environment.configuration.allMenus.first(where: { $0.id == menuID }) else {
             throw HTTPError.badRequest("there is no queue menu \(menuID)")
         }
         guard let chatChannel = menu.channels?.chat else { throw HTTPError.badRequest("queue \(menuID) has no chat channel") }
-        guard let current = try await sandbox.store.chat(id: actions.chatID, endUserID: actions.endUserID), current.isInProgress
+        guard let current = try await environment.chats.chat(actions.chatID, endUserID: actions.endUserID), current.isInProgress
         else { throw HTTPError.chatEnded(actions.chatID) }
         guard current.menuId != menuID else { throw HTTPError.badRequest("chat \(actions.chatID) is already on queue \(menuID)") }
-        guard let queued = try await sandbox.lifecycle.transfer(actions.chatID, endUserID: actions.endUserID, to: menuID,
-                                                                redaction: chatChannel.redaction ?? false,
-                                                                postSession: sandbox.configuration.postSessionSettings(forMenu: menuID))
+        let postSession = environment.configuration.postSessionSettings(forMenu: menuID)
+        guard let queued = try await environment.lifecycle.transfer(actions.chatID, endUserID: actions.endUserID, to: menuID,
+                                                                    redaction: chatChannel.redaction ?? false, postSession: postSession)
         else { throw HTTPError.chatEnded(actions.chatID) }
         await mailboxes.removeValue(forKey: actions.chatID)?.close()
-        await release(actions.chatID, sandbox: sandbox)
+        await release(actions.chatID)
         try await actions.publishMember(.left)
         let transfer = ColdTransfer(chatId: queued.id, fromMenuId: current.menuId, toMenuId: menuID, agent: actions.member)
-        try await sandbox.publisher.publish(endUserID: actions.endUserID, event: .coldTransfer, encoding: transfer)
-        await chatQueued(queued, endUserID: actions.endUserID, customData: nil, sandbox: sandbox)
+        try await environment.publisher.publish(endUserID: actions.endUserID, event: .coldTransfer, encoding: transfer)
+        await chatQueued(queued, endUserID: actions.endUserID, customData: nil)
         return queued
     }
 
     /// The post-session phase of an ended chat is ready and its flow is a virtual agent:
     /// the agent (its script, with `session.post_session == true`, or its rules) talks on
     /// the chat until it finishes, which completes the phase.
-    func startPostSession(_ chat: ChatResponse, virtualAgentID id: String, endUserID: Int, sandbox: Sandbox) {
-        guard let configuration = sandbox.configuration.virtualAgents?[id], postSessions[chat.id] == nil else { return }
+    func startPostSession(_ chat: ChatResponse, virtualAgentID id: String, endUserID: Int) {
+        guard let configuration = environment.configuration.virtualAgents?[id], postSessions[chat.id] == nil else { return }
         postSessions[chat.id] = id
-        let actions = postSessionActions(chat, id: id, configuration: configuration, endUserID: endUserID, sandbox: sandbox)
+        let actions = postSessionActions(chat, id: id, configuration: configuration, endUserID: endUserID)
         if let script = virtualScripts[id] {
-            let agent = ScriptedAgent(actions: actions, script: script, mailbox: AgentMailbox(clock: sandbox.clock), redacts: chat.redactionEnabled,
+            let agent = ScriptedAgent(actions: actions, script: script, mailbox: AgentMailbox(clock: environment.clock), redacts: chat.redactionEnabled,
                                       escalate: nil)
             mailboxes[chat.id] = agent.mailbox
             let data = customData[chat.id] ?? [:]
@@ -157,9 +163,8 @@ actor AgentDesk {
         }
     }
 
-    private func postSessionActions(_ chat: ChatResponse, id: String, configuration: VirtualAgentConfiguration, endUserID: Int,
-                                    sandbox: Sandbox) -> AgentActions {
-        var actions = AgentActions(sandbox: sandbox, chatID: chat.id, endUserID: endUserID, name: configuration.name ?? id,
+    private func postSessionActions(_ chat: ChatResponse, id: String, configuration: VirtualAgentConfiguration, endUserID: Int) -> AgentActions {
+        var actions = AgentActions(environment: environment, desk: self, chatID: chat.id, endUserID: endUserID, name: configuration.name ?? id,
                                    kind: .virtual)
         actions.isPostSession = true
         return actions
@@ -173,26 +178,26 @@ actor AgentDesk {
 
     /// The chat ended: a script waiting for a message gets nil, and its agent takes the
     /// oldest chat waiting for it, if any.
-    func chatEnded(_ chatID: Int, sandbox: Sandbox) async {
+    func chatEnded(_ chatID: Int) async {
         customData[chatID] = nil
-        await sandbox.smartActionOutcomes.chatEnded(chatID)
-        await sandbox.formOutcomes.chatEnded(chatID)
-        await sandbox.endScreenShares(ofChat: chatID)
+        await environment.smartActions.chatEnded(chatID)
+        await environment.forms.chatEnded(chatID)
+        await environment.screenShares.chatEnded(chatID)
         await mailboxes.removeValue(forKey: chatID)?.close()
-        await release(chatID, sandbox: sandbox)
+        await release(chatID)
     }
 
     /// The agent holding `chatID` lets it go and takes the oldest chat waiting on its queues.
-    private func release(_ chatID: Int, sandbox: Sandbox) async {
+    private func release(_ chatID: Int) async {
         guard let name = humanAgent(of: chatID),
-            let agent = sandbox.configuration.agents?.first(where: { $0.name == name })
+            let agent = environment.configuration.agents?.first(where: { $0.name == name })
         else { return }
         load[name]?.remove(chatID)
         let held = Set(load.values.joined())
-        guard let waiting = try? await sandbox.store.queuedChats(menus: agent.menus)
+        guard let waiting = try? await environment.chats.waiting(onMenus: agent.menus)
             .first(where: { $0.chat.id != chatID && !held.contains($0.chat.id) })
         else { return }
-        humanTakes(waiting.chat, endUserID: waiting.endUserID, sandbox: sandbox)
+        humanTakes(waiting.chat, endUserID: waiting.endUserID)
     }
 
     /// The human agent who has the chat, by the desk's own record; nil while it waits.
@@ -204,18 +209,18 @@ actor AgentDesk {
 
     /// The least busy human agent of the chat's queue with room takes it; without one the
     /// chat stays queued.
-    private func humanTakes(_ chat: ChatResponse, endUserID: Int, sandbox: Sandbox) {
+    private func humanTakes(_ chat: ChatResponse, endUserID: Int) {
         // A chat can be offered twice (queued, and picked up by an agent that just got
         // room): one agent takes it, once.
         guard humanAgent(of: chat.id) == nil else { return }
-        let candidates = (sandbox.configuration.agents ?? []).filter { agent in
+        let candidates = (environment.configuration.agents ?? []).filter { agent in
             agent.menus.contains(chat.menuId) && (load[agent.name]?.count ?? 0) < (agent.maxChats ?? .max)
         }
         guard let name = candidates.min(by: { (load[$0.name]?.count ?? 0) < (load[$1.name]?.count ?? 0) })?.name else { return }
         load[name, default: []].insert(chat.id)
-        let actions = AgentActions(sandbox: sandbox, chatID: chat.id, endUserID: endUserID, name: name)
+        let actions = AgentActions(environment: environment, desk: self, chatID: chat.id, endUserID: endUserID, name: name)
         if let script = scripts[name] {
-            run(ScriptedAgent(actions: actions, script: script, mailbox: AgentMailbox(clock: sandbox.clock), redacts: chat.redactionEnabled,
+            run(ScriptedAgent(actions: actions, script: script, mailbox: AgentMailbox(clock: environment.clock), redacts: chat.redactionEnabled,
                               escalate: nil), chat)
         } else {
             Task { try? await DefaultAgent(actions: actions).chatQueued() }
@@ -241,16 +246,14 @@ actor AgentDesk {
     }
 
     /// Ends the chat with a notification naming the channel the conversation moves to.
-    private func deflect(_ chat: ChatResponse, to channel: String, endUserID: Int, sandbox: Sandbox) async throws
+    private func deflect(_ chat: ChatResponse, to channel: String, endUserID: Int) async throws
         -> ChatResponse
     {
-        let (message, _) = try await sandbox.store.addMessage(
-            chatID: chat.id, sender: ChatMessageSender(type: "system"), type: "noti",
-            text: "The conversation continues by \(channel.replacingOccurrences(of: "_", with: " ")).", event: "escalated",
-            clientMessageID: nil, now: sandbox.clock.now())
-        try await sandbox.publisher.messages([message], endUserID: endUserID)
-        guard let ended = try await sandbox.lifecycle.end(chat.id, endUserID: endUserID, by: .agent) else { return chat }
-        await chatEnded(chat.id, sandbox: sandbox)
+        try await environment.conversation.post(
+            .notification("The conversation continues by \(channel.replacingOccurrences(of: "_", with: " ")).", event: "escalated"),
+            in: chat.id, endUserID: endUserID)
+        guard let ended = try await environment.lifecycle.end(chat.id, endUserID: endUserID, by: .agent) else { return chat }
+        await chatEnded(chat.id)
         return ended
     }
 }

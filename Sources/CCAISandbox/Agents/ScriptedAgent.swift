@@ -37,7 +37,7 @@ public struct ScriptedAgent {
     /// (`unsigned` from the app, `signed` from the end user's JWT).
     func run(_ chat: ChatResponse, customData: JSONValue) async {
         let label = "agent \(actions.name) (\(script.path)), chat \(chat.id)"
-        let log = actions.sandbox.log
+        let log = actions.environment.log
         do {
             guard try await actions.join() else { return }
             let state = try LuaState(limits: Self.limits, sandbox: LuaSandbox(print: { log("[\(label)] \($0)") }))
@@ -52,7 +52,7 @@ public struct ScriptedAgent {
                     throw LuaScriptError(kind: .runtime, message: "the chat could not be given to the script")
                 }
                 session.fields["custom_data"] = try LuaEncoder().encode(Self.agentView(of: customData))
-                session.fields["smart_actions"] = try LuaEncoder().encode(try await actions.sandbox.store.smartActions(chatID: chat.id))
+                session.fields["smart_actions"] = try LuaEncoder().encode(try await actions.smartActions())
                 session.fields["post_session"] = .boolean(actions.isPostSession)
                 var crm = LuaTable()
                 for (name, flag) in ReservedCRMKey.flags(in: customData["signed"] ?? [:]) { crm[name] = .boolean(flag) }
@@ -181,13 +181,13 @@ public struct ScriptedAgent {
             { call in
                 let options = try call.options(1, "options")
                 guard let id = try options.integer("id") else { throw call.argumentError(1, "options.id", "a custom form id expected") }
-                guard let form = agent.actions.sandbox.configuration.customForm(Int(id)) else {
+                guard let form = agent.actions.environment.configuration.customForm(Int(id)) else {
                     throw call.argumentError(1, "options.id", "one of the configured custom forms expected, got \(id)")
                 }
                 let timeout = try Self.timeout(call, options)
                 return try call.suspend {
                     guard let outcome = try await Self.refusalsAsLuaErrors({
-                        try await agent.actions.sandbox.sendForm(agent.actions, .custom(form), timeout: timeout)
+                        try await agent.actions.sendForm(.custom(form), timeout: timeout)
                     }) else { return [.nil] }
                     return [Self.answers(outcome.answers)]
                 }
@@ -199,14 +199,14 @@ public struct ScriptedAgent {
             parameters: ["options: { external_form_id: string, timeout: number? }"], returns: ["table?"])) { agent in
             { call in
                 let options = try call.options(1, "options")
-                guard let externalID = try options.string("external_form_id"), let form = agent.actions.sandbox.configuration.webForm(externalID)
+                guard let externalID = try options.string("external_form_id"), let form = agent.actions.environment.configuration.webForm(externalID)
                 else {
                     throw call.argumentError(1, "options.external_form_id", "one of the configured web forms' external_form_id expected")
                 }
                 let timeout = try Self.timeout(call, options)
                 return try call.suspend {
                     guard let outcome = try await Self.refusalsAsLuaErrors({
-                        try await agent.actions.sandbox.sendForm(agent.actions, .web(form), timeout: timeout)
+                        try await agent.actions.sendForm(.web(form), timeout: timeout)
                     }) else { return [.nil] }
                     var table = LuaTable()
                     table["status"] = .string(outcome.status)
@@ -229,7 +229,7 @@ public struct ScriptedAgent {
                 guard timeout > 0 else { throw call.argumentError(1, "options.timeout", "a positive number of seconds expected") }
                 return try call.suspend {
                     guard let session = try await Self.refusalsAsLuaErrors({
-                        try await agent.actions.sandbox.requestScreenShare(agent.actions, remoteControl: remoteControl, timeout: timeout)
+                        try await agent.actions.requestScreenShare(remoteControl: remoteControl, timeout: timeout)
                     }) else { return [.nil] }
                     return [try LuaEncoder().encode(session)]
                 }
@@ -242,7 +242,7 @@ public struct ScriptedAgent {
                     throw call.argumentError(1, "options.menu_id", "an integer expected")
                 }
                 return try call.suspend {
-                    _ = try await Self.refusalsAsLuaErrors { try await agent.actions.sandbox.agentDesk.transfer(agent.actions, toMenu: Int(menuID)) }
+                    _ = try await Self.refusalsAsLuaErrors { try await agent.actions.transfer(toMenu: Int(menuID)) }
                     return []
                 }
             }

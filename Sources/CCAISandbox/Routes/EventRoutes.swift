@@ -6,13 +6,14 @@ import Foundation
 /// `Last-Event-ID` (or `?last_event_id=`) gets what it missed, then the live stream.
 /// Idle streams get a comment every 15 seconds.
 struct EventRoutes: Sendable {
-    let sandbox: Sandbox
+    let sessions: SessionResolver
+    let feed: EventFeed
     static let keepAliveSeconds: Double = 15
 
     func register(in router: inout HTTPRouter) {
         router.on([
             (Endpoints.events, events),
-        ], sessions: sandbox)
+        ], sessions: sessions)
     }
 
     private func events(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
@@ -55,8 +56,8 @@ struct EventRoutes: Sendable {
         var lastID = start
         stream.sendRetry(milliseconds: 1_000)
         while stream.isOpen {
-            let version = await sandbox.events.version(endUserID: endUserID)
-            guard let pending = try? await sandbox.store.events(endUserID: endUserID, after: lastID) else { break }
+            let version = await feed.version(of: endUserID)
+            guard let pending = try? await feed.events(of: endUserID, after: lastID) else { break }
             for event in pending {
                 guard stream.send(id: String(event.id), event: event.name, data: event.data) else { return }
                 lastID = event.id
@@ -65,8 +66,8 @@ struct EventRoutes: Sendable {
                 guard await drained(stream) else { return }
                 continue
             }
-            await sandbox.events.wait(endUserID: endUserID, after: version, timeout: Self.keepAliveSeconds)
-            if await sandbox.events.version(endUserID: endUserID) == version {
+            await feed.wait(for: endUserID, after: version, timeout: Self.keepAliveSeconds)
+            if await feed.version(of: endUserID) == version {
                 guard stream.sendComment("keep-alive") else { return }
             }
         }

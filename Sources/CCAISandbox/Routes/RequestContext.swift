@@ -9,17 +9,6 @@ extension Session {
     }
 }
 
-extension Sandbox {
-    /// The caller's chat named by the path's `:id`; another user's chat is not found.
-    func ownChat(_ request: HTTPRequest, _ session: Session) async throws -> ChatResponse {
-        let id = try request.integerParameter("id", "chat id")
-        guard let chat = try await store.chat(id: id, endUserID: try session.endUserID()) else {
-            throw HTTPError.notFound("there is no chat \(id)")
-        }
-        return chat
-    }
-}
-
 extension HTTPRequest {
     /// A path parameter that must be an integer; `what` names it in the error.
     func integerParameter(_ name: String, _ what: String) throws -> Int {
@@ -38,20 +27,19 @@ extension HTTPRouter {
     /// ``on(_:sessions:_:)`` does.
     ///
     /// ```swift
-    /// router.on([(Endpoints.currentChat, current), (Endpoints.endChat, end)], sessions: sandbox)
+    /// router.on([(Endpoints.currentChat, current), (Endpoints.endChat, end)], sessions: sessions)
     /// ```
-    mutating func on(_ table: [(Endpoint, SessionHandler)], sessions sandbox: Sandbox) {
-        for (endpoint, handler) in table { on(endpoint, sessions: sandbox, handler) }
+    mutating func on(_ table: [(Endpoint, SessionHandler)], sessions: SessionResolver) {
+        for (endpoint, handler) in table { on(endpoint, sessions: sessions, handler) }
     }
 
     /// Adds the handler of an end user's endpoint with the caller's session resolved
     /// once, before the handler runs: the one place routes get it from.
     ///
     /// ```swift
-    /// router.on(Endpoints.currentChat, sessions: sandbox) { request, session in ... }
+    /// router.on(Endpoints.currentChat, sessions: sessions) { request, session in ... }
     /// ```
-    mutating func on(_ endpoint: Endpoint, sessions sandbox: Sandbox,
-                     _ handler: @escaping SessionHandler) {
-        on(endpoint) { request in try await handler(request, try await sandbox.session(for: request)) }
+    mutating func on(_ endpoint: Endpoint, sessions: SessionResolver, _ handler: @escaping SessionHandler) {
+        on(endpoint) { request in try await handler(request, try await sessions.session(for: request)) }
     }
 }

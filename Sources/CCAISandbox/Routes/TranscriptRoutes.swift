@@ -4,21 +4,23 @@ import Foundation
 /// `GET /chats/{id}/transcript`: the chat's transcript as a PDF (``ChatTranscript``), at
 /// any time of the chat's life.
 struct TranscriptRoutes: Sendable {
-    let sandbox: Sandbox
+    let sessions: SessionResolver
+    let conversation: Conversation
+    let configuration: SandboxConfiguration
 
     func register(in router: inout HTTPRouter) {
         router.on([
             (Endpoints.transcript, transcript),
-        ], sessions: sandbox)
+        ], sessions: sessions)
     }
 
     private func transcript(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
-        let chat = try await sandbox.ownChat(request, session)
-        let menu = sandbox.configuration.allMenus.first { $0.id == chat.menuId }
+        let chat = try await sessions.ownChat(request, session)
+        let menu = configuration.allMenus.first { $0.id == chat.menuId }
         let transcript = ChatTranscript(
-            chat: chat, messages: try await sandbox.store.messages(chatID: chat.id), companyName: sandbox.configuration.company.name,
+            chat: chat, messages: try await conversation.messages(of: chat.id), companyName: configuration.company.name,
             queueName: menu?.name.text(chat.lang, fallback: "en") ?? "queue \(chat.menuId)",
-            timeZone: TimeZone(identifier: sandbox.configuration.company.timeZone) ?? .gmt, endUserName: session.endUser.name)
+            timeZone: TimeZone(identifier: configuration.company.timeZone) ?? .gmt, endUserName: session.endUser.name)
         let pdf: Data
         do {
             pdf = try transcript.pdf()

@@ -1,14 +1,21 @@
 import CCAIWire
 import Foundation
+import Timekeeping
 
 /// The per-end-user quotas of `limits` (docs/security.md), checked before anything is
-/// created, and the pruning of old events and files.
-extension Sandbox {
-    var limits: LimitsConfiguration { configuration.limits ?? LimitsConfiguration() }
+/// created: chats, uploads and their bytes, screen shares, each over the last hour.
+///
+/// ```swift
+/// try await quotas.check(.uploadBytes, endUserID: owner, adding: body.count)   // or a 429
+/// ```
+struct Quotas: Sendable {
+    let store: SandboxStore
+    let limits: LimitsConfiguration
+    let clock: any Clock
 
     /// Refuses with a 429 when `endUserID` has used up a quota in the last hour; `adding`
     /// is what the request would add (bytes for uploads).
-    func checkQuota(_ what: SandboxStore.QuotaCount, endUserID: Int, adding: Int = 1) async throws {
+    func check(_ what: SandboxStore.QuotaCount, endUserID: Int, adding: Int = 1) async throws {
         let (limit, key, noun): (Int, String, String)
         switch what {
         case .chats: (limit, key, noun) = (limits.effectiveChatsPerHour, "chats_per_hour", "chats")
@@ -19,15 +26,5 @@ extension Sandbox {
         let used = try await store.count(what, endUserID: endUserID, since: clock.now().addingTimeInterval(-3_600))
         guard used >= limit || adding > limit - used else { return }
         throw HTTPError.limitExceeded("at most \(limit) \(noun) an hour per end user (limits.\(key)); \(used) used", retryAfter: 60)
-    }
-
-    /// Deletes events and files past their retention (`limits.event_retention_seconds`,
-    /// `limits.media_retention_seconds`) and expired tokens; the sandbox does it every
-    /// minute by itself.
-    @discardableResult
-    public func pruneOldData() async throws -> (events: Int, media: Int) {
-        let now = clock.now()
-        return try await store.prune(eventsBefore: now.addingTimeInterval(-limits.effectiveEventRetentionSeconds),
-                                     mediaBefore: now.addingTimeInterval(-limits.effectiveMediaRetentionSeconds), now: now)
     }
 }

@@ -1,0 +1,113 @@
+import CCAIWire
+import Foundation
+import Timekeeping
+
+/// Files in chats: the end user's photos and videos (within the seeds' limits and
+/// `limits`' upload quotas, optionally answering a smart action), the files agents send
+/// (the 19 agent file types of seed 003), and downloads of a chat's files by its end user.
+///
+/// ```swift
+/// let upload = ChatFiles.Upload(kind: "image", mimeType: "image/png", name: "receipt.png", data: bytes)
+/// let (message, isNew) = try await files.receive(upload, in: chat, from: session)
+/// ```
+struct ChatFiles: Sendable {
+    /// A file the end user sends: `kind` is `image` or `video`; `smartActionID` names the
+    /// smart action it answers, if any.
+    struct Upload: Sendable {
+        var kind: String?
+        var mimeType: String
+        var name: String?
+        var clientMessageID: String?
+        var smartActionID: String?
+        var data: Data
+    }
+
+    let store: SandboxStore
+    let conversation: Conversation
+    let smartActions: SmartActions
+    let quotas: Quotas
+    let clock: any Clock
+
+    /// Stores the end user's upload in a chat in progress and posts it as a `media`
+    /// message; `isNew` is false for a client message id sent before (nothing is stored).
+    func receive(_ upload: Upload, in chat: ChatResponse, from session: Session) async throws -> (message: ChatMessage, isNew: Bool) {
+        try chat.requireInProgress()
+        let (type, limit, noun, accepted): (ChatMediaType, Int, String, Set<String>)
+        switch upload.kind {
+        case "image": (type, limit, noun, accepted) = (.photo, AttachmentLimits.imageBytes, "image", ChatMediaType.endUserImageTypes)
+        case "video": (type, limit, noun, accepted) = (.video, AttachmentLimits.videoBytes, "video", ChatMediaType.endUserVideoTypes)
+        default: throw HTTPError.badRequest("kind: 'image' or 'video' expected, got '\(upload.kind ?? "")'")
+        }
+        guard accepted.contains(upload.mimeType) else {
+            throw HTTPError.badRequest("Content-Type: an \(noun) type (\(accepted.sorted().joined(separator: ", "))) expected, got '\(upload.mimeType)'")
+        }
+        if let name = upload.name, let problem = FileName.problem(name) { throw HTTPError.badRequest("name: \(problem)") }
+        guard !upload.data.isEmpty else { throw HTTPError.badRequest("the \(noun) is empty") }
+        guard upload.data.count <= limit else {
+            throw HTTPError(status: 413, code: .tooLarge,
+                            message: "the \(noun) is \(AttachmentLimits.megabytes(upload.data.count)) (\(upload.data.count) bytes); \(noun)s may be at most \(AttachmentLimits.megabytes(limit)) (\(limit) bytes)")
+        }
+        if let clientMessageID = upload.clientMessageID,
+            let sent = try await conversation.message(in: chat.id, clientMessageID: clientMessageID)
+        {
+            return (sent, false)
+        }
+        let action = try await answeredAction(upload.smartActionID, of: type, in: chat)
+        let owner = try session.endUserID()
+        try await quotas.check(.uploads, endUserID: owner)
+        try await quotas.check(.uploadBytes, endUserID: owner, adding: upload.data.count)
+        let media = try await store.addMedia(chatID: chat.id, type: type, name: upload.name, mimeType: upload.mimeType,
+                                             data: upload.data, now: clock.now())
+        if let action { try await smartActions.attach(media, to: action) }
+        return try await conversation.post(
+            .init(sender: ChatMessageSender(type: "end_user", name: session.endUser.name), type: "media", media: media,
+                  smartActionID: action?.id, clientMessageID: upload.clientMessageID),
+            in: chat.id, endUserID: owner)
+    }
+
+    /// The type of a file an agent sends, checked: one of the 19 agent file types (seed
+    /// 003) by MIME type, a file name (not a path) with a matching extension, not empty
+    /// and within the video limit.
+    static func agentFileType(name: String, mimeType: String, size: Int) throws -> ChatMediaType {
+        guard let (type, extensions) = ChatMediaType.agentFileTypes[mimeType.lowercased()] else {
+            throw HTTPError.badRequest("mime_type: one of the agent file types expected ("
+                                       + ChatMediaType.agentFileTypes.keys.sorted().joined(separator: ", ") + "), got '\(mimeType)'")
+        }
+        if let problem = FileName.problem(name) { throw HTTPError.badRequest("name: \(problem)") }
+        let fileExtension = URL(fileURLWithPath: name).pathExtension.lowercased()
+        guard extensions.contains(fileExtension) else {
+            throw HTTPError.badRequest("name: a file name ending in ." + extensions.joined(separator: " or .")
+                                       + " expected for \(mimeType), got '\(name)'")
+        }
+        guard size > 0, size <= AttachmentLimits.videoBytes else {
+            throw HTTPError(code: size == 0 ? .invalidArgument : .tooLarge,
+                            message: size == 0 ? "data: the file is empty"
+                                : "data: files may be at most \(AttachmentLimits.megabytes(AttachmentLimits.videoBytes)), got \(AttachmentLimits.megabytes(size))")
+        }
+        return type
+    }
+
+    /// Posts a file an agent sends (checked by ``agentFileType(name:mimeType:size:)``) as
+    /// a `media` message from `sender`.
+    func send(_ type: ChatMediaType, name: String, mimeType: String, data: Data, in chatID: Int, endUserID: Int,
+              from sender: ChatMessageSender) async throws -> ChatMessage
+    {
+        let media = try await store.addMedia(chatID: chatID, type: type, name: name, mimeType: mimeType.lowercased(), data: data,
+                                             now: clock.now())
+        return try await conversation.post(.init(sender: sender, type: "media", media: media), in: chatID, endUserID: endUserID)
+            .message
+    }
+
+    /// A file of one of the end user's chats, with its bytes; another user's is not found.
+    func download(_ id: Int, endUserID: Int) async throws -> (media: ChatMedia, data: Data) {
+        guard let found = try await store.media(id: id, endUserID: endUserID) else { throw HTTPError.notFound("there is no media \(id)") }
+        return found
+    }
+
+    /// The smart action an upload answers (`smart_action_id`), checked against the kind.
+    private func answeredAction(_ text: String?, of type: ChatMediaType, in chat: ChatResponse) async throws -> SmartAction? {
+        guard let text else { return nil }
+        guard let id = Int(text) else { throw HTTPError.badRequest("smart_action_id: an integer expected, got '\(text)'") }
+        return try await smartActions.answeredByUpload(id, of: type, inChat: chat.id)
+    }
+}

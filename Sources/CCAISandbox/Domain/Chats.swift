@@ -1,0 +1,111 @@
+import CCAIWire
+import Foundation
+import Timekeeping
+
+/// An end user's chats outside their lifecycle's transitions: reading them, the messages
+/// the end user writes, and what the app sets on a chat in progress (typing, a preview
+/// of the message being typed, custom chat events).
+///
+/// ```swift
+/// let current = try await chats.current(endUserID: owner)   // or a 404
+/// let (message, isNew) = try await chats.receive(body, in: current, from: session)
+/// ```
+struct Chats: Sendable {
+    let store: SandboxStore
+    let lifecycle: ChatLifecycle
+    let conversation: Conversation
+    let queues: Queues
+    let clock: any Clock
+
+    /// The end user's chat in progress, or a 404.
+    func current(endUserID: Int) async throws -> ChatResponse {
+        guard let chat = try await store.currentChat(endUserID: endUserID) else { throw HTTPError.notFound("no chat in progress") }
+        return chat
+    }
+
+    /// The end user's chat `id`, if it is theirs.
+    func chat(_ id: Int, endUserID: Int) async throws -> ChatResponse? {
+        try await store.chat(id: id, endUserID: endUserID)
+    }
+
+    /// A page (from 1) of the end user's ended chats, newest first, with their messages.
+    func previous(endUserID: Int, page: Int, perPage: Int) async throws -> PreviousChatsResponse {
+        let (chats, pages) = try await store.previousChats(endUserID: endUserID, page: page, perPage: perPage)
+        var messages: [ChatMessage] = []
+        for chat in chats { messages += try await conversation.messages(of: chat.id) }
+        return PreviousChatsResponse(chats: chats, messages: messages, currentPage: page, totalPages: pages)
+    }
+
+    /// The end user's message in a chat that takes messages (``ChatLifecycle/acceptsMessages(_:)``),
+    /// stored once by its client id; `isNew` is false for a client id sent before.
+    func receive(_ message: SendMessageRequest, in chat: ChatResponse, from session: Session) async throws
+        -> (message: ChatMessage, isNew: Bool)
+    {
+        guard !message.text.isEmpty else { throw HTTPError.badRequest("the field 'text' must not be empty") }
+        if let problem = AttachmentLimits.textProblem(message.text) { throw HTTPError(code: .tooLarge, message: "text: \(problem)") }
+        guard !message.clientMessageId.isEmpty else { throw HTTPError.badRequest("the field 'client_message_id' must not be empty") }
+        guard !message.clientMessageId.utf8.contains(0) else {
+            throw HTTPError.badRequest("the field 'client_message_id' must not contain NUL")
+        }
+        guard try await lifecycle.acceptsMessages(chat) else { throw HTTPError.chatEnded(chat.id) }
+        return try await conversation.post(
+            .init(sender: ChatMessageSender(type: "end_user", name: session.endUser.name), type: "text", text: message.text,
+                  clientMessageID: message.clientMessageId),
+            in: chat.id, endUserID: try session.endUserID())
+    }
+
+    /// Whether the end user is typing in a chat in progress.
+    func setTyping(_ typing: Bool, in chat: ChatResponse) async throws {
+        try chat.requireInProgress()
+        try await store.setTyping(chatID: chat.id, typing)
+    }
+
+    /// A preview of the message the end user is typing (redacted when the queue redacts);
+    /// a preview older than the one kept is not accepted.
+    func setPreview(_ preview: MessagePreviewRequest, in chat: ChatResponse) async throws -> MessagePreview {
+        try chat.requireInProgress()
+        let text = chat.redactionEnabled ? Redactor.redact(preview.text) : preview.text
+        let kept = try await store.setPreview(chatID: chat.id, text: text, timestamp: preview.timestamp)
+        return try await self.preview(of: chat.id, accepted: kept)
+    }
+
+    /// What agents see of the end user's typing: the latest preview and the typing flag;
+    /// `accepted` says whether the preview just sent was kept.
+    func preview(of chatID: Int, accepted: Bool? = nil) async throws -> MessagePreview {
+        let stored = try await store.preview(chatID: chatID)
+        return MessagePreview(text: stored?.text, timestamp: stored?.timestamp, accepted: accepted,
+                              typing: try await store.isTyping(chatID: chatID))
+    }
+
+    /// A custom event the app records in a chat in progress.
+    func addEvent(_ event: ChatEvent, in chat: ChatResponse) async throws -> StoredChatEvent {
+        guard !event.name.isEmpty else { throw HTTPError.badRequest("the field 'name' must not be empty") }
+        try chat.requireInProgress()
+        return try await store.addChatEvent(chatID: chat.id, name: event.name, payload: event.payload ?? [:], now: clock.now())
+    }
+
+    /// The escalation option the end user picked, as the chat's virtual agent offers it
+    /// (a deflection channel may be named only where the option has none of its own).
+    func escalationOption(_ picked: ChatEscalationOption, for chat: ChatResponse) throws
+        -> VirtualAgentConfiguration.EscalationOption
+    {
+        let offered = queues.virtualAgent(forMenu: chat.menuId)?.configuration.escalationOptions ?? []
+        guard var option = offered.first(where: { $0.id == picked.escalationId }) else {
+            let ids = offered.map { String($0.id) }
+            throw HTTPError.badRequest("queue \(chat.menuId) offers no escalation option \(picked.escalationId)"
+                                       + (ids.isEmpty ? "" : " (it offers \(ids.joined(separator: ", ")))"))
+        }
+        if let channel = picked.deflectionChannel {
+            guard option.deflectionChannel == nil || option.deflectionChannel == channel else {
+                throw HTTPError.badRequest("escalation option \(option.id) deflects to \(option.deflectionChannel ?? "chat"), not \(channel)")
+            }
+            option.deflectionChannel = channel
+        }
+        return option
+    }
+
+    /// The chats queued on `menus` and waiting for a human agent, oldest first.
+    func waiting(onMenus menus: [Int]) async throws -> [(chat: ChatResponse, endUserID: Int)] {
+        try await store.queuedChats(menus: menus)
+    }
+}

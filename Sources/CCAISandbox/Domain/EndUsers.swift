@@ -1,0 +1,80 @@
+import CCAIWire
+import Foundation
+import Timekeeping
+
+/// End users and their auth tokens: signing in with the company's JWT (signature,
+/// algorithm, `iat`/`exp`; the end user found or created by `identifier`), signing out,
+/// and their own profile, whose identifier never changes.
+///
+/// ```swift
+/// let auth = try await endUsers.authenticate(AuthRequest(companyKey: key, jwt: jwt))
+/// ```
+struct EndUsers: Sendable {
+    /// The profile fields an end user may send (`PATCH /end_user`).
+    struct Update: Decodable {
+        var name: String?
+        var email: String?
+        var phone: String?
+        var identifier: String?
+    }
+
+    let configuration: SandboxConfiguration
+    let store: SandboxStore
+    let clock: any Clock
+
+    /// Checks the JWT, finds or creates its end user, and issues an auth token bound to
+    /// the company's key.
+    func authenticate(_ request: AuthRequest) async throws -> AuthResponse {
+        let company = configuration.company
+        guard request.companyKey == company.key else {
+            throw HTTPError.unauthenticated("unknown company key '\(request.companyKey)'")
+        }
+        let now = clock.now()
+        let claims: [String: JSONValue]
+        do {
+            claims = try JWTVerifier(secret: company.secret, algorithms: configuration.algorithms,
+                                     maximumLifetime: company.jwtMaxLifetimeSeconds ?? 86_400)
+                .verify(request.jwt, now: now)
+        } catch let error as JWTError {
+            throw HTTPError.unauthenticated("the JWT is refused: \(error)")
+        }
+        guard let identifier = claims["identifier"]?.stringValue, !identifier.isEmpty else {
+            throw HTTPError.unauthenticated("the JWT is refused: the 'identifier' claim is required")
+        }
+        guard !identifier.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw HTTPError.badRequest("the 'identifier' claim must not contain control characters (NUL, newlines)")
+        }
+        let problems = ReservedCRMKey.problems(in: claims["custom_data"] ?? [:], signed: true)
+        guard problems.isEmpty else { throw HTTPError.badRequest("the JWT's " + problems.joined(separator: "; ")) }
+        let user = try await store.endUser(identifier: identifier, name: claims["name"]?.stringValue,
+                                           email: claims["email"]?.stringValue, phone: claims["phone"]?.stringValue, now: now)
+        let expiresAt = now.addingTimeInterval(min(company.authTokenSeconds ?? 86_400, Checked.maximumSeconds))
+        let token = try await store.issueToken(endUserID: user.id ?? 0, customData: claims["custom_data"] ?? [:],
+                                               expiresAt: expiresAt)
+        return AuthResponse(authToken: token, expiresAt: Int64(Checked.truncated(expiresAt.timeIntervalSince1970) ?? 0),
+                            endUser: user, latestEventId: try await store.latestEventID(endUserID: user.id ?? 0))
+    }
+
+    /// Revokes the session's token.
+    func signOut(_ session: Session) async throws {
+        try await store.revokeToken(session.token)
+    }
+
+    /// Changes the caller's profile; its identifier cannot change.
+    func update(_ update: Update, of session: Session) async throws -> EndUser {
+        if let identifier = update.identifier, identifier != session.endUser.identifier {
+            throw HTTPError.forbidden("an end user's identifier cannot be changed; authenticate as the other end user")
+        }
+        guard let id = session.endUser.id,
+            let user = try await store.updateEndUser(id: id, name: update.name, email: update.email, phone: update.phone)
+        else { throw HTTPError.notFound("the end user no longer exists") }
+        return user
+    }
+
+    /// The company as end users see it.
+    var company: CompanyResponse {
+        let company = configuration.company
+        return CompanyResponse(displayName: company.name, supportEmail: company.supportEmail, languages: company.languages,
+                               timeZone: company.timeZone, preventDirectPstnCall: company.preventDirectPstnCall ?? false)
+    }
+}

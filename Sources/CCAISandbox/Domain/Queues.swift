@@ -1,0 +1,39 @@
+import CCAIWire
+import Foundation
+import Timekeeping
+
+/// The configuration's queues as they stand: each menu by id, the virtual agent that
+/// takes a queue's chats, and the live menu tree (business hours on the business clock,
+/// the sessions waiting).
+///
+/// ```swift
+/// let menu = try queues.menu(id)                       // or a 404
+/// if let deflection = try await queues.engine().deflection(menu) { ... }
+/// ```
+struct Queues: Sendable {
+    let configuration: SandboxConfiguration
+    let store: SandboxStore
+    /// Business hours' time (docs/sdk-and-sandbox.md, `clock_start`).
+    let businessClock: any Clock
+
+    /// The queue menu `id`, or a 404.
+    func menu(_ id: Int) throws -> MenuConfiguration {
+        guard let menu = configuration.allMenus.first(where: { $0.id == id }) else {
+            throw HTTPError.notFound("there is no queue menu \(id)")
+        }
+        return menu
+    }
+
+    /// The virtual agent that takes the chats of a queue, if it has one.
+    func virtualAgent(forMenu menuID: Int) -> (id: String, configuration: VirtualAgentConfiguration)? {
+        guard let id = configuration.allMenus.first(where: { $0.id == menuID })?.channels?.chat?.virtualAgent,
+            let virtualAgent = configuration.virtualAgents?[id]
+        else { return nil }
+        return (id, virtualAgent)
+    }
+
+    /// The queues as they are now: business hours and the sessions waiting.
+    func engine() async throws -> QueueMenuEngine {
+        QueueMenuEngine(configuration: configuration, now: businessClock.now(), waiting: try await store.waitingCounts())
+    }
+}
