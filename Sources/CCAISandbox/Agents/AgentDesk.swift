@@ -39,12 +39,11 @@ actor AgentDesk {
         if let customData { self.customData[chat.id] = customData }
         if let found = environment.queues.virtualAgent(forMenu: chat.menuId) {
             let (id, virtualAgent) = (found.id, found.configuration)
-            let actions = AgentActions(environment: environment, desk: self, chatID: chat.id, endUserID: endUserID, name: virtualAgent.name ?? id,
-                                       kind: .virtual)
+            let actions = agentActions(chat.id, endUserID: endUserID, name: virtualAgent.name ?? id, kind: .virtual)
             let escalate = escalation(chatID: chat.id, endUserID: endUserID)
             if let script = virtualScripts[id] {
-                run(ScriptedAgent(actions: actions, script: script, mailbox: AgentMailbox(clock: environment.clock), redacts: chat.redactionEnabled,
-                                  escalate: escalate), chat)
+                let mailbox = AgentMailbox(clock: environment.clock)
+                run(ScriptedAgent(actions: actions, script: script, mailbox: mailbox, escalate: escalate), chat)
             } else {
                 Task { try? await VirtualAgent(actions: actions, configuration: virtualAgent, escalate: escalate).chatQueued() }
             }
@@ -54,8 +53,11 @@ actor AgentDesk {
     }
 
     /// The customer wrote in a chat: a running script gets it (in order, before this
-    /// returns), or the default behaviour of whoever has the chat answers it.
+    /// returns), or the default behaviour of whoever has the chat answers it. Agents get
+    /// it as they see it (``ChatResponse/agentView(of:)-(ChatMessage)``: redacted when the
+    /// queue redacts).
     func messageReceived(_ message: ChatMessage, in chat: ChatResponse, endUserID: Int) async {
+        let message = chat.agentView(of: message)
         if let mailbox = mailboxes[chat.id] {
             await mailbox.deliver(message)
         } else if let id = postSessions[chat.id], let configuration = environment.configuration.virtualAgents?[id] {
@@ -63,12 +65,12 @@ actor AgentDesk {
             Task { try? await PostSessionVirtualAgent(actions: actions, configuration: configuration).messageReceived(message, in: chat) }
         } else if let name = chat.agent?.name {
             guard scripts[name] == nil else { return }
-            let actions = AgentActions(environment: environment, desk: self, chatID: chat.id, endUserID: endUserID, name: name)
+            let actions = agentActions(chat.id, endUserID: endUserID, name: name)
             Task { try? await DefaultAgent(actions: actions).messageReceived(message, in: chat) }
         } else if let name = chat.virtualAgent?.name, let found = environment.queues.virtualAgent(forMenu: chat.menuId),
             virtualScripts[found.id] == nil
         {
-            let actions = AgentActions(environment: environment, desk: self, chatID: chat.id, endUserID: endUserID, name: name, kind: .virtual)
+            let actions = agentActions(chat.id, endUserID: endUserID, name: name, kind: .virtual)
             let agent = VirtualAgent(actions: actions, configuration: found.configuration,
                                      escalate: escalation(chatID: chat.id, endUserID: endUserID))
             Task { try? await agent.messageReceived(message, in: chat) }
@@ -94,8 +96,7 @@ actor AgentDesk {
             throw HTTPError.conflict("chat \(chatID) is not with a virtual agent, or its escalation has already started")
         }
         await mailboxes.removeValue(forKey: chatID)?.close()
-        let leaving = AgentActions(environment: environment, desk: self, chatID: chatID, endUserID: endUserID,
-                                   name: queued.virtualAgent?.name ?? "virtual agent", kind: .virtual)
+        let leaving = agentActions(chatID, endUserID: endUserID, name: queued.virtualAgent?.name ?? "virtual agent", kind: .virtual)
         try await leaving.publishMember(.left)
         if let channel = option?.deflectionChannel, channel != "chat" {
             return try await deflect(queued, to: channel, endUserID: endUserID)
@@ -149,8 +150,7 @@ actor AgentDesk {
         postSessions[chat.id] = id
         let actions = postSessionActions(chat, id: id, configuration: configuration, endUserID: endUserID)
         if let script = virtualScripts[id] {
-            let agent = ScriptedAgent(actions: actions, script: script, mailbox: AgentMailbox(clock: environment.clock), redacts: chat.redactionEnabled,
-                                      escalate: nil)
+            let agent = ScriptedAgent(actions: actions, script: script, mailbox: AgentMailbox(clock: environment.clock), escalate: nil)
             mailboxes[chat.id] = agent.mailbox
             let data = customData[chat.id] ?? [:]
             Task {
@@ -164,10 +164,14 @@ actor AgentDesk {
     }
 
     private func postSessionActions(_ chat: ChatResponse, id: String, configuration: VirtualAgentConfiguration, endUserID: Int) -> AgentActions {
-        var actions = AgentActions(environment: environment, desk: self, chatID: chat.id, endUserID: endUserID, name: configuration.name ?? id,
-                                   kind: .virtual)
+        var actions = agentActions(chat.id, endUserID: endUserID, name: configuration.name ?? id, kind: .virtual)
         actions.isPostSession = true
         return actions
+    }
+
+    /// What an agent of the desk does to a chat.
+    private func agentActions(_ chatID: Int, endUserID: Int, name: String, kind: AgentKind = .human) -> AgentActions {
+        AgentActions(environment: environment, desk: self, chatID: chatID, endUserID: endUserID, name: name, kind: kind)
     }
 
     /// The post-session virtual agent of a chat finished.
@@ -218,10 +222,9 @@ actor AgentDesk {
         }
         guard let name = candidates.min(by: { (load[$0.name]?.count ?? 0) < (load[$1.name]?.count ?? 0) })?.name else { return }
         load[name, default: []].insert(chat.id)
-        let actions = AgentActions(environment: environment, desk: self, chatID: chat.id, endUserID: endUserID, name: name)
+        let actions = agentActions(chat.id, endUserID: endUserID, name: name)
         if let script = scripts[name] {
-            run(ScriptedAgent(actions: actions, script: script, mailbox: AgentMailbox(clock: environment.clock), redacts: chat.redactionEnabled,
-                              escalate: nil), chat)
+            run(ScriptedAgent(actions: actions, script: script, mailbox: AgentMailbox(clock: environment.clock), escalate: nil), chat)
         } else {
             Task { try? await DefaultAgent(actions: actions).chatQueued() }
         }

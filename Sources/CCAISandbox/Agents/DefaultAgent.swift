@@ -13,16 +13,15 @@ struct DefaultAgent {
         try await actions.say("Hi, I'm \(actions.name). How can I help you?")
     }
 
-    /// The customer wrote: answer, or say goodbye and end the chat. With redaction on,
-    /// the agent only ever sees the redacted text.
+    /// The customer wrote: answer, or say goodbye and end the chat. The desk hands the
+    /// message over as agents see it (redacted when the queue redacts).
     func messageReceived(_ message: ChatMessage, in chat: ChatResponse) async throws {
         guard chat.status == .active else { return }
         if let media = message.media {
             try await actions.say("Thanks, I received your \(media.type == .video ? "video" : "image")\(media.name.map { " \"\($0)\"" } ?? "").")
             return
         }
-        guard let original = message.text else { return }
-        let text = chat.redactionEnabled ? Redactor.redact(original) : original
+        guard let text = message.text else { return }
         let words = text.lowercased().split(whereSeparator: { !$0.isLetter })
         if words.contains("bye") || words.contains("goodbye") {
             try await actions.say("Thanks for contacting us. Goodbye!")

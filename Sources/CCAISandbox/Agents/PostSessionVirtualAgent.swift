@@ -17,8 +17,7 @@ struct PostSessionVirtualAgent {
     }
 
     func messageReceived(_ message: ChatMessage, in chat: ChatResponse) async throws {
-        guard let original = message.text else { return }
-        let text = chat.redactionEnabled ? Redactor.redact(original) : original
+        guard let text = message.text else { return }
         let words = Set(text.lowercased().split(whereSeparator: { !$0.isLetter }).map(String.init))
         if !words.isDisjoint(with: Self.closingWords) {
             try await actions.say("Thank you for your time. Goodbye!")

@@ -26,7 +26,6 @@ public struct ScriptedAgent {
     let actions: AgentActions
     let script: AgentScript
     let mailbox: AgentMailbox
-    let redacts: Bool
     /// For a virtual agent: hands the chat to a human (`agent.escalate()`).
     let escalate: (@Sendable () async throws -> Void)?
 
@@ -128,8 +127,7 @@ public struct ScriptedAgent {
                     throw call.argumentError(1, "options.timeout", "a positive number of seconds expected")
                 }
                 return try call.suspend {
-                    guard var message = await agent.mailbox.next(timeout: timeout ?? 60) else { return [.nil] }
-                    if agent.redacts { message.text = message.text.map(Redactor.redact) }
+                    guard let message = await agent.mailbox.next(timeout: timeout ?? 60) else { return [.nil] }
                     return [try LuaEncoder().encode(message)]
                 }
             }

@@ -17,10 +17,9 @@ struct VirtualAgent {
         try await actions.say("Hi, I'm \(actions.name), a virtual agent. Ask me anything, or ask for a human agent.")
     }
 
-    /// Answers one message (redacted first when the queue redacts).
+    /// Answers one message (as agents see it: redacted when the queue redacts).
     func messageReceived(_ message: ChatMessage, in chat: ChatResponse) async throws {
-        guard chat.status == .active, let original = message.text else { return }
-        let text = (chat.redactionEnabled ? Redactor.redact(original) : original).lowercased()
+        guard chat.status == .active, let text = message.text?.lowercased() else { return }
         let words = Set(text.split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map(String.init))
         if !words.isDisjoint(with: Self.escalationWords) {
             try await actions.say("Let me connect you with a human agent.")

@@ -15,3 +15,18 @@ extension ChatResponse {
         guard isInProgress else { throw HTTPError.chatEnded(id) }
     }
 }
+
+extension ChatResponse {
+    /// The end user's text as agents see it, and as previews and transcripts show it:
+    /// redacted when the chat's queue redacts (seed 001, automatic redaction).
+    func agentView(of text: String) -> String {
+        redactionEnabled ? Redactor.redact(text) : text
+    }
+
+    /// The end user's message as agents get it: its text through ``agentView(of:)-(String)``.
+    func agentView(of message: ChatMessage) -> ChatMessage {
+        var seen = message
+        seen.text = message.text.map(agentView(of:))
+        return seen
+    }
+}

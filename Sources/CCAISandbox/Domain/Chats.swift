@@ -64,8 +64,7 @@ struct Chats: Sendable {
     /// a preview older than the one kept is not accepted.
     func setPreview(_ preview: MessagePreviewRequest, in chat: ChatResponse) async throws -> MessagePreview {
         try chat.requireInProgress()
-        let text = chat.redactionEnabled ? Redactor.redact(preview.text) : preview.text
-        let kept = try await store.setPreview(chatID: chat.id, text: text, timestamp: preview.timestamp)
+        let kept = try await store.setPreview(chatID: chat.id, text: chat.agentView(of: preview.text), timestamp: preview.timestamp)
         return try await self.preview(of: chat.id, accepted: kept)
     }
 

@@ -67,7 +67,7 @@ public struct ChatTranscript: Sendable {
         if let form = message.form { return ("Form: \(form.title ?? form.name ?? "form \(form.id)")", .notice) }
         if let webForm = message.webForm { return ("Web form: \(webForm.externalFormId)", .notice) }
         let text = message.text ?? message.event ?? ""
-        if message.sender.type == "end_user", chat.redactionEnabled { return (Redactor.redact(text), .body) }
+        if message.sender.type == "end_user", chat.redactionEnabled { return (chat.agentView(of: text), .body) }
         return (text, message.type == "noti" || message.type == "screen_share" ? .notice : .body)
     }
 
