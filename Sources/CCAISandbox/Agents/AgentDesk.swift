@@ -122,17 +122,7 @@ actor AgentDesk {
     /// leaves, `cold_transfer` tells the customer where the chat goes, and the chat is
     /// queued there for that queue's agents.
     func transfer(_ actions: AgentActions, toMenu menuID: Int) async throws -> ChatResponse {
-        guard let menu = environment.configuration.allMenus.first(where: { $0.id == menuID }) else {
-            throw HTTPError.badRequest("there is no queue menu \(menuID)")
-        }
-        guard let chatChannel = menu.channels?.chat else { throw HTTPError.badRequest("queue \(menuID) has no chat channel") }
-        guard let current = try await environment.chats.chat(actions.chatID, endUserID: actions.endUserID), current.isInProgress
-        else { throw HTTPError.chatEnded(actions.chatID) }
-        guard current.menuId != menuID else { throw HTTPError.badRequest("chat \(actions.chatID) is already on queue \(menuID)") }
-        let postSession = environment.configuration.postSessionSettings(forMenu: menuID)
-        guard let queued = try await environment.lifecycle.transfer(actions.chatID, endUserID: actions.endUserID, to: menuID,
-                                                                    redaction: chatChannel.redaction ?? false, postSession: postSession)
-        else { throw HTTPError.chatEnded(actions.chatID) }
+        let (current, queued) = try await environment.chats.transfer(actions.chatID, endUserID: actions.endUserID, toMenu: menuID)
         await mailboxes.removeValue(forKey: actions.chatID)?.close()
         await release(actions.chatID)
         try await actions.publishMember(.left)

@@ -103,6 +103,25 @@ struct Chats: Sendable {
         return option
     }
 
+    /// A cold transfer of a chat in progress to another queue with a chat channel: it is
+    /// queued there with that queue's redaction and post-session settings, and no agent.
+    /// The chat before and after.
+    func transfer(_ chatID: Int, endUserID: Int, toMenu menuID: Int) async throws -> (from: ChatResponse, queued: ChatResponse) {
+        guard let menu = queues.configuration.allMenus.first(where: { $0.id == menuID }) else {
+            throw HTTPError.badRequest("there is no queue menu \(menuID)")
+        }
+        guard let chatChannel = menu.channels?.chat else { throw HTTPError.badRequest("queue \(menuID) has no chat channel") }
+        guard let current = try await chat(chatID, endUserID: endUserID), current.isInProgress else {
+            throw HTTPError.chatEnded(chatID)
+        }
+        guard current.menuId != menuID else { throw HTTPError.badRequest("chat \(chatID) is already on queue \(menuID)") }
+        guard let queued = try await lifecycle.transfer(chatID, endUserID: endUserID, to: menuID,
+                                                        redaction: chatChannel.redaction ?? false,
+                                                        postSession: queues.configuration.postSessionSettings(forMenu: menuID))
+        else { throw HTTPError.chatEnded(chatID) }
+        return (current, queued)
+    }
+
     /// The chats queued on `menus` and waiting for a human agent, oldest first.
     func waiting(onMenus menus: [Int]) async throws -> [(chat: ChatResponse, endUserID: Int)] {
         try await store.queuedChats(menus: menus)
