@@ -17,23 +17,14 @@ struct Conversation: Sendable {
     struct Message: Sendable {
         var sender: ChatMessageSender
         var type: String
-        var text: String?
-        var event: String?
-        var media: ChatMedia?
-        var smartActionID: Int?
-        var form: CustomForm?
-        var webForm: WebFormRequest?
-        var screenShare: ScreenShareResponse?
-        var clientMessageID: String?
-
-        init(sender: ChatMessageSender, type: String, text: String? = nil, event: String? = nil, media: ChatMedia? = nil,
-             smartActionID: Int? = nil, form: CustomForm? = nil, webForm: WebFormRequest? = nil,
-             screenShare: ScreenShareResponse? = nil, clientMessageID: String? = nil)
-        {
-            (self.sender, self.type, self.text, self.event, self.media) = (sender, type, text, event, media)
-            (self.smartActionID, self.form, self.webForm, self.screenShare) = (smartActionID, form, webForm, screenShare)
-            self.clientMessageID = clientMessageID
-        }
+        var text: String? = nil
+        var event: String? = nil
+        var media: ChatMedia? = nil
+        var smartActionID: Int? = nil
+        var form: CustomForm? = nil
+        var webForm: WebFormRequest? = nil
+        var screenShare: ScreenShareResponse? = nil
+        var clientMessageID: String? = nil
 
         /// A notification from the platform itself (`noti`).
         static func notification(_ text: String, event: String) -> Message {
