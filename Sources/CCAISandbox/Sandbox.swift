@@ -30,10 +30,15 @@ public final class Sandbox: Sendable {
     /// The periodic chores (pruning, ending idle chats); they stop with the sandbox.
     private let chores = Mutex<[ClockTimer]>([])
 
-    /// The domain types the routes, the agents and the chores act through: each holds the
-    /// parts of the store and the configuration it needs, and nothing reaches past them.
+    // The domain types (Domain/) the routes, the agents and the chores act through: each
+    // holds the parts of the store and the configuration it needs, and nothing reaches
+    // past them to the store.
+
+    /// Where every event for end users is recorded and announced.
     let publisher: EventPublisher
+    /// The transitions of chats, for routes, agents and the chores.
     let lifecycle: ChatLifecycle
+    /// Every message posted, stored then published.
     let conversation: Conversation
     let sessions: SessionResolver
     let feed: EventFeed

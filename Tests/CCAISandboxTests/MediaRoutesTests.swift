@@ -45,6 +45,9 @@ import Testing
         #expect(try await upload(server, chat.id, ana, kind: "image", mimeType: "image/png", bytes: 0).status == 400)
         let noAction = try await upload(server, chat.id, ana, kind: "image", mimeType: "image/png", bytes: 10, query: "&smart_action_id=77")
         #expect(noAction.status == 404)
+        let badAction = try await upload(server, chat.id, ana, kind: "image", mimeType: "image/png", bytes: 10,
+                                         query: "&smart_action_id=seven")
+        #expect(badAction.status == 400 && badAction.body.contains("smart_action_id: an integer expected, got 'seven'"))
 
         let tooBigForJSON = try await SandboxHTTP.call(server, "POST", "/chats/\(chat.id)/messages", ana,
                                                        String(repeating: " ", count: (1 << 20) + 1))

@@ -18,7 +18,7 @@ struct ChatFiles: Sendable {
         var mimeType: String
         var name: String?
         var clientMessageID: String?
-        var smartActionID: String?
+        var smartActionID: Int?
         var data: Data
     }
 
@@ -52,7 +52,8 @@ struct ChatFiles: Sendable {
         {
             return (sent, false)
         }
-        let action = try await answeredAction(upload.smartActionID, of: type, in: chat)
+        var action: SmartAction?
+        if let id = upload.smartActionID { action = try await smartActions.answeredByUpload(id, of: type, inChat: chat.id) }
         let owner = try session.endUserID()
         try await quotas.check(.uploads, endUserID: owner)
         try await quotas.check(.uploadBytes, endUserID: owner, adding: upload.data.count)
@@ -102,12 +103,5 @@ struct ChatFiles: Sendable {
     func download(_ id: Int, endUserID: Int) async throws -> (media: ChatMedia, data: Data) {
         guard let found = try await store.media(id: id, endUserID: endUserID) else { throw HTTPError.notFound("there is no media \(id)") }
         return found
-    }
-
-    /// The smart action an upload answers (`smart_action_id`), checked against the kind.
-    private func answeredAction(_ text: String?, of type: ChatMediaType, in chat: ChatResponse) async throws -> SmartAction? {
-        guard let text else { return nil }
-        guard let id = Int(text) else { throw HTTPError.badRequest("smart_action_id: an integer expected, got '\(text)'") }
-        return try await smartActions.answeredByUpload(id, of: type, inChat: chat.id)
     }
 }

@@ -29,9 +29,14 @@ struct MediaRoutes: Sendable {
         let chat = try await sessions.ownChat(request, session)
         let mimeType = (request.headers["content-type"] ?? "").split(separator: ";").first
             .map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        var smartActionID: Int?
+        if let text = request.query["smart_action_id"] {
+            guard let id = Int(text) else { throw HTTPError.badRequest("smart_action_id: an integer expected, got '\(text)'") }
+            smartActionID = id
+        }
         let upload = ChatFiles.Upload(kind: request.query["kind"], mimeType: mimeType, name: request.query["name"],
                                       clientMessageID: request.query["client_message_id"].flatMap { $0.isEmpty ? nil : $0 },
-                                      smartActionID: request.query["smart_action_id"], data: request.body)
+                                      smartActionID: smartActionID, data: request.body)
         let (message, isNew) = try await files.receive(upload, in: chat, from: session)
         if isNew { await desk.messageReceived(message, in: chat, endUserID: try session.endUserID()) }
         return try .json(message, status: isNew ? 201 : 200)
