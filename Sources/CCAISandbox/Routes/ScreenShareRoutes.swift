@@ -60,7 +60,6 @@ struct ScreenShareRoutes: Sendable {
 
     private func event(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
         let chat = try await sessions.ownChat(request, session)
-        try chat.requireInProgress()
         let body = try request.decode(ScreenShareEventMessage.self)
         let owner = try session.endUserID()
         let message = try await screenShares.postEvent(body, in: chat, by: session)
