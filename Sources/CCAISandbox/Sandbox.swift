@@ -149,8 +149,8 @@ public final class Sandbox: Sendable {
         CompanyRoutes(sessions: sessions, endUsers: endUsers).register(in: &router)
         QueueMenuRoutes(sessions: sessions, queues: queues).register(in: &router)
         EventRoutes(sessions: sessions, feed: feed).register(in: &router)
-        ChatRoutes(sessions: sessions, starts: chatStarts, chats: chats, lifecycle: lifecycle, smartActions: smartActions, desk: desk)
-            .register(in: &router)
+        ChatRoutes(sessions: sessions, starts: chatStarts, chats: chats, conversation: conversation, lifecycle: lifecycle,
+                   smartActions: smartActions, desk: desk).register(in: &router)
         SmartActionRoutes(sessions: sessions, smartActions: smartActions).register(in: &router)
         MediaRoutes(sessions: sessions, files: files, desk: desk).register(in: &router)
         FormRoutes(sessions: sessions, forms: forms).register(in: &router)

@@ -9,6 +9,7 @@ struct ChatRoutes: Sendable {
     let sessions: SessionResolver
     let starts: ChatStarts
     let chats: Chats
+    let conversation: Conversation
     let lifecycle: ChatLifecycle
     let smartActions: SmartActions
     let desk: AgentDesk
@@ -76,7 +77,7 @@ struct ChatRoutes: Sendable {
     }
 
     private func messages(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
-        try .json(try await chats.conversation.messages(of: try await sessions.ownChat(request, session).id))
+        try .json(try await conversation.messages(of: try await sessions.ownChat(request, session).id))
     }
 
     private func typing(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
