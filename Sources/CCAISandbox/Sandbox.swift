@@ -32,7 +32,7 @@ public final class Sandbox: Sendable {
 
     // The domain types (Domain/) the routes, the agents and the chores act through: each
     // holds the parts of the store and the configuration it needs, and nothing reaches
-    // past them to the store.
+    // past them to the store but the token check and the pruning of old data.
 
     /// Where every event for end users is recorded and announced.
     let publisher: EventPublisher
@@ -185,7 +185,7 @@ public final class Sandbox: Sendable {
         guard let timeout = configuration.chatTimeoutSeconds else { return [] }
         let now = clock.now()
         var ended: [ChatResponse] = []
-        for idle in try await store.chatsIdle(since: now.addingTimeInterval(-timeout)) {
+        for idle in try await chats.idle(since: now.addingTimeInterval(-timeout)) {
             guard let chat = try await lifecycle.end(idle.id, endUserID: idle.endUserID, by: .timeout) else { continue }
             await agentDesk.chatEnded(chat.id)
             ended.append(chat)
@@ -200,7 +200,7 @@ public final class Sandbox: Sendable {
     @discardableResult
     public func endChatsLeftOpen() async throws -> [ChatResponse] {
         var ended: [ChatResponse] = []
-        for open in try await store.chatsInProgress() {
+        for open in try await chats.inProgress() {
             try await conversation.post(.notification("The sandbox restarted; this conversation has ended.", event: "chatEnded"),
                                         in: open.id, endUserID: open.endUserID)
             guard let chat = try await lifecycle.end(open.id, endUserID: open.endUserID, by: .restart) else { continue }

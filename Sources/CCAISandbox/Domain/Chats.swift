@@ -122,6 +122,17 @@ struct Chats: Sendable {
         return (current, queued)
     }
 
+    /// The chats in progress whose end user has written nothing since `moment` (counting
+    /// from the chat's start), with their end users.
+    func idle(since moment: Date) async throws -> [(id: Int, endUserID: Int)] {
+        try await store.chatsIdle(since: moment)
+    }
+
+    /// Every chat in progress, with its end user.
+    func inProgress() async throws -> [(id: Int, endUserID: Int)] {
+        try await store.chatsInProgress()
+    }
+
     /// The chats queued on `menus` and waiting for a human agent, oldest first.
     func waiting(onMenus menus: [Int]) async throws -> [(chat: ChatResponse, endUserID: Int)] {
         try await store.queuedChats(menus: menus)
