@@ -88,6 +88,26 @@ public final class ManualClock: Clock, @unchecked Sendable {
         lock.withLock { current = max(current, date) }
     }
 
+    /// Moves the clock forward by `seconds` one deadline at a time, for code that sleeps
+    /// again after each wake-up (a periodic chore): each step first waits until `sleepers`
+    /// timers are waiting, then moves to the next deadline, so every wake-up reads the
+    /// clock standing at its own time and no period is skipped because its sleep started
+    /// late. Returns once `sleepers` timers wait again: the last wake-up's work is done.
+    ///
+    /// ```swift
+    /// let sandbox = try Sandbox(configuration: withChatTimeout, clock: clock)  // 2 chores
+    /// await clock.advance(by: 70, stepWhenAsleep: 2)   // idle chats ended at 65 s
+    /// ```
+    public func advance(by seconds: Double, stepWhenAsleep sleepers: Int) async {
+        let target = now().addingTimeInterval(ClockDelay.clamped(seconds))
+        while true {
+            await waitForTimers(count: sleepers)
+            guard let deadline = nextDeadline, deadline <= target else { break }
+            advance(to: deadline)
+        }
+        advance(to: target)
+    }
+
     /// Moves the clock to the next timer's deadline and runs it (and any due with it);
     /// false when no timer is waiting.
     @discardableResult

@@ -106,18 +106,19 @@ import Timekeeping
         let (ana, bob) = (try await SandboxHTTP.token(server, "idle-ana"), try await SandboxHTTP.token(server, "idle-bob"))
         let talking = try chat(try await SandboxHTTP.call(server, "POST", "/chats", ana, #"{"menu_id": 1}"#))
         let silent = try chat(try await SandboxHTTP.call(server, "POST", "/chats", bob, #"{"menu_id": 1}"#))
-        clock.advance(by: 30)
+        // The sandbox's own chore looks every 5 seconds of its clock; its other chore
+        // prunes every minute. Each step waits for both to be asleep.
+        await clock.advance(by: 30, stepWhenAsleep: 2)
         _ = try await SandboxHTTP.call(server, "POST", "/chats/\(talking.id)/messages", ana, #"{"text": "still here", "client_message_id": "m1"}"#)
         func status(_ id: Int, _ token: String) async throws -> ChatResponse {
             try chat(try await SandboxHTTP.call(server, "GET", "/chats/\(id)", token))
         }
-        // The sandbox's own chore looks every 5 seconds of its clock.
-        clock.advance(by: 40)
-        #expect(try await eventually { try await status(silent.id, bob).status == .ended }, "silent for 70 s")
-        #expect(try await status(silent.id, bob).endedBy == "timeout")
+        await clock.advance(by: 40, stepWhenAsleep: 2)
+        let silentNow = try await status(silent.id, bob)
+        #expect(silentNow.status == .ended && silentNow.endedBy == "timeout", "silent for 70 s")
         #expect(try await status(talking.id, ana).status == .queued, "the other wrote 40 s ago")
-        clock.advance(by: 30)
-        #expect(try await eventually { try await status(talking.id, ana).status == .ended })
+        await clock.advance(by: 30, stepWhenAsleep: 2)
+        #expect(try await status(talking.id, ana).status == .ended)
         #expect(try await sandbox.endIdleChats().isEmpty, "an ended chat does not end twice")
         await server.stop()
     }

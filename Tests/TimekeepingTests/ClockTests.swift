@@ -74,6 +74,24 @@ import Timekeeping
         #expect(log.all.count == 3)
     }
 
+    /// A chore that works for a while after each wake-up is not skipped: every period
+    /// runs, each reading its own time, and the last run is over when the advance returns.
+    @Test func advancingInStepsRunsEveryPeriodOfASlowChore() async {
+        let clock = ManualClock()
+        let start = clock.now()
+        let log = Log()
+        let chore = clock.repeating(every: 5) {
+            let woke = clock.now()
+            await Task.yield()
+            log.add(String(Int(woke.timeIntervalSince(start))))
+        }
+        await clock.advance(by: 22, stepWhenAsleep: 1)
+        #expect(log.all == ["5", "10", "15", "20"])
+        #expect(clock.now() == start.addingTimeInterval(22))
+        #expect(clock.nextDeadline == start.addingTimeInterval(25))
+        chore.cancel()
+    }
+
     @Test func aSystemClockSleepOfNoTimeReturns() async throws {
         try await SystemClock().sleep(for: 0)
         try await SystemClock().sleep(for: -.infinity)
