@@ -99,20 +99,29 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     /// Waits for the child to end; its exit status, or 128 plus the signal that ended it.
+    /// The wait itself leaves the ended child in place (`WNOWAIT`); it is reaped under the
+    /// lock, so that ``terminate()`` never signals a process id the system has reused.
     @discardableResult
     public func wait() -> Int32 {
         if let status = lock.withLock({ exitStatus }) { return status }
-        var raw: Int32 = 0
-        while waitpid(pid, &raw, 0) == -1 && errno == EINTR {}
-        let status = (raw & 0x7F) == 0 ? (raw >> 8) & 0xFF : 128 + (raw & 0x7F)
-        lock.withLock { exitStatus = status }
-        return status
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) == -1 && errno == EINTR {}
+        return lock.withLock {
+            if let status = exitStatus { return status }
+            var raw: Int32 = 0
+            while waitpid(pid, &raw, 0) == -1 && errno == EINTR {}
+            let status = (raw & 0x7F) == 0 ? (raw >> 8) & 0xFF : 128 + (raw & 0x7F)
+            exitStatus = status
+            return status
+        }
     }
 
-    /// Asks the child to stop (`SIGTERM`) if it has not ended.
+    /// Asks the child to stop (`SIGTERM`) if it has not been reaped.
     public func terminate() {
-        guard lock.withLock({ exitStatus == nil }) else { return }
-        kill(pid, SIGTERM)
+        lock.withLock {
+            guard exitStatus == nil else { return }
+            kill(pid, SIGTERM)
+        }
     }
 
     /// Runs a program to its end: writes `input` to it, collects what it writes to its
