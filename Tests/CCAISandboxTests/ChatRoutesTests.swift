@@ -96,7 +96,7 @@ import Timekeeping
         await server.stop()
     }
 
-    @Test func chatsWhoseEndUserIsSilentTooLongTimeOut() async throws {
+    @Test(.timeLimit(.minutes(1))) func chatsWhoseEndUserIsSilentTooLongTimeOut() async throws {
         let configuration = try await LuaConfigurations.configuration("""
             chat_timeout_seconds = 60, menus = { { id = 1, name = "Help", channels = { chat = {} } } }
             """)

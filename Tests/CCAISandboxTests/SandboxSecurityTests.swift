@@ -172,7 +172,7 @@ import Timekeeping
         await limited.stop()
     }
 
-    @Test func oldEventsAndFilesArePruned() async throws {
+    @Test(.timeLimit(.minutes(1))) func oldEventsAndFilesArePruned() async throws {
         let clock = ManualClock(QueueMenuTests.mondayMorning)
         let sandbox = try Sandbox(configuration: try await LuaConfigurations.configuration(Self.help + """
             , limits = { event_retention_seconds = 3600, media_retention_seconds = 7200 }
