@@ -30,8 +30,8 @@ enum CLI {
     static func run(_ arguments: [String], timeout: TimeInterval = 60, environment: [String: String] = [:],
                     input: Data? = nil, directory: URL? = nil) async throws -> Output {
         let result = try await ChildProcess.run(binary.path, arguments,
-                                          environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
-                                          directory: (directory ?? root).path, input: input ?? Data(), timeout: timeout)
+                                                environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+                                                directory: (directory ?? root).path, input: input ?? Data(), timeout: timeout)
         return Output(status: result.status, stdout: String(decoding: result.output, as: UTF8.self),
                       stderr: String(decoding: result.errors, as: UTF8.self))
     }
