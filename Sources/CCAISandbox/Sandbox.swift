@@ -42,6 +42,7 @@ public final class Sandbox: Sendable {
     let conversation: Conversation
     let sessions: SessionResolver
     let feed: EventFeed
+    let streams: EventStreams
     let endUsers: EndUsers
     let queues: Queues
     let chatStarts: ChatStarts
@@ -98,7 +99,9 @@ public final class Sandbox: Sendable {
         (self.smartActions, self.forms, self.screenShares, self.files) = (smartActions, forms, screenShares, files)
         sessions = SessionResolver(store: store, clock: clock)
         feed = EventFeed(store: store, hub: hub)
-        endUsers = EndUsers(configuration: configuration, store: store, clock: clock)
+        let streams = EventStreams(limit: limits.effectiveEventStreamsPerEndUser, hub: hub)
+        self.streams = streams
+        endUsers = EndUsers(configuration: configuration, store: store, streams: streams, clock: clock)
         chatStarts = ChatStarts(configuration: configuration, store: store, lifecycle: lifecycle, queues: queues, quotas: quotas,
                                 clock: clock)
         postSessions = PostSessions(configuration: configuration, store: store, lifecycle: lifecycle, publisher: publisher,
@@ -148,7 +151,7 @@ public final class Sandbox: Sendable {
         AuthRoutes(sessions: sessions, endUsers: endUsers).register(in: &router)
         CompanyRoutes(sessions: sessions, endUsers: endUsers).register(in: &router)
         QueueMenuRoutes(sessions: sessions, queues: queues).register(in: &router)
-        EventRoutes(sessions: sessions, feed: feed).register(in: &router)
+        EventRoutes(sessions: sessions, feed: feed, streams: streams).register(in: &router)
         ChatRoutes(sessions: sessions, starts: chatStarts, chats: chats, conversation: conversation, lifecycle: lifecycle,
                    smartActions: smartActions, desk: desk).register(in: &router)
         SmartActionRoutes(sessions: sessions, smartActions: smartActions).register(in: &router)
@@ -161,10 +164,11 @@ public final class Sandbox: Sendable {
         return router
     }
 
-    /// Starts an HTTP server for the sandbox.
-    public func serve(address: String = "127.0.0.1", port: UInt16 = 0) throws -> HTTPServer {
-        let router = self.router
-        return try HTTPServer(router: router, address: address, port: port)
+    /// Starts an HTTP server for the sandbox, holding at most `limits`.
+    public func serve(address: String = "127.0.0.1", port: UInt16 = 0, limits: HTTPServer.Limits = HTTPServer.Limits()) throws
+        -> HTTPServer
+    {
+        try HTTPServer(router: router, address: address, port: port, limits: limits)
     }
 
     /// Records an event for an end user (written before this returns) and wakes their

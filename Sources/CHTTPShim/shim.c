@@ -30,6 +30,28 @@ struct chttp_stream {
     struct chttp_stream *next, *previous;
 };
 
+/// A connection as the server watches it, from accept to close: its address (for the
+/// per-address limit) and, while it owes the server a request (its headers and, without a
+/// token, its body), since when, for the deadline.
+typedef struct chttp_connection {
+    int fd;
+    uint32_t address;           // IPv4, network order
+    int counted;                // counts in its address's connections
+    int watched;                // in the server's watched list
+    int shut;                   // shut down past its deadline; the daemon closes it
+    struct timespec since;
+    struct chttp_connection *next, *previous;
+} chttp_connection;
+
+/// Connections open from one address.
+typedef struct address_count {
+    uint32_t address;
+    unsigned count;
+    struct address_count *next;
+} address_count;
+
+enum { ADDRESS_BUCKETS = 1024 };
+
 struct chttp_server {
     struct MHD_Daemon *daemon;
     struct chttp_stream *streams;     // open streams, to end them at shutdown
@@ -41,6 +63,16 @@ struct chttp_server {
     chttp_limits limits;
     size_t memory_bytes;              // request bodies held in memory (atomic)
     size_t spooled_bytes;             // request bodies spooled to temporary files (atomic)
+    size_t anonymous_bytes;           // bodies of requests admitted without a token (atomic)
+    size_t streams_pending;           // bytes written to event streams and not yet sent (atomic)
+    // Connections: the watched ones in order of `since` (the oldest first), counts per
+    // address, and the thread that closes those past their deadline; all under watch_lock.
+    pthread_mutex_t watch_lock;
+    pthread_cond_t watch_wake;
+    chttp_connection *watched_head, *watched_tail;
+    address_count *addresses[ADDRESS_BUCKETS];
+    pthread_t sweeper;
+    int sweeping;                     // the sweeper runs until this is 0
     pthread_mutex_t lock;
     unsigned suspended;               // connections suspended and not yet resumed by the daemon
     struct chttp_exchange *waiting;   // exchanges handed to Swift and not yet answered
@@ -58,6 +90,8 @@ struct chttp_exchange {
     int body_fd;            // the body once spooled to an unlinked temporary file, else -1
     int too_large;
     int busy;               // the server's body budget ran out: the rest is read and dropped, then 503
+    int anonymous;          // admitted without a token: the anonymous budget, memory only
+    chttp_connection *tracked;  // its connection, as the server watches it (or NULL)
     unsigned status;
     struct MHD_Response *response;
     struct chttp_exchange *next_waiting, *previous_waiting;
@@ -125,7 +159,8 @@ static void release_body(chttp_exchange *exchange) {
         exchange->body_fd = -1;
         __atomic_sub_fetch(&server->spooled_bytes, exchange->body_len, __ATOMIC_SEQ_CST);
     } else if (exchange->body) {
-        __atomic_sub_fetch(&server->memory_bytes, exchange->body_cap, __ATOMIC_SEQ_CST);
+        __atomic_sub_fetch(exchange->anonymous ? &server->anonymous_bytes : &server->memory_bytes, exchange->body_cap,
+                           __ATOMIC_SEQ_CST);
     }
     free(exchange->body);
     exchange->body = NULL;
@@ -157,21 +192,24 @@ static int spool_file(void) {
 }
 
 /// Adds a chunk of body: in memory while small and while the server's memory budget
-/// allows, else to a temporary file. 0 when the server has no room left (the caller
-/// answers 503), -1 on an I/O failure.
+/// allows, else to a temporary file; a body admitted without a token stays in memory,
+/// within the anonymous budget. 0 when the server has no room left (the caller answers
+/// 503), -1 on an I/O failure.
 static int append_body(chttp_exchange *exchange, const char *data, size_t len) {
     chttp_server *server = exchange->server;
     if (exchange->body_fd < 0) {
         size_t needed = exchange->body_len + len;
-        size_t grow = needed > exchange->body_cap ? (needed > 256 ? needed : 256) - exchange->body_cap : 0;
-        size_t held = __atomic_load_n(&server->memory_bytes, __ATOMIC_SEQ_CST);
-        if (needed <= server->limits.spool_after_bytes && held + grow <= server->limits.memory_bytes) {
+        size_t cap = exchange->body_cap ? exchange->body_cap : 256;
+        while (cap < needed) cap *= 2;
+        size_t grow = cap - exchange->body_cap;
+        size_t *held = exchange->anonymous ? &server->anonymous_bytes : &server->memory_bytes;
+        size_t budget = exchange->anonymous ? server->limits.anonymous_bytes : server->limits.memory_bytes;
+        int small = exchange->anonymous || needed <= server->limits.spool_after_bytes;
+        if (small && __atomic_load_n(held, __ATOMIC_SEQ_CST) + grow <= budget) {
             if (grow > 0) {
-                size_t cap = exchange->body_cap ? exchange->body_cap : 256;
-                while (cap < needed) cap *= 2;
                 char *grown = realloc(exchange->body, cap);
                 if (!grown) return -1;
-                __atomic_add_fetch(&server->memory_bytes, cap - exchange->body_cap, __ATOMIC_SEQ_CST);
+                __atomic_add_fetch(held, grow, __ATOMIC_SEQ_CST);
                 exchange->body = grown;
                 exchange->body_cap = cap;
             }
@@ -179,6 +217,7 @@ static int append_body(chttp_exchange *exchange, const char *data, size_t len) {
             exchange->body_len += len;
             return 1;
         }
+        if (exchange->anonymous) return 0;  // never spooled
         size_t spooled = __atomic_load_n(&server->spooled_bytes, __ATOMIC_SEQ_CST);
         if (spooled + exchange->body_len + len > server->limits.spool_bytes) return 0;
         int fd = spool_file();
@@ -217,6 +256,144 @@ static void add_headers(struct MHD_Response *response, const char *pairs, size_t
     }
 }
 
+static double seconds_between(const struct timespec *start, const struct timespec *end) {
+    return (double)(end->tv_sec - start->tv_sec) + (double)(end->tv_nsec - start->tv_nsec) / 1e9;
+}
+
+static double seconds_since(const struct timespec *start) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return seconds_between(start, &now);
+}
+
+// MARK: - Connections: the per-address limit and the request deadline
+
+static int is_loopback(uint32_t address) { return (ntohl(address) >> 24) == 127; }
+
+/// Where the count of `address` is, or would be inserted (watch_lock held).
+static address_count **address_slot(chttp_server *server, uint32_t address) {
+    address_count **slot = &server->addresses[(address * 2654435761u) >> 22];
+    while (*slot && (*slot)->address != address) slot = &(*slot)->next;
+    return slot;
+}
+
+/// Puts a connection under the deadline, from now (watch_lock held): the list stays in
+/// order of `since`.
+static void watch_locked(chttp_server *server, chttp_connection *tracked) {
+    if (tracked->watched || tracked->fd < 0) return;
+    clock_gettime(CLOCK_MONOTONIC, &tracked->since);
+    tracked->watched = 1;
+    tracked->next = NULL;
+    tracked->previous = server->watched_tail;
+    if (server->watched_tail) server->watched_tail->next = tracked;
+    else server->watched_head = tracked;
+    server->watched_tail = tracked;
+}
+
+static void unwatch_locked(chttp_server *server, chttp_connection *tracked) {
+    if (!tracked->watched) return;
+    if (tracked->previous) tracked->previous->next = tracked->next;
+    else server->watched_head = tracked->next;
+    if (tracked->next) tracked->next->previous = tracked->previous;
+    else server->watched_tail = tracked->previous;
+    tracked->next = tracked->previous = NULL;
+    tracked->watched = 0;
+}
+
+static void watch(chttp_server *server, chttp_connection *tracked, int watched) {
+    if (!tracked) return;
+    pthread_mutex_lock(&server->watch_lock);
+    if (watched) watch_locked(server, tracked); else unwatch_locked(server, tracked);
+    pthread_mutex_unlock(&server->watch_lock);
+}
+
+/// Refuses a connection from an address that has as many open as it may (loopback is
+/// exempt unless `limit_loopback`).
+static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr, socklen_t addrlen) {
+    chttp_server *server = cls;
+    unsigned limit = server->limits.connections_per_address;
+    if (limit == 0 || !addr || addr->sa_family != AF_INET || addrlen < (socklen_t)sizeof(struct sockaddr_in)) return MHD_YES;
+    uint32_t address = ((const struct sockaddr_in *)addr)->sin_addr.s_addr;
+    if (is_loopback(address) && !server->limits.limit_loopback) return MHD_YES;
+    pthread_mutex_lock(&server->watch_lock);
+    address_count *entry = *address_slot(server, address);
+    int allowed = !entry || entry->count < limit;
+    pthread_mutex_unlock(&server->watch_lock);
+    return allowed ? MHD_YES : MHD_NO;
+}
+
+/// A connection opens (counted for its address, and under the deadline until its first
+/// request is in) or closes. The daemon notifies a close before it closes the socket, so
+/// the sweeper never shuts down a descriptor that was reused.
+static void notify_connection(void *cls, struct MHD_Connection *connection, void **socket_context,
+                              enum MHD_ConnectionNotificationCode code) {
+    chttp_server *server = cls;
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+        chttp_connection *tracked = calloc(1, sizeof(chttp_connection));
+        *socket_context = tracked;
+        if (!tracked) return;
+        const union MHD_ConnectionInfo *fd = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+        const union MHD_ConnectionInfo *client = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+        tracked->fd = fd ? fd->connect_fd : -1;
+        if (client && client->client_addr && client->client_addr->sa_family == AF_INET)
+            tracked->address = ((const struct sockaddr_in *)client->client_addr)->sin_addr.s_addr;
+        pthread_mutex_lock(&server->watch_lock);
+        if (server->limits.connections_per_address > 0) {
+            address_count **slot = address_slot(server, tracked->address);
+            if (!*slot && (*slot = calloc(1, sizeof(address_count)))) (*slot)->address = tracked->address;
+            if (*slot) {
+                (*slot)->count++;
+                tracked->counted = 1;
+            }
+        }
+        watch_locked(server, tracked);
+        pthread_mutex_unlock(&server->watch_lock);
+        return;
+    }
+    chttp_connection *tracked = *socket_context;
+    if (!tracked) return;
+    pthread_mutex_lock(&server->watch_lock);
+    unwatch_locked(server, tracked);
+    if (tracked->counted) {
+        address_count **slot = address_slot(server, tracked->address);
+        if (*slot && --(*slot)->count == 0) {
+            address_count *gone = *slot;
+            *slot = gone->next;
+            free(gone);
+        }
+    }
+    pthread_mutex_unlock(&server->watch_lock);
+    free(tracked);
+    *socket_context = NULL;
+}
+
+/// Shuts down every watched connection past its deadline, four times a second; the
+/// daemon sees the end of the socket and closes it.
+static void *sweep_deadlines(void *cls) {
+    chttp_server *server = cls;
+    pthread_mutex_lock(&server->watch_lock);
+    while (server->sweeping) {
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        for (chttp_connection *tracked = server->watched_head; tracked; tracked = tracked->next) {
+            if (seconds_between(&tracked->since, &now) < server->limits.request_seconds) break;
+            if (!tracked->shut) {
+                tracked->shut = 1;
+                shutdown(tracked->fd, SHUT_RDWR);
+            }
+        }
+        struct timespec wake = now;
+        wake.tv_nsec += 250000000;
+        if (wake.tv_nsec >= 1000000000) {
+            wake.tv_sec += 1;
+            wake.tv_nsec -= 1000000000;
+        }
+        pthread_cond_timedwait(&server->watch_wake, &server->watch_lock, &wake);
+    }
+    pthread_mutex_unlock(&server->watch_lock);
+    return NULL;
+}
+
 static const char busy_body[] =
     "{\"error\":{\"code\":\"unavailable\",\"message\":\"the server holds as many request bodies as it takes; try again\"}}";
 
@@ -248,11 +425,20 @@ static enum MHD_Result admit(chttp_server *server, chttp_exchange *exchange, str
         return result;
     }
     exchange->max_body = admission.max_body_bytes;
+    exchange->anonymous = admission.anonymous != 0;
+    if (!exchange->anonymous) watch(server, exchange->tracked, 0);  // a token's body may take its time
     if (declared >= 0 && (unsigned long long)declared > exchange->max_body) exchange->too_large = 1;
-    if (declared > 0 && !exchange->too_large && (size_t)declared > server->limits.spool_after_bytes &&
-        __atomic_load_n(&server->spooled_bytes, __ATOMIC_SEQ_CST) + (size_t)declared > server->limits.spool_bytes) {
-        exchange->state = ANSWERED;
-        return queue_text(connection, 503, busy_body);
+    if (declared > 0 && !exchange->too_large) {
+        // A declared body the server has no room for is refused before it is read.
+        size_t length = (size_t)declared;
+        int no_room = exchange->anonymous
+            ? __atomic_load_n(&server->anonymous_bytes, __ATOMIC_SEQ_CST) + length > server->limits.anonymous_bytes
+            : length > server->limits.spool_after_bytes &&
+                  __atomic_load_n(&server->spooled_bytes, __ATOMIC_SEQ_CST) + length > server->limits.spool_bytes;
+        if (no_room) {
+            exchange->state = ANSWERED;
+            return queue_text(connection, 503, busy_body);
+        }
     }
     return MHD_YES;
 }
@@ -269,6 +455,8 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *connecti
         exchange->server = server;
         exchange->connection = connection;
         exchange->body_fd = -1;
+        const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+        exchange->tracked = info ? info->socket_context : NULL;
         *con_cls = exchange;
         enum MHD_Result admitted = admit(server, exchange, connection, method, url);
         if (exchange->state == ANSWERED || !exchange->too_large) return admitted;
@@ -317,6 +505,7 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *connecti
         MHD_get_connection_values(connection, MHD_HEADER_KIND, collect_pair, &headers);
         MHD_get_connection_values(connection, MHD_GET_ARGUMENT_KIND, collect_pair, &query);
         exchange->state = DISPATCHED;
+        watch(server, exchange->tracked, 0);  // all of it is in
         pthread_mutex_lock(&server->lock);
         server->suspended++;
         exchange->counted_suspended = 1;
@@ -350,6 +539,7 @@ static void request_completed(void *cls, struct MHD_Connection *connection, void
     (void)code;
     chttp_exchange *exchange = *con_cls;
     if (!exchange) return;
+    watch(exchange->server, exchange->tracked, 1);  // the next request has its own deadline
     uncount_suspended(exchange);  // a resumed connection whose client left is never handled again
     if (exchange->response) MHD_destroy_response(exchange->response);
     release_body(exchange);
@@ -382,6 +572,7 @@ static ssize_t stream_reader(void *cls, uint64_t pos, char *buf, size_t max) {
         if (count > max) count = max;
         memcpy(buf, stream->data + stream->offset, count);
         stream->offset += count;
+        __atomic_sub_fetch(&stream->server->streams_pending, count, __ATOMIC_SEQ_CST);
         if (stream->offset == stream->len) stream->offset = stream->len = 0;
         pthread_mutex_unlock(&stream->lock);
         return (ssize_t)count;
@@ -415,6 +606,10 @@ static void stream_free(void *cls) {
     pthread_mutex_lock(&stream->lock);
     stream->gone = 1;
     stream->connection = NULL;
+    __atomic_sub_fetch(&server->streams_pending, stream->len - stream->offset, __ATOMIC_SEQ_CST);
+    free(stream->data);
+    stream->data = NULL;
+    stream->len = stream->cap = stream->offset = 0;
     pthread_mutex_unlock(&stream->lock);
     stream_release(stream);
 }
@@ -433,11 +628,15 @@ int chttp_stream_write(chttp_stream *stream, const char *data, size_t len) {
         pthread_mutex_unlock(&stream->lock);
         return 0;
     }
-    if (stream->len - stream->offset + len > stream->server->limits.stream_bytes) {
-        // The client does not read: drop the connection instead of holding more; it
-        // resumes with Last-Event-ID.
+    chttp_server *server = stream->server;
+    size_t pending = stream->len - stream->offset;
+    if (pending + len > server->limits.stream_bytes ||
+        __atomic_load_n(&server->streams_pending, __ATOMIC_SEQ_CST) + len > server->limits.streams_bytes) {
+        // The client does not read (or all streams together hold their budget): drop the
+        // connection instead of holding more; it resumes with Last-Event-ID.
         stream->overflowed = 1;
         stream->closed = 1;
+        __atomic_sub_fetch(&server->streams_pending, pending, __ATOMIC_SEQ_CST);
         free(stream->data);
         stream->data = NULL;
         stream->len = stream->cap = stream->offset = 0;
@@ -447,6 +646,7 @@ int chttp_stream_write(chttp_stream *stream, const char *data, size_t len) {
     }
     buffer b = {stream->data, stream->len, stream->cap};
     int ok = buffer_append(&b, data, len);
+    if (ok) __atomic_add_fetch(&server->streams_pending, len, __ATOMIC_SEQ_CST);
     stream->data = b.data;
     stream->len = b.len;
     stream->cap = b.cap;
@@ -525,6 +725,31 @@ void chttp_respond(chttp_exchange *exchange, unsigned status, const char *header
     MHD_resume_connection(exchange->connection);
 }
 
+/// Frees a server whose daemon is stopped (or never started).
+static void destroy_server(chttp_server *server) {
+    for (size_t bucket = 0; bucket < ADDRESS_BUCKETS; bucket++) {
+        while (server->addresses[bucket]) {
+            address_count *gone = server->addresses[bucket];
+            server->addresses[bucket] = gone->next;
+            free(gone);
+        }
+    }
+    pthread_cond_destroy(&server->watch_wake);
+    pthread_mutex_destroy(&server->watch_lock);
+    pthread_mutex_destroy(&server->lock);
+    free(server);
+}
+
+/// Stops the thread that enforces the request deadline.
+static void stop_sweeping(chttp_server *server) {
+    pthread_mutex_lock(&server->watch_lock);
+    int running = server->sweeping;
+    server->sweeping = 0;
+    pthread_cond_signal(&server->watch_wake);
+    pthread_mutex_unlock(&server->watch_lock);
+    if (running) pthread_join(server->sweeper, NULL);
+}
+
 chttp_server *chttp_start(const char *address, uint16_t port, chttp_limits limits, unsigned threads,
                           chttp_admission_handler admit, chttp_request_handler handler, void *context, char *error,
                           size_t error_size) {
@@ -538,13 +763,19 @@ chttp_server *chttp_start(const char *address, uint16_t port, chttp_limits limit
     server->context = context;
     server->limits = limits;
     pthread_mutex_init(&server->lock, NULL);
+    pthread_mutex_init(&server->watch_lock, NULL);
+    pthread_condattr_t monotonic;
+    pthread_condattr_init(&monotonic);
+    pthread_condattr_setclock(&monotonic, CLOCK_MONOTONIC);
+    pthread_cond_init(&server->watch_wake, &monotonic);
+    pthread_condattr_destroy(&monotonic);
     struct sockaddr_in socket_address;
     memset(&socket_address, 0, sizeof socket_address);
     socket_address.sin_family = AF_INET;
     socket_address.sin_port = htons(port);
     if (inet_pton(AF_INET, address, &socket_address.sin_addr) != 1) {
         snprintf(error, error_size, "'%s' is not an IPv4 address", address);
-        free(server);
+        destroy_server(server);
         return NULL;
     }
     // microhttpd's default limit (FD_SETSIZE - 4) is the select() one; with epoll the
@@ -555,20 +786,25 @@ chttp_server *chttp_start(const char *address, uint16_t port, chttp_limits limit
         descriptors.rlim_cur > 1280) {
         connection_limit = (unsigned)(descriptors.rlim_cur - 256 > 65536 ? 65536 : descriptors.rlim_cur - 256);
     }
+    if (limits.connections > 0) connection_limit = limits.connections;
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME;
     server->daemon = MHD_start_daemon(
-        flags, port, NULL, NULL, access_handler, server,
+        flags, port, accept_policy, server, access_handler, server,
         MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&socket_address,
         MHD_OPTION_NOTIFY_COMPLETED, request_completed, server,
+        MHD_OPTION_NOTIFY_CONNECTION, notify_connection, server,
         MHD_OPTION_THREAD_POOL_SIZE, threads > 0 ? threads : 1,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
         MHD_OPTION_CONNECTION_LIMIT, connection_limit,
         MHD_OPTION_END);
     if (!server->daemon) {
         snprintf(error, error_size, "cannot listen on %s:%u (address in use or not permitted)", address, port);
-        pthread_mutex_destroy(&server->lock);
-        free(server);
+        destroy_server(server);
         return NULL;
+    }
+    if (limits.request_seconds > 0) {
+        server->sweeping = 1;
+        if (pthread_create(&server->sweeper, NULL, sweep_deadlines, server) != 0) server->sweeping = 0;
     }
     return server;
 }
@@ -576,12 +812,6 @@ chttp_server *chttp_start(const char *address, uint16_t port, chttp_limits limit
 uint16_t chttp_port(const chttp_server *server) {
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(server->daemon, MHD_DAEMON_INFO_BIND_PORT);
     return info ? info->port : 0;
-}
-
-static double seconds_since(const struct timespec *start) {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (double)(now.tv_sec - start->tv_sec) + (double)(now.tv_nsec - start->tv_nsec) / 1e9;
 }
 
 /// Waits until no connection is suspended, for at most `seconds`.
@@ -647,7 +877,7 @@ void chttp_stop(chttp_server *server, double grace_seconds) {
         fprintf(stderr, "sandbox: %u connection(s) still suspended after 30 s; the HTTP daemon is left running\n", suspended);
         return;
     }
+    stop_sweeping(server);
     MHD_stop_daemon(server->daemon);
-    pthread_mutex_destroy(&server->lock);
-    free(server);
+    destroy_server(server);
 }

@@ -71,6 +71,9 @@ import Testing
             return try .json(["ok": true])
         }
         router.add("GET", "/broken", authentication: .none) { _ in throw CocoaError(.fileNoSuchFile) }
+        router.add("POST", "/upload", maximumBodyBytes: maximumBodyBytes) { request in
+            try .json(["bytes": request.body.count], status: 201)
+        }
         return try HTTPServer(router: router, address: "127.0.0.1", port: 0, limits: limits)
     }
 
@@ -154,12 +157,10 @@ import Testing
         limits.spoolAfterBytes = 1_024
         limits.spoolBytes = 64 << 10
         let server = try makeServer(limits: limits)
-        let note = String(repeating: "spooled ", count: 2_000)
-        let echoed = try await Curl.request("POST", "\(server.baseURL)/echo/7",
-                                            body: Data(#"{"menu_id": 7, "note": "\#(note)"}"#.utf8))
-        #expect(echoed.status == 201 && echoed.body.contains(#""menu_id":7"#), "a spooled body arrives whole")
-        let refused = try await Curl.request("POST", "\(server.baseURL)/echo/7",
-                                             body: Data(#"{"menu_id": 7, "note": "\#(String(repeating: "x", count: 100 << 10))"}"#.utf8))
+        let token = ["Authorization": "Bearer t0ken"]
+        let uploaded = try await Curl.request("POST", "\(server.baseURL)/upload", body: Data(count: 16_000), headers: token)
+        #expect(uploaded.status == 201 && uploaded.body.contains(#""bytes":16000"#), "a spooled body arrives whole")
+        let refused = try await Curl.request("POST", "\(server.baseURL)/upload", body: Data(count: 100 << 10), headers: token)
         #expect(refused.status == 503 && refused.body.contains("unavailable"), "\(refused.status): \(refused.body)")
         #expect(try await Curl.request("GET", "\(server.baseURL)/hello").status == 200, "the budget is given back")
         await server.stop()
@@ -179,34 +180,11 @@ import Testing
             }
         }
         let server = try HTTPServer(router: router, limits: limits)
-        let socket = try RawSocket(port: server.port)
+        let socket = try RawConnection(port: server.port)
         socket.send("GET /flood HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         let sent = await handover.take()
         #expect(sent < 200_000, "the writer learns the client is gone instead of buffering without end")
         socket.close()
         await server.stop()
     }
-}
-
-/// A client that connects and writes, and never reads.
-private final class RawSocket {
-    private let descriptor: Int32
-
-    init(port: UInt16) throws {
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw HTTPError.internalError("cannot connect") }
-    }
-
-    func send(_ text: String) {
-        _ = text.withCString { Glibc.send(descriptor, $0, strlen($0), 0) }
-    }
-
-    func close() { Glibc.close(descriptor) }
 }

@@ -38,6 +38,17 @@ import Timekeeping
         await server.stop()
     }
 
+    @Test func signingInTakesAJWTNotAnUpload() async throws {
+        let (_, server) = try SandboxHTTP.serve(configuration: try await LuaConfigurations.configuration(Self.help))
+        let padded = #"{"company_key":"dev-key","jwt":"\#(String(repeating: "a", count: 20_000))"}"#
+        let refused = try await Curl.request("POST", "\(server.baseURL)/auth/end_user", body: Data(padded.utf8))
+        #expect(refused.status == 413 && refused.body.contains("takes at most \(Endpoints.authenticate.maximumBodyBytes)"),
+                "\(refused.status): \(refused.body)")
+        let ana = try await SandboxHTTP.token(server, "small-ana")
+        #expect(try await SandboxHTTP.call(server, "GET", "/company", ana).status == 200, "a real sign-in fits")
+        await server.stop()
+    }
+
     @Test func tokensAreBoundToTheCompanyRevocableAndStoredAsDigests() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tokens-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -139,6 +139,7 @@ public enum ConfigurationStubs {
         ---@field screen_shares_per_hour integer? (default 30)
         ---@field event_retention_seconds number? (default one day)
         ---@field media_retention_seconds number? (default one week)
+        ---@field event_streams_per_end_user integer? (default 4; a new stream past it closes the oldest)
 
         """
 

@@ -10,7 +10,7 @@ import Foundation
 /// limits = { requests_per_second = 50, burst = 200, chats_per_hour = 60,
 ///            uploads_per_hour = 60, upload_bytes_per_hour = 200 * 1024 * 1024,
 ///            screen_shares_per_hour = 30, event_retention_seconds = 86400,
-///            media_retention_seconds = 7 * 86400 }
+///            media_retention_seconds = 7 * 86400, event_streams_per_end_user = 4 }
 /// ```
 public struct LimitsConfiguration: Codable, Sendable, Equatable {
     /// Sustained requests per second per end user (default 50).
@@ -29,6 +29,10 @@ public struct LimitsConfiguration: Codable, Sendable, Equatable {
     public var eventRetentionSeconds: Double?
     /// How long the files of ended chats are kept (default seven days).
     public var mediaRetentionSeconds: Double?
+    /// Event streams (`GET /events`) an end user may hold open at once (default 4); a new
+    /// one past it closes their oldest, so that an SDK reconnecting after a network drop is
+    /// never locked out by the stream it lost.
+    public var eventStreamsPerEndUser: Int?
 
     public init() {}
 
@@ -40,6 +44,7 @@ public struct LimitsConfiguration: Codable, Sendable, Equatable {
     var effectiveScreenSharesPerHour: Int { screenSharesPerHour ?? 30 }
     var effectiveEventRetentionSeconds: Double { eventRetentionSeconds ?? 86_400 }
     var effectiveMediaRetentionSeconds: Double { mediaRetentionSeconds ?? 7 * 86_400 }
+    var effectiveEventStreamsPerEndUser: Int { eventStreamsPerEndUser ?? 4 }
 
     /// Every field that is not a positive, finite number, named.
     func problems() -> [String] {
@@ -53,7 +58,7 @@ public struct LimitsConfiguration: Codable, Sendable, Equatable {
         }
         let counts: [(String, Int?)] = [
             ("chats_per_hour", chatsPerHour), ("uploads_per_hour", uploadsPerHour), ("upload_bytes_per_hour", uploadBytesPerHour),
-            ("screen_shares_per_hour", screenSharesPerHour),
+            ("screen_shares_per_hour", screenSharesPerHour), ("event_streams_per_end_user", eventStreamsPerEndUser),
         ]
         for (name, value) in counts {
             if let value, value <= 0 { problems.append("limits.\(name): a positive integer expected") }

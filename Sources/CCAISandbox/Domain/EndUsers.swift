@@ -20,6 +20,8 @@ struct EndUsers: Sendable {
 
     let configuration: SandboxConfiguration
     let store: SandboxStore
+    /// The open event streams, closed with their token.
+    let streams: EventStreams
     let clock: any Clock
 
     /// Checks the JWT, finds or creates its end user, and issues an auth token bound to
@@ -55,9 +57,10 @@ struct EndUsers: Sendable {
                             endUser: user, latestEventId: try await store.latestEventID(endUserID: user.id ?? 0))
     }
 
-    /// Revokes the session's token.
+    /// Revokes the session's token and ends the event streams opened with it.
     func signOut(_ session: Session) async throws {
         try await store.revokeToken(session.token)
+        await streams.close(token: session.token)
     }
 
     /// Changes the caller's profile; its identifier cannot change.

@@ -25,6 +25,12 @@ struct SessionResolver: Sendable {
         return session
     }
 
+    /// Whether the session's token is still valid now: not revoked, not expired (what a
+    /// long-lived response, an event stream, checks before each thing it sends).
+    func isCurrent(_ session: Session) -> Bool {
+        store.tokens.endUser(token: session.token, now: clock.now()) == session.endUser.id
+    }
+
     /// The caller's chat named by the path's `:id`; another user's chat is not found.
     func ownChat(_ request: HTTPRequest, _ session: Session) async throws -> ChatResponse {
         try await ownChat(id: try request.integerParameter("id", "chat id"), session)

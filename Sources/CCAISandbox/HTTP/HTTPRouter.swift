@@ -10,8 +10,10 @@ public enum HTTPAuthentication: Sendable {
 
 /// What the router decides from a request's headers alone, before its body is read.
 public enum HTTPAdmission: Equatable, Sendable {
-    /// Read the body, at most this many bytes.
-    case read(maximumBodyBytes: Int)
+    /// Read the body, at most this many bytes; `authenticated` when the route required a
+    /// token and it passed (else the body counts against the server's budget for requests
+    /// without a token, and the connection's deadline runs until it is read).
+    case read(maximumBodyBytes: Int, authenticated: Bool)
     /// Answer at once with the error (and its headers).
     case refuse(HTTPError)
 }
@@ -126,7 +128,7 @@ public struct HTTPRouter: Sendable {
                 return .refuse(HTTPError(status: 413, code: .tooLarge,
                                          message: "the request body is \(contentLength) bytes; \(method) \(path) takes at most \(route.maximumBodyBytes)"))
             }
-            return .read(maximumBodyBytes: route.maximumBodyBytes)
+            return .read(maximumBodyBytes: route.maximumBodyBytes, authenticated: route.authentication != .none)
         }
     }
 

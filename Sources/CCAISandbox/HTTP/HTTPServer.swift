@@ -4,7 +4,8 @@ import Foundation
 /// An HTTP/1.1 server on libmicrohttpd. Requests are admitted on their headers (route,
 /// token, declared length: ``HTTPRouter/admit(method:path:authorization:contentLength:)``),
 /// read on the daemon's threads within ``Limits``, and answered by the router in Swift
-/// tasks.
+/// tasks. Connections are limited per address and must deliver each request by a
+/// deadline; requests without a token get a small body budget of their own.
 ///
 /// ```swift
 /// let server = try HTTPServer(router: router, address: "127.0.0.1", port: 0)
@@ -23,6 +24,27 @@ public final class HTTPServer: @unchecked Sendable {
         /// Unsent bytes of one event stream (4 MiB); past it the connection is dropped and
         /// the client resumes with `Last-Event-ID`.
         public var streamBytes = 4 << 20
+        /// Unsent bytes of all event streams together (128 MiB); the stream whose write
+        /// would pass it is dropped, as at `streamBytes`.
+        public var streamsBytes = 128 << 20
+        /// Bodies of requests admitted without a token (signing in), all together (4 MiB):
+        /// held in memory only, never spooled, and apart from the budgets above, so that
+        /// clients without a token cannot use what authenticated ones need; past it a 503.
+        public var anonymousBodyBytes = 4 << 20
+        /// Seconds a connection has to deliver a request's headers (and, without a token,
+        /// its whole body) from when it opens or its previous answer ends (10): a deadline,
+        /// not an idle timeout, so that dripping a byte at a time does not keep it; past it
+        /// the connection is closed.
+        public var requestSeconds: Double = 10
+        /// Connections open at once, all clients together (nil: the process's descriptor
+        /// limit less 256, at most 65,536).
+        public var connections: Int?
+        /// Connections open at once from one address (128); past it a new one is closed as
+        /// it is accepted. 0: no limit.
+        public var connectionsPerAddress = 128
+        /// Whether loopback addresses (127.0.0.0/8) count against `connectionsPerAddress`
+        /// (false): a load test runs its many SDK instances in one process on 127.0.0.1.
+        public var limitsLoopback = false
 
         public init() {}
     }
@@ -42,7 +64,12 @@ public final class HTTPServer: @unchecked Sendable {
         var error = [CChar](repeating: 0, count: 256)
         let box = BoxedServer(router: router)
         let cLimits = chttp_limits(memory_bytes: limits.memoryBytes, spool_after_bytes: limits.spoolAfterBytes,
-                                   spool_bytes: limits.spoolBytes, stream_bytes: limits.streamBytes)
+                                   spool_bytes: limits.spoolBytes, stream_bytes: limits.streamBytes,
+                                   streams_bytes: limits.streamsBytes, anonymous_bytes: limits.anonymousBodyBytes,
+                                   request_seconds: limits.requestSeconds.isFinite ? max(0, limits.requestSeconds) : 0,
+                                   connections: UInt32(clamping: limits.connections ?? 0),
+                                   connections_per_address: UInt32(clamping: limits.connectionsPerAddress),
+                                   limit_loopback: limits.limitsLoopback ? 1 : 0)
         guard let started = chttp_start(address, port, cLimits, UInt32(max(1, threads)),
                                         { context, method, path, authorization, contentLength, admission in
                                             BoxedServer.admit(context, method, path, authorization, contentLength, admission)
@@ -159,9 +186,10 @@ private final class BoxedServer {
                                         authorization: authorization.map { String(cString: $0) },
                                         contentLength: contentLength >= 0 ? contentLength : nil)
         switch decision {
-        case .read(let maximumBodyBytes):
+        case .read(let maximumBodyBytes, let authenticated):
             admission.pointee.status = 0
             admission.pointee.max_body_bytes = maximumBodyBytes
+            admission.pointee.anonymous = authenticated ? 0 : 1
         case .refuse(let error):
             admission.pointee.status = UInt32(error.status)
             var body = String(decoding: error.response.body, as: UTF8.self)

@@ -4,10 +4,13 @@ import Foundation
 /// `GET /events`: the end user's real-time events as Server-Sent Events. Every event is
 /// stored before it is sent, with an increasing id; a client that reconnects with
 /// `Last-Event-ID` (or `?last_event_id=`) gets what it missed, then the live stream.
-/// Idle streams get a comment every 15 seconds.
+/// Idle streams get a comment every 15 seconds. A stream lives as long as its token: it
+/// ends at once when the token is revoked, and at the next event or keep-alive once it has
+/// expired; an end user's streams are capped (``EventStreams``).
 struct EventRoutes: Sendable {
     let sessions: SessionResolver
     let feed: EventFeed
+    let streams: EventStreams
     static let keepAliveSeconds: Double = 15
 
     func register(in router: inout HTTPRouter) {
@@ -17,7 +20,7 @@ struct EventRoutes: Sendable {
     }
 
     private func events(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
-        guard let userID = session.endUser.id else { throw HTTPError.unauthenticated("no end user") }
+        guard session.endUser.id != nil else { throw HTTPError.unauthenticated("no end user") }
         let resumeFrom = request.headers["last-event-id"] ?? request.query["last_event_id"]
         var lastID: Int64 = 0
         if let resumeFrom, !resumeFrom.isEmpty {
@@ -28,7 +31,7 @@ struct EventRoutes: Sendable {
         }
         let start = lastID
         return .eventStream { stream in
-            await serve(stream, endUserID: userID, after: start)
+            await serve(stream, session, after: start)
         }
     }
 
@@ -52,12 +55,16 @@ struct EventRoutes: Sendable {
         return stream.isOpen
     }
 
-    private func serve(_ stream: HTTPEventStream, endUserID: Int, after start: Int64) async {
+    private func serve(_ stream: HTTPEventStream, _ session: Session, after start: Int64) async {
+        guard let endUserID = session.endUser.id else { return }
+        let ticket = await streams.open(stream, endUserID: endUserID, token: session.token)
+        defer { streams.remove(ticket) }
         var lastID = start
         stream.sendRetry(milliseconds: 1_000)
         while stream.isOpen {
             let version = await feed.version(of: endUserID)
             guard let pending = try? await feed.events(of: endUserID, after: lastID) else { break }
+            guard sessions.isCurrent(session) else { break }
             for event in pending {
                 guard stream.send(id: String(event.id), event: event.name, data: event.data) else { return }
                 lastID = event.id
@@ -67,9 +74,11 @@ struct EventRoutes: Sendable {
                 continue
             }
             await feed.wait(for: endUserID, after: version, timeout: Self.keepAliveSeconds)
+            guard stream.isOpen, sessions.isCurrent(session) else { break }
             if await feed.version(of: endUserID) == version {
                 guard stream.sendComment("keep-alive") else { return }
             }
         }
+        stream.close()
     }
 }

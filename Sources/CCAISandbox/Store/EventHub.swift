@@ -21,6 +21,11 @@ actor EventHub {
         for waiter in (waiters.removeValue(forKey: endUserID) ?? [:]).values { waiter.resume() }
     }
 
+    /// Wakes the user's waiting streams without a publication (one of them was closed).
+    func wake(endUserID: Int) {
+        for waiter in (waiters.removeValue(forKey: endUserID) ?? [:]).values { waiter.resume() }
+    }
+
     /// Returns once the user's version passes `seen`, or after `timeout` seconds.
     func wait(endUserID: Int, after seen: Int, timeout: TimeInterval) async {
         guard version(endUserID: endUserID) <= seen else { return }

@@ -22,6 +22,21 @@ typedef struct {
     size_t spool_bytes;
     /// Bytes written to one event stream and not yet sent; past it the connection is dropped.
     size_t stream_bytes;
+    /// Bytes written to all event streams together and not yet sent; the stream whose write
+    /// would pass it is dropped.
+    size_t streams_bytes;
+    /// Bytes of request bodies admitted without a token, all connections together: held in
+    /// memory only, apart from the budgets above; past it a request is answered 503.
+    size_t anonymous_bytes;
+    /// Seconds a connection has to deliver a request's headers (and, without a token, its
+    /// whole body), from when it opens or its previous request ends; past it it is closed.
+    double request_seconds;
+    /// Connections open at once; 0: derived from the process's descriptor limit.
+    unsigned connections;
+    /// Connections open at once from one address; 0: no limit.
+    unsigned connections_per_address;
+    /// Whether loopback addresses (127.0.0.0/8) count against `connections_per_address`.
+    int limit_loopback;
 } chttp_limits;
 
 /// The decision on a request from its headers alone, before a byte of body is read.
@@ -29,6 +44,9 @@ typedef struct {
     /// 0 to read the body (at most `max_body_bytes`), else the status to answer with `body`.
     unsigned status;
     size_t max_body_bytes;
+    /// 1 when the request was admitted without a token: its body counts against
+    /// `anonymous_bytes`, and it stays under the connection's deadline until it is read.
+    int anonymous;
     /// The JSON answer when refused (NUL-terminated).
     char body[512];
     /// Headers of the answer as "name\0value\0" pairs (`Allow` of a 405, `Retry-After`
@@ -76,7 +94,8 @@ typedef struct chttp_stream chttp_stream;
 chttp_stream *chttp_respond_stream(chttp_exchange *exchange, unsigned status, const char *headers, size_t headers_len);
 
 /// Appends bytes to the stream; 0 when the client is gone, the stream is closed, or it
-/// would hold more than the limit unsent (the connection is then dropped).
+/// (or all streams together) would hold more than the limit unsent (the connection is
+/// then dropped).
 int chttp_stream_write(chttp_stream *stream, const char *data, size_t len);
 
 /// Ends the stream once what was written has been sent.
