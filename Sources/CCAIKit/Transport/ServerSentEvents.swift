@@ -125,9 +125,9 @@ public struct ServerSentEventParser: Sendable {
 }
 
 /// A reconnecting Server-Sent Events client: on a dropped connection it waits (the
-/// server's `retry`, within 0 to ``maximumRetrySeconds``, else `reconnectDelay`; doubled
-/// for each connection in a row that brought no event, up to ``maximumRetrySeconds``, and
-/// at least ``minimumRetrySeconds``) and reconnects with `Last-Event-ID`, so that the
+/// server's `retry`, else `reconnectDelay`, within ``minimumRetrySeconds`` to
+/// ``maximumRetrySeconds``; doubled for each connection in a row that brought no event,
+/// up to ``maximumRetrySeconds``) and reconnects with `Last-Event-ID`, so that the
 /// server can resume after the last event received. An event (or an error answer) larger
 /// than the request's `maximumResponseBytes` ends the sequence with `too_large`.
 ///
