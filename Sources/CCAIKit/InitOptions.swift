@@ -33,12 +33,48 @@ public struct InitOptions: Sendable {
         self.tokenDirectory = tokenDirectory
     }
 
-    /// The base URL of the platform's API.
-    var baseURL: String {
+    /// The base URL of the platform's API: `urlHost` as given when it has a scheme (an
+    /// operator's explicit `http://` stays), else `https://` and the host, except for
+    /// `localhost` and literal loopback addresses (127.0.0.0/8 as a dotted quad, `::1`),
+    /// which get `http://`. A name that only starts like one (`127.attacker.example`,
+    /// `127.0.0.1@attacker.example`) is not loopback.
+    ///
+    /// ```swift
+    /// InitOptions(key: "k", urlHost: "127.0.0.1:8787").baseURL          // "http://127.0.0.1:8787"
+    /// InitOptions(key: "k", urlHost: "127.attacker.example").baseURL    // "https://127.attacker.example"
+    /// ```
+    public var baseURL: String {
         if urlHost.contains("://") { return urlHost.hasSuffix("/") ? String(urlHost.dropLast()) : urlHost }
-        let host = urlHost.split(separator: ":").first.map(String.init) ?? urlHost
-        let loopback = host == "localhost" || host.hasPrefix("127.") || host == "[::1]"
-        return (loopback ? "http://" : "https://") + urlHost
+        let (host, authority) = InitOptions.host(of: urlHost)
+        return (InitOptions.isLoopback(host) ? "http://" : "https://") + authority
+    }
+
+    /// The host of `HOST[:PORT]`, and the authority to put in a URL (a bare IPv6 address
+    /// in brackets): `[::1]:8787` is `::1`, `::1` is `::1` (`[::1]`), `a.b:80` is `a.b`.
+    /// Anything after the host but a numeric port (`[::1].x`, `127.0.0.1:80@x`) leaves the
+    /// whole text as the host, which is then no loopback address.
+    private static func host(of authority: String) -> (host: String, authority: String) {
+        func isPort(_ rest: Substring) -> Bool {
+            rest.isEmpty || rest.first == ":" && rest.dropFirst().allSatisfy { $0.isASCII && $0.isNumber }
+        }
+        if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
+            guard isPort(authority[authority.index(after: close)...]) else { return (authority, authority) }
+            return (String(authority[authority.index(after: authority.startIndex)..<close]), authority)
+        }
+        if authority.filter({ $0 == ":" }).count > 1 { return (authority, "[\(authority)]") }
+        guard let colon = authority.firstIndex(of: ":") else { return (authority, authority) }
+        guard isPort(authority[colon...]) else { return (authority, authority) }
+        return (String(authority[..<colon]), authority)
+    }
+
+    /// Whether `host` is `localhost` or a literal loopback address.
+    private static func isLoopback(_ host: String) -> Bool {
+        if host.lowercased() == "localhost" { return true }
+        var ipv4 = in_addr()
+        if inet_pton(AF_INET, host, &ipv4) == 1 { return UInt32(bigEndian: ipv4.s_addr) >> 24 == 127 }
+        var ipv6 = in6_addr()
+        guard inet_pton(AF_INET6, host, &ipv6) == 1 else { return false }
+        return withUnsafeBytes(of: &ipv6) { bytes in bytes.dropLast().allSatisfy { $0 == 0 } && bytes.last == 1 }
     }
 }
 

@@ -125,6 +125,28 @@ import Timekeeping
         await restarted.stop()
     }
 
+    /// A hostile platform's "PDF" is not saved: a transcript must start with `%PDF-`, and
+    /// one that does not is an error at once (not retried), with nothing handed to `save`.
+    @Test(.timeLimit(.minutes(1))) func aTranscriptThatIsNotAPDFIsNotSaved() async throws {
+        let (_, port, clock, service, delegate) = try await chatOffline("transcript-not-a-pdf")
+        var router = HTTPRouter()
+        router.add("GET", "/chats/:id/transcript", authentication: .none) { _ in
+            HTTPResponse(status: 200, headers: ["Content-Type": "application/pdf"], body: Data("#!/bin/sh\nrm -rf ~\n".utf8))
+        }
+        let hostile = try HTTPServer(router: router, port: port)
+        let saved = Saved()
+        do {
+            try await service.downloadChatTranscript { saved.keep($0) }
+            Issue.record("expected an error")
+        } catch let error as CCAIError {
+            #expect(error.code == .internal && error.message.contains("not a PDF"), "\(error)")
+        }
+        #expect(saved.data.isEmpty && clock.pendingTimers == 0, "nothing saved, nothing retried")
+        await #expect(throws: CCAIError.self) { try await service.downloadChatTranscriptData() }
+        withExtendedLifetime(delegate) {}
+        await hostile.stop()
+    }
+
     @Test(.timeLimit(.minutes(1))) func aTranscriptDownloadGivesUpAfterItsAttempts() async throws {
         let (_, _, clock, service, delegate) = try await chatOffline("transcript-gives-up")
         let saved = Saved()

@@ -73,6 +73,39 @@ import Testing
         await server.stop()
     }
 
+    /// A platform that never ends its line (or its event) cannot grow the host's buffer:
+    /// past the request's limit the stream ends with `too_large`, and is not reconnected
+    /// to be sent the same again.
+    @Test func anEndlessEventEndsTheStreamWithTooLarge() async throws {
+        for opening in ["data: ", "data: 0123456789\n"] {
+            let server = try RawHTTPServer { connection in
+                connection.readRequestHead()
+                connection.write("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n")
+                guard connection.number == 1 else {
+                    connection.write("data: a later connection\n\n")
+                    return
+                }
+                let chunk = String(repeating: opening == "data: " ? "x" : opening, count: opening == "data: " ? 64 << 10 : 4096)
+                connection.write(opening)
+                for _ in 0..<64 where connection.write(chunk) {}
+            }
+            var request = HTTPClientRequest(url: "\(server.baseURL)/events")
+            request.maximumResponseBytes = 1 << 20
+            let source = EventSource(client: HTTPClient(retryPolicy: .init(maximumRetries: 0)), request: request,
+                                     reconnectDelay: 0.01)
+            do {
+                for try await event in source.events() {
+                    Issue.record("got \(event.data.prefix(40)) after \(opening.debugDescription)")
+                    break
+                }
+                Issue.record("expected too_large")
+            } catch let error as CCAIError {
+                #expect(error.code == .tooLarge && error.message.contains("\(1 << 20) bytes"), "\(error)")
+            }
+            server.stop()
+        }
+    }
+
     @Test func stoppingTheServerEndsOpenStreams() async throws {
         var router = HTTPRouter()
         router.add("GET", "/forever", authentication: .none) { _ in

@@ -77,6 +77,53 @@ import Testing
         await server.stop()
     }
 
+    /// A hostile platform cannot fill the host's memory: an answer is read up to its
+    /// endpoint's limit (`Endpoint.maximumResponseBytes`), and the transfer is aborted past
+    /// it, whether the length was announced (refused before the body) or not (cut off).
+    @Test func answersPastTheirEndpointsLimitAreAborted() async throws {
+        let written = Calls()
+        var router = HTTPRouter()
+        router.add("GET", "/company", authentication: .none) { _ in
+            .eventStream { stream in
+                let chunk = String(repeating: "x", count: 64 << 10)
+                var bytes = 0
+                while stream.isOpen, bytes < 64 << 20 {
+                    if stream.pendingBytes > 1 << 20 {
+                        try? await Task.sleep(nanoseconds: 1_000_000)
+                        continue
+                    }
+                    stream.sendComment(chunk)
+                    bytes += chunk.count
+                    if bytes % (1 << 20) == 0 { _ = await written.next() }
+                }
+            }
+        }
+        router.add("GET", "/end_user", authentication: .none) { _ in
+            HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(count: 9 << 20))
+        }
+        let server = try HTTPServer(router: router)
+        let ccai = CCAI(http: HTTPClient(retryPolicy: .init(maximumRetries: 0)))
+        try ccai.initialize(options: InitOptions(key: "dev-key", urlHost: "127.0.0.1:\(server.port)", cacheAuthToken: false))
+        ccai.authService!.updateAuthToken("t")
+        let limit = Endpoints.company.maximumResponseBytes
+        #expect(limit == 8 << 20)
+        do {
+            _ = try await ccai.companyService!.get()
+            Issue.record("expected too_large")
+        } catch let error as CCAIError {
+            #expect(error.code == .tooLarge, "\(error)")
+            #expect(error.message.contains("GET /company") && error.message.contains("\(limit) bytes"), "\(error.message)")
+        }
+        do {
+            _ = try await ccai.endUserService!.fetch()
+            Issue.record("expected too_large")
+        } catch let error as CCAIError {
+            #expect(error.code == .tooLarge && error.message.contains("GET /end_user"), "\(error)")
+        }
+        await server.stop()
+        #expect(await written.count < 32, "the transfer stopped near the limit, not at the server's 64 MiB")
+    }
+
     @Test func timesOut() async throws {
         let released = Latch()
         let server = try makeServer(slowReleased: released)
@@ -104,23 +151,6 @@ import Testing
         await postServer.stop()
     }
 
-    /// A loopback port bound but not listening: connections are refused, and no other
-    /// test's server can take it meanwhile (a stopped server's port can be reused at once).
-    private func refusingPort() throws -> (socket: Int32, port: UInt16) {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-                bind(socket, generic, length) == 0 && getsockname(socket, generic, &length) == 0
-            }
-        }
-        guard socket >= 0, bound else { throw TransportError.unavailable("no loopback port to bind") }
-        return (socket, UInt16(bigEndian: address.sin_port))
-    }
-
     /// A request whose caller retries it (the outbox, transcript downloads) is sent once
     /// on a failure: loops never run inside one another. A 429 is still waited out.
     @Test func requestsRetriedByTheirCallerAreNotRetriedHereToo() async throws {
@@ -141,7 +171,7 @@ import Testing
     }
 
     @Test func anUnreachableServerIsUnavailableAfterRetries() async throws {
-        let (socket, port) = try refusingPort()
+        let (socket, port) = try boundLoopbackSocket()   // bound, not listening: refused
         defer { close(socket) }
         let url = "http://127.0.0.1:\(port)/json"
         await #expect {

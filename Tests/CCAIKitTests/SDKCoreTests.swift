@@ -4,6 +4,7 @@ import CCAIWire
 import Foundation
 import TestSupport
 import Testing
+import Timekeeping
 
 @Suite struct SDKCoreTests {
     private func tokenFolder() -> String {
@@ -109,6 +110,23 @@ import Testing
         }
     }
 
+    /// Only `localhost` and literal loopback addresses get plain HTTP by default; a name
+    /// that merely starts like one is a remote host and gets HTTPS. An explicit scheme is
+    /// the operator's choice and stays.
+    @Test(arguments: [
+        ("127.0.0.1:8787", "http://127.0.0.1:8787"), ("127.8.9.10", "http://127.8.9.10"), ("localhost:80", "http://localhost:80"),
+        ("LOCALHOST", "http://LOCALHOST"), ("[::1]:8787", "http://[::1]:8787"), ("::1", "http://[::1]"),
+        ("127.attacker.example", "https://127.attacker.example"), ("127.0.0.1.attacker.example:80", "https://127.0.0.1.attacker.example:80"),
+        ("127.0.0.1@attacker.example", "https://127.0.0.1@attacker.example"),
+        ("127.0.0.1:80@attacker.example", "https://127.0.0.1:80@attacker.example"), ("localhost.attacker.example", "https://localhost.attacker.example"),
+        ("[::1].attacker.example", "https://[::1].attacker.example"), ("128.0.0.1", "https://128.0.0.1"), ("::2", "https://[::2]"),
+        ("my-instance.uc1.ccaiplatform.com", "https://my-instance.uc1.ccaiplatform.com"),
+        ("http://platform.example:8080/", "http://platform.example:8080"), ("https://127.0.0.1", "https://127.0.0.1"),
+    ])
+    func onlyLiteralLoopbackAddressesGetPlainHTTP(_ host: String, _ expected: String) {
+        #expect(InitOptions(key: "k", urlHost: host).baseURL == expected)
+    }
+
     @Test func languageResolution() async throws {
         #expect(LanguageService.resolve(explicit: "fr", device: "es-CU", enabled: ["en", "es"]) == "fr")
         #expect(LanguageService.resolve(explicit: nil, device: "es", enabled: ["en", "es"]) == "es")
@@ -122,5 +140,53 @@ import Testing
         try ccai.languageService!.setLanguageCode("en")
         #expect(ccai.languageService!.languageCode == "en")
         await server.stop()
+    }
+
+    /// A platform that refuses every event stream with 401 does not make the host sign in
+    /// a loop: the first refusal is renewed at once, then each attempt backs off (0.5 s
+    /// doubling to 30 s, with jitter), on the SDK's clock. In a virtual minute that is
+    /// 6 to 12 sign-ins, where there were dozens a second.
+    @Test func aPlatformRefusingTheStreamIsNotAskedForTokensInALoop() async throws {
+        var router = HTTPRouter()
+        router.add("POST", "/auth/end_user", authentication: .none) { _ in
+            try .json(AuthResponse(authToken: "token", expiresAt: 4_000_000_000, endUser: EndUser(identifier: "vu-1")))
+        }
+        router.add("GET", "/events", authentication: .none) { _ in throw HTTPError.unauthenticated("refused") }
+        let server = try HTTPServer(router: router)
+        let clock = ManualClock()
+        let delegate = PatientDelegate(clock: clock, patience: 20)
+        let ccai = CCAI(http: HTTPClient(clock: clock))
+        delegate.signing.ccai = ccai
+        try ccai.initialize(options: InitOptions(key: "dev-key", urlHost: "127.0.0.1:\(server.port)", delegate: delegate,
+                                                 cacheAuthToken: false))
+        ccai.initializeChat()
+        let events = ccai.chatService!.events()
+        let listening = Task { for await _ in events {} }
+        let start = clock.now()
+        while clock.now().timeIntervalSince(start) < 60 {
+            await clock.waitForTimers()
+            clock.advanceToNextTimer()
+        }
+        #expect((6...12).contains(delegate.signing.calls), "\(delegate.signing.calls) sign-ins in a virtual minute")
+        listening.cancel()
+        await server.stop()
+    }
+}
+
+/// Signs in as `vu-1`; past `patience` sign-ins it first waits an hour on `clock`, so that
+/// a host signing in a loop without sleeping still gives a test a timer to wait for.
+private final class PatientDelegate: CCAIDelegate, @unchecked Sendable {
+    let signing = SigningDelegate(identifier: "vu-1")
+    let clock: ManualClock
+    let patience: Int
+
+    init(clock: ManualClock, patience: Int) {
+        self.clock = clock
+        self.patience = patience
+    }
+
+    func ccaiShouldAuthenticate() async -> String? {
+        if signing.calls >= patience { try? await clock.sleep(for: 3_600) }
+        return await signing.ccaiShouldAuthenticate()
     }
 }

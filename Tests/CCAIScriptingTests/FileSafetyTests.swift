@@ -51,6 +51,44 @@ import Testing
 
         """
 
+    /// Writing never loosens a file's mode and never writes through a link: a new file is
+    /// 0600 whatever the umask, a file written over keeps its mode, and a symlink or a hard
+    /// link at the path is replaced while what it led to stays as it was.
+    @Test func writingNeverLoosensAModeNorWritesThroughALink() throws {
+        let folder = try Folder()
+        defer { try? FileManager.default.removeItem(at: folder.root) }
+        let confined = try ConfinedFolder(folder.script)
+        let files = FileManager.default
+        func status(_ path: String) throws -> stat {
+            var status = stat()
+            guard lstat(path, &status) == 0 else { throw POSIXError(.ENOENT) }
+            return status
+        }
+        func mode(_ path: String) throws -> Int { Int(try status(path).st_mode & 0o7777) }
+        try confined.write(Data("%PDF-new".utf8), to: "new.pdf")
+        #expect(try mode(folder.script + "/new.pdf") == 0o600)
+
+        try #require(files.createFile(atPath: folder.script + "/private.pdf", contents: Data("old".utf8),
+                                      attributes: [.posixPermissions: 0o600]))
+        try confined.write(Data("%PDF-over".utf8), to: "private.pdf")
+        #expect(try mode(folder.script + "/private.pdf") == 0o600, "a 0600 file stays 0600")
+        try #require(files.createFile(atPath: folder.script + "/shared.pdf", contents: Data("old".utf8),
+                                      attributes: [.posixPermissions: 0o640]))
+        try confined.write(Data("%PDF-over".utf8), to: "shared.pdf")
+        #expect(try mode(folder.script + "/shared.pdf") == 0o640, "and a 0640 one 0640")
+
+        try confined.write(Data("%PDF-link".utf8), to: "out.png")
+        #expect(try String(contentsOfFile: folder.outside, encoding: .utf8) == "TOP-SECRET-BYTES", "the symlink's target is untouched")
+        #expect(try status(folder.script + "/out.png").st_mode & S_IFMT == S_IFREG, "the symlink is replaced by a file")
+        #expect(try mode(folder.script + "/out.png") == 0o600)
+
+        try #require(link(folder.outside, folder.script + "/hard.pdf") == 0)
+        try confined.write(Data("%PDF-hard".utf8), to: "hard.pdf")
+        #expect(try String(contentsOfFile: folder.outside, encoding: .utf8) == "TOP-SECRET-BYTES", "nor a hard link's")
+        #expect(try String(contentsOfFile: folder.script + "/hard.pdf", encoding: .utf8) == "%PDF-hard")
+        #expect(throws: ConfinedFolder.Refusal.self) { try confined.write(Data("%PDF-".utf8), to: "up/secret.txt") }
+    }
+
     @Test func pathsStayInsideTheScriptsFolder() async throws {
         let folder = try Folder()
         defer { try? FileManager.default.removeItem(at: folder.root) }

@@ -23,6 +23,66 @@ import Testing
         await server.stop()
     }
 
+    /// Against a real platform the operator decides whom a script may be: a script that
+    /// sets another identifier, or asks for signed claims the operator did not list, gets
+    /// `forbidden` naming the flag; the JWT command is not even run for such an identity.
+    @Test func theHostSignsOnlyTheIdentitiesAndClaimsTheOperatorAllows() async throws {
+        let server = try Sandbox().serve()
+        let policy = IdentityPolicy()
+        let sdk = CCAI()
+        let host = HostAuthenticator(signing: .secret("dev-secret", .hs384), identity: EndUser(identifier: "vu-1"), ccai: sdk,
+                                     policy: policy)
+        try sdk.initialize(options: InitOptions(key: "dev-key", urlHost: "127.0.0.1:\(server.port)", delegate: host,
+                                                cacheAuthToken: false))
+        #expect(try await sdk.companyService!.get().displayName == "Acme", "vu-1 matches the default vu-*")
+        sdk.endUserService!.updateEndUser(EndUser(identifier: "real-customer-42"))
+        sdk.authService!.updateAuthToken(nil)
+        do {
+            _ = try await sdk.companyService!.get()
+            Issue.record("signed in as real-customer-42")
+        } catch let error as CCAIError {
+            #expect(error.code == .forbidden && error.message.contains("--identities") && error.message.contains("real-customer-42"),
+                    "\(error)")
+        }
+        let verified: [String: JSONValue] = ["custom_data": ["reserved_verified_customer": ["label": "V", "value": true]]]
+        #expect {
+            try host.signClaims(verified)
+        } throws: { error in
+            (error as? CCAIError)?.code == .forbidden && (error as? CCAIError)?.message.contains("--signed-claims") == true
+        }
+        let allowing = HostAuthenticator(signing: .secret("dev-secret", .hs384), identity: EndUser(identifier: "vu-1"), ccai: sdk,
+                                         policy: IdentityPolicy(identities: ["real-*"], signedClaims: ["reserved_verified_customer"]))
+        #expect(try allowing.signClaims(verified).split(separator: ".").count == 3)
+        let embedded = HostAuthenticator(signing: .secret("dev-secret", .hs384), identity: EndUser(identifier: "vu-1"), ccai: sdk)
+        #expect(try embedded.signClaims(verified).split(separator: ".").count == 3, "the embedded sandbox: anyone, anything")
+
+        let marker = FileManager.default.temporaryDirectory.appendingPathComponent("jwt-command-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: marker) }
+        let commandSDK = CCAI()
+        let command = HostAuthenticator(signing: .command("echo \"$CCAI_IDENTIFIER\" >> \(marker); exit 1"),
+                                        identity: EndUser(identifier: "vu-1"), ccai: commandSDK, policy: policy)
+        try commandSDK.initialize(options: InitOptions(key: "dev-key", urlHost: "127.0.0.1:\(server.port)", delegate: command,
+                                                       cacheAuthToken: false))
+        commandSDK.endUserService!.updateEndUser(EndUser(identifier: "real-customer-42"))
+        await #expect(throws: CCAIError.self) { try await commandSDK.companyService!.get() }
+        #expect(!FileManager.default.fileExists(atPath: marker), "the command was not handed real-customer-42")
+        withExtendedLifetime([host, allowing, embedded, command]) {}
+        await server.stop()
+    }
+
+    /// The identity globs are fnmatch(3)'s; a malformed one is told, not guessed at.
+    @Test func identityPatternsAreGlobs() {
+        let policy = IdentityPolicy(identities: ["vu-*", "load-[0-9]?"])
+        #expect(policy.allows(identifier: "vu-1") && policy.allows(identifier: "vu-") && policy.allows(identifier: "load-7a"))
+        #expect(!policy.allows(identifier: "real-customer-42") && !policy.allows(identifier: "xvu-1")
+                && !policy.allows(identifier: "load-x1") && !policy.allows(identifier: "VU-1"))
+        #expect(IdentityPolicy().identities == ["vu-*"] && IdentityPolicy().signedClaims.isEmpty)
+        #expect(IdentityPolicy.problem(withPattern: "vu-*") == nil && IdentityPolicy.problem(withPattern: "[]x]*") == nil)
+        #expect(IdentityPolicy.problem(withPattern: "")?.contains("empty") == true)
+        #expect(IdentityPolicy.problem(withPattern: "vu-[0-9")?.contains("'['") == true)
+        #expect(IdentityPolicy.problem(withPattern: "vu-\u{1B}*")?.contains("control") == true)
+    }
+
     /// Nothing a script can reach holds the secret: not the `ccai` module, not its logs.
     @Test func theSecretIsNotReachableFromScripts() async throws {
         let server = try Sandbox().serve()

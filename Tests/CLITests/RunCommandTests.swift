@@ -24,6 +24,45 @@ import Testing
         #expect(output.status == 2 && output.stderr.contains("--out-dir"), "\(output.stderr)")
     }
 
+    /// A script run from a home folder cannot replace `.bashrc`: without `--out-dir` files
+    /// go to `./ccai-out/` (made 0700 on the first write), new files are 0600, and what
+    /// was in the working directory stays as it was.
+    @Test func transcriptsGoToCcaiOutNotTheWorkingDirectory() async throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("home-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: home) }
+        let bashrc = home.appendingPathComponent(".bashrc")
+        try "export PS1='$ '\n".write(to: bashrc, atomically: true, encoding: .utf8)
+        let path = try script("""
+            ccai.initialize_chat()
+            ccai.chat.start{ menu_id = 7 }
+            print(ccai.chat.download_chat_transcript{ to = ".bashrc" })
+            ccai.chat.end_chat()
+            """)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect(!FileManager.default.fileExists(atPath: home.appendingPathComponent("ccai-out").path), "not made before a write")
+        let output = try await CLI.run(["run", path, "--quiet"], directory: home)
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(try String(contentsOf: bashrc, encoding: .utf8) == "export PS1='$ '\n", "the working directory's .bashrc is untouched")
+        let written = home.appendingPathComponent("ccai-out/.bashrc")
+        #expect(try Data(contentsOf: written).starts(with: Data("%PDF-".utf8)))
+        let folderMode = try FileManager.default.attributesOfItem(atPath: home.appendingPathComponent("ccai-out").path)[.posixPermissions]
+        let fileMode = try FileManager.default.attributesOfItem(atPath: written.path)[.posixPermissions]
+        #expect((folderMode as? NSNumber)?.intValue == 0o700 && (fileMode as? NSNumber)?.intValue == 0o600)
+    }
+
+    /// `--host 127.attacker.example` is a remote host: HTTPS, as for any name; only
+    /// literal loopback addresses and localhost get plain HTTP unless the URL says `http://`.
+    @Test func aLoopbackLookalikeHostIsReachedOverHTTPS() async throws {
+        let path = try script("print(ccai.options.get().base_url)")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        for (host, expected) in [("127.attacker.example", "https://127.attacker.example"), ("127.0.0.1:9", "http://127.0.0.1:9"),
+                                 ("[::1]:9", "http://[::1]:9"), ("http://platform.test:9", "http://platform.test:9")] {
+            let output = try await CLI.run(["run", path, "--host", host, "--company-key", "k", "--company-secret", "s"])
+            #expect(output.status == 0 && output.stdout == expected + "\n", "\(host): \(output.stdout)\(output.stderr)")
+        }
+    }
+
     @Test func theLogoutRecipeClearsAllThree() async throws {
         let output = try await CLI.run(["run", "examples/logout.lua", "--quiet"])
         #expect(output.status == 0, "\(output.stderr)")

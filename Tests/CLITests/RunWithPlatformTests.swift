@@ -244,6 +244,39 @@ import Testing
         #expect(chosen.status == 0, "\(chosen.stderr)")
     }
 
+    /// With `--host` and the company secret a script cannot sign in as a real customer nor
+    /// have the host sign reserved CRM flags: only `--identities` (default `vu-*`) and
+    /// `--signed-claims` (default none) say whom and what the host signs.
+    @Test func aScriptSignsInOnlyAsTheOperatorAllows() async throws {
+        let server = try await SandboxCommandTests.Server.start([])
+        defer { server.terminate() }
+        let script = FileManager.default.temporaryDirectory.appendingPathComponent("identities-\(UUID().uuidString).lua")
+        try """
+            ccai.company.get()
+            ccai.end_user.update_end_user({ identifier = "real-customer-42" })
+            ccai.auth.update_auth_token(nil)
+            local ok, err = pcall(ccai.company.get)
+            print(ok and "signed in as " .. ccai.end_user.get_end_user().identifier or err.code .. ": " .. err.message)
+            ccai.initialize_chat()
+            local started, refusal = pcall(ccai.chat.start, { menu_id = 7, custom_data = { signed = {
+              reserved_verified_customer = { label = "Verified", value = true, type = "boolean" } } } })
+            print(started and "chat started" or refusal.code .. ": " .. refusal.message)
+            if started then ccai.chat.end_chat() end
+            """.write(to: script, atomically: true, encoding: .utf8)
+        let remote = ["run", script.path, "--host", server.url, "--company-key", "dev-key", "--company-secret", "dev-secret"]
+        let refused = try await CLI.run(remote)
+        #expect(refused.status == 0, "\(refused.stderr)")
+        let lines = refused.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2 && lines[0].hasPrefix("forbidden: ") && lines[0].contains("--identities"), "\(lines)")
+        #expect(lines.count == 2 && lines[1].hasPrefix("forbidden: ") && lines[1].contains("--signed-claims")
+                && lines[1].contains("reserved_verified_customer"), "\(lines)")
+        let allowed = try await CLI.run(remote + ["--identities", "vu-*", "--identities", "real-customer-*",
+                                                  "--signed-claims", "reserved_verified_customer"])
+        #expect(allowed.stdout == "signed in as real-customer-42\nchat started\n", "\(allowed.stdout)\(allowed.stderr)")
+        let embedded = try await CLI.run(["run", script.path])
+        #expect(embedded.stdout == "signed in as real-customer-42\nchat started\n", "the embedded sandbox: unchanged")
+    }
+
     @Test(arguments: [
         (["run", "x.lua", "--host", "h", "--company-key", "k", "--company-secret", "s", "--jwt-alg", "RS256"], "--jwt-alg must be"),
         (["run", "x.lua", "--jwt-alg", "HS256"], "go with --host"),
@@ -251,6 +284,11 @@ import Testing
         (["run", "x.lua", "--host", "h", "--company-key", "k"], "exactly one of a company secret"),
         (["run", "x.lua", "--company-secret", "s"], "go with --host"),
         (["run", "x.lua", "--sandbox", "c.lua", "--host", "h"], "exclude each other"),
+        (["run", "x.lua", "--identities", "vu-*"], "--identities and --signed-claims go with --host"),
+        (["run", "x.lua", "--signed-claims", "order_id"], "--identities and --signed-claims go with --host"),
+        (["run", "x.lua", "--host", "h", "--company-key", "k", "--company-secret", "s", "--identities", "vu-[0-9"], "no ']' closes"),
+        (["run", "x.lua", "--host", "h", "--company-key", "k", "--company-secret", "s", "--identities", ""], "--identities: the pattern is empty"),
+        (["run", "x.lua", "--host", "h", "--company-key", "k", "--company-secret", "s", "--signed-claims", "a,,b"], "--signed-claims expects KEY"),
     ])
     func connectionUsageErrors(_ arguments: [String], _ message: String) async throws {
         let output = try await CLI.run(arguments)

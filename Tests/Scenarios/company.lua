@@ -11,11 +11,11 @@ local ok, err = pcall(ccai.auth.authenticate, "not.a.jwt")
 assert(not ok and err.code == "unauthenticated" and err.service == "auth" and err.method == "authenticate", "ccai.Error fields")
 assert(tostring(err):find("^ccai%.auth%.authenticate: ") and tostring(err):find("%[unauthenticated%]$"), "tostring format")
 
-ccai.end_user.update_end_user({ identifier = "scenario-2", name = "Zoe" })
+ccai.end_user.update_end_user({ identifier = "vu-scenario-2", name = "Zoe" })
 ccai.auth.update_auth_token(nil)
 ccai.company.get()
 local switched = ccai.end_user.get_end_user()
-assert(switched.identifier == "scenario-2" and switched.name == "Zoe" and switched.id ~= me.id, "a new identity")
+assert(switched.identifier == "vu-scenario-2" and switched.name == "Zoe" and switched.id ~= me.id, "a new identity")
 
 local options = ccai.options.get()
 assert(options.base_url:find("^http://127%.0%.0%.1:") and options.cache_auth_token == false, "ccai.options")

@@ -57,8 +57,8 @@ final class APIClient: @unchecked Sendable {
                                         isIdempotent: idempotent)
         request.retriedByCaller = retriedByCaller
         if payload != nil { request.headers["Content-Type"] = "application/json" }
-        guard endpoint.access == .endUser else { return try await perform(request).body }
-        return try await authorized(request).body
+        guard endpoint.access == .endUser else { return try await perform(request, endpoint).body }
+        return try await authorized(request, endpoint).body
     }
 
     /// Sends `data` as the body (a file upload) and decodes the answer.
@@ -68,7 +68,7 @@ final class APIClient: @unchecked Sendable {
         var request = HTTPClientRequest(method: endpoint.method, url: url(endpoint.path(parameters), query),
                                         headers: ["Content-Type": contentType], body: data, timeout: 120, isIdempotent: true)
         request.retriedByCaller = true
-        let answer = try await authorized(request).body
+        let answer = try await authorized(request, endpoint).body
         do {
             return try APIClient.decoder.decode(type, from: answer)
         } catch {
@@ -82,7 +82,7 @@ final class APIClient: @unchecked Sendable {
     {
         var request = HTTPClientRequest(method: endpoint.method, url: url(endpoint.path(parameters), [:]), timeout: 120)
         request.retriedByCaller = retriedByCaller
-        return try await authorized(request)
+        return try await authorized(request, endpoint)
     }
 
     /// The URL of an endpoint that takes no parameters (the event stream).
@@ -90,13 +90,13 @@ final class APIClient: @unchecked Sendable {
 
     /// Sends with the bearer token; when it is refused, again with a fresh one, as often as
     /// ``RetryPolicy/reauthentications`` says (once).
-    private func authorized(_ request: HTTPClientRequest) async throws -> HTTPClientResponse {
+    private func authorized(_ request: HTTPClientRequest, _ endpoint: Endpoint) async throws -> HTTPClientResponse {
         var request = request
         var renewals = 0
         while true {
             request.headers["Authorization"] = "Bearer \(try await validToken())"
             do {
-                return try await perform(request)
+                return try await perform(request, endpoint)
             } catch let error as CCAIError where error.status == 401 && renewals < retryPolicy.reauthentications {
                 tokens.update(nil)
                 renewals += 1
@@ -118,7 +118,7 @@ final class APIClient: @unchecked Sendable {
         var request = HTTPClientRequest(method: Endpoints.signOut.method, url: url(of: Endpoints.signOut), isIdempotent: true)
         request.headers["Authorization"] = "Bearer \(token)"
         do {
-            _ = try await perform(request)
+            _ = try await perform(request, Endpoints.signOut)
         } catch let error as CCAIError where error.status == 401 {
             return  // already unknown: nothing left to revoke
         }
@@ -142,12 +142,15 @@ final class APIClient: @unchecked Sendable {
         return token
     }
 
-    private func perform(_ request: HTTPClientRequest) async throws -> HTTPClientResponse {
+    /// One call of `endpoint`, its answer read up to the endpoint's limit.
+    private func perform(_ request: HTTPClientRequest, _ endpoint: Endpoint) async throws -> HTTPClientResponse {
+        var request = request
+        request.maximumResponseBytes = endpoint.maximumResponseBytes
         let response: HTTPClientResponse
         do {
             response = try await http.send(request)
         } catch let error as TransportError {
-            throw CCAIError(error)
+            throw CCAIError(error, operation: endpoint.operation)
         } catch is CancellationError {
             throw CCAIError(code: .cancelled, message: "the call was cancelled")
         }

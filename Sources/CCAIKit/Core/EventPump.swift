@@ -26,7 +26,9 @@ public struct PlatformEvent: Sendable, Equatable {
 
 /// Reads the platform's `/events` stream for the authenticated end user and hands every
 /// event to every subscriber. Reconnects with `Last-Event-ID` (nothing lost or repeated),
-/// and re-authenticates through the delegate when the token is refused.
+/// and re-authenticates through the delegate when the token is refused: at once the first
+/// time, then backing off as ``RetryPolicy/streamDelay(afterFailures:jitter:)`` says, so
+/// that a platform refusing every token cannot make the host sign in a loop.
 final class EventPump: @unchecked Sendable {
     private let api: APIClient
     private let http: HTTPClient
@@ -130,6 +132,8 @@ final class EventPump: @unchecked Sendable {
 
     private func run() async {
         var lastID: String?
+        /// Failures since the last event (or the start).
+        var failures = 0
         defer { providerStateChanged(.disconnected) }
         while !Task.isCancelled {
             do {
@@ -143,12 +147,13 @@ final class EventPump: @unchecked Sendable {
                 let token = try await api.validToken()
                 // A new instance starts at its sign-in: earlier runs' events are theirs.
                 if lastID == nil { lastID = api.streamStart }
+                var request = HTTPClientRequest(url: api.url(of: Endpoints.events), headers: ["Authorization": "Bearer \(token)"])
+                request.maximumResponseBytes = Endpoints.events.maximumResponseBytes
                 let source = EventSource(
-                    client: http,
-                    request: HTTPClientRequest(url: api.url(of: Endpoints.events), headers: ["Authorization": "Bearer \(token)"]),
-                    reconnectDelay: 0.5, lastEventID: lastID,
+                    client: http, request: request, reconnectDelay: 0.5, lastEventID: lastID,
                     onConnectionChange: { [weak self] connected in self?.connectionChanged(connected) })
                 for try await event in source.events() {
+                    failures = 0
                     lastID = event.id ?? lastID
                     let data = (try? JSONValue(jsonText: event.data)) ?? .string(event.data)
                     var received = PlatformEvent(id: event.id, name: event.event, data: data)
@@ -156,12 +161,16 @@ final class EventPump: @unchecked Sendable {
                     deliver(received)
                 }
             } catch let error as CCAIError where error.status == 401 {
+                // The token expired or was revoked: renewed at once the first time.
                 api.tokens.update(nil)
+                failures += 1
+                if failures > 1 { try? await http.clock.sleep(for: api.retryPolicy.streamDelay(afterFailures: failures - 1)) }
             } catch is CancellationError {
                 return
             } catch {
                 providerStateChanged(.error(message: (error as? CCAIError)?.message ?? error.localizedDescription))
-                try? await http.clock.sleep(for: 0.5)
+                failures += 1
+                try? await http.clock.sleep(for: api.retryPolicy.streamDelay(afterFailures: failures))
             }
         }
     }

@@ -14,6 +14,10 @@ import Foundation
 ///   failures: the outbox is their one loop (a 429's `Retry-After` is still honoured).
 /// - **Transcript downloads** are tried ``downloadAttempts`` times in all, 1 s, then 2 s
 ///   apart; their requests skip the transport's retries of failures too.
+/// - **The event stream** starts again after a failure (a refused token, an unreachable
+///   platform, an error answer): a refused token is renewed at once the first time, then
+///   every attempt waits ``streamDelay(afterFailures:jitter:)``: ``streamBackoff`` seconds
+///   doubling to ``maximumStreamBackoff``, each less up to half by jitter. An event resets it.
 ///
 /// ```swift
 /// let http = HTTPClient(retryPolicy: RetryPolicy(maximumRetries: 1, messagePatience: 5))
@@ -32,14 +36,34 @@ public struct RetryPolicy: Sendable, Equatable {
     public var messagePatience: TimeInterval
     /// Attempts of a transcript download, in all (default 3).
     public var downloadAttempts: Int
+    /// Seconds before the event stream's first attempt after a failure (default 0.5).
+    public var streamBackoff: TimeInterval
+    /// The longest wait of the event stream between two attempts (default 30 s).
+    public var maximumStreamBackoff: TimeInterval
 
     public init(maximumRetries: Int = 3, initialBackoff: TimeInterval = 0.1, maximumRetryAfter: TimeInterval = 10,
-                messagePatience: TimeInterval = 30, downloadAttempts: Int = 3) {
+                messagePatience: TimeInterval = 30, downloadAttempts: Int = 3, streamBackoff: TimeInterval = 0.5,
+                maximumStreamBackoff: TimeInterval = 30) {
         self.maximumRetries = maximumRetries
         self.initialBackoff = initialBackoff
         self.maximumRetryAfter = maximumRetryAfter
         self.messagePatience = messagePatience
         self.downloadAttempts = downloadAttempts
+        self.streamBackoff = streamBackoff
+        self.maximumStreamBackoff = maximumStreamBackoff
+    }
+
+    /// The event stream's wait after `failures` failures in a row (1 or more):
+    /// ``streamBackoff`` doubled per earlier failure, at most ``maximumStreamBackoff``, times
+    /// `jitter` (a factor within 0.5...1, random by default, so that many hosts refused
+    /// at once do not come back at once).
+    ///
+    /// ```swift
+    /// RetryPolicy.standard.streamDelay(afterFailures: 3, jitter: 1)   // 2.0
+    /// ```
+    public func streamDelay(afterFailures failures: Int, jitter: Double = .random(in: 0.5...1)) -> TimeInterval {
+        let doubled = streamBackoff * pow(2, Double(min(max(failures - 1, 0), 30)))
+        return min(doubled, maximumStreamBackoff) * min(max(jitter, 0.5), 1)
     }
 
     /// The policy of an SDK that is not told otherwise.

@@ -34,12 +34,15 @@ public struct CCAIError: Error, Equatable, Sendable, LocalizedError, CustomStrin
         CCAIError(code: .invalidArgument, message: message)
     }
 
-    /// The error of a transport failure.
-    init(_ error: TransportError) {
+    /// The error of a transport failure; `operation` (`"GET /company"`) names what was called.
+    init(_ error: TransportError, operation: String? = nil) {
         switch error {
         case .timeout: self.init(code: .timeout, message: error.description, retryable: true)
         case .unavailable: self.init(code: .unavailable, message: error.description, retryable: true)
         case .failed: self.init(code: .internal, message: error.description)
+        case .tooLarge(let limit):
+            self.init(code: .tooLarge, message: "the answer\(operation.map { " to \($0)" } ?? "") is larger than its limit of "
+                      + "\(limit) bytes: the transfer was aborted")
         }
     }
 

@@ -433,7 +433,8 @@ public final class ChatService: @unchecked Sendable {
         return !options.downloadTranscriptVisibility.contains(chat.isInProgress ? .hideInOptionMenu : .hideInPostChat)
     }
 
-    /// The current chat's transcript as a PDF. `forbidden` where the options hide it.
+    /// The current chat's transcript as a PDF. `forbidden` where the options hide it;
+    /// `internal` when the platform's answer is not a PDF (it does not start with `%PDF-`).
     public func downloadChatTranscriptData() async throws -> Data {
         try await transcript(retriedByCaller: false)
     }
@@ -444,8 +445,16 @@ public final class ChatService: @unchecked Sendable {
             throw CCAIError(code: .forbidden, message: "the transcript is not offered "
                             + (chat.isInProgress ? "during the chat (hideInOptionMenu)" : "after the chat (hideInPostChat)"))
         }
-        return try await api.download(Endpoints.transcript, ["id": chat.id], retriedByCaller: retriedByCaller).body
+        let pdf = try await api.download(Endpoints.transcript, ["id": chat.id], retriedByCaller: retriedByCaller).body
+        guard pdf.starts(with: Self.pdfSignature) else {
+            throw CCAIError(code: .internal, message: "the platform's transcript of chat \(chat.id) is not a PDF "
+                            + "(\(pdf.count) bytes that do not start with %PDF-): nothing was saved")
+        }
+        return pdf
     }
+
+    /// How every PDF starts.
+    private static let pdfSignature = Data("%PDF-".utf8)
 
     /// Downloads the current chat's transcript to a file URL, retrying a failure that may
     /// pass (the platform unreachable, a 5xx): ``RetryPolicy/downloadAttempts`` in all (3),

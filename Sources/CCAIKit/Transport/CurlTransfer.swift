@@ -9,16 +9,24 @@ final class CurlTransfer {
     private var requestHeaders: UnsafeMutablePointer<curl_slist>?
     private var responseBody = Data()
     private var responseHeaders: [String: String] = [:]
+    /// The body bytes kept (`maximumResponseBytes`) and the header bytes read
+    /// (``HTTPClientRequest/maximumHeaderBytes``) at most; past either the transfer aborts.
+    private let maximumResponseBytes: Int
+    private var headerBytes = 0
+    /// The limit the answer went past, if it did.
+    private var exceededLimit: Int?
     private let lock = NSLock()
     private var continuation: CheckedContinuation<HTTPClientResponse, Error>?
     /// For streams: receives each chunk of a 2xx body (with the status) instead of
     /// buffering it; returning false aborts the transfer.
-    var onChunk: ((Int, Data) -> Bool)?
+    private let onChunk: ((Int, Data) -> Bool)?
 
-    init(_ request: HTTPClientRequest) throws {
+    init(_ request: HTTPClientRequest, onChunk: ((Int, Data) -> Bool)? = nil) throws {
         guard let easy = curl_easy_init() else { throw TransportError.failed("cannot create a transfer") }
         self.easy = OpaquePointer(easy)
         self.timeout = request.timeout
+        self.maximumResponseBytes = max(0, request.maximumResponseBytes)
+        self.onChunk = onChunk
         let handle = UnsafeMutableRawPointer(easy)
         ccurl_setopt_string(handle, CURLOPT_URL, request.url)
         ccurl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
@@ -26,6 +34,8 @@ final class CurlTransfer {
         ccurl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS,
                           max(1, Int((request.timeout > 0 ? min(request.timeout, 10) : 10) * 1000)))
         ccurl_setopt_long(handle, CURLOPT_PROTOCOLS, Int(CURLPROTO_HTTP | CURLPROTO_HTTPS))
+        // An announced length over the limit is refused before any of the body is read.
+        if onChunk == nil { ccurl_setopt_off_t(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(maximumResponseBytes)) }
         switch request.method {
         case "GET": ccurl_setopt_long(handle, CURLOPT_HTTPGET, 1)
         case "HEAD": ccurl_setopt_long(handle, CURLOPT_NOBODY, 1)
@@ -62,12 +72,21 @@ final class CurlTransfer {
                     return onChunk(status, Data(bytes: chunk, count: size * count)) ? size * count : 0
                 }
             }
+            guard transfer.responseBody.count <= transfer.maximumResponseBytes - size * count else {
+                transfer.exceededLimit = transfer.maximumResponseBytes
+                return 0
+            }
             transfer.responseBody.append(chunk, count: size * count)
             return size * count
         }
         ccurl_setopt_pointer(handle, CURLOPT_WRITEDATA, context)
         ccurl_setopt_write(handle, CURLOPT_HEADERFUNCTION) { data, size, count, context in
             let transfer = Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
+            transfer.headerBytes += size * count
+            guard transfer.headerBytes <= HTTPClientRequest.maximumHeaderBytes else {
+                transfer.exceededLimit = HTTPClientRequest.maximumHeaderBytes
+                return 0
+            }
             let line = String(decoding: UnsafeRawBufferPointer(start: data, count: size * count), as: UTF8.self)
             if line.hasPrefix("HTTP/") { transfer.responseHeaders = [:] }
             if let colon = line.firstIndex(of: ":") {
@@ -99,6 +118,10 @@ final class CurlTransfer {
 
     /// Finishes with what libcurl reported for the transfer.
     func complete(_ code: CURLcode) {
+        if let limit = exceededLimit ?? (code == CURLE_FILESIZE_EXCEEDED ? maximumResponseBytes : nil) {
+            finish(.failure(TransportError.tooLarge(limit: limit)))
+            return
+        }
         guard code == CURLE_OK else {
             finish(.failure(TransportError(code, timeout: timeout)))
             return

@@ -66,8 +66,7 @@ public final class HTTPClient: Sendable {
         -> HTTPClientResponse
     {
         try Task.checkCancellation()
-        let transfer = try CurlTransfer(request)
-        transfer.onChunk = onChunk
+        let transfer = try CurlTransfer(request, onChunk: onChunk)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 transfer.wait(continuation)

@@ -1,3 +1,4 @@
+import CCAIWire
 import Foundation
 
 /// A request for ``HTTPClient``.
@@ -15,6 +16,13 @@ public struct HTTPClientRequest: Sendable {
     /// so the transport does not: one loop, never one inside another (``RetryPolicy``).
     /// A 429's `Retry-After` is honoured either way.
     public var retriedByCaller = false
+    /// The most bytes of the answer's body read into memory; past it the transfer is
+    /// aborted with ``TransportError/tooLarge(limit:)``. A stream's 2xx chunks are handed
+    /// on, not kept, and do not count (default: ``Endpoint/defaultMaximumResponseBytes``;
+    /// the SDK uses each endpoint's own ``Endpoint/maximumResponseBytes``).
+    public var maximumResponseBytes = Endpoint.defaultMaximumResponseBytes
+    /// The most bytes of response headers read (64 KiB), whatever the request.
+    public static let maximumHeaderBytes = 64 << 10
 
     public init(method: String = "GET", url: String, headers: [String: String] = [:], body: Data? = nil,
                 timeout: TimeInterval = 30, isIdempotent: Bool? = nil) {
@@ -49,11 +57,14 @@ public enum TransportError: Error, Equatable, Sendable, CustomStringConvertible 
     case unavailable(String)
     /// Anything else libcurl reports (a malformed URL, say).
     case failed(String)
+    /// The answer (its body, or its headers) was larger than the request allows
+    /// (``HTTPClientRequest/maximumResponseBytes``): the transfer was aborted.
+    case tooLarge(limit: Int)
 
     public var isRetryable: Bool {
         switch self {
         case .timeout, .unavailable: return true
-        case .failed: return false
+        case .failed, .tooLarge: return false
         }
     }
 
@@ -62,6 +73,7 @@ public enum TransportError: Error, Equatable, Sendable, CustomStringConvertible 
         case .timeout(let seconds): return "no answer within \(seconds) seconds"
         case .unavailable(let why): return "the server is unavailable: \(why)"
         case .failed(let why): return why
+        case .tooLarge(let limit): return "the answer is larger than the \(limit) bytes allowed"
         }
     }
 }

@@ -16,10 +16,32 @@ public struct ServerSentEvent: Equatable, Sendable {
 }
 
 /// Parses an event stream (the WHATWG `text/event-stream` format) from chunks that may
-/// split lines and events anywhere.
+/// split lines and events anywhere, in time linear in the bytes fed: each byte is scanned
+/// once, and consumed lines are dropped from the buffer once they are at least half of it.
+/// A line or an event (its data lines together) longer than `maximumEventBytes` is an
+/// error: a stream that never ends its line or its event cannot grow the buffer for ever.
+///
+/// ```swift
+/// var parser = ServerSentEventParser(maximumEventBytes: 1 << 20)
+/// let events = try parser.feed(Data("id: 1\ndata: hello\n\n".utf8))   // one event, "hello"
+/// ```
 public struct ServerSentEventParser: Sendable {
+    /// A line or an event went past ``maximumEventBytes``.
+    public struct TooLarge: Error, Equatable, Sendable {
+        public var limit: Int
+
+        public init(limit: Int) { self.limit = limit }
+    }
+
+    /// The most bytes of one line, and of one event's data lines together.
+    public let maximumEventBytes: Int
     private var buffer: [UInt8] = []
+    /// Where the unfinished line starts in `buffer`, and where scanning for its end resumes.
+    private var lineStart = 0
+    private var scanned = 0
     private var data: [String] = []
+    /// The bytes of `data`, with a line break for each line.
+    private var dataBytes = 0
     private var event = ""
     private var id: String?
     /// The id of the last event (sent back as `Last-Event-ID` on reconnection).
@@ -27,35 +49,50 @@ public struct ServerSentEventParser: Sendable {
     /// The reconnection delay the server asked for, in milliseconds.
     public private(set) var retry: Int?
 
-    public init() {}
+    /// A parser for events of up to `maximumEventBytes` (default: the limit of the
+    /// platform's `/events`, 1 MiB).
+    public init(maximumEventBytes: Int = Endpoints.events.maximumResponseBytes) {
+        self.maximumEventBytes = maximumEventBytes
+    }
 
-    /// The events completed by `chunk`.
-    public mutating func feed(_ chunk: Data) -> [ServerSentEvent] {
+    /// The events completed by `chunk`; throws ``TooLarge`` when a line or an event is over
+    /// the limit (the parser is then of no further use: drop the connection).
+    public mutating func feed(_ chunk: Data) throws(TooLarge) -> [ServerSentEvent] {
         buffer.append(contentsOf: chunk)
         var events: [ServerSentEvent] = []
-        var start = 0
-        var index = 0
-        while index < buffer.count {
-            let byte = buffer[index]
-            if byte == 0x0A || byte == 0x0D {
-                // A CR that ends the buffer may be half of CRLF: wait for the next chunk.
-                if byte == 0x0D, index + 1 == buffer.count { break }
-                let line = String(decoding: buffer[start..<index], as: UTF8.self)
-                if let event = process(line) { events.append(event) }
-                index += (byte == 0x0D && buffer[index + 1] == 0x0A) ? 2 : 1
-                start = index
-            } else {
-                index += 1
+        while scanned < buffer.count {
+            let byte = buffer[scanned]
+            guard byte == 0x0A || byte == 0x0D else {
+                scanned += 1
+                continue
             }
+            // A CR that ends the buffer may be half of CRLF: wait for the next chunk.
+            if byte == 0x0D, scanned + 1 == buffer.count { break }
+            if scanned - lineStart > maximumEventBytes { throw TooLarge(limit: maximumEventBytes) }
+            let line = String(decoding: buffer[lineStart..<scanned], as: UTF8.self)
+            if let event = try process(line) { events.append(event) }
+            scanned += (byte == 0x0D && buffer[scanned + 1] == 0x0A) ? 2 : 1
+            lineStart = scanned
         }
-        buffer.removeFirst(start)
+        if scanned - lineStart > maximumEventBytes { throw TooLarge(limit: maximumEventBytes) }
+        compact()
         return events
     }
 
-    private mutating func process(_ line: String) -> ServerSentEvent? {
+    /// Drops the consumed lines once they are at least half of the buffer (amortised: each
+    /// byte is moved at most once more than it is scanned).
+    private mutating func compact() {
+        guard lineStart > 0, lineStart * 2 >= buffer.count else { return }
+        buffer.removeSubrange(0..<lineStart)
+        scanned -= lineStart
+        lineStart = 0
+    }
+
+    private mutating func process(_ line: String) throws(TooLarge) -> ServerSentEvent? {
         if line.isEmpty {
             defer {
                 data = []
+                dataBytes = 0
                 event = ""
             }
             guard !data.isEmpty else { return nil }
@@ -74,7 +111,10 @@ public struct ServerSentEventParser: Sendable {
             value = ""
         }
         switch field {
-        case "data": data.append(String(value))
+        case "data":
+            dataBytes += value.utf8.count + 1
+            guard dataBytes <= maximumEventBytes + 1 else { throw TooLarge(limit: maximumEventBytes) }
+            data.append(String(value))
         case "event": event = String(value)
         case "id" where !value.contains("\0"): id = String(value)
         case "retry": if let milliseconds = Int(value) { retry = milliseconds }
@@ -85,9 +125,11 @@ public struct ServerSentEventParser: Sendable {
 }
 
 /// A reconnecting Server-Sent Events client: on a dropped connection it waits (the
-/// server's `retry`, within 0 to ``maximumRetrySeconds``, else `reconnectDelay`) and
-/// reconnects with `Last-Event-ID`, so that the server can resume after the last event
-/// received.
+/// server's `retry`, else `reconnectDelay`, within ``minimumRetrySeconds`` to
+/// ``maximumRetrySeconds``; doubled for each connection in a row that brought no event,
+/// up to ``maximumRetrySeconds``) and reconnects with `Last-Event-ID`, so that the
+/// server can resume after the last event received. An event (or an error answer) larger
+/// than the request's `maximumResponseBytes` ends the sequence with `too_large`.
 ///
 /// ```swift
 /// for try await event in EventSource(client: http, request: HTTPClientRequest(url: url)).events() {
@@ -98,6 +140,9 @@ public struct EventSource: Sendable {
     /// The longest wait a server's `retry:` can ask for: a hostile or broken platform
     /// cannot park the stream for longer.
     public static let maximumRetrySeconds: TimeInterval = 60
+    /// The shortest wait between two connections: a platform that drops every connection
+    /// at once (or asks for `retry: 0`) gets at most ten a second, then fewer.
+    public static let minimumRetrySeconds: TimeInterval = 0.1
 
     public let client: HTTPClient
     public var request: HTTPClientRequest
@@ -123,36 +168,49 @@ public struct EventSource: Sendable {
             let task = Task {
                 var lastID = lastEventID
                 var delay = reconnectDelay
+                var fruitless = 0
                 while !Task.isCancelled {
                     var request = self.request
                     request.timeout = 0
                     request.headers["Accept"] = "text/event-stream"
                     if let lastID { request.headers["Last-Event-ID"] = lastID }
-                    let state = ParserBox()
+                    let state = ParserBox(maximumEventBytes: request.maximumResponseBytes)
                     let onConnectionChange = self.onConnectionChange
                     do {
                         let response = try await client.stream(request) { status, chunk in
                             if (200..<300).contains(status), state.markConnected() { onConnectionChange?(true) }
-                            for event in state.feed(chunk) { continuation.yield(event) }
+                            guard let events = state.feed(chunk) else { return false }
+                            for event in events { continuation.yield(event) }
                             return true
                         }
+                        if let tooLarge = state.failure { throw tooLarge }
                         if !(200..<300).contains(response.status) {
                             continuation.finish(throwing: CCAIError(status: response.status, body: response.body))
                             return
                         }
                     } catch is CancellationError {
                         break
-                    } catch let error as TransportError where !error.isRetryable {
+                    } catch let error as TransportError where !error.isRetryable && state.failure == nil {
                         continuation.finish(throwing: CCAIError(error))
                         return
                     } catch {
+                        if let tooLarge = state.failure {
+                            if state.markDisconnected() { onConnectionChange?(false) }
+                            continuation.finish(throwing: CCAIError(
+                                code: .tooLarge,
+                                message: "an event of \(request.url) is larger than its limit of \(tooLarge.limit) bytes: the stream was dropped"))
+                            return
+                        }
                         // A dropped connection: reconnect below.
                     }
                     if state.markDisconnected() { onConnectionChange?(false) }
                     let parser = state.parser
                     lastID = parser.lastEventID ?? lastID
                     if let retry = parser.retry { delay = min(max(0, Double(retry) / 1000), Self.maximumRetrySeconds) }
-                    try? await client.clock.sleep(for: delay)
+                    fruitless = state.delivered ? 0 : fruitless + 1
+                    let doublings = Double(min(max(fruitless - 1, 0), 10))
+                    try? await client.clock.sleep(for: min(max(delay, Self.minimumRetrySeconds) * pow(2, doublings),
+                                                           Self.maximumRetrySeconds))
                 }
                 continuation.finish()
             }
@@ -164,11 +222,20 @@ public struct EventSource: Sendable {
 /// The parser of one connection, fed on the transport thread.
 private final class ParserBox: @unchecked Sendable {
     private let lock = NSLock()
-    private var _parser = ServerSentEventParser()
-
+    private var _parser: ServerSentEventParser
     private var connected = false
+    private var _delivered = false
+    private var _failure: ServerSentEventParser.TooLarge?
+
+    init(maximumEventBytes: Int) {
+        _parser = ServerSentEventParser(maximumEventBytes: maximumEventBytes)
+    }
 
     var parser: ServerSentEventParser { lock.withLock { _parser } }
+    /// Whether the connection brought at least one event.
+    var delivered: Bool { lock.withLock { _delivered } }
+    /// Why the parser gave up on the connection, if it did.
+    var failure: ServerSentEventParser.TooLarge? { lock.withLock { _failure } }
 
     /// True the first time: the connection is now receiving.
     func markConnected() -> Bool { lock.withLock { defer { connected = true }; return !connected } }
@@ -176,5 +243,17 @@ private final class ParserBox: @unchecked Sendable {
     /// True when the connection had been receiving.
     func markDisconnected() -> Bool { lock.withLock { defer { connected = false }; return connected } }
 
-    func feed(_ chunk: Data) -> [ServerSentEvent] { lock.withLock { _parser.feed(chunk) } }
+    /// The events `chunk` completes; nil when the stream went past the parser's limit.
+    func feed(_ chunk: Data) -> [ServerSentEvent]? {
+        lock.withLock { () -> [ServerSentEvent]? in
+            do throws(ServerSentEventParser.TooLarge) {
+                let events = try _parser.feed(chunk)
+                _delivered = _delivered || !events.isEmpty
+                return events
+            } catch {
+                _failure = error
+                return nil
+            }
+        }
+    }
 }

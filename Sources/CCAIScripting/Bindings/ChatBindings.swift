@@ -167,7 +167,12 @@ enum ChatBindings {
             guard let claims = json(signed)?.objectValue else {
                 throw call.argumentError(1, "request", "field 'custom_data.signed': a table of claims expected")
             }
-            request.customData = CustomData(signed: try signer.signClaims(["custom_data": .object(claims)]))
+            do {
+                request.customData = CustomData(signed: try signer.signClaims(["custom_data": .object(claims)]))
+            } catch let error as CCAIError {
+                let (service, method) = SDKBindings.serviceAndMethod(of: call)
+                throw SDKBindings.luaError(error, service: service, method: method)
+            }
         } else if let unsigned = table["unsigned"], !unsigned.isNil {
             do {
                 request.customData = CustomData(unsigned: try LuaDecoder().decode(CustomDataPayload.self, from: unsigned))

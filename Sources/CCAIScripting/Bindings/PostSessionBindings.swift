@@ -47,7 +47,7 @@ enum PostSessionBindings {
                                        push: { data, output in output.push(.data(data)) })
         }
         chat.function("download_chat_transcript", LuaSignature(
-            "Writes the current chat's transcript PDF to a file under the run's output folder (--out-dir), retrying failures that may pass; returns the path written.",
+            "Writes the current chat's transcript PDF to a file under the run's output folder (--out-dir, default ./ccai-out), retrying failures that may pass; returns the path written.",
             parameters: ["options: { to: string }|string"], returns: ["string"])) { call in
             let path: String
             if let given = try? call.string(1, "to") {
@@ -58,7 +58,6 @@ enum PostSessionBindings {
                 }
                 path = given
             }
-            let folder = try context.outputFolder()
             do {
                 try ConfinedFolder.checkRelative(path)
             } catch let refusal as ConfinedFolder.Refusal {
@@ -68,7 +67,7 @@ enum PostSessionBindings {
             return try SDKBindings.sdk(call, {
                 try await service.downloadChatTranscript { data in
                     do {
-                        try folder.write(data, to: path)
+                        try context.outputFolder().write(data, to: path)
                     } catch let refusal as ConfinedFolder.Refusal {
                         throw CCAIError(code: .forbidden, message: refusal.message)
                     }

@@ -29,9 +29,12 @@ public struct SDKContext {
     public var fileRoot: String?
     /// Where the host reports what its automatic answers did.
     public var logger: ScriptLogger
-    /// The folder files are written to (transcripts), and confined to; nil: the working
-    /// directory.
+    /// The folder files are written to (transcripts), and confined to; nil:
+    /// ``defaultOutputFolder`` in the working directory, made on the first write.
     public var outputRoot: String?
+    /// Where files go unless the run says otherwise (`--out-dir`): never the working
+    /// directory itself, where a script could write over `.bashrc`.
+    public static let defaultOutputFolder = "ccai-out"
 
     public init(sdk: CCAI, signer: ClaimsSigner? = nil, plugins: PluginHost? = nil, fileRoot: String? = nil,
                 logger: ScriptLogger = StreamLogger(minimumLevel: .error)) {
@@ -42,13 +45,21 @@ public struct SDKContext {
         self.logger = logger
     }
 
-    /// The folder scripts write files to (``outputRoot``, else the working directory).
+    /// The folder scripts write files to, for a write about to happen: ``outputRoot``, else
+    /// ``defaultOutputFolder`` in the working directory, made now (mode 0700) if it is not
+    /// there yet; a `ccai-out` that is a symlink or not a folder is refused, not followed.
     func outputFolder() throws -> ConfinedFolder {
-        do {
-            return try ConfinedFolder(outputRoot ?? FileManager.default.currentDirectoryPath)
-        } catch let refusal as ConfinedFolder.Refusal {
-            throw LuaErrorValue(code: ErrorCode.forbidden.rawValue, message: refusal.message)
+        if let outputRoot { return try ConfinedFolder(outputRoot) }
+        let folder = Self.defaultOutputFolder
+        if mkdir(folder, 0o700) != 0, errno != EEXIST {
+            throw ConfinedFolder.Refusal(kind: .unreadable, message: "cannot make the output folder '\(folder)' (errno \(errno))")
         }
+        var status = stat()
+        guard lstat(folder, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else {
+            throw ConfinedFolder.Refusal(kind: .outside, message: "'\(folder)' in the working directory is not a folder (a symlink "
+                                         + "is not followed): remove it, or choose the folder with --out-dir")
+        }
+        return try ConfinedFolder(folder)
     }
 
     /// The folder scripts read files from (``fileRoot``, else the working directory).

@@ -8,6 +8,9 @@ import Foundation
 ///
 /// The JWT's claims come from the SDK's end-user record when the script set one
 /// (`ccai.end_user.update_end_user{ identifier = ..., name = ... }`), else from `identity`.
+/// With a `policy` (a real platform, `--host`), the host signs, or asks the JWT command
+/// for, only the identifiers and signed claims the operator allowed; without one (the
+/// embedded sandbox) a script may be anyone.
 public final class HostAuthenticator: CCAIDelegate, CCAIAuthenticationDiagnostics, ClaimsSigner, @unchecked Sendable {
     public enum Signing: Sendable {
         /// Sign with the company secret. Unless `pinned`, a platform that refuses the
@@ -26,12 +29,14 @@ public final class HostAuthenticator: CCAIDelegate, CCAIAuthenticationDiagnostic
     private var signing: Signing
     private var failure: Error?
     private let identity: EndUser
+    private let policy: IdentityPolicy?
     private weak var ccai: CCAI?
 
-    public init(signing: Signing, identity: EndUser, ccai: CCAI) {
+    public init(signing: Signing, identity: EndUser, ccai: CCAI, policy: IdentityPolicy? = nil) {
         self.signing = signing
         self.identity = identity
         self.ccai = ccai
+        self.policy = policy
     }
 
     public var lastAuthenticationFailure: Error? { lock.withLock { failure } }
@@ -72,17 +77,21 @@ public final class HostAuthenticator: CCAIDelegate, CCAIAuthenticationDiagnostic
         return record
     }
 
-    /// Signs custom claims (signed custom data); only with the company secret.
+    /// Signs custom claims (signed custom data); only with the company secret, and only the
+    /// claims the policy allows.
     public func signClaims(_ claims: [String: JSONValue]) throws -> String {
         guard case .secret(let secret, let algorithm, _) = lock.withLock({ signing }) else {
             throw CCAIError(code: .invalidArgument, message: "signed custom data needs the company secret (not --jwt-command)")
         }
+        try policy?.permit(signedClaims: claims)
         return try JWTSigner(algorithm: algorithm, secret: secret).sign(claims, issuedAt: Date(), lifetime: 600)
     }
 
     func makeJWT() async throws -> String {
         let user = endUser
-        var claims: [String: JSONValue] = ["identifier": .string(user.identifier ?? "anonymous")]
+        let identifier = user.identifier ?? "anonymous"
+        try policy?.permit(identifier: identifier)
+        var claims: [String: JSONValue] = ["identifier": .string(identifier)]
         if let name = user.name { claims["name"] = .string(name) }
         if let email = user.email { claims["email"] = .string(email) }
         if let phone = user.phone { claims["phone"] = .string(phone) }

@@ -1,7 +1,8 @@
 import Foundation
 
 /// One operation of the wire API (docs/openapi.yaml): its method, its path template with
-/// `{name}` parameters, who may call it, and the largest body it reads. The SDK calls
+/// `{name}` parameters, who may call it, the largest body it reads and the largest answer
+/// a client reads from it (a hostile platform cannot fill the host's memory). The SDK calls
 /// endpoints, the sandbox registers a handler per endpoint, and a test checks that both
 /// and the OpenAPI document list the same operations (docs/adding-an-endpoint.md).
 ///
@@ -27,15 +28,24 @@ public struct Endpoint: Hashable, Sendable, CustomStringConvertible {
     /// The largest request body read (1 MiB unless the endpoint says otherwise).
     public let maximumBodyBytes: Int
 
+    /// The largest answer a client reads (8 MiB unless the endpoint says otherwise); past
+    /// it the SDK aborts the transfer with `too_large`. For an event stream, the largest
+    /// event (and the largest error answer).
+    public let maximumResponseBytes: Int
+
     /// The body an endpoint takes unless it says otherwise: 1 MiB.
     public static let defaultMaximumBodyBytes = 1 << 20
+    /// The answer a client reads unless the endpoint says otherwise: 8 MiB.
+    public static let defaultMaximumResponseBytes = 8 << 20
 
     public init(_ method: String, _ template: String, access: Access = .endUser,
-                maximumBodyBytes: Int = Endpoint.defaultMaximumBodyBytes) {
+                maximumBodyBytes: Int = Endpoint.defaultMaximumBodyBytes,
+                maximumResponseBytes: Int = Endpoint.defaultMaximumResponseBytes) {
         self.method = method
         self.template = template
         self.access = access
         self.maximumBodyBytes = maximumBodyBytes
+        self.maximumResponseBytes = maximumResponseBytes
     }
 
     /// `"POST /chats/{id}/messages"`: how the OpenAPI document and the router name it.

@@ -10,7 +10,8 @@ public enum Endpoints {
     public static let company = Endpoint("GET", "/company")
     public static let endUser = Endpoint("GET", "/end_user")
     public static let updateEndUser = Endpoint("PATCH", "/end_user")
-    public static let events = Endpoint("GET", "/events")
+    /// A stream: its limit is one event's (1 MiB).
+    public static let events = Endpoint("GET", "/events", maximumResponseBytes: 1 << 20)
 
     // Queue menus
     public static let queueMenus = Endpoint("GET", "/queue_menus")
@@ -32,9 +33,10 @@ public enum Endpoints {
     public static let enqueueChat = Endpoint("POST", "/chats/{id}/enqueue")
     public static let endChat = Endpoint("POST", "/chats/{id}/end")
 
-    // Files: uploads are read up to 32 MiB (images may be 2 MB, videos 20 MB: AttachmentLimits)
+    // Files: uploads are read, and downloads read back, up to 32 MiB (images may be 2 MB,
+    // videos 20 MB: AttachmentLimits)
     public static let uploadMedia = Endpoint("POST", "/chats/{id}/media", maximumBodyBytes: 32 << 20)
-    public static let downloadMedia = Endpoint("GET", "/media/{id}")
+    public static let downloadMedia = Endpoint("GET", "/media/{id}", maximumResponseBytes: 32 << 20)
 
     // Smart actions
     public static let smartActions = Endpoint("GET", "/chats/{id}/smart_actions")
@@ -65,7 +67,8 @@ public enum Endpoints {
     public static let survey = Endpoint("GET", "/chats/{id}/survey")
     public static let submitSurvey = Endpoint("POST", "/chats/{id}/survey")
     public static let rate = Endpoint("POST", "/chats/{id}/rating")
-    public static let transcript = Endpoint("GET", "/chats/{id}/transcript")
+    /// A PDF, read up to 32 MiB.
+    public static let transcript = Endpoint("GET", "/chats/{id}/transcript", maximumResponseBytes: 32 << 20)
     public static let ratings = Endpoint("GET", "/admin/ratings", access: .admin)
 
     /// Every endpoint, in the order of docs/openapi.yaml.

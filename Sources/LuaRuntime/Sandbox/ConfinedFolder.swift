@@ -30,6 +30,11 @@ public struct ConfinedFolder: Sendable, Equatable {
         public var kind: Kind
         public var message: String
         public var description: String { message }
+
+        public init(kind: Kind, message: String) {
+            self.kind = kind
+            self.message = message
+        }
     }
 
     /// The folder, with every symlink resolved.
@@ -110,8 +115,10 @@ public struct ConfinedFolder: Sendable, Equatable {
 
     /// Writes `data` to the file at `path` (relative to the folder, in a folder that
     /// exists inside it), replacing it whole: the bytes go to a new file beside it that is
-    /// then renamed into place, so a reader never sees half a file and a symlink at `path`
-    /// is replaced, not followed.
+    /// then renamed into place, so a reader never sees half a file, and a symlink or a hard
+    /// link at `path` is replaced, not written through. A new file has mode 0600 (what a
+    /// script writes is the run's, not the world's); a regular file written over keeps
+    /// its mode, so that a write never loosens it.
     public func write(_ data: Data, to path: String) throws {
         try Self.checkRelative(path)
         let components = path.split(separator: "/").map(String.init)
@@ -125,10 +132,13 @@ public struct ConfinedFolder: Sendable, Equatable {
         guard let opened = Self.path(of: parent), opened == root || opened.hasPrefix(root == "/" ? "/" : root + "/"),
             !Self.isForbidden(opened)
         else { throw Refusal(kind: .outside, message: "'\(path)' leads outside the folder") }
+        var existing = stat()
+        let replaced = fstatat(parent, name, &existing, AT_SYMLINK_NOFOLLOW) == 0 && existing.st_mode & S_IFMT == S_IFREG
         let temporary = ".\(name).\(UUID().uuidString.prefix(8)).partial"
-        let target = openat(parent, temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        let target = openat(parent, temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard target >= 0 else { throw Refusal(kind: .unreadable, message: "cannot write '\(path)'") }
-        let written = data.withUnsafeBytes { bytes in
+        let kept = !replaced || fchmod(target, existing.st_mode & 0o777) == 0
+        let written = kept && data.withUnsafeBytes { bytes in
             bytes.isEmpty || FileDescriptorWriter.writeAll(target, bytes.baseAddress!, bytes.count)
         }
         let closed = close(target) == 0

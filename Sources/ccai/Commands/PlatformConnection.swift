@@ -6,18 +6,25 @@ import Foundation
 import Timekeeping
 
 /// Where `ccai run` sends the SDK: the embedded sandbox (default, or `--sandbox FILE`),
-/// or a platform at `--host` with the company key and a way to sign end-user JWTs.
+/// or a platform at `--host` with the company key, a way to sign end-user JWTs, and whom
+/// the host signs for (`--identities`, `--signed-claims`).
 struct PlatformConnection {
     enum Target {
         case embedded(configurationFile: String?)
-        case remote(host: String, companyKey: String, signing: HostAuthenticator.Signing)
+        case remote(host: String, companyKey: String, signing: HostAuthenticator.Signing, policy: IdentityPolicy)
     }
 
     var target: Target = .embedded(configurationFile: nil)
 
-    /// Checks the connection options of `ccai run` (by option name).
-    static func parse(_ options: [String: String]) throws -> PlatformConnection {
+    /// Checks the connection options of `ccai run` (by option name; `identities` are the
+    /// `--identities` given, in order).
+    static func parse(_ options: [String: String], identities: [String] = []) throws -> PlatformConnection {
         let host = options["--host"], key = options["--company-key"], command = options["--jwt-command"]
+        if host == nil, !identities.isEmpty || options["--signed-claims"] != nil {
+            throw UsageError(message: "--identities and --signed-claims go with --host: against the embedded sandbox a script "
+                             + "may sign in as anyone", command: "run")
+        }
+        let policy = try Self.policy(identities: identities, signedClaims: options["--signed-claims"])
         var algorithm: JWTAlgorithm?
         if let name = options["--jwt-alg"] {
             guard let chosen = JWTAlgorithm(rawValue: name.uppercased()) else {
@@ -49,16 +56,40 @@ struct PlatformConnection {
         switch (secret, command) {
         case (let secret?, nil):
             let signing = HostAuthenticator.Signing.secret(secret, algorithm ?? .hs384, pinned: algorithm != nil)
-            return PlatformConnection(target: .remote(host: host, companyKey: key, signing: signing))
+            return PlatformConnection(target: .remote(host: host, companyKey: key, signing: signing, policy: policy))
         case (nil, let command?):
             guard algorithm == nil else {
                 throw UsageError(message: "--jwt-alg goes with a company secret; the --jwt-command signs by itself", command: "run")
             }
-            return PlatformConnection(target: .remote(host: host, companyKey: key, signing: .command(command)))
+            return PlatformConnection(target: .remote(host: host, companyKey: key, signing: .command(command), policy: policy))
         default:
             throw UsageError(message: "--host needs exactly one of a company secret (--company-secret, --company-secret-file or "
                              + "\(CompanySecret.environmentVariable)) and --jwt-command", command: "run")
         }
+    }
+
+    /// Whom the host signs for on a platform: the `--identities` globs (default `vu-*`)
+    /// and the `--signed-claims` keys (default none).
+    private static func policy(identities: [String], signedClaims: String?) throws -> IdentityPolicy {
+        for pattern in identities {
+            if let problem = IdentityPolicy.problem(withPattern: pattern) {
+                throw UsageError(message: "--identities: \(problem)", command: "run")
+            }
+        }
+        var keys: Set<String> = []
+        if let signedClaims {
+            let listed = signedClaims.split(separator: ",", omittingEmptySubsequences: false)
+                .map { $0.trimmingCharacters(in: .whitespaces) }
+            let malformed = listed.contains { key in
+                key.isEmpty || key.unicodeScalars.contains { $0.properties.isWhitespace || $0.properties.generalCategory == .control }
+            }
+            guard !malformed else {
+                throw UsageError(message: "--signed-claims expects KEY,... (custom data keys, no spaces), got "
+                                 + "'\(TerminalText.escaped(signedClaims))'", command: "run")
+            }
+            keys = Set(listed)
+        }
+        return IdentityPolicy(identities: identities.isEmpty ? IdentityPolicy.defaultIdentities : identities, signedClaims: keys)
     }
 
     /// A running connection: the SDK instance, the embedded server to stop afterwards, and
@@ -86,8 +117,8 @@ struct PlatformConnection {
             try sdk.initialize(options: InitOptions(key: configuration.company.key, urlHost: "127.0.0.1:\(server.port)",
                                                     delegate: delegate, cacheAuthToken: false))
             return Session(sdk: sdk, server: server, delegate: delegate, clock: sandbox.businessClock)
-        case .remote(let host, let key, let signing):
-            let delegate = HostAuthenticator(signing: signing, identity: identity, ccai: sdk)
+        case .remote(let host, let key, let signing, let policy):
+            let delegate = HostAuthenticator(signing: signing, identity: identity, ccai: sdk, policy: policy)
             try sdk.initialize(options: InitOptions(key: key, urlHost: host, delegate: delegate, cacheAuthToken: false))
             return Session(sdk: sdk, server: nil, delegate: delegate)
         }

@@ -18,7 +18,10 @@ struct RunCommand {
         its agent scripts), served in-process on a loopback port. With --host it talks to
         that platform instead. The host authenticates the script's end user ("vu-1", or
         what the script sets with ccai.end_user.update_end_user) by signing a JWT; scripts
-        never see the secret.
+        never see the secret. Against --host the operator, not the script, decides whom
+        a script may be: the host signs only identifiers matching --identities and only
+        the signed custom data keys listed by --signed-claims; anything else fails with
+        "forbidden", naming the flag.
 
         Options:
           --env KEY=VALUE          a parameter the script reads as ccai.env.KEY (repeatable)
@@ -38,13 +41,26 @@ struct RunCommand {
                                    'ccai jwt sign --secret-file F --claims -');
                                    --jwt-alg HS384|HS256 pins the algorithm the host
                                    signs with (default: HS384, or HS256 when the
-                                   platform refuses HS384 as unsupported)
+                                   platform refuses HS384 as unsupported). A HOST
+                                   without a scheme is reached over https://, except
+                                   localhost and literal loopback addresses (127.x.y.z,
+                                   ::1), which get http://; an http:// URL is used
+                                   as given
+          --identities PATTERN     with --host: the end-user identifiers the host signs
+                                   in as, a glob (*, ?, [...]; repeatable, any may
+                                   match; default: vu-*)
+          --signed-claims KEY,...  with --host: the keys of signed custom data the host
+                                   signs (default: none)
           --log-level LEVEL        debug, info, warn or error (default: info)
           --quiet                  only warnings and errors (same as --log-level warn);
                                    the script's print writes to standard output
                                    whatever the log level
           --out-dir DIR            the folder scripts write files to (transcripts);
-                                   paths stay inside it (default: the current folder)
+                                   paths stay inside it (default: ./ccai-out, made
+                                   with mode 0700 on the first write); a new file
+                                   gets mode 0600, a file written over keeps its
+                                   mode, and a symlink in the way is replaced, not
+                                   followed
           --memory-limit SIZE      memory cap of the script's state, e.g. 64M (default: 64M)
           --instruction-limit N    Lua instructions allowed between two yields (default: 200000000)
           --time-limit SECONDS     wall-clock seconds allowed between two yields (default: 10)
@@ -68,6 +84,7 @@ struct RunCommand {
         var reader = ArgumentReader(arguments, command: "run")
         var script: String?
         var connectionOptions: [String: String] = [:]
+        var identities: [String] = []
         while let token = reader.next() {
             switch token {
             case .positional(let value):
@@ -121,9 +138,11 @@ struct RunCommand {
                     throw UsageError(message: "--time-limit expects seconds, got '\(value)'", command: "run")
                 }
                 limits.seconds = seconds
+            case .option("--identities"):
+                identities.append(try reader.value(for: "--identities"))
             case .option(let option)
                 where ["--sandbox", "--host", "--company-key", "--company-secret", "--company-secret-file", "--jwt-command",
-                       "--jwt-alg"].contains(option):
+                       "--jwt-alg", "--signed-claims"].contains(option):
                 connectionOptions[option] = try reader.value(for: option)
             case .option(let option):
                 throw reader.unknown(option)
@@ -131,7 +150,7 @@ struct RunCommand {
         }
         guard let script else { throw UsageError(message: "run needs a script to run", command: "run") }
         self.script = script
-        connection = try PlatformConnection.parse(connectionOptions)
+        connection = try PlatformConnection.parse(connectionOptions, identities: identities)
     }
 
     /// Parses `64M`, `512K`, `1G` or a number of bytes.

@@ -1,0 +1,89 @@
+import CCAIKit
+import CCAIWire
+import Foundation
+
+/// Whom a script may be on a real platform (`ccai run --host`): the end-user identifiers
+/// the host signs JWTs for (globs, `--identities`; by default `vu-*`, the scenario
+/// runner's own naming) and the keys of signed custom data it signs (`--signed-claims`;
+/// by default none). The operator sets it on the command line; a script cannot change it.
+/// Anything else is refused with `forbidden`, naming the flag that would allow it.
+///
+/// ```swift
+/// let policy = IdentityPolicy(identities: ["vu-*"], signedClaims: ["order_id"])
+/// try policy.permit(identifier: "vu-7")               // fine
+/// try policy.permit(identifier: "real-customer-42")   // CCAIError forbidden, names --identities
+/// ```
+public struct IdentityPolicy: Sendable, Equatable {
+    /// The identities a script may take unless the operator says otherwise.
+    public static let defaultIdentities = ["vu-*"]
+
+    /// Globs (fnmatch(3): `*`, `?`, `[...]`, `\` escapes) an identifier must match one of.
+    public let identities: [String]
+    /// The keys signed custom data may have.
+    public let signedClaims: Set<String>
+
+    public init(identities: [String] = IdentityPolicy.defaultIdentities, signedClaims: Set<String> = []) {
+        self.identities = identities
+        self.signedClaims = signedClaims
+    }
+
+    /// What is wrong with `pattern` as an identity glob, if anything: empty, a control
+    /// character, or a `[` that no `]` closes.
+    public static func problem(withPattern pattern: String) -> String? {
+        if pattern.isEmpty { return "the pattern is empty" }
+        if pattern.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            return "the pattern '\(TerminalText.escaped(pattern))' has a control character"
+        }
+        var scalars = pattern.unicodeScalars.makeIterator()
+        while let scalar = scalars.next() {
+            switch scalar {
+            case "\\": _ = scalars.next()
+            case "[":
+                // The first member (after `!` or `^`) may be `]` itself; the set ends at the next `]`.
+                var first = scalars.next()
+                if first == "!" || first == "^" { first = scalars.next() }
+                var closed = false
+                while first != nil, let inner = scalars.next() {
+                    if inner == "]" {
+                        closed = true
+                        break
+                    }
+                }
+                if !closed { return "the pattern '\(pattern)' has a '[' that no ']' closes" }
+            default: break
+            }
+        }
+        return nil
+    }
+
+    /// Whether `identifier` matches one of the globs.
+    public func allows(identifier: String) -> Bool {
+        identities.contains { fnmatch($0, identifier, 0) == 0 }
+    }
+
+    /// Throws `forbidden` unless `identifier` matches one of the globs.
+    public func permit(identifier: String) throws {
+        guard !allows(identifier: identifier) else { return }
+        let patterns = identities.map { "'\($0)'" }.joined(separator: ", ")
+        throw CCAIError(code: .forbidden,
+                        message: "the host signs in only as identifiers matching --identities (\(patterns)): "
+                            + "'\(TerminalText.escaped(identifier))' is not one; the operator may allow it with --identities PATTERN")
+    }
+
+    /// Throws `forbidden` unless every key of the signed custom data (`claims["custom_data"]`,
+    /// and any other claim) is one of ``signedClaims``.
+    public func permit(signedClaims claims: [String: JSONValue]) throws {
+        var keys: [String] = []
+        for (key, value) in claims {
+            if key == "custom_data", case .object(let data) = value { keys += data.keys } else { keys.append(key) }
+        }
+        let refused = keys.filter { !signedClaims.contains($0) }.sorted()
+        guard !refused.isEmpty else { return }
+        let allowed = signedClaims.isEmpty ? "none" : signedClaims.sorted().joined(separator: ",")
+        throw CCAIError(code: .forbidden,
+                        message: "the host signs only the signed claims --signed-claims names (\(allowed)): "
+                            + refused.map { "'\(TerminalText.escaped($0))'" }.joined(separator: ", ")
+                            + " \(refused.count == 1 ? "is" : "are") not; the operator may allow \(refused.count == 1 ? "it" : "them") "
+                            + "with --signed-claims KEY,...")
+    }
+}
