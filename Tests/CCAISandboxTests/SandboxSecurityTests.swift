@@ -61,13 +61,32 @@ import Timekeeping
         let restarted = try same.serve()
         #expect(try await SandboxHTTP.call(restarted, "GET", "/end_user", bob).status == 200, "a restart keeps tokens")
         await restarted.stop()
+    }
+
+    /// A data folder belongs to the company that first used it: opening it with another
+    /// company key would serve the first company's chats, so it is refused, naming both.
+    @Test func aDataFolderServesOnlyItsOwnCompany() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("company-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let first = try Sandbox(dataDirectory: folder, clock: ManualClock(QueueMenuTests.mondayMorning))
+        let server = try first.serve()
+        let ana = try await SandboxHTTP.token(server, "company-ana")
+        _ = try await chat(server, ana)
+        await server.stop()
+
         var otherCompany = SandboxConfiguration.builtIn
         otherCompany.company.key = "other-key"
-        let other = try Sandbox(configuration: otherCompany, dataDirectory: folder, clock: ManualClock(QueueMenuTests.mondayMorning))
-        let otherServer = try other.serve()
-        #expect(try await SandboxHTTP.call(otherServer, "GET", "/end_user", bob).status == 401,
-                "a token of another company's key is unknown")
-        await otherServer.stop()
+        #expect {
+            try Sandbox(configuration: otherCompany, dataDirectory: folder, clock: ManualClock(QueueMenuTests.mondayMorning))
+        } throws: { error in
+            let message = (error as? ConfigurationError)?.message ?? ""
+            return message.contains(folder) && message.contains("'dev-key'") && message.contains("'other-key'")
+        }
+        let again = try Sandbox(dataDirectory: folder, clock: ManualClock(QueueMenuTests.mondayMorning))
+        let restarted = try again.serve()
+        #expect(try await SandboxHTTP.call(restarted, "GET", "/chats/current", ana).status == 200,
+                "the folder still serves its own company")
+        await restarted.stop()
     }
 
     @Test func textWithNULIsKeptWholeAndIdentifiersRefuseIt() async throws {
@@ -125,6 +144,8 @@ import Timekeeping
         #expect(try await upload("image/svg+xml", name: "a.svg").status == 400, "SVG is not a photo")
         #expect(try await upload("image/", name: "a").status == 400)
         #expect(try await upload("image/png", name: "a\r\nSet-Cookie: x=1").status == 400, "a name is a name")
+        let reversed = try await upload("image/png", name: "invoice\u{202E}gnp.exe")
+        #expect(reversed.status == 400 && reversed.body.contains("format characters"), "a bidi override is refused: \(reversed.body)")
         let stored = try await upload("image/png", name: "réçu.png")
         #expect(stored.status == 201, "\(stored.body)")
         let media = try #require(try SandboxHTTP.decode(stored, as: ChatMessage.self).media)
@@ -133,6 +154,13 @@ import Timekeeping
         #expect(ContentDisposition.fileName(of: download.headers["content-disposition"]) == "réçu.png",
                 "\(download.headers["content-disposition"] ?? "")")
         await server.stop()
+    }
+
+    /// A transcript shows a bidi override where it is, escaped, so a message cannot read in
+    /// another order than it was written.
+    @Test func formatCharactersAreShownEscapedInTranscripts() {
+        #expect(PDFDocument.printable("pay to \u{202E}0001\u{202C} now\n") == #"pay to \u{202e}0001\u{202c} now"# + "\n")
+        #expect(PDFDocument.printable("zero\u{200B}width\u{2028}") == #"zero\u{200b}width\u{2028}"#)
     }
 
     @Test func quotasAndTheRateAnswer429() async throws {

@@ -94,7 +94,12 @@ actor SandboxStore {
               expires_at REAL NOT NULL,
               custom_data TEXT NOT NULL
             );
+            CREATE TABLE IF NOT EXISTS sandbox_settings (
+              name TEXT PRIMARY KEY,
+              value TEXT NOT NULL
+            );
             """)
+        try Self.bind(database, toCompany: companyKey, folder: directory)
         try database.run("DELETE FROM end_user_tokens WHERE expires_at <= ?", [.real(now.timeIntervalSince1970)])
         for row in try database.query("SELECT token_digest, end_user_id, expires_at FROM end_user_tokens WHERE company_key = ?",
                                       [.text(companyKey)]) {
@@ -115,6 +120,20 @@ actor SandboxStore {
         try Self.createFormTables(in: database)
         try Self.createScreenShareTables(in: database)
         try Self.createPostSessionTables(in: database)
+    }
+
+    /// Records the company a store belongs to the first time it is opened, and refuses it
+    /// to any other company key afterwards: its chats and end users are that company's. A
+    /// store written before the company was recorded belongs to the key of its tokens.
+    private static func bind(_ database: SQLiteDatabase, toCompany companyKey: String, folder: String?) throws {
+        let recorded = try database.query("SELECT value FROM sandbox_settings WHERE name = 'company_key'").first?.first?.textValue
+            ?? database.query("SELECT company_key FROM end_user_tokens WHERE company_key != ? LIMIT 1", [.text(companyKey)])
+            .first?.first?.textValue
+        if let recorded, recorded != companyKey {
+            throw ConfigurationError(message: "the data in '\(folder ?? "memory")' belongs to the company with key '\(recorded)', "
+                                     + "not to '\(companyKey)': use another data folder (--data) for this company")
+        }
+        try database.run("INSERT OR IGNORE INTO sandbox_settings (name, value) VALUES ('company_key', ?)", [.text(companyKey)])
     }
 
     /// Brings a table written by an earlier version up to date (`--data` folders outlive
