@@ -95,7 +95,7 @@ import Timekeeping
             .sign(["identifier": "victim\u{0}x"], issuedAt: QueueMenuTests.mondayMorning, lifetime: 600)
         let signIn = try await Curl.request("POST", "\(server.baseURL)/auth/end_user",
                                             body: Data(#"{"company_key":"dev-key","jwt":"\#(jwt)"}"#.utf8))
-        #expect(signIn.status == 400 && signIn.body.contains("control characters"), "\(signIn.body)")
+        #expect(signIn.status == 400 && signIn.body.contains("control or format characters"), "\(signIn.body)")
         let ana = try await SandboxHTTP.token(server, "nul-ana")
         let chat = try await chat(server, ana)
         let sent = try await SandboxHTTP.call(server, "POST", "/chats/\(chat.id)/messages", ana,
@@ -200,6 +200,36 @@ import Timekeeping
         await limited.stop()
     }
 
+    /// Sign-in is limited by company key before the JWT's signature is checked, and by
+    /// identifier once it is: a 429 with Retry-After, like the other quotas.
+    @Test func signInIsRateLimitedByCompanyAndByIdentifier() async throws {
+        let clock = ManualClock(QueueMenuTests.mondayMorning)
+        let sandbox = try Sandbox(configuration: try await LuaConfigurations.configuration(Self.help + """
+            , limits = { sign_ins_per_minute = 2, company_sign_ins_per_second = 1, company_sign_in_burst = 6 }
+            """), clock: clock)
+        let server = try sandbox.serve()
+        func signIn(_ identifier: String, secret: String = "dev-secret") async throws -> Curl.Reply {
+            let jwt = try JWTSigner(algorithm: .hs384, secret: secret)
+                .sign(["identifier": .string(identifier)], issuedAt: clock.now(), lifetime: 600)
+            return try await Curl.request("POST", "\(server.baseURL)/auth/end_user",
+                                          body: Data(#"{"company_key":"dev-key","jwt":"\#(jwt)"}"#.utf8))
+        }
+        #expect(try await signIn("sign-in-ana").status == 200)
+        #expect(try await signIn("sign-in-ana").status == 200)
+        let third = try await signIn("sign-in-ana")
+        #expect(third.status == 429 && third.body.contains("limits.sign_ins_per_minute") && third.headers["retry-after"] == "30",
+                "\(third.body) \(third.headers)")
+        #expect(try await signIn("sign-in-bob").status == 200, "the limit is per identifier")
+        #expect(try await signIn("sign-in-cara", secret: "forged").status == 401, "a forged JWT is refused, and counted")
+        #expect(try await signIn("sign-in-dan").status == 200)
+        let company = try await signIn("sign-in-eve", secret: "forged")
+        #expect(company.status == 429 && company.body.contains("limits.company_sign_ins_per_second")
+                && company.headers["retry-after"] == "1", "before the signature is checked: \(company.body) \(company.headers)")
+        clock.advance(by: 60)
+        #expect(try await signIn("sign-in-ana").status == 200, "the buckets fill again")
+        await server.stop()
+    }
+
     @Test(.timeLimit(.minutes(1))) func oldEventsAndFilesArePruned() async throws {
         let clock = ManualClock(QueueMenuTests.mondayMorning)
         let sandbox = try Sandbox(configuration: try await LuaConfigurations.configuration(Self.help + """
@@ -211,6 +241,8 @@ import Timekeeping
         let uploaded = try await Curl.request("POST", "\(server.baseURL)/chats/\(chat.id)/media?kind=image", body: Data(count: 10),
                                               headers: ["Authorization": "Bearer \(ana)", "Content-Type": "image/png"])
         let media = try #require(try SandboxHTTP.decode(uploaded, as: ChatMessage.self).media)
+        let event = try await SandboxHTTP.call(server, "POST", "/chats/\(chat.id)/chat_events", ana, #"{"name": "clicked"}"#)
+        #expect(event.status == 201, "\(event.body)")
         _ = try await SandboxHTTP.call(server, "POST", "/chats/\(chat.id)/end", ana)
         let endUserID = try #require(try SandboxHTTP.decode(try await SandboxHTTP.call(server, "GET", "/end_user", ana),
                                                             as: EndUser.self).id)
@@ -219,6 +251,8 @@ import Timekeeping
         // it to be asleep): the first run past the hour is at 3,660 seconds.
         await clock.advance(by: 3_660, stepWhenAsleep: 1)
         #expect(try await sandbox.store.events(endUserID: endUserID, after: 0).isEmpty, "events go after an hour")
+        #expect(try await sandbox.store.database.query("SELECT count(*) FROM chat_events").first?.first?.integerValue == 0,
+                "chat events go with them")
         #expect(try await SandboxHTTP.call(server, "GET", "/media/\(media.id)", ana).status == 200, "files stay")
         await clock.advance(by: 3_600, stepWhenAsleep: 1)
         #expect(try await SandboxHTTP.call(server, "GET", "/media/\(media.id)", ana).status == 404, "files go after two")

@@ -137,6 +137,10 @@ public enum ConfigurationStubs {
         ---@field uploads_per_hour integer? (default 60)
         ---@field upload_bytes_per_hour integer? (default 200 MiB)
         ---@field screen_shares_per_hour integer? (default 30)
+        ---@field stored_bytes_per_hour integer? bytes of requests that change something, uploads aside (default 64 MiB)
+        ---@field sign_ins_per_minute integer? sign-ins as one identifier (default 10)
+        ---@field company_sign_ins_per_second number? sign-ins for the company, before the JWT is checked (default 1000)
+        ---@field company_sign_in_burst number? sign-ins for the company at once (default 10000)
         ---@field event_retention_seconds number? (default one day)
         ---@field media_retention_seconds number? (default one week)
 

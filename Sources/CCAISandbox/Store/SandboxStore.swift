@@ -85,6 +85,7 @@ actor SandboxStore {
               payload TEXT NOT NULL,
               created_at REAL NOT NULL
             );
+            CREATE INDEX IF NOT EXISTS chat_events_by_time ON chat_events (created_at);
             CREATE INDEX IF NOT EXISTS chats_by_user ON chats (end_user_id, status);
             DROP TABLE IF EXISTS auth_tokens;
             CREATE TABLE IF NOT EXISTS end_user_tokens (
@@ -120,6 +121,7 @@ actor SandboxStore {
         try Self.createFormTables(in: database)
         try Self.createScreenShareTables(in: database)
         try Self.createPostSessionTables(in: database)
+        try Self.createQuotaTables(in: database)
     }
 
     /// Records the company a store belongs to the first time it is opened, and refuses it
@@ -366,6 +368,12 @@ actor SandboxStore {
     /// A chat's messages in order.
     func messages(chatID: Int) throws -> [ChatMessage] {
         try messages(where: "m.chat_id = ? ORDER BY m.sequence", [.integer(Int64(chatID))])
+    }
+
+    /// A page of a chat's messages in order: at most `limit` after the message `after`.
+    func messages(chatID: Int, after: Int, limit: Int) throws -> [ChatMessage] {
+        try messages(where: "m.chat_id = ? AND m.id > ? ORDER BY m.id LIMIT ?",
+                     [.integer(Int64(chatID)), .integer(Int64(after)), .integer(Int64(limit))])
     }
 
     private func messages(where condition: String, _ parameters: [SQLiteValue]) throws -> [ChatMessage] {
