@@ -21,7 +21,7 @@ public final class Sandbox: Sendable {
     /// after 18:00 for all of them.
     public let businessClock: any Clock
     /// Requests per end user (`limits.requests_per_second`, `limits.burst`).
-    let rateLimiter: RateLimiter
+    let rateLimiter: RateLimiter<Int>
     /// Hands chats and messages to the agents.
     let agentDesk: AgentDesk
     /// Where the sandbox reports what goes wrong outside any request (a failing agent
@@ -97,11 +97,12 @@ public final class Sandbox: Sendable {
         let files = ChatFiles(store: store, conversation: conversation, smartActions: smartActions, quotas: quotas, clock: clock)
         (self.publisher, self.lifecycle, self.conversation, self.queues, self.chats) = (publisher, lifecycle, conversation, queues, chats)
         (self.smartActions, self.forms, self.screenShares, self.files) = (smartActions, forms, screenShares, files)
-        sessions = SessionResolver(store: store, clock: clock)
+        sessions = SessionResolver(store: store, quotas: quotas, clock: clock)
         feed = EventFeed(store: store, hub: hub)
         let streams = EventStreams(limit: limits.effectiveEventStreamsPerEndUser, hub: hub)
         self.streams = streams
-        endUsers = EndUsers(configuration: configuration, store: store, streams: streams, clock: clock)
+        endUsers = EndUsers(configuration: configuration, store: store, streams: streams, signIns: SignInLimits(limits, clock: clock),
+                            clock: clock)
         chatStarts = ChatStarts(configuration: configuration, store: store, lifecycle: lifecycle, queues: queues, quotas: quotas,
                                 clock: clock)
         postSessions = PostSessions(configuration: configuration, store: store, lifecycle: lifecycle, publisher: publisher,
@@ -142,10 +143,9 @@ public final class Sandbox: Sendable {
             guard let endUserID = tokens.endUser(token: token, now: now) else {
                 return .unauthenticated("the auth token is unknown, revoked or expired; authenticate again")
             }
-            guard let wait = limiter.retryAfter(endUserID: endUserID) else { return nil }
-            func number(_ value: Double) -> String { Checked.integer(value).map(String.init) ?? String(value) }
-            return .limitExceeded("too many requests: at most \(number(limiter.rate)) a second (limits.requests_per_second) "
-                                  + "after a burst of \(number(limiter.burst)) (limits.burst)", retryAfter: wait)
+            guard let wait = limiter.retryAfter(endUserID) else { return nil }
+            return .limitExceeded("too many requests: at most \(limiter.rate.limitText) a second (limits.requests_per_second) "
+                                  + "after a burst of \(limiter.burst.limitText) (limits.burst)", retryAfter: wait)
         }
         let desk = agentDesk
         AuthRoutes(sessions: sessions, endUsers: endUsers).register(in: &router)

@@ -72,13 +72,32 @@ import Timekeeping
         let restarted = try same.serve()
         #expect(try await SandboxHTTP.call(restarted, "GET", "/end_user", bob).status == 200, "a restart keeps tokens")
         await restarted.stop()
+    }
+
+    /// A data folder belongs to the company that first used it: opening it with another
+    /// company key would serve the first company's chats, so it is refused, naming both.
+    @Test func aDataFolderServesOnlyItsOwnCompany() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("company-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let first = try Sandbox(dataDirectory: folder, clock: ManualClock(QueueMenuTests.mondayMorning))
+        let server = try first.serve()
+        let ana = try await SandboxHTTP.token(server, "company-ana")
+        _ = try await chat(server, ana)
+        await server.stop()
+
         var otherCompany = SandboxConfiguration.builtIn
         otherCompany.company.key = "other-key"
-        let other = try Sandbox(configuration: otherCompany, dataDirectory: folder, clock: ManualClock(QueueMenuTests.mondayMorning))
-        let otherServer = try other.serve()
-        #expect(try await SandboxHTTP.call(otherServer, "GET", "/end_user", bob).status == 401,
-                "a token of another company's key is unknown")
-        await otherServer.stop()
+        #expect {
+            try Sandbox(configuration: otherCompany, dataDirectory: folder, clock: ManualClock(QueueMenuTests.mondayMorning))
+        } throws: { error in
+            let message = (error as? ConfigurationError)?.message ?? ""
+            return message.contains(folder) && message.contains("'dev-key'") && message.contains("'other-key'")
+        }
+        let again = try Sandbox(dataDirectory: folder, clock: ManualClock(QueueMenuTests.mondayMorning))
+        let restarted = try again.serve()
+        #expect(try await SandboxHTTP.call(restarted, "GET", "/chats/current", ana).status == 200,
+                "the folder still serves its own company")
+        await restarted.stop()
     }
 
     @Test func textWithNULIsKeptWholeAndIdentifiersRefuseIt() async throws {
@@ -87,7 +106,7 @@ import Timekeeping
             .sign(["identifier": "victim\u{0}x"], issuedAt: QueueMenuTests.mondayMorning, lifetime: 600)
         let signIn = try await Curl.request("POST", "\(server.baseURL)/auth/end_user",
                                             body: Data(#"{"company_key":"dev-key","jwt":"\#(jwt)"}"#.utf8))
-        #expect(signIn.status == 400 && signIn.body.contains("control characters"), "\(signIn.body)")
+        #expect(signIn.status == 400 && signIn.body.contains("control or format characters"), "\(signIn.body)")
         let ana = try await SandboxHTTP.token(server, "nul-ana")
         let chat = try await chat(server, ana)
         let sent = try await SandboxHTTP.call(server, "POST", "/chats/\(chat.id)/messages", ana,
@@ -136,6 +155,8 @@ import Timekeeping
         #expect(try await upload("image/svg+xml", name: "a.svg").status == 400, "SVG is not a photo")
         #expect(try await upload("image/", name: "a").status == 400)
         #expect(try await upload("image/png", name: "a\r\nSet-Cookie: x=1").status == 400, "a name is a name")
+        let reversed = try await upload("image/png", name: "invoice\u{202E}gnp.exe")
+        #expect(reversed.status == 400 && reversed.body.contains("format characters"), "a bidi override is refused: \(reversed.body)")
         let stored = try await upload("image/png", name: "réçu.png")
         #expect(stored.status == 201, "\(stored.body)")
         let media = try #require(try SandboxHTTP.decode(stored, as: ChatMessage.self).media)
@@ -144,6 +165,13 @@ import Timekeeping
         #expect(ContentDisposition.fileName(of: download.headers["content-disposition"]) == "réçu.png",
                 "\(download.headers["content-disposition"] ?? "")")
         await server.stop()
+    }
+
+    /// A transcript shows a bidi override where it is, escaped, so a message cannot read in
+    /// another order than it was written.
+    @Test func formatCharactersAreShownEscapedInTranscripts() {
+        #expect(PDFDocument.printable("pay to \u{202E}0001\u{202C} now\n") == #"pay to \u{202e}0001\u{202c} now"# + "\n")
+        #expect(PDFDocument.printable("zero\u{200B}width\u{2028}") == #"zero\u{200b}width\u{2028}"#)
     }
 
     @Test func quotasAndTheRateAnswer429() async throws {
@@ -183,6 +211,36 @@ import Timekeeping
         await limited.stop()
     }
 
+    /// Sign-in is limited by company key before the JWT's signature is checked, and by
+    /// identifier once it is: a 429 with Retry-After, like the other quotas.
+    @Test func signInIsRateLimitedByCompanyAndByIdentifier() async throws {
+        let clock = ManualClock(QueueMenuTests.mondayMorning)
+        let sandbox = try Sandbox(configuration: try await LuaConfigurations.configuration(Self.help + """
+            , limits = { sign_ins_per_minute = 2, company_sign_ins_per_second = 1, company_sign_in_burst = 6 }
+            """), clock: clock)
+        let server = try sandbox.serve()
+        func signIn(_ identifier: String, secret: String = "dev-secret") async throws -> Curl.Reply {
+            let jwt = try JWTSigner(algorithm: .hs384, secret: secret)
+                .sign(["identifier": .string(identifier)], issuedAt: clock.now(), lifetime: 600)
+            return try await Curl.request("POST", "\(server.baseURL)/auth/end_user",
+                                          body: Data(#"{"company_key":"dev-key","jwt":"\#(jwt)"}"#.utf8))
+        }
+        #expect(try await signIn("sign-in-ana").status == 200)
+        #expect(try await signIn("sign-in-ana").status == 200)
+        let third = try await signIn("sign-in-ana")
+        #expect(third.status == 429 && third.body.contains("limits.sign_ins_per_minute") && third.headers["retry-after"] == "30",
+                "\(third.body) \(third.headers)")
+        #expect(try await signIn("sign-in-bob").status == 200, "the limit is per identifier")
+        #expect(try await signIn("sign-in-cara", secret: "forged").status == 401, "a forged JWT is refused, and counted")
+        #expect(try await signIn("sign-in-dan").status == 200)
+        let company = try await signIn("sign-in-eve", secret: "forged")
+        #expect(company.status == 429 && company.body.contains("limits.company_sign_ins_per_second")
+                && company.headers["retry-after"] == "1", "before the signature is checked: \(company.body) \(company.headers)")
+        clock.advance(by: 60)
+        #expect(try await signIn("sign-in-ana").status == 200, "the buckets fill again")
+        await server.stop()
+    }
+
     @Test(.timeLimit(.minutes(1))) func oldEventsAndFilesArePruned() async throws {
         let clock = ManualClock(QueueMenuTests.mondayMorning)
         let sandbox = try Sandbox(configuration: try await LuaConfigurations.configuration(Self.help + """
@@ -194,6 +252,8 @@ import Timekeeping
         let uploaded = try await Curl.request("POST", "\(server.baseURL)/chats/\(chat.id)/media?kind=image", body: Data(count: 10),
                                               headers: ["Authorization": "Bearer \(ana)", "Content-Type": "image/png"])
         let media = try #require(try SandboxHTTP.decode(uploaded, as: ChatMessage.self).media)
+        let event = try await SandboxHTTP.call(server, "POST", "/chats/\(chat.id)/chat_events", ana, #"{"name": "clicked"}"#)
+        #expect(event.status == 201, "\(event.body)")
         _ = try await SandboxHTTP.call(server, "POST", "/chats/\(chat.id)/end", ana)
         let endUserID = try #require(try SandboxHTTP.decode(try await SandboxHTTP.call(server, "GET", "/end_user", ana),
                                                             as: EndUser.self).id)
@@ -202,6 +262,8 @@ import Timekeeping
         // it to be asleep): the first run past the hour is at 3,660 seconds.
         await clock.advance(by: 3_660, stepWhenAsleep: 1)
         #expect(try await sandbox.store.events(endUserID: endUserID, after: 0).isEmpty, "events go after an hour")
+        #expect(try await sandbox.store.database.query("SELECT count(*) FROM chat_events").first?.first?.integerValue == 0,
+                "chat events go with them")
         #expect(try await SandboxHTTP.call(server, "GET", "/media/\(media.id)", ana).status == 200, "files stay")
         await clock.advance(by: 3_600, stepWhenAsleep: 1)
         #expect(try await SandboxHTTP.call(server, "GET", "/media/\(media.id)", ana).status == 404, "files go after two")

@@ -12,6 +12,20 @@ import Testing
         }
     }
 
+    /// Format characters reorder or hide what a name shows: `invoice\u{202E}fdp.exe` reads
+    /// as `invoiceexe.pdf`. Names refuse them; logs show them escaped.
+    @Test func formatCharactersAreRefusedInNamesAndEscapedInLogs() {
+        for bad in ["invoice\u{202E}fdp.exe", "a\u{200B}b.png", "\u{FEFF}bom.txt", "a\u{2066}b\u{2069}.txt", "line\u{2028}2.txt",
+                    "para\u{2029}2.txt", "soft\u{AD}hyphen.txt"] {
+            let problem = FileName.problem(bad)
+            #expect(problem?.contains("format characters") == true, "\(bad.debugDescription): \(problem ?? "accepted")")
+        }
+        #expect(TerminalText.escaped("invoice\u{202E}fdp.exe") == #"invoice\u{202e}fdp.exe"#)
+        #expect(TerminalText.escaped("a\u{2028}b\u{200B}c") == #"a\u{2028}b\u{200b}c"#)
+        #expect(TerminalText.escaped("line 1\n\u{2029}", keepingNewlines: true) == "line 1\n\\u{2029}")
+        #expect(TerminalText.escaped("emoji 👍🏽 ελληνικά") == "emoji 👍🏽 ελληνικά", "visible text stays")
+    }
+
     @Test func contentDispositionEncodesTheNameAndReadsItBack() {
         let header = ContentDisposition.attachment(named: "évier \"x\".pdf")
         #expect(!header.contains("\n") && !header.contains("\r"))

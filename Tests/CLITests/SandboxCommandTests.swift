@@ -104,6 +104,30 @@ import Testing
         #expect(try await second.stop() == 0)
     }
 
+    /// `--data` of one company opened with another company's key is a configuration error
+    /// naming the folder and both keys.
+    @Test func refusesTheDataOfAnotherCompany() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("company-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let jwt = try await CLI.run(["jwt", "sign", "--secret", "dev-secret", "--claims", #"{"identifier":"cli-company"}"#])
+            .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let first = try await Server.start(["--data", data])
+        let auth = try await curl(["-X", "POST", "\(first.url)/auth/end_user", "-d", #"{"company_key":"dev-key","jwt":"\#(jwt)"}"#])
+        #expect(auth.contains("auth_token"), "\(auth)")
+        #expect(try await first.stop() == 0)
+        let config = FileManager.default.temporaryDirectory.appendingPathComponent("other-\(UUID().uuidString).lua").path
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        try """
+            return { company = { name = "Other", languages = { "en" }, time_zone = "UTC", key = "other-key", secret = "s" },
+                     menus = { { id = 1, name = "Help", channels = { chat = {} } } } }
+            """
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        let served = try await CLI.run(["sandbox", "serve", "--listen", "127.0.0.1:0", "--config", config, "--data", data], timeout: 20)
+        #expect(served.status == 1, "\(served.stderr)")
+        #expect(served.stderr.contains(data) && served.stderr.contains("'dev-key'") && served.stderr.contains("'other-key'"),
+                "\(served.stderr)")
+    }
+
     @Test func printsTheAdminTokenItMadeUp() async throws {
         let server = try await Server.start([], capturingErrors: true)
         let line = try #require(try await server.errorLine(containing: "admin token"))

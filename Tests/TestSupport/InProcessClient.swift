@@ -24,11 +24,13 @@ public struct InProcessClient {
         }
     }
 
-    public func call(_ method: String, _ path: String, token: String? = nil, json: String? = nil) async -> Reply {
+    public func call(_ method: String, _ path: String, query: [String: String] = [:], token: String? = nil, json: String? = nil)
+        async -> Reply
+    {
         var headers: [String: String] = [:]
         if let token { headers["authorization"] = "Bearer \(token)" }
         if json != nil { headers["content-type"] = "application/json" }
-        let response = await router.respond(to: HTTPRequest(method: method, path: path, headers: headers,
+        let response = await router.respond(to: HTTPRequest(method: method, path: path, query: query, headers: headers,
                                                             body: Data((json ?? "").utf8)))
         return Reply(status: response.status, headers: response.headers, body: response.body)
     }

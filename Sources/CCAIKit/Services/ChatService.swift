@@ -381,10 +381,19 @@ public final class ChatService: @unchecked Sendable {
         _ = try await api.send(Endpoints.sendChatEvent, ["id": chat.id], body: event, as: StoredChatEvent.self)
     }
 
-    /// The current chat's messages, in order.
+    /// The current chat's messages, in order: every page of them (``Paging/messages``),
+    /// each asked for after the last id of the one before, until a page is not full.
     public func getMessages() async throws -> [ChatMessage] {
         let chat = try requireCurrentChat()
-        return try await api.send(Endpoints.messages, ["id": chat.id], as: [ChatMessage].self)
+        var messages: [ChatMessage] = []
+        var after = 0
+        while true {
+            let page = try await api.send(Endpoints.messages, ["id": chat.id], query: Paging.messages.query(after: after),
+                                          as: [ChatMessage].self)
+            messages += page
+            guard page.count >= Paging.messages.maximumLimit, let last = page.last?.id, last > after else { return messages }
+            after = last
+        }
     }
 
     /// A page (from 1) of the end user's ended chats and their messages, newest first.

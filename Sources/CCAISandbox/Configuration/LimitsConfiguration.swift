@@ -9,7 +9,10 @@ import Foundation
 /// ```lua
 /// limits = { requests_per_second = 50, burst = 200, chats_per_hour = 60,
 ///            uploads_per_hour = 60, upload_bytes_per_hour = 200 * 1024 * 1024,
-///            screen_shares_per_hour = 30, event_retention_seconds = 86400,
+///            stored_bytes_per_hour = 64 * 1024 * 1024,
+///            screen_shares_per_hour = 30, sign_ins_per_minute = 10,
+///            company_sign_ins_per_second = 1000, company_sign_in_burst = 10000,
+///            event_retention_seconds = 86400,
 ///            media_retention_seconds = 7 * 86400, event_streams_per_end_user = 4 }
 /// ```
 public struct LimitsConfiguration: Codable, Sendable, Equatable {
@@ -25,6 +28,18 @@ public struct LimitsConfiguration: Codable, Sendable, Equatable {
     public var uploadBytesPerHour: Int?
     /// Screen-share sessions an end user may create in an hour (default 30).
     public var screenSharesPerHour: Int?
+    /// Bytes an end user may send in an hour to be stored: the bodies of their requests
+    /// that change something (messages, chat events, answers, profile...), uploads
+    /// aside (`upload_bytes_per_hour` counts those). Default 64 MiB.
+    public var storedBytesPerHour: Int?
+    /// Sign-ins a second for the company, over all its end users, before the JWT's
+    /// signature is checked (default 1,000).
+    public var companySignInsPerSecond: Double?
+    /// Sign-ins the company may take at once before its rate applies (default 10,000: a
+    /// load test signs in its thousands of virtual users together).
+    public var companySignInBurst: Double?
+    /// Sign-ins a minute as one identifier, all at once if need be (default 10).
+    public var signInsPerMinute: Int?
     /// How long stored real-time events are kept for replay (default one day).
     public var eventRetentionSeconds: Double?
     /// How long the files of ended chats are kept (default seven days).
@@ -42,6 +57,10 @@ public struct LimitsConfiguration: Codable, Sendable, Equatable {
     var effectiveUploadsPerHour: Int { uploadsPerHour ?? 60 }
     var effectiveUploadBytesPerHour: Int { uploadBytesPerHour ?? 200 << 20 }
     var effectiveScreenSharesPerHour: Int { screenSharesPerHour ?? 30 }
+    var effectiveStoredBytesPerHour: Int { storedBytesPerHour ?? 64 << 20 }
+    var effectiveCompanySignInsPerSecond: Double { companySignInsPerSecond ?? 1_000 }
+    var effectiveCompanySignInBurst: Double { companySignInBurst ?? 10_000 }
+    var effectiveSignInsPerMinute: Int { signInsPerMinute ?? 10 }
     var effectiveEventRetentionSeconds: Double { eventRetentionSeconds ?? 86_400 }
     var effectiveMediaRetentionSeconds: Double { mediaRetentionSeconds ?? 7 * 86_400 }
     var effectiveEventStreamsPerEndUser: Int { eventStreamsPerEndUser ?? 4 }
@@ -50,7 +69,8 @@ public struct LimitsConfiguration: Codable, Sendable, Equatable {
     func problems() -> [String] {
         var problems: [String] = []
         let numbers: [(String, Double?)] = [
-            ("requests_per_second", requestsPerSecond), ("burst", burst), ("event_retention_seconds", eventRetentionSeconds),
+            ("requests_per_second", requestsPerSecond), ("burst", burst), ("company_sign_ins_per_second", companySignInsPerSecond),
+            ("company_sign_in_burst", companySignInBurst), ("event_retention_seconds", eventRetentionSeconds),
             ("media_retention_seconds", mediaRetentionSeconds),
         ]
         for (name, value) in numbers {
@@ -58,7 +78,8 @@ public struct LimitsConfiguration: Codable, Sendable, Equatable {
         }
         let counts: [(String, Int?)] = [
             ("chats_per_hour", chatsPerHour), ("uploads_per_hour", uploadsPerHour), ("upload_bytes_per_hour", uploadBytesPerHour),
-            ("screen_shares_per_hour", screenSharesPerHour), ("event_streams_per_end_user", eventStreamsPerEndUser),
+            ("screen_shares_per_hour", screenSharesPerHour), ("sign_ins_per_minute", signInsPerMinute),
+            ("stored_bytes_per_hour", storedBytesPerHour), ("event_streams_per_end_user", eventStreamsPerEndUser),
         ]
         for (name, value) in counts {
             if let value, value <= 0 { problems.append("limits.\(name): a positive integer expected") }

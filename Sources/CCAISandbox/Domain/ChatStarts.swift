@@ -47,6 +47,11 @@ struct ChatStarts: Sendable {
             guard problems.isEmpty else { throw HTTPError.badRequest(problems.joined(separator: "; ")) }
         }
         if request.customData?.signed != nil { customData = ["signed": signed] }
+        for (part, value) in [("custom_data.unsigned", customData?["unsigned"]), ("custom_data.signed", signed)] {
+            guard let value else { continue }
+            let size = try value.jsonText().utf8.count
+            if let problem = FieldLimits.problem(part, size: size, limit: FieldLimits.customDataBytes) { throw HTTPError.badRequest(problem) }
+        }
         let preSession = menu.preSessionChatActions
         switch try await lifecycle.create(
             endUserID: owner, menuID: menu.id, lang: engine.language(request.lang), status: preSession.isEmpty ? .queued : .pending,

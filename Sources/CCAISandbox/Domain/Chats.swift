@@ -43,7 +43,11 @@ struct Chats: Sendable {
     {
         guard !message.text.isEmpty else { throw HTTPError.badRequest("the field 'text' must not be empty") }
         if let problem = AttachmentLimits.textProblem(message.text) { throw HTTPError(code: .tooLarge, message: "text: \(problem)") }
+        if let problem = FieldLimits.problem("text", message.text) { throw HTTPError(code: .tooLarge, message: problem) }
         guard !message.clientMessageId.isEmpty else { throw HTTPError.badRequest("the field 'client_message_id' must not be empty") }
+        if let problem = FieldLimits.problem("client_message_id", message.clientMessageId, limit: FieldLimits.clientMessageIDBytes) {
+            throw HTTPError.badRequest(problem)
+        }
         guard !message.clientMessageId.utf8.contains(0) else {
             throw HTTPError.badRequest("the field 'client_message_id' must not contain NUL")
         }
@@ -64,6 +68,7 @@ struct Chats: Sendable {
     /// a preview older than the one kept is not accepted.
     func setPreview(_ preview: MessagePreviewRequest, in chat: ChatResponse) async throws -> MessagePreview {
         try chat.requireInProgress()
+        if let problem = FieldLimits.problem("text", preview.text) { throw HTTPError.badRequest(problem) }
         let kept = try await store.setPreview(chatID: chat.id, text: chat.agentView(of: preview.text), timestamp: preview.timestamp)
         return try await self.preview(of: chat.id, accepted: kept)
     }
@@ -79,6 +84,12 @@ struct Chats: Sendable {
     /// A custom event the app records in a chat in progress.
     func addEvent(_ event: ChatEvent, in chat: ChatResponse) async throws -> StoredChatEvent {
         guard !event.name.isEmpty else { throw HTTPError.badRequest("the field 'name' must not be empty") }
+        let payloadSize = try JSONValue.object(event.payload ?? [:]).jsonText().utf8.count
+        if let problem = FieldLimits.problem("name", event.name, limit: FieldLimits.chatEventNameBytes)
+            ?? FieldLimits.problem("payload", size: payloadSize, limit: FieldLimits.chatEventPayloadBytes)
+        {
+            throw HTTPError.badRequest(problem)
+        }
         try chat.requireInProgress()
         return try await store.addChatEvent(chatID: chat.id, name: event.name, payload: event.payload ?? [:], now: clock.now())
     }

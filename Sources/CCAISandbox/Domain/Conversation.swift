@@ -53,6 +53,11 @@ struct Conversation: Sendable {
         try await store.messages(chatID: chatID)
     }
 
+    /// A page of the chat's messages: at most `limit`, oldest first, after the message `after`.
+    func messages(of chatID: Int, after: Int, limit: Int) async throws -> [ChatMessage] {
+        try await store.messages(chatID: chatID, after: after, limit: limit)
+    }
+
     /// The message the end user sent with `clientMessageID`, if they did.
     func message(in chatID: Int, clientMessageID: String) async throws -> ChatMessage? {
         try await store.message(chatID: chatID, clientMessageID: clientMessageID)

@@ -16,21 +16,30 @@ struct EndUsers: Sendable {
         var email: String?
         var phone: String?
         var identifier: String?
+
+        /// The first field that is too long or carries control or format characters
+        /// (``FieldLimits/nameProblem(_:_:)``), or nil.
+        var problem: String? {
+            FieldLimits.nameProblem("identifier", identifier) ?? FieldLimits.nameProblem("name", name)
+                ?? FieldLimits.nameProblem("email", email) ?? FieldLimits.nameProblem("phone", phone)
+        }
     }
 
     let configuration: SandboxConfiguration
     let store: SandboxStore
     /// The open event streams, closed with their token.
     let streams: EventStreams
+    let signIns: SignInLimits
     let clock: any Clock
 
     /// Checks the JWT, finds or creates its end user, and issues an auth token bound to
-    /// the company's key.
+    /// the company's key; within the sign-in rates of ``SignInLimits``.
     func authenticate(_ request: AuthRequest) async throws -> AuthResponse {
         let company = configuration.company
         guard request.companyKey == company.key else {
             throw HTTPError.unauthenticated("unknown company key '\(request.companyKey)'")
         }
+        try signIns.admitCompany(company.key)
         let now = clock.now()
         let claims: [String: JSONValue]
         do {
@@ -43,15 +52,20 @@ struct EndUsers: Sendable {
         guard let identifier = claims["identifier"]?.stringValue, !identifier.isEmpty else {
             throw HTTPError.unauthenticated("the JWT is refused: the 'identifier' claim is required")
         }
-        guard !identifier.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw HTTPError.badRequest("the 'identifier' claim must not contain control characters (NUL, newlines)")
+        let profile = Update(name: claims["name"]?.stringValue, email: claims["email"]?.stringValue,
+                             phone: claims["phone"]?.stringValue, identifier: identifier)
+        if let problem = profile.problem { throw HTTPError.badRequest("the JWT's claim: " + problem) }
+        try signIns.admitIdentifier(identifier)
+        let customData = claims["custom_data"] ?? [:]
+        if let problem = FieldLimits.problem("custom_data", size: try customData.jsonText().utf8.count, limit: FieldLimits.customDataBytes) {
+            throw HTTPError.badRequest("the JWT's claim: " + problem)
         }
-        let problems = ReservedCRMKey.problems(in: claims["custom_data"] ?? [:], signed: true)
+        let problems = ReservedCRMKey.problems(in: customData, signed: true)
         guard problems.isEmpty else { throw HTTPError.badRequest("the JWT's " + problems.joined(separator: "; ")) }
-        let user = try await store.endUser(identifier: identifier, name: claims["name"]?.stringValue,
-                                           email: claims["email"]?.stringValue, phone: claims["phone"]?.stringValue, now: now)
+        let user = try await store.endUser(identifier: identifier, name: profile.name, email: profile.email, phone: profile.phone,
+                                           now: now)
         let expiresAt = now.addingTimeInterval(min(company.authTokenSeconds ?? 86_400, Checked.maximumSeconds))
-        let token = try await store.issueToken(endUserID: user.id ?? 0, customData: claims["custom_data"] ?? [:],
+        let token = try await store.issueToken(endUserID: user.id ?? 0, customData: customData,
                                                expiresAt: expiresAt)
         return AuthResponse(authToken: token, expiresAt: Int64(Checked.truncated(expiresAt.timeIntervalSince1970) ?? 0),
                             endUser: user, latestEventId: try await store.latestEventID(endUserID: user.id ?? 0))
@@ -68,6 +82,7 @@ struct EndUsers: Sendable {
         if let identifier = update.identifier, identifier != session.endUser.identifier {
             throw HTTPError.forbidden("an end user's identifier cannot be changed; authenticate as the other end user")
         }
+        if let problem = update.problem { throw HTTPError.badRequest(problem) }
         guard let id = session.endUser.id,
             let user = try await store.updateEndUser(id: id, name: update.name, email: update.email, phone: update.phone)
         else { throw HTTPError.notFound("the end user no longer exists") }

@@ -99,8 +99,11 @@ struct Forms: Sendable {
         guard let details = configuration.customForm(form.formID ?? -1) else {
             throw HTTPError.notFound("custom form \(form.formID ?? -1) no longer exists")
         }
-        try check(submission.formResponse, against: details.questions)
-        try await settle(form, chat: chat, status: .submitted, answers: submission.formResponse, message: nil)
+        let answers = submission.formResponse.map {
+            SubmitCustomFormRequest.Answer(questionId: $0.questionId, value: $0.value.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        try check(answers, against: details.questions)
+        try await settle(form, chat: chat, status: .submitted, answers: answers, message: nil)
     }
 
     /// The web form an agent sent, signed for `webFormLifetime`.

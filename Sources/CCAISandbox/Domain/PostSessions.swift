@@ -55,8 +55,10 @@ struct PostSessions: Sendable {
         return survey
     }
 
-    /// Stores the answers to the chat's survey, once, and completes the phase.
-    func submit(_ answers: [Int: String], toSurveyOf chat: ChatResponse, owner: Int) async throws {
+    /// Stores the answers to the chat's survey, trimmed as they are checked, once, and
+    /// completes the phase.
+    func submit(_ received: [Int: String], toSurveyOf chat: ChatResponse, owner: Int) async throws {
+        let answers = Survey.trimmed(received)
         let survey = try await survey(of: chat)
         let problems = survey.problems(answers)
         guard problems.isEmpty else { throw HTTPError.badRequest(problems.joined(separator: "; ")) }
@@ -73,9 +75,10 @@ struct PostSessions: Sendable {
         try await completed(submission, chat, owner: owner, what: "a rating")
     }
 
-    /// Every rating and set of survey answers, oldest first.
-    func report() async throws -> RatingsReport {
-        try await store.ratingsReport()
+    /// A page of the ratings and survey answers, by chat: at most `limit` of each, of the
+    /// chats after `after`.
+    func report(after: Int, limit: Int) async throws -> RatingsReport {
+        try await store.ratingsReport(after: after, limit: limit)
     }
 
     /// Publishes the completed chat, or says why the submission was refused.

@@ -3,7 +3,8 @@ import Foundation
 import Timekeeping
 
 /// The per-end-user quotas of `limits` (docs/security.md), checked before anything is
-/// created: chats, uploads and their bytes, screen shares, each over the last hour.
+/// created: chats, uploads and their bytes, screen shares, the bytes of what end users
+/// send to be stored, each over the last hour.
 ///
 /// ```swift
 /// try await quotas.check(.uploadBytes, endUserID: owner, adding: body.count)   // or a 429
@@ -22,9 +23,16 @@ struct Quotas: Sendable {
         case .uploads: (limit, key, noun) = (limits.effectiveUploadsPerHour, "uploads_per_hour", "uploads")
         case .uploadBytes: (limit, key, noun) = (limits.effectiveUploadBytesPerHour, "upload_bytes_per_hour", "bytes of uploads")
         case .screenShares: (limit, key, noun) = (limits.effectiveScreenSharesPerHour, "screen_shares_per_hour", "screen shares")
+        case .storedBytes: (limit, key, noun) = (limits.effectiveStoredBytesPerHour, "stored_bytes_per_hour", "bytes stored")
         }
         let used = try await store.count(what, endUserID: endUserID, since: clock.now().addingTimeInterval(-3_600))
         guard used >= limit || adding > limit - used else { return }
         throw HTTPError.limitExceeded("at most \(limit) \(noun) an hour per end user (limits.\(key)); \(used) used", retryAfter: 60)
+    }
+
+    /// Counts `bytes` an end user just had stored (``check(_:endUserID:adding:)`` with
+    /// `.storedBytes` asked first).
+    func record(storedBytes bytes: Int, endUserID: Int) async throws {
+        try await store.recordStoredBytes(bytes, endUserID: endUserID, now: clock.now())
     }
 }

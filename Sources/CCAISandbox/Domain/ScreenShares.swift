@@ -94,6 +94,10 @@ struct ScreenShares: Sendable {
     /// A screen share event the app sends in a chat in progress, posted as the end user's
     /// `screen_share` message.
     func postEvent(_ event: ScreenShareEventMessage, in chat: ChatResponse, by session: Session) async throws -> ChatMessage {
+        let size = try event.response.map { try JSONEncoder().encode($0).count } ?? 0
+        if let problem = FieldLimits.problem("response", size: size, limit: FieldLimits.screenShareBytes) {
+            throw HTTPError.badRequest(problem)
+        }
         try chat.requireInProgress()
         return try await conversation.post(
             .init(sender: ChatMessageSender(type: "end_user", name: session.endUser.name), type: "screen_share",

@@ -12,6 +12,8 @@ import Timekeeping
 /// ```
 struct SessionResolver: Sendable {
     let store: SandboxStore
+    /// Where the bytes an end user sends to be stored are counted (`limits.stored_bytes_per_hour`).
+    let quotas: Quotas
     let clock: any Clock
 
     /// The session of the request's bearer token, or a 401.

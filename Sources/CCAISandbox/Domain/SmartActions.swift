@@ -76,6 +76,9 @@ struct SmartActions: Sendable {
 
     /// Adds the app's result, which must fit the action's type (media come as uploads).
     func addResult(_ result: SmartActionResult, to action: SmartAction) async throws -> SmartAction {
+        if let problem = FieldLimits.problem("text", result.text) ?? FieldLimits.problem("decline_reason", result.declineReason) {
+            throw HTTPError.badRequest(problem)
+        }
         try check(result, for: action)
         guard let updated = try await store.addSmartActionResult(id: action.id, chatID: action.chatId, result, now: clock.now())
         else { throw finalError(action) }

@@ -77,7 +77,9 @@ struct ChatRoutes: Sendable {
     }
 
     private func messages(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
-        try .json(try await conversation.messages(of: try await sessions.ownChat(request, session).id))
+        let page = try request.page(.messages)
+        return try .json(try await conversation.messages(of: try await sessions.ownChat(request, session).id, after: page.after,
+                                                         limit: page.limit))
     }
 
     private func typing(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {

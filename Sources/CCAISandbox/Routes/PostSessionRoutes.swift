@@ -23,8 +23,9 @@ struct PostSessionRoutes: Sendable {
     }
 
     /// The operator's report (admin token, not an end user's session).
-    private func ratings(_: HTTPRequest) async throws -> HTTPResponse {
-        try .json(try await postSessions.report())
+    private func ratings(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let page = try request.page(.ratings)
+        return try .json(try await postSessions.report(after: page.after, limit: page.limit))
     }
 
     private func postSessionSettings(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {

@@ -10,6 +10,14 @@ extension Session {
 }
 
 extension HTTPRequest {
+    /// The page its query asks for (`after`, `limit`), or a 400 naming the parameter.
+    func page(_ paging: Paging) throws -> (after: Int, limit: Int) {
+        switch paging.page(query) {
+        case .success(let page): return page
+        case .failure(let error): throw HTTPError.badRequest(error.message)
+        }
+    }
+
     /// A path parameter that must be an integer; `what` names it in the error.
     func integerParameter(_ name: String, _ what: String) throws -> Int {
         guard let value = Int(parameters[name] ?? "") else {
@@ -34,12 +42,30 @@ extension HTTPRouter {
     }
 
     /// Adds the handler of an end user's endpoint with the caller's session resolved
-    /// once, before the handler runs: the one place routes get it from.
+    /// once, before the handler runs: the one place routes get it from. The body of a
+    /// request that changes something counts against `limits.stored_bytes_per_hour`: past
+    /// it the handler does not run (a 429); a request that fails counts nothing.
     ///
     /// ```swift
     /// router.on(Endpoints.currentChat, sessions: sessions) { request, session in ... }
     /// ```
     mutating func on(_ endpoint: Endpoint, sessions: SessionResolver, _ handler: @escaping SessionHandler) {
-        on(endpoint) { request in try await handler(request, try await sessions.session(for: request)) }
+        let counted = endpoint.countsStoredBytes
+        on(endpoint) { request in
+            let session = try await sessions.session(for: request)
+            guard counted, !request.body.isEmpty else { return try await handler(request, session) }
+            let owner = try session.endUserID()
+            try await sessions.quotas.check(.storedBytes, endUserID: owner, adding: request.body.count)
+            let response = try await handler(request, session)
+            try await sessions.quotas.record(storedBytes: request.body.count, endUserID: owner)
+            return response
+        }
     }
+}
+
+extension Endpoint {
+    /// Whether what an end user sends to this endpoint counts as bytes they store: every
+    /// request that changes something but uploads, which `limits.upload_bytes_per_hour`
+    /// counts.
+    var countsStoredBytes: Bool { method != "GET" && self != Endpoints.uploadMedia }
 }

@@ -1,17 +1,17 @@
+import CCAIWire
 import Foundation
 import Timekeeping
 
-/// Requests per end user as token buckets: `burst` at once, then `rate` a second. Safe
-/// from any thread (the HTTP server asks it on a request's headers). Buckets that have
-/// filled up again are forgotten, so memory follows the active end users only. Its time
-/// is the real one (a rate is about requests as they come, whatever the sandbox's clock
-/// says), injectable for tests.
+/// Requests per key (an end user, a company key, an identifier signing in) as token
+/// buckets: `burst` at once, then `rate` a second. Safe from any thread (the HTTP server
+/// asks it on a request's headers). Buckets that have filled up again are forgotten, so
+/// memory follows the active keys only. Its time is injectable for tests.
 ///
 /// ```swift
-/// let limiter = RateLimiter(rate: 10, burst: 40)
-/// limiter.retryAfter(endUserID: 7)   // nil: go on; else seconds to wait
+/// let limiter = RateLimiter<Int>(rate: 10, burst: 40, clock: SystemClock())
+/// limiter.retryAfter(7)   // nil: go on; else seconds to wait
 /// ```
-final class RateLimiter: @unchecked Sendable {
+final class RateLimiter<Key: Hashable>: @unchecked Sendable {
     private struct Bucket {
         var tokens: Double
         var updated: Double
@@ -20,7 +20,7 @@ final class RateLimiter: @unchecked Sendable {
     let rate: Double
     let burst: Double
     private let lock = NSLock()
-    private var buckets: [Int: Bucket] = [:]
+    private var buckets: [Key: Bucket] = [:]
     private var lastSweep: Double = 0
 
     private let clock: any Clock
@@ -31,21 +31,21 @@ final class RateLimiter: @unchecked Sendable {
         self.clock = clock
     }
 
-    /// Takes one request from the end user's bucket: nil when there was one, else the
-    /// seconds until there is.
-    func retryAfter(endUserID: Int) -> Double? {
+    /// Takes one request from the key's bucket: nil when there was one, else the seconds
+    /// until there is.
+    func retryAfter(_ key: Key) -> Double? {
         let time = clock.now().timeIntervalSince1970
         return lock.withLock {
             sweep(time)
-            var bucket = buckets[endUserID] ?? Bucket(tokens: burst, updated: time)
+            var bucket = buckets[key] ?? Bucket(tokens: burst, updated: time)
             bucket.tokens = min(burst, bucket.tokens + max(0, time - bucket.updated) * rate)
             bucket.updated = time
             guard bucket.tokens >= 1 else {
-                buckets[endUserID] = bucket
+                buckets[key] = bucket
                 return (1 - bucket.tokens) / rate
             }
             bucket.tokens -= 1
-            buckets[endUserID] = bucket
+            buckets[key] = bucket
             return nil
         }
     }
@@ -57,4 +57,9 @@ final class RateLimiter: @unchecked Sendable {
         lastSweep = time
         buckets = buckets.filter { time - $0.value.updated < refill }
     }
+}
+
+extension Double {
+    /// A rate as a configuration says it: `10` for 10.0, `0.5` for 0.5.
+    var limitText: String { Checked.integer(self).map(String.init) ?? String(self) }
 }

@@ -95,11 +95,14 @@ extension SandboxStore {
         }
     }
 
-    /// Every rating and set of survey answers, oldest first.
-    func ratingsReport() throws -> RatingsReport {
+    /// A page of the ratings and survey answers, by chat id: at most `limit` of each, of
+    /// the chats after `after`.
+    func ratingsReport(after: Int, limit: Int) throws -> RatingsReport {
+        let page: [SQLiteValue] = [.integer(Int64(after)), .integer(Int64(limit))]
         let ratings = try database.query("""
-            SELECT communication_id, communication_type, end_user_id, rating, feedback, created_at FROM ratings ORDER BY id
-            """).compactMap { row -> RatingsReport.Rating? in
+            SELECT communication_id, communication_type, end_user_id, rating, feedback, created_at FROM ratings
+            WHERE communication_id > ? ORDER BY communication_id LIMIT ?
+            """, page).compactMap { row -> RatingsReport.Rating? in
             guard let id = row[0].integerValue, let type = row[1].textValue, let user = row[2].integerValue,
                 let rating = row[3].integerValue, case .real(let created) = row[5]
             else { return nil }
@@ -107,8 +110,9 @@ extension SandboxStore {
                                         feedback: row[4].textValue, createdAt: created)
         }
         let surveys = try database.query("""
-            SELECT communication_id, communication_type, end_user_id, survey_id, answers, created_at FROM survey_answers ORDER BY id
-            """).compactMap { row -> RatingsReport.SurveyAnswers? in
+            SELECT communication_id, communication_type, end_user_id, survey_id, answers, created_at FROM survey_answers
+            WHERE communication_id > ? ORDER BY communication_id LIMIT ?
+            """, page).compactMap { row -> RatingsReport.SurveyAnswers? in
             guard let id = row[0].integerValue, let type = row[1].textValue, let user = row[2].integerValue,
                 let survey = row[3].integerValue, let text = row[4].textValue, case .real(let created) = row[5],
                 let answers = try? JSONDecoder().decode(SurveyRequest.self, from: Data(text.utf8))

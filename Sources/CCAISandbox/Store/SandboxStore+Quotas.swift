@@ -10,6 +10,27 @@ extension SandboxStore {
         case uploads
         case uploadBytes
         case screenShares
+        case storedBytes
+    }
+
+    /// The ledger of what end users send to be stored (`limits.stored_bytes_per_hour`):
+    /// one row per request, kept for the hour a quota looks back.
+    static func createQuotaTables(in database: SQLiteDatabase) throws {
+        try database.execute("""
+            CREATE TABLE IF NOT EXISTS stored_bytes (
+              id INTEGER PRIMARY KEY AUTOINCREMENT,
+              end_user_id INTEGER NOT NULL REFERENCES end_users(id),
+              bytes INTEGER NOT NULL,
+              created_at REAL NOT NULL
+            );
+            CREATE INDEX IF NOT EXISTS stored_bytes_by_user ON stored_bytes (end_user_id, created_at);
+            """)
+    }
+
+    /// Counts `bytes` an end user had stored at `now` against their hourly quota.
+    func recordStoredBytes(_ bytes: Int, endUserID: Int, now: Date) throws {
+        try database.run("INSERT INTO stored_bytes (end_user_id, bytes, created_at) VALUES (?, ?, ?)",
+                         [.integer(Int64(endUserID)), .integer(Int64(bytes)), .real(now.timeIntervalSince1970)])
     }
 
     /// How many chats, uploads, upload bytes or screen shares `endUserID` created since `moment`.
@@ -30,19 +51,24 @@ extension SandboxStore {
                 """
         case .screenShares:
             sql = "SELECT COUNT(*) FROM screen_shares s JOIN chats c ON c.id = s.chat_id WHERE c.end_user_id = ? AND s.created_at > ?"
+        case .storedBytes:
+            sql = "SELECT COALESCE(SUM(bytes), 0) FROM stored_bytes WHERE end_user_id = ? AND created_at > ?"
         }
         let value = try database.query(sql, [.integer(Int64(endUserID)), .real(moment.timeIntervalSince1970)]).first?.first
         return Int(value?.integerValue ?? 0)
     }
 
-    /// Deletes stored events older than `eventsBefore`, the file bytes of chats ended
-    /// before `mediaBefore` (the messages stay, their files answer 404) and the tokens
-    /// expired by `now`. Returns how many events and files went.
+    /// Deletes stored events and chat events older than `eventsBefore`, the file bytes of
+    /// chats ended before `mediaBefore` (the messages stay, their files answer 404), the
+    /// tokens expired by `now` and the quota ledger's rows older than an hour. Returns how
+    /// many events (of both kinds) and files went.
     @discardableResult
     func prune(eventsBefore: Date, mediaBefore: Date, now: Date) throws -> (events: Int, media: Int) {
         try database.run("DELETE FROM end_user_tokens WHERE expires_at <= ?", [.real(now.timeIntervalSince1970)])
         tokens.removeExpired(now: now)
+        try database.run("DELETE FROM stored_bytes WHERE created_at <= ?", [.real(now.timeIntervalSince1970 - 3_600)])
         let events = try database.run("DELETE FROM events WHERE created_at < ?", [.real(eventsBefore.timeIntervalSince1970)])
+            + database.run("DELETE FROM chat_events WHERE created_at < ?", [.real(eventsBefore.timeIntervalSince1970)])
         let media = try database.run("""
             DELETE FROM media WHERE chat_id IN (SELECT id FROM chats WHERE status = 'ended' AND ended_at < ?)
             """, [.real(mediaBefore.timeIntervalSince1970)])

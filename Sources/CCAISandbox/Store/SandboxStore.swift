@@ -85,6 +85,7 @@ actor SandboxStore {
               payload TEXT NOT NULL,
               created_at REAL NOT NULL
             );
+            CREATE INDEX IF NOT EXISTS chat_events_by_time ON chat_events (created_at);
             CREATE INDEX IF NOT EXISTS chats_by_user ON chats (end_user_id, status);
             DROP TABLE IF EXISTS auth_tokens;
             CREATE TABLE IF NOT EXISTS end_user_tokens (
@@ -94,7 +95,12 @@ actor SandboxStore {
               expires_at REAL NOT NULL,
               custom_data TEXT NOT NULL
             );
+            CREATE TABLE IF NOT EXISTS sandbox_settings (
+              name TEXT PRIMARY KEY,
+              value TEXT NOT NULL
+            );
             """)
+        try Self.bind(database, toCompany: companyKey, folder: directory)
         try database.run("DELETE FROM end_user_tokens WHERE expires_at <= ?", [.real(now.timeIntervalSince1970)])
         for row in try database.query("SELECT token_digest, end_user_id, expires_at FROM end_user_tokens WHERE company_key = ?",
                                       [.text(companyKey)]) {
@@ -115,6 +121,21 @@ actor SandboxStore {
         try Self.createFormTables(in: database)
         try Self.createScreenShareTables(in: database)
         try Self.createPostSessionTables(in: database)
+        try Self.createQuotaTables(in: database)
+    }
+
+    /// Records the company a store belongs to the first time it is opened, and refuses it
+    /// to any other company key afterwards: its chats and end users are that company's. A
+    /// store written before the company was recorded belongs to the key of its tokens.
+    private static func bind(_ database: SQLiteDatabase, toCompany companyKey: String, folder: String?) throws {
+        let recorded = try database.query("SELECT value FROM sandbox_settings WHERE name = 'company_key'").first?.first?.textValue
+            ?? database.query("SELECT company_key FROM end_user_tokens WHERE company_key != ? LIMIT 1", [.text(companyKey)])
+            .first?.first?.textValue
+        if let recorded, recorded != companyKey {
+            throw ConfigurationError(message: "the data in '\(folder ?? "memory")' belongs to the company with key '\(recorded)', "
+                                     + "not to '\(companyKey)': use another data folder (--data) for this company")
+        }
+        try database.run("INSERT OR IGNORE INTO sandbox_settings (name, value) VALUES ('company_key', ?)", [.text(companyKey)])
     }
 
     /// Brings a table written by an earlier version up to date (`--data` folders outlive
@@ -347,6 +368,12 @@ actor SandboxStore {
     /// A chat's messages in order.
     func messages(chatID: Int) throws -> [ChatMessage] {
         try messages(where: "m.chat_id = ? ORDER BY m.sequence", [.integer(Int64(chatID))])
+    }
+
+    /// A page of a chat's messages in order: at most `limit` after the message `after`.
+    func messages(chatID: Int, after: Int, limit: Int) throws -> [ChatMessage] {
+        try messages(where: "m.chat_id = ? AND m.id > ? ORDER BY m.id LIMIT ?",
+                     [.integer(Int64(chatID)), .integer(Int64(after)), .integer(Int64(limit))])
     }
 
     private func messages(where condition: String, _ parameters: [SQLiteValue]) throws -> [ChatMessage] {

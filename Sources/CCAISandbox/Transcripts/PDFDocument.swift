@@ -1,3 +1,4 @@
+import CCAIWire
 import CPangoCairo
 import Foundation
 
@@ -133,12 +134,13 @@ struct PDFDocument {
     }
 
     /// The text without control characters other than line breaks and tabs (pango
-    /// takes UTF-8 text; a NUL would cut it short).
+    /// takes UTF-8 text; a NUL would cut it short), its format characters (a U+202E bidi
+    /// override) shown escaped as `\u{202e}`, so nothing reads in another order than stored.
     static func printable(_ text: String) -> String {
         let scalars = text.unicodeScalars.map { scalar -> Unicode.Scalar in
             scalar == "\n" || scalar == "\t" || !(scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)) ? scalar : "\u{FFFD}"
         }
-        return String(String.UnicodeScalarView(scalars))
+        return TerminalText.escaped(String(String.UnicodeScalarView(scalars)), keepingNewlines: true)
     }
 }
 

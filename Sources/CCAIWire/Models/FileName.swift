@@ -12,15 +12,16 @@ public enum FileName {
     public static let maximumBytes = 255
 
     /// What is wrong with `name` as a file name, or nil when it is one: not empty, at most
-    /// 255 bytes, no `/` or `\`, not `.` or `..`, no control characters (NUL, newlines, ESC).
+    /// 255 bytes, no `/` or `\`, not `.` or `..`, no control characters (NUL, newlines, ESC)
+    /// and no format characters (a U+202E bidi override makes `exe.pdf` read as `fdp.exe`).
     public static func problem(_ name: String) -> String? {
         if name.isEmpty { return "a file name expected, got an empty string" }
         if name.utf8.count > maximumBytes { return "a file name of at most \(maximumBytes) bytes expected" }
         if name == "." || name == ".." || name.contains("/") || name.contains("\\") {
             return "a file name, not a path, expected (got '\(TerminalText.escaped(name))')"
         }
-        if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-            return "a file name without control characters expected"
+        if name.unicodeScalars.contains(where: TerminalText.isInvisible) {
+            return "a file name without control or format characters (such as U+202E) expected, got '\(TerminalText.escaped(name))'"
         }
         return nil
     }

@@ -38,6 +38,7 @@ public enum FormAnswers {
     static func problem(_ value: String, _ question: CustomFormQuestion) -> String? {
         let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
         if trimmed.isEmpty { return question.required ? "required" : nil }
+        if trimmed.utf8.count > FieldLimits.textBytes { return "at most \(FieldLimits.textBytes) bytes expected" }
         let options = Set((question.options ?? []).map(\.value))
         switch question.type {
         case .text:

@@ -66,6 +66,12 @@ public struct Survey: Codable, Equatable, Sendable {
     /// ```swift
     /// survey.problems([1: "6"])   // ["question 1 (How did we do?): a whole number from 1 to 5 expected, got '6'"]
     /// ```
+    /// `answers` as the platform keeps them: each value trimmed of surrounding spaces and
+    /// line breaks, as ``problems(_:)`` checks it.
+    public static func trimmed(_ answers: [Int: String]) -> [Int: String] {
+        answers.mapValues { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+    }
+
     public func problems(_ answers: [Int: String]) -> [String] {
         var problems: [String] = []
         let known = Set(questions.map(\.id))
@@ -79,7 +85,11 @@ public struct Survey: Codable, Equatable, Sendable {
                 if question.required { problems.append("\(label): required") }
                 continue
             }
-            if let problem = Survey.problem(value, question) { problems.append("\(label): \(problem)") }
+            if value.utf8.count > FieldLimits.textBytes {
+                problems.append("\(label): at most \(FieldLimits.textBytes) bytes expected")
+            } else if let problem = Survey.problem(value, question) {
+                problems.append("\(label): \(problem)")
+            }
         }
         return problems
     }
@@ -156,7 +166,9 @@ public struct RatingRequest: Codable, Equatable, Sendable {
         } else {
             problems.append("rating: required (a whole number from 1 to 5)")
         }
-        if let feedback, feedback.count > 10_000 { problems.append("feedback: at most 10000 characters expected") }
+        if let feedback, feedback.count > 10_000 || feedback.utf8.count > FieldLimits.textBytes {
+            problems.append("feedback: at most 10000 characters and \(FieldLimits.textBytes) bytes expected")
+        }
         return problems
     }
 }

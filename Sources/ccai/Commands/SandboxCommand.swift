@@ -21,7 +21,8 @@ struct SandboxCommand {
                               default: the built-in company (key dev-key, secret dev-secret)
           --listen HOST:PORT  where to listen (default: 127.0.0.1:8787; port 0 picks one)
           --data DIR          keep the sandbox's state in DIR (SQLite); without it the state
-                              lives in memory and is gone at exit
+                              lives in memory and is gone at exit. DIR belongs to the company
+                              that first used it: another company key is refused (exit 1)
         """
 
     var configurationFile: String?

@@ -1,0 +1,39 @@
+import CCAIWire
+import Foundation
+import Timekeeping
+
+/// How fast end users may sign in (`POST /auth/end_user`): per company key, checked before
+/// the JWT's signature so that a flood of forged JWTs costs no more than a bucket, and per
+/// identifier once the JWT is verified, so that no one end user piles up tokens. Past
+/// either, a 429 `limit_exceeded` with Retry-After that names the limit.
+///
+/// ```swift
+/// let signIns = SignInLimits(limits, clock: clock)
+/// try signIns.admitCompany(request.companyKey)   // before the signature check
+/// try signIns.admitIdentifier(identifier)        // after it
+/// ```
+struct SignInLimits: Sendable {
+    private let company: RateLimiter<String>
+    private let identifier: RateLimiter<String>
+
+    init(_ limits: LimitsConfiguration, clock: any Clock) {
+        company = RateLimiter(rate: limits.effectiveCompanySignInsPerSecond, burst: limits.effectiveCompanySignInBurst, clock: clock)
+        let perMinute = Double(limits.effectiveSignInsPerMinute)
+        identifier = RateLimiter(rate: perMinute / 60, burst: perMinute, clock: clock)
+    }
+
+    /// Takes one sign-in of the company's bucket, or refuses with a 429.
+    func admitCompany(_ key: String) throws {
+        guard let wait = company.retryAfter(key) else { return }
+        throw HTTPError.limitExceeded("too many sign-ins for the company: at most \(company.rate.limitText) a second "
+                                      + "(limits.company_sign_ins_per_second) after a burst of \(company.burst.limitText) "
+                                      + "(limits.company_sign_in_burst)", retryAfter: wait)
+    }
+
+    /// Takes one sign-in of the identifier's bucket, or refuses with a 429.
+    func admitIdentifier(_ name: String) throws {
+        guard let wait = identifier.retryAfter(name) else { return }
+        throw HTTPError.limitExceeded("too many sign-ins as this identifier: at most \(identifier.burst.limitText) a minute "
+                                      + "(limits.sign_ins_per_minute)", retryAfter: wait)
+    }
+}
