@@ -1,4 +1,5 @@
 #include "CLuaShim.h"
+#include "internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,29 +58,46 @@ static void raise_registry_error(lua_State *L, void *key, const char *fallback) 
     lua_error(L);
 }
 
-static void lrt_hook(lua_State *L, lua_Debug *ar) {
-    (void)ar;
-    lrt_context *c = lrt_context_of(L);
-    if (c->killed == LRT_KILL_NONE) {
-        c->instructions += c->hook_interval;
-        if (c->instruction_limit > 0 && c->instructions > c->instruction_limit) {
-            c->killed = LRT_KILL_INSTRUCTIONS;
-        } else if (c->time_limit > 0) {
-            double now = c->clock ? c->clock(c->owner) : lrt_monotonic_seconds();
-            if (c->slice_started == 0) c->slice_started = now;
-            if (now - c->slice_started <= c->time_limit) return;
+// Adds `spent` instructions (or matching steps) to the slice and reads the clock: whether a
+// budget has run out (the reason is kept in `killed`, sticky).
+static int budget_exhausted(lrt_context *c, long long spent) {
+    if (c->killed != LRT_KILL_NONE) return 1;
+    c->instructions += spent;
+    if (c->instruction_limit > 0 && c->instructions > c->instruction_limit) {
+        c->killed = LRT_KILL_INSTRUCTIONS;
+        return 1;
+    }
+    if (c->time_limit > 0) {
+        double now = c->clock ? c->clock(c->owner) : lrt_monotonic_seconds();
+        if (c->slice_started == 0) c->slice_started = now;
+        if (now - c->slice_started > c->time_limit) {
             c->killed = LRT_KILL_TIME;
-        } else {
-            return;
+            return 1;
         }
     }
-    // Sticky: from now on every instruction of this thread raises again.
+    return 0;
+}
+
+static void lrt_hook(lua_State *L, lua_Debug *ar);
+
+// Raises the kill, and from now on every instruction of this thread raises again.
+static void raise_kill(lua_State *L) {
     lua_sethook(L, lrt_hook, LUA_MASKCOUNT, 1);
-    if (c->killed == LRT_KILL_TIME) {
+    if (lrt_context_of(L)->killed == LRT_KILL_TIME) {
         raise_registry_error(L, &time_error_key, "time limit exceeded");
     } else {
         raise_registry_error(L, &instruction_error_key, "instruction limit exceeded");
     }
+}
+
+static void lrt_hook(lua_State *L, lua_Debug *ar) {
+    (void)ar;
+    lrt_context *c = lrt_context_of(L);
+    if (budget_exhausted(c, c->killed == LRT_KILL_NONE ? c->hook_interval : 0)) raise_kill(L);
+}
+
+void lrt_charge(lua_State *L, long long steps) {
+    if (budget_exhausted(lrt_context_of(L), steps)) raise_kill(L);
 }
 
 void lrt_begin_slice(lua_State *L) {
@@ -300,6 +318,7 @@ void lrt_open_safe_libs(lua_State *L) {
     lua_pushnil(L);
     lua_setfield(L, -2, "dump");
     lua_pop(L, 2);
+    lrt_install_patterns(L);
     // The shared string metatable: scripts may use it, never reach or change it.
     lua_pushliteral(L, "");
     lua_getmetatable(L, -1);

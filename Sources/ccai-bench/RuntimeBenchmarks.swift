@@ -10,6 +10,7 @@ struct RuntimeBenchmarks {
     let calls = 5_000_000
     let asyncCalls = 1_000_000
     let events = 1_000_000
+    let patternRounds = 50
 
     func run(filter: String?) async throws -> [BenchmarkResult] {
         func one(_ benchmark: @escaping () async throws -> BenchmarkResult) -> () async throws -> [BenchmarkResult] {
@@ -19,6 +20,7 @@ struct RuntimeBenchmarks {
             ("binding_call_ratio", one(bindingCallRatio)),
             ("async_call_ratio", one(asyncCallRatio)),
             ("event_dispatch_ratio", one(eventDispatchRatio)),
+            ("pattern_match_ratio", one(patternMatchRatio)),
             ("state_memory_bytes", one(stateMemory)),
             ("http_round_trip_ratio", one(PlatformBenchmarks().httpRoundTripRatio)),
             ("chat_message_round_trip", ChatBenchmarks().chatMessageRoundTrip),
@@ -129,6 +131,32 @@ struct RuntimeBenchmarks {
         return BenchmarkResult(
             name: "event_dispatch_ratio", value: event / pcall, target: "<= 3",
             detail: String(format: "event to an `on` handler %.1f ns, lua_pcall %.1f ns", event, pcall))
+    }
+
+    /// `find`, `match`, `gmatch` and `gsub` with everyday patterns over a 20 KB text: the
+    /// sandbox's budgeted matcher (Sources/CLuaShim/patterns.c) vs stock Lua's.
+    func patternMatchRatio() async throws -> BenchmarkResult {
+        let workload = """
+            local text = ("GET /chats/42/messages?page=2 HTTP/1.1  user=jane.roe@example.test; id=7 "):rep(270)
+            for round = 1, \(patternRounds) do
+              local squeezed = text:gsub("%s+", " ")
+              local count = 0
+              for key, value in text:gmatch("(%w+)=([%w%.@]+)") do count = count + 1 end
+              local page = text:match("messages%?page=(%d+)")
+              local at = text:find("[%w%.]+@[%w%.]+%.%a+", 1000)
+              local plain = text:find("HTTP/1.2", 1, true)
+              local upper = text:gsub("%f[%w]%l", string.upper)
+            end
+            """
+        let state = try await makeState()
+        let ours = try await state.withContext { lua in
+            try Timing.nanosecondsPerOperation(operations: patternRounds) { try lua.evaluate(workload) }
+        }
+        let stock = try StockLua()
+        let theirs = try Timing.nanosecondsPerOperation(operations: patternRounds) { try stock.run(workload) }
+        return BenchmarkResult(
+            name: "pattern_match_ratio", value: ours / theirs, target: "<= 1.2",
+            detail: String(format: "sandbox %.2f ms, stock Lua %.2f ms per round of 6 calls on 20 KB", ours / 1e6, theirs / 1e6))
     }
 
     /// Memory of one fresh sandboxed state with the `ccai` module, after a full collection.

@@ -1,3 +1,4 @@
+import CCAIKit
 import CCAIScripting
 import CCAIWire
 import Foundation
@@ -167,5 +168,72 @@ import Timekeeping
             return list[1].name, list[1].version, list[1].state, decision.action, decision.text, decision.plugin, err.code
             """, chunkName: "=t")
         #expect(results == ["p", "3", "loaded", "message", "for Billing", "p", "invalid_argument"])
+    }
+
+    @Test func pluginFilesAreReadInsideTheirFolder() async throws {
+        let folder = try Folder(["fine.lua": #"return { name = "fine" }"#])
+        let outside = FileManager.default.temporaryDirectory.appendingPathComponent("outside-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: outside + "/tool", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: outside) }
+        try "sk-live-SECRET-4242 leaked".write(toFile: outside + "/key.txt", atomically: true, encoding: .utf8)
+        try #"return { name = "tool" }"#.write(toFile: outside + "/tool/init.lua", atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: folder.path + "/key.lua", withDestinationPath: outside + "/key.txt")
+        try FileManager.default.createSymbolicLink(atPath: folder.path + "/tool", withDestinationPath: outside + "/tool")
+        let logger = CapturingLogger()
+        let list = await host(folder, logger: logger).load()
+        let byFile = Dictionary(uniqueKeysWithValues: list.map { (URL(fileURLWithPath: $0.file).path.replacingOccurrences(of: folder.path + "/", with: ""), $0) })
+        #expect(byFile["fine.lua"]?.state == "loaded")
+        #expect(byFile["key.lua"]?.state == "failed")
+        #expect(byFile["key.lua"]?.errors.first?.contains("leads outside the plugins folder") == true, "\(list)")
+        #expect(byFile["tool/init.lua"]?.state == "failed")
+        #expect(byFile["tool/init.lua"]?.errors.first?.contains("leads outside") == true, "\(list)")
+        let everything = list.flatMap(\.errors).joined() + logger.messages.joined()
+        #expect(!everything.contains("SECRET"), "no byte of the file outside is read")
+    }
+
+    @Test func singleFilePluginsDoNotRequireEachOther() async throws {
+        let folder = try Folder([
+            "a.lua": #"local b = require("b") return { name = "a" }"#,
+            "b.lua": #"return { name = "b" }"#,
+            "c/init.lua": #"local helper = require("helper") return { name = "c", version = helper.version }"#,
+            "c/helper.lua": #"return { version = "2" }"#,
+        ])
+        let list = await host(folder).load()
+        #expect(list.first { $0.name == "c" }?.version == "2", "a folder plugin requires its own files: \(list)")
+        #expect(list.first { $0.name == "b" }?.state == "loaded")
+        let a = list.first { $0.file.hasSuffix("/a.lua") }
+        #expect(a?.state == "failed")
+        #expect(a?.errors.first?.contains("module 'b' not found") == true, "\(String(describing: a))")
+    }
+
+    @Test func hooksReachOnlyTheReadOnlyServices() async throws {
+        let folder = try Folder(["probe.lua": #"""
+            local names = { "auth", "chat", "end_user", "plugins", "smart_action", "screen_share", "options", "rate",
+              "initialize_chat", "initialize_screen_share", "company", "language", "queue_menu", "log", "json", "sleep", "spawn" }
+            return { name = "probe", deflection = function(menu, ctx)
+              local seen = {}
+              for _, name in ipairs(names) do if ccai[name] ~= nil then seen[#seen + 1] = name end end
+              if ccai.language and ccai.language.set_language_code then seen[#seen + 1] = "set_language_code" end
+              return { action = "message", text = table.concat(seen, ",") }
+            end }
+            """#])
+        let host = PluginHost(directories: [folder.path], runner: ScriptRunner(logger: CapturingLogger(), sdk: CCAI()))
+        await host.load()
+        let decision = await host.evaluateDeflection(menu: billing, channel: "chat", context: [:])
+        #expect(decision.text == "company,language,queue_menu,log,json,sleep,spawn")
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aBacktrackingPatternInAHookEndsWithTheBudget() async throws {
+        let folder = try Folder([
+            "stuck.lua": #"return { name = "stuck", priority = 2, deflection = function() return ("a"):rep(400):find(".-.-.-.-b") end }"#,
+            "quick.lua": #"return { name = "quick", deflection = function() return { action = "email" } end }"#,
+        ])
+        var runner = ScriptRunner(logger: CapturingLogger())
+        runner.limits = LuaLimits(memoryBytes: 8 << 20, instructions: 0, seconds: 1)
+        let host = PluginHost(directories: [folder.path], runner: runner)
+        await host.load()
+        let decision = await host.evaluateDeflection(menu: billing, channel: "chat", context: [:])
+        #expect(decision.action == "email")
+        #expect(await host.list().first { $0.name == "stuck" }?.errors.first?.contains("time limit exceeded") == true)
     }
 }

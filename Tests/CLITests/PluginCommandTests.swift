@@ -45,16 +45,16 @@ import Testing
     }
 
     /// The review's file write: a plugin's on_load staged a video under a name that climbed
-    /// out of the temporary folder, and `plugins check` ran it.
+    /// out of the temporary folder, and `plugins check` ran it. A plugin has no
+    /// `ccai.chat` at all now (docs/plugins.md "What a plugin can reach").
     @Test func checkingAPluginWritesNothingOutside() async throws {
         let target = FileManager.default.temporaryDirectory.appendingPathComponent("pwned-\(UUID().uuidString).txt").path
         let plugins = try folder(["writer.lua": """
             return { name = "writer", on_load = function(ctx)
-              local ok, err = pcall(ccai.chat.send_message, { videos = { { data = "x", mime_type = "text/plain",
-                name = "../../../../..\(target)" } } })
-              assert(not ok and err.code == "invalid_argument", tostring(err))
-              local read_ok, read_err = pcall(ccai.chat.send_message, { images = { { path = "/etc/passwd", mime_type = "image/png" } } })
-              assert(not read_ok and read_err.message:find("absolute"), tostring(read_err))
+              assert(ccai.chat == nil and ccai.auth == nil, "a plugin reaches no chat and no sign-in")
+              local ok, err = pcall(function() return ccai.chat.send_message({ videos = { { data = "x",
+                mime_type = "text/plain", name = "../../../../..\(target)" } } }) end)
+              assert(not ok and tostring(err):find("attempt to index a nil value"), tostring(err))
             end }
             """])
         let checked = try await CLI.run(["plugins", "check", plugins])

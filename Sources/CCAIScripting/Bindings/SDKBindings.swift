@@ -33,6 +33,14 @@ enum SDKBindings {
         module.module(options(ccai))
     }
 
+    /// The services a plugin may call (``PluginModule``): the company, the language (read
+    /// only), the queue menus and their wait times.
+    static func installReadOnly(_ ccai: CCAI, into module: inout LuaModule) {
+        module.module(company(ccai))
+        module.module(language(ccai, settable: false))
+        module.module(QueueMenuBindings.module(ccai))
+    }
+
     static func options(_ ccai: CCAI) -> LuaModule {
         var options = LuaModule(name: "ccai.options")
         options.function("get", LuaSignature("The options the SDK runs with: key, url_host, base_url, cache_auth_token, language_code.",
@@ -119,12 +127,14 @@ enum SDKBindings {
         return endUser
     }
 
-    static func language(_ ccai: CCAI) -> LuaModule {
+    /// `ccai.language`; without `set_language_code` unless `settable`.
+    static func language(_ ccai: CCAI, settable: Bool = true) -> LuaModule {
         var language = LuaModule(name: "ccai.language")
         language.function("get_language_code", LuaSignature("The SDK's language.", returns: ["string"])) { call in
             let service = try require(ccai.languageService, call)
             return call.returning(.string(service.languageCode))
         }
+        guard settable else { return language }
         language.function("set_language_code", LuaSignature("Sets the language, before a session starts (a conflict while a chat is in progress).",
                                                         parameters: ["language_code: string"])) { call in
             let service = try require(ccai.languageService, call)

@@ -55,8 +55,35 @@ public struct ScriptRunner: Sendable {
     /// `printing` takes the state's `print`s; nil: the log, prefixed with `printTag` when given.
     public func makeState(modulePaths extraPaths: [String] = [], printing: (@Sendable (String) -> Void)? = nil,
                           printTag: String? = nil) async throws -> LuaState {
+        let (environment, sdk, signer, plugins, clock, logger) = (self.environment, self.sdk, self.signer, self.plugins, self.clock, self.logger)
+        let outputDirectory = self.outputDirectory
+        return try await makeState(modulePaths: extraPaths + modulePaths, printing: printing, printTag: printTag) { lua in
+            var context = sdk.map { SDKContext(sdk: $0, signer: signer, plugins: plugins, fileRoot: extraPaths.first, logger: logger) }
+            context?.outputRoot = outputDirectory
+            context?.chatEvents = lua.makeEmitter(name: "ccai.chat", events: ChatBindings.eventNames)
+            context?.smartActionEvents = lua.makeEmitter(name: "ccai.smart_action", events: SmartActionBindings.eventNames)
+            context?.screenShareEvents = lua.makeEmitter(name: "ccai.screen_share", events: ScreenShareBindings.eventNames)
+            var module = CCAIModule.make(environment: environment, logger: logger, sdk: context, clock: clock)
+            module.module(PluginBindings.module(plugins, sdk: sdk, logger: logger, clock: clock))
+            return module
+        }
+    }
+
+    /// A fresh sandboxed state for a plugin: its `ccai` is ``PluginModule``'s (read-only
+    /// services, no sign-in, chat or post-session), `require` searches `folder` only (a
+    /// folder plugin's own folder; nil for a single-file plugin: host modules only), and
+    /// its `print`s go to the log tagged with `printTag`.
+    public func makePluginState(folder: String?, printTag: String) async throws -> LuaState {
+        let (environment, sdk, clock, logger) = (self.environment, self.sdk, self.clock, self.logger)
+        return try await makeState(modulePaths: folder.map { [$0] } ?? [], printing: nil, printTag: printTag) { _ in
+            PluginModule.make(environment: environment, logger: logger, sdk: sdk, clock: clock)
+        }
+    }
+
+    private func makeState(modulePaths: [String], printing: (@Sendable (String) -> Void)?, printTag: String?,
+                           module: @escaping @Sendable (LuaContext) -> LuaModule) async throws -> LuaState {
         let logger = self.logger
-        let sandbox = LuaSandbox(modulePaths: extraPaths + modulePaths) { line in
+        let sandbox = LuaSandbox(modulePaths: modulePaths) { line in
             if let printing { printing(line) } else { logger.log(LogRecord(level: .info, message: printTag.map { "[\($0)] " + line } ?? line)) }
         }
         let diagnostics = LuaDiagnostics(
@@ -65,19 +92,11 @@ public struct ScriptRunner: Sendable {
                 logger.log(LogRecord(level: .error, message: "error in '\(event)' handler: \(error)"))
             })
         let state = try LuaState(limits: limits, sandbox: sandbox, diagnostics: diagnostics, clock: clock)
-        let (environment, sdk, signer, plugins, clock) = (self.environment, self.sdk, self.signer, self.plugins, self.clock)
-        let outputDirectory = self.outputDirectory
+        let hasSDK = sdk != nil
         try await state.withContext { lua in
-            var context = sdk.map { SDKContext(sdk: $0, signer: signer, plugins: plugins, fileRoot: extraPaths.first, logger: logger) }
-            context?.outputRoot = outputDirectory
-            context?.chatEvents = lua.makeEmitter(name: "ccai.chat", events: ChatBindings.eventNames)
-            context?.smartActionEvents = lua.makeEmitter(name: "ccai.smart_action", events: SmartActionBindings.eventNames)
-            context?.screenShareEvents = lua.makeEmitter(name: "ccai.screen_share", events: ScreenShareBindings.eventNames)
-            var module = CCAIModule.make(environment: environment, logger: logger, sdk: context, clock: clock)
-            module.module(PluginBindings.module(plugins, sdk: sdk, logger: logger, clock: clock))
             lua.setErrorTypeName("ccai.Error")
-            let table = lua.makeTable(module)
-            if sdk != nil { try QueueMenuBindings.decorate(table, in: lua) }
+            let table = lua.makeTable(module(lua))
+            if hasSDK { try QueueMenuBindings.decorate(table, in: lua) }
             lua.provideModule("ccai", table)
             lua.setGlobal("ccai", reference: table)
         }

@@ -70,26 +70,43 @@ public actor PluginHost {
     /// Loads every plugin of the folders; returns the list.
     @discardableResult
     public func load() async -> [PluginInfo] {
-        for file in discover() where plugins[file] == nil && failures[file] == nil {
-            await loadOrRecord(file)
+        for source in discover() where plugins[source.file] == nil && failures[source.file] == nil {
+            await loadOrRecord(source)
         }
         return list()
     }
 
+    /// Where a plugin's code comes from: `relative` inside the confined `folder` (the
+    /// plugins folder it was found in; for a `.lua` file named directly, the file's folder).
+    struct Source {
+        /// The plugin's name in lists and logs: `folder/x.lua` or `folder/x/init.lua`.
+        var file: String
+        var folder: String
+        var relative: String
+        /// A folder plugin's own folder, where its `require` looks; nil for a single file.
+        var requireRoot: String? = nil
+        /// Why the plugin is not read at all (a plugin folder leading out of its plugins folder).
+        var refusal: String? = nil
+    }
+
     /// Plugin files: `*.lua` files and folders with an `init.lua`, per folder, sorted; a
     /// `.lua` file given instead of a folder is that one plugin. A folder that does not
-    /// exist is reported as a failed entry.
-    private func discover() -> [String] {
-        var files: [String] = []
+    /// exist is reported as a failed entry, and so is a plugin folder that is a symlink
+    /// leading out of its plugins folder (files are checked when they are read).
+    private func discover() -> [Source] {
+        var sources: [Source] = []
         for directory in directories {
             var isFolder: ObjCBool = false
             if directory.hasSuffix(".lua"), FileManager.default.fileExists(atPath: directory, isDirectory: &isFolder),
                 !isFolder.boolValue
             {
-                files.append(directory)
+                let url = URL(fileURLWithPath: directory)
+                sources.append(Source(file: directory, folder: url.deletingLastPathComponent().path, relative: url.lastPathComponent))
                 continue
             }
-            guard let entries = try? FileManager.default.contentsOfDirectory(atPath: directory) else {
+            guard let root = try? ConfinedFolder(directory),
+                let entries = try? FileManager.default.contentsOfDirectory(atPath: directory)
+            else {
                 failures[directory] = (Date.distantPast, PluginInfo(
                     name: URL(fileURLWithPath: directory).lastPathComponent, version: nil, file: directory,
                     state: "failed", errors: ["cannot read the plugin folder '\(directory)'"], priority: 0, hooks: []))
@@ -101,18 +118,26 @@ public actor PluginHost {
                 guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { continue }
                 if isFolder.boolValue {
                     let initFile = path + "/init.lua"
-                    if FileManager.default.fileExists(atPath: initFile) { files.append(initFile) }
+                    guard FileManager.default.fileExists(atPath: initFile) else { continue }
+                    var source = Source(file: initFile, folder: directory, relative: entry + "/init.lua")
+                    if let own = try? ConfinedFolder(path), own.root.hasPrefix(root.root == "/" ? "/" : root.root + "/") {
+                        source.requireRoot = own.root
+                    } else {
+                        source.refusal = "\(initFile): the plugin folder '\(entry)' leads outside '\(directory)': plugins are read inside their plugins folder"
+                    }
+                    sources.append(source)
                 } else if entry.hasSuffix(".lua") {
-                    files.append(path)
+                    sources.append(Source(file: path, folder: directory, relative: entry))
                 }
             }
         }
-        return files
+        return sources
     }
 
-    private func loadOrRecord(_ file: String) async {
+    private func loadOrRecord(_ source: Source) async {
+        let file = source.file
         let modified = Self.modification(of: file)
-        switch await loadPlugin(file) {
+        switch await loadPlugin(source) {
         case .success(let plugin):
             plugins[file] = plugin
             failures[file] = nil
@@ -129,14 +154,27 @@ public actor PluginHost {
         }
     }
 
-    /// Loads one plugin into a fresh state and runs its `on_load`.
-    private func loadPlugin(_ file: String, replacing existing: String? = nil) async -> Result<Plugin, PluginLoadError> {
-        let modified = Self.modification(of: file)
-        let folder = URL(fileURLWithPath: file).deletingLastPathComponent().path
+    /// The source of a plugin, read inside its folder (``ConfinedFolder``: no symlink that
+    /// leads out, regular files only, at most ``LuaSandbox/maximumModuleBytes``).
+    private func read(_ source: Source) throws -> String {
+        if let refusal = source.refusal { throw PluginLoadError(refusal) }
         do {
-            let state = try await runner.makeState(modulePaths: [folder], printTag: URL(fileURLWithPath: file).lastPathComponent)
+            let bytes = try ConfinedFolder(source.folder).read(source.relative, maximumBytes: LuaSandbox.maximumModuleBytes)
+            return String(decoding: bytes, as: UTF8.self)
+        } catch let refusal as ConfinedFolder.Refusal {
+            throw PluginLoadError("\(source.file): \(refusal.message.replacingOccurrences(of: "script's folder", with: "plugins folder"))")
+        }
+    }
+
+    /// Loads one plugin into a fresh state and runs its `on_load`.
+    private func loadPlugin(_ source: Source, replacing existing: String? = nil) async -> Result<Plugin, PluginLoadError> {
+        let file = source.file
+        let modified = Self.modification(of: file)
+        do {
+            let code = try read(source)
+            let state = try await runner.makePluginState(folder: source.requireRoot, printTag: URL(fileURLWithPath: file).lastPathComponent)
             do {
-                try await state.run(file: file, keepingResultAs: "plugin")
+                try await state.run(source: code, chunkName: "@" + file, keepingResultAs: "plugin")
             } catch let error as LuaScriptError {
                 await state.close()
                 return .failure(PluginLoadError(error.message))
@@ -160,6 +198,8 @@ public actor PluginHost {
                 }
             }
             return .success(plugin)
+        } catch let error as PluginLoadError {
+            return .failure(error)
         } catch {
             return .failure(PluginLoadError("\(file): \(error)"))
         }
@@ -343,18 +383,20 @@ public actor PluginHost {
     @discardableResult
     public func reloadChanged() async -> [String] {
         var reloaded: [String] = []
-        let present = Set(discover())
+        let sources = discover()
+        let present = Set(sources.map(\.file))
         for file in plugins.keys where !present.contains(file) {
             await unload(file)
         }
         for file in failures.keys where !present.contains(file) && !directories.contains(file) {
             failures[file] = nil
         }
-        for file in present.sorted() {
+        for source in sources.sorted(by: { $0.file < $1.file }) {
+            let file = source.file
             let modified = Self.modification(of: file)
             if var current = plugins[file] {
                 guard modified > current.modified else { continue }
-                switch await loadPlugin(file, replacing: file) {
+                switch await loadPlugin(source, replacing: file) {
                 case .success(let fresh):
                     if current.spec.hooks.contains("on_unload") {
                         _ = await invoke(&current, ["on_unload"], [context(for: current)])
@@ -372,7 +414,7 @@ public actor PluginHost {
             } else if let failed = failures[file], modified <= failed.modified {
                 continue
             } else {
-                await loadOrRecord(file)
+                await loadOrRecord(source)
                 if plugins[file] != nil { reloaded.append(file) }
             }
         }

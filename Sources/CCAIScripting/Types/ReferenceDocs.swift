@@ -140,7 +140,35 @@ public enum ReferenceDocs {
             gets its argument and a `ctx`. How they load, run and reload is in
             [../plugins.md](../plugins.md).
 
-            """ + table(of: classes(in: TypeStubs.pluginStubs))
+            """ + table(of: classes(in: TypeStubs.pluginStubs)) + pluginModule()
+    }
+
+    /// What a plugin's own `ccai` has (``PluginModule``), function by function.
+    static func pluginModule() -> String {
+        var text = """
+
+            ## `ccai` in a plugin
+
+            A plugin's state has a `ccai` of its own with only these functions: no `ccai.auth`,
+            `ccai.chat`, `ccai.end_user`, `ccai.smart_action`, `ccai.screen_share`, `ccai.plugins`
+            or post-session calls. A hook answers with its return value and the host acts on it
+            (see [../plugins.md](../plugins.md#what-a-plugin-can-reach)).
+
+            | function | what it does |
+            | --- | --- |
+
+            """
+        func list(_ module: LuaModule) {
+            for (key, member) in module.members.sorted(by: { $0.key < $1.key }) {
+                switch member {
+                case .function(_, let signature): text += "| `\(module.name).\(key)` | \(cell(signature?.summary ?? "")) |\n"
+                case .module(let child): list(child)
+                default: continue
+                }
+            }
+        }
+        list(PluginModule.make(environment: [:], logger: StreamLogger(minimumLevel: .error), sdk: CCAI()))
+        return text
     }
 
     static func agents(_ module: LuaModule, session: String) -> String {

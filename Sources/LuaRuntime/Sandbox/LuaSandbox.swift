@@ -19,6 +19,8 @@ public struct LuaSandbox: Sendable {
     public var modulePaths: [String]
     /// Where `print` writes (its arguments joined by tabs).
     public var print: @Sendable (String) -> Void
+    /// The largest module file `require` reads (and plugin file a host loads): 16 MiB.
+    public static let maximumModuleBytes = 16 << 20
 
     public init(modulePaths: [String] = [],
                 print: @escaping @Sendable (String) -> Void = { Swift.print($0) }) {
@@ -205,9 +207,6 @@ enum LuaSandboxFunctions {
         return source
     }
 
-    /// The largest module file `require` reads.
-    static let maximumModuleBytes = 16 << 20
-
     /// Finds the file of module `name` under `paths` (inside them: ``ConfinedFolder``):
     /// returns its source and path.
     static func find(_ call: LuaCall, paths: [String]) throws -> LuaReturn {
@@ -225,7 +224,7 @@ enum LuaSandboxFunctions {
             for candidate in ["\(relative).lua", "\(relative)/init.lua"] {
                 let file = root.root + "/" + candidate
                 tried.append(file)
-                guard let source = try? root.read(candidate, maximumBytes: Self.maximumModuleBytes) else { continue }
+                guard let source = try? root.read(candidate, maximumBytes: LuaSandbox.maximumModuleBytes) else { continue }
                 return call.returning(.data(source), .string(file))
             }
         }

@@ -1,0 +1,22 @@
+import CCAIKit
+import LuaRuntime
+import Timekeeping
+
+/// The `ccai` module of a plugin's state (docs/plugins.md "What a plugin can reach"): the
+/// utilities every state has (`log`, `json`, `env`, `uuid`, `now`, `spawn`, `sleep`) and
+/// the SDK's services a hook may read: `company.get`, `language.get_language_code`,
+/// `queue_menu.get` and `get_wait_times`. Nothing that signs in or reads the auth token,
+/// changes the end user or the language, or starts, moves or ends a chat or its
+/// post-session: a hook answers through its return value and the host acts on it.
+///
+/// ```swift
+/// let module = PluginModule.make(environment: [:], logger: logger, sdk: ccai)
+/// ```
+public enum PluginModule {
+    public static func make(environment: [String: String], logger: ScriptLogger, sdk: CCAI?,
+                            clock: any Clock = SystemClock()) -> LuaModule {
+        var ccai = CCAIModule.make(environment: environment, logger: logger, clock: clock)
+        if let sdk { SDKBindings.installReadOnly(sdk, into: &ccai) }
+        return ccai
+    }
+}
