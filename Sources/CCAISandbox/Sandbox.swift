@@ -52,6 +52,7 @@ public final class Sandbox: Sendable {
     let screenShares: ScreenShares
     let files: ChatFiles
     let postSessions: PostSessions
+    let transcripts: Transcripts
 
     /// A sandbox whose time comes from `clock` (the real time by default). A configuration
     /// with `clock_start` moves business hours to that moment; tokens keep `clock`.
@@ -107,6 +108,8 @@ public final class Sandbox: Sendable {
                                 clock: clock)
         postSessions = PostSessions(configuration: configuration, store: store, lifecycle: lifecycle, publisher: publisher,
                                     clock: clock)
+        transcripts = Transcripts(configuration: configuration, store: store, conversation: conversation,
+                                  renderer: TranscriptRenderer(), cache: TranscriptCache())
         let environment = AgentEnvironment(
             configuration: configuration, queues: queues, chats: chats, lifecycle: lifecycle, conversation: conversation,
             publisher: publisher, smartActions: smartActions, forms: forms, screenShares: screenShares, files: files, clock: clock,
@@ -159,7 +162,7 @@ public final class Sandbox: Sendable {
         FormRoutes(sessions: sessions, forms: forms).register(in: &router)
         ScreenShareRoutes(sessions: sessions, screenShares: screenShares, desk: desk).register(in: &router)
         PostSessionRoutes(sessions: sessions, postSessions: postSessions, desk: desk).register(in: &router)
-        TranscriptRoutes(sessions: sessions, conversation: conversation, configuration: configuration).register(in: &router)
+        TranscriptRoutes(sessions: sessions, transcripts: transcripts).register(in: &router)
         router.adminToken = configuration.adminToken
         return router
     }

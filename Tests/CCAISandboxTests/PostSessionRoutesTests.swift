@@ -70,19 +70,6 @@ import Timekeeping
         #expect(text.contains("PST"), "times in the company's time zone")
     }
 
-    @Test func aTranscriptRendersABoundedNumberOfMessagesAndSaysSo() async throws {
-        let chat = ChatResponse(id: 4, status: .ended, menuId: 8, lang: "en", createdAt: 1_796_061_600)
-        let count = ChatTranscript.maximumMessages + 3
-        let messages = (1...count).map { (number: Int) -> ChatMessage in
-            ChatMessage(id: number, chatId: 4, sequence: number, sender: ChatMessageSender(type: "end_user"), text: "m\(number)",
-                        createdAt: 1_796_061_600)
-        }
-        let text = try await text(ofPDF: try ChatTranscript(chat: chat, messages: messages, companyName: "Acme", queueName: "Overflow",
-                                                      timeZone: .gmt, endUserName: nil).pdf())
-        #expect(text.contains("m\(ChatTranscript.maximumMessages)") && !text.contains("m\(count)"))
-        #expect(text.contains("3 more messages are not shown"), "the cut is said, not silent")
-    }
-
     @Test func controlCharactersNeverReachTheLayout() {
         #expect(PDFDocument.printable("a\u{0}b\u{1B}[2Jc\nd\te\u{85}") == "a\u{FFFD}b\u{FFFD}[2Jc\nd\te\u{FFFD}")
     }

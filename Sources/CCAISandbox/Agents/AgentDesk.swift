@@ -54,10 +54,17 @@ actor AgentDesk {
 
     /// The customer wrote in a chat: a running script gets it (in order, before this
     /// returns), or the default behaviour of whoever has the chat answers it. Agents get
-    /// it as they see it (``ChatResponse/agentView(of:)-(ChatMessage)``: redacted when the
-    /// queue redacts).
-    func messageReceived(_ message: ChatMessage, in chat: ChatResponse, endUserID: Int) async {
-        let message = chat.agentView(of: message)
+    /// it as they see it (``Conversation/agentView(of:in:)``: redacted, as stored, when the
+    /// queue redacts), read in the caller's task, not the desk's.
+    nonisolated func messageReceived(_ message: ChatMessage, in chat: ChatResponse, endUserID: Int) async {
+        do {
+            await deliver(try await environment.conversation.agentView(of: message, in: chat), in: chat, endUserID: endUserID)
+        } catch {
+            environment.log("sandbox: message \(message.id) of chat \(chat.id) could not be read for its agent: \(error)")
+        }
+    }
+
+    private func deliver(_ message: ChatMessage, in chat: ChatResponse, endUserID: Int) async {
         if let mailbox = mailboxes[chat.id] {
             await mailbox.deliver(message)
         } else if let id = postSessions[chat.id], let configuration = environment.configuration.virtualAgents?[id] {

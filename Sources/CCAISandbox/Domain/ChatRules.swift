@@ -17,16 +17,10 @@ extension ChatResponse {
 }
 
 extension ChatResponse {
-    /// The end user's text as agents see it, and as previews and transcripts show it:
-    /// redacted when the chat's queue redacts (seed 001, automatic redaction).
+    /// The end user's text as agents see it: redacted when the chat's queue redacts (seed
+    /// 001, automatic redaction). For what is redacted once, as it is kept (a preview); a
+    /// message is redacted as it is stored (``Conversation``).
     func agentView(of text: String) -> String {
         redactionEnabled ? Redactor.redact(text) : text
-    }
-
-    /// The end user's message as agents get it: its text through ``agentView(of:)-(String)``.
-    func agentView(of message: ChatMessage) -> ChatMessage {
-        var seen = message
-        seen.text = message.text.map(agentView(of:))
-        return seen
     }
 }

@@ -5,7 +5,10 @@ import Timekeeping
 /// The messages of chats: each is stored, then published to the chat's end user as a
 /// `messages_received`, whoever writes it (the end user, an agent, the sandbox itself).
 /// A message whose client id was stored already is that message, not a new one, and is
-/// not published again.
+/// not published again. The end user's text is redacted once, in the caller's task before
+/// it is stored (``Redactor``), and kept beside the text as written: agents and
+/// transcripts on a redacting queue read what was kept (``agentView(of:in:)``), the end
+/// user reads their own text.
 ///
 /// ```swift
 /// let (message, isNew) = try await conversation.post(
@@ -40,10 +43,12 @@ struct Conversation: Sendable {
     /// was posted before (the earlier message is returned).
     @discardableResult
     func post(_ message: Message, in chatID: Int, endUserID: Int) async throws -> (message: ChatMessage, isNew: Bool) {
+        let redacted = message.sender.type == "end_user" ? message.text.map(Redactor.redact) : nil
         let (stored, isNew) = try await store.addMessage(
             chatID: chatID, sender: message.sender, type: message.type, text: message.text, event: message.event,
             media: message.media, smartActionID: message.smartActionID, form: message.form, webForm: message.webForm,
-            screenShare: message.screenShare, clientMessageID: message.clientMessageID, now: clock.now())
+            screenShare: message.screenShare, clientMessageID: message.clientMessageID, now: clock.now(),
+            redactedText: redacted == message.text ? nil : redacted)
         if isNew { try await publisher.messages([stored], endUserID: endUserID) }
         return (stored, isNew)
     }
@@ -56,6 +61,30 @@ struct Conversation: Sendable {
     /// A page of the chat's messages: at most `limit`, oldest first, after the message `after`.
     func messages(of chatID: Int, after: Int, limit: Int) async throws -> [ChatMessage] {
         try await store.messages(chatID: chatID, after: after, limit: limit)
+    }
+
+    /// A message as the chat's agents see it: the end user's text as it was redacted when
+    /// stored, when the chat's queue redacts (seed 001, automatic redaction).
+    func agentView(of message: ChatMessage, in chat: ChatResponse) async throws -> ChatMessage {
+        guard chat.redactionEnabled, message.sender.type == "end_user", message.text != nil,
+            let redacted = try await store.redactedText(messageID: message.id)
+        else { return message }
+        var seen = message
+        seen.text = redacted
+        return seen
+    }
+
+    /// The chat's first `limit` messages as its agents see them (``agentView(of:in:)``).
+    func agentView(of chat: ChatResponse, first limit: Int) async throws -> [ChatMessage] {
+        let messages = try await store.messages(chatID: chat.id, first: limit)
+        guard chat.redactionEnabled else { return messages }
+        let redacted = try await store.redactedTexts(chatID: chat.id)
+        return messages.map { message in
+            guard message.sender.type == "end_user", let text = redacted[message.id] else { return message }
+            var seen = message
+            seen.text = text
+            return seen
+        }
     }
 
     /// The message the end user sent with `clientMessageID`, if they did.

@@ -116,6 +116,7 @@ actor SandboxStore {
         ])
         try Self.addMissingColumns(in: database, to: "messages", [("media_id", "INTEGER"), ("smart_action_id", "INTEGER"),
                                                                  ("form", "TEXT"), ("web_form", "TEXT"), ("screen_share", "TEXT")])
+        try Self.addRedactedTexts(in: database)
         try Self.createSmartActionTables(in: database)
         try Self.createMediaTables(in: database)
         try Self.createFormTables(in: database)
@@ -330,7 +331,8 @@ actor SandboxStore {
     /// already has is not stored again: the stored one comes back with `isNew` false.
     func addMessage(chatID: Int, sender: ChatMessageSender, type: String, text: String?, event: String?,
                     media: ChatMedia? = nil, smartActionID: Int? = nil, form: CustomForm? = nil, webForm: WebFormRequest? = nil,
-                    screenShare: ScreenShareResponse? = nil, clientMessageID: String?, now: Date) throws
+                    screenShare: ScreenShareResponse? = nil, clientMessageID: String?, now: Date,
+                    redactedText: String? = nil) throws
         -> (message: ChatMessage, isNew: Bool)
     {
         try database.transaction {
@@ -346,6 +348,7 @@ actor SandboxStore {
                  event.map { .text($0) } ?? .null, media.map { .integer(Int64($0.id)) } ?? .null,
                  smartActionID.map { .integer(Int64($0)) } ?? .null, try Self.json(form), try Self.json(webForm),
                  try Self.json(screenShare), .real(now.timeIntervalSince1970)])
+            if let redactedText { try keepRedactedText(redactedText, ofMessage: database.lastInsertRowID) }
             let message = ChatMessage(id: Int(database.lastInsertRowID), chatId: chatID, sequence: Int(next),
                                       clientMessageId: clientMessageID, sender: sender, type: type, text: text, event: event,
                                       media: media, smartActionId: smartActionID, form: form, webForm: webForm,
@@ -376,7 +379,7 @@ actor SandboxStore {
                      [.integer(Int64(chatID)), .integer(Int64(after)), .integer(Int64(limit))])
     }
 
-    private func messages(where condition: String, _ parameters: [SQLiteValue]) throws -> [ChatMessage] {
+    func messages(where condition: String, _ parameters: [SQLiteValue]) throws -> [ChatMessage] {
         try database.query(
             """
             SELECT m.id, m.chat_id, m.sequence, m.client_message_id, m.sender_type, m.sender_name, m.type, m.text, m.event,
