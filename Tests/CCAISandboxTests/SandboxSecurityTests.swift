@@ -40,7 +40,7 @@ import Timekeeping
 
     @Test func signingInTakesAJWTNotAnUpload() async throws {
         let (_, server) = try SandboxHTTP.serve(configuration: try await LuaConfigurations.configuration(Self.help))
-        let padded = #"{"company_key":"dev-key","jwt":"\#(String(repeating: "a", count: 20_000))"}"#
+        let padded = #"{"company_key":"dev-key","jwt":"\#(String(repeating: "a", count: 40_000))"}"#
         let refused = try await Curl.request("POST", "\(server.baseURL)/auth/end_user", body: Data(padded.utf8))
         #expect(refused.status == 413 && refused.body.contains("takes at most \(Endpoints.authenticate.maximumBodyBytes)"),
                 "\(refused.status): \(refused.body)")

@@ -5,7 +5,7 @@ import Foundation
 /// its description in docs/openapi.yaml (docs/adding-an-endpoint.md).
 public enum Endpoints {
     // Authentication and the end user: signing in takes a JWT, kilobytes, never an upload
-    public static let authenticate = Endpoint("POST", "/auth/end_user", access: .anyone, maximumBodyBytes: 16 << 10)
+    public static let authenticate = Endpoint("POST", "/auth/end_user", access: .anyone, maximumBodyBytes: 32 << 10)
     public static let signOut = Endpoint("DELETE", "/auth/end_user")
     public static let company = Endpoint("GET", "/company")
     public static let endUser = Endpoint("GET", "/end_user")
