@@ -25,6 +25,7 @@ struct RuntimeBenchmarks {
             ("http_round_trip_ratio", one(PlatformBenchmarks().httpRoundTripRatio)),
             ("chat_message_round_trip", ChatBenchmarks().chatMessageRoundTrip),
             ("transcript_pdf_ms", one(TranscriptBenchmarks().transcriptPDF)),
+            ("redaction_ms", one { TranscriptBenchmarks().redaction() }),
             ("sandbox_rss_per_1000_chats", SoakBenchmarks().sandboxRSSPer1000Chats),
         ]
         var results: [BenchmarkResult] = []

@@ -159,4 +159,47 @@ import Testing
         #expect(output.status == status)
         #expect(output.stderr.contains(message), "\(output.stderr)")
     }
+
+    /// SIGTERM is acted on while transcripts of a heavy chat (30 messages of 10,000
+    /// characters on a redacting queue) render: renderings hold no thread the server's
+    /// shutdown needs. The exit is waited for with a generous deadline (it took minutes).
+    @Test(.timeLimit(.minutes(2)))
+    func stopsOnSIGTERMWhileTranscriptsRender() async throws {
+        let config = FileManager.default.temporaryDirectory.appendingPathComponent("heavy-\(UUID().uuidString).lua")
+        try """
+            return { company = { name = "Acme", languages = { "en" }, time_zone = "UTC", key = "dev-key", secret = "dev-secret" },
+                     menus = { { id = 1, name = "Billing", channels = { chat = { redaction = true } } } },
+                     limits = { requests_per_second = 10000, burst = 10000 } }
+            """.write(to: config, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: config) }
+        let server = try await Server.start(["--config", config.path])
+        let jwt = try await CLI.run(["jwt", "sign", "--secret", "dev-secret", "--claims", #"{"identifier":"heavy-1"}"#])
+            .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let auth = try await curl(["-X", "POST", "\(server.url)/auth/end_user", "-d", #"{"company_key":"dev-key","jwt":"\#(jwt)"}"#])
+        let token = try #require((try JSONSerialization.jsonObject(with: Data(auth.utf8)) as? [String: Any])?["auth_token"] as? String)
+        let bearer = ["-H", "Authorization: Bearer \(token)"]
+        let chat = try await curl(bearer + ["-X", "POST", "\(server.url)/chats", "-d", #"{"menu_id": 1}"#])
+        let id = try #require((try JSONSerialization.jsonObject(with: Data(chat.utf8)) as? [String: Any])?["id"] as? Int)
+        let text = String(repeating: "a", count: 10_000)
+        for index in 1...30 {
+            _ = try await curl(bearer + ["-X", "POST", "\(server.url)/chats/\(id)/messages",
+                                         "-d", #"{"text": "\#(text)", "client_message_id": "m\#(index)"}"#])
+        }
+        let transcripts = (0..<2).map { _ in Task { try await curl(bearer + ["-o", "/dev/null", "\(server.url)/chats/\(id)/transcript"]) } }
+        let status = try await offThePool { () -> Int32? in
+            let exited = DispatchSemaphore(value: 0)
+            server.process.terminate()
+            Thread {
+                server.process.wait()
+                exited.signal()
+            }.start()
+            guard exited.wait(timeout: .now() + 30) == .success else {
+                kill(server.process.pid, SIGKILL)
+                return nil
+            }
+            return server.process.wait()
+        }
+        #expect(status == 0, "the server stopped on SIGTERM within 30 seconds")
+        for transcript in transcripts { _ = try? await transcript.value }
+    }
 }
