@@ -283,7 +283,7 @@ static const char *pm_match(pm_matcher *m, const char *s, const char *p) {
                 p = set_end;
                 continue;
             }
-            if (isdigit((unsigned char)kind)) {
+            if (kind >= '0' && kind <= '9') {
                 s = pm_back_reference(m, s, (unsigned char)kind);
                 if (s == NULL) break;
                 p += 2;
