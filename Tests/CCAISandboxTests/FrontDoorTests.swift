@@ -56,14 +56,16 @@ import Testing
         let server = try makeServer(limits)
         let drip = try RawConnection(port: server.port)
         drip.send("GET /hello HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        // The connection is never idle (a header line every 0.2 s), so only a deadline
+        // closes it: the idle timeout (120 s) never would within the 30 s waited here,
+        // generous for a loaded machine.
         let started = Date()
         var closed = false
-        while !closed, Date().timeIntervalSince(started) < 10 {
+        while !closed, Date().timeIntervalSince(started) < 30 {
             drip.send("X-Drip: 1\r\n")
             closed = try await drip.read(for: 0.2).closed
         }
-        #expect(closed && Date().timeIntervalSince(started) < 5,
-                "a connection that is never idle is still closed when its headers are late")
+        #expect(closed, "a connection that is never idle is still closed when its headers are late")
         #expect(try await hello(server) == 200)
         await server.stop()
     }
