@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The event streams open, per end user, with the token each was opened with: at most
 /// `limit` per end user (a new one past it closes their oldest, so that an SDK
@@ -33,7 +32,7 @@ final class EventStreams: Sendable {
     /// Streams an end user may hold open at once (`limits.event_streams_per_end_user`).
     let limit: Int
     private let hub: EventHub
-    private let state = Mutex(State())
+    private let state = LockedState(State())
 
     init(limit: Int, hub: EventHub) {
         self.limit = max(1, limit)

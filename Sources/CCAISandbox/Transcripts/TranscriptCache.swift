@@ -1,6 +1,5 @@
 import CCAIWire
 import Foundation
-import Synchronization
 
 /// What a chat's transcript shows, as far as telling that it changed goes: the chat, its
 /// end user's name (as far as a transcript shows it) and its messages, counted (messages
@@ -38,7 +37,7 @@ final class TranscriptCache: Sendable {
         var uses: UInt64 = 0
     }
 
-    private let state = Mutex(State())
+    private let state = LockedState(State())
 
     init(maximumBytes: Int = TranscriptCache.defaultMaximumBytes) {
         self.maximumBytes = maximumBytes

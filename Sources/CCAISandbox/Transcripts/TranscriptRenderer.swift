@@ -1,6 +1,5 @@
 import CCAIWire
 import Foundation
-import Synchronization
 
 /// Renders transcripts one at a time on a thread of its own (started when there is work,
 /// gone when there is none): cairo and pango run synchronously for up to a second, and
@@ -42,7 +41,7 @@ final class TranscriptRenderer: Sendable {
         var renderings = 0
     }
 
-    private let state = Mutex(State())
+    private let state = LockedState(State())
 
     /// How many renderings have run.
     var renderings: Int { state.withLock { $0.renderings } }
