@@ -12,17 +12,18 @@ enum Curl {
     }
 
     /// Runs curl on a thread of its own, never blocking the cooperative pool that the
-    /// server's handlers need.
-    static func request(_ method: String, _ url: String, body: Data? = nil, headers: [String: String] = [:])
-        async throws -> Reply
+    /// server's handlers need. A request that has not ended after `maxSeconds` gives
+    /// status 0.
+    static func request(_ method: String, _ url: String, body: Data? = nil, headers: [String: String] = [:],
+                        maxSeconds: Int = 20) async throws -> Reply
     {
-        try await offThePool { try blockingRequest(method, url, body: body, headers: headers) }
+        try await offThePool { try blockingRequest(method, url, body: body, headers: headers, maxSeconds: maxSeconds) }
     }
 
-    private static func blockingRequest(_ method: String, _ url: String, body: Data?, headers: [String: String])
-        throws -> Reply
+    private static func blockingRequest(_ method: String, _ url: String, body: Data?, headers: [String: String],
+                                        maxSeconds: Int) throws -> Reply
     {
-        var arguments = ["-s", "-X", method, "-w", "\n%{http_code}", "--max-time", "20"]
+        var arguments = ["-s", "-X", method, "-w", "\n%{http_code}", "--max-time", String(maxSeconds)]
         for (name, value) in headers { arguments += ["-H", "\(name): \(value)"] }
         let bodyFile = FileManager.default.temporaryDirectory.appendingPathComponent("curl-\(UUID().uuidString)")
         let headerFile = FileManager.default.temporaryDirectory.appendingPathComponent("curl-headers-\(UUID().uuidString)")
