@@ -1,9 +1,11 @@
 import CCAIKit
+import CCAISandbox
 import CCAIScripting
 import CCAIWire
 import Foundation
 import LuaRuntime
 import Testing
+import TestSupport
 import Timekeeping
 
 @Suite struct PluginHostTests {
@@ -85,6 +87,48 @@ import Timekeeping
         #expect(errors["looping"]?.first?.contains("instruction limit exceeded") == true)
         #expect(errors["invalid"]?.first?.contains("action teleport") == true)
         #expect(logger.records.contains { $0.level == .error && $0.message.contains("plugin 'broken' failed") })
+    }
+
+    /// Hooks that spin on every thread Swift's cooperative pool has, while a sandbox in the
+    /// same process serves an end user: the end user signs in and starts a chat while the
+    /// hooks still spin (they run on ``LuaThreads``, not on the pool the sandbox needs).
+    /// The hooks spin until the manual clock moves; should the sandbox be starved anyway, a
+    /// watchdog thread moves it after 60 s so the test fails instead of hanging.
+    @Test(.timeLimit(.minutes(2)))
+    func spinningHooksLeaveTheSandboxServing() async throws {
+        let start = Date(timeIntervalSince1970: 1_796_061_600)  // a Monday, 10:00 at the built-in company
+        let clock = ManualClock(start)
+        let logger = CapturingLogger()
+        var runner = ScriptRunner(limits: LuaLimits(instructions: 0, seconds: 30), logger: logger)
+        runner.clock = clock
+        let folder = try Folder(["spin.lua": """
+            return { name = "spin", deflection = function()
+              print("spinning")
+              local began = ccai.now()
+              while ccai.now() < began + 1 do end
+              return { action = "message", text = "done" }
+            end }
+            """])
+        let spinners = max(2, ProcessInfo.processInfo.activeProcessorCount)
+        let hosts = (0..<spinners).map { _ in PluginHost(directories: [folder.path], runner: runner) }
+        for host in hosts { await host.load() }
+        let hooks = hosts.map { host in
+            Task { await host.evaluateDeflection(menu: billing, channel: "chat", context: [:]) }
+        }
+        let watchdog = DispatchSemaphore(value: 0)
+        Thread {
+            if watchdog.wait(timeout: .now() + 60) == .timedOut { clock.advance(by: 10) }
+        }.start()
+        #expect(await eventually { logger.messages.filter { $0.contains("spinning") }.count == spinners })
+        let sandbox = try Sandbox(configuration: .builtIn, clock: clock)
+        let client = InProcessClient(sandbox)
+        let token = try await client.signIn("vu-1", at: start)
+        let chat = await client.call("POST", "/chats", token: token, json: #"{"menu_id": 1}"#)
+        #expect(chat.status == 201, "\(chat.status) \(chat.text)")
+        #expect(clock.now() == start, "the end user was served while every hook spun (the watchdog did not move the clock)")
+        watchdog.signal()
+        clock.advance(by: 1)
+        for hook in hooks { #expect(await hook.value.text == "done") }
     }
 
     @Test func loadFailuresAreReportedWithTheirCause() async throws {

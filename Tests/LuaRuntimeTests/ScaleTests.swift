@@ -3,8 +3,8 @@ import LuaRuntime
 import Testing
 
 @Suite struct ScaleTests {
-    /// The runtime is designed for 10,000 states in one process: they share the small
-    /// cooperative pool (no thread per state) and each stays small. The test makes them
+    /// The runtime is designed for 10,000 states in one process: they share a few
+    /// threads (``LuaThreads``, no thread per state) and each stays small. The test makes them
     /// and runs them a hundred at a time, yielding in between, so that the suites running
     /// beside it keep their share of the pool.
     @Test func tenThousandStatesLiveAtOnce() async throws {
@@ -34,5 +34,22 @@ import Testing
             return lua.memoryUsed
         }
         #expect(memory < 64 * 1024)
+    }
+
+    /// States run on the threads they are given, never on Swift's cooperative pool: a
+    /// state that spins on a one-thread ``LuaThreads`` holds that thread only, and a second
+    /// state on it runs when the first is done, in turn.
+    @Test func statesRunOnTheirOwnThreads() async throws {
+        let threads = LuaThreads(count: 1, name: "scale-test")
+        let threadName: LuaFunctionBody = { call in call.returning(.string(Thread.current.name ?? "")) }
+        let spinning = try LuaState(limits: LuaLimits(instructions: 0, seconds: 0), threads: threads)
+        let waiting = try LuaState(threads: threads)
+        for state in [spinning, waiting] { await state.withContext { $0.register("thread_name", threadName) } }
+        let spin = Task {
+            try await spinning.run(source: "for _ = 1, 20000000 do end return thread_name()", chunkName: "=spin")
+        }
+        let other = try await waiting.run(source: "return thread_name()", chunkName: "=other")
+        #expect(other == [.string("scale-test-1")])
+        #expect(try await spin.value == [.string("scale-test-1")])
     }
 }

@@ -4,9 +4,12 @@ import Foundation
 import Timekeeping
 
 /// A sandboxed Lua 5.4 state with one owner. Everything that touches the state runs on
-/// this actor, so many states share Swift's small cooperative thread pool and no state is
-/// ever used by two threads. Scripts run as coroutines: an async Swift binding suspends
-/// its coroutine, and the state resumes it here when the operation ends.
+/// this actor, so no state is ever used by two threads. The actor's executor runs on
+/// ``LuaThreads``, a few threads that many states share apart from Swift's cooperative
+/// pool: a script spinning until its budget stops it never holds a thread that the rest of
+/// the process (a served sandbox, the transport) needs. Scripts run as coroutines: an async
+/// Swift binding suspends its coroutine, and the state resumes it here when the operation
+/// ends.
 ///
 /// ```swift
 /// let lua = try LuaState()
@@ -15,15 +18,21 @@ import Timekeeping
 /// ```
 public actor LuaState {
     let core: LuaCore
+    private let executor: LuaExecutor
+
+    /// The state's serial executor, on its ``LuaThreads``.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     /// The embedded Lua release (`"Lua 5.4.4"`).
     public static let luaRelease = String(cString: lrt_lua_release())
 
     /// Creates a sandboxed state with the given budgets. `clock` is the time of `sleep`,
     /// of `wait` and `wait_for` timeouts and of the wall-clock budget (a ``ManualClock``
-    /// in tests).
+    /// in tests). `threads` are the threads it runs on.
     public init(limits: LuaLimits = LuaLimits(), sandbox: LuaSandbox = LuaSandbox(),
-                diagnostics: LuaDiagnostics = .standardError, clock: any Clock = SystemClock()) throws {
+                diagnostics: LuaDiagnostics = .standardError, clock: any Clock = SystemClock(),
+                threads: LuaThreads = .shared) throws {
+        executor = LuaExecutor(threads: threads)
         core = try LuaCore(limits: limits, diagnostics: diagnostics, clock: clock)
         try core.installSandbox(sandbox)
         core.owner = self

@@ -1,0 +1,129 @@
+import Foundation
+
+/// The threads Lua states run on: a few dedicated threads, apart from Swift's cooperative
+/// pool. A script or a plugin hook that spins until its time budget kills it holds one of
+/// these, never a thread that serves HTTP requests, streams or the sandbox's own work.
+///
+/// Many states share the threads: each state is a serial executor (``LuaExecutor``) that
+/// the threads take in turn, a few jobs at a time, so a busy state cannot starve the
+/// others of their turn.
+///
+/// ```swift
+/// let threads = LuaThreads(count: 1, name: "plugins")
+/// let lua = try LuaState(threads: threads)
+/// ```
+public final class LuaThreads: @unchecked Sendable {
+    /// The threads every state uses unless it is given others: as many as the machine has
+    /// cores, and at least two.
+    public static let shared = LuaThreads(count: max(2, ProcessInfo.processInfo.activeProcessorCount), name: "lua")
+
+    /// How many jobs of one state run before the thread moves on to the next state.
+    static let jobsPerTurn = 64
+
+    private let condition = NSCondition()
+    /// States with jobs, in the order they got them; `head` is the next to run.
+    private var ready: [LuaExecutor] = []
+    private var head = 0
+
+    /// Starts `count` threads named `name-1`, `name-2`, ... They live as long as the process.
+    public init(count: Int, name: String) {
+        precondition(count > 0, "LuaThreads needs at least one thread")
+        for index in 1...count {
+            let thread = Thread { [unowned self] in
+                Thread.current.name = "\(name)-\(index)"
+                self.work()
+            }
+            // Lua's C calls (the pattern matcher, deep pcalls) may go far deeper than the
+            // 512 KiB Foundation gives a thread.
+            thread.stackSize = 8 << 20
+            thread.start()
+        }
+    }
+
+    /// Puts a state that has work in line.
+    func schedule(_ executor: LuaExecutor) {
+        condition.lock()
+        ready.append(executor)
+        condition.signal()
+        condition.unlock()
+    }
+
+    private func work() {
+        while true {
+            condition.lock()
+            while head == ready.count { condition.wait() }
+            let executor = ready[head]
+            head += 1
+            if head == ready.count || head >= 1024 {
+                ready.removeFirst(head)
+                head = 0
+            }
+            condition.unlock()
+            executor.runTurn()
+        }
+    }
+}
+
+/// The serial executor of one ``LuaState``: its jobs run one at a time, in order, on one
+/// of its ``LuaThreads`` at a time.
+final class LuaExecutor: SerialExecutor, @unchecked Sendable {
+    private let threads: LuaThreads
+    private let lock = NSLock()
+    private var jobs: [UnownedJob] = []
+    private var next = 0
+    /// True from when the executor is put in line until a turn finds no job left, so
+    /// that two threads never run its jobs at once.
+    private var isScheduled = false
+
+    init(threads: LuaThreads) {
+        self.threads = threads
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        lock.lock()
+        jobs.append(job)
+        let mustSchedule = !isScheduled
+        isScheduled = true
+        lock.unlock()
+        if mustSchedule { threads.schedule(self) }
+    }
+
+    func asUnownedSerialExecutor() -> UnownedSerialExecutor {
+        UnownedSerialExecutor(ordinary: self)
+    }
+
+    /// Runs up to ``LuaThreads/jobsPerTurn`` jobs, then gives the thread to the next state
+    /// in line (and gets back in line itself if jobs remain).
+    fileprivate func runTurn() {
+        let this = asUnownedSerialExecutor()
+        for _ in 0..<LuaThreads.jobsPerTurn {
+            guard let job = takeJob() else { return }
+            job.runSynchronously(on: this)
+        }
+        lock.lock()
+        let more = next < jobs.count
+        if !more { isScheduled = false }
+        lock.unlock()
+        if more { threads.schedule(self) }
+    }
+
+    /// The next job, or nil (and no longer scheduled) when there is none.
+    private func takeJob() -> UnownedJob? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard next < jobs.count else {
+            jobs.removeAll(keepingCapacity: true)
+            next = 0
+            isScheduled = false
+            return nil
+        }
+        let job = jobs[next]
+        next += 1
+        if next == jobs.count {
+            jobs.removeAll(keepingCapacity: true)
+            next = 0
+        }
+        return job
+    }
+}
