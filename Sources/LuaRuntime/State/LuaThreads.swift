@@ -44,14 +44,33 @@ public final class LuaThreads: @unchecked Sendable {
     func schedule(_ executor: LuaExecutor) {
         condition.lock()
         ready.append(executor)
-        condition.signal()
+        if sleeping > 0 { condition.signal() }
         condition.unlock()
     }
+
+    /// How many threads wait on the condition.
+    private var sleeping = 0
+    /// How many times a thread with nothing to do gives way before it sleeps: work handed
+    /// over meanwhile (the answer to the call a state just made, often) is then taken
+    /// without a wake-up.
+    private static let yieldsBeforeSleeping = 16
 
     private func work() {
         while true {
             condition.lock()
-            while head == ready.count { condition.wait() }
+            var yields = 0
+            while head == ready.count {
+                if yields < Self.yieldsBeforeSleeping {
+                    yields += 1
+                    condition.unlock()
+                    sched_yield()
+                    condition.lock()
+                } else {
+                    sleeping += 1
+                    condition.wait()
+                    sleeping -= 1
+                }
+            }
             let executor = ready[head]
             head += 1
             if head == ready.count || head >= 1024 {
