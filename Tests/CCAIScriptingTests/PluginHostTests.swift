@@ -78,7 +78,10 @@ import Timekeeping
             "fine.lua": #"return { name = "fine", deflection = function() return { action = "allow", message = "ok" } end }"#,
         ])
         let logger = CapturingLogger()
-        let host = host(folder, logger: logger)
+        // A small instruction budget, which the loop exhausts long before the 10 s of wall
+        // clock even on a loaded machine.
+        let host = PluginHost(directories: [folder.path],
+                              runner: ScriptRunner(limits: LuaLimits(instructions: 5_000_000), logger: logger))
         await host.load()
         let decision = await host.evaluateDeflection(menu: billing, channel: "chat", context: [:])
         #expect(decision.plugin == "fine")

@@ -34,6 +34,9 @@ public struct ScriptRunner: Sendable {
     /// The folder scripts write files to (`download_chat_transcript{ to = ... }`), and
     /// nowhere else; nil: the working directory.
     public var outputDirectory: String?
+    /// Where `ccai.check` records (a scenario run's metrics); nil: checks return their
+    /// result and record nothing.
+    public var metrics: ScenarioMetrics?
 
     /// Writes lines to standard output, whole (for ``printOutput``).
     public static let standardOutput: @Sendable (String) -> Void = { line in
@@ -56,8 +59,9 @@ public struct ScriptRunner: Sendable {
     public func makeState(modulePaths extraPaths: [String] = [], printing: (@Sendable (String) -> Void)? = nil,
                           printTag: String? = nil) async throws -> LuaState {
         let (environment, sdk, signer, plugins, clock, logger) = (self.environment, self.sdk, self.signer, self.plugins, self.clock, self.logger)
-        let outputDirectory = self.outputDirectory
-        return try await makeState(modulePaths: extraPaths + modulePaths, printing: printing, printTag: printTag) { lua in
+        let (outputDirectory, metrics) = (self.outputDirectory, self.metrics)
+        return try await makeState(modulePaths: extraPaths + modulePaths, printing: printing, printTag: printTag,
+                                   decorate: CheckBindings.decorate) { lua in
             var context = sdk.map { SDKContext(sdk: $0, signer: signer, plugins: plugins, fileRoot: extraPaths.first, logger: logger) }
             context?.outputRoot = outputDirectory
             context?.chatEvents = lua.makeEmitter(name: "ccai.chat", events: ChatBindings.eventNames)
@@ -65,6 +69,7 @@ public struct ScriptRunner: Sendable {
             context?.screenShareEvents = lua.makeEmitter(name: "ccai.screen_share", events: ScreenShareBindings.eventNames)
             var module = CCAIModule.make(environment: environment, logger: logger, sdk: context, clock: clock)
             module.module(PluginBindings.module(plugins, sdk: sdk, logger: logger, clock: clock))
+            CheckBindings.install(metrics, into: &module)
             return module
         }
     }
@@ -81,6 +86,7 @@ public struct ScriptRunner: Sendable {
     }
 
     private func makeState(modulePaths: [String], printing: (@Sendable (String) -> Void)?, printTag: String?,
+                           decorate: @escaping @Sendable (LuaReference, LuaContext) throws -> Void = { _, _ in },
                            module: @escaping @Sendable (LuaContext) -> LuaModule) async throws -> LuaState {
         let logger = self.logger
         let sandbox = LuaSandbox(modulePaths: modulePaths) { line in
@@ -97,6 +103,7 @@ public struct ScriptRunner: Sendable {
             lua.setErrorTypeName("ccai.Error")
             let table = lua.makeTable(module(lua))
             if hasSDK { try QueueMenuBindings.decorate(table, in: lua) }
+            try decorate(table, lua)
             lua.provideModule("ccai", table)
             lua.setGlobal("ccai", reference: table)
         }

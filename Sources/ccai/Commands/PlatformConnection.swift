@@ -102,9 +102,20 @@ struct PlatformConnection {
         var clock: any Clock = SystemClock()
     }
 
-    /// Starts the embedded sandbox if needed and initializes an SDK instance for `identity`.
-    func open(identity: EndUser) async throws -> Session {
-        let sdk = CCAI()
+    /// A platform ready for end users: the embedded sandbox started (once, whatever the
+    /// number of end users), or the `--host` to reach.
+    struct Platform: Sendable {
+        /// The embedded sandbox's server, to stop afterwards; nil with `--host`.
+        var server: HTTPServer?
+        var clock: any Clock = SystemClock()
+        fileprivate let connect: @Sendable (EndUser) throws -> Session
+
+        /// A new SDK instance signed in as `identity` (its own token, never cached or shared).
+        func session(for identity: EndUser) throws -> Session { try connect(identity) }
+    }
+
+    /// Starts the embedded sandbox if needed.
+    func start() async throws -> Platform {
         switch target {
         case .embedded(let file):
             var configuration = SandboxConfiguration.builtIn
@@ -112,15 +123,26 @@ struct PlatformConnection {
             let sandbox = try Sandbox(configuration: configuration)
             let server = try sandbox.serve(address: "127.0.0.1", port: 0)
             let algorithm: JWTAlgorithm = configuration.algorithms.contains(.hs384) ? .hs384 : .hs256
-            let delegate = HostAuthenticator(signing: .secret(configuration.company.secret, algorithm), identity: identity,
-                                             ccai: sdk)
-            try sdk.initialize(options: InitOptions(key: configuration.company.key, urlHost: "127.0.0.1:\(server.port)",
-                                                    delegate: delegate, cacheAuthToken: false))
-            return Session(sdk: sdk, server: server, delegate: delegate, clock: sandbox.businessClock)
+            let company = configuration.company, clock = sandbox.businessClock
+            return Platform(server: server, clock: clock) { identity in
+                let sdk = CCAI()
+                let delegate = HostAuthenticator(signing: .secret(company.secret, algorithm), identity: identity, ccai: sdk)
+                try sdk.initialize(options: InitOptions(key: company.key, urlHost: "127.0.0.1:\(server.port)",
+                                                        delegate: delegate, cacheAuthToken: false))
+                return Session(sdk: sdk, server: server, delegate: delegate, clock: clock)
+            }
         case .remote(let host, let key, let signing, let policy):
-            let delegate = HostAuthenticator(signing: signing, identity: identity, ccai: sdk, policy: policy)
-            try sdk.initialize(options: InitOptions(key: key, urlHost: host, delegate: delegate, cacheAuthToken: false))
-            return Session(sdk: sdk, server: nil, delegate: delegate)
+            return Platform(server: nil) { identity in
+                let sdk = CCAI()
+                let delegate = HostAuthenticator(signing: signing, identity: identity, ccai: sdk, policy: policy)
+                try sdk.initialize(options: InitOptions(key: key, urlHost: host, delegate: delegate, cacheAuthToken: false))
+                return Session(sdk: sdk, server: nil, delegate: delegate)
+            }
         }
+    }
+
+    /// Starts the embedded sandbox if needed and initializes an SDK instance for `identity`.
+    func open(identity: EndUser) async throws -> Session {
+        try await start().session(for: identity)
     }
 }

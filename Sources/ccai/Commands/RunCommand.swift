@@ -12,6 +12,16 @@ struct RunCommand {
         Runs a Lua script in the sandboxed runtime with the `ccai` module. The run ends
         when the script and every task it spawned have ended.
 
+        A scenario is a script that returns { options = {...}, setup = fn, run = fn(ctx),
+        teardown = fn }: it runs in options.vus virtual users (default 1), each with its
+        own Lua state, SDK instance and end user (vu-1, vu-2, ...), sharing
+        options.iterations (default one per VU), or each looping for options.duration
+        ("30s", "5m"; an iteration still running then gets options.graceful_stop,
+        default 30s). run(ctx) gets ctx.vu, ctx.iteration and ctx.data (what setup
+        returned; setup and teardown run once, as end user vu-setup). ccai.check records
+        named checks; at the end the summary shows the checks, the iterations and the
+        errors that failed them, each once with its count.
+
         The SDK (ccai.auth, ccai.company, ccai.end_user, ccai.language, ccai.queue_menu,
         ccai.chat, ccai.smart_action, ccai.screen_share, ccai.options) talks to the
         embedded sandbox by default: the built-in company, or --sandbox CONFIG.lua (with
@@ -29,6 +39,10 @@ struct RunCommand {
                                    plugins folder beside the script, if there is one);
                                    they are reloaded when their files change, and they
                                    answer deflection, smart actions and forms
+          --vus N                  a scenario's virtual users (over options.vus)
+          --iterations N           the iterations they share (over options.iterations)
+          --duration D             how long each VU loops, e.g. 30s, 5m, 1h30m (over
+                                   options.duration)
           --strict-plugins         a plugin that fails to load fails the run (exit 1)
           --sandbox CONFIG.lua     the embedded sandbox's configuration
           --host HOST              a platform instead of the embedded sandbox (HOST[:PORT]
@@ -65,8 +79,9 @@ struct RunCommand {
           --instruction-limit N    Lua instructions allowed between two yields (default: 200000000)
           --time-limit SECONDS     wall-clock seconds allowed between two yields (default: 10)
 
-        Exit status: 0 success, 1 the script failed (error and traceback on stderr),
-        2 usage error.
+        Exit status: 0 success (in a scenario, failed iterations are counted, not
+        fatal), 1 the script, a VU's top level or setup failed (error and traceback on
+        stderr), 2 usage error (a scenario's bad options included).
         """
 
     var script: String
@@ -79,6 +94,8 @@ struct RunCommand {
     var strictPlugins = false
     /// `--out-dir`: where scripts write files.
     var outputDirectory: String?
+    /// `--vus`, `--iterations`, `--duration` over the scenario's options.
+    var overrides = ScenarioRunner.Overrides()
 
     init(arguments: [String]) throws {
         var reader = ArgumentReader(arguments, command: "run")
@@ -119,6 +136,15 @@ struct RunCommand {
                     throw UsageError(message: "--out-dir: there is no folder '\(folder)'", command: "run")
                 }
                 outputDirectory = folder
+            case .option("--vus"):
+                overrides.vus = try Self.count(try reader.value(for: "--vus"), "--vus", limit: ScenarioOptions.maximumVUs)
+            case .option("--iterations"):
+                overrides.iterations = try Self.count(try reader.value(for: "--iterations"), "--iterations", limit: 1_000_000_000)
+            case .option("--duration"):
+                let value = try reader.value(for: "--duration")
+                do { overrides.duration = try ScenarioDuration.seconds(in: value) } catch let problem as ScenarioDuration.Problem {
+                    throw UsageError(message: "--duration: \(problem.message)", command: "run")
+                }
             case .option("--strict-plugins"):
                 strictPlugins = true
             case .option("--quiet"), .option("-q"):
@@ -153,6 +179,14 @@ struct RunCommand {
         connection = try PlatformConnection.parse(connectionOptions, identities: identities)
     }
 
+    /// A whole number from 1 to `limit` given to `option`.
+    static func count(_ text: String, _ option: String, limit: Int) throws -> Int {
+        guard let value = Int(text), value >= 1, value <= limit else {
+            throw UsageError(message: "\(option) expects a whole number from 1 to \(limit), got '\(text)'", command: "run")
+        }
+        return value
+    }
+
     /// Parses `64M`, `512K`, `1G` or a number of bytes.
     static func size(_ text: String) throws -> Int {
         let units: [Character: Int] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]
@@ -169,25 +203,29 @@ struct RunCommand {
         return value * multiplier
     }
 
-    /// Runs the script; returns the exit status.
+    /// Runs the script or scenario; returns the exit status.
     func execute() async -> Int32 {
         guard FileManager.default.isReadableFile(atPath: script) else {
             printError("error: cannot read script '\(script)'")
             return 1
         }
-        let session: PlatformConnection.Session
+        let platform: PlatformConnection.Platform
+        let sessions = Sessions()
+        let firstSession: PlatformConnection.Session
         do {
-            session = try await connection.open(identity: EndUser(identifier: "vu-1"))
+            platform = try await connection.start()
+            firstSession = try sessions.session(1, on: platform)
         } catch {
             printError("error: " + ErrorText.sentence(error))
             return 1
         }
         let logger = StreamLogger(minimumLevel: logLevel)
-        var runner = ScriptRunner(environment: environment, limits: limits, logger: logger, sdk: session.sdk)
-        runner.signer = session.delegate
-        runner.printOutput = ScriptRunner.standardOutput
-        runner.clock = session.clock
-        runner.outputDirectory = outputDirectory
+        var template = ScriptRunner(environment: environment, limits: limits, logger: logger)
+        template.printOutput = ScriptRunner.standardOutput
+        template.clock = platform.clock
+        template.outputDirectory = outputDirectory
+        var pluginRunner = template
+        pluginRunner.sdk = firstSession.sdk
         var pluginDirectories = self.pluginDirectories
         let besideScript = URL(fileURLWithPath: script).deletingLastPathComponent().appendingPathComponent("plugins").path
         var isFolder: ObjCBool = false
@@ -197,35 +235,82 @@ struct RunCommand {
             pluginDirectories = [besideScript]
         }
         if !pluginDirectories.isEmpty {
-            let plugins = PluginHost(directories: pluginDirectories, runner: runner)
+            let plugins = PluginHost(directories: pluginDirectories, runner: pluginRunner)
             let loaded = await plugins.load()
             let failed = loaded.filter { $0.state != "loaded" }
             if strictPlugins, !failed.isEmpty {
                 for plugin in failed { printError("error: plugin \(plugin.file): \(plugin.errors.joined(separator: "; "))") }
                 await plugins.shutdown()
-                await session.server?.stop()
+                await platform.server?.stop()
                 return 1
             }
             await plugins.startWatching()
-            runner.plugins = plugins
+            template.plugins = plugins
         }
-        defer { withExtendedLifetime(session.delegate) {} }
+        let runnerTemplate = template
+        var scenario = ScenarioRunner(script: script) { number in
+            let session = try sessions.session(number, on: platform)
+            var runner = runnerTemplate
+            runner.sdk = session.sdk
+            runner.signer = session.delegate
+            return runner
+        }
+        scenario.overrides = overrides
+        let started = Date()
+        let status = await Self.status {
+            let outcome = try await scenario.run()
+            let snapshot = scenario.metrics.snapshot()
+            let elapsed = Date().timeIntervalSince(started)
+            switch outcome {
+            case .scenario(let options):
+                FileHandle.standardOutput.write(Data(("\n" + ScenarioSummary.text(snapshot, options: options, elapsed: elapsed)).utf8))
+            case .plainChunk where !snapshot.checks.isEmpty:
+                FileHandle.standardOutput.write(Data(("\n" + ScenarioSummary.text(snapshot, options: ScenarioOptions(), elapsed: elapsed)).utf8))
+            case .plainChunk:
+                break
+            }
+        }
+        await template.plugins?.shutdown()
+        await platform.server?.stop()
+        return status
+    }
+
+    /// 0 when `body` succeeds; else the error on standard error and 1 (2 for a
+    /// scenario's bad options, a usage error).
+    private static func status(_ body: () async throws -> Void) async -> Int32 {
         do {
-            try await runner.run(file: script)
-            await runner.plugins?.shutdown()
-            await session.server?.stop()
+            try await body()
             return 0
         } catch let error as LuaScriptError {
-            await runner.plugins?.shutdown()
-            await session.server?.stop()
             printError("error: \(error.message)")
             if let traceback = error.traceback, !traceback.isEmpty { printError(traceback, lines: true) }
             return 1
+        } catch ScenarioRunner.Failure.options(let message) {
+            printError("error: \(message)")
+            return 2
+        } catch ScenarioRunner.Failure.setup(let error) {
+            printError("error: setup failed: \(error.message)")
+            if let traceback = error.traceback, !traceback.isEmpty { printError(traceback, lines: true) }
+            return 1
         } catch {
-            await runner.plugins?.shutdown()
-            await session.server?.stop()
             printError("error: " + ErrorText.sentence(error))
             return 1
+        }
+    }
+
+    /// The SDK sessions of a run by VU number (0: setup and teardown), each its own end
+    /// user (`vu-<n>`, `vu-setup`), kept until the run ends: the SDK holds its delegate weakly.
+    private final class Sessions: @unchecked Sendable {
+        private let lock = NSLock()
+        private var byNumber: [Int: PlatformConnection.Session] = [:]
+
+        func session(_ number: Int, on platform: PlatformConnection.Platform) throws -> PlatformConnection.Session {
+            try lock.withLock {
+                if let session = byNumber[number] { return session }
+                let session = try platform.session(for: EndUser(identifier: number == 0 ? "vu-setup" : "vu-\(number)"))
+                byNumber[number] = session
+                return session
+            }
         }
     }
 }

@@ -1,0 +1,83 @@
+import Foundation
+
+/// What a run records, from every VU at once: checks by name, iterations and their
+/// durations, and the errors that failed iterations (each distinct message once, with a
+/// count, so that thousands of VUs failing alike log one line).
+///
+/// ```swift
+/// let metrics = ScenarioMetrics()
+/// metrics.recordCheck("status is 200", passed: true)
+/// metrics.snapshot().checks   // [("status is 200", passes: 1, fails: 0)]
+/// ```
+public final class ScenarioMetrics: @unchecked Sendable {
+    public struct Check: Sendable, Equatable {
+        public var name: String
+        public var passes = 0
+        public var fails = 0
+    }
+
+    /// An error message and how many iterations it failed.
+    public struct ErrorCount: Sendable, Equatable {
+        public var message: String
+        public var count: Int
+    }
+
+    /// The figures of a run so far.
+    public struct Snapshot: Sendable {
+        /// In the order they were first recorded.
+        public var checks: [Check] = []
+        public var iterations = 0
+        public var failedIterations = 0
+        public var iterationSeconds = TrendDigest()
+        /// In the order they first happened.
+        public var errors: [ErrorCount] = []
+
+        public var checkPasses: Int { checks.reduce(0) { $0 + $1.passes } }
+        public var checkFails: Int { checks.reduce(0) { $0 + $1.fails } }
+    }
+
+    /// Distinct error messages kept; past this, errors are counted under the last entry.
+    static let distinctErrors = 100
+
+    private let lock = NSLock()
+    private var state = Snapshot()
+    private var checkIndex: [String: Int] = [:]
+    private var errorIndex: [String: Int] = [:]
+
+    public init() {}
+
+    public func recordCheck(_ name: String, passed: Bool) {
+        lock.withLock {
+            let index = checkIndex[name] ?? {
+                state.checks.append(Check(name: name))
+                checkIndex[name] = state.checks.count - 1
+                return state.checks.count - 1
+            }()
+            if passed { state.checks[index].passes += 1 } else { state.checks[index].fails += 1 }
+        }
+    }
+
+    /// Records an ended iteration; `error` is the message of what failed it.
+    public func recordIteration(seconds: Double, error: String?) {
+        lock.withLock {
+            state.iterations += 1
+            state.iterationSeconds.add(seconds)
+            guard let error else { return }
+            state.failedIterations += 1
+            if let index = errorIndex[error] {
+                state.errors[index].count += 1
+            } else if state.errors.count < Self.distinctErrors {
+                state.errors.append(ErrorCount(message: error, count: 1))
+                errorIndex[error] = state.errors.count - 1
+            } else {
+                let other = "other errors"
+                if let index = errorIndex[other] { state.errors[index].count += 1 } else {
+                    state.errors.append(ErrorCount(message: other, count: 1))
+                    errorIndex[other] = state.errors.count - 1
+                }
+            }
+        }
+    }
+
+    public func snapshot() -> Snapshot { lock.withLock { state } }
+}

@@ -1,0 +1,179 @@
+import Foundation
+import LuaRuntime
+import Timekeeping
+
+/// Runs a scenario file (LUA-API section 6): `return { options = {...}, setup = fn,
+/// run = fn(ctx), teardown = fn }` in many virtual users, or a plain chunk once, as VU 1.
+///
+/// Each VU has its own sandboxed state, its own SDK instance and end user (what
+/// ``makeRunner`` gives it: `vu-<n>`), and runs the file's top level once (k6's init
+/// code). `setup()` runs once before the VUs start, in a context of its own (number 0);
+/// its result is `ctx.data`, copied into each call. `teardown(data)` runs once after.
+/// `run(ctx)` gets `ctx.vu` (from 1), `ctx.iteration` (the VU's own count, from 1) and
+/// `ctx.data`. An iteration that raises an error is counted as failed and the VU goes on;
+/// a VU whose state a budget killed stops.
+///
+/// ```swift
+/// let runner = ScenarioRunner(script: "load.lua") { vu in ScriptRunner(sdk: sdkFor(vu)) }
+/// let outcome = try await runner.run()
+/// ```
+public struct ScenarioRunner: Sendable {
+    /// What the command line sets over the file's `options` (`--vus`, `--iterations`, `--duration`).
+    public struct Overrides: Sendable, Equatable {
+        public var vus: Int?
+        public var iterations: Int?
+        public var duration: Double?
+        public init(vus: Int? = nil, iterations: Int? = nil, duration: Double? = nil) {
+            self.vus = vus
+            self.iterations = iterations
+            self.duration = duration
+        }
+        public var isEmpty: Bool { self == Overrides() }
+    }
+
+    public enum Outcome: Sendable {
+        /// The file was a plain chunk: it ran once, as VU 1.
+        case plainChunk
+        /// The scenario ran with these options; the metrics hold what it recorded.
+        case scenario(ScenarioOptions)
+    }
+
+    /// Why a scenario could not start: bad options (a usage error), or `setup` failed.
+    public enum Failure: Error, CustomStringConvertible {
+        case options(String)
+        case setup(LuaScriptError)
+        public var description: String {
+            switch self {
+            case .options(let message): return message
+            case .setup(let error): return "setup failed: \(error.message)"
+            }
+        }
+    }
+
+    public var script: String
+    public var overrides = Overrides()
+    public var metrics = ScenarioMetrics()
+    /// The clock durations are measured with.
+    public var clock: any Clock = SystemClock()
+    /// The ``ScriptRunner`` of VU `n` (0: the setup and teardown context), with its own
+    /// SDK instance and end user.
+    public var makeRunner: @Sendable (Int) async throws -> ScriptRunner
+
+    public init(script: String, makeRunner: @escaping @Sendable (Int) async throws -> ScriptRunner) {
+        self.script = script
+        self.makeRunner = makeRunner
+    }
+
+    /// Runs the file. Throws ``Failure`` when the scenario cannot start, and the
+    /// ``LuaScriptError`` of a plain chunk or of a VU's top level.
+    public func run() async throws -> Outcome {
+        let first = try await VirtualUser.start(1, script: script, runner: try await runner(for: 1))
+        guard let scenario = await first.scenarioShape() else {
+            await first.close()
+            guard overrides.isEmpty else {
+                throw Failure.options("--vus, --iterations and --duration need a scenario: a file that returns "
+                                      + "{ run = function(ctx) ... end }")
+            }
+            return .plainChunk
+        }
+        var options: ScenarioOptions
+        do {
+            options = try ScenarioOptions(table: scenario["options"])
+        } catch let problem as ScenarioOptions.Problem {
+            await first.close()
+            throw Failure.options(problem.description)
+        }
+        if let vus = overrides.vus { options.vus = vus }
+        if let iterations = overrides.iterations { options.iterations = iterations }
+        if let duration = overrides.duration { options.duration = duration }
+
+        var data: LuaValue = .nil
+        var setupContext: VirtualUser?
+        if scenario["setup"]?.stringValue == "function" || scenario["teardown"]?.stringValue == "function" {
+            let context = try await VirtualUser.start(0, script: script, runner: try await runner(for: 0))
+            setupContext = context
+            if scenario["setup"]?.stringValue == "function" {
+                do {
+                    data = try await context.call("setup", []).first ?? .nil
+                } catch let error as LuaScriptError {
+                    await context.close()
+                    await first.close()
+                    throw Failure.setup(error)
+                }
+            }
+        }
+        var users = [first]
+        do {
+            for number in stride(from: 2, through: options.vus, by: 1) {
+                users.append(try await VirtualUser.start(number, script: script, runner: try await runner(for: number)))
+            }
+        } catch {
+            for user in users { await user.close() }
+            await setupContext?.close()
+            throw error
+        }
+        try await execute(users, options: options, data: data)
+        for user in users { await user.close() }
+        if let setupContext {
+            if scenario["teardown"]?.stringValue == "function" {
+                do { _ = try await setupContext.call("teardown", [data]) } catch let error as LuaScriptError {
+                    await setupContext.close()
+                    throw error
+                }
+            }
+            await setupContext.close()
+        }
+        return .scenario(options)
+    }
+
+    private func runner(for number: Int) async throws -> ScriptRunner {
+        var runner = try await makeRunner(number)
+        runner.metrics = metrics
+        return runner
+    }
+
+    /// Shared iterations, or each VU looping until the duration has passed.
+    private func execute(_ users: [VirtualUser], options: ScenarioOptions, data: LuaValue) async throws {
+        let start = clock.now()
+        let counter = IterationCounter(total: options.duration == nil ? options.totalIterations : options.iterations)
+        let deadline = options.duration.map { start.addingTimeInterval($0) }
+        let clock = self.clock, metrics = self.metrics
+        await withTaskGroup(of: Void.self) { timers in
+            if let deadline {
+                timers.addTask {
+                    // Past the duration and the grace period, iterations still running are cancelled.
+                    guard (try? await clock.sleep(until: deadline.addingTimeInterval(options.gracefulStop))) != nil else { return }
+                    for user in users { await user.close() }
+                }
+            }
+            await withTaskGroup(of: Void.self) { group in
+                for user in users {
+                    group.addTask {
+                        while !(await user.isKilled), counter.take() {
+                            if let deadline, clock.now() >= deadline { break }
+                            await user.iterate(data: data, clock: clock, metrics: metrics)
+                        }
+                    }
+                }
+            }
+            timers.cancelAll()
+        }
+    }
+}
+
+/// Hands out iterations to VUs: `total` of them, or any number when nil.
+final class IterationCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var remaining: Int?
+
+    init(total: Int?) { remaining = total }
+
+    func take() -> Bool {
+        lock.withLock {
+            guard let left = remaining else { return true }
+            guard left > 0 else { return false }
+            remaining = left - 1
+            return true
+        }
+    }
+}

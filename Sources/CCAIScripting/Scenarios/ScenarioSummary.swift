@@ -1,0 +1,79 @@
+import Foundation
+
+/// The end-of-run summary, laid out like k6's: the checks (each with ✓ or ✗ and, when some
+/// failed, how many), then the metrics in name order, then each distinct error that
+/// failed iterations, with its count.
+///
+/// ```
+///      ✓ chat started
+///      ✗ agent answered
+///       ↳  90% — ✓ 9 / ✗ 1
+///
+///      checks.........................: 95.00% ✓ 19  ✗ 1
+///      iteration_duration_seconds.....: avg=1.2s min=1.02s med=1.1s max=2.5s p(90)=1.9s p(95)=2.2s
+/// ```
+public enum ScenarioSummary {
+    public static func text(_ snapshot: ScenarioMetrics.Snapshot, options: ScenarioOptions, elapsed: Double) -> String {
+        var lines: [String] = []
+        for check in snapshot.checks {
+            if check.fails == 0 {
+                lines.append("     ✓ \(check.name)")
+            } else {
+                lines.append("     ✗ \(check.name)")
+                let total = check.passes + check.fails
+                lines.append("      ↳  \(percent(check.passes, of: total)) — ✓ \(check.passes) / ✗ \(check.fails)")
+            }
+        }
+        if !snapshot.checks.isEmpty { lines.append("") }
+        var metrics: [(String, String)] = []
+        if !snapshot.checks.isEmpty {
+            let total = snapshot.checkPasses + snapshot.checkFails
+            metrics.append(("checks", "\(percent(snapshot.checkPasses, of: total)) ✓ \(snapshot.checkPasses)  ✗ \(snapshot.checkFails)"))
+        }
+        let trend = snapshot.iterationSeconds
+        if trend.count > 0 {
+            let parts = [("avg", trend.average), ("min", trend.min), ("med", trend.percentile(50)), ("max", trend.max),
+                         ("p(90)", trend.percentile(90)), ("p(95)", trend.percentile(95))]
+            metrics.append(("iteration_duration_seconds", parts.map { "\($0.0)=\(duration($0.1))" }.joined(separator: " ")))
+        }
+        let failed = snapshot.failedIterations
+        metrics.append(("iteration_failed", "\(percent(failed, of: snapshot.iterations)) ✓ \(failed)  ✗ \(snapshot.iterations - failed)"))
+        let perSecond = elapsed > 0 ? Double(snapshot.iterations) / elapsed : 0
+        metrics.append(("iterations", "\(snapshot.iterations)  \(String(format: "%.2f", perSecond))/s"))
+        metrics.append(("vus", "\(options.vus)"))
+        for (name, value) in metrics.sorted(by: { $0.0 < $1.0 }) {
+            lines.append("     " + name + String(repeating: ".", count: max(3, 31 - name.count)) + ": " + value)
+        }
+        if !snapshot.errors.isEmpty {
+            lines.append("")
+            lines.append("     errors that failed iterations:")
+            for error in snapshot.errors { lines.append("       \(error.count)× \(error.message)") }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `"95.00%"`; `"0.00%"` of nothing.
+    static func percent(_ part: Int, of whole: Int) -> String {
+        String(format: "%.2f%%", whole == 0 ? 0 : Double(part) * 100 / Double(whole))
+    }
+
+    /// k6's way: `850µs`, `12.5ms`, `1.2s`, `2m3s`.
+    static func duration(_ seconds: Double) -> String {
+        switch seconds {
+        case ..<0.001: return String(format: "%.0fµs", seconds * 1e6)
+        case ..<1: return trimmed(String(format: "%.2f", seconds * 1000)) + "ms"
+        case ..<60: return trimmed(String(format: "%.2f", seconds)) + "s"
+        default:
+            let minutes = Int(seconds / 60)
+            return "\(minutes)m" + trimmed(String(format: "%.1f", seconds - Double(minutes) * 60)) + "s"
+        }
+    }
+
+    private static func trimmed(_ number: String) -> String {
+        guard number.contains(".") else { return number }
+        var text = number
+        while text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }
+        return text
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import LuaRuntime
+import Timekeeping
+
+/// One virtual user of a scenario: its state (which ran the file's top level) and how many
+/// iterations it has run.
+actor VirtualUser {
+    let number: Int
+    private let state: LuaState
+    private var iteration = 0
+    private var isClosed = false
+    /// True once a budget killed the state (kills are sticky) or the user was closed.
+    private(set) var isKilled = false
+
+    private init(number: Int, state: LuaState) {
+        self.number = number
+        self.state = state
+    }
+
+    /// Makes the user's state and runs the file's top level in it, keeping what it returns.
+    static func start(_ number: Int, script: String, runner: ScriptRunner) async throws -> VirtualUser {
+        let folder = URL(fileURLWithPath: script).deletingLastPathComponent().path
+        let state = try await runner.makeState(modulePaths: [folder], printing: runner.printOutput)
+        do {
+            try await state.run(file: script, keepingResultAs: "scenario")
+        } catch {
+            await state.close()
+            throw error
+        }
+        return VirtualUser(number: number, state: state)
+    }
+
+    /// The shape of what the file returned (functions read as `"function"`) when it is a
+    /// scenario (a table with a `run` function); nil for a plain chunk.
+    func scenarioShape() async -> LuaValue? {
+        let shape = await state.inspect(kept: "scenario")
+        guard shape.tableValue != nil, shape["run"]?.stringValue == "function" else { return nil }
+        return shape
+    }
+
+    /// Calls the scenario's function `name` with `arguments`.
+    func call(_ name: String, _ arguments: [LuaValue]) async throws -> [LuaValue] {
+        try await state.call(kept: "scenario", path: [.string(name)], arguments: arguments) ?? []
+    }
+
+    /// Runs one iteration and records it.
+    func iterate(data: LuaValue, clock: any Clock, metrics: ScenarioMetrics) async {
+        guard !isKilled else { return }
+        iteration += 1
+        let context: LuaValue = ["vu": .integer(Int64(number)), "iteration": .integer(Int64(iteration)), "data": data]
+        let began = clock.now()
+        var failure: String?
+        do {
+            _ = try await call("run", [context])
+        } catch let error as LuaScriptError {
+            failure = error.message
+            if error.kind == .limit || isClosed { isKilled = true }
+        } catch {
+            failure = "\(error)"
+        }
+        metrics.recordIteration(seconds: clock.now().timeIntervalSince(began), error: failure)
+    }
+
+    func close() async {
+        guard !isClosed else { return }
+        isClosed = true
+        isKilled = true
+        await state.close()
+    }
+}
