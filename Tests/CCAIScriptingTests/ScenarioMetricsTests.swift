@@ -57,7 +57,8 @@ import Testing
         #expect(try ScenarioOptions(table: nil) == ScenarioOptions())
         let problems: [(LuaValue, String)] = [
             (["vus": 0], "options.vus"), (["vus": 1.5], "options.vus"), (["iterations": "ten"], "options.iterations"),
-            (["stages": [:]], "options.stages"), (["speed": 3], "options.speed"), ("fast", "options"),
+            (["stages": [:]], "options.stages"), (["thresholds": ["checks": "rate"]], "options.thresholds.checks"),
+            (["thresholds": ["checks": [:]]], "options.thresholds.checks"), (["speed": 3], "options.speed"), ("fast", "options"),
         ]
         for (table, option) in problems {
             #expect(throws: ScenarioOptions.Problem.self) { try ScenarioOptions(table: table) }
@@ -65,5 +66,25 @@ import Testing
                 #expect(problem.option == option, "\(problem)")
             }
         }
+    }
+
+    /// k6's expressions, read as k6 reads them, evaluated against what a run recorded.
+    @Test func thresholdsReadK6Expressions() throws {
+        let options = try ScenarioOptions(table: ["thresholds": [
+            "iteration_duration_seconds": ["p(99.9) <= 2", "avg<1", ["threshold": "max != 0", "abort_on_fail": true]],
+            "checks": "rate>=0.5",
+        ]])
+        #expect(options.thresholds.map(\.metric) == ["checks", "iteration_duration_seconds", "iteration_duration_seconds",
+                                                     "iteration_duration_seconds"])
+        #expect(options.thresholds[1].aggregation == .percentile(99.9) && options.thresholds[1].comparison == .lessOrEqual)
+        #expect(options.thresholds[2].aggregation == .average && options.thresholds[2].bound == 1)
+        #expect(options.thresholds[3].abortOnFail && options.thresholds[3].comparison == .notEqual)
+        let metrics = ScenarioMetrics()
+        metrics.recordCheck("a", passed: true)
+        metrics.recordCheck("a", passed: false)
+        for seconds in [0.5, 1.5, 3.0] { metrics.recordIteration(seconds: seconds, error: nil) }
+        let results = options.thresholds.map { $0.evaluate(metrics.snapshot(), vus: 1, elapsed: 10) }
+        #expect(results.map(\.holds) == [true, false, false, true], "\(results)")
+        #expect(results[0].observed == 0.5 && abs(results[2].observed - 5.0 / 3) < 1e-9)
     }
 }

@@ -121,7 +121,12 @@ import Testing
     @Test(arguments: [
         (#"{ vus = 0 }"#, [String](), "options.vus: a whole number from 1"),
         (#"{ duration = "soon" }"#, [], "options.duration: a duration such as"),
-        (#"{ vus = 2, thresholds = {} }"#, [], "options.thresholds: not supported"),
+        (#"{ stages = {} }"#, [], "options.stages: not supported"),
+        (#"{ thresholds = { latency = "p(95) < 1" } }"#, [], "options.thresholds.latency: no metric named latency"),
+        (#"{ thresholds = { checks = "rate is high" } }"#, [], "is not an expression such as"),
+        (#"{ thresholds = { checks = "p(95) < 1" } }"#, [], "checks is a rate, its thresholds read rate"),
+        (#"{ thresholds = { iterations = "count > many" } }"#, [], "a number expected after >"),
+        (#"{ thresholds = { checks = { { threshold = "rate > 0", abort_on_fail = "yes" } } } }"#, [], "abort_on_fail: a boolean"),
         (#"{ vu = 2 }"#, [], "options.vu: unknown option"),
         (#"{}"#, ["--duration", "5 minutes"], "--duration: a duration such as"),
         (#"{}"#, ["--vus", "-1"], "--vus expects a whole number"),
@@ -162,5 +167,52 @@ import Testing
                 "\(output.stdout)")
         #expect(output.stdout.contains("false\t") && output.stdout.contains("predicate broke"))
         #expect(output.stdout.contains("false\ttrue"))
+    }
+
+    /// Thresholds that hold exit 0 and show ✓; one that fails exits 99, shows ✗ with the
+    /// value it read, and is named on standard error.
+    @Test func thresholdsDecideTheExitStatus() async throws {
+        let source = """
+            return {
+              options = { vus = 2, iterations = 4, thresholds = {
+                checks = "rate >= 0.75",
+                iterations = { "count == 4", "rate > 0" },
+                iteration_duration_seconds = "p(95) < 60",
+                vus = "value == 2",
+              } },
+              run = function(ctx) ccai.check(ctx.iteration < 99, "passes") end,
+            }
+            """
+        let passing = try scenario(source)
+        defer { try? FileManager.default.removeItem(atPath: passing) }
+        let output = try await CLI.run(["run", passing, "--quiet"])
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stdout.hasPrefix("\n     thresholds:\n"), "thresholds come first: \(output.stdout)")
+        #expect(output.stdout.contains("✓ iterations: count == 4 (count=4)") && output.stdout.contains("✓ vus: value == 2 (value=2)"))
+        let failing = try scenario(source.replacingOccurrences(of: "rate >= 0.75", with: "rate == 1")
+            .replacingOccurrences(of: "ctx.iteration < 99", with: "ctx.iteration > 99"))
+        defer { try? FileManager.default.removeItem(atPath: failing) }
+        let failed = try await CLI.run(["run", failing, "--quiet"])
+        #expect(failed.status == 99, "\(failed.status) \(failed.stderr)")
+        #expect(failed.stdout.contains("✗ checks: rate == 1 (rate=0.00%)"), "\(failed.stdout)")
+        #expect(failed.stderr.contains("thresholds failed: checks: rate == 1"))
+    }
+
+    /// A threshold with abort_on_fail stops a run meant to last a minute as soon as it
+    /// fails: no new iteration starts, the one running gets graceful_stop, the summary
+    /// says why, and the exit status is 99.
+    @Test func abortOnFailStopsTheRunEarly() async throws {
+        let path = try scenario("""
+            return {
+              options = { vus = 1, duration = "60s", graceful_stop = "5s",
+                          thresholds = { checks = { { threshold = "rate > 0.5", abort_on_fail = true } } } },
+              run = function() ccai.check(false, "always fails") ccai.sleep(0.05) end,
+            }
+            """)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let output = try await CLI.run(["run", path, "--quiet"], timeout: 40)
+        #expect(output.status == 99, "\(output.status) \(output.stderr)")
+        #expect(output.stdout.contains("the run was aborted when checks: rate > 0.5 failed (abort_on_fail)"), "\(output.stdout)")
+        #expect(output.stdout.contains("iteration_failed...............: 0.00%"), "the running iteration finished within graceful_stop")
     }
 }

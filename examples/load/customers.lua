@@ -14,7 +14,10 @@ local function agent_message(timeout)
 end
 
 return {
-  options = { vus = 5, iterations = 20 },
+  options = { vus = 5, iterations = 20, thresholds = {
+    checks = "rate > 0.95",                             -- exit 99 when more checks fail
+    iteration_duration_seconds = "p(95) < 20",
+  } },
 
   -- Once, before the VUs start; what it returns is ctx.data in every iteration.
   setup = function()

@@ -28,13 +28,16 @@ public struct ScenarioOptions: Sendable, Equatable {
     public var iterations: Int?
     /// Seconds the VUs loop for; nil: until the iterations are done.
     public var duration: Double?
-    /// Seconds a running iteration gets to finish once the duration has passed.
+    /// Seconds a running iteration gets to finish once the duration has passed (or a
+    /// threshold with `abort_on_fail` has failed).
     public var gracefulStop: Double = 30
+    /// The run's pass/fail criteria, in the order of their metrics' names.
+    public var thresholds: [Threshold] = []
 
     /// The options a later version will read, refused for now with a message that says so.
-    static let notYetSupported = ["stages", "arrival", "thresholds", "timeout", "plugins", "sandbox", "env",
+    static let notYetSupported = ["stages", "arrival", "timeout", "plugins", "sandbox", "env",
                                   "virtual_time", "start", "seed"]
-    static let known = ["vus", "iterations", "duration", "graceful_stop"]
+    static let known = ["vus", "iterations", "duration", "graceful_stop", "thresholds"]
 
     public init() {}
 
@@ -54,10 +57,10 @@ public struct ScenarioOptions: Sendable, Equatable {
         if let value = fields["iterations"] { iterations = try Self.count(value, "options.iterations", minimum: 1) }
         if let value = fields["duration"] { duration = try Self.seconds(value, "options.duration") }
         if let value = fields["graceful_stop"] { gracefulStop = try Self.seconds(value, "options.graceful_stop") }
+        if let value = fields["thresholds"] { thresholds = try Threshold.parse(value) }
     }
 
-    /// The iterations each VU runs with shared iterations, VU 1 first: the total dealt out
-    /// as evenly as it goes.
+    /// The iterations of a shared-iterations run: `iterations`, or one per VU.
     public var totalIterations: Int { iterations ?? vus }
 
     /// A whole number from `minimum` to ``maximumVUs`` (for VUs) or to a billion.

@@ -35,7 +35,8 @@ public struct ScenarioRunner: Sendable {
         /// The file was a plain chunk: it ran once, as VU 1.
         case plainChunk
         /// The scenario ran with these options; the metrics hold what it recorded.
-        case scenario(ScenarioOptions)
+        /// `abortedBy` is the threshold with `abort_on_fail` that stopped it early.
+        case scenario(ScenarioOptions, abortedBy: Threshold?)
     }
 
     /// Why a scenario could not start: bad options (a usage error), or `setup` failed.
@@ -112,7 +113,7 @@ public struct ScenarioRunner: Sendable {
             await setupContext?.close()
             throw error
         }
-        try await execute(users, options: options, data: data)
+        let abortedBy = await execute(users, options: options, data: data)
         for user in users { await user.close() }
         if let setupContext {
             if scenario["teardown"]?.stringValue == "function" {
@@ -123,7 +124,7 @@ public struct ScenarioRunner: Sendable {
             }
             await setupContext.close()
         }
-        return .scenario(options)
+        return .scenario(options, abortedBy: abortedBy)
     }
 
     private func runner(for number: Int) async throws -> ScriptRunner {
@@ -132,18 +133,39 @@ public struct ScenarioRunner: Sendable {
         return runner
     }
 
-    /// Shared iterations, or each VU looping until the duration has passed.
-    private func execute(_ users: [VirtualUser], options: ScenarioOptions, data: LuaValue) async throws {
+    /// How often thresholds with `abort_on_fail` are evaluated during a run, in seconds.
+    public static let abortCheckInterval = 1.0
+
+    /// Shared iterations, or each VU looping until the duration has passed; returns the
+    /// threshold that aborted the run, if one did.
+    private func execute(_ users: [VirtualUser], options: ScenarioOptions, data: LuaValue) async -> Threshold? {
         let start = clock.now()
         let counter = IterationCounter(total: options.duration == nil ? options.totalIterations : options.iterations)
         let deadline = options.duration.map { start.addingTimeInterval($0) }
         let clock = self.clock, metrics = self.metrics
+        let aborting = options.thresholds.filter(\.abortOnFail)
+        let aborted = AbortingThreshold()
         await withTaskGroup(of: Void.self) { timers in
             if let deadline {
                 timers.addTask {
                     // Past the duration and the grace period, iterations still running are cancelled.
                     guard (try? await clock.sleep(until: deadline.addingTimeInterval(options.gracefulStop))) != nil else { return }
                     for user in users { await user.close() }
+                }
+            }
+            if !aborting.isEmpty {
+                timers.addTask {
+                    while (try? await clock.sleep(for: Self.abortCheckInterval)) != nil {
+                        let elapsed = clock.now().timeIntervalSince(start)
+                        let snapshot = metrics.snapshot()
+                        guard let failed = aborting.first(where: { !$0.evaluate(snapshot, vus: options.vus, elapsed: elapsed).holds })
+                        else { continue }
+                        aborted.set(failed)
+                        counter.stop()
+                        guard (try? await clock.sleep(for: options.gracefulStop)) != nil else { return }
+                        for user in users { await user.close() }
+                        return
+                    }
                 }
             }
             await withTaskGroup(of: Void.self) { group in
@@ -158,7 +180,17 @@ public struct ScenarioRunner: Sendable {
             }
             timers.cancelAll()
         }
+        return aborted.threshold
     }
+}
+
+/// The threshold that aborted a run, set once from the task that evaluates them.
+final class AbortingThreshold: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Threshold?
+
+    var threshold: Threshold? { lock.withLock { value } }
+    func set(_ threshold: Threshold) { lock.withLock { value = value ?? threshold } }
 }
 
 /// Hands out iterations to VUs: `total` of them, or any number when nil.
@@ -167,6 +199,9 @@ final class IterationCounter: @unchecked Sendable {
     private var remaining: Int?
 
     init(total: Int?) { remaining = total }
+
+    /// No more iterations start.
+    func stop() { lock.withLock { remaining = 0 } }
 
     func take() -> Bool {
         lock.withLock {

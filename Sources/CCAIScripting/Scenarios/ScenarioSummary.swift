@@ -1,10 +1,14 @@
 import Foundation
 
-/// The end-of-run summary, laid out like k6's: the checks (each with ✓ or ✗ and, when some
-/// failed, how many), then the metrics in name order, then each distinct error that
-/// failed iterations, with its count.
+/// The end-of-run summary, laid out like k6's: the thresholds (✓ or ✗, the expression and
+/// the value it read), the checks (each with ✓ or ✗ and, when some failed, how many), then
+/// the metrics in name order, then each distinct error that failed iterations, with its
+/// count.
 ///
 /// ```
+///      thresholds:
+///      ✓ checks: rate > 0.9 (rate=95.00%)
+///
 ///      ✓ chat started
 ///      ✗ agent answered
 ///       ↳  90% — ✓ 9 / ✗ 1
@@ -13,8 +17,21 @@ import Foundation
 ///      iteration_duration_seconds.....: avg=1.2s min=1.02s med=1.1s max=2.5s p(90)=1.9s p(95)=2.2s
 /// ```
 public enum ScenarioSummary {
-    public static func text(_ snapshot: ScenarioMetrics.Snapshot, options: ScenarioOptions, elapsed: Double) -> String {
+    public static func text(_ snapshot: ScenarioMetrics.Snapshot, options: ScenarioOptions, elapsed: Double,
+                            abortedBy: Threshold? = nil) -> String {
         var lines: [String] = []
+        if !options.thresholds.isEmpty {
+            lines.append("     thresholds:")
+            for threshold in options.thresholds {
+                let (holds, observed) = threshold.evaluate(snapshot, vus: options.vus, elapsed: elapsed)
+                lines.append("     \(holds ? "✓" : "✗") \(threshold.metric): \(threshold.source) "
+                             + "(\(threshold.aggregation)=\(shown(observed, of: threshold)))")
+            }
+            if let abortedBy {
+                lines.append("     the run was aborted when \(abortedBy.metric): \(abortedBy.source) failed (abort_on_fail)")
+            }
+            lines.append("")
+        }
         for check in snapshot.checks {
             if check.fails == 0 {
                 lines.append("     ✓ \(check.name)")
@@ -50,6 +67,28 @@ public enum ScenarioSummary {
             for error in snapshot.errors { lines.append("       \(error.count)× \(error.message)") }
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The thresholds of `options` that do not hold at the end of a run.
+    public static func failedThresholds(_ snapshot: ScenarioMetrics.Snapshot, options: ScenarioOptions, elapsed: Double)
+        -> [Threshold]
+    {
+        options.thresholds.filter { !$0.evaluate(snapshot, vus: options.vus, elapsed: elapsed).holds }
+    }
+
+    /// A threshold's value as its metric shows: a share for rates, a duration for trends of
+    /// seconds, a plain number otherwise.
+    private static func shown(_ value: Double, of threshold: Threshold) -> String {
+        switch BuiltInMetric.kind(of: threshold.metric) {
+        case .rate?: return String(format: "%.2f%%", value * 100)
+        case .trend? where threshold.metric.hasSuffix("_seconds"): return duration(value)
+        default: return number(value)
+        }
+    }
+
+    /// `4`, `2.5`, `385.1`: whole numbers without a fraction, others to four digits.
+    static func number(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(format: "%.4g", value)
     }
 
     /// `"95.00%"`; `"0.00%"` of nothing.

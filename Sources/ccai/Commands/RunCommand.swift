@@ -79,9 +79,15 @@ struct RunCommand {
           --instruction-limit N    Lua instructions allowed between two yields (default: 200000000)
           --time-limit SECONDS     wall-clock seconds allowed between two yields (default: 10)
 
+        A scenario's options.thresholds are pass/fail criteria in k6's expressions, by
+        metric: checks = "rate > 0.99", iteration_duration_seconds = { "p(95) < 5" },
+        iterations = "count >= 100", iteration_failed = "rate < 0.01", vus = "value == 10";
+        { threshold = "...", abort_on_fail = true } stops the run as soon as it fails.
+
         Exit status: 0 success (in a scenario, failed iterations are counted, not
         fatal), 1 the script, a VU's top level or setup failed (error and traceback on
-        stderr), 2 usage error (a scenario's bad options included).
+        stderr), 2 usage error (a scenario's bad options included), 99 a threshold
+        failed.
         """
 
     var script: String
@@ -257,13 +263,21 @@ struct RunCommand {
         }
         scenario.overrides = overrides
         let started = Date()
+        var thresholdsFailed = false
         let status = await Self.status {
             let outcome = try await scenario.run()
             let snapshot = scenario.metrics.snapshot()
             let elapsed = Date().timeIntervalSince(started)
             switch outcome {
-            case .scenario(let options):
-                FileHandle.standardOutput.write(Data(("\n" + ScenarioSummary.text(snapshot, options: options, elapsed: elapsed)).utf8))
+            case .scenario(let options, let abortedBy):
+                FileHandle.standardOutput.write(Data(("\n" + ScenarioSummary.text(snapshot, options: options, elapsed: elapsed,
+                                                                                   abortedBy: abortedBy)).utf8))
+                let failed = ScenarioSummary.failedThresholds(snapshot, options: options, elapsed: elapsed)
+                if !failed.isEmpty || abortedBy != nil {
+                    thresholdsFailed = true
+                    printError("error: thresholds failed: " + (failed.isEmpty ? [abortedBy!] : failed)
+                        .map { "\($0.metric): \($0.source)" }.joined(separator: ", "))
+                }
             case .plainChunk where !snapshot.checks.isEmpty:
                 FileHandle.standardOutput.write(Data(("\n" + ScenarioSummary.text(snapshot, options: ScenarioOptions(), elapsed: elapsed)).utf8))
             case .plainChunk:
@@ -272,8 +286,11 @@ struct RunCommand {
         }
         await template.plugins?.shutdown()
         await platform.server?.stop()
-        return status
+        return status == 0 && thresholdsFailed ? Self.thresholdsFailedStatus : status
     }
+
+    /// The exit status of a run whose thresholds failed (k6's).
+    static let thresholdsFailedStatus: Int32 = 99
 
     /// 0 when `body` succeeds; else the error on standard error and 1 (2 for a
     /// scenario's bad options, a usage error).

@@ -1,0 +1,200 @@
+import Foundation
+import LuaRuntime
+
+/// A pass/fail criterion on a metric, in k6's expression syntax: `"p(95) < 5"`,
+/// `"rate > 0.99"`, `"count >= 100"`. A threshold that fails makes the run exit 99; with
+/// `abort_on_fail` it also stops the run as soon as it fails.
+///
+/// ```lua
+/// thresholds = {
+///   checks = "rate > 0.99",
+///   iteration_duration_seconds = { "p(95) < 5", { threshold = "max < 30", abort_on_fail = true } },
+/// }
+/// ```
+public struct Threshold: Sendable, Equatable {
+    /// What a threshold reads of its metric.
+    public enum Aggregation: Sendable, Equatable, CustomStringConvertible {
+        case average, minimum, maximum, median, percentile(Double), rate, count, value
+
+        public var description: String {
+            switch self {
+            case .average: return "avg"
+            case .minimum: return "min"
+            case .maximum: return "max"
+            case .median: return "med"
+            case .percentile(let percent): return "p(\(ScenarioSummary.number(percent)))"
+            case .rate: return "rate"
+            case .count: return "count"
+            case .value: return "value"
+            }
+        }
+    }
+
+    public enum Comparison: String, Sendable, CaseIterable {
+        case lessOrEqual = "<=", greaterOrEqual = ">=", equal = "==", notEqual = "!=", less = "<", greater = ">"
+
+        func holds(_ left: Double, _ right: Double) -> Bool {
+            switch self {
+            case .less: return left < right
+            case .lessOrEqual: return left <= right
+            case .greater: return left > right
+            case .greaterOrEqual: return left >= right
+            case .equal: return left == right
+            case .notEqual: return left != right
+            }
+        }
+    }
+
+    public var metric: String
+    /// The expression as written (`"p(95) < 5"`).
+    public var source: String
+    public var aggregation: Aggregation
+    public var comparison: Comparison
+    public var bound: Double
+    public var abortOnFail = false
+
+    /// Parses one expression for `metric`; a problem names the option it came from.
+    public init(metric: String, expression: String, abortOnFail: Bool = false) throws {
+        self.metric = metric
+        self.source = expression
+        self.abortOnFail = abortOnFail
+        let option = "options.thresholds.\(metric)"
+        guard let kind = BuiltInMetric.kind(of: metric) else {
+            throw ScenarioOptions.Problem(option: option, message: "no metric named \(metric) (this version has "
+                                          + BuiltInMetric.names.joined(separator: ", ") + ")")
+        }
+        let text = expression.trimmingCharacters(in: .whitespaces)
+        guard let comparison = Comparison.allCases.first(where: { text.contains($0.rawValue) }),
+            let split = text.range(of: comparison.rawValue)
+        else {
+            throw ScenarioOptions.Problem(option: option, message: "\"\(expression)\" is not an expression such as "
+                                          + "\"p(95) < 5\" (an aggregation, one of < <= > >= == !=, a number)")
+        }
+        self.comparison = comparison
+        let left = text[..<split.lowerBound].trimmingCharacters(in: .whitespaces)
+        let right = text[split.upperBound...].trimmingCharacters(in: .whitespaces)
+        guard let bound = Double(right), bound.isFinite else {
+            throw ScenarioOptions.Problem(option: option, message: "\"\(expression)\": a number expected after "
+                                          + "\(comparison.rawValue), got \"\(right)\"")
+        }
+        self.bound = bound
+        guard let aggregation = Self.aggregation(left) else {
+            throw ScenarioOptions.Problem(option: option, message: "\"\(expression)\": unknown aggregation \"\(left)\" "
+                                          + "(\(kind.aggregations))")
+        }
+        guard kind.allows(aggregation) else {
+            throw ScenarioOptions.Problem(option: option, message: "\"\(expression)\": \(metric) is a \(kind.rawValue), "
+                                          + "its thresholds read \(kind.aggregations)")
+        }
+        self.aggregation = aggregation
+    }
+
+    /// The thresholds of an `options.thresholds` table: by metric name, a string, or a list
+    /// of strings and `{ threshold = "...", abort_on_fail = true }` tables.
+    static func parse(_ value: LuaValue) throws -> [Threshold] {
+        guard let fields = value.dictionaryValue else {
+            throw ScenarioOptions.Problem(option: "options.thresholds", message: "a table by metric name expected, got \(value.typeName)")
+        }
+        var thresholds: [Threshold] = []
+        for metric in fields.keys.sorted() {
+            let entry = fields[metric]!
+            let items = entry.arrayValue ?? [entry]
+            if items.isEmpty {
+                throw ScenarioOptions.Problem(option: "options.thresholds.\(metric)", message: "no expression given")
+            }
+            for item in items {
+                if let expression = item.stringValue {
+                    thresholds.append(try Threshold(metric: metric, expression: expression))
+                } else if let table = item.dictionaryValue, let expression = table["threshold"]?.stringValue {
+                    let abort = table["abort_on_fail"]
+                    guard abort == nil || abort?.boolValue != nil else {
+                        throw ScenarioOptions.Problem(option: "options.thresholds.\(metric)",
+                                                      message: "abort_on_fail: a boolean expected, got \(abort!.typeName)")
+                    }
+                    thresholds.append(try Threshold(metric: metric, expression: expression, abortOnFail: abort?.boolValue ?? false))
+                } else {
+                    throw ScenarioOptions.Problem(option: "options.thresholds.\(metric)", message: "an expression such as "
+                                                  + "\"p(95) < 5\", a list of them, or { threshold = \"...\", abort_on_fail = true } expected")
+                }
+            }
+        }
+        return thresholds
+    }
+
+    /// The metric's value for this threshold, and whether the threshold holds.
+    public func evaluate(_ snapshot: ScenarioMetrics.Snapshot, vus: Int, elapsed: Double) -> (holds: Bool, observed: Double) {
+        let observed = BuiltInMetric.value(metric, aggregation, snapshot, vus: vus, elapsed: elapsed)
+        return (comparison.holds(observed, bound), observed)
+    }
+
+    private static func aggregation(_ text: String) -> Aggregation? {
+        switch text {
+        case "avg": return .average
+        case "min": return .minimum
+        case "max": return .maximum
+        case "med": return .median
+        case "rate": return .rate
+        case "count": return .count
+        case "value": return .value
+        default:
+            guard text.hasPrefix("p("), text.hasSuffix(")"),
+                let percent = Double(text.dropFirst(2).dropLast()), percent >= 0, percent <= 100
+            else { return nil }
+            return .percentile(percent)
+        }
+    }
+}
+
+/// The metrics a run records by itself, their kinds, and how a threshold reads them.
+enum BuiltInMetric {
+    enum Kind: String {
+        case trend, rate, counter, gauge
+
+        var aggregations: String {
+            switch self {
+            case .trend: return "avg, min, max, med or p(N)"
+            case .rate: return "rate"
+            case .counter: return "count or rate"
+            case .gauge: return "value"
+            }
+        }
+
+        func allows(_ aggregation: Threshold.Aggregation) -> Bool {
+            switch (self, aggregation) {
+            case (.trend, .average), (.trend, .minimum), (.trend, .maximum), (.trend, .median), (.trend, .percentile),
+                 (.rate, .rate), (.counter, .count), (.counter, .rate), (.gauge, .value):
+                return true
+            default:
+                return false
+            }
+        }
+    }
+
+    static let kinds: [String: Kind] = ["checks": .rate, "iteration_duration_seconds": .trend, "iteration_failed": .rate,
+                                        "iterations": .counter, "vus": .gauge]
+    static var names: [String] { kinds.keys.sorted() }
+
+    static func kind(of metric: String) -> Kind? { kinds[metric] }
+
+    static func value(_ metric: String, _ aggregation: Threshold.Aggregation, _ snapshot: ScenarioMetrics.Snapshot,
+                      vus: Int, elapsed: Double) -> Double {
+        func share(_ part: Int, _ whole: Int) -> Double { whole == 0 ? 0 : Double(part) / Double(whole) }
+        switch metric {
+        case "checks": return share(snapshot.checkPasses, snapshot.checkPasses + snapshot.checkFails)
+        case "iteration_failed": return share(snapshot.failedIterations, snapshot.iterations)
+        case "iterations":
+            return aggregation == .count ? Double(snapshot.iterations) : (elapsed > 0 ? Double(snapshot.iterations) / elapsed : 0)
+        case "vus": return Double(vus)
+        default:
+            let trend = snapshot.iterationSeconds
+            switch aggregation {
+            case .average: return trend.average
+            case .minimum: return trend.count == 0 ? 0 : trend.min
+            case .maximum: return trend.count == 0 ? 0 : trend.max
+            case .median: return trend.percentile(50)
+            case .percentile(let percent): return trend.percentile(percent)
+            default: return 0
+            }
+        }
+    }
+}
