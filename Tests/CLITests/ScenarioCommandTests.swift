@@ -130,6 +130,8 @@ import Testing
         (#"{ vu = 2 }"#, [], "options.vu: unknown option"),
         (#"{}"#, ["--duration", "5 minutes"], "--duration: a duration such as"),
         (#"{}"#, ["--vus", "-1"], "--vus expects a whole number"),
+        (#"{}"#, ["--timeout", "later"], "--timeout: a duration such as"),
+        (#"{ timeout = true }"#, [], "options.timeout: a duration such as"),
     ])
     func badOptionsAreUsageErrors(_ options: String, _ flags: [String], _ message: String) async throws {
         let path = try scenario("return { options = \(options), run = function() end }")
@@ -214,5 +216,26 @@ import Testing
         #expect(output.status == 99, "\(output.status) \(output.stderr)")
         #expect(output.stdout.contains("the run was aborted when checks: rate > 0.5 failed (abort_on_fail)"), "\(output.stdout)")
         #expect(output.stdout.contains("iteration_failed...............: 0.00%"), "the running iteration finished within graceful_stop")
+    }
+
+    /// `--timeout` stops a plain script that never ends, and `options.timeout` a scenario
+    /// meant to last a minute: every VU is stopped, the scenario's summary of what ran is
+    /// printed, and the exit status is 1.
+    @Test func aTimeoutStopsARunThatNeverEnds() async throws {
+        let endless = try scenario("while true do ccai.sleep(0.05) end")
+        defer { try? FileManager.default.removeItem(atPath: endless) }
+        let plain = try await CLI.run(["run", endless, "--quiet", "--timeout", "1s"], timeout: 40)
+        #expect(plain.status == 1 && plain.stderr.contains("the run timed out"), "\(plain.status) \(plain.stderr)")
+
+        let long = try scenario("""
+            return {
+              options = { vus = 2, duration = "60s", timeout = "1s" },
+              run = function() ccai.sleep(0.05) end,
+            }
+            """)
+        defer { try? FileManager.default.removeItem(atPath: long) }
+        let output = try await CLI.run(["run", long, "--quiet"], timeout: 40)
+        #expect(output.status == 1 && output.stderr.contains("the run timed out"), "\(output.status) \(output.stderr)")
+        #expect(output.stdout.contains("iterations.....................: "), "the summary of what ran: \(output.stdout)")
     }
 }

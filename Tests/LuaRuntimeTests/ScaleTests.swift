@@ -52,4 +52,20 @@ import Testing
         #expect(other == [.string("scale-test-1")])
         #expect(try await spin.value == [.string("scale-test-1")])
     }
+
+    /// A closed state refuses runs and calls with a `cancelled` error, never touching the
+    /// freed `lua_State`.
+    @Test func aClosedStateRefusesRunsAndCalls() async throws {
+        let state = try LuaState()
+        try await state.run(source: "return { go = function() return 1 end }", chunkName: "=kept", keepingResultAs: "spec")
+        await state.close()
+        await #expect(throws: LuaScriptError.self) { try await state.run(source: "return 1", chunkName: "=again") }
+        do {
+            _ = try await state.call(kept: "spec", path: ["go"], arguments: [])
+            Issue.record("a closed state ran a call")
+        } catch let error as LuaScriptError {
+            #expect(error.kind == .cancelled && error.message.contains("closed"))
+        }
+        #expect(await state.inspect(kept: "spec") == .nil)
+    }
 }

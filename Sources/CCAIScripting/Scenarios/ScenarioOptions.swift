@@ -31,13 +31,15 @@ public struct ScenarioOptions: Sendable, Equatable {
     /// Seconds a running iteration gets to finish once the duration has passed (or a
     /// threshold with `abort_on_fail` has failed).
     public var gracefulStop: Double = 30
+    /// Seconds the whole run may take; nil: no limit.
+    public var timeout: Double?
     /// The run's pass/fail criteria, in the order of their metrics' names.
     public var thresholds: [Threshold] = []
 
     /// The options a later version will read, refused for now with a message that says so.
-    static let notYetSupported = ["stages", "arrival", "timeout", "plugins", "sandbox", "env",
+    static let notYetSupported = ["stages", "arrival", "plugins", "sandbox", "env",
                                   "virtual_time", "start", "seed"]
-    static let known = ["vus", "iterations", "duration", "graceful_stop", "thresholds"]
+    static let known = ["vus", "iterations", "duration", "graceful_stop", "thresholds", "timeout"]
 
     public init() {}
 
@@ -58,6 +60,7 @@ public struct ScenarioOptions: Sendable, Equatable {
         if let value = fields["duration"] { duration = try Self.seconds(value, "options.duration") }
         if let value = fields["graceful_stop"] { gracefulStop = try Self.seconds(value, "options.graceful_stop") }
         if let value = fields["thresholds"] { thresholds = try Threshold.parse(value) }
+        if let value = fields["timeout"] { timeout = try Self.seconds(value, "options.timeout") }
     }
 
     /// The iterations of a shared-iterations run: `iterations`, or one per VU.

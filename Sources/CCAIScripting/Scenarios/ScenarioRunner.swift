@@ -53,6 +53,14 @@ public struct ScenarioRunner: Sendable {
 
     public var script: String
     public var overrides = Overrides()
+    /// Seconds the whole run may take (`--timeout`; over `options.timeout`); nil: no limit.
+    public var timeout: Double?
+    /// The VUs of the run, to stop them all.
+    private let liveUsers = LiveUsers()
+    private let timing = RunTiming()
+
+    /// True when the run was stopped by its timeout.
+    public var timedOut: Bool { timing.timedOut }
     public var metrics = ScenarioMetrics()
     /// The clock durations are measured with.
     public var clock: any Clock = SystemClock()
@@ -68,7 +76,17 @@ public struct ScenarioRunner: Sendable {
     /// Runs the file. Throws ``Failure`` when the scenario cannot start, and the
     /// ``LuaScriptError`` of a plain chunk or of a VU's top level.
     public func run() async throws -> Outcome {
-        let first = try await VirtualUser.start(1, script: script, runner: try await runner(for: 1))
+        if let timeout { timing.arm(after: timeout, clock: clock, users: liveUsers) }
+        defer { timing.disarm() }
+        do {
+            return try await runUsers()
+        } catch let error as LuaScriptError where timing.timedOut && error.kind == .cancelled {
+            return .plainChunk
+        }
+    }
+
+    private func runUsers() async throws -> Outcome {
+        let first = try await VirtualUser.start(1, script: script, runner: try await runner(for: 1), in: liveUsers)
         guard let scenario = await first.scenarioShape() else {
             await first.close()
             guard overrides.isEmpty else {
@@ -87,11 +105,12 @@ public struct ScenarioRunner: Sendable {
         if let vus = overrides.vus { options.vus = vus }
         if let iterations = overrides.iterations { options.iterations = iterations }
         if let duration = overrides.duration { options.duration = duration }
+        if timeout == nil, let seconds = options.timeout { timing.arm(after: seconds, clock: clock, users: liveUsers) }
 
         var data: LuaValue = .nil
         var setupContext: VirtualUser?
         if scenario["setup"]?.stringValue == "function" || scenario["teardown"]?.stringValue == "function" {
-            let context = try await VirtualUser.start(0, script: script, runner: try await runner(for: 0))
+            let context = try await VirtualUser.start(0, script: script, runner: try await runner(for: 0), in: liveUsers)
             setupContext = context
             if scenario["setup"]?.stringValue == "function" {
                 do {
@@ -106,7 +125,7 @@ public struct ScenarioRunner: Sendable {
         var users = [first]
         do {
             for number in stride(from: 2, through: options.vus, by: 1) {
-                users.append(try await VirtualUser.start(number, script: script, runner: try await runner(for: number)))
+                users.append(try await VirtualUser.start(number, script: script, runner: try await runner(for: number), in: liveUsers))
             }
         } catch {
             for user in users { await user.close() }
@@ -116,7 +135,7 @@ public struct ScenarioRunner: Sendable {
         let abortedBy = await execute(users, options: options, data: data)
         for user in users { await user.close() }
         if let setupContext {
-            if scenario["teardown"]?.stringValue == "function" {
+            if scenario["teardown"]?.stringValue == "function", !liveUsers.isStopped {
                 do { _ = try await setupContext.call("teardown", [data]) } catch let error as LuaScriptError {
                     await setupContext.close()
                     throw error
@@ -181,6 +200,31 @@ public struct ScenarioRunner: Sendable {
             timers.cancelAll()
         }
         return aborted.threshold
+    }
+}
+
+/// The whole-run timeout: when it fires, every VU is stopped.
+final class RunTiming: @unchecked Sendable {
+    private let lock = NSLock()
+    private var timer: ClockTimer?
+    private var fired = false
+
+    var timedOut: Bool { lock.withLock { fired } }
+
+    func arm(after seconds: Double, clock: any Clock, users: LiveUsers) {
+        let timer = clock.schedule(after: seconds) { [weak self] in
+            guard let self else { return }
+            self.lock.withLock { self.fired = true }
+            users.stop()
+        }
+        lock.withLock { self.timer = timer }
+    }
+
+    func disarm() {
+        lock.withLock {
+            timer?.cancel()
+            timer = nil
+        }
     }
 }
 

@@ -18,16 +18,22 @@ actor VirtualUser {
     }
 
     /// Makes the user's state and runs the file's top level in it, keeping what it returns.
-    static func start(_ number: Int, script: String, runner: ScriptRunner) async throws -> VirtualUser {
+    /// The user is in `users` from before its top level runs, so that stopping the run
+    /// (its timeout) stops a top level that never ends.
+    static func start(_ number: Int, script: String, runner: ScriptRunner, in users: LiveUsers) async throws -> VirtualUser {
         let folder = URL(fileURLWithPath: script).deletingLastPathComponent().path
-        let state = try await runner.makeState(modulePaths: [folder], printing: runner.printOutput)
+        let user = VirtualUser(number: number, state: try await runner.makeState(modulePaths: [folder], printing: runner.printOutput))
+        guard users.add(user) else {
+            await user.close()
+            throw LuaScriptError(kind: .cancelled, message: "the run was stopped")
+        }
         do {
-            try await state.run(file: script, keepingResultAs: "scenario")
+            try await user.state.run(file: script, keepingResultAs: "scenario")
         } catch {
-            await state.close()
+            await user.close()
             throw error
         }
-        return VirtualUser(number: number, state: state)
+        return user
     }
 
     /// The shape of what the file returned (functions read as `"function"`) when it is a
@@ -68,3 +74,32 @@ actor VirtualUser {
         await state.close()
     }
 }
+
+/// Every VU of a run (and its setup context), so that the run can be stopped at once: a
+/// stopped run closes them all, and a VU made afterwards is closed as soon as it is made.
+final class LiveUsers: @unchecked Sendable {
+    private let lock = NSLock()
+    private var users: [VirtualUser] = []
+    private var stopped = false
+
+    var isStopped: Bool { lock.withLock { stopped } }
+
+    /// Adds `user`; false when the run has been stopped.
+    func add(_ user: VirtualUser) -> Bool {
+        lock.withLock {
+            guard !stopped else { return false }
+            users.append(user)
+            return true
+        }
+    }
+
+    /// Closes every VU: running iterations and top levels end as cancelled.
+    func stop() {
+        let all: [VirtualUser] = lock.withLock {
+            stopped = true
+            return users
+        }
+        for user in all { Task { await user.close() } }
+    }
+}
+

@@ -73,6 +73,7 @@ public actor LuaState {
         async throws -> [LuaValue]
     {
         let context = LuaContext(core: core)
+        try checkOpen()
         if let kill = core.killError { throw kill }
         try context.load(source, chunkName: chunkName)
         let stack = LuaStack(core.L)
@@ -93,7 +94,7 @@ public actor LuaState {
 
     /// A kept value as data for inspection: functions show as the string `"function"`.
     public func inspect(kept name: String) -> LuaValue {
-        guard let reference = core.keptValues[name] else { return .nil }
+        guard !core.isClosed, let reference = core.keptValues[name] else { return .nil }
         reference.push(on: core.L)
         defer { lrt_pop(core.L, 1) }
         return LuaStack(core.L).shape(at: -1)
@@ -115,6 +116,7 @@ public actor LuaState {
     /// try await lua.call(kept: "script", path: [], passing: [.kept("agent"), .value(session)])
     /// ```
     public func call(kept name: String, path: [LuaValue], passing arguments: [LuaArgument]) async throws -> [LuaValue]? {
+        try checkOpen()
         if let kill = core.killError { throw kill }
         guard let root = core.keptValues[name] else { return nil }
         for case .kept(let argument) in arguments where core.keptValues[argument] == nil {
@@ -172,9 +174,13 @@ public actor LuaState {
                              arguments: arguments, keepingResultAs: keepName)
     }
 
-    /// Ends every task and frees the state. Later calls fail.
+    /// Ends every task and frees the state. Later runs and calls throw a `cancelled` error.
     public func close() {
         core.close()
+    }
+
+    private func checkOpen() throws {
+        if core.isClosed { throw LuaScriptError(kind: .cancelled, message: "the Lua state is closed") }
     }
 
     // MARK: - Wake-ups from async operations

@@ -43,6 +43,10 @@ struct RunCommand {
           --iterations N           the iterations they share (over options.iterations)
           --duration D             how long each VU loops, e.g. 30s, 5m, 1h30m (over
                                    options.duration)
+          --timeout D              the longest the whole run may take (over
+                                   options.timeout; a plain script too): past it,
+                                   every VU is stopped, the summary of what ran is
+                                   printed, and the exit status is 1
           --strict-plugins         a plugin that fails to load fails the run (exit 1)
           --sandbox CONFIG.lua     the embedded sandbox's configuration
           --host HOST              a platform instead of the embedded sandbox (HOST[:PORT]
@@ -102,6 +106,8 @@ struct RunCommand {
     var outputDirectory: String?
     /// `--vus`, `--iterations`, `--duration` over the scenario's options.
     var overrides = ScenarioRunner.Overrides()
+    /// `--timeout`: seconds the whole run may take.
+    var timeout: Double?
 
     init(arguments: [String]) throws {
         var reader = ArgumentReader(arguments, command: "run")
@@ -150,6 +156,11 @@ struct RunCommand {
                 let value = try reader.value(for: "--duration")
                 do { overrides.duration = try ScenarioDuration.seconds(in: value) } catch let problem as ScenarioDuration.Problem {
                     throw UsageError(message: "--duration: \(problem.message)", command: "run")
+                }
+            case .option("--timeout"):
+                let value = try reader.value(for: "--timeout")
+                do { timeout = try ScenarioDuration.seconds(in: value) } catch let problem as ScenarioDuration.Problem {
+                    throw UsageError(message: "--timeout: \(problem.message)", command: "run")
                 }
             case .option("--strict-plugins"):
                 strictPlugins = true
@@ -262,6 +273,7 @@ struct RunCommand {
             return runner
         }
         scenario.overrides = overrides
+        scenario.timeout = timeout
         let started = Date()
         var thresholdsFailed = false
         let status = await Self.status {
@@ -286,6 +298,10 @@ struct RunCommand {
         }
         await template.plugins?.shutdown()
         await platform.server?.stop()
+        if scenario.timedOut {
+            printError("error: the run timed out (--timeout or options.timeout): its VUs were stopped")
+            return 1
+        }
         return status == 0 && thresholdsFailed ? Self.thresholdsFailedStatus : status
     }
 
