@@ -1,4 +1,6 @@
+import CCAIScripting
 import Foundation
+import TestSupport
 import Testing
 
 /// Scenarios through the real executable (LUA-API section 6): VUs, their end users and
@@ -237,5 +239,51 @@ import Testing
         let output = try await CLI.run(["run", long, "--quiet"], timeout: 40)
         #expect(output.status == 1 && output.stderr.contains("the run timed out"), "\(output.status) \(output.stderr)")
         #expect(output.stdout.contains("iterations.....................: "), "the summary of what ran: \(output.stdout)")
+    }
+
+    /// Ctrl-C (or SIGTERM) while VUs sit in chats on a served sandbox: no new iteration
+    /// starts, the running ones get graceful_stop, the chats are ended (the same end users
+    /// can start chats again at once), the summary of what ran is printed, and the exit
+    /// status is 130 (143).
+    @Test(arguments: [(SIGINT, Int32(130)), (SIGTERM, Int32(143))])
+    func anInterruptedRunEndsItsChatsAndSummarizes(_ signalNumber: Int32, _ expected: Int32) async throws {
+        let server = try await SandboxCommandTests.Server.start([])
+        defer { server.terminate() }
+        let connection = ["--host", server.url, "--company-key", "dev-key", "--company-secret", "dev-secret"]
+        let sitting = try scenario("""
+            ccai.initialize_chat()
+            return {
+              options = { vus = 2, duration = "10m", graceful_stop = "1s" },
+              run = function(ctx)
+                ccai.chat.start{ menu_id = 7 }
+                print("in chat " .. ctx.vu)
+                ccai.sleep(600)
+              end,
+            }
+            """)
+        defer { try? FileManager.default.removeItem(atPath: sitting) }
+        let (status, output) = try await offThePool { () -> (Int32, String) in
+            let process = try ChildProcess(CLI.binary.path, ["run", sitting, "--quiet"] + connection, output: .pipe, errors: .null)
+            var seen = ""
+            while !(seen.contains("in chat 1") && seen.contains("in chat 2")),
+                let byte = try process.standardOutput?.read(upToCount: 1), !byte.isEmpty {
+                seen += String(decoding: byte, as: UTF8.self)
+            }
+            kill(process.pid, signalNumber)
+            let rest = try process.standardOutput?.readToEnd() ?? Data()
+            return (process.wait(), seen + String(decoding: rest, as: UTF8.self))
+        }
+        #expect(status == expected, "\(output)")
+        #expect(output.contains("iterations.....................: 2 "), "the two iterations that ran: \(output)")
+        let again = try scenario("""
+            ccai.initialize_chat()
+            return {
+              options = { vus = 2, iterations = 2, thresholds = { iteration_failed = "rate == 0" } },
+              run = function() ccai.chat.start{ menu_id = 7 } ccai.chat.end_chat() end,
+            }
+            """)
+        defer { try? FileManager.default.removeItem(atPath: again) }
+        let next = try await CLI.run(["run", again, "--quiet"] + connection)
+        #expect(next.status == 0, "vu-1 and vu-2 start chats again: \(next.stdout) \(next.stderr)")
     }
 }

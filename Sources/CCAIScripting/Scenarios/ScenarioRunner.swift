@@ -61,6 +61,15 @@ public struct ScenarioRunner: Sendable {
 
     /// True when the run was stopped by its timeout.
     public var timedOut: Bool { timing.timedOut }
+    /// True when ``interrupt()`` stopped the run.
+    public var interrupted: Bool { timing.interrupted }
+
+    /// Stops the run as Ctrl-C does: no new iteration starts, and those running get the
+    /// scenario's `graceful_stop` (30 s by default; a plain script is its one iteration),
+    /// after which every VU is stopped.
+    public func interrupt() {
+        timing.interrupt(clock: clock, users: liveUsers)
+    }
     public var metrics = ScenarioMetrics()
     /// The clock durations are measured with.
     public var clock: any Clock = SystemClock()
@@ -80,7 +89,7 @@ public struct ScenarioRunner: Sendable {
         defer { timing.disarm() }
         do {
             return try await runUsers()
-        } catch let error as LuaScriptError where timing.timedOut && error.kind == .cancelled {
+        } catch let error as LuaScriptError where (timing.timedOut || timing.interrupted) && error.kind == .cancelled {
             return .plainChunk
         }
     }
@@ -106,6 +115,7 @@ public struct ScenarioRunner: Sendable {
         if let iterations = overrides.iterations { options.iterations = iterations }
         if let duration = overrides.duration { options.duration = duration }
         if timeout == nil, let seconds = options.timeout { timing.arm(after: seconds, clock: clock, users: liveUsers) }
+        timing.gracefulStop = options.gracefulStop
 
         var data: LuaValue = .nil
         var setupContext: VirtualUser?
@@ -160,6 +170,7 @@ public struct ScenarioRunner: Sendable {
     private func execute(_ users: [VirtualUser], options: ScenarioOptions, data: LuaValue) async -> Threshold? {
         let start = clock.now()
         let counter = IterationCounter(total: options.duration == nil ? options.totalIterations : options.iterations)
+        timing.attach(counter)
         let deadline = options.duration.map { start.addingTimeInterval($0) }
         let clock = self.clock, metrics = self.metrics
         let aborting = options.thresholds.filter(\.abortOnFail)
@@ -203,13 +214,43 @@ public struct ScenarioRunner: Sendable {
     }
 }
 
-/// The whole-run timeout: when it fires, every VU is stopped.
+/// How a run is stopped early: its whole-run timeout stops every VU at once; an
+/// interruption stops new iterations, then every VU after the graceful stop.
 final class RunTiming: @unchecked Sendable {
     private let lock = NSLock()
     private var timer: ClockTimer?
+    private var graceTimer: ClockTimer?
     private var fired = false
+    private var wasInterrupted = false
+    private var counter: IterationCounter?
+    private var grace: Double = 30
 
     var timedOut: Bool { lock.withLock { fired } }
+    var interrupted: Bool { lock.withLock { wasInterrupted } }
+    /// The scenario's `graceful_stop`, once its options are read.
+    var gracefulStop: Double {
+        get { lock.withLock { grace } }
+        set { lock.withLock { grace = newValue } }
+    }
+
+    /// The counter of the iterations under way; stopped at once if the run was interrupted.
+    func attach(_ counter: IterationCounter) {
+        let stopNow = lock.withLock {
+            self.counter = counter
+            return wasInterrupted
+        }
+        if stopNow { counter.stop() }
+    }
+
+    func interrupt(clock: any Clock, users: LiveUsers) {
+        let (counter, grace): (IterationCounter?, Double) = lock.withLock {
+            wasInterrupted = true
+            return (self.counter, self.grace)
+        }
+        counter?.stop()
+        let timer = clock.schedule(after: grace) { users.stop() }
+        lock.withLock { graceTimer = timer }
+    }
 
     func arm(after seconds: Double, clock: any Clock, users: LiveUsers) {
         let timer = clock.schedule(after: seconds) { [weak self] in
@@ -224,6 +265,8 @@ final class RunTiming: @unchecked Sendable {
         lock.withLock {
             timer?.cancel()
             timer = nil
+            graceTimer?.cancel()
+            graceTimer = nil
         }
     }
 }

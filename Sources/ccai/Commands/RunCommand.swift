@@ -88,10 +88,15 @@ struct RunCommand {
         iterations = "count >= 100", iteration_failed = "rate < 0.01", vus = "value == 10";
         { threshold = "...", abort_on_fail = true } stops the run as soon as it fails.
 
+        Ctrl-C or SIGTERM stops a run: no new iteration starts, those running get
+        graceful_stop, the chats still open are ended, the summary of what ran is
+        printed, and the run exits 130 (143 for SIGTERM); a second one stops at once.
+
         Exit status: 0 success (in a scenario, failed iterations are counted, not
         fatal), 1 the script, a VU's top level or setup failed (error and traceback on
-        stderr), 2 usage error (a scenario's bad options included), 99 a threshold
-        failed.
+        stderr) or the run timed out, 2 usage error (a scenario's bad options
+        included), 99 a threshold failed, 130 interrupted (Ctrl-C), 143 terminated
+        (SIGTERM).
         """
 
     var script: String
@@ -275,6 +280,8 @@ struct RunCommand {
         scenario.overrides = overrides
         scenario.timeout = timeout
         let started = Date()
+        let stoppable = scenario
+        let interruption = Interruption { _ in stoppable.interrupt() }
         var thresholdsFailed = false
         let status = await Self.status {
             let outcome = try await scenario.run()
@@ -290,16 +297,22 @@ struct RunCommand {
                     printError("error: thresholds failed: " + (failed.isEmpty ? [abortedBy!] : failed)
                         .map { "\($0.metric): \($0.source)" }.joined(separator: ", "))
                 }
-            case .plainChunk where !snapshot.checks.isEmpty:
+            case .plainChunk where !snapshot.checks.isEmpty || interruption.exitStatus != nil:
                 FileHandle.standardOutput.write(Data(("\n" + ScenarioSummary.text(snapshot, options: ScenarioOptions(), elapsed: elapsed)).utf8))
             case .plainChunk:
                 break
             }
         }
+        if interruption.exitStatus != nil || scenario.timedOut { await sessions.endOpenChats() }
+        interruption.cancel()
         await template.plugins?.shutdown()
         await platform.server?.stop()
+        if let signalled = interruption.exitStatus {
+            printError("interrupted: the summary above is of what ran; chats still open were ended")
+            return signalled
+        }
         if scenario.timedOut {
-            printError("error: the run timed out (--timeout or options.timeout): its VUs were stopped")
+            printError("error: the run timed out (--timeout or options.timeout): its VUs were stopped and their open chats ended")
             return 1
         }
         return status == 0 && thresholdsFailed ? Self.thresholdsFailedStatus : status
@@ -343,6 +356,22 @@ struct RunCommand {
                 let session = try platform.session(for: EndUser(identifier: number == 0 ? "vu-setup" : "vu-\(number)"))
                 byNumber[number] = session
                 return session
+            }
+        }
+
+        /// Ends each end user's chat in progress (a run that was stopped may leave some,
+        /// and on a served sandbox they would fail that end user's next run).
+        func endOpenChats() async {
+            let all = lock.withLock { Array(byNumber.values) }
+            await withTaskGroup(of: Void.self) { group in
+                for session in all {
+                    guard let chats = session.sdk.chatService else { continue }
+                    group.addTask {
+                        guard let chat = try? await chats.getLastChatInProgress() else { return }
+                        try? await chats.resumeChat(chat)
+                        try? await chats.endChat()
+                    }
+                }
             }
         }
     }
