@@ -134,6 +134,7 @@ import Testing
         (#"{}"#, ["--vus", "-1"], "--vus expects a whole number"),
         (#"{}"#, ["--timeout", "later"], "--timeout: a duration such as"),
         (#"{ timeout = true }"#, [], "options.timeout: a duration such as"),
+        (#"{ thresholds = { ["checks{name:a}"] = "rate > 0" } }"#, [], "checks has no tags in this version"),
     ])
     func badOptionsAreUsageErrors(_ options: String, _ flags: [String], _ message: String) async throws {
         let path = try scenario("return { options = \(options), run = function() end }")
@@ -285,5 +286,52 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: again) }
         let next = try await CLI.run(["run", again, "--quiet"] + connection)
         #expect(next.status == 0, "vu-1 and vu-2 start chats again: \(next.stdout) \(next.stderr)")
+    }
+
+    /// The scenario's own metrics: each kind summarized, thresholds on them and on tagged
+    /// sub-metrics, and declarations that cannot be.
+    @Test func customMetricsAreSummarizedAndThresholded() async throws {
+        let path = try scenario("""
+            local wait = ccai.metrics.trend("queue_wait_seconds")
+            local sent = ccai.metrics.counter("messages_sent")
+            local answered = ccai.metrics.rate("answered")
+            local depth = ccai.metrics.gauge("queue_depth")
+            for _, bad in ipairs({ { "trend", "checks" }, { "rate", "messages_sent" }, { "gauge", "1st" } }) do
+              local ok, err = pcall(ccai.metrics[bad[1]], bad[2])
+              print("declare " .. bad[2] .. ": " .. tostring(ok) .. " " .. err.message)
+            end
+            return {
+              options = { vus = 1, iterations = 4, thresholds = {
+                ["queue_wait_seconds{queue:billing}"] = "max < 1",
+                ["queue_wait_seconds{queue:sales}"] = "max < 1",
+                messages_sent = "count == 8",
+                answered = "rate == 0.5",
+                queue_depth = "value == 4",
+              } },
+              run = function(ctx)
+                wait:add(ctx.iteration / 10, { queue = "billing" })
+                wait:add(5, { queue = "sales" })
+                sent:add(2)
+                answered:add(ctx.iteration % 2 == 1)
+                depth:add(ctx.iteration)
+              end,
+            }
+            """)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let output = try await CLI.run(["run", path, "--quiet"])
+        #expect(output.status == 99, "only the sales sub-metric fails: \(output.stdout) \(output.stderr)")
+        #expect(output.stdout.contains("declare checks: false") && output.stdout.contains("checks is a built-in metric"))
+        #expect(output.stdout.contains("messages_sent is already a counter"))
+        #expect(output.stdout.contains("declare 1st: false") && output.stdout.contains("a metric name is a letter"))
+        #expect(output.stdout.contains("✓ queue_wait_seconds{queue:billing}: max < 1 (max=400ms)"), "\(output.stdout)")
+        #expect(output.stdout.contains("✗ queue_wait_seconds{queue:sales}: max < 1 (max=5s)"))
+        #expect(output.stdout.contains("✓ messages_sent: count == 8") && output.stdout.contains("✓ answered: rate == 0.5"))
+        #expect(output.stdout.contains("✓ queue_depth: value == 4"))
+        #expect(output.stdout.contains("answered.......................: 50.00% ✓ 2  ✗ 2"))
+        #expect(output.stderr.contains("thresholds failed: queue_wait_seconds{queue:sales}: max < 1"))
+        let undeclared = try scenario(#"return { options = { thresholds = { latency = "avg < 1" } }, run = function() end }"#)
+        defer { try? FileManager.default.removeItem(atPath: undeclared) }
+        let refused = try await CLI.run(["run", undeclared, "--quiet"])
+        #expect(refused.status == 2 && refused.stderr.contains("declared with ccai.metrics: none"), "\(refused.stderr)")
     }
 }

@@ -61,7 +61,10 @@ public struct ScriptRunner: Sendable {
         let (environment, sdk, signer, plugins, clock, logger) = (self.environment, self.sdk, self.signer, self.plugins, self.clock, self.logger)
         let (outputDirectory, metrics) = (self.outputDirectory, self.metrics)
         return try await makeState(modulePaths: extraPaths + modulePaths, printing: printing, printTag: printTag,
-                                   decorate: CheckBindings.decorate) { lua in
+                                   decorate: { table, lua in
+                                       try CheckBindings.decorate(table, in: lua)
+                                       try MetricBindings.decorate(table, in: lua, metrics: metrics)
+                                   }) { lua in
             var context = sdk.map { SDKContext(sdk: $0, signer: signer, plugins: plugins, fileRoot: extraPaths.first, logger: logger) }
             context?.outputRoot = outputDirectory
             context?.chatEvents = lua.makeEmitter(name: "ccai.chat", events: ChatBindings.eventNames)
@@ -70,6 +73,7 @@ public struct ScriptRunner: Sendable {
             var module = CCAIModule.make(environment: environment, logger: logger, sdk: context, clock: clock)
             module.module(PluginBindings.module(plugins, sdk: sdk, logger: logger, clock: clock))
             CheckBindings.install(metrics, into: &module)
+            module.module(MetricBindings.module(metrics))
             return module
         }
     }

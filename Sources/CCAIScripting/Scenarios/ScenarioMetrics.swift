@@ -31,6 +31,8 @@ public final class ScenarioMetrics: @unchecked Sendable {
         public var iterationSeconds = TrendDigest()
         /// In the order they first happened.
         public var errors: [ErrorCount] = []
+        /// The scenario's own metrics, in the order they were declared.
+        public var custom: [CustomMetric] = []
 
         public var checkPasses: Int { checks.reduce(0) { $0 + $1.passes } }
         public var checkFails: Int { checks.reduce(0) { $0 + $1.fails } }
@@ -43,6 +45,7 @@ public final class ScenarioMetrics: @unchecked Sendable {
     private var state = Snapshot()
     private var checkIndex: [String: Int] = [:]
     private var errorIndex: [String: Int] = [:]
+    private var customIndex: [String: Int] = [:]
 
     public init() {}
 
@@ -80,4 +83,51 @@ public final class ScenarioMetrics: @unchecked Sendable {
     }
 
     public func snapshot() -> Snapshot { lock.withLock { state } }
+
+    /// Names a metric may have: a letter or `_`, then letters, digits and `_`, at most 128.
+    static func isValidName(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, name.utf8.count <= 128,
+            first == "_" || (first.isASCII && first.properties.isAlphabetic)
+        else { return false }
+        return name.unicodeScalars.allSatisfy { $0 == "_" || ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) }
+    }
+
+    /// The most tags one sample may carry, and the most tag sets one metric keeps.
+    static let tagsPerSample = 16
+    static let seriesPerMetric = 1_000
+
+    /// Declares a metric (each VU's top level declares it again: the same kind is fine);
+    /// returns the problem when the name is not a name, is built in, or has another kind.
+    public func declare(_ name: String, kind: MetricKind) -> String? {
+        guard Self.isValidName(name) else {
+            return "a metric name is a letter or _, then letters, digits and _ (at most 128), got '\(name)'"
+        }
+        if BuiltInMetric.kind(of: name) != nil { return "\(name) is a built-in metric" }
+        return lock.withLock {
+            if let existing = customIndex[name] {
+                let declared = state.custom[existing].kind
+                return declared == kind ? nil : "\(name) is already a \(declared.rawValue)"
+            }
+            state.custom.append(CustomMetric(name: name, kind: kind))
+            customIndex[name] = state.custom.count - 1
+            return nil
+        }
+    }
+
+    /// Records a sample of a declared metric (a rate's value is 1 for true, 0 for false).
+    public func add(_ name: String, value: Double, tags: [String: String]) {
+        let key = CustomMetric.key(tags)
+        lock.withLock {
+            guard let index = customIndex[name] else { return }
+            let isTrend = state.custom[index].kind == .trend
+            if state.custom[index].series[key] == nil, state.custom[index].series.count >= Self.seriesPerMetric { return }
+            // In place: a copy of the metric would copy all its series on every sample.
+            state.custom[index].series[key, default: CustomMetric.Series()].record(value, isTrend: isTrend)
+        }
+    }
+
+    /// The declared metrics' kinds by name.
+    public var declaredKinds: [String: MetricKind] {
+        lock.withLock { Dictionary(uniqueKeysWithValues: state.custom.map { ($0.name, $0.kind) }) }
+    }
 }

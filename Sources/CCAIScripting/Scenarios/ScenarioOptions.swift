@@ -43,8 +43,9 @@ public struct ScenarioOptions: Sendable, Equatable {
 
     public init() {}
 
-    /// Reads a scenario's `options` table (nil: the defaults).
-    public init(table: LuaValue?) throws {
+    /// Reads a scenario's `options` table (nil: the defaults); `declared` are the metrics
+    /// the scenario declared (with `ccai.metrics`), which thresholds may name.
+    public init(table: LuaValue?, declared: [String: MetricKind] = [:]) throws {
         guard let table, !table.isNil else { return }
         guard let fields = table.dictionaryValue else {
             throw Problem(option: "options", message: "a table with named fields expected, got \(table.typeName)")
@@ -59,7 +60,7 @@ public struct ScenarioOptions: Sendable, Equatable {
         if let value = fields["iterations"] { iterations = try Self.count(value, "options.iterations", minimum: 1) }
         if let value = fields["duration"] { duration = try Self.seconds(value, "options.duration") }
         if let value = fields["graceful_stop"] { gracefulStop = try Self.seconds(value, "options.graceful_stop") }
-        if let value = fields["thresholds"] { thresholds = try Threshold.parse(value) }
+        if let value = fields["thresholds"] { thresholds = try Threshold.parse(value, declared: declared) }
         if let value = fields["timeout"] { timeout = try Self.seconds(value, "options.timeout") }
     }
 

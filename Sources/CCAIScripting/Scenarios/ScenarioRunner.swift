@@ -106,7 +106,7 @@ public struct ScenarioRunner: Sendable {
         }
         var options: ScenarioOptions
         do {
-            options = try ScenarioOptions(table: scenario["options"])
+            options = try ScenarioOptions(table: scenario["options"], declared: metrics.declaredKinds)
         } catch let problem as ScenarioOptions.Problem {
             await first.close()
             throw Failure.options(problem.description)

@@ -58,6 +58,23 @@ public enum ScenarioSummary {
         let perSecond = elapsed > 0 ? Double(snapshot.iterations) / elapsed : 0
         metrics.append(("iterations", "\(snapshot.iterations)  \(String(format: "%.2f", perSecond))/s"))
         metrics.append(("vus", "\(options.vus)"))
+        for metric in snapshot.custom {
+            let all = metric.matching([:])
+            switch metric.kind {
+            case .trend:
+                let show: (Double) -> String = metric.name.hasSuffix("_seconds") ? duration : number
+                let parts = [("avg", all.digest.average), ("min", all.count == 0 ? 0 : all.digest.min),
+                             ("med", all.digest.percentile(50)), ("max", all.count == 0 ? 0 : all.digest.max),
+                             ("p(90)", all.digest.percentile(90)), ("p(95)", all.digest.percentile(95))]
+                metrics.append((metric.name, parts.map { "\($0.0)=\(show($0.1))" }.joined(separator: " ")))
+            case .counter:
+                metrics.append((metric.name, "\(number(all.sum))  \(String(format: "%.2f", elapsed > 0 ? all.sum / elapsed : 0))/s"))
+            case .rate:
+                metrics.append((metric.name, "\(percent(all.trues, of: all.count)) ✓ \(all.trues)  ✗ \(all.count - all.trues)"))
+            case .gauge:
+                metrics.append((metric.name, number(all.last)))
+            }
+        }
         for (name, value) in metrics.sorted(by: { $0.0 < $1.0 }) {
             lines.append("     " + name + String(repeating: ".", count: max(3, 31 - name.count)) + ": " + value)
         }
@@ -79,9 +96,9 @@ public enum ScenarioSummary {
     /// A threshold's value as its metric shows: a share for rates, a duration for trends of
     /// seconds, a plain number otherwise.
     private static func shown(_ value: Double, of threshold: Threshold) -> String {
-        switch BuiltInMetric.kind(of: threshold.metric) {
-        case .rate?: return String(format: "%.2f%%", value * 100)
-        case .trend? where threshold.metric.hasSuffix("_seconds"): return duration(value)
+        switch threshold.kind {
+        case .rate: return String(format: "%.2f%%", value * 100)
+        case .trend where threshold.metricName.hasSuffix("_seconds"): return duration(value)
         default: return number(value)
         }
     }

@@ -45,7 +45,13 @@ public struct Threshold: Sendable, Equatable {
         }
     }
 
+    /// The metric as written, tags included (`"chat_seconds{queue:billing}"`).
     public var metric: String
+    /// The metric's name, without tags.
+    public var metricName: String
+    /// The tags a sample must have to count (a sub-metric); empty: every sample.
+    public var tags: [String: String]
+    public var kind: MetricKind
     /// The expression as written (`"p(95) < 5"`).
     public var source: String
     public var aggregation: Aggregation
@@ -53,16 +59,24 @@ public struct Threshold: Sendable, Equatable {
     public var bound: Double
     public var abortOnFail = false
 
-    /// Parses one expression for `metric`; a problem names the option it came from.
-    public init(metric: String, expression: String, abortOnFail: Bool = false) throws {
+    /// Parses one expression for `metric` (a built-in one, or one of `declared`, the
+    /// scenario's own metrics by name); a problem names the option it came from.
+    public init(metric: String, expression: String, abortOnFail: Bool = false, declared: [String: MetricKind] = [:]) throws {
         self.metric = metric
         self.source = expression
         self.abortOnFail = abortOnFail
         let option = "options.thresholds.\(metric)"
-        guard let kind = BuiltInMetric.kind(of: metric) else {
-            throw ScenarioOptions.Problem(option: option, message: "no metric named \(metric) (this version has "
-                                          + BuiltInMetric.names.joined(separator: ", ") + ")")
+        (metricName, tags) = try Self.split(metric, option: option)
+        guard let kind = BuiltInMetric.kind(of: metricName) ?? declared[metricName] else {
+            throw ScenarioOptions.Problem(option: option, message: "no metric named \(metricName) (built in: "
+                                          + BuiltInMetric.names.joined(separator: ", ") + "; declared with ccai.metrics: "
+                                          + (declared.isEmpty ? "none" : declared.keys.sorted().joined(separator: ", ")) + ")")
         }
+        if !tags.isEmpty, BuiltInMetric.kind(of: metricName) != nil {
+            throw ScenarioOptions.Problem(option: option, message: "\(metricName) has no tags in this version; "
+                                          + "tagged sub-metrics are those of ccai.metrics")
+        }
+        self.kind = kind
         let text = expression.trimmingCharacters(in: .whitespaces)
         guard let comparison = Comparison.allCases.first(where: { text.contains($0.rawValue) }),
             let split = text.range(of: comparison.rawValue)
@@ -91,7 +105,7 @@ public struct Threshold: Sendable, Equatable {
 
     /// The thresholds of an `options.thresholds` table: by metric name, a string, or a list
     /// of strings and `{ threshold = "...", abort_on_fail = true }` tables.
-    static func parse(_ value: LuaValue) throws -> [Threshold] {
+    static func parse(_ value: LuaValue, declared: [String: MetricKind]) throws -> [Threshold] {
         guard let fields = value.dictionaryValue else {
             throw ScenarioOptions.Problem(option: "options.thresholds", message: "a table by metric name expected, got \(value.typeName)")
         }
@@ -104,14 +118,15 @@ public struct Threshold: Sendable, Equatable {
             }
             for item in items {
                 if let expression = item.stringValue {
-                    thresholds.append(try Threshold(metric: metric, expression: expression))
+                    thresholds.append(try Threshold(metric: metric, expression: expression, declared: declared))
                 } else if let table = item.dictionaryValue, let expression = table["threshold"]?.stringValue {
                     let abort = table["abort_on_fail"]
                     guard abort == nil || abort?.boolValue != nil else {
                         throw ScenarioOptions.Problem(option: "options.thresholds.\(metric)",
                                                       message: "abort_on_fail: a boolean expected, got \(abort!.typeName)")
                     }
-                    thresholds.append(try Threshold(metric: metric, expression: expression, abortOnFail: abort?.boolValue ?? false))
+                    thresholds.append(try Threshold(metric: metric, expression: expression, abortOnFail: abort?.boolValue ?? false,
+                                                    declared: declared))
                 } else {
                     throw ScenarioOptions.Problem(option: "options.thresholds.\(metric)", message: "an expression such as "
                                                   + "\"p(95) < 5\", a list of them, or { threshold = \"...\", abort_on_fail = true } expected")
@@ -123,8 +138,46 @@ public struct Threshold: Sendable, Equatable {
 
     /// The metric's value for this threshold, and whether the threshold holds.
     public func evaluate(_ snapshot: ScenarioMetrics.Snapshot, vus: Int, elapsed: Double) -> (holds: Bool, observed: Double) {
-        let observed = BuiltInMetric.value(metric, aggregation, snapshot, vus: vus, elapsed: elapsed)
+        let observed: Double
+        if let custom = snapshot.custom.first(where: { $0.name == metricName }) {
+            observed = Self.value(of: custom.matching(tags), kind: custom.kind, aggregation, elapsed: elapsed)
+        } else {
+            observed = BuiltInMetric.value(metricName, aggregation, snapshot, vus: vus, elapsed: elapsed)
+        }
         return (comparison.holds(observed, bound), observed)
+    }
+
+    /// What `aggregation` reads of a series of a metric of `kind`.
+    static func value(of series: CustomMetric.Series, kind: MetricKind, _ aggregation: Aggregation, elapsed: Double) -> Double {
+        switch (kind, aggregation) {
+        case (.rate, _): return series.count == 0 ? 0 : Double(series.trues) / Double(series.count)
+        case (.counter, .count): return series.sum
+        case (.counter, _): return elapsed > 0 ? series.sum / elapsed : 0
+        case (.gauge, _): return series.last
+        case (.trend, .average): return series.digest.average
+        case (.trend, .minimum): return series.count == 0 ? 0 : series.digest.min
+        case (.trend, .maximum): return series.count == 0 ? 0 : series.digest.max
+        case (.trend, .median): return series.digest.percentile(50)
+        case (.trend, .percentile(let percent)): return series.digest.percentile(percent)
+        case (.trend, _): return 0
+        }
+    }
+
+    /// `"name{a:b,c:d}"` -> ("name", ["a": "b", "c": "d"]).
+    private static func split(_ metric: String, option: String) throws -> (String, [String: String]) {
+        guard let brace = metric.firstIndex(of: "{") else { return (metric, [:]) }
+        guard metric.hasSuffix("}") else {
+            throw ScenarioOptions.Problem(option: option, message: "a sub-metric is written name{tag:value,...}")
+        }
+        var tags: [String: String] = [:]
+        for pair in metric[metric.index(after: brace)..<metric.index(before: metric.endIndex)].split(separator: ",") {
+            let parts = pair.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2, !parts[0].isEmpty else {
+                throw ScenarioOptions.Problem(option: option, message: "a sub-metric is written name{tag:value,...}")
+            }
+            tags[parts[0]] = parts[1]
+        }
+        return (String(metric[..<brace]), tags)
     }
 
     private static func aggregation(_ text: String) -> Aggregation? {
@@ -147,34 +200,11 @@ public struct Threshold: Sendable, Equatable {
 
 /// The metrics a run records by itself, their kinds, and how a threshold reads them.
 enum BuiltInMetric {
-    enum Kind: String {
-        case trend, rate, counter, gauge
-
-        var aggregations: String {
-            switch self {
-            case .trend: return "avg, min, max, med or p(N)"
-            case .rate: return "rate"
-            case .counter: return "count or rate"
-            case .gauge: return "value"
-            }
-        }
-
-        func allows(_ aggregation: Threshold.Aggregation) -> Bool {
-            switch (self, aggregation) {
-            case (.trend, .average), (.trend, .minimum), (.trend, .maximum), (.trend, .median), (.trend, .percentile),
-                 (.rate, .rate), (.counter, .count), (.counter, .rate), (.gauge, .value):
-                return true
-            default:
-                return false
-            }
-        }
-    }
-
-    static let kinds: [String: Kind] = ["checks": .rate, "iteration_duration_seconds": .trend, "iteration_failed": .rate,
+    static let kinds: [String: MetricKind] = ["checks": .rate, "iteration_duration_seconds": .trend, "iteration_failed": .rate,
                                         "iterations": .counter, "vus": .gauge]
     static var names: [String] { kinds.keys.sorted() }
 
-    static func kind(of metric: String) -> Kind? { kinds[metric] }
+    static func kind(of metric: String) -> MetricKind? { kinds[metric] }
 
     static func value(_ metric: String, _ aggregation: Threshold.Aggregation, _ snapshot: ScenarioMetrics.Snapshot,
                       vus: Int, elapsed: Double) -> Double {

@@ -122,6 +122,15 @@ public enum TypeStubs {
         ---@return "ready"|"running"|"suspended"|"finished"|"failed"|"cancelled"
         function Task:status() end
 
+        ---@class ccai.Metric
+        ---@field name string
+        ---@field kind "trend"|"counter"|"rate"|"gauge"
+        local Metric = {}
+        --- Records a sample: a number (a rate also takes a boolean), with optional tags.
+        ---@param value number|boolean
+        ---@param tags? table<string, string>
+        function Metric:add(value, tags) end
+
         ---@class ccai.Subscription
         local Subscription = {}
         ---@return boolean

@@ -19,8 +19,10 @@ struct RunCommand {
         ("30s", "5m"; an iteration still running then gets options.graceful_stop,
         default 30s). run(ctx) gets ctx.vu, ctx.iteration and ctx.data (what setup
         returned; setup and teardown run once, as end user vu-setup). ccai.check records
-        named checks; at the end the summary shows the checks, the iterations and the
-        errors that failed them, each once with its count.
+        named checks, ccai.metrics.trend|counter|rate|gauge(name) declares metrics of
+        your own (m:add(value, tags)); at the end the summary shows the thresholds, the
+        checks, the metrics and the errors that failed iterations, each once with its
+        count.
 
         The SDK (ccai.auth, ccai.company, ccai.end_user, ccai.language, ccai.queue_menu,
         ccai.chat, ccai.smart_action, ccai.screen_share, ccai.options) talks to the
@@ -85,7 +87,8 @@ struct RunCommand {
 
         A scenario's options.thresholds are pass/fail criteria in k6's expressions, by
         metric: checks = "rate > 0.99", iteration_duration_seconds = { "p(95) < 5" },
-        iterations = "count >= 100", iteration_failed = "rate < 0.01", vus = "value == 10";
+        iterations = "count >= 100", iteration_failed = "rate < 0.01", vus = "value == 10",
+        and on your own metrics and their tagged sub-metrics ("name{tag:value}");
         { threshold = "...", abort_on_fail = true } stops the run as soon as it fails.
 
         Ctrl-C or SIGTERM stops a run: no new iteration starts, those running get
