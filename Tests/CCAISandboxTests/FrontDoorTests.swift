@@ -94,7 +94,7 @@ import Testing
         for _ in 0..<8 {
             let connection = try RawConnection(port: limited.port)
             connection.send(request)
-            #expect(try await connection.read(for: 5) { $0.contains("hi") }.text.contains("200 OK"))
+            #expect(try await connection.read(for: 30) { $0.contains("hi") }.text.contains("200 OK"))
             held.append(connection)
         }
         let ninth = try RawConnection(port: limited.port)

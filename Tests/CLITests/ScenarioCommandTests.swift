@@ -334,4 +334,46 @@ import Testing
         let refused = try await CLI.run(["run", undeclared, "--quiet"])
         #expect(refused.status == 2 && refused.stderr.contains("declared with ccai.metrics: none"), "\(refused.stderr)")
     }
+
+    /// `ccai.data.csv` and `ccai.data.json` read the script's folder once per run; each VU
+    /// reads the rows it needs, which are read-only; bad files are clear errors.
+    @Test func dataFilesFeedTheVUs() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("data-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try "\u{FEFF}name,utterance\r\nAna,\"Hello, I need help\"\r\nBob,\"He said \"\"hi\"\"\"\n"
+            .write(to: folder.appendingPathComponent("customers.csv"), atomically: true, encoding: .utf8)
+        try #"{ "greeting": "Welcome" }"#.write(to: folder.appendingPathComponent("bot.json"), atomically: true, encoding: .utf8)
+        try "name,age\nAna\n".write(to: folder.appendingPathComponent("short.csv"), atomically: true, encoding: .utf8)
+        try "name\n\"Ana\n".write(to: folder.appendingPathComponent("open.csv"), atomically: true, encoding: .utf8)
+        try "name\nA\"na\n".write(to: folder.appendingPathComponent("stray.csv"), atomically: true, encoding: .utf8)
+        let script = folder.appendingPathComponent("bots.lua")
+        try """
+            local customers = ccai.data.csv("customers.csv")
+            local bot = ccai.data.json("bot.json")
+            for _, bad in ipairs({ "short.csv", "open.csv", "stray.csv", "../customers.csv", "none.csv" }) do
+              local ok, err = pcall(ccai.data.csv, bad)
+              print("bad " .. bad .. ": " .. err.message)
+            end
+            return {
+              options = { vus = 2, iterations = 2 },
+              run = function(ctx)
+                local me = customers[ctx.vu]
+                print(string.format("vu %d %s says %s to %s (%d rows)", ctx.vu, me.name, me.utterance, bot.greeting, #customers))
+                local ok = pcall(function() customers[1] = {} end)
+                ccai.check(not ok, "rows are read-only")
+              end,
+            }
+            """.write(to: script, atomically: true, encoding: .utf8)
+        let output = try await CLI.run(["run", script.path, "--quiet"])
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stdout.contains("vu 1 Ana says Hello, I need help to Welcome (2 rows)"), "\(output.stdout)")
+        #expect(output.stdout.contains(#"vu 2 Bob says He said "hi" to Welcome (2 rows)"#))
+        #expect(output.stdout.contains("bad short.csv: short.csv: row 1 has 1 fields, the header 2"))
+        #expect(output.stdout.contains("bad open.csv: open.csv:3: a quoted field is not closed"), "\(output.stdout)")
+        #expect(output.stdout.contains("bad stray.csv: stray.csv:2: a quote inside an unquoted field"))
+        #expect(output.stdout.contains("bad ../customers.csv: ") && output.stdout.contains("paths stay inside the script's folder"))
+        #expect(output.stdout.contains("bad none.csv: ") && output.stdout.contains("no such file"))
+        #expect(output.stdout.contains("✓ rows are read-only"))
+    }
 }

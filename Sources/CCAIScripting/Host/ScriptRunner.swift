@@ -37,6 +37,9 @@ public struct ScriptRunner: Sendable {
     /// Where `ccai.check` records (a scenario run's metrics); nil: checks return their
     /// result and record nothing.
     public var metrics: ScenarioMetrics?
+    /// The files `ccai.data` read, shared by the states of a run (a scenario's VUs); each
+    /// state made without it reads its own.
+    public var sharedData: ScenarioData?
 
     /// Writes lines to standard output, whole (for ``printOutput``).
     public static let standardOutput: @Sendable (String) -> Void = { line in
@@ -60,10 +63,12 @@ public struct ScriptRunner: Sendable {
                           printTag: String? = nil) async throws -> LuaState {
         let (environment, sdk, signer, plugins, clock, logger) = (self.environment, self.sdk, self.signer, self.plugins, self.clock, self.logger)
         let (outputDirectory, metrics) = (self.outputDirectory, self.metrics)
+        let data = sharedData ?? ScenarioData()
         return try await makeState(modulePaths: extraPaths + modulePaths, printing: printing, printTag: printTag,
                                    decorate: { table, lua in
                                        try CheckBindings.decorate(table, in: lua)
                                        try MetricBindings.decorate(table, in: lua, metrics: metrics)
+                                       try DataBindings.decorate(table, in: lua, data: data)
                                    }) { lua in
             var context = sdk.map { SDKContext(sdk: $0, signer: signer, plugins: plugins, fileRoot: extraPaths.first, logger: logger) }
             context?.outputRoot = outputDirectory
@@ -74,6 +79,7 @@ public struct ScriptRunner: Sendable {
             module.module(PluginBindings.module(plugins, sdk: sdk, logger: logger, clock: clock))
             CheckBindings.install(metrics, into: &module)
             module.module(MetricBindings.module(metrics))
+            module.module(DataBindings.module(data, folder: extraPaths.first))
             return module
         }
     }

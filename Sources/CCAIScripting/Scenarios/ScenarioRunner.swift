@@ -57,6 +57,8 @@ public struct ScenarioRunner: Sendable {
     public var timeout: Double?
     /// The VUs of the run, to stop them all.
     private let liveUsers = LiveUsers()
+    /// What `ccai.data` read, shared by every VU of the run.
+    private let sharedData = ScenarioData()
     private let timing = RunTiming()
 
     /// True when the run was stopped by its timeout.
@@ -159,6 +161,7 @@ public struct ScenarioRunner: Sendable {
     private func runner(for number: Int) async throws -> ScriptRunner {
         var runner = try await makeRunner(number)
         runner.metrics = metrics
+        runner.sharedData = sharedData
         return runner
     }
 
