@@ -133,6 +133,7 @@ import Testing
         (#"{}"#, ["--duration", "5 minutes"], "--duration: a duration such as"),
         (#"{}"#, ["--vus", "-1"], "--vus expects a whole number"),
         (#"{}"#, ["--timeout", "later"], "--timeout: a duration such as"),
+        (#"{ vus = 3, iterations = 2 }"#, [], "3 VUs cannot share 2 iterations"),
         (#"{ timeout = true }"#, [], "options.timeout: a duration such as"),
         (#"{ thresholds = { ["checks{name:a}"] = "rate > 0" } }"#, [], "checks has no tags in this version"),
     ])
@@ -375,5 +376,37 @@ import Testing
         #expect(output.stdout.contains("bad ../customers.csv: ") && output.stdout.contains("paths stay inside the script's folder"))
         #expect(output.stdout.contains("bad none.csv: ") && output.stdout.contains("no such file"))
         #expect(output.stdout.contains("✓ rows are read-only"))
+    }
+
+    /// What a review found: a huge trend value, a gauge's last sample across tag sets, an
+    /// abort_on_fail threshold before any sample, a teardown error after the summary,
+    /// and the bounds on what checks keep.
+    @Test func edgesOfTheSummaryHold() async throws {
+        let path = try scenario("""
+            local wait = ccai.metrics.trend("wait_seconds")
+            local depth = ccai.metrics.gauge("depth")
+            return {
+              options = { thresholds = { depth = "value == 1",
+                                         checks = { { threshold = "rate > 0.5", abort_on_fail = true } } } },
+              run = function()
+                wait:add(1e300)
+                depth:add(5, { q = "b" })
+                depth:add(1, { q = "a" })
+                ccai.sleep(1.5)   -- past the first abort check, with no check recorded yet
+                ccai.check(true, "late check")
+                local ok, err = pcall(ccai.check, true, ("x"):rep(300))
+                print("long name: " .. err.message)
+              end,
+              teardown = function() error("teardown broke") end,
+            }
+            """)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let output = try await CLI.run(["run", path, "--quiet"])
+        #expect(output.status == 1, "teardown failed after the summary: \(output.status) \(output.stderr)")
+        #expect(output.stderr.contains("teardown failed") && output.stderr.contains("teardown broke"))
+        #expect(output.stdout.contains("✓ depth: value == 1 (value=1)"), "the newest sample: \(output.stdout)")
+        #expect(output.stdout.contains("✓ checks: rate > 0.5") && !output.stdout.contains("aborted"))
+        #expect(output.stdout.contains("wait_seconds...................: avg=1e+300s"))
+        #expect(output.stdout.contains("long name: ") && output.stdout.contains("at most 256 bytes"))
     }
 }

@@ -103,6 +103,30 @@ actor Gate {
         await gate.open()
     }
 
+    /// A close queued while a run's Lua is still going (it came back from an async call)
+    /// frees the lua_State before the run comes back to its results: the run then throws
+    /// `cancelled` and never reads the freed state (AddressSanitizer in CI holds this).
+    @Test func aCloseDuringARunIsNotAUseAfterFree() async throws {
+        for _ in 0..<5 {
+            let gate = Gate()
+            let started = Gate()
+            let state = try await stateWithAsync { lua in
+                lua.register("pause") { call in try call.suspend { await started.open(); await gate.wait(); return [] } }
+            }
+            let run = Task { try await state.run(source: "pause() local n = 0 for i = 1, 200000 do n = n + i end return n",
+                                                 chunkName: "=closing") }
+            await started.wait()
+            await gate.open()
+            let close = Task { await state.close() }
+            do {
+                #expect(try await run.value == [.integer(20_000_100_000)], "the run ended before the close")
+            } catch let error as LuaScriptError {
+                #expect(error.kind == .cancelled, "\(error)")
+            }
+            await close.value
+        }
+    }
+
     @Test func waitsTimeOut() async throws {
         let clock = ManualClock()
         let state = try await stateWithAsync(clock: clock)

@@ -21,7 +21,7 @@ enum CheckBindings {
             let name = try call.string(2, "checks")
             guard !name.isEmpty else { throw call.argumentError(2, "checks", "a check needs a name") }
             let passed = !call.isNil(1) && (try? call.optionalBoolean(1)) != false
-            metrics?.recordCheck(name, passed: passed)
+            if let problem = metrics?.recordCheck(name, passed: passed) { throw call.argumentError(2, "checks", problem) }
             return call.returning(.boolean(passed))
         }
     }

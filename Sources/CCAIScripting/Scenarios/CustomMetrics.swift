@@ -10,14 +10,17 @@ public struct CustomMetric: Sendable {
         public var count = 0
         public var sum = 0.0
         public var trues = 0
+        /// The latest value, and when it came (the run's sample count then).
         public var last = 0.0
+        var lastSequence = 0
         public var digest = TrendDigest()
 
-        mutating func record(_ value: Double, isTrend: Bool) {
+        mutating func record(_ value: Double, isTrend: Bool, sequence: Int) {
             count += 1
             sum += value
             if value != 0 { trues += 1 }
             last = value
+            lastSequence = sequence
             if isTrend { digest.add(value) }
         }
 
@@ -25,7 +28,10 @@ public struct CustomMetric: Sendable {
             count += other.count
             sum += other.sum
             trues += other.trues
-            last = other.count > 0 ? other.last : last
+            if other.count > 0, other.lastSequence >= lastSequence {
+                last = other.last
+                lastSequence = other.lastSequence
+            }
             digest.merge(other.digest)
         }
     }

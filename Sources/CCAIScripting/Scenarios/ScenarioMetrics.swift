@@ -46,22 +46,42 @@ public final class ScenarioMetrics: @unchecked Sendable {
     private var checkIndex: [String: Int] = [:]
     private var errorIndex: [String: Int] = [:]
     private var customIndex: [String: Int] = [:]
+    private var samples = 0
 
     public init() {}
 
-    public func recordCheck(_ name: String, passed: Bool) {
-        lock.withLock {
+    /// The longest check name, the most distinct checks, the most declared metrics, and
+    /// the longest error message kept (longer ones are cut): what a script records lives
+    /// outside its Lua memory budget, so it is bounded here.
+    public static let maximumCheckNameBytes = 256
+    public static let maximumChecks = 1_000
+    public static let maximumMetrics = 1_000
+    static let maximumErrorBytes = 1_024
+
+    /// Records a check; returns the problem when its name is too long or there are too
+    /// many distinct checks already.
+    @discardableResult
+    public func recordCheck(_ name: String, passed: Bool) -> String? {
+        guard name.utf8.count <= Self.maximumCheckNameBytes else {
+            return "a check name has at most \(Self.maximumCheckNameBytes) bytes"
+        }
+        return lock.withLock {
+            if checkIndex[name] == nil, state.checks.count >= Self.maximumChecks {
+                return "a run has at most \(Self.maximumChecks) distinct checks"
+            }
             let index = checkIndex[name] ?? {
                 state.checks.append(Check(name: name))
                 checkIndex[name] = state.checks.count - 1
                 return state.checks.count - 1
             }()
             if passed { state.checks[index].passes += 1 } else { state.checks[index].fails += 1 }
+            return nil
         }
     }
 
     /// Records an ended iteration; `error` is the message of what failed it.
     public func recordIteration(seconds: Double, error: String?) {
+        let error = error.map { $0.utf8.count <= Self.maximumErrorBytes ? $0 : Self.cut($0) }
         lock.withLock {
             state.iterations += 1
             state.iterationSeconds.add(seconds)
@@ -83,6 +103,16 @@ public final class ScenarioMetrics: @unchecked Sendable {
     }
 
     public func snapshot() -> Snapshot { lock.withLock { state } }
+
+    /// The first ``maximumErrorBytes`` of a message (whole characters), marked as cut.
+    private static func cut(_ message: String) -> String {
+        var kept = ""
+        for character in message {
+            guard kept.utf8.count + character.utf8.count <= maximumErrorBytes else { break }
+            kept.append(character)
+        }
+        return kept + "…"
+    }
 
     /// Names a metric may have: a letter or `_`, then letters, digits and `_`, at most 128.
     static func isValidName(_ name: String) -> Bool {
@@ -108,6 +138,7 @@ public final class ScenarioMetrics: @unchecked Sendable {
                 let declared = state.custom[existing].kind
                 return declared == kind ? nil : "\(name) is already a \(declared.rawValue)"
             }
+            guard state.custom.count < Self.maximumMetrics else { return "a run has at most \(Self.maximumMetrics) metrics" }
             state.custom.append(CustomMetric(name: name, kind: kind))
             customIndex[name] = state.custom.count - 1
             return nil
@@ -122,7 +153,8 @@ public final class ScenarioMetrics: @unchecked Sendable {
             let isTrend = state.custom[index].kind == .trend
             if state.custom[index].series[key] == nil, state.custom[index].series.count >= Self.seriesPerMetric { return }
             // In place: a copy of the metric would copy all its series on every sample.
-            state.custom[index].series[key, default: CustomMetric.Series()].record(value, isTrend: isTrend)
+            samples += 1
+            state.custom[index].series[key, default: CustomMetric.Series()].record(value, isTrend: isTrend, sequence: samples)
         }
     }
 

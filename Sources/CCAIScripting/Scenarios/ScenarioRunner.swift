@@ -65,6 +65,8 @@ public struct ScenarioRunner: Sendable {
     public var timedOut: Bool { timing.timedOut }
     /// True when ``interrupt()`` stopped the run.
     public var interrupted: Bool { timing.interrupted }
+    /// The error `teardown` raised, if it did (the run's summary stands).
+    public var teardownError: LuaScriptError? { timing.teardownError }
 
     /// Stops the run as Ctrl-C does: no new iteration starts, and those running get the
     /// scenario's `graceful_stop` (30 s by default; a plain script is its one iteration),
@@ -116,6 +118,11 @@ public struct ScenarioRunner: Sendable {
         if let vus = overrides.vus { options.vus = vus }
         if let iterations = overrides.iterations { options.iterations = iterations }
         if let duration = overrides.duration { options.duration = duration }
+        if options.duration == nil, let iterations = options.iterations, iterations < options.vus {
+            await first.close()
+            throw Failure.options("\(options.vus) VUs cannot share \(iterations) iterations: give at least one per VU "
+                                  + "(options.iterations or --iterations), or fewer VUs")
+        }
         if timeout == nil, let seconds = options.timeout { timing.arm(after: seconds, clock: clock, users: liveUsers) }
         timing.gracefulStop = options.gracefulStop
 
@@ -149,8 +156,7 @@ public struct ScenarioRunner: Sendable {
         if let setupContext {
             if scenario["teardown"]?.stringValue == "function", !liveUsers.isStopped {
                 do { _ = try await setupContext.call("teardown", [data]) } catch let error as LuaScriptError {
-                    await setupContext.close()
-                    throw error
+                    if !liveUsers.isStopped { timing.teardownError = error }
                 }
             }
             await setupContext.close()
@@ -191,7 +197,9 @@ public struct ScenarioRunner: Sendable {
                     while (try? await clock.sleep(for: Self.abortCheckInterval)) != nil {
                         let elapsed = clock.now().timeIntervalSince(start)
                         let snapshot = metrics.snapshot()
-                        guard let failed = aborting.first(where: { !$0.evaluate(snapshot, vus: options.vus, elapsed: elapsed).holds })
+                        guard let failed = aborting.first(where: {
+                            $0.hasSamples(snapshot) && !$0.evaluate(snapshot, vus: options.vus, elapsed: elapsed).holds
+                        })
                         else { continue }
                         aborted.set(failed)
                         counter.stop()
@@ -227,6 +235,12 @@ final class RunTiming: @unchecked Sendable {
     private var wasInterrupted = false
     private var counter: IterationCounter?
     private var grace: Double = 30
+    private var teardownFailure: LuaScriptError?
+
+    var teardownError: LuaScriptError? {
+        get { lock.withLock { teardownFailure } }
+        set { lock.withLock { teardownFailure = newValue } }
+    }
 
     var timedOut: Bool { lock.withLock { fired } }
     var interrupted: Bool { lock.withLock { wasInterrupted } }

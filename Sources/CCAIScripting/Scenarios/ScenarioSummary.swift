@@ -115,6 +115,7 @@ public enum ScenarioSummary {
 
     /// k6's way: `850µs`, `12.5ms`, `1.2s`, `2m3s`.
     static func duration(_ seconds: Double) -> String {
+        guard seconds.isFinite, abs(seconds) < 1e12 else { return String(format: "%gs", seconds) }
         switch seconds {
         case ..<0.001: return String(format: "%.0fµs", seconds * 1e6)
         case ..<1: return trimmed(String(format: "%.2f", seconds * 1000)) + "ms"

@@ -147,6 +147,17 @@ public struct Threshold: Sendable, Equatable {
         return (comparison.holds(observed, bound), observed)
     }
 
+    /// Whether the metric has a sample yet: while a run goes on, `abort_on_fail` waits
+    /// for one (an empty rate reads 0, which would abort before anything happened).
+    public func hasSamples(_ snapshot: ScenarioMetrics.Snapshot) -> Bool {
+        if let custom = snapshot.custom.first(where: { $0.name == metricName }) { return custom.matching(tags).count > 0 }
+        switch metricName {
+        case "checks": return snapshot.checkPasses + snapshot.checkFails > 0
+        case "vus": return true
+        default: return snapshot.iterations > 0
+        }
+    }
+
     /// What `aggregation` reads of a series of a metric of `kind`.
     static func value(of series: CustomMetric.Series, kind: MetricKind, _ aggregation: Aggregation, elapsed: Double) -> Double {
         switch (kind, aggregation) {

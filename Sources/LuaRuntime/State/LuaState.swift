@@ -81,6 +81,8 @@ public actor LuaState {
         let main = core.scheduler.spawn(from: core.L, arguments: Int32(arguments.count), kind: .main)
         core.scheduler.drain()
         await withCheckedContinuation { core.scheduler.notifyWhenIdle($0) }
+        // A close that came meanwhile freed the lua_State: nothing below may touch it.
+        try checkOpen()
         if let fatal = core.scheduler.killedBy { throw fatal }
         if let error = main.error { throw error }
         if main.status == .cancelled { throw LuaScriptError(kind: .cancelled, message: "the script was cancelled") }
@@ -151,6 +153,7 @@ public actor LuaState {
             task.onFinish = { continuation.resume() }
             core.scheduler.drain()
         }
+        try checkOpen()
         if let kill = core.scheduler.killedBy { throw kill }
         switch task.status {
         case .finished:

@@ -285,15 +285,20 @@ struct RunCommand {
         let started = Date()
         let stoppable = scenario
         let interruption = Interruption { _ in stoppable.interrupt() }
-        var thresholdsFailed = false
+        var thresholdsFailed = false, teardownFailed = false
         let status = await Self.status {
             let outcome = try await scenario.run()
             let snapshot = scenario.metrics.snapshot()
             let elapsed = Date().timeIntervalSince(started)
             switch outcome {
             case .scenario(let options, let abortedBy):
-                FileHandle.standardOutput.write(Data(("\n" + ScenarioSummary.text(snapshot, options: options, elapsed: elapsed,
-                                                                                   abortedBy: abortedBy)).utf8))
+                let summary = ScenarioSummary.text(snapshot, options: options, elapsed: elapsed, abortedBy: abortedBy)
+                FileHandle.standardOutput.write(Data(("\n" + TerminalText.escaped(summary, keepingNewlines: true)).utf8))
+                if let failure = scenario.teardownError {
+                    printError("error: teardown failed: \(failure.message)")
+                    if let traceback = failure.traceback, !traceback.isEmpty { printError(traceback, lines: true) }
+                    teardownFailed = true
+                }
                 let failed = ScenarioSummary.failedThresholds(snapshot, options: options, elapsed: elapsed)
                 if !failed.isEmpty || abortedBy != nil {
                     thresholdsFailed = true
@@ -301,7 +306,8 @@ struct RunCommand {
                         .map { "\($0.metric): \($0.source)" }.joined(separator: ", "))
                 }
             case .plainChunk where !snapshot.checks.isEmpty || interruption.exitStatus != nil:
-                FileHandle.standardOutput.write(Data(("\n" + ScenarioSummary.text(snapshot, options: ScenarioOptions(), elapsed: elapsed)).utf8))
+                let summary = ScenarioSummary.text(snapshot, options: ScenarioOptions(), elapsed: elapsed)
+                FileHandle.standardOutput.write(Data(("\n" + TerminalText.escaped(summary, keepingNewlines: true)).utf8))
             case .plainChunk:
                 break
             }
@@ -318,6 +324,7 @@ struct RunCommand {
             printError("error: the run timed out (--timeout or options.timeout): its VUs were stopped and their open chats ended")
             return 1
         }
+        if status == 0, teardownFailed { return 1 }
         return status == 0 && thresholdsFailed ? Self.thresholdsFailedStatus : status
     }
 
