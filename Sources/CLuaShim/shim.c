@@ -13,6 +13,7 @@ static char async_marker_key;
 static char instruction_error_key;
 static char time_error_key;
 static char memory_error_key;
+static char stopped_error_key;
 
 void lrt_set_dispatch(lrt_swift_dispatch dispatch) { swift_dispatch = dispatch; }
 
@@ -62,6 +63,10 @@ static void raise_registry_error(lua_State *L, void *key, const char *fallback) 
 // budget has run out (the reason is kept in `killed`, sticky).
 static int budget_exhausted(lrt_context *c, long long spent) {
     if (c->killed != LRT_KILL_NONE) return 1;
+    if (__atomic_load_n(&c->stop_requested, __ATOMIC_RELAXED)) {
+        c->killed = LRT_KILL_STOPPED;
+        return 1;
+    }
     c->instructions += spent;
     if (c->instruction_limit > 0 && c->instructions > c->instruction_limit) {
         c->killed = LRT_KILL_INSTRUCTIONS;
@@ -83,7 +88,9 @@ static void lrt_hook(lua_State *L, lua_Debug *ar);
 // Raises the kill, and from now on every instruction of this thread raises again.
 static void raise_kill(lua_State *L) {
     lua_sethook(L, lrt_hook, LUA_MASKCOUNT, 1);
-    if (lrt_context_of(L)->killed == LRT_KILL_TIME) {
+    if (lrt_context_of(L)->killed == LRT_KILL_STOPPED) {
+        raise_registry_error(L, &stopped_error_key, "the state was stopped");
+    } else if (lrt_context_of(L)->killed == LRT_KILL_TIME) {
         raise_registry_error(L, &time_error_key, "time limit exceeded");
     } else {
         raise_registry_error(L, &instruction_error_key, "instruction limit exceeded");
@@ -98,6 +105,10 @@ static void lrt_hook(lua_State *L, lua_Debug *ar) {
 
 void lrt_charge(lua_State *L, long long steps) {
     if (budget_exhausted(lrt_context_of(L), steps)) raise_kill(L);
+}
+
+void lrt_request_stop(lrt_context *context) {
+    __atomic_store_n(&context->stop_requested, 1, __ATOMIC_RELAXED);
 }
 
 void lrt_begin_slice(lua_State *L) {
@@ -328,7 +339,7 @@ void lrt_open_safe_libs(lua_State *L) {
 }
 
 void lrt_set_limit_error(lua_State *L, lrt_limit_error kind) {
-    static void *const keys[] = {&instruction_error_key, &time_error_key, &memory_error_key};
+    static void *const keys[] = {&instruction_error_key, &time_error_key, &memory_error_key, &stopped_error_key};
     lua_rawsetp(L, LUA_REGISTRYINDEX, keys[kind]);
 }
 

@@ -231,6 +231,13 @@ import Testing
         let plain = try await CLI.run(["run", endless, "--quiet", "--timeout", "1s"], timeout: 40)
         #expect(plain.status == 1 && plain.stderr.contains("the run timed out"), "\(plain.status) \(plain.stderr)")
 
+        let spinning = try scenario("while true do end")
+        defer { try? FileManager.default.removeItem(atPath: spinning) }
+        let unbudgeted = try await CLI.run(["run", spinning, "--quiet", "--timeout", "1s", "--time-limit", "0",
+                                            "--instruction-limit", "0"], timeout: 40)
+        #expect(unbudgeted.status == 1 && unbudgeted.stderr.contains("the run timed out"),
+                "a loop that never yields stops too: \(unbudgeted.status) \(unbudgeted.stderr)")
+
         let long = try scenario("""
             return {
               options = { vus = 2, duration = "60s", timeout = "1s" },

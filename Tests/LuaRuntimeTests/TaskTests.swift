@@ -127,6 +127,30 @@ actor Gate {
         }
     }
 
+    /// requestStop ends a loop that never yields, with every budget off, from another
+    /// thread; the kill is sticky and reads as `cancelled`.
+    @Test func requestStopEndsALoopThatNeverYields() async throws {
+        let state = try makeState(limits: LuaLimits(memoryBytes: 0, instructions: 0, seconds: 0))
+        let spinning = Gate()
+        await state.withContext { lua in
+            lua.register("started") { call in
+                Task { await spinning.open() }
+                return .none
+            }
+        }
+        let run = Task { try await state.run(source: "started() while true do end", chunkName: "=spin") }
+        await spinning.wait()
+        state.requestStop()
+        do {
+            _ = try await run.value
+            Issue.record("the loop ended by itself")
+        } catch let error as LuaScriptError {
+            #expect(error.kind == .cancelled && error.message.contains("the state was stopped"), "\(error)")
+        }
+        await #expect(throws: LuaScriptError.self) { try await state.run(source: "return 1", chunkName: "=after") }
+        await state.close()
+    }
+
     @Test func waitsTimeOut() async throws {
         let clock = ManualClock()
         let state = try await stateWithAsync(clock: clock)

@@ -67,10 +67,13 @@ actor VirtualUser {
         metrics.recordIteration(seconds: clock.now().timeIntervalSince(began), error: failure)
     }
 
+    /// Stops the user: Lua running in its state ends at once (even a loop that never
+    /// yields), then the state is closed.
     func close() async {
         guard !isClosed else { return }
         isClosed = true
         isKilled = true
+        state.requestStop()
         await state.close()
     }
 }

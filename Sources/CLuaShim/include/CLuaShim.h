@@ -20,6 +20,7 @@ typedef enum lrt_kill_reason {
     LRT_KILL_NONE = 0,
     LRT_KILL_INSTRUCTIONS = 1,
     LRT_KILL_TIME = 2,
+    LRT_KILL_STOPPED = 3,       ///< the host asked the state to stop (lrt_request_stop)
 } lrt_kill_reason;
 
 /// The preallocated error values raised by the hook and the trampoline.
@@ -27,6 +28,7 @@ typedef enum lrt_limit_error {
     LRT_LIMIT_ERROR_INSTRUCTIONS = 0,
     LRT_LIMIT_ERROR_TIME = 1,
     LRT_LIMIT_ERROR_MEMORY = 2,
+    LRT_LIMIT_ERROR_STOPPED = 3,
 } lrt_limit_error;
 
 /// Per-state bookkeeping shared by the allocator, the hook and the trampolines.
@@ -46,7 +48,12 @@ typedef struct lrt_context {
     lrt_kill_reason killed;     ///< sticky once set
     int lua_depth;              ///< runs of Lua code in progress (nested calls from Swift count)
     void *owner;                ///< the Swift object owning the state (unretained)
+    int stop_requested;         ///< set from any thread by lrt_request_stop, read atomically by the hook
 } lrt_context;
+
+/// Asks the state to stop: its running Lua code raises the sticky "stopped" kill at the
+/// next budget check. Safe from any thread.
+void lrt_request_stop(lrt_context *context);
 
 /// The single entry point through which Lua calls Swift: `box` is the function's box.
 typedef int (*lrt_swift_dispatch)(lua_State *L, void *box);

@@ -148,12 +148,16 @@ final class LuaCore {
                 "time limit exceeded: more than \(LuaValue.format(limits.seconds)) seconds without yielding",
                 limit: "time")),
             (LRT_LIMIT_ERROR_MEMORY, memoryLimitError),
+            (LRT_LIMIT_ERROR_STOPPED, Self.stoppedError),
         ]
         for (kind, error) in entries {
             stack.pushError(error, metatable: errorMetatable)
             lrt_set_limit_error(L, kind)
         }
     }
+
+    /// What a state asked to stop (``LuaState/requestStop()``) raises, and runs and calls throw.
+    static let stoppedError = LuaErrorValue.cancelled("the state was stopped")
 
     var memoryLimitError: LuaErrorValue {
         .limitExceeded("memory limit exceeded: the state may use at most \(LuaLimits.formatBytes(limits.memoryBytes))",
@@ -170,7 +174,9 @@ final class LuaCore {
         lrt_pop(thread, 1)
         var kind: LuaScriptError.Kind = status == LUA_ERRSYNTAX ? .syntax : .runtime
         var value = raw
-        if context.pointee.killed != LRT_KILL_NONE {
+        if context.pointee.killed == LRT_KILL_STOPPED {
+            kind = .cancelled
+        } else if context.pointee.killed != LRT_KILL_NONE {
             kind = .limit
         } else if status == LUA_ERRMEM || (context.pointee.memory_limit_hit != 0 && message == "not enough memory") {
             kind = .memory
@@ -197,6 +203,8 @@ final class LuaCore {
                 "time limit exceeded: more than \(LuaValue.format(limits.seconds)) seconds without yielding",
                 limit: "time")
             return LuaScriptError(kind: .limit, message: e.description, value: .table(e.table))
+        case LRT_KILL_STOPPED:
+            return LuaScriptError(kind: .cancelled, message: Self.stoppedError.description, value: .table(Self.stoppedError.table))
         default:
             return nil
         }

@@ -19,6 +19,8 @@ import Timekeeping
 public actor LuaState {
     let core: LuaCore
     private let executor: LuaExecutor
+    /// The context's stop flag, which any thread may set (``requestStop()``).
+    private nonisolated(unsafe) let stopContext: UnsafeMutablePointer<lrt_context>
 
     /// The state's serial executor, on its ``LuaThreads``.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
@@ -34,6 +36,7 @@ public actor LuaState {
                 threads: LuaThreads = .shared) throws {
         executor = LuaExecutor(threads: threads)
         core = try LuaCore(limits: limits, diagnostics: diagnostics, clock: clock)
+        stopContext = core.context
         try core.installSandbox(sandbox)
         core.owner = self
     }
@@ -175,6 +178,14 @@ public actor LuaState {
         }
         return try await run(source: String(decoding: data, as: UTF8.self), chunkName: "@" + path,
                              arguments: arguments, keepingResultAs: keepName)
+    }
+
+    /// Asks the state to stop, from any thread and at once: Lua code running now raises a
+    /// sticky `cancelled` kill ("the state was stopped") at its next budget check, so even
+    /// a loop that never yields (with every budget turned off) ends and frees the state's
+    /// executor for ``close()``. Later runs and calls throw the same error.
+    public nonisolated func requestStop() {
+        lrt_request_stop(stopContext)
     }
 
     /// Ends every task and frees the state. Later runs and calls throw a `cancelled` error.

@@ -31,6 +31,7 @@ public final class LuaThreads: @unchecked Sendable {
         for index in 1...count {
             let thread = Thread { [unowned self] in
                 Thread.current.name = "\(name)-\(index)"
+                self.condition.withLock { self.threadIDs.append(pthread_self()) }
                 self.work()
             }
             // Lua's C calls (the pattern matcher, deep pcalls) may go far deeper than the
@@ -38,6 +39,15 @@ public final class LuaThreads: @unchecked Sendable {
             thread.stackSize = 8 << 20
             thread.start()
         }
+    }
+
+    /// The threads, as they started.
+    private var threadIDs: [pthread_t] = []
+
+    /// Whether the calling thread is one of these.
+    public var isCurrent: Bool {
+        let current = pthread_self()
+        return condition.withLock { threadIDs.contains { pthread_equal($0, current) != 0 } }
     }
 
     /// Puts a state that has work in line.
