@@ -66,9 +66,7 @@ public struct ScriptRunner: Sendable {
         let data = sharedData ?? ScenarioData()
         return try await makeState(modulePaths: extraPaths + modulePaths, printing: printing, printTag: printTag,
                                    decorate: { table, lua in
-                                       try CheckBindings.decorate(table, in: lua)
-                                       try MetricBindings.decorate(table, in: lua, metrics: metrics)
-                                       try DataBindings.decorate(table, in: lua, data: data)
+                                       try ScenarioBindings.decorate(table, in: lua, metrics: metrics, data: data)
                                    }) { lua in
             var context = sdk.map { SDKContext(sdk: $0, signer: signer, plugins: plugins, fileRoot: extraPaths.first, logger: logger) }
             context?.outputRoot = outputDirectory
@@ -77,9 +75,7 @@ public struct ScriptRunner: Sendable {
             context?.screenShareEvents = lua.makeEmitter(name: "ccai.screen_share", events: ScreenShareBindings.eventNames)
             var module = CCAIModule.make(environment: environment, logger: logger, sdk: context, clock: clock)
             module.module(PluginBindings.module(plugins, sdk: sdk, logger: logger, clock: clock))
-            CheckBindings.install(metrics, into: &module)
-            module.module(MetricBindings.module(metrics))
-            module.module(DataBindings.module(data, folder: extraPaths.first))
+            ScenarioBindings.install(into: &module, metrics: metrics, data: data, folder: extraPaths.first)
             return module
         }
     }

@@ -17,8 +17,7 @@ public enum ReferenceDocs {
     public static func files(agent: (module: LuaModule, session: String)? = nil, configuration: String? = nil)
         -> [String: String]
     {
-        var module = CCAIModule.make(environment: [:], logger: StreamLogger(minimumLevel: .error), sdk: SDKContext(sdk: CCAI()))
-        module.module(PluginBindings.module(nil, sdk: nil))
+        let module = CCAIModule.documented
         var files = ["lua-api.md": luaAPI(module), "plugins.md": plugins(), "README.md": index]
         if let agent { files["agents.md"] = agents(agent.module, session: agent.session) }
         if let configuration { files["sandbox-configuration.md"] = sandboxConfiguration(configuration) }

@@ -18,8 +18,7 @@ public enum TypeStubs {
     public static func files(agent: (module: LuaModule, session: String)? = nil, extra: [String: String] = [:])
         -> [String: String]
     {
-        var module = CCAIModule.make(environment: [:], logger: StreamLogger(minimumLevel: .error), sdk: SDKContext(sdk: CCAI()))
-        module.module(PluginBindings.module(nil, sdk: nil))
+        let module = CCAIModule.documented
         var files = [
             "ccai.lua": stubs(module),
             "plugin.lua": pluginStubs,
