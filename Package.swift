@@ -70,7 +70,7 @@ let package = Package(
             name: "SystemLibrariesTests",
             dependencies: ["CCurl", "CSSL", "CMicroHTTPD", "CSQLite", "CLua"]
         ),
-        .testTarget(name: "CLITests", dependencies: ["CCAIScripting", "TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["CCAIScripting", "TestSupport", "CPangoCairo"]),
     ],
     swiftLanguageModes: [.v5]
 )

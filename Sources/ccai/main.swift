@@ -28,6 +28,8 @@ func main(_ arguments: [String]) async -> Int32 {
             return try TypesCommand(arguments: Array(arguments.dropFirst())).execute()
         case "reference":
             return try ReferenceCommand(arguments: Array(arguments.dropFirst())).execute()
+        case "report":
+            return try ReportCommand(arguments: Array(arguments.dropFirst())).execute()
         case "jwt":
             return try JWTCommand(arguments: Array(arguments.dropFirst())).execute()
         case "help", "-h", "--help":

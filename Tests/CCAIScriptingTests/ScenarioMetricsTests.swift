@@ -57,7 +57,7 @@ import Testing
         #expect(try ScenarioOptions(table: nil) == ScenarioOptions())
         let problems: [(LuaValue, String)] = [
             (["vus": 0], "options.vus"), (["vus": 1.5], "options.vus"), (["iterations": "ten"], "options.iterations"),
-            (["stages": [:]], "options.stages"), (["thresholds": ["checks": "rate"]], "options.thresholds.checks"),
+            (["stages": [:]], "options.stages"), (["stages": [["duration": "1s", "target": 2]], "iterations": 3], "options.stages"), (["thresholds": ["checks": "rate"]], "options.thresholds.checks"),
             (["thresholds": ["checks": [:]]], "options.thresholds.checks"), (["speed": 3], "options.speed"), ("fast", "options"),
         ]
         for (table, option) in problems {
@@ -83,7 +83,7 @@ import Testing
         metrics.recordCheck("a", passed: true)
         metrics.recordCheck("a", passed: false)
         for seconds in [0.5, 1.5, 3.0] { metrics.recordIteration(seconds: seconds, error: nil) }
-        let results = options.thresholds.map { $0.evaluate(metrics.snapshot(), vus: 1, elapsed: 10) }
+        let results = options.thresholds.map { $0.evaluate(metrics.snapshot(), elapsed: 10) }
         #expect(results.map(\.holds) == [true, false, false, true], "\(results)")
         #expect(results[0].observed == 0.5 && abs(results[2].observed - 5.0 / 3) < 1e-9)
     }

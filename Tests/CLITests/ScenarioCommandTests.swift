@@ -123,7 +123,16 @@ import Testing
     @Test(arguments: [
         (#"{ vus = 0 }"#, [String](), "options.vus: a whole number from 1"),
         (#"{ duration = "soon" }"#, [], "options.duration: a duration such as"),
-        (#"{ stages = {} }"#, [], "options.stages: not supported"),
+        (#"{ stages = {} }"#, [], "options.stages: a list of 1 to 1000"),
+        (#"{ stages = { { duration = "1s", target = -1 } } }"#, [], "options.stages[1].target: a whole number from 0"),
+        (#"{ stages = { { duration = "1s" } } }"#, [], "options.stages[1]: { duration"),
+        (#"{ arrival = { rate = 0, duration = "1s" } }"#, [], "options.arrival.rate: a number of iterations"),
+        (#"{ arrival = { rate = 5 } }"#, [], "options.arrival.duration: how long"),
+        (#"{ arrival = { rate = 5, duration = "1s", pace = 2 } }"#, [], "options.arrival.pace: unknown field"),
+        (#"{ arrival = { rate = 5, duration = "1s", poisson = "yes" } }"#, [], "options.arrival.poisson: a boolean"),
+        (#"{ arrival = { rate = 5, duration = "1s" }, iterations = 3 }"#, [], "are different ways to run"),
+        (#"{ stages = { { duration = "1s", target = 1 } }, duration = "3s" }"#, [], "are different ways to run"),
+        (#"{}"#, ["--segment", "4/3"], "--segment: I/N expected"),
         (#"{ thresholds = { latency = "p(95) < 1" } }"#, [], "options.thresholds.latency: no metric named latency"),
         (#"{ thresholds = { checks = "rate is high" } }"#, [], "is not an expression such as"),
         (#"{ thresholds = { checks = "p(95) < 1" } }"#, [], "checks is a rate, its thresholds read rate"),
@@ -135,7 +144,7 @@ import Testing
         (#"{}"#, ["--timeout", "later"], "--timeout: a duration such as"),
         (#"{ vus = 3, iterations = 2 }"#, [], "3 VUs cannot share 2 iterations"),
         (#"{ timeout = true }"#, [], "options.timeout: a duration such as"),
-        (#"{ thresholds = { ["checks{name:a}"] = "rate > 0" } }"#, [], "checks has no tags in this version"),
+        (#"{ thresholds = { ["checks{check"] = "rate > 0" } }"#, [], "a sub-metric is written name{tag:value,...}"),
     ])
     func badOptionsAreUsageErrors(_ options: String, _ flags: [String], _ message: String) async throws {
         let path = try scenario("return { options = \(options), run = function() end }")

@@ -46,6 +46,7 @@ enum ChatBindings {
             if !bridge.started, let service = ccai.chatService, let state = call.context.state {
                 bridge.started = true
                 startBridges(service, context: context, in: state)
+                call.context.attachment(SDKMetricsRecorder.self)?.observe(service.chatEvents())
                 if let plugins = context.plugins {
                     SmartActionResponder(context: context, plugins: plugins).answerRequests(while: state)
                     FormResponder(context: context, plugins: plugins).answerRequests(while: state)

@@ -45,8 +45,10 @@ enum RateBindings {
             }
             let request = RatingRequest(rating: Int(rating), feedback: try options.string("feedback"))
             let service = try SDKBindings.require(ccai.rateService, call)
+            let recorder = call.context.attachment(SDKMetricsRecorder.self)
             return try SDKBindings.sdk(call, {
                 try await service.rate(communicationId: id, communicationType: type, request: request)
+                recorder?.rated(Int(rating))
             }, push: { _, _ in })
         }
         rate.function("clear_rate_target", LuaSignature("Forgets the session awaiting feedback.")) { call in

@@ -173,7 +173,8 @@ enum SDKBindings {
     }
 
     /// Runs an async SDK call from Lua: suspends the coroutine, returns the result as a
-    /// table, raises `ccai.Error` with the binding's service and method.
+    /// table, raises `ccai.Error` with the binding's service and method. In a scenario's
+    /// VU, the call is timed (``SDKMetricsRecorder``).
     static func sdk<Result: Encodable & Sendable>(_ call: LuaCall, _ operation: @escaping @Sendable () async throws -> Result)
         throws -> LuaReturn
     {
@@ -184,11 +185,27 @@ enum SDKBindings {
     static func sdk<Result: Sendable>(_ call: LuaCall, _ operation: @escaping @Sendable () async throws -> Result,
                                       push: @escaping (Result, inout LuaOutput) throws -> Void) throws -> LuaReturn {
         let (service, method) = serviceAndMethod(of: call)
+        guard let recorder = call.context.attachment(SDKMetricsRecorder.self) else {
+            return try call.suspend({
+                do {
+                    return try await operation()
+                } catch let error as CCAIError {
+                    throw luaError(error, service: service, method: method)
+                }
+            }, then: push)
+        }
+        let began = recorder.begin(service: service, method: method)
         return try call.suspend({
             do {
-                return try await operation()
+                let result = try await operation()
+                recorder.end(service: service, method: method, began: began, status: "ok", result: result)
+                return result
             } catch let error as CCAIError {
+                recorder.end(service: service, method: method, began: began, status: error.code.rawValue, result: nil)
                 throw luaError(error, service: service, method: method)
+            } catch {
+                recorder.end(service: service, method: method, began: began, status: "error", result: nil)
+                throw error
             }
         }, then: push)
     }

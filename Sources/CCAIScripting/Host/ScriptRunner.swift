@@ -67,6 +67,7 @@ public struct ScriptRunner: Sendable {
         return try await makeState(modulePaths: extraPaths + modulePaths, printing: printing, printTag: printTag,
                                    decorate: { table, lua in
                                        try ScenarioBindings.decorate(table, in: lua, metrics: metrics, data: data)
+                                       if let metrics, sdk != nil { lua.attach(SDKMetricsRecorder(metrics: metrics, clock: clock)) }
                                    }) { lua in
             var context = sdk.map { SDKContext(sdk: $0, signer: signer, plugins: plugins, fileRoot: extraPaths.first, logger: logger) }
             context?.outputRoot = outputDirectory

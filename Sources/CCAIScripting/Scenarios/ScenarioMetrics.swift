@@ -1,8 +1,10 @@
 import Foundation
+import Timekeeping
 
-/// What a run records, from every VU at once: checks by name, iterations and their
-/// durations, and the errors that failed iterations (each distinct message once, with a
-/// count, so that thousands of VUs failing alike log one line).
+/// What a run records, from every VU at once: the built-in metrics (``BuiltInMetric``),
+/// the scenario's own (`ccai.metrics`), checks by name, and the errors that failed
+/// iterations (each distinct message once, with a count, so that thousands of VUs failing
+/// alike log one line).
 ///
 /// ```swift
 /// let metrics = ScenarioMetrics()
@@ -10,45 +12,96 @@ import Foundation
 /// metrics.snapshot().checks   // [("status is 200", passes: 1, fails: 0)]
 /// ```
 public final class ScenarioMetrics: @unchecked Sendable {
-    public struct Check: Sendable, Equatable {
+    public struct Check: Sendable, Equatable, Codable {
         public var name: String
         public var passes = 0
         public var fails = 0
     }
 
     /// An error message and how many iterations it failed.
-    public struct ErrorCount: Sendable, Equatable {
+    public struct ErrorCount: Sendable, Equatable, Codable {
         public var message: String
         public var count: Int
     }
 
-    /// The figures of a run so far.
-    public struct Snapshot: Sendable {
-        /// In the order they were first recorded.
-        public var checks: [Check] = []
-        public var iterations = 0
-        public var failedIterations = 0
-        public var iterationSeconds = TrendDigest()
-        /// In the order they first happened.
-        public var errors: [ErrorCount] = []
-        /// The scenario's own metrics, in the order they were declared.
-        public var custom: [CustomMetric] = []
-
-        public var checkPasses: Int { checks.reduce(0) { $0 + $1.passes } }
-        public var checkFails: Int { checks.reduce(0) { $0 + $1.fails } }
+    /// One sample as it was recorded, for outputs that stream them (`--out json`).
+    public struct Sample: Sendable {
+        public var metric: String
+        public var kind: MetricKind
+        public var time: Date
+        public var value: Double
+        public var tags: [String: String]
     }
 
-    /// Distinct error messages kept; past this, errors are counted under the last entry.
+    /// The figures of a run so far.
+    public struct Snapshot: Sendable, Equatable {
+        /// In the order they were first recorded.
+        public var checks: [Check] = []
+        /// In the order they first happened.
+        public var errors: [ErrorCount] = []
+        /// What the run did over time (``Timeline``): not merged across segments.
+        public var timeline = Timeline()
+        /// The built-in metrics (``BuiltInMetric`` order), then the scenario's own in the
+        /// order they were declared.
+        public var metrics: [Metric] = BuiltInMetric.allCases.map { Metric(name: $0.rawValue, kind: $0.kind) }
+
+        public func metric(named name: String) -> Metric? { metrics.first { $0.name == name } }
+        public func metric(_ builtIn: BuiltInMetric) -> Metric { metrics[BuiltInMetric.allCases.firstIndex(of: builtIn)!] }
+
+        public var iterations: Int { metric(.iterations).total.count }
+        public var failedIterations: Int { metric(.iterationFailed).total.trues }
+        public var checkPasses: Int { checks.reduce(0) { $0 + $1.passes } }
+        public var checkFails: Int { checks.reduce(0) { $0 + $1.fails } }
+        /// The metrics the scenario declared, by name.
+        public var declaredKinds: [String: MetricKind] {
+            Dictionary(metrics.dropFirst(BuiltInMetric.allCases.count).map { ($0.name, $0.kind) }, uniquingKeysWith: { a, _ in a })
+        }
+
+        /// Adds `other`'s figures: the same scenario's run in another segment.
+        public mutating func merge(_ other: Snapshot) {
+            for check in other.checks {
+                if let index = checks.firstIndex(where: { $0.name == check.name }) {
+                    checks[index].passes += check.passes
+                    checks[index].fails += check.fails
+                } else {
+                    checks.append(check)
+                }
+            }
+            for error in other.errors {
+                if let index = errors.firstIndex(where: { $0.message == error.message }) { errors[index].count += error.count }
+                else { errors.append(error) }
+            }
+            for metric in other.metrics {
+                if let index = metrics.firstIndex(where: { $0.name == metric.name }) { metrics[index].merge(metric) }
+                else { metrics.append(metric) }
+            }
+        }
+    }
+
+    /// Distinct error messages kept; past this, errors are counted under "other errors".
     static let distinctErrors = 100
 
     private let lock = NSLock()
     private var state = Snapshot()
     private var checkIndex: [String: Int] = [:]
     private var errorIndex: [String: Int] = [:]
-    private var customIndex: [String: Int] = [:]
+    private var metricIndex: [String: Int]
     private var samples = 0
+    private var sink: (@Sendable (Sample) -> Void)?
 
-    public init() {}
+    /// The time samples are stamped with.
+    public let clock: any Clock
+
+    public init(clock: any Clock = SystemClock()) {
+        self.clock = clock
+        metricIndex = Dictionary(uniqueKeysWithValues: state.metrics.enumerated().map { ($1.name, $0) })
+    }
+
+    /// Hands every sample to `sink` as it is recorded (called with the recorder's lock
+    /// held: it must be quick and must not record).
+    public func streamSamples(to sink: @escaping @Sendable (Sample) -> Void) {
+        lock.withLock { self.sink = sink }
+    }
 
     /// The longest check name, the most distinct checks, the most declared metrics, and
     /// the longest error message kept (longer ones are cut): what a script records lives
@@ -58,8 +111,8 @@ public final class ScenarioMetrics: @unchecked Sendable {
     public static let maximumMetrics = 1_000
     static let maximumErrorBytes = 1_024
 
-    /// Records a check; returns the problem when its name is too long or there are too
-    /// many distinct checks already.
+    /// Records a check (and a sample of `checks` tagged with its name); returns the
+    /// problem when its name is too long or there are too many distinct checks already.
     @discardableResult
     public func recordCheck(_ name: String, passed: Bool) -> String? {
         guard name.utf8.count <= Self.maximumCheckNameBytes else {
@@ -75,6 +128,7 @@ public final class ScenarioMetrics: @unchecked Sendable {
                 return state.checks.count - 1
             }()
             if passed { state.checks[index].passes += 1 } else { state.checks[index].fails += 1 }
+            recordLocked(.checks, passed ? 1 : 0, tags: ["check": name])
             return nil
         }
     }
@@ -83,10 +137,10 @@ public final class ScenarioMetrics: @unchecked Sendable {
     public func recordIteration(seconds: Double, error: String?) {
         let error = error.map { $0.utf8.count <= Self.maximumErrorBytes ? $0 : Self.cut($0) }
         lock.withLock {
-            state.iterations += 1
-            state.iterationSeconds.add(seconds)
+            recordLocked(.iterations, 1, tags: [:])
+            recordLocked(.iterationDuration, seconds, tags: [:])
+            recordLocked(.iterationFailed, error == nil ? 0 : 1, tags: [:])
             guard let error else { return }
-            state.failedIterations += 1
             if let index = errorIndex[error] {
                 state.errors[index].count += 1
             } else if state.errors.count < Self.distinctErrors {
@@ -100,6 +154,24 @@ public final class ScenarioMetrics: @unchecked Sendable {
                 }
             }
         }
+    }
+
+    /// Records a sample of a built-in metric.
+    public func record(_ metric: BuiltInMetric, _ value: Double, tags: [String: String] = [:]) {
+        lock.withLock { recordLocked(metric, value, tags: tags) }
+    }
+
+    private func recordLocked(_ metric: BuiltInMetric, _ value: Double, tags: [String: String]) {
+        recordLocked(index: metricIndex[metric.rawValue]!, value, tags: tags)
+        state.timeline.record(metric, value, at: clock.now())
+    }
+
+    private func recordLocked(index: Int, _ value: Double, tags: [String: String]) {
+        let key = Metric.key(tags)
+        if state.metrics[index].series[key] == nil, state.metrics[index].series.count >= Self.seriesPerMetric { return }
+        samples += 1
+        state.metrics[index].record(value, key: key, sequence: samples)
+        sink?(Sample(metric: state.metrics[index].name, kind: state.metrics[index].kind, time: clock.now(), value: value, tags: tags))
     }
 
     public func snapshot() -> Snapshot { lock.withLock { state } }
@@ -122,7 +194,8 @@ public final class ScenarioMetrics: @unchecked Sendable {
         return name.unicodeScalars.allSatisfy { $0 == "_" || ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) }
     }
 
-    /// The most tags one sample may carry, and the most tag sets one metric keeps.
+    /// The most tags one sample may carry, and the most tag sets one metric keeps (later
+    /// ones are dropped).
     static let tagsPerSample = 16
     static let seriesPerMetric = 1_000
 
@@ -134,32 +207,29 @@ public final class ScenarioMetrics: @unchecked Sendable {
         }
         if BuiltInMetric.kind(of: name) != nil { return "\(name) is a built-in metric" }
         return lock.withLock {
-            if let existing = customIndex[name] {
-                let declared = state.custom[existing].kind
+            if let existing = metricIndex[name] {
+                let declared = state.metrics[existing].kind
                 return declared == kind ? nil : "\(name) is already a \(declared.rawValue)"
             }
-            guard state.custom.count < Self.maximumMetrics else { return "a run has at most \(Self.maximumMetrics) metrics" }
-            state.custom.append(CustomMetric(name: name, kind: kind))
-            customIndex[name] = state.custom.count - 1
+            guard state.metrics.count - BuiltInMetric.allCases.count < Self.maximumMetrics else {
+                return "a run has at most \(Self.maximumMetrics) metrics"
+            }
+            state.metrics.append(Metric(name: name, kind: kind))
+            metricIndex[name] = state.metrics.count - 1
             return nil
         }
     }
 
-    /// Records a sample of a declared metric (a rate's value is 1 for true, 0 for false).
+    /// Records a sample of a declared metric (a rate's value is 1 for true, 0 for false);
+    /// a name not declared, or built in, records nothing.
     public func add(_ name: String, value: Double, tags: [String: String]) {
-        let key = CustomMetric.key(tags)
+        guard BuiltInMetric.kind(of: name) == nil else { return }
         lock.withLock {
-            guard let index = customIndex[name] else { return }
-            let isTrend = state.custom[index].kind == .trend
-            if state.custom[index].series[key] == nil, state.custom[index].series.count >= Self.seriesPerMetric { return }
-            // In place: a copy of the metric would copy all its series on every sample.
-            samples += 1
-            state.custom[index].series[key, default: CustomMetric.Series()].record(value, isTrend: isTrend, sequence: samples)
+            guard let index = metricIndex[name] else { return }
+            recordLocked(index: index, value, tags: tags)
         }
     }
 
     /// The declared metrics' kinds by name.
-    public var declaredKinds: [String: MetricKind] {
-        lock.withLock { Dictionary(uniqueKeysWithValues: state.custom.map { ($0.name, $0.kind) }) }
-    }
+    public var declaredKinds: [String: MetricKind] { lock.withLock { state.declaredKinds } }
 }

@@ -2,11 +2,15 @@ import Foundation
 import LuaRuntime
 
 /// How a scenario runs (LUA-API section 6): its `options` table, then the command line's
-/// `--vus`, `--iterations` and `--duration` over it.
+/// `--vus`, `--iterations` and `--duration` over it. Four executors, k6's:
 ///
-/// - `vus` VUs share `iterations` (default: one each) until all have run, or
+/// - `vus` VUs share `iterations` (default: one each) until all have run;
 /// - with `duration`, each VU runs iterations one after another until it has passed
-///   (an iteration that is running then finishes within `graceful_stop`).
+///   (an iteration that is running then finishes within `graceful_stop`);
+/// - with `stages`, the number of VUs running ramps from `vus` to each stage's `target`
+///   over its `duration`, linearly;
+/// - with `arrival`, iterations start at a rate whatever their length (the open model),
+///   each on a free VU of a pool of at most `max_vus`.
 ///
 /// ```swift
 /// var options = try ScenarioOptions(table: ["vus": 10, "duration": "30s"])
@@ -26,7 +30,8 @@ public struct ScenarioOptions: Sendable, Equatable {
     public var vus = 1
     /// Total iterations shared by the VUs; nil: one per VU (or none counted, with a duration).
     public var iterations: Int?
-    /// Seconds the VUs loop for; nil: until the iterations are done.
+    /// Seconds the VUs loop for (with `iterations`, at most that many in all); nil: until
+    /// the iterations are done.
     public var duration: Double?
     /// Seconds a running iteration gets to finish once the duration has passed (or a
     /// threshold with `abort_on_fail` has failed).
@@ -35,11 +40,84 @@ public struct ScenarioOptions: Sendable, Equatable {
     public var timeout: Double?
     /// The run's pass/fail criteria, in the order of their metrics' names.
     public var thresholds: [Threshold] = []
+    /// Ramping VUs: each stage moves the number of VUs running from the previous target
+    /// (at first `vus`) to its `target` over its duration.
+    public var stages: [Stage]?
+    /// The open model: iterations arrive at a rate.
+    public var arrival: Arrival?
+
+    /// One stage of a ramping run: `{ duration = "30s", target = 100 }`.
+    public struct Stage: Sendable, Equatable {
+        public var duration: Double
+        public var target: Int
+        public init(duration: Double, target: Int) {
+            self.duration = duration
+            self.target = target
+        }
+    }
+
+    /// `arrival = { rate = 100, time_unit = "1h", duration = "12h", max_vus = 200, poisson = true }`:
+    /// `rate` iterations start per `time_unit` (default "1s") for `duration`, evenly spaced
+    /// or as a Poisson process, each on a free VU; `vus` VUs (default 1) are made before
+    /// the first arrival and more as needed, up to `max_vus` (default 100). An arrival
+    /// that finds every VU busy and the pool full is counted in `dropped_iterations`.
+    public struct Arrival: Sendable, Equatable {
+        public var rate: Double
+        public var timeUnit: Double = 1
+        public var duration: Double
+        public var maxVUs = 100
+        public var poisson = false
+        /// Seconds between two arrivals, on average.
+        public var interval: Double { timeUnit / rate }
+        public init(rate: Double, timeUnit: Double = 1, duration: Double, maxVUs: Int = 100, poisson: Bool = false) {
+            self.rate = rate
+            self.timeUnit = timeUnit
+            self.duration = duration
+            self.maxVUs = maxVUs
+            self.poisson = poisson
+        }
+    }
+
+    /// Which of the four ways of running this is.
+    public enum Executor: Sendable, Equatable {
+        case sharedIterations(total: Int)
+        case constantVUs(duration: Double)
+        case rampingVUs([Stage])
+        case arrivalRate(Arrival)
+    }
+
+    public var executor: Executor {
+        if let arrival { return .arrivalRate(arrival) }
+        if let stages { return .rampingVUs(stages) }
+        if let duration { return .constantVUs(duration: duration) }
+        return .sharedIterations(total: totalIterations)
+    }
+
+    /// The most VUs the run has at once.
+    public var peakVUs: Int {
+        switch executor {
+        case .sharedIterations, .constantVUs: return vus
+        case .rampingVUs(let stages): return max(vus, stages.map(\.target).max() ?? 0)
+        case .arrivalRate(let arrival): return max(vus, arrival.maxVUs)
+        }
+    }
+
+    /// The seconds the executor runs for before its graceful stop (nil: until its iterations are done).
+    public var plannedSeconds: Double? {
+        switch executor {
+        case .sharedIterations: return nil
+        case .constantVUs(let duration): return duration
+        case .rampingVUs(let stages): return stages.reduce(0) { $0 + $1.duration }
+        case .arrivalRate(let arrival): return arrival.duration
+        }
+    }
+
+    /// The most stages a ramping run may have.
+    static let maximumStages = 1_000
 
     /// The options a later version will read, refused for now with a message that says so.
-    static let notYetSupported = ["stages", "arrival", "plugins", "sandbox", "env",
-                                  "virtual_time", "start", "seed"]
-    static let known = ["vus", "iterations", "duration", "graceful_stop", "thresholds", "timeout"]
+    static let notYetSupported = ["plugins", "sandbox", "env", "virtual_time", "start", "seed"]
+    static let known = ["vus", "iterations", "duration", "stages", "arrival", "graceful_stop", "thresholds", "timeout"]
 
     public init() {}
 
@@ -62,6 +140,78 @@ public struct ScenarioOptions: Sendable, Equatable {
         if let value = fields["graceful_stop"] { gracefulStop = try Self.seconds(value, "options.graceful_stop") }
         if let value = fields["thresholds"] { thresholds = try Threshold.parse(value, declared: declared) }
         if let value = fields["timeout"] { timeout = try Self.seconds(value, "options.timeout") }
+        if let value = fields["stages"] { stages = try Self.stages(value) }
+        if let value = fields["arrival"] { arrival = try Self.arrival(value) }
+        let executors = ["duration", "stages", "arrival"].filter { fields[$0] != nil }
+        let ramps = executors.contains("stages") || executors.contains("arrival")
+        if executors.count > 1 || (fields["iterations"] != nil && ramps) {
+            let named = (fields["iterations"] != nil ? ["iterations"] : []) + executors
+            throw Problem(option: "options.\(named.last!)", message: "options." + named.joined(separator: ", options.")
+                          + " are different ways to run: give one of them")
+        }
+    }
+
+    /// The command line's `--vus`, `--iterations` and `--duration`: any of them replaces the
+    /// file's `stages` and `arrival` (as k6's command line does), `--iterations` alone the
+    /// file's `duration`, and `--duration` alone the file's `iterations`.
+    public mutating func override(vus: Int?, iterations: Int?, duration: Double?) {
+        guard vus != nil || iterations != nil || duration != nil else { return }
+        if let vus { self.vus = vus }
+        if let iterations {
+            self.iterations = iterations
+            if duration == nil { self.duration = nil }
+        }
+        if let duration {
+            self.duration = duration
+            if iterations == nil { self.iterations = nil }
+        }
+        stages = nil
+        arrival = nil
+    }
+
+    private static func stages(_ value: LuaValue) throws -> [Stage] {
+        guard let items = value.arrayValue, !items.isEmpty, items.count <= maximumStages else {
+            throw Problem(option: "options.stages", message: "a list of 1 to \(maximumStages) { duration = \"30s\", target = 10 } expected")
+        }
+        return try items.enumerated().map { index, item in
+            let option = "options.stages[\(index + 1)]"
+            guard let fields = item.dictionaryValue, let duration = fields["duration"], let target = fields["target"],
+                fields.count == 2
+            else { throw Problem(option: option, message: "{ duration = \"30s\", target = 10 } expected") }
+            return Stage(duration: try seconds(duration, option + ".duration"), target: try count(target, option + ".target", minimum: 0))
+        }
+    }
+
+    private static func arrival(_ value: LuaValue) throws -> Arrival {
+        let known = ["rate", "time_unit", "duration", "max_vus", "poisson"]
+        guard let fields = value.dictionaryValue else {
+            throw Problem(option: "options.arrival", message: "{ rate = 100, time_unit = \"1h\", duration = \"12h\", max_vus = 200 } expected")
+        }
+        for key in fields.keys.sorted() where !known.contains(key) {
+            throw Problem(option: "options.arrival.\(key)", message: "unknown field (known: \(known.joined(separator: ", ")))")
+        }
+        guard let rateValue = fields["rate"], let rate = rateValue.doubleValue, rate.isFinite, rate > 0, rate <= 1_000_000 else {
+            throw Problem(option: "options.arrival.rate", message: "a number of iterations per time_unit, above 0 and at most a million, expected")
+        }
+        guard let durationValue = fields["duration"] else {
+            throw Problem(option: "options.arrival.duration", message: "how long iterations arrive is needed, such as \"10m\"")
+        }
+        var arrival = Arrival(rate: rate, duration: try seconds(durationValue, "options.arrival.duration"))
+        if let unit = fields["time_unit"] {
+            arrival.timeUnit = try seconds(unit, "options.arrival.time_unit")
+            guard arrival.timeUnit > 0 else { throw Problem(option: "options.arrival.time_unit", message: "a duration above 0 expected") }
+        }
+        guard arrival.interval >= 0.000_001 else {
+            throw Problem(option: "options.arrival.rate", message: "at most a million iterations a second")
+        }
+        if let maxVUs = fields["max_vus"] { arrival.maxVUs = try count(maxVUs, "options.arrival.max_vus", minimum: 1) }
+        if let poisson = fields["poisson"] {
+            guard let flag = poisson.boolValue else {
+                throw Problem(option: "options.arrival.poisson", message: "a boolean expected, got \(poisson.typeName)")
+            }
+            arrival.poisson = flag
+        }
+        return arrival
     }
 
     /// The iterations of a shared-iterations run: `iterations`, or one per VU.
@@ -69,7 +219,7 @@ public struct ScenarioOptions: Sendable, Equatable {
 
     /// A whole number from `minimum` to ``maximumVUs`` (for VUs) or to a billion.
     static func count(_ value: LuaValue, _ option: String, minimum: Int) throws -> Int {
-        let limit = option.hasSuffix("vus") ? maximumVUs : 1_000_000_000
+        let limit = option.hasSuffix("vus") || option.hasSuffix("target") ? maximumVUs : 1_000_000_000
         guard let number = value.integerValue, number >= Int64(minimum), number <= Int64(limit) else {
             throw Problem(option: option, message: "a whole number from \(minimum) to \(limit) expected, got \(Self.shown(value))")
         }

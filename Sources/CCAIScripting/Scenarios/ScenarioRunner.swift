@@ -53,6 +53,11 @@ public struct ScenarioRunner: Sendable {
 
     public var script: String
     public var overrides = Overrides()
+    /// Called once a scenario's options are read, before its VUs start (outputs that list
+    /// the thresholds wait for them).
+    public var onOptions: (@Sendable (ScenarioOptions) -> Void)?
+    /// The slice of the run this process runs (`--segment I/N`); the whole run by default.
+    public var segment = ScenarioSegment.whole
     /// Seconds the whole run may take (`--timeout`; over `options.timeout`); nil: no limit.
     public var timeout: Double?
     /// The VUs of the run, to stop them all.
@@ -60,6 +65,27 @@ public struct ScenarioRunner: Sendable {
     /// What `ccai.data` read, shared by every VU of the run.
     private let sharedData = ScenarioData()
     private let timing = RunTiming()
+
+    private let status = RunStatus()
+
+    /// Where a scenario's run is, for a progress line; nil before its VUs start (and for a
+    /// plain chunk, always).
+    public func progress() -> Progress? { status.progress(clock: clock, metrics: metrics) }
+
+    /// Where a scenario's run is.
+    public struct Progress: Sendable {
+        public var options: ScenarioOptions
+        public var elapsed: Double
+        /// VUs taking part now, and the most the run has.
+        public var activeVUs: Int
+        public var peakVUs: Int
+        public var iterations: Int
+        public var failedIterations: Int
+        /// The iterations this process runs in all, when it is a number (shared iterations).
+        public var plannedIterations: Int?
+        public var checkPasses: Int
+        public var checkFails: Int
+    }
 
     /// True when the run was stopped by its timeout.
     public var timedOut: Bool { timing.timedOut }
@@ -99,11 +125,13 @@ public struct ScenarioRunner: Sendable {
     }
 
     private func runUsers() async throws -> Outcome {
-        let first = try await VirtualUser.start(1, script: script, runner: try await runner(for: 1), in: liveUsers)
+        // The first VU reads the scenario's shape and options: this slice's first VU.
+        let firstNumber = segment.index
+        let first = try await VirtualUser.start(firstNumber, script: script, runner: try await runner(for: firstNumber), in: liveUsers)
         guard let scenario = await first.scenarioShape() else {
             await first.close()
-            guard overrides.isEmpty else {
-                throw Failure.options("--vus, --iterations and --duration need a scenario: a file that returns "
+            guard overrides.isEmpty, segment.isWhole else {
+                throw Failure.options("--vus, --iterations, --duration and --segment need a scenario: a file that returns "
                                       + "{ run = function(ctx) ... end }")
             }
             return .plainChunk
@@ -115,16 +143,15 @@ public struct ScenarioRunner: Sendable {
             await first.close()
             throw Failure.options(problem.description)
         }
-        if let vus = overrides.vus { options.vus = vus }
-        if let iterations = overrides.iterations { options.iterations = iterations }
-        if let duration = overrides.duration { options.duration = duration }
-        if options.duration == nil, let iterations = options.iterations, iterations < options.vus {
+        options.override(vus: overrides.vus, iterations: overrides.iterations, duration: overrides.duration)
+        if case .sharedIterations(let total) = options.executor, total < options.vus {
             await first.close()
-            throw Failure.options("\(options.vus) VUs cannot share \(iterations) iterations: give at least one per VU "
+            throw Failure.options("\(options.vus) VUs cannot share \(total) iterations: give at least one per VU "
                                   + "(options.iterations or --iterations), or fewer VUs")
         }
         if timeout == nil, let seconds = options.timeout { timing.arm(after: seconds, clock: clock, users: liveUsers) }
         timing.gracefulStop = options.gracefulStop
+        onOptions?(options)
 
         var data: LuaValue = .nil
         var setupContext: VirtualUser?
@@ -141,18 +168,27 @@ public struct ScenarioRunner: Sendable {
                 }
             }
         }
-        var users = [first]
+        let pool = UserPool(first: first)
+        let initial: [Int]
+        if case .arrivalRate(let arrival) = options.executor {
+            // `vus` VUs are made before the first arrival (at least this slice's first).
+            let owned = segment.vus(upTo: arrival.maxVUs)
+            initial = Array(owned.prefix(max(1, segment.vus(upTo: min(options.vus, arrival.maxVUs)).count)))
+        } else {
+            initial = segment.vus(upTo: options.peakVUs)
+        }
         do {
-            for number in stride(from: 2, through: options.vus, by: 1) {
-                users.append(try await VirtualUser.start(number, script: script, runner: try await runner(for: number), in: liveUsers))
+            for number in initial.dropFirst() {
+                pool.add(try await VirtualUser.start(number, script: script, runner: try await runner(for: number), in: liveUsers))
             }
         } catch {
-            for user in users { await user.close() }
+            await pool.closeAll()
             await setupContext?.close()
             throw error
         }
-        let abortedBy = await execute(users, options: options, data: data)
-        for user in users { await user.close() }
+        if initial.isEmpty { await first.close() }
+        let abortedBy = initial.isEmpty ? nil : await execute(pool, options: options, data: data)
+        await pool.closeAll()
         if let setupContext {
             if scenario["teardown"]?.stringValue == "function", !liveUsers.isStopped {
                 do { _ = try await setupContext.call("teardown", [data]) } catch let error as LuaScriptError {
@@ -171,57 +207,302 @@ public struct ScenarioRunner: Sendable {
         return runner
     }
 
-    /// How often thresholds with `abort_on_fail` are evaluated during a run, in seconds.
+    /// How often thresholds with `abort_on_fail` are evaluated during a run, and `vus`
+    /// sampled, in seconds.
     public static let abortCheckInterval = 1.0
 
-    /// Shared iterations, or each VU looping until the duration has passed; returns the
-    /// threshold that aborted the run, if one did.
-    private func execute(_ users: [VirtualUser], options: ScenarioOptions, data: LuaValue) async -> Threshold? {
+    /// Runs the executor over the pool's VUs; returns the threshold that aborted the run, if one did.
+    private func execute(_ pool: UserPool, options: ScenarioOptions, data: LuaValue) async -> Threshold? {
         let start = clock.now()
-        let counter = IterationCounter(total: options.duration == nil ? options.totalIterations : options.iterations)
+        let counter: IterationCounter
+        if case .sharedIterations(let total) = options.executor {
+            counter = IterationCounter(total: segment.iterations(of: total, vus: options.vus))
+        } else if case .constantVUs = options.executor, let total = options.iterations {
+            counter = IterationCounter(total: segment.iterations(of: total, vus: options.vus))
+        } else {
+            counter = IterationCounter(total: nil)
+        }
         timing.attach(counter)
-        let deadline = options.duration.map { start.addingTimeInterval($0) }
+        let active = ActiveUsers()
+        status.begin(options: options, at: start, active: active, peakVUs: pool.all.count,
+                     plannedIterations: counter.total)
+        let end = options.plannedSeconds.map { start.addingTimeInterval($0) }
         let clock = self.clock, metrics = self.metrics
         let aborting = options.thresholds.filter(\.abortOnFail)
         let aborted = AbortingThreshold()
         await withTaskGroup(of: Void.self) { timers in
-            if let deadline {
+            if let end {
                 timers.addTask {
-                    // Past the duration and the grace period, iterations still running are cancelled.
-                    guard (try? await clock.sleep(until: deadline.addingTimeInterval(options.gracefulStop))) != nil else { return }
-                    for user in users { await user.close() }
+                    // Past the end and the grace period, iterations still running are cancelled.
+                    guard (try? await clock.sleep(until: end.addingTimeInterval(options.gracefulStop))) != nil else { return }
+                    await pool.closeAll()
                 }
             }
-            if !aborting.isEmpty {
-                timers.addTask {
-                    while (try? await clock.sleep(for: Self.abortCheckInterval)) != nil {
-                        let elapsed = clock.now().timeIntervalSince(start)
-                        let snapshot = metrics.snapshot()
-                        guard let failed = aborting.first(where: {
-                            $0.hasSamples(snapshot) && !$0.evaluate(snapshot, vus: options.vus, elapsed: elapsed).holds
-                        })
-                        else { continue }
-                        aborted.set(failed)
-                        counter.stop()
-                        guard (try? await clock.sleep(for: options.gracefulStop)) != nil else { return }
-                        for user in users { await user.close() }
-                        return
-                    }
+            timers.addTask {
+                while (try? await clock.sleep(for: Self.abortCheckInterval)) != nil {
+                    metrics.record(.vus, Double(active.count))
+                    guard !aborting.isEmpty, aborted.threshold == nil else { continue }
+                    let snapshot = metrics.snapshot()
+                    let elapsed = clock.now().timeIntervalSince(start)
+                    guard let failed = aborting.first(where: {
+                        $0.hasSamples(snapshot) && !$0.evaluate(snapshot, elapsed: elapsed).holds
+                    })
+                    else { continue }
+                    aborted.set(failed)
+                    counter.stop()
+                    guard (try? await clock.sleep(for: options.gracefulStop)) != nil else { return }
+                    await pool.closeAll()
+                    return
                 }
             }
-            await withTaskGroup(of: Void.self) { group in
-                for user in users {
-                    group.addTask {
-                        while !(await user.isKilled), counter.take() {
-                            if let deadline, clock.now() >= deadline { break }
-                            await user.iterate(data: data, clock: clock, metrics: metrics)
-                        }
-                    }
+            let run = RunLoop(clock: clock, metrics: metrics, counter: counter, active: active, data: data, end: end)
+            switch options.executor {
+            case .sharedIterations, .constantVUs:
+                await run.everyUser(pool)
+            case .rampingVUs(let stages):
+                let schedule = RampingSchedule(startVUs: options.vus, stages: stages)
+                await run.everyUser(pool, wanted: { number in
+                    schedule.target(at: clock.now().timeIntervalSince(start)) >= number
+                }, waitUntilWanted: { number in
+                    guard let activation = schedule.activation(of: number, from: clock.now().timeIntervalSince(start)) else { return false }
+                    return await counter.sleep(until: start.addingTimeInterval(activation), clock: clock)
+                })
+            case .arrivalRate(let arrival):
+                await run.arrivals(arrival, start: start, segment: segment, pool: pool) { number in
+                    try await VirtualUser.start(number, script: script, runner: try await runner(for: number), in: liveUsers)
                 }
             }
             timers.cancelAll()
         }
         return aborted.threshold
+    }
+}
+
+/// How the VUs of a run loop over iterations, for each executor.
+struct RunLoop: Sendable {
+    let clock: any Clock
+    let metrics: ScenarioMetrics
+    let counter: IterationCounter
+    let active: ActiveUsers
+    let data: LuaValue
+    /// When no iteration starts any more (nil: when the counter runs out).
+    let end: Date?
+
+    /// Each VU of the pool runs iterations one after another while the counter gives
+    /// them and before the end, while `wanted(n)` says VU `n` should; when it should not,
+    /// the VU stops taking part until `waitUntilWanted(n)` returns true (false: never again).
+    func everyUser(_ pool: UserPool, wanted: @escaping @Sendable (Int) -> Bool = { _ in true },
+                   waitUntilWanted: @escaping @Sendable (Int) async -> Bool = { _ in false }) async {
+        let users = pool.all
+        // Those wanted from the start take part from the start, as the first `vus` sample says.
+        let startActive = users.map { wanted($0.number) }
+        for case true in startActive { active.enter() }
+        metrics.record(.vus, Double(active.count))
+        await withTaskGroup(of: Void.self) { group in
+            for (user, startsActive) in zip(users, startActive) {
+                group.addTask {
+                    var isActive = startsActive
+                    while !(await user.isKilled) {
+                        if let end, clock.now() >= end { break }
+                        guard wanted(user.number) else {
+                            if isActive {
+                                isActive = false
+                                active.leave()
+                            }
+                            guard await waitUntilWanted(user.number) else { break }
+                            continue
+                        }
+                        if !isActive {
+                            isActive = true
+                            active.enter()
+                        }
+                        guard counter.take() else { break }
+                        await user.iterate(data: data, clock: clock, metrics: metrics)
+                    }
+                    if isActive { active.leave() }
+                }
+            }
+        }
+    }
+
+    /// The open model: iterations start at the arrival rate (evenly spaced, or as a Poisson
+    /// process from a fixed seed, so that every slice of a run sees the same arrivals), each
+    /// on a free VU of the pool; a VU is made when none is free and the pool is under its
+    /// share of `max_vus`; otherwise the arrival is dropped (`dropped_iterations`).
+    func arrivals(_ arrival: ScenarioOptions.Arrival, start: Date, segment: ScenarioSegment, pool: UserPool,
+                  make: @escaping @Sendable (Int) async throws -> VirtualUser) async {
+        let numbers = segment.vus(upTo: arrival.maxVUs)
+        let end = start.addingTimeInterval(arrival.duration)
+        metrics.record(.vus, 0)
+        var spacing = ArrivalSpacing(interval: arrival.interval, poisson: arrival.poisson)
+        await withTaskGroup(of: Void.self) { group in
+            var next = start, number = 0
+            while next < end {
+                guard await counter.sleep(until: next, clock: clock), counter.take() else { break }
+                number += 1
+                next = start.addingTimeInterval(spacing.offset(of: number))
+                guard segment.owns(arrival: number) else { continue }
+                switch pool.take(makingFrom: numbers) {
+                case .free(let user):
+                    group.addTask { await self.iterate(user, in: pool) }
+                case .make(let vu):
+                    group.addTask {
+                        do {
+                            let user = try await make(vu)
+                            pool.add(user, busy: true)
+                            await self.iterate(user, in: pool)
+                        } catch {
+                            pool.failedToMake(vu)
+                            metrics.recordIteration(seconds: 0, error: "VU \(vu) could not start: " + ((error as? LuaScriptError)?.message ?? "\(error)"))
+                        }
+                    }
+                case .none:
+                    metrics.record(.droppedIterations, 1)
+                }
+            }
+        }
+    }
+
+    private func iterate(_ user: VirtualUser, in pool: UserPool) async {
+        active.enter()
+        await user.iterate(data: data, clock: clock, metrics: metrics)
+        active.leave()
+        pool.release(user)
+    }
+}
+
+/// How many VUs take part in the run now (the `vus` gauge).
+final class ActiveUsers: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+    var count: Int { lock.withLock { value } }
+    func enter() { lock.withLock { value += 1 } }
+    func leave() { lock.withLock { value -= 1 } }
+}
+
+/// The VUs of a run: all of them, to close at the end, and those free for an arrival.
+final class UserPool: @unchecked Sendable {
+    enum Taken {
+        case free(VirtualUser)
+        /// No VU is free: make VU number `n`.
+        case make(Int)
+        case none
+    }
+
+    private let lock = NSLock()
+    private var users: [VirtualUser]
+    private var free: [VirtualUser]
+    private var reserved = Set<Int>()
+
+    init(first: VirtualUser) {
+        users = [first]
+        free = [first]
+    }
+
+    var all: [VirtualUser] { lock.withLock { users } }
+
+    func add(_ user: VirtualUser, busy: Bool = false) {
+        lock.withLock {
+            users.append(user)
+            reserved.remove(user.number)
+            if !busy { free.append(user) }
+        }
+    }
+
+    /// A free VU, else the number of one to make (among `numbers`, not yet made), else none.
+    func take(makingFrom numbers: [Int]) -> Taken {
+        lock.withLock {
+            if let user = free.popLast() { return .free(user) }
+            let made = Set(users.map(\.number)).union(reserved)
+            guard let number = numbers.first(where: { !made.contains($0) }) else { return .none }
+            reserved.insert(number)
+            return .make(number)
+        }
+    }
+
+    func release(_ user: VirtualUser) { lock.withLock { free.append(user) } }
+    func failedToMake(_ number: Int) { _ = lock.withLock { reserved.remove(number) } }
+
+    func closeAll() async {
+        for user in all { await user.close() }
+    }
+}
+
+/// When arrivals come: every interval (arrival n at n times it, no error piling up), or
+/// after gaps drawn from an exponential distribution with that mean (a Poisson process)
+/// from a generator with a fixed seed.
+struct ArrivalSpacing {
+    let interval: Double
+    let poisson: Bool
+    private var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+    private var elapsed = 0.0
+
+    init(interval: Double, poisson: Bool) {
+        self.interval = interval
+        self.poisson = poisson
+    }
+
+    /// Seconds from the first arrival (number 0) to arrival `number`; asked in order, one
+    /// number after the other.
+    mutating func offset(of number: Int) -> Double {
+        guard poisson else { return Double(number) * interval }
+        if number > 0 { elapsed += next() }
+        return elapsed
+    }
+
+    /// The next gap.
+    mutating func next() -> Double {
+        guard poisson else { return interval }
+        // SplitMix64, then a uniform draw in (0, 1].
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        z ^= z >> 31
+        let uniform = (Double(z >> 11) + 1) / 9_007_199_254_740_992
+        return -log(uniform) * interval
+    }
+}
+
+/// The number of VUs a ramping run wants at each moment: from `startVUs`, each stage moves
+/// linearly to its target over its duration (rounded down, reached at the stage's end).
+struct RampingSchedule: Sendable {
+    let startVUs: Int
+    let stages: [ScenarioOptions.Stage]
+
+    var duration: Double { stages.reduce(0) { $0 + $1.duration } }
+
+    func target(at elapsed: Double) -> Int {
+        var from = startVUs, begins = 0.0
+        for stage in stages {
+            let ends = begins + stage.duration
+            if elapsed < ends {
+                let share = stage.duration > 0 ? (elapsed - begins) / stage.duration : 1
+                return from + Int((Double(stage.target - from) * share).rounded(.down))
+            }
+            from = stage.target
+            begins = ends
+        }
+        return elapsed < begins ? from : 0
+    }
+
+    /// The first moment at or after `elapsed` when at least `number` VUs are wanted; nil: never.
+    func activation(of number: Int, from elapsed: Double) -> Double? {
+        var from = startVUs, begins = 0.0
+        for stage in stages {
+            let ends = begins + stage.duration
+            defer {
+                from = stage.target
+                begins = ends
+            }
+            guard ends > elapsed else { continue }
+            if from >= number { return max(elapsed, begins) }
+            if stage.target >= number {
+                let moment = begins + stage.duration * Double(number - from) / Double(stage.target - from)
+                return max(elapsed, moment)
+            }
+        }
+        return nil
     }
 }
 
@@ -288,6 +569,28 @@ final class RunTiming: @unchecked Sendable {
     }
 }
 
+/// What a progress line reads of a run under way.
+final class RunStatus: @unchecked Sendable {
+    private let lock = NSLock()
+    private var running: (options: ScenarioOptions, start: Date, active: ActiveUsers, peakVUs: Int, planned: Int?)?
+
+    func begin(options: ScenarioOptions, at start: Date, active: ActiveUsers, peakVUs: Int, plannedIterations: Int?) {
+        var options = options
+        if case .arrivalRate(let arrival) = options.executor { options.vus = arrival.maxVUs }
+        lock.withLock { running = (options, start, active, max(peakVUs, options.peakVUs), plannedIterations) }
+    }
+
+    func progress(clock: any Clock, metrics: ScenarioMetrics) -> ScenarioRunner.Progress? {
+        guard let running = lock.withLock({ running }) else { return nil }
+        let snapshot = metrics.snapshot()
+        return ScenarioRunner.Progress(options: running.options, elapsed: clock.now().timeIntervalSince(running.start),
+                                       activeVUs: running.active.count, peakVUs: running.peakVUs,
+                                       iterations: snapshot.iterations, failedIterations: snapshot.failedIterations,
+                                       plannedIterations: running.planned, checkPasses: snapshot.checkPasses,
+                                       checkFails: snapshot.checkFails)
+    }
+}
+
 /// The threshold that aborted a run, set once from the task that evaluates them.
 final class AbortingThreshold: @unchecked Sendable {
     private let lock = NSLock()
@@ -297,15 +600,32 @@ final class AbortingThreshold: @unchecked Sendable {
     func set(_ threshold: Threshold) { lock.withLock { value = value ?? threshold } }
 }
 
-/// Hands out iterations to VUs: `total` of them, or any number when nil.
+/// Hands out iterations to VUs: `total` of them, or any number when nil; once stopped,
+/// none, and the sleeps of VUs waiting for their turn end at once.
 final class IterationCounter: @unchecked Sendable {
     private let lock = NSLock()
     private var remaining: Int?
+    private var stopped = false
+    private var sleepers: [UUID: CheckedContinuation<Void, Never>] = [:]
 
-    init(total: Int?) { remaining = total }
+    /// The iterations it hands out in all; nil: any number.
+    let total: Int?
+
+    init(total: Int?) {
+        remaining = total
+        self.total = total
+    }
 
     /// No more iterations start.
-    func stop() { lock.withLock { remaining = 0 } }
+    func stop() {
+        let waiting: [CheckedContinuation<Void, Never>] = lock.withLock {
+            remaining = 0
+            stopped = true
+            defer { sleepers = [:] }
+            return Array(sleepers.values)
+        }
+        for sleeper in waiting { sleeper.resume() }
+    }
 
     func take() -> Bool {
         lock.withLock {
@@ -313,6 +633,36 @@ final class IterationCounter: @unchecked Sendable {
             guard left > 0 else { return false }
             remaining = left - 1
             return true
+        }
+    }
+
+    /// Sleeps until `deadline`; false when the counter was stopped first (or the task cancelled).
+    func sleep(until deadline: Date, clock: any Clock) async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask { (try? await clock.sleep(until: deadline)) != nil }
+            group.addTask {
+                await self.waitForStop()
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first && !lock.withLock { stopped }
+        }
+    }
+
+    private func waitForStop() async {
+        let id = UUID()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let resumeNow = lock.withLock {
+                    if stopped || Task.isCancelled { return true }
+                    sleepers[id] = continuation
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            lock.withLock { sleepers.removeValue(forKey: id) }?.resume()
         }
     }
 }

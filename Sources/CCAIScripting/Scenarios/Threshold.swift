@@ -72,10 +72,6 @@ public struct Threshold: Sendable, Equatable {
                                           + BuiltInMetric.names.joined(separator: ", ") + "; declared with ccai.metrics: "
                                           + (declared.isEmpty ? "none" : declared.keys.sorted().joined(separator: ", ")) + ")")
         }
-        if !tags.isEmpty, BuiltInMetric.kind(of: metricName) != nil {
-            throw ScenarioOptions.Problem(option: option, message: "\(metricName) has no tags in this version; "
-                                          + "tagged sub-metrics are those of ccai.metrics")
-        }
         self.kind = kind
         let text = expression.trimmingCharacters(in: .whitespaces)
         guard let comparison = Comparison.allCases.first(where: { text.contains($0.rawValue) }),
@@ -137,29 +133,20 @@ public struct Threshold: Sendable, Equatable {
     }
 
     /// The metric's value for this threshold, and whether the threshold holds.
-    public func evaluate(_ snapshot: ScenarioMetrics.Snapshot, vus: Int, elapsed: Double) -> (holds: Bool, observed: Double) {
-        let observed: Double
-        if let custom = snapshot.custom.first(where: { $0.name == metricName }) {
-            observed = Self.value(of: custom.matching(tags), kind: custom.kind, aggregation, elapsed: elapsed)
-        } else {
-            observed = BuiltInMetric.value(metricName, aggregation, snapshot, vus: vus, elapsed: elapsed)
-        }
+    public func evaluate(_ snapshot: ScenarioMetrics.Snapshot, elapsed: Double) -> (holds: Bool, observed: Double) {
+        let series = snapshot.metric(named: metricName)?.matching(tags) ?? Metric.Series()
+        let observed = Self.value(of: series, kind: kind, aggregation, elapsed: elapsed)
         return (comparison.holds(observed, bound), observed)
     }
 
     /// Whether the metric has a sample yet: while a run goes on, `abort_on_fail` waits
     /// for one (an empty rate reads 0, which would abort before anything happened).
     public func hasSamples(_ snapshot: ScenarioMetrics.Snapshot) -> Bool {
-        if let custom = snapshot.custom.first(where: { $0.name == metricName }) { return custom.matching(tags).count > 0 }
-        switch metricName {
-        case "checks": return snapshot.checkPasses + snapshot.checkFails > 0
-        case "vus": return true
-        default: return snapshot.iterations > 0
-        }
+        (snapshot.metric(named: metricName)?.matching(tags).count ?? 0) > 0
     }
 
     /// What `aggregation` reads of a series of a metric of `kind`.
-    static func value(of series: CustomMetric.Series, kind: MetricKind, _ aggregation: Aggregation, elapsed: Double) -> Double {
+    static func value(of series: Metric.Series, kind: MetricKind, _ aggregation: Aggregation, elapsed: Double) -> Double {
         switch (kind, aggregation) {
         case (.rate, _): return series.count == 0 ? 0 : Double(series.trues) / Double(series.count)
         case (.counter, .count): return series.sum
@@ -205,37 +192,6 @@ public struct Threshold: Sendable, Equatable {
                 let percent = Double(text.dropFirst(2).dropLast()), percent >= 0, percent <= 100
             else { return nil }
             return .percentile(percent)
-        }
-    }
-}
-
-/// The metrics a run records by itself, their kinds, and how a threshold reads them.
-enum BuiltInMetric {
-    static let kinds: [String: MetricKind] = ["checks": .rate, "iteration_duration_seconds": .trend, "iteration_failed": .rate,
-                                        "iterations": .counter, "vus": .gauge]
-    static var names: [String] { kinds.keys.sorted() }
-
-    static func kind(of metric: String) -> MetricKind? { kinds[metric] }
-
-    static func value(_ metric: String, _ aggregation: Threshold.Aggregation, _ snapshot: ScenarioMetrics.Snapshot,
-                      vus: Int, elapsed: Double) -> Double {
-        func share(_ part: Int, _ whole: Int) -> Double { whole == 0 ? 0 : Double(part) / Double(whole) }
-        switch metric {
-        case "checks": return share(snapshot.checkPasses, snapshot.checkPasses + snapshot.checkFails)
-        case "iteration_failed": return share(snapshot.failedIterations, snapshot.iterations)
-        case "iterations":
-            return aggregation == .count ? Double(snapshot.iterations) : (elapsed > 0 ? Double(snapshot.iterations) / elapsed : 0)
-        case "vus": return Double(vus)
-        default:
-            let trend = snapshot.iterationSeconds
-            switch aggregation {
-            case .average: return trend.average
-            case .minimum: return trend.count == 0 ? 0 : trend.min
-            case .maximum: return trend.count == 0 ? 0 : trend.max
-            case .median: return trend.percentile(50)
-            case .percentile(let percent): return trend.percentile(percent)
-            default: return 0
-            }
         }
     }
 }

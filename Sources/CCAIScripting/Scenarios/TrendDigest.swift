@@ -76,6 +76,58 @@ public struct TrendDigest: Sendable, Equatable {
 
     private func clamp(_ value: Double) -> Double { Swift.min(max, Swift.max(min, value)) }
 
+    /// The digest as a summary file keeps it: exact figures, and the buckets as
+    /// `[index, count]` pairs (`positive`, `negative` by magnitude) and `zeros`.
+    public struct Stored: Codable, Equatable, Sendable {
+        public var count: Int
+        public var sum: Double
+        public var min: Double?
+        public var max: Double?
+        public var zeros: Int
+        public var positive: [[Int]]
+        public var negative: [[Int]]
+    }
+
+    /// The largest count a summary file may give (a trillion): the counts of the at most
+    /// ``ScenarioReport/maximumFiles`` files merged add up without overflowing.
+    static let maximumStoredCount = 1_000_000_000_000
+
+    var stored: Stored {
+        Stored(count: count, sum: sum, min: count > 0 ? min : nil, max: count > 0 ? max : nil, zeros: zeros,
+               positive: positive.sorted { $0.key < $1.key }.map { [$0.key, $0.value] },
+               negative: negative.sorted { $0.key < $1.key }.map { [$0.key, $0.value] })
+    }
+
+    /// A digest read back; nil when its parts do not add up (a bucket's count not
+    /// positive, counts that do not sum to `count`, an index out of range).
+    init?(_ stored: Stored) {
+        let limit = Self.maximumStoredCount
+        func buckets(_ pairs: [[Int]]) -> [Int: Int]? {
+            var result: [Int: Int] = [:]
+            for pair in pairs {
+                guard pair.count == 2, pair[1] > 0, pair[1] <= limit, abs(pair[0]) < 1_000_000, result[pair[0]] == nil
+                else { return nil }
+                result[pair[0]] = pair[1]
+            }
+            return result
+        }
+        guard let positive = buckets(stored.positive), let negative = buckets(stored.negative),
+            (0...limit).contains(stored.zeros), (0...limit).contains(stored.count), stored.sum.isFinite
+        else { return nil }
+        // Each part is at most a trillion and there are at most two million: no overflow.
+        guard positive.values.reduce(stored.zeros, +) + negative.values.reduce(0, +) == stored.count else { return nil }
+        if stored.count > 0 {
+            guard let min = stored.min, let max = stored.max, min.isFinite, max.isFinite, min <= max else { return nil }
+            self.min = min
+            self.max = max
+        }
+        count = stored.count
+        sum = stored.sum
+        zeros = stored.zeros
+        self.positive = positive
+        self.negative = negative
+    }
+
     private static func bucket(_ magnitude: Double) -> Int {
         Int((log(magnitude) / logBase).rounded(.down))
     }

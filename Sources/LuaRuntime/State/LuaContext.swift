@@ -16,6 +16,24 @@ public struct LuaContext {
 
     var L: OpaquePointer { core.L }
 
+    // MARK: - Attachments
+
+    /// Keeps `value` with the state, one per type, for bindings that were not handed it
+    /// when they were registered (a recorder every SDK call reports to, say).
+    ///
+    /// ```swift
+    /// lua.attach(recorder)
+    /// call.context.attachment(Recorder.self)?.record(...)
+    /// ```
+    public func attach<Value>(_ value: Value) {
+        core.attachments[ObjectIdentifier(Value.self)] = value
+    }
+
+    /// The value of type `Value` attached to the state, if any.
+    public func attachment<Value>(_ type: Value.Type) -> Value? {
+        core.attachments[ObjectIdentifier(type)] as? Value
+    }
+
     // MARK: - Globals
 
     /// Makes `body` the global function `name`.

@@ -32,6 +32,8 @@ final class LuaCore {
     var hostModules: [String: LuaReference] = [:]
     /// Values the host keeps by name (a plugin's spec, say), to call into later.
     var keptValues: [String: LuaReference] = [:]
+    /// Host objects kept with the state, one per type (``LuaContext/attach(_:)``).
+    var attachments: [ObjectIdentifier: Any] = [:]
     /// Emitters made for this state; detached when it closes.
     var emitters: [LuaEventEmitter] = []
     /// The sandbox's function making read-only views of tables.
@@ -79,6 +81,7 @@ final class LuaCore {
         lifetime.isClosed = true
         lua_close(L)
         boxes.removeAll()
+        attachments.removeAll()
     }
 
     /// Changes the budgets of a running state.

@@ -14,6 +14,7 @@ enum HelpCommand {
           sandbox serve     serve the platform emulator over HTTP
           sandbox check     validate sandbox configurations and compile their agent scripts
           plugins check     load and validate plugins
+          report merge      merge the summaries of a run's segments into one
           jwt sign          sign an end-user JWT with a company secret
           types --out DIR   write LuaLS stubs, .luarc.json and luacheck settings
           reference --out DIR  write the Markdown reference generated from the code
@@ -36,6 +37,7 @@ enum HelpCommand {
         case "jwt": return JWTCommand.help
         case "sandbox": return SandboxCommand.help
         case "plugins": return PluginsCommand.help
+        case "report": return ReportCommand.help
         case "types": return TypesCommand.help
         case "reference": return ReferenceCommand.help
         default: return nil

@@ -13,14 +13,24 @@ struct RunCommand {
         when the script and every task it spawned have ended.
 
         A scenario is a script that returns { options = {...}, setup = fn, run = fn(ctx),
-        teardown = fn }: it runs in options.vus virtual users (default 1), each with its
-        own Lua state, SDK instance and end user (vu-1, vu-2, ...), sharing
-        options.iterations (default one per VU), or each looping for options.duration
-        ("30s", "5m"; an iteration still running then gets options.graceful_stop,
-        default 30s). run(ctx) gets ctx.vu, ctx.iteration and ctx.data (what setup
-        returned; setup and teardown run once, as end user vu-setup). ccai.check records
-        named checks, ccai.metrics.trend|counter|rate|gauge(name) declares metrics of
-        your own (m:add(value, tags)); at the end the summary shows the thresholds, the
+        teardown = fn }: it runs in virtual users (VUs), each with its own Lua state, SDK
+        instance and end user (vu-1, vu-2, ...). options.vus VUs (default 1) share
+        options.iterations (default one per VU), or each loops for options.duration
+        ("30s", "5m"); options.stages = { { duration = "30s", target = 100 }, ... }
+        ramps the VUs taking part; options.arrival = { rate = 100, time_unit = "1h",
+        duration = "12h", max_vus = 200, poisson = true } starts iterations at a rate
+        whatever their length (arrivals that find no free VU are dropped_iterations).
+        An iteration still running at the end gets options.graceful_stop (default 30s).
+        run(ctx) gets ctx.vu, ctx.iteration and ctx.data (what setup returned; setup and
+        teardown run once, as end user vu-setup). ccai.check records named checks,
+        ccai.metrics.trend|counter|rate|gauge(name) declares metrics of your own
+        (m:add(value, tags)). Built in: checks, iterations, iteration_duration_seconds,
+        iteration_failed, dropped_iterations, vus, sdk_call_seconds (tagged service,
+        method, status), chat_start_seconds, chat_wait_seconds (until an agent or
+        virtual agent takes the chat), chat_first_response_seconds,
+        message_round_trip_seconds, csat_rating. While it runs, a progress line on
+        standard error (redrawn on a terminal, NO_COLOR honoured; a line a second
+        otherwise; none with --quiet); at the end the summary shows the thresholds, the
         checks, the metrics and the errors that failed iterations, each once with its
         count.
 
@@ -44,11 +54,24 @@ struct RunCommand {
           --vus N                  a scenario's virtual users (over options.vus)
           --iterations N           the iterations they share (over options.iterations)
           --duration D             how long each VU loops, e.g. 30s, 5m, 1h30m (over
-                                   options.duration)
+                                   options.duration); any of the three replaces the
+                                   file's stages and arrival
           --timeout D              the longest the whole run may take (over
                                    options.timeout; a plain script too): past it,
                                    every VU is stopped, the summary of what ran is
                                    printed, and the exit status is 1
+          --segment I/N            run the I-th of N slices of the scenario (VUs striped:
+                                   VU n is slice (n-1)%N+1's; iterations and arrivals
+                                   alike); the slices' --summary-out files merge with
+                                   'ccai report merge' into exactly the whole run
+          --out json=FILE          every sample as a JSON line (k6's Metric, Point and,
+                                   last, Summary lines)
+          --out junit=FILE         the thresholds and checks as JUnit XML testcases
+          --out html=FILE          a self-contained HTML report: the summary and
+                                   charts over time (VUs, iterations a second,
+                                   failures, round-trip and first-response percentiles)
+          --summary-out FILE       the summary as JSON, with mergeable digests (what
+                                   'ccai report merge' reads)
           --strict-plugins         a plugin that fails to load fails the run (exit 1)
           --sandbox CONFIG.lua     the embedded sandbox's configuration
           --host HOST              a platform instead of the embedded sandbox (HOST[:PORT]
@@ -72,9 +95,9 @@ struct RunCommand {
           --signed-claims KEY,...  with --host: the keys of signed custom data the host
                                    signs (default: none)
           --log-level LEVEL        debug, info, warn or error (default: info)
-          --quiet                  only warnings and errors (same as --log-level warn);
-                                   the script's print writes to standard output
-                                   whatever the log level
+          --quiet                  no progress line, and only warnings and errors in
+                                   the log (as --log-level warn); the script's print
+                                   writes to standard output whatever the log level
           --out-dir DIR            the folder scripts write files to (transcripts);
                                    paths stay inside it (default: ./ccai-out, made
                                    with mode 0700 on the first write); a new file
@@ -86,9 +109,10 @@ struct RunCommand {
           --time-limit SECONDS     wall-clock seconds allowed between two yields (default: 10)
 
         A scenario's options.thresholds are pass/fail criteria in k6's expressions, by
-        metric: checks = "rate > 0.99", iteration_duration_seconds = { "p(95) < 5" },
-        iterations = "count >= 100", iteration_failed = "rate < 0.01", vus = "value == 10",
-        and on your own metrics and their tagged sub-metrics ("name{tag:value}");
+        metric: checks = "rate > 0.99", chat_wait_seconds = "p(80) < 20" (a service level
+        of 80/20), iterations = "count >= 100", iteration_failed = "rate < 0.01",
+        vus = "value == 10", and on tagged sub-metrics ("sdk_call_seconds{method:start}",
+        "checks{check:agent answered}", your own "name{tag:value}");
         { threshold = "...", abort_on_fail = true } stops the run as soon as it fails.
 
         Ctrl-C or SIGTERM stops a run: no new iteration starts, those running get
@@ -116,6 +140,12 @@ struct RunCommand {
     var overrides = ScenarioRunner.Overrides()
     /// `--timeout`: seconds the whole run may take.
     var timeout: Double?
+    /// `--segment I/N`: the slice of the run this process runs.
+    var segment = ScenarioSegment.whole
+    /// `--out json=FILE`, `--out junit=FILE`, `--out html=FILE`, `--summary-out FILE`.
+    var outputs = RunOutputs()
+    /// `--quiet`: no progress line, and only warnings and errors in the log.
+    var quiet = false
 
     init(arguments: [String]) throws {
         var reader = ArgumentReader(arguments, command: "run")
@@ -174,6 +204,15 @@ struct RunCommand {
                 strictPlugins = true
             case .option("--quiet"), .option("-q"):
                 logLevel = .warn
+                quiet = true
+            case .option("--segment"):
+                do { segment = try ScenarioSegment(try reader.value(for: "--segment")) } catch let problem as ScenarioSegment.Problem {
+                    throw UsageError(message: problem.message, command: "run")
+                }
+            case .option("--out"):
+                try outputs.add(try reader.value(for: "--out"))
+            case .option("--summary-out"):
+                outputs.summary = try RunOutputs.path(try reader.value(for: "--summary-out"), for: "--summary-out")
             case .option("--memory-limit"):
                 limits.memoryBytes = try Self.size(try reader.value(for: "--memory-limit"))
             case .option("--instruction-limit"):
@@ -282,16 +321,39 @@ struct RunCommand {
         }
         scenario.overrides = overrides
         scenario.timeout = timeout
+        scenario.segment = segment
+        let jsonLines: JSONLinesOutput?
+        do {
+            jsonLines = try outputs.json.map { try JSONLinesOutput(path: $0) }
+        } catch {
+            printError("error: \(error)")
+            await template.plugins?.shutdown()
+            await platform.server?.stop()
+            return 1
+        }
+        if let jsonLines {
+            scenario.metrics.streamSamples(to: jsonLines.write)
+            scenario.onOptions = { jsonLines.describe($0.thresholds) }
+        }
         let started = Date()
         let stoppable = scenario
         let interruption = Interruption { _ in stoppable.interrupt() }
-        var thresholdsFailed = false, teardownFailed = false
+        let progress = ProgressLine()
+        if !quiet { progress.start { stoppable.progress() } }
+        var thresholdsFailed = false, teardownFailed = false, outputFailed = false
         let status = await Self.status {
             let outcome = try await scenario.run()
+            progress.stop()
             let snapshot = scenario.metrics.snapshot()
             let elapsed = Date().timeIntervalSince(started)
             switch outcome {
             case .scenario(let options, let abortedBy):
+                let report = ScenarioReport(snapshot, options: options, elapsed: elapsed, script: script, segment: segment,
+                                            abortedBy: abortedBy)
+                for problem in outputs.write(report, timeline: snapshot.timeline, jsonLines: jsonLines) {
+                    printError("error: \(problem)")
+                    outputFailed = true
+                }
                 let summary = ScenarioSummary.text(snapshot, options: options, elapsed: elapsed, abortedBy: abortedBy)
                 FileHandle.standardOutput.write(Data(("\n" + TerminalText.escaped(summary, keepingNewlines: true)).utf8))
                 if let failure = scenario.teardownError {
@@ -305,13 +367,20 @@ struct RunCommand {
                     printError("error: thresholds failed: " + (failed.isEmpty ? [abortedBy!] : failed)
                         .map { "\($0.metric): \($0.source)" }.joined(separator: ", "))
                 }
-            case .plainChunk where !snapshot.checks.isEmpty || interruption.exitStatus != nil:
+            case .plainChunk:
+                if !outputs.isEmpty {
+                    let report = ScenarioReport(snapshot, options: ScenarioOptions(), elapsed: elapsed, script: script, segment: segment)
+                    for problem in outputs.write(report, timeline: snapshot.timeline, jsonLines: jsonLines) {
+                        printError("error: \(problem)")
+                        outputFailed = true
+                    }
+                }
+                guard !snapshot.checks.isEmpty || interruption.exitStatus != nil else { break }
                 let summary = ScenarioSummary.text(snapshot, options: ScenarioOptions(), elapsed: elapsed)
                 FileHandle.standardOutput.write(Data(("\n" + TerminalText.escaped(summary, keepingNewlines: true)).utf8))
-            case .plainChunk:
-                break
             }
         }
+        progress.stop()
         if interruption.exitStatus != nil || scenario.timedOut { await sessions.endOpenChats() }
         interruption.cancel()
         await template.plugins?.shutdown()
@@ -324,7 +393,7 @@ struct RunCommand {
             printError("error: the run timed out (--timeout or options.timeout): its VUs were stopped and their open chats ended")
             return 1
         }
-        if status == 0, teardownFailed { return 1 }
+        if status == 0, teardownFailed || outputFailed { return 1 }
         return status == 0 && thresholdsFailed ? Self.thresholdsFailedStatus : status
     }
 

@@ -2,8 +2,8 @@ import Foundation
 
 /// The end-of-run summary, laid out like k6's: the thresholds (✓ or ✗, the expression and
 /// the value it read), the checks (each with ✓ or ✗ and, when some failed, how many), then
-/// the metrics in name order, then each distinct error that failed iterations, with its
-/// count.
+/// the metrics that have samples in name order (with the tagged sub-metrics thresholds
+/// name), then each distinct error that failed iterations, with its count.
 ///
 /// ```
 ///      thresholds:
@@ -15,6 +15,8 @@ import Foundation
 ///
 ///      checks.........................: 95.00% ✓ 19  ✗ 1
 ///      iteration_duration_seconds.....: avg=1.2s min=1.02s med=1.1s max=2.5s p(90)=1.9s p(95)=2.2s
+///      sdk_call_seconds...............: avg=12ms min=3ms med=9ms max=80ms p(90)=20ms p(95)=31ms
+///        {method:start}...............: avg=25ms min=9ms med=21ms max=80ms p(90)=40ms p(95)=52ms
 /// ```
 public enum ScenarioSummary {
     public static func text(_ snapshot: ScenarioMetrics.Snapshot, options: ScenarioOptions, elapsed: Double,
@@ -23,7 +25,7 @@ public enum ScenarioSummary {
         if !options.thresholds.isEmpty {
             lines.append("     thresholds:")
             for threshold in options.thresholds {
-                let (holds, observed) = threshold.evaluate(snapshot, vus: options.vus, elapsed: elapsed)
+                let (holds, observed) = threshold.evaluate(snapshot, elapsed: elapsed)
                 lines.append("     \(holds ? "✓" : "✗") \(threshold.metric): \(threshold.source) "
                              + "(\(threshold.aggregation)=\(shown(observed, of: threshold)))")
             }
@@ -42,41 +44,16 @@ public enum ScenarioSummary {
             }
         }
         if !snapshot.checks.isEmpty { lines.append("") }
-        var metrics: [(String, String)] = []
-        if !snapshot.checks.isEmpty {
-            let total = snapshot.checkPasses + snapshot.checkFails
-            metrics.append(("checks", "\(percent(snapshot.checkPasses, of: total)) ✓ \(snapshot.checkPasses)  ✗ \(snapshot.checkFails)"))
-        }
-        let trend = snapshot.iterationSeconds
-        if trend.count > 0 {
-            let parts = [("avg", trend.average), ("min", trend.min), ("med", trend.percentile(50)), ("max", trend.max),
-                         ("p(90)", trend.percentile(90)), ("p(95)", trend.percentile(95))]
-            metrics.append(("iteration_duration_seconds", parts.map { "\($0.0)=\(duration($0.1))" }.joined(separator: " ")))
-        }
-        let failed = snapshot.failedIterations
-        metrics.append(("iteration_failed", "\(percent(failed, of: snapshot.iterations)) ✓ \(failed)  ✗ \(snapshot.iterations - failed)"))
-        let perSecond = elapsed > 0 ? Double(snapshot.iterations) / elapsed : 0
-        metrics.append(("iterations", "\(snapshot.iterations)  \(String(format: "%.2f", perSecond))/s"))
-        metrics.append(("vus", "\(options.vus)"))
-        for metric in snapshot.custom {
-            let all = metric.matching([:])
-            switch metric.kind {
-            case .trend:
-                let show: (Double) -> String = metric.name.hasSuffix("_seconds") ? duration : number
-                let parts = [("avg", all.digest.average), ("min", all.count == 0 ? 0 : all.digest.min),
-                             ("med", all.digest.percentile(50)), ("max", all.count == 0 ? 0 : all.digest.max),
-                             ("p(90)", all.digest.percentile(90)), ("p(95)", all.digest.percentile(95))]
-                metrics.append((metric.name, parts.map { "\($0.0)=\(show($0.1))" }.joined(separator: " ")))
-            case .counter:
-                metrics.append((metric.name, "\(number(all.sum))  \(String(format: "%.2f", elapsed > 0 ? all.sum / elapsed : 0))/s"))
-            case .rate:
-                metrics.append((metric.name, "\(percent(all.trues, of: all.count)) ✓ \(all.trues)  ✗ \(all.count - all.trues)"))
-            case .gauge:
-                metrics.append((metric.name, number(all.last)))
+        let subMetrics = Dictionary(grouping: options.thresholds.filter { !$0.tags.isEmpty }, by: \.metricName)
+        for metric in snapshot.metrics.sorted(by: { $0.name < $1.name }) {
+            let all = metric.total
+            guard all.count > 0 || metric.name == BuiltInMetric.iterations.rawValue else { continue }
+            lines.append(row(metric.name, indent: 5, value(of: all, metric, elapsed: elapsed)))
+            var shown = Set<String>()
+            for threshold in subMetrics[metric.name] ?? [] where shown.insert(threshold.metric).inserted {
+                let tags = String(threshold.metric[threshold.metric.firstIndex(of: "{")!...])
+                lines.append(row(tags, indent: 7, value(of: metric.matching(threshold.tags), metric, elapsed: elapsed)))
             }
-        }
-        for (name, value) in metrics.sorted(by: { $0.0 < $1.0 }) {
-            lines.append("     " + name + String(repeating: ".", count: max(3, 31 - name.count)) + ": " + value)
         }
         if !snapshot.errors.isEmpty {
             lines.append("")
@@ -86,19 +63,50 @@ public enum ScenarioSummary {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// `name.......: value`, the values of every row lined up.
+    private static func row(_ name: String, indent: Int, _ value: String) -> String {
+        String(repeating: " ", count: indent) + name + String(repeating: ".", count: max(3, 36 - indent - name.count)) + ": " + value
+    }
+
+    /// What a row shows of a series, by the metric's kind, as k6 does: a trend's avg, min,
+    /// med, max, p(90) and p(95); a counter's count and rate per second; a rate's share
+    /// and counts; a gauge's last value with its min and max.
+    private static func value(of series: Metric.Series, _ metric: Metric, elapsed: Double) -> String {
+        let show: (Double) -> String = metric.name.hasSuffix("_seconds") ? duration : number
+        let empty = series.count == 0
+        switch metric.kind {
+        case .trend:
+            let parts = [("avg", series.digest.average), ("min", empty ? 0 : series.min), ("med", series.digest.percentile(50)),
+                         ("max", empty ? 0 : series.max), ("p(90)", series.digest.percentile(90)),
+                         ("p(95)", series.digest.percentile(95))]
+            return parts.map { "\($0.0)=\(show($0.1))" }.joined(separator: " ")
+        case .counter:
+            return "\(number(series.sum))  \(String(format: "%.2f", elapsed > 0 ? series.sum / elapsed : 0))/s"
+        case .rate:
+            return "\(percent(series.trues, of: series.count)) ✓ \(series.trues)  ✗ \(series.count - series.trues)"
+        case .gauge:
+            return empty ? "0" : "\(number(series.last))  min=\(number(series.min)) max=\(number(series.max))"
+        }
+    }
+
     /// The thresholds of `options` that do not hold at the end of a run.
     public static func failedThresholds(_ snapshot: ScenarioMetrics.Snapshot, options: ScenarioOptions, elapsed: Double)
         -> [Threshold]
     {
-        options.thresholds.filter { !$0.evaluate(snapshot, vus: options.vus, elapsed: elapsed).holds }
+        options.thresholds.filter { !$0.evaluate(snapshot, elapsed: elapsed).holds }
     }
 
-    /// A threshold's value as its metric shows: a share for rates, a duration for trends of
+    /// A threshold's value as its metric shows.
+    static func shown(_ value: Double, of threshold: Threshold) -> String {
+        shown(value, aggregation: threshold.aggregation.description, kind: threshold.kind, metric: threshold.metricName)
+    }
+
+    /// A metric's value as it shows: a share for a rate's rate, a duration for trends of
     /// seconds, a plain number otherwise.
-    private static func shown(_ value: Double, of threshold: Threshold) -> String {
-        switch threshold.kind {
+    static func shown(_ value: Double, aggregation: String, kind: MetricKind, metric: String) -> String {
+        switch kind {
         case .rate: return String(format: "%.2f%%", value * 100)
-        case .trend where threshold.metricName.hasSuffix("_seconds"): return duration(value)
+        case .trend where metric.hasSuffix("_seconds"): return duration(value)
         default: return number(value)
         }
     }
@@ -116,6 +124,7 @@ public enum ScenarioSummary {
     /// k6's way: `850µs`, `12.5ms`, `1.2s`, `2m3s`.
     static func duration(_ seconds: Double) -> String {
         guard seconds.isFinite, abs(seconds) < 1e12 else { return String(format: "%gs", seconds) }
+        if seconds == 0 { return "0s" }
         switch seconds {
         case ..<0.001: return String(format: "%.0fµs", seconds * 1e6)
         case ..<1: return trimmed(String(format: "%.2f", seconds * 1000)) + "ms"

@@ -1,0 +1,123 @@
+import Foundation
+
+/// `--out json=FILE`: every sample of a run as it is recorded, one JSON object per line in
+/// k6's format, so that tools reading k6's output read ours. A metric's first sample is
+/// preceded by its `Metric` line; the last line is the run's `Summary`
+/// (``ScenarioReport``).
+///
+/// ```
+/// {"data":{"contains":"time","name":"sdk_call_seconds","thresholds":[],"type":"trend"},"metric":"sdk_call_seconds","type":"Metric"}
+/// {"data":{"tags":{"method":"start","service":"chat","status":"ok"},"time":"2026-12-02T04:31:33.538120Z","value":0.0042},"metric":"sdk_call_seconds","type":"Point"}
+/// {"data":{...},"type":"Summary"}
+/// ```
+public final class JSONLinesOutput: @unchecked Sendable {
+    /// A file that could not be written, with what the system said.
+    public struct Problem: Error, CustomStringConvertible {
+        public var message: String
+        public var description: String { message }
+    }
+
+    private let lock = NSLock()
+    private let handle: FileHandle
+    private let path: String
+    private var buffer = Data()
+    private var described = Set<String>()
+    private var thresholds: [String: [String]]
+    private var failure: String?
+    /// Lines are written out once this many bytes wait.
+    static let flushBytes = 256 << 10
+
+    /// Creates (or empties) the file at `path`, mode 0644.
+    public init(path: String, thresholds: [Threshold] = []) throws {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw Problem(message: "--out json: cannot write '\(path)': \(String(cString: strerror(errno)))")
+        }
+        handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        self.path = path
+        self.thresholds = Dictionary(grouping: thresholds, by: \.metricName).mapValues { $0.map(\.source) }
+    }
+
+    /// The thresholds the `Metric` lines list, once the run's options are known.
+    public func describe(_ thresholds: [Threshold]) {
+        lock.withLock { self.thresholds = Dictionary(grouping: thresholds, by: \.metricName).mapValues { $0.map(\.source) } }
+    }
+
+    /// Adds a sample's line (and its metric's, the first time).
+    public func write(_ sample: ScenarioMetrics.Sample) {
+        var line = ""
+        lock.withLock {
+            if described.insert(sample.metric).inserted {
+                let contains = sample.metric.hasSuffix("_seconds") ? "time" : "default"
+                let sources = (thresholds[sample.metric] ?? []).map(JSONText.string).joined(separator: ",")
+                line += "{\"data\":{\"contains\":\"\(contains)\",\"name\":\"\(sample.metric)\",\"thresholds\":[\(sources)],"
+                    + "\"type\":\"\(sample.kind.rawValue)\"},\"metric\":\"\(sample.metric)\",\"type\":\"Metric\"}\n"
+            }
+            let tags = sample.tags.sorted { $0.key < $1.key }.map { JSONText.string($0.key) + ":" + JSONText.string($0.value) }
+            line += "{\"data\":{\"tags\":{\(tags.joined(separator: ","))},\"time\":\"\(JSONText.timestamp(sample.time))\","
+                + "\"value\":\(JSONText.number(sample.value))},\"metric\":\"\(sample.metric)\",\"type\":\"Point\"}\n"
+            buffer.append(contentsOf: line.utf8)
+            if buffer.count >= Self.flushBytes { flushLocked() }
+        }
+    }
+
+    /// Writes the `Summary` line and what is left, and closes the file; throws what went
+    /// wrong writing it, if anything did.
+    public func finish(with report: ScenarioReport) throws {
+        let summary = (try? report.json(pretty: false)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        try lock.withLock {
+            buffer.append(contentsOf: "{\"data\":\(summary),\"type\":\"Summary\"}\n".utf8)
+            flushLocked()
+            try? handle.close()
+            if let failure { throw Problem(message: "--out json: cannot write '\(path)': \(failure)") }
+        }
+    }
+
+    private func flushLocked() {
+        guard failure == nil, !buffer.isEmpty else {
+            buffer.removeAll(keepingCapacity: true)
+            return
+        }
+        do { try handle.write(contentsOf: buffer) } catch { failure = "\(error.localizedDescription)" }
+        buffer.removeAll(keepingCapacity: true)
+    }
+}
+
+/// Small pieces of JSON text written by hand where speed matters (a line per sample).
+enum JSONText {
+    /// A JSON string literal of `text`.
+    static func string(_ text: String) -> String {
+        var result = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x2028 || scalar.value == 0x2029:
+                result += String(format: "\\u%04x", scalar.value)
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result + "\""
+    }
+
+    /// `4`, `0.0042`, `1e-05`; JSON has no infinities, which read as null.
+    static func number(_ value: Double) -> String {
+        guard value.isFinite else { return "null" }
+        if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+        return "\(value)"
+    }
+
+    /// RFC 3339 in UTC with microseconds: `2026-12-02T04:31:33.538120Z`.
+    static func timestamp(_ date: Date) -> String {
+        let seconds = date.timeIntervalSince1970
+        var whole = time_t(seconds.rounded(.down))
+        let micros = Int(((seconds - Double(whole)) * 1_000_000).rounded(.down))
+        var parts = tm()
+        gmtime_r(&whole, &parts)
+        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
+                      Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), min(micros, 999_999))
+    }
+}

@@ -1,0 +1,187 @@
+@testable import CCAIScripting
+import Foundation
+import Testing
+import Timekeeping
+
+/// The executors' arithmetic, segments, and the reports a run writes and merges: what
+/// needs no platform.
+@Suite struct ScenarioExecutorTests {
+    /// Ramping VUs move linearly between targets, and a VU waiting for its turn is woken
+    /// at the moment the ramp reaches it.
+    @Test func rampsReachEachTargetLinearly() {
+        let schedule = RampingSchedule(startVUs: 1, stages: [.init(duration: 10, target: 11), .init(duration: 5, target: 11),
+                                                            .init(duration: 0, target: 3), .init(duration: 5, target: 0)])
+        #expect(schedule.target(at: 0) == 1 && schedule.target(at: 5) == 6 && schedule.target(at: 9.99) == 10)
+        #expect(schedule.target(at: 10) == 11 && schedule.target(at: 14.9) == 11)
+        #expect(schedule.target(at: 15) == 3 && schedule.target(at: 17.5) == 1, "a stage of no time jumps")
+        #expect(schedule.target(at: 20) == 0 && schedule.target(at: 99) == 0)
+        #expect(schedule.activation(of: 1, from: 0) == 0)
+        #expect(schedule.activation(of: 6, from: 0) == 5)
+        #expect(schedule.activation(of: 11, from: 12) == 12)
+        #expect(schedule.activation(of: 11, from: 15) == nil, "after the ramp down it is never wanted again")
+        #expect(schedule.activation(of: 12, from: 0) == nil)
+        for second in stride(from: 0.0, to: 10, by: 0.25) {
+            let wanted = schedule.target(at: second)
+            if let next = schedule.activation(of: wanted + 1, from: second) { #expect(schedule.target(at: next) >= wanted + 1) }
+        }
+    }
+
+    /// For any N the slices are disjoint and together the whole run: every VU in exactly
+    /// one, the iterations adding up to the total, each slice with VUs getting at least
+    /// as many iterations as VUs.
+    @Test func segmentsTogetherAreTheWholeRun() throws {
+        for count in 1...7 {
+            for vus in 1...12 {
+                let total = vus + 5
+                let slices = try (1...count).map { try ScenarioSegment("\($0)/\(count)") }
+                let numbers = slices.flatMap { $0.vus(upTo: vus) }
+                #expect(numbers.sorted() == Array(1...vus), "\(count) slices of \(vus) VUs")
+                #expect(slices.map { $0.iterations(of: total, vus: vus) }.reduce(0, +) == total)
+                for slice in slices where !slice.vus(upTo: vus).isEmpty {
+                    #expect(slice.iterations(of: total, vus: vus) >= slice.vus(upTo: vus).count)
+                }
+                #expect((1...40).filter { number in slices.filter { $0.owns(arrival: number) }.count == 1 }.count == 40)
+            }
+        }
+        for bad in ["0/3", "4/3", "1/0", "a/b", "1/", "2", "-1/2", "1/100001"] {
+            #expect(throws: ScenarioSegment.Problem.self, "\(bad)") { try ScenarioSegment(bad) }
+        }
+    }
+
+    /// A Poisson process from the fixed seed: the same gaps every time, averaging the interval.
+    @Test func poissonArrivalsAreReproducibleAndAverageTheRate() {
+        var first = ArrivalSpacing(interval: 0.5, poisson: true), second = ArrivalSpacing(interval: 0.5, poisson: true)
+        let gaps = (0..<20_000).map { _ in first.next() }
+        #expect(gaps == (0..<20_000).map { _ in second.next() })
+        let mean = gaps.reduce(0, +) / Double(gaps.count)
+        #expect(abs(mean - 0.5) < 0.02, "\(mean)")
+        #expect(gaps.allSatisfy { $0 > 0 && $0.isFinite })
+        var even = ArrivalSpacing(interval: 0.25, poisson: false)
+        #expect((0..<4).map { _ in even.next() } == [0.25, 0.25, 0.25, 0.25])
+    }
+
+    /// Three recorders' summaries written as files, read back and merged: the same
+    /// figures as one recorder that saw everything, thresholds evaluated on the whole.
+    @Test func mergedSummariesEqualOneRunOfEverything() throws {
+        let whole = ScenarioMetrics()
+        let parts = [ScenarioMetrics(), ScenarioMetrics(), ScenarioMetrics()]
+        for metrics in parts + [whole] { _ = metrics.declare("wait_seconds", kind: .trend) }
+        for index in 0..<300 {
+            let part = parts[index % 3]
+            let seconds = index < 270 ? Double(index) / 1000 : 5 + Double(index) / 100
+            let queue = index % 2 == 0 ? "billing" : "sales"
+            for metrics in [part, whole] {
+                metrics.recordIteration(seconds: seconds, error: index % 50 == 0 ? "boom" : nil)
+                metrics.recordCheck("fast", passed: seconds < 1)
+                metrics.add("wait_seconds", value: seconds, tags: ["queue": queue])
+                metrics.record(.sdkCall, seconds, tags: ["service": "chat", "method": "start", "status": "ok"])
+            }
+        }
+        let options = try ScenarioOptions(table: ["thresholds": [
+            "checks": "rate > 0.95", "wait_seconds{queue:billing}": "p(95) < 1", "iterations": "count == 300",
+        ]], declared: ["wait_seconds": .trend])
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("merge-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var files: [String] = []
+        for (index, part) in parts.enumerated() {
+            let report = ScenarioReport(part.snapshot(), options: options, elapsed: Double(10 + index), script: "load.lua",
+                                        segment: try ScenarioSegment("\(index + 1)/3"))
+            let path = folder.appendingPathComponent("part\(index + 1).json").path
+            try report.json().write(to: URL(fileURLWithPath: path))
+            files.append(path)
+        }
+        let merged = try ScenarioReport.merge(try files.map(ScenarioReport.read), sources: files)
+        let expected = ScenarioReport(whole.snapshot(), options: options, elapsed: 12, script: "load.lua", segment: .whole)
+        #expect(merged.metrics.map(\.name) == expected.metrics.map(\.name))
+        for (got, want) in zip(merged.metrics, expected.metrics) {
+            #expect(got.series.map(\.tags) == want.series.map(\.tags), "\(got.name)")
+            for (a, b) in zip(got.series, want.series) {
+                // Exact but for the order floating-point sums were added in (and a gauge's last value).
+                #expect(a.count == b.count && a.trues == b.trues && a.min == b.min && a.max == b.max, "\(got.name)")
+                #expect(abs(a.sum - b.sum) < 1e-9 && a.digest?.positive == b.digest?.positive && a.digest?.zeros == b.digest?.zeros)
+            }
+        }
+        #expect(merged.checks == expected.checks && merged.errors == expected.errors)
+        #expect(merged.segment == "1/3,2/3,3/3" && merged.missingSegments.isEmpty && merged.elapsedSeconds == 12)
+        let snapshot = try merged.snapshot(), mergedOptions = try merged.options()
+        let held = mergedOptions.thresholds.map { $0.evaluate(snapshot, elapsed: 12).holds }
+        #expect(held == [false, true, false], "checks 90% fail, iterations are 300, billing's p(95) is 5.x s")
+        #expect(mergedOptions.thresholds.map { $0.evaluate(snapshot, elapsed: 12).holds }
+            == options.thresholds.map { $0.evaluate(whole.snapshot(), elapsed: 12).holds })
+        #expect(throws: ScenarioReport.Problem.self) { try ScenarioReport.merge([merged, merged]) }
+        #expect(try ScenarioReport.merge([try ScenarioReport.read(files[0])]).missingSegments == ["2/3", "3/3"])
+    }
+
+    /// A summary file whose figures do not add up, or that is not a summary, is refused
+    /// with what is wrong; none of it traps.
+    @Test func badSummaryFilesAreRefused() throws {
+        let metrics = ScenarioMetrics()
+        metrics.recordIteration(seconds: 0.5, error: nil)
+        let report = ScenarioReport(metrics.snapshot(), options: ScenarioOptions(), elapsed: 1, script: "s.lua", segment: .whole)
+        let text = String(decoding: try report.json(pretty: false), as: UTF8.self)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bad-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cases: [(String, String)] = [
+            ("not json", "not a summary"),
+            (text.replacingOccurrences(of: "\"count\":1,", with: "\"count\":2,"), "digest"),
+            (text.replacingOccurrences(of: "\"count\":1,", with: "\"count\":9223372036854775807,"), "not what a run records"),
+            (text.replacingOccurrences(of: "\"version\":1", with: "\"version\":7"), "version 7"),
+            (text.replacingOccurrences(of: "\"format\":\"ccai-scenario-summary\"", with: "\"format\":\"k6\""), "format 'k6'"),
+            (text.replacingOccurrences(of: "\"kind\":\"counter\"", with: "\"kind\":\"gauge\""), "is a counter"),
+            (text.replacingOccurrences(of: "\"thresholds\":[]",
+                                       with: "\"thresholds\":[{\"metric\":\"checks\",\"threshold\":\"rate ~ 1\",\"abort_on_fail\":false}]"),
+             "is not an expression"),
+        ]
+        for (index, (content, message)) in cases.enumerated() {
+            let path = folder.appendingPathComponent("\(index).json").path
+            try content.write(toFile: path, atomically: true, encoding: .utf8)
+            do {
+                _ = try ScenarioReport.read(path)
+                Issue.record("case \(index) was read")
+            } catch let problem as ScenarioReport.Problem {
+                #expect(problem.message.contains(message), "case \(index): \(problem.message)")
+            }
+        }
+    }
+
+    /// Outputs written by hand are well-formed: JSON strings escape what JSON needs,
+    /// timestamps are RFC 3339, JUnit escapes markup, chart ticks are round.
+    @Test func outputsEscapeWhatTheyWrite() {
+        #expect(JSONText.string("a\"b\\c\n\u{1}\u{2028}é") == #""a\"b\\c\n\u0001\u2028é""#)
+        #expect(JSONText.number(4) == "4" && JSONText.number(0.25) == "0.25" && JSONText.number(.infinity) == "null")
+        #expect(JSONText.timestamp(Date(timeIntervalSince1970: 1_764_649_893.538_12)) == "2025-12-02T04:31:33.538120Z")
+        #expect(MarkupText.escaped("a<b & \"c\"\u{1}\n") == "a&lt;b &amp; &quot;c&quot;&#10;")
+        #expect(MarkupText.escaped("<script>x</script>") == "&lt;script&gt;x&lt;/script&gt;")
+        #expect(SVGChart.ticks(upTo: 7) == [0, 2, 4, 6, 8] && SVGChart.ticks(upTo: 0.03) == [0, 0.01, 0.02, 0.03])
+        #expect(SVGChart.ticks(upTo: 0) == [0, 1])
+    }
+
+    /// The timeline keeps at most its slices: a long run's slices double in length and
+    /// keep every count.
+    @Test func aLongTimelineCoarsens() {
+        var timeline = Timeline()
+        let start = Date(timeIntervalSince1970: 0)
+        for second in 0..<5_000 {
+            timeline.record(.iterations, 1, at: start.addingTimeInterval(Double(second)))
+            timeline.record(.iterationFailed, second % 10 == 0 ? 1 : 0, at: start.addingTimeInterval(Double(second)))
+        }
+        #expect(timeline.slices.count <= Timeline.maximumSlices && timeline.sliceSeconds == 8)
+        #expect(timeline.slices.reduce(0) { $0 + $1.iterations } == 5_000)
+        #expect(timeline.slices.reduce(0) { $0 + $1.failedIterations } == 500)
+    }
+
+    /// Built-in metrics take tags and thresholds on them; a script cannot add to one.
+    @Test func builtInMetricsAreTaggedAndClosedToScripts() throws {
+        let metrics = ScenarioMetrics()
+        metrics.record(.sdkCall, 0.2, tags: ["service": "chat", "method": "start", "status": "ok"])
+        metrics.record(.sdkCall, 3, tags: ["service": "chat", "method": "send_message", "status": "ok"])
+        metrics.add("sdk_call_seconds", value: 100, tags: [:])
+        let start = try Threshold(metric: "sdk_call_seconds{method:start}", expression: "max < 1")
+        let all = try Threshold(metric: "sdk_call_seconds", expression: "max < 1")
+        #expect(start.evaluate(metrics.snapshot(), elapsed: 1).holds && !all.evaluate(metrics.snapshot(), elapsed: 1).holds)
+        #expect(metrics.snapshot().metric(.sdkCall).total.count == 2)
+        #expect(metrics.declare("sdk_call_seconds", kind: .trend) == "sdk_call_seconds is a built-in metric")
+    }
+}
