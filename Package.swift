@@ -44,7 +44,9 @@ let package = Package(
         // The platform emulator: an HTTP server (libmicrohttpd) with the wire API.
         .target(
             name: "CCAISandbox",
-            dependencies: ["CHTTPShim", "CSQLite", "CPangoCairo", "CCAIWire", "LuaRuntime", "Timekeeping"],
+            // CCAIKit for its transport protocol only: the router transport hands the SDK's
+            // requests to the router in the same process.
+            dependencies: ["CHTTPShim", "CSQLite", "CPangoCairo", "CCAIWire", "CCAIKit", "LuaRuntime", "Timekeeping"],
             // Route tables name their handlers (`(Endpoints.endChat, end)`): a method of a
             // Sendable route struct is then a Sendable function.
             swiftSettings: [.enableUpcomingFeature("InferSendableFromCaptures")]

@@ -250,6 +250,55 @@ int lrt_load_text(lua_State *L, const char *source, size_t len, const char *chun
     return status;
 }
 
+typedef struct {
+    char *bytes;
+    size_t len;
+    size_t cap;
+    int failed;
+} lrt_dump_buffer;
+
+static int dump_writer(lua_State *L, const void *p, size_t size, void *ud) {
+    (void)L;
+    lrt_dump_buffer *buffer = ud;
+    if (buffer->len + size > buffer->cap) {
+        size_t cap = buffer->cap ? buffer->cap : 4096;
+        while (cap < buffer->len + size) cap *= 2;
+        char *grown = realloc(buffer->bytes, cap);
+        if (!grown) {
+            buffer->failed = 1;
+            return 1;
+        }
+        buffer->bytes = grown;
+        buffer->cap = cap;
+    }
+    memcpy(buffer->bytes + buffer->len, p, size);
+    buffer->len += size;
+    return 0;
+}
+
+int lrt_dump(lua_State *L, char **bytes, size_t *len) {
+    lrt_dump_buffer buffer = {0};
+    int status = lua_dump(L, dump_writer, &buffer, 0);
+    if (status != 0 || buffer.failed) {
+        free(buffer.bytes);
+        *bytes = NULL;
+        *len = 0;
+        return 1;
+    }
+    *bytes = buffer.bytes;
+    *len = buffer.len;
+    return 0;
+}
+
+int lrt_load_binary(lua_State *L, const char *bytes, size_t len, const char *chunkname) {
+    lrt_context *c = lrt_context_of(L);
+    int saved = c->host_active;
+    c->host_active = 0;
+    int status = luaL_loadbufferx(L, bytes, len, chunkname, "b");
+    c->host_active = saved;
+    return status;
+}
+
 // MARK: - Libraries
 
 static void remove_fields(lua_State *L, const char *const *names) {

@@ -46,10 +46,16 @@ import Testing
         #expect(output.stderr.contains("after the chat ended: nil"), "the agent's wait ends with the chat: \(output.stderr)")
     }
 
-    @Test func theEmbeddedSandboxServesTheSDK() async throws {
-        let output = try await CLI.run(["run", "Tests/Scenarios/company.lua"])
+    /// The embedded sandbox serves the SDK through its router in the process, and over
+    /// HTTP on a loopback port with `--loopback`: the same scenario passes both ways.
+    @Test(arguments: [[], ["--loopback"]])
+    func theEmbeddedSandboxServesTheSDK(_ flags: [String]) async throws {
+        let output = try await CLI.run(["run", "Tests/Scenarios/company.lua"] + flags)
         #expect(output.status == 0, "\(output.stderr)")
         #expect(output.stderr.contains("company scenario passed"))
+        let misplaced = try await CLI.run(["run", "Tests/Scenarios/company.lua", "--loopback", "--host", "127.0.0.1:1",
+                                           "--company-key", "k", "--company-secret", "s"])
+        #expect(misplaced.status == 2 && misplaced.stderr.contains("--loopback is for the embedded sandbox"))
     }
 
     @Test func aSandboxClockMakesItAfterHours() async throws {

@@ -71,3 +71,31 @@ import Testing
         #expect(await state.inspect(kept: "spec") == .nil)
     }
 }
+
+/// A chunk compiled once runs in many states, each with its own globals; its errors name
+/// the file's lines; a syntax error is the compiler's.
+@Suite struct CompiledChunkTests {
+    @Test func aChunkCompiledOnceRunsInEveryState() async throws {
+        let chunk = try LuaState.compile("""
+            counter = (counter or 0) + 1
+            local function fail() error("boom") end
+            return { count = counter, fail = fail }
+            """, chunkName: "@scenario.lua")
+        for _ in 0..<3 {
+            let state = try LuaState()
+            try await state.run(chunk: chunk, keepingResultAs: "module")
+            #expect(await state.inspect(kept: "module")["count"] == 1, "each state has its own globals")
+            do {
+                _ = try await state.call(kept: "module", path: ["fail"], arguments: [])
+                Issue.record("fail() raised nothing")
+            } catch let error as LuaScriptError {
+                #expect(error.message.contains("scenario.lua:2: boom"), "\(error.message)")
+            }
+            await state.close()
+        }
+        #expect(throws: LuaScriptError.self) { try LuaState.compile("return {", chunkName: "@bad.lua") }
+        do { _ = try LuaState.compile("return {", chunkName: "@bad.lua") } catch let error as LuaScriptError {
+            #expect(error.message.contains("bad.lua:1:"), "\(error.message)")
+        }
+    }
+}

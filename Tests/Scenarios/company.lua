@@ -18,7 +18,9 @@ local switched = ccai.end_user.get_end_user()
 assert(switched.identifier == "vu-scenario-2" and switched.name == "Zoe" and switched.id ~= me.id, "a new identity")
 
 local options = ccai.options.get()
-assert(options.base_url:find("^http://127%.0%.0%.1:") and options.cache_auth_token == false, "ccai.options")
+-- The embedded sandbox through its router, or over loopback HTTP (--loopback, or a served one with --host).
+local embedded = options.base_url == "https://embedded-sandbox.invalid" and options.url_host == "embedded-sandbox.invalid"
+assert((embedded or options.base_url:find("^http://127%.0%.0%.1:")) and options.cache_auth_token == false, "ccai.options")
 
 ccai.language.set_language_code("es")
 assert(ccai.language.get_language_code() == "es")

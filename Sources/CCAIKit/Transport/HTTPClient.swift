@@ -2,8 +2,9 @@ import CCAIWire
 import Foundation
 import Timekeeping
 
-/// An HTTP client on libcurl: one thread and one multi handle serve every request (and
-/// reuse connections); requests are async, time out, can be cancelled, and retried as
+/// An HTTP client over a transport (libcurl by default: one thread and one multi handle
+/// serve every request and reuse connections); requests are async, time out, can be
+/// cancelled, and retried as
 /// ``RetryPolicy`` says: idempotent ones with exponential backoff when the server is
 /// unreachable or answers 502, 503 or 504, any one answered 429 (refused before it was
 /// processed) after the server's `Retry-After`. Its waits, and every wait of the SDK
@@ -17,14 +18,15 @@ public final class HTTPClient: Sendable {
     public let retryPolicy: RetryPolicy
     /// The time the SDK waits on: retries, the outbox's patience, reconnections.
     public let clock: any Clock
-    private let loop = CurlLoop()
+    /// How requests reach the server.
+    public let transport: any HTTPTransport
 
-    public init(retryPolicy: RetryPolicy = .standard, clock: any Clock = SystemClock()) {
+    public init(retryPolicy: RetryPolicy = .standard, clock: any Clock = SystemClock(),
+                transport: any HTTPTransport = CurlTransport()) {
         self.retryPolicy = retryPolicy
         self.clock = clock
+        self.transport = transport
     }
-
-    deinit { loop.stop() }
 
     /// Sends `request`, retrying it when that is safe; throws ``TransportError`` or
     /// `CancellationError`.
@@ -65,15 +67,6 @@ public final class HTTPClient: Sendable {
     private func perform(_ request: HTTPClientRequest, onChunk: ((Int, Data) -> Bool)? = nil) async throws
         -> HTTPClientResponse
     {
-        try Task.checkCancellation()
-        let transfer = try CurlTransfer(request, onChunk: onChunk)
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                transfer.wait(continuation)
-                loop.add(transfer)
-            }
-        } onCancel: {
-            loop.cancel(transfer)
-        }
+        try await transport.perform(request, onChunk: onChunk)
     }
 }

@@ -12,22 +12,85 @@ import Foundation
 /// }
 /// ```
 public final class HTTPEventStream: @unchecked Sendable {
-    private let stream: OpaquePointer
+    /// Where the bytes go: a connection of the HTTP server, or a reader in the same
+    /// process (the router transport).
+    private enum Destination {
+        case connection(OpaquePointer)
+        case reader(InProcessReader)
+    }
+
+    /// A reader in the same process: each write is handed to `deliver` at once (nothing
+    /// waits unsent); it stops taking them once `deliver` says false or it is closed.
+    final class InProcessReader: @unchecked Sendable {
+        private let lock = NSLock()
+        private var deliver: ((Data) -> Bool)?
+        private var onClose: (() -> Void)?
+
+        init(deliver: @escaping (Data) -> Bool, onClose: @escaping () -> Void) {
+            self.deliver = deliver
+            self.onClose = onClose
+        }
+
+        var isOpen: Bool { lock.withLock { deliver != nil } }
+
+        /// Hands `data` over (under the lock: once ``close()`` has returned, nothing more is).
+        func write(_ data: Data) -> Bool {
+            let closed: (() -> Void)? = lock.withLock {
+                guard let deliver else { return nil }
+                if deliver(data) { return nil }
+                self.deliver = nil
+                defer { onClose = nil }
+                return onClose
+            }
+            closed?()
+            return isOpen
+        }
+
+        func close() {
+            let closed: (() -> Void)? = lock.withLock {
+                deliver = nil
+                defer { onClose = nil }
+                return onClose
+            }
+            closed?()
+        }
+    }
+
+    private let destination: Destination
 
     init(_ stream: OpaquePointer) {
-        self.stream = stream
+        destination = .connection(stream)
+    }
+
+    init(reader: InProcessReader) {
+        destination = .reader(reader)
     }
 
     deinit {
-        chttp_stream_close(stream)
-        chttp_stream_release(stream)
+        switch destination {
+        case .connection(let stream):
+            chttp_stream_close(stream)
+            chttp_stream_release(stream)
+        case .reader(let reader):
+            reader.close()
+        }
     }
 
     /// Whether the client is still listening.
-    public var isOpen: Bool { chttp_stream_is_open(stream) != 0 }
+    public var isOpen: Bool {
+        switch destination {
+        case .connection(let stream): return chttp_stream_is_open(stream) != 0
+        case .reader(let reader): return reader.isOpen
+        }
+    }
 
-    /// Bytes written and not yet sent to the client.
-    public var pendingBytes: Int { chttp_stream_pending(stream) }
+    /// Bytes written and not yet sent to the client (none for a reader in the process).
+    public var pendingBytes: Int {
+        switch destination {
+        case .connection(let stream): return chttp_stream_pending(stream)
+        case .reader: return 0
+        }
+    }
 
     /// Sends one event; false when the client is gone.
     @discardableResult
@@ -48,12 +111,22 @@ public final class HTTPEventStream: @unchecked Sendable {
     public func sendComment(_ text: String) -> Bool { write(": \(text)\n\n") }
 
     /// Ends the stream after what was sent.
-    public func close() { chttp_stream_close(stream) }
+    public func close() {
+        switch destination {
+        case .connection(let stream): chttp_stream_close(stream)
+        case .reader(let reader): reader.close()
+        }
+    }
 
     private func write(_ text: String) -> Bool {
-        var text = text
-        return text.withUTF8 { bytes in
-            bytes.withMemoryRebound(to: CChar.self) { chttp_stream_write(stream, $0.baseAddress, $0.count) != 0 }
+        switch destination {
+        case .connection(let stream):
+            var text = text
+            return text.withUTF8 { bytes in
+                bytes.withMemoryRebound(to: CChar.self) { chttp_stream_write(stream, $0.baseAddress, $0.count) != 0 }
+            }
+        case .reader(let reader):
+            return reader.write(Data(text.utf8))
         }
     }
 }

@@ -23,39 +23,38 @@ final class SDKMetricsRecorder: @unchecked Sendable {
     private var chatBegan: Date?
     private var waitingForAgent = false
     private var waitingForFirstResponse = false
-    /// When each customer message not answered yet was sent.
-    private var unanswered: [Date] = []
-    /// The most customer messages waiting for an answer that are timed (older ones are dropped).
-    static let maximumUnanswered = 1_000
+    /// Customer messages the platform has taken (their place in the chat) and when each
+    /// was sent, not answered yet.
+    private var unanswered: [(sequence: Int, sent: Date)] = []
+    /// The latest agent and virtual agent messages seen, by place in the chat, and when:
+    /// a reply may arrive on the event stream before the call that sent its question
+    /// returns.
+    private var answers: [(sequence: Int, seen: Date)] = []
+    /// The most unanswered messages and recent answers kept (older ones are dropped).
+    static let maximumKept = 64
 
     init(metrics: ScenarioMetrics, clock: any Clock) {
         self.metrics = metrics
         self.clock = clock
     }
 
-    /// A call is about to be made: returns when. Starting a chat starts its clocks; sending
-    /// a message starts that message's round trip.
+    /// A call is about to be made: returns when. Starting a chat starts its clocks.
     func begin(service: String, method: String) -> Date {
         let now = clock.now()
-        guard service == "chat" else { return now }
+        guard service == "chat", method == "start" else { return now }
         lock.withLock {
-            switch method {
-            case "start":
-                chatBegan = now
-                waitingForAgent = true
-                waitingForFirstResponse = true
-                unanswered = []
-            case "send_message":
-                if unanswered.count >= Self.maximumUnanswered { unanswered.removeFirst() }
-                unanswered.append(now)
-            default:
-                break
-            }
+            chatBegan = now
+            waitingForAgent = true
+            waitingForFirstResponse = true
+            unanswered = []
+            answers = []
         }
         return now
     }
 
-    /// A call begun at `began` ended with `status`; `result` is what it returned.
+    /// A call begun at `began` ended with `status`; `result` is what it returned. A
+    /// customer message's round trip ends at the first agent message placed after it in
+    /// the chat (by the platform's sequence), whichever of the two arrives first.
     func end(service: String, method: String, began: Date, status: String, result: Any?) {
         let now = clock.now()
         let seconds = now.timeIntervalSince(began)
@@ -67,8 +66,15 @@ final class SDKMetricsRecorder: @unchecked Sendable {
             if let chat = result as? ChatResponse { observe(chat, at: now) }
         case "start":
             lock.withLock { chatBegan = nil }
-        case "send_message" where status != "ok":
-            lock.withLock { _ = unanswered.popLast() }
+        case "send_message" where status == "ok":
+            guard let sequence = (result as? [ChatMessage])?.map(\.sequence).max() else { return }
+            let answered: Date? = lock.withLock {
+                if let answer = answers.first(where: { $0.sequence > sequence }) { return answer.seen }
+                if unanswered.count >= Self.maximumKept { unanswered.removeFirst() }
+                unanswered.append((sequence, began))
+                return nil
+            }
+            if let answered { metrics.record(.messageRoundTrip, max(0, answered.timeIntervalSince(began))) }
         default:
             break
         }
@@ -94,12 +100,18 @@ final class SDKMetricsRecorder: @unchecked Sendable {
         case .chatReceived(let chat?):
             observe(chat, at: now)
         case .messagesReceived(let messages):
-            guard messages.contains(where: { Self.answers($0.sender.type) }) else { return }
+            let replies = messages.filter { Self.answers($0.sender.type) }.map(\.sequence)
+            guard let latest = replies.max() else { return }
             let (began, firstResponse, answered): (Date?, Bool, [Date]) = lock.withLock {
                 let first = waitingForFirstResponse
                 waitingForFirstResponse = false
-                defer { unanswered = [] }
-                return (chatBegan, first, unanswered)
+                for sequence in replies {
+                    if answers.count >= Self.maximumKept { answers.removeFirst() }
+                    answers.append((sequence, now))
+                }
+                let closed = unanswered.filter { $0.sequence < latest }.map(\.sent)
+                unanswered.removeAll { $0.sequence < latest }
+                return (chatBegan, first, closed)
             }
             if firstResponse, let began { metrics.record(.chatFirstResponse, now.timeIntervalSince(began)) }
             for sent in answered { metrics.record(.messageRoundTrip, now.timeIntervalSince(sent)) }
@@ -115,6 +127,7 @@ final class SDKMetricsRecorder: @unchecked Sendable {
                 waitingForAgent = false
                 waitingForFirstResponse = false
                 unanswered = []
+                answers = []
             }
             return
         }

@@ -125,9 +125,13 @@ public struct ScenarioRunner: Sendable {
     }
 
     private func runUsers() async throws -> Outcome {
+        // The file is read and compiled once; every VU runs that chunk.
+        let chunk = try LuaState.compile(file: script)
+        let script = self.script
         // The first VU reads the scenario's shape and options: this slice's first VU.
         let firstNumber = segment.index
-        let first = try await VirtualUser.start(firstNumber, script: script, runner: try await runner(for: firstNumber), in: liveUsers)
+        let first = try await VirtualUser.start(firstNumber, script: script, chunk: chunk, runner: try await runner(for: firstNumber),
+                                                in: liveUsers)
         guard let scenario = await first.scenarioShape() else {
             await first.close()
             guard overrides.isEmpty, segment.isWhole else {
@@ -156,7 +160,7 @@ public struct ScenarioRunner: Sendable {
         var data: LuaValue = .nil
         var setupContext: VirtualUser?
         if scenario["setup"]?.stringValue == "function" || scenario["teardown"]?.stringValue == "function" {
-            let context = try await VirtualUser.start(0, script: script, runner: try await runner(for: 0), in: liveUsers)
+            let context = try await VirtualUser.start(0, script: script, chunk: chunk, runner: try await runner(for: 0), in: liveUsers)
             setupContext = context
             if scenario["setup"]?.stringValue == "function" {
                 do {
@@ -179,7 +183,8 @@ public struct ScenarioRunner: Sendable {
         }
         do {
             for number in initial.dropFirst() {
-                pool.add(try await VirtualUser.start(number, script: script, runner: try await runner(for: number), in: liveUsers))
+                pool.add(try await VirtualUser.start(number, script: script, chunk: chunk, runner: try await runner(for: number),
+                                                     in: liveUsers))
             }
         } catch {
             await pool.closeAll()
@@ -187,7 +192,7 @@ public struct ScenarioRunner: Sendable {
             throw error
         }
         if initial.isEmpty { await first.close() }
-        let abortedBy = initial.isEmpty ? nil : await execute(pool, options: options, data: data)
+        let abortedBy = initial.isEmpty ? nil : await execute(pool, options: options, data: data, chunk: chunk)
         await pool.closeAll()
         if let setupContext {
             if scenario["teardown"]?.stringValue == "function", !liveUsers.isStopped {
@@ -212,7 +217,7 @@ public struct ScenarioRunner: Sendable {
     public static let abortCheckInterval = 1.0
 
     /// Runs the executor over the pool's VUs; returns the threshold that aborted the run, if one did.
-    private func execute(_ pool: UserPool, options: ScenarioOptions, data: LuaValue) async -> Threshold? {
+    private func execute(_ pool: UserPool, options: ScenarioOptions, data: LuaValue, chunk: LuaChunk) async -> Threshold? {
         let start = clock.now()
         let counter: IterationCounter
         if case .sharedIterations(let total) = options.executor {
@@ -269,7 +274,7 @@ public struct ScenarioRunner: Sendable {
                 })
             case .arrivalRate(let arrival):
                 await run.arrivals(arrival, start: start, segment: segment, pool: pool) { number in
-                    try await VirtualUser.start(number, script: script, runner: try await runner(for: number), in: liveUsers)
+                    try await VirtualUser.start(number, script: script, chunk: chunk, runner: try await runner(for: number), in: liveUsers)
                 }
             }
             timers.cancelAll()

@@ -17,10 +17,13 @@ actor VirtualUser {
         self.state = state
     }
 
-    /// Makes the user's state and runs the file's top level in it, keeping what it returns.
+    /// Makes the user's state and runs the file's top level in it (`chunk`, the file
+    /// compiled once for the run), keeping what it returns.
     /// The user is in `users` from before its top level runs, so that stopping the run
     /// (its timeout) stops a top level that never ends.
-    static func start(_ number: Int, script: String, runner: ScriptRunner, in users: LiveUsers) async throws -> VirtualUser {
+    static func start(_ number: Int, script: String, chunk: LuaChunk, runner: ScriptRunner, in users: LiveUsers) async throws
+        -> VirtualUser
+    {
         let folder = URL(fileURLWithPath: script).deletingLastPathComponent().path
         let user = VirtualUser(number: number, state: try await runner.makeState(modulePaths: [folder], printing: runner.printOutput))
         guard users.add(user) else {
@@ -28,7 +31,7 @@ actor VirtualUser {
             throw LuaScriptError(kind: .cancelled, message: "the run was stopped")
         }
         do {
-            try await user.state.run(file: script, keepingResultAs: "scenario")
+            try await user.state.run(chunk: chunk, keepingResultAs: "scenario")
         } catch {
             await user.close()
             throw error

@@ -85,6 +85,13 @@ const char *lrt_tolstring(lua_State *L, int idx, size_t *len);
 void lrt_traceback(lua_State *L, lua_State *co, const char *message, int level);
 /// Loads a chunk in text mode only. Returns a Lua status; pushes the function or an error.
 int lrt_load_text(lua_State *L, const char *source, size_t len, const char *chunkname);
+/// Dumps the function on top of the stack as bytecode (debug information kept, so errors
+/// name lines) into a buffer from malloc, which the caller frees. Returns 0, or non-zero
+/// when the dump failed (out of memory).
+int lrt_dump(lua_State *L, char **bytes, size_t *len);
+/// Loads bytecode that lrt_dump made, in binary mode only. Returns a Lua status; pushes the
+/// function or an error.
+int lrt_load_binary(lua_State *L, const char *bytes, size_t len, const char *chunkname);
 /// Opens the libraries a sandboxed state may use (no io, debug, package).
 void lrt_open_safe_libs(lua_State *L);
 /// Pops the value on top and keeps it as the error raised for `kind`.

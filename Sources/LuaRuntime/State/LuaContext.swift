@@ -192,6 +192,16 @@ public struct LuaContext {
         }
     }
 
+    /// Pushes the function of a compiled chunk (or throws, when the state has no memory for it).
+    func load(_ chunk: LuaChunk) throws {
+        let status = chunk.bytecode.withUnsafeBytes { bytes in
+            lrt_load_binary(L, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count, chunk.chunkName)
+        }
+        guard status == LUA_OK else {
+            throw core.scriptError(status: status, on: L, traceback: nil)
+        }
+    }
+
     private func callTop(arguments: [LuaValue]) throws -> [LuaValue] {
         if let kill = core.killError { lrt_pop(L, 1); throw kill }
         let base = lua_gettop(L) - 1

@@ -75,10 +75,25 @@ public actor LuaState {
     public func run(source: String, chunkName: String, arguments: [LuaValue] = [], keepingResultAs keepName: String? = nil)
         async throws -> [LuaValue]
     {
+        try await run(loading: { try $0.load(source, chunkName: chunkName) }, arguments: arguments, keepingResultAs: keepName)
+    }
+
+    /// Runs a chunk compiled once (``compile(_:chunkName:)``) as
+    /// ``run(source:chunkName:arguments:keepingResultAs:)`` runs source.
+    @discardableResult
+    public func run(chunk: LuaChunk, arguments: [LuaValue] = [], keepingResultAs keepName: String? = nil)
+        async throws -> [LuaValue]
+    {
+        try await run(loading: { try $0.load(chunk) }, arguments: arguments, keepingResultAs: keepName)
+    }
+
+    private func run(loading load: (LuaContext) throws -> Void, arguments: [LuaValue], keepingResultAs keepName: String?)
+        async throws -> [LuaValue]
+    {
         let context = LuaContext(core: core)
         try checkOpen()
         if let kill = core.killError { throw kill }
-        try context.load(source, chunkName: chunkName)
+        try load(context)
         let stack = LuaStack(core.L)
         for argument in arguments { stack.push(argument) }
         let main = core.scheduler.spawn(from: core.L, arguments: Int32(arguments.count), kind: .main)

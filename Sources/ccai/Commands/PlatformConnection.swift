@@ -15,6 +15,11 @@ struct PlatformConnection {
     }
 
     var target: Target = .embedded(configurationFile: nil)
+    /// `--loopback`: reach the embedded sandbox over HTTP on a loopback port, as a remote
+    /// platform is reached, instead of through its router in the process (the default,
+    /// which costs no file descriptors: over loopback each event stream holds two, and a
+    /// run of 10,000 VUs would need more than most limits allow).
+    var loopback = false
 
     /// Checks the connection options of `ccai run` (by option name; `identities` are the
     /// `--identities` given, in order).
@@ -114,32 +119,40 @@ struct PlatformConnection {
         func session(for identity: EndUser) throws -> Session { try connect(identity) }
     }
 
-    /// Starts the embedded sandbox if needed.
+    /// Starts the embedded sandbox if needed. Every session of the platform shares one
+    /// transport (one libcurl thread multiplexing all their requests and event streams),
+    /// whatever the number of end users.
     func start() async throws -> Platform {
         switch target {
         case .embedded(let file):
             var configuration = SandboxConfiguration.builtIn
             if let file { configuration = try await SandboxConfiguration.load(file: file) }
             let sandbox = try Sandbox(configuration: configuration)
-            let server = try sandbox.serve(address: "127.0.0.1", port: 0)
+            let server = loopback ? try sandbox.serve(address: "127.0.0.1", port: 0) : nil
+            let http = server == nil ? HTTPClient(transport: RouterTransport(router: sandbox.router)) : HTTPClient()
+            let urlHost = server.map { "127.0.0.1:\($0.port)" } ?? Self.embeddedHost
             let algorithm: JWTAlgorithm = configuration.algorithms.contains(.hs384) ? .hs384 : .hs256
             let company = configuration.company, clock = sandbox.businessClock
             return Platform(server: server, clock: clock) { identity in
-                let sdk = CCAI()
+                let sdk = CCAI(http: http)
                 let delegate = HostAuthenticator(signing: .secret(company.secret, algorithm), identity: identity, ccai: sdk)
-                try sdk.initialize(options: InitOptions(key: company.key, urlHost: "127.0.0.1:\(server.port)",
-                                                        delegate: delegate, cacheAuthToken: false))
+                try sdk.initialize(options: InitOptions(key: company.key, urlHost: urlHost, delegate: delegate, cacheAuthToken: false))
                 return Session(sdk: sdk, server: server, delegate: delegate, clock: clock)
             }
         case .remote(let host, let key, let signing, let policy):
+            let http = HTTPClient()
             return Platform(server: nil) { identity in
-                let sdk = CCAI()
+                let sdk = CCAI(http: http)
                 let delegate = HostAuthenticator(signing: signing, identity: identity, ccai: sdk, policy: policy)
                 try sdk.initialize(options: InitOptions(key: key, urlHost: host, delegate: delegate, cacheAuthToken: false))
                 return Session(sdk: sdk, server: nil, delegate: delegate)
             }
         }
     }
+
+    /// The host the SDK's options name for the embedded sandbox reached through its router
+    /// (`ccai.options.get().url_host`): a name that resolves nowhere (RFC 6761's `.invalid`).
+    static let embeddedHost = "embedded-sandbox.invalid"
 
     /// Starts the embedded sandbox if needed and initializes an SDK instance for `identity`.
     func open(identity: EndUser) async throws -> Session {

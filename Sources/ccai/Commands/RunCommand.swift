@@ -37,7 +37,8 @@ struct RunCommand {
         The SDK (ccai.auth, ccai.company, ccai.end_user, ccai.language, ccai.queue_menu,
         ccai.chat, ccai.smart_action, ccai.screen_share, ccai.options) talks to the
         embedded sandbox by default: the built-in company, or --sandbox CONFIG.lua (with
-        its agent scripts), served in-process on a loopback port. With --host it talks to
+        its agent scripts), reached through its router in this process (--loopback:
+        over HTTP on a loopback port). With --host it talks to
         that platform instead. The host authenticates the script's end user ("vu-1", or
         what the script sets with ccai.end_user.update_end_user) by signing a JWT; scripts
         never see the secret. Against --host the operator, not the script, decides whom
@@ -74,6 +75,10 @@ struct RunCommand {
                                    'ccai report merge' reads)
           --strict-plugins         a plugin that fails to load fails the run (exit 1)
           --sandbox CONFIG.lua     the embedded sandbox's configuration
+          --loopback               reach the embedded sandbox over HTTP on a loopback
+                                   port, as a remote platform is reached (default:
+                                   through its router in this process, no sockets, so
+                                   that no descriptor limit caps the VUs)
           --host HOST              a platform instead of the embedded sandbox (HOST[:PORT]
                                    or a URL), with --company-key KEY and one of
                                    --company-secret SECRET, --company-secret-file FILE,
@@ -152,6 +157,7 @@ struct RunCommand {
         var script: String?
         var connectionOptions: [String: String] = [:]
         var identities: [String] = []
+        var loopback = false
         while let token = reader.next() {
             switch token {
             case .positional(let value):
@@ -230,6 +236,8 @@ struct RunCommand {
                 limits.seconds = seconds
             case .option("--identities"):
                 identities.append(try reader.value(for: "--identities"))
+            case .option("--loopback"):
+                loopback = true
             case .option(let option)
                 where ["--sandbox", "--host", "--company-key", "--company-secret", "--company-secret-file", "--jwt-command",
                        "--jwt-alg", "--signed-claims"].contains(option):
@@ -241,6 +249,12 @@ struct RunCommand {
         guard let script else { throw UsageError(message: "run needs a script to run", command: "run") }
         self.script = script
         connection = try PlatformConnection.parse(connectionOptions, identities: identities)
+        if loopback {
+            guard case .embedded = connection.target else {
+                throw UsageError(message: "--loopback is for the embedded sandbox; with --host the SDK reaches that host", command: "run")
+            }
+            connection.loopback = true
+        }
     }
 
     /// A whole number from 1 to `limit` given to `option`.

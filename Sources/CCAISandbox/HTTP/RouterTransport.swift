@@ -1,0 +1,160 @@
+import CCAIKit
+import Foundation
+
+/// The SDK's transport to a sandbox in the same process: each request goes to the
+/// router's admission and handlers (``HTTPRouter/respond(to:)``, what the HTTP server
+/// runs), and an event stream is handed to the SDK as it is written, without a socket.
+/// So a run's end users cost no file descriptors, however many there are (over loopback
+/// HTTP, each open event stream holds two), and nothing is parsed twice.
+///
+/// ```swift
+/// let http = HTTPClient(transport: RouterTransport(router: sandbox.router))
+/// let sdk = CCAI(http: http)
+/// ```
+public struct RouterTransport: HTTPTransport {
+    public let router: HTTPRouter
+
+    public init(router: HTTPRouter) {
+        self.router = router
+    }
+
+    public func perform(_ request: HTTPClientRequest, onChunk: ((Int, Data) -> Bool)?) async throws -> HTTPClientResponse {
+        try Task.checkCancellation()
+        let routed = try Self.request(request)
+        let response = try await Self.withTimeout(request.timeout) { await router.respond(to: routed) }
+        var headers: [String: String] = [:]
+        for (name, value) in response.headers { headers[name.lowercased()] = value }
+        if let write = response.stream {
+            guard let onChunk else {
+                throw TransportError.failed("\(request.method) \(request.url) answered with an event stream")
+            }
+            await Self.stream(write, status: response.status, to: onChunk)
+            try Task.checkCancellation()
+            return HTTPClientResponse(status: response.status, headers: headers)
+        }
+        guard response.body.count <= max(0, request.maximumResponseBytes) else {
+            throw TransportError.tooLarge(limit: request.maximumResponseBytes)
+        }
+        if let onChunk, (200..<300).contains(response.status) {
+            if !response.body.isEmpty { _ = onChunk(response.status, response.body) }
+            return HTTPClientResponse(status: response.status, headers: headers)
+        }
+        return HTTPClientResponse(status: response.status, headers: headers, body: response.body)
+    }
+
+    /// The router's request for the SDK's: the path and query decoded, header names
+    /// lowercased.
+    static func request(_ request: HTTPClientRequest) throws -> HTTPRequest {
+        guard let components = URLComponents(string: request.url), ["http", "https"].contains(components.scheme),
+            components.host?.isEmpty == false, !components.path.isEmpty
+        else {
+            throw TransportError.failed("'\(request.url)' is not an http or https URL")
+        }
+        var query: [String: String] = [:]
+        for item in components.queryItems ?? [] { query[item.name] = item.value ?? "" }
+        var headers: [String: String] = [:]
+        for (name, value) in request.headers { headers[name.lowercased()] = value }
+        return HTTPRequest(method: request.method, path: components.path, query: query, headers: headers,
+                           body: request.body ?? Data())
+    }
+
+    /// Runs the stream's writer until it ends, the reader stops it, or the caller's task
+    /// is cancelled (then the reader is closed at once; the writer ends at its next write
+    /// or keep-alive, as it does when a connection drops).
+    static func stream(_ write: @escaping @Sendable (HTTPEventStream) async -> Void, status: Int,
+                       to onChunk: @escaping (Int, Data) -> Bool) async {
+        let ended = StreamEnd()
+        let reader = HTTPEventStream.InProcessReader(deliver: { onChunk(status, $0) }, onClose: { ended.signal() })
+        Task {
+            await write(HTTPEventStream(reader: reader))
+            reader.close()
+        }
+        await withTaskCancellationHandler {
+            await ended.wait()
+        } onCancel: {
+            reader.close()
+        }
+    }
+
+    /// Fails with ``TransportError/timeout(_:)`` when `body` takes longer than `seconds`
+    /// (0 or less: no limit), and with `CancellationError` when the caller is cancelled,
+    /// at once in both cases: a handler that does not stop when cancelled is left to end
+    /// on its own, as it would be when a client's connection drops.
+    static func withTimeout<Value: Sendable>(_ seconds: TimeInterval, _ body: @escaping @Sendable () async -> Value)
+        async throws -> Value
+    {
+        let outcome = Outcome<Value>()
+        let work = Task {
+            let value = await body()
+            outcome.settle(.success(value))
+        }
+        let timer = Task {
+            guard seconds > 0, seconds.isFinite else { return }
+            try await Task.sleep(nanoseconds: UInt64(min(seconds, 1e9) * 1e9))
+            outcome.settle(.failure(TransportError.timeout(seconds)))
+            work.cancel()
+        }
+        defer { timer.cancel() }
+        return try await withTaskCancellationHandler {
+            try await outcome.value()
+        } onCancel: {
+            outcome.settle(.failure(CancellationError()))
+            work.cancel()
+        }
+    }
+}
+
+/// A result settled once, by whichever comes first; its one waiter gets it.
+private final class Outcome<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var result: Result<Value, Error>?
+    private var waiter: CheckedContinuation<Value, Error>?
+
+    func settle(_ settled: Result<Value, Error>) {
+        let waiting: CheckedContinuation<Value, Error>? = lock.withLock {
+            guard result == nil else { return nil }
+            result = settled
+            defer { waiter = nil }
+            return waiter
+        }
+        waiting?.resume(with: settled)
+    }
+
+    func value() async throws -> Value {
+        try await withCheckedThrowingContinuation { continuation in
+            let settled: Result<Value, Error>? = lock.withLock {
+                if let result { return result }
+                waiter = continuation
+                return nil
+            }
+            if let settled { continuation.resume(with: settled) }
+        }
+    }
+}
+
+/// Signalled once when a stream ends; its waiter wakes then (or at once, if it already has).
+private final class StreamEnd: @unchecked Sendable {
+    private let lock = NSLock()
+    private var ended = false
+    private var waiter: CheckedContinuation<Void, Never>?
+
+    func signal() {
+        let waiting: CheckedContinuation<Void, Never>? = lock.withLock {
+            ended = true
+            defer { waiter = nil }
+            return waiter
+        }
+        waiting?.resume()
+    }
+
+    func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now: Bool = lock.withLock {
+                if ended { return true }
+                waiter = continuation
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+}

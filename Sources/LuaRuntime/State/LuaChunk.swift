@@ -1,0 +1,42 @@
+import CLua
+import CLuaShim
+import Foundation
+
+/// A chunk compiled once, to run in many states without compiling it again (the file of a
+/// scenario, whose top level runs in every VU). It holds the bytecode Lua made of the
+/// source, with its debug information (errors name the file's lines); it can only be made
+/// by ``LuaState/compile(_:chunkName:)``, so a state never loads bytecode from anywhere
+/// else (Lua does not check bytecode: a forged one could crash the process).
+///
+/// ```swift
+/// let chunk = try LuaState.compile(source, chunkName: "@load.lua")
+/// for state in states { try await state.run(chunk: chunk, keepingResultAs: "scenario") }
+/// ```
+public struct LuaChunk: Sendable {
+    let bytecode: Data
+    public let chunkName: String
+}
+
+extension LuaState {
+    /// Compiles `source` (text only) into a chunk; throws its syntax error.
+    public static func compile(_ source: String, chunkName: String) throws -> LuaChunk {
+        let core = try LuaCore(limits: LuaLimits(), diagnostics: .standardError)
+        defer { core.close() }
+        try LuaContext(core: core).load(source, chunkName: chunkName)
+        var bytes: UnsafeMutablePointer<CChar>?
+        var length = 0
+        guard lrt_dump(core.L, &bytes, &length) == 0, let bytes else {
+            throw LuaScriptError(kind: .memory, message: "cannot keep the compiled chunk \(chunkName)")
+        }
+        defer { free(bytes) }
+        return LuaChunk(bytecode: Data(bytes: bytes, count: length), chunkName: chunkName)
+    }
+
+    /// Compiles the file at `path` (see ``compile(_:chunkName:)``); its chunk is named `@path`.
+    public static func compile(file path: String) throws -> LuaChunk {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw LuaScriptError(kind: .runtime, message: "cannot read '\(path)'")
+        }
+        return try compile(String(decoding: data, as: UTF8.self), chunkName: "@" + path)
+    }
+}
