@@ -27,12 +27,22 @@ struct RuntimeBenchmarks {
             ("transcript_pdf_ms", one(TranscriptBenchmarks().transcriptPDF)),
             ("redaction_ms", one { TranscriptBenchmarks().redaction() }),
             ("sandbox_rss_per_1000_chats", SoakBenchmarks().sandboxRSSPer1000Chats),
+            ("vu_memory_bytes", { try await Self.scenarios { try await $0.vuMemory() } }),
+            ("vus_10000", { try await Self.scenarios { try await $0.tenThousandVUs() } }),
+            ("sandbox_throughput_ratio", { try await Self.scenarios { try await $0.sandboxThroughputRatio() } }),
         ]
         var results: [BenchmarkResult] = []
         for (name, benchmark) in all where filter.map({ name.contains($0) }) ?? true {
             results += try await benchmark()
         }
         return results
+    }
+
+    /// Runs a benchmark of the `ccai` binary in a folder of its own, removed afterwards.
+    private static func scenarios(_ body: (ScenarioBenchmarks) async throws -> [BenchmarkResult]) async throws -> [BenchmarkResult] {
+        let benchmarks = try ScenarioBenchmarks()
+        defer { benchmarks.cleanUp() }
+        return try await body(benchmarks)
     }
 
     /// A state as scripts get it: the ccai module with the SDK's bindings and plugins.

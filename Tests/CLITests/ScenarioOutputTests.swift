@@ -32,7 +32,7 @@ import Testing
     @Test func stagesRampTheVUs() async throws {
         let script = try file("ramp.lua", """
             return {
-              options = { stages = { { duration = "1s", target = 3 }, { duration = "1s", target = 3 }, { duration = "0.5s", target = 0 } } },
+              options = { stages = { { duration = "1s", target = 3 }, { duration = "2.5s", target = 3 }, { duration = "0.5s", target = 0 } } },
               run = function(ctx) print("vu " .. ctx.vu) ccai.sleep(0.05) end,
             }
             """)
@@ -197,14 +197,19 @@ import Testing
         let twice = try await CLI.run(["report", "merge", parts[0], parts[1], parts[0]])
         #expect(twice.status == 1 && twice.stderr.contains("segment 1/3 is already in the merge"), "\(twice.stderr)")
         let partial = try await CLI.run(["report", "merge", parts[0], parts[1]])
-        #expect(partial.stderr.contains("segments 3/3 are not in the merge"))
+        #expect(partial.status == 1 && partial.stderr.contains("segments 3/3 are not in the merge"), "\(partial.stderr)")
+        let allowed = try await CLI.run(["report", "merge", parts[0], parts[1], "--partial", "--quiet"])
+        #expect(allowed.status == 0 && allowed.stderr.contains("(--partial)"), "\(allowed.stderr)")
+        let empty = try await CLI.run(["run", script, "--quiet", "--segment", "6/6"] + host)
+        #expect(empty.status == 2 && empty.stderr.contains("5 VUs make at most 5 segments"), "\(empty.stderr)")
+        #expect(together.metric(.vus).total.max == 5, "the segments' VUs add up")
         let failing = try file("failing.json", try String(contentsOfFile: parts[0])
             .replacingOccurrences(of: "\"threshold\" : \"rate == 1\"", with: "\"threshold\" : \"rate < 1\""))
         let refused = try await CLI.run(["report", "merge", failing, parts[1]])
         #expect(refused.status == 1 && refused.stderr.contains("thresholds differ"), "\(refused.stderr)")
         let alsoFailing = try file("failing2.json", try String(contentsOfFile: parts[1])
             .replacingOccurrences(of: "\"threshold\" : \"rate == 1\"", with: "\"threshold\" : \"rate < 1\""))
-        let failed = try await CLI.run(["report", "merge", failing, alsoFailing])
+        let failed = try await CLI.run(["report", "merge", failing, alsoFailing, "--partial"])
         #expect(failed.status == 99 && failed.stderr.contains("thresholds failed: checks: rate < 1"), "\(failed.stderr)")
     }
 

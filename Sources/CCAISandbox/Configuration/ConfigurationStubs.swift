@@ -144,6 +144,7 @@ public enum ConfigurationStubs {
         ---@field event_retention_seconds number? (default one day)
         ---@field media_retention_seconds number? (default one week)
         ---@field event_streams_per_end_user integer? (default 4; a new stream past it closes the oldest)
+        ---@field connections_per_address integer? (default 128; 0: no limit; connections a served sandbox takes at once from one address, loopback aside)
 
         """
 

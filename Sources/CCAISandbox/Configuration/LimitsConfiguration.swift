@@ -13,7 +13,8 @@ import Foundation
 ///            screen_shares_per_hour = 30, sign_ins_per_minute = 10,
 ///            company_sign_ins_per_second = 1000, company_sign_in_burst = 10000,
 ///            event_retention_seconds = 86400,
-///            media_retention_seconds = 7 * 86400, event_streams_per_end_user = 4 }
+///            media_retention_seconds = 7 * 86400, event_streams_per_end_user = 4,
+///            connections_per_address = 128 }
 /// ```
 public struct LimitsConfiguration: Codable, Sendable, Equatable {
     /// Sustained requests per second per end user (default 50).
@@ -48,6 +49,11 @@ public struct LimitsConfiguration: Codable, Sendable, Equatable {
     /// one past it closes their oldest, so that an SDK reconnecting after a network drop is
     /// never locked out by the stream it lost.
     public var eventStreamsPerEndUser: Int?
+    /// Connections a served sandbox (`ccai sandbox serve`) takes at once from one address
+    /// (default 128; 0: no limit; loopback addresses are not limited). A machine running
+    /// thousands of VUs against it holds one event stream per VU: raise it for a
+    /// distributed load test (docs/kubernetes.md).
+    public var connectionsPerAddress: Int?
 
     public init() {}
 
@@ -64,6 +70,7 @@ public struct LimitsConfiguration: Codable, Sendable, Equatable {
     var effectiveEventRetentionSeconds: Double { eventRetentionSeconds ?? 86_400 }
     var effectiveMediaRetentionSeconds: Double { mediaRetentionSeconds ?? 7 * 86_400 }
     var effectiveEventStreamsPerEndUser: Int { eventStreamsPerEndUser ?? 4 }
+    public var effectiveConnectionsPerAddress: Int { connectionsPerAddress ?? HTTPServer.Limits().connectionsPerAddress }
 
     /// Every field that is not a positive, finite number, named.
     func problems() -> [String] {
@@ -83,6 +90,9 @@ public struct LimitsConfiguration: Codable, Sendable, Equatable {
         ]
         for (name, value) in counts {
             if let value, value <= 0 { problems.append("limits.\(name): a positive integer expected") }
+        }
+        if let connections = connectionsPerAddress, !(0...1_000_000).contains(connections) {
+            problems.append("limits.connections_per_address: a whole number from 0 (no limit) to 1000000 expected")
         }
         return problems
     }

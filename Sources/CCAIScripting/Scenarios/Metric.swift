@@ -86,6 +86,27 @@ public struct Metric: Sendable, Equatable {
         for (key, value) in other.series { series[key, default: Series()].merge(value) }
     }
 
+    /// Adds `other`'s gauge of something that existed at the same time (the VUs of
+    /// another segment): the last values, the minimums and the maximums add up (the sum
+    /// of maximums bounds the true maximum from above, the sum of minimums the true
+    /// minimum from below).
+    mutating func mergeConcurrent(_ other: Metric) {
+        for (key, value) in other.series {
+            guard var mine = series[key], mine.count > 0 else {
+                series[key] = value
+                continue
+            }
+            guard value.count > 0 else { continue }
+            mine.count += value.count
+            mine.sum += value.sum
+            mine.trues += value.trues
+            mine.min += value.min
+            mine.max += value.max
+            mine.last += value.last
+            series[key] = mine
+        }
+    }
+
     /// The tag set's key: `"method:start,service:chat"`.
     public static func key(_ tags: [String: String]) -> String {
         tags.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: ",")

@@ -19,38 +19,36 @@ final class SDKMetricsRecorder: @unchecked Sendable {
     let metrics: ScenarioMetrics
     let clock: any Clock
     private let lock = NSLock()
-    /// When the chat under way was started; nil when there is none.
-    private var chatBegan: Date?
-    private var waitingForAgent = false
-    private var waitingForFirstResponse = false
-    /// Customer messages the platform has taken (their place in the chat) and when each
-    /// was sent, not answered yet.
-    private var unanswered: [(sequence: Int, sent: Date)] = []
-    /// The latest agent and virtual agent messages seen, by place in the chat, and when:
-    /// a reply may arrive on the event stream before the call that sent its question
-    /// returns.
-    private var answers: [(sequence: Int, seen: Date)] = []
-    /// The most unanswered messages and recent answers kept (older ones are dropped).
+    /// What is known of each recent chat, by id (events may come before the call that
+    /// started the chat or sent its message returns).
+    private var chats: [Int: ChatTimes] = [:]
+    private var order: [Int] = []
+    /// The most chats followed at once (older ones are forgotten).
+    static let maximumChats = 16
+    /// The most unanswered messages and recent answers kept per chat.
     static let maximumKept = 64
+
+    private struct ChatTimes {
+        /// When `ccai.chat.start` was called, once it has returned.
+        var began: Date?
+        /// When an agent or virtual agent was first seen on the chat, and its first message.
+        var taken: Date?
+        var firstAnswer: Date?
+        var waitRecorded = false
+        var firstAnswerRecorded = false
+        /// Customer messages the platform has placed (their sequence) and when each was sent.
+        var unanswered: [(sequence: Int, sent: Date)] = []
+        /// Agent messages seen, by sequence, and when.
+        var answers: [(sequence: Int, seen: Date)] = []
+    }
 
     init(metrics: ScenarioMetrics, clock: any Clock) {
         self.metrics = metrics
         self.clock = clock
     }
 
-    /// A call is about to be made: returns when. Starting a chat starts its clocks.
-    func begin(service: String, method: String) -> Date {
-        let now = clock.now()
-        guard service == "chat", method == "start" else { return now }
-        lock.withLock {
-            chatBegan = now
-            waitingForAgent = true
-            waitingForFirstResponse = true
-            unanswered = []
-            answers = []
-        }
-        return now
-    }
+    /// A call is about to be made: returns when.
+    func begin(service: String, method: String) -> Date { clock.now() }
 
     /// A call begun at `began` ended with `status`; `result` is what it returned. A
     /// customer message's round trip ends at the first agent message placed after it in
@@ -59,22 +57,25 @@ final class SDKMetricsRecorder: @unchecked Sendable {
         let now = clock.now()
         let seconds = now.timeIntervalSince(began)
         metrics.record(.sdkCall, seconds, tags: ["service": service, "method": method, "status": status])
-        guard service == "chat" else { return }
+        guard service == "chat", status == "ok" else { return }
         switch method {
-        case "start" where status == "ok":
-            metrics.record(.chatStart, seconds)
-            if let chat = result as? ChatResponse { observe(chat, at: now) }
         case "start":
-            lock.withLock { chatBegan = nil }
-        case "send_message" where status == "ok":
-            guard let sequence = (result as? [ChatMessage])?.map(\.sequence).max() else { return }
-            let answered: Date? = lock.withLock {
-                if let answer = answers.first(where: { $0.sequence > sequence }) { return answer.seen }
-                if unanswered.count >= Self.maximumKept { unanswered.removeFirst() }
-                unanswered.append((sequence, began))
-                return nil
+            metrics.record(.chatStart, seconds)
+            guard let chat = result as? ChatResponse else { return }
+            update(chat.id) { times in
+                times.began = began
+                if chat.agent != nil || chat.virtualAgent != nil, times.taken == nil { times.taken = now }
             }
-            if let answered { metrics.record(.messageRoundTrip, max(0, answered.timeIntervalSince(began))) }
+        case "send_message":
+            guard let placed = (result as? [ChatMessage])?.max(by: { $0.sequence < $1.sequence }) else { return }
+            update(placed.chatId) { times in
+                if let answer = times.answers.first(where: { $0.sequence > placed.sequence }) {
+                    self.metrics.record(.messageRoundTrip, max(0, answer.seen.timeIntervalSince(began)))
+                } else {
+                    if times.unanswered.count >= Self.maximumKept { times.unanswered.removeFirst() }
+                    times.unanswered.append((placed.sequence, began))
+                }
+            }
         default:
             break
         }
@@ -97,47 +98,58 @@ final class SDKMetricsRecorder: @unchecked Sendable {
 
     func observe(_ event: ChatServiceEvent, at now: Date) {
         switch event {
-        case .chatReceived(let chat?):
-            observe(chat, at: now)
-        case .messagesReceived(let messages):
-            let replies = messages.filter { Self.answers($0.sender.type) }.map(\.sequence)
-            guard let latest = replies.max() else { return }
-            let (began, firstResponse, answered): (Date?, Bool, [Date]) = lock.withLock {
-                let first = waitingForFirstResponse
-                waitingForFirstResponse = false
-                for sequence in replies {
-                    if answers.count >= Self.maximumKept { answers.removeFirst() }
-                    answers.append((sequence, now))
-                }
-                let closed = unanswered.filter { $0.sequence < latest }.map(\.sent)
-                unanswered.removeAll { $0.sequence < latest }
-                return (chatBegan, first, closed)
+        case .chatReceived(let chat?) where chat.status == .ended:
+            lock.withLock {
+                chats[chat.id] = nil
+                order.removeAll { $0 == chat.id }
             }
-            if firstResponse, let began { metrics.record(.chatFirstResponse, now.timeIntervalSince(began)) }
-            for sent in answered { metrics.record(.messageRoundTrip, now.timeIntervalSince(sent)) }
+        case .chatReceived(let chat?) where chat.agent != nil || chat.virtualAgent != nil:
+            update(chat.id) { times in
+                if times.taken == nil { times.taken = now }
+            }
+        case .messagesReceived(let messages):
+            for (chatID, batch) in Dictionary(grouping: messages.filter { Self.answers($0.sender.type) }, by: \.chatId) {
+                let latest = batch.map(\.sequence).max() ?? 0
+                update(chatID) { times in
+                    if times.firstAnswer == nil { times.firstAnswer = now }
+                    if times.taken == nil { times.taken = now }
+                    for message in batch {
+                        if times.answers.count >= Self.maximumKept { times.answers.removeFirst() }
+                        times.answers.append((message.sequence, now))
+                    }
+                    for question in times.unanswered where question.sequence < latest {
+                        self.metrics.record(.messageRoundTrip, max(0, now.timeIntervalSince(question.sent)))
+                    }
+                    times.unanswered.removeAll { $0.sequence < latest }
+                }
+            }
         default:
             break
         }
     }
 
-    private func observe(_ chat: ChatResponse, at now: Date) {
-        if chat.status == .ended {
-            lock.withLock {
-                chatBegan = nil
-                waitingForAgent = false
-                waitingForFirstResponse = false
-                unanswered = []
-                answers = []
+    /// Changes what is known of chat `id`, then records its wait and first response once
+    /// both their ends are known.
+    private func update(_ id: Int, _ change: (inout ChatTimes) -> Void) {
+        lock.withLock {
+            if chats[id] == nil {
+                if order.count >= Self.maximumChats { chats[order.removeFirst()] = nil }
+                order.append(id)
             }
-            return
+            var times = chats[id] ?? ChatTimes()
+            change(&times)
+            if let began = times.began {
+                if let taken = times.taken, !times.waitRecorded {
+                    times.waitRecorded = true
+                    metrics.record(.chatWait, max(0, taken.timeIntervalSince(began)))
+                }
+                if let answer = times.firstAnswer, !times.firstAnswerRecorded {
+                    times.firstAnswerRecorded = true
+                    metrics.record(.chatFirstResponse, max(0, answer.timeIntervalSince(began)))
+                }
+            }
+            chats[id] = times
         }
-        guard chat.agent != nil || chat.virtualAgent != nil else { return }
-        let began: Date? = lock.withLock {
-            guard waitingForAgent else { return nil }
-            waitingForAgent = false
-            return chatBegan
-        }
-        if let began { metrics.record(.chatWait, now.timeIntervalSince(began)) }
     }
 
     /// Whether a message from `sender` answers the customer: an agent's or a virtual agent's.

@@ -72,8 +72,13 @@ public final class ScenarioMetrics: @unchecked Sendable {
                 else { errors.append(error) }
             }
             for metric in other.metrics {
-                if let index = metrics.firstIndex(where: { $0.name == metric.name }) { metrics[index].merge(metric) }
-                else { metrics.append(metric) }
+                guard let index = metrics.firstIndex(where: { $0.name == metric.name }) else {
+                    metrics.append(metric)
+                    continue
+                }
+                // The segments ran at the same time: their VUs add up.
+                if metric.name == BuiltInMetric.vus.rawValue { metrics[index].mergeConcurrent(metric) }
+                else { metrics[index].merge(metric) }
             }
         }
     }

@@ -153,6 +153,21 @@ public struct ScenarioRunner: Sendable {
             throw Failure.options("\(options.vus) VUs cannot share \(total) iterations: give at least one per VU "
                                   + "(options.iterations or --iterations), or fewer VUs")
         }
+        // The VUs made before the run starts: all of this slice's, or for arrivals its share
+        // of `vus` (at least its first); a slice that has none is a usage error.
+        let initial: [Int]
+        if case .arrivalRate(let arrival) = options.executor {
+            let owned = segment.vus(upTo: arrival.maxVUs)
+            initial = Array(owned.prefix(max(1, segment.vus(upTo: min(options.vus, arrival.maxVUs)).count)))
+        } else {
+            initial = segment.vus(upTo: options.peakVUs)
+        }
+        guard !initial.isEmpty else {
+            await first.close()
+            let most: Int
+            if case .arrivalRate(let arrival) = options.executor { most = arrival.maxVUs } else { most = options.peakVUs }
+            throw Failure.options("--segment \(segment): \(most) VUs make at most \(most) segments, and this one would have none")
+        }
         if timeout == nil, let seconds = options.timeout { timing.arm(after: seconds, clock: clock, users: liveUsers) }
         timing.gracefulStop = options.gracefulStop
         onOptions?(options)
@@ -173,14 +188,6 @@ public struct ScenarioRunner: Sendable {
             }
         }
         let pool = UserPool(first: first)
-        let initial: [Int]
-        if case .arrivalRate(let arrival) = options.executor {
-            // `vus` VUs are made before the first arrival (at least this slice's first).
-            let owned = segment.vus(upTo: arrival.maxVUs)
-            initial = Array(owned.prefix(max(1, segment.vus(upTo: min(options.vus, arrival.maxVUs)).count)))
-        } else {
-            initial = segment.vus(upTo: options.peakVUs)
-        }
         do {
             for number in initial.dropFirst() {
                 pool.add(try await VirtualUser.start(number, script: script, chunk: chunk, runner: try await runner(for: number),
@@ -191,8 +198,7 @@ public struct ScenarioRunner: Sendable {
             await setupContext?.close()
             throw error
         }
-        if initial.isEmpty { await first.close() }
-        let abortedBy = initial.isEmpty ? nil : await execute(pool, options: options, data: data, chunk: chunk)
+        let abortedBy = await execute(pool, options: options, data: data, chunk: chunk)
         await pool.closeAll()
         if let setupContext {
             if scenario["teardown"]?.stringValue == "function", !liveUsers.isStopped {

@@ -6,30 +6,36 @@ import Foundation
 /// I/N --summary-out FILE`) as one, with its thresholds evaluated again on the whole.
 struct ReportCommand {
     static let help = """
-        Usage: ccai report merge FILE... [--summary-out FILE] [--out junit=FILE] [--quiet]
+        Usage: ccai report merge FILE... [--summary-out FILE] [--out junit=FILE] [--partial] [--quiet]
 
         Merges the summaries that `ccai run --segment I/N --summary-out FILE` wrote, one
         per segment of a run (the processes or Kubernetes pods that ran it), into the
         summary of the whole run: counts add up, rates are recomputed from the merged
         counts, and trends merge their digests, so percentiles are those of all the
         samples (within 1%), not averages of the segments' percentiles. The run lasted
-        as long as its longest segment. The thresholds, which every summary carries, are
-        evaluated again on the merged figures and the summary is printed as `ccai run`
-        prints it. A missing segment (2/3 without 3/3) is reported; a segment given
-        twice, or a summary of another scenario (other thresholds), is refused.
+        as long as its longest segment, and its VUs (the vus gauge) are the segments'
+        added up. The thresholds, which every summary carries, are evaluated again on
+        the merged figures and the summary is printed as `ccai run` prints it. A
+        missing segment (1/3 and 2/3 without 3/3) is an error unless --partial; a
+        segment given twice, or a summary of another scenario (other thresholds), is
+        refused.
 
         Options:
           --summary-out FILE   write the merged summary (which can be merged again)
           --out junit=FILE     write the merged thresholds and checks as JUnit XML
+          --partial            merge though segments are missing (a warning names them)
           --quiet              print nothing but errors
 
         Exit status: 0 every threshold held, 99 a threshold failed (or one aborted a
-        segment), 1 a summary cannot be read or merged, 2 usage error.
+        segment), 1 a summary cannot be read or merged or segments are missing, 2
+        usage error.
         """
 
     var files: [String] = []
     var outputs = RunOutputs()
     var quiet = false
+    /// `--partial`: merge the summaries there are, though segments are missing.
+    var partial = false
 
     init(arguments: [String]) throws {
         guard arguments.first == "merge" else {
@@ -47,6 +53,8 @@ struct ReportCommand {
                 try outputs.add(try reader.value(for: "--out"), allowing: ["junit"])
             case .option("--quiet"), .option("-q"):
                 quiet = true
+            case .option("--partial"):
+                partial = true
             case .option(let option):
                 throw reader.unknown(option)
             }
@@ -73,7 +81,14 @@ struct ReportCommand {
             FileHandle.standardOutput.write(Data(TerminalText.escaped(summary, keepingNewlines: true).utf8))
         }
         let missing = merged.missingSegments
-        if !missing.isEmpty { printError("warning: segments \(missing.joined(separator: ", ")) are not in the merge") }
+        if !missing.isEmpty {
+            guard partial else {
+                printError("error: segments \(missing.joined(separator: ", ")) are not in the merge: give every segment's "
+                           + "summary, or --partial to merge those there are")
+                return 1
+            }
+            printError("warning: segments \(missing.joined(separator: ", ")) are not in the merge (--partial)")
+        }
         var status: Int32 = 0
         for problem in outputs.write(merged) {
             printError("error: \(problem)")

@@ -78,7 +78,9 @@ struct SandboxCommand {
         }
         let server: HTTPServer
         do {
-            server = try sandbox.serve(address: host, port: port)
+            var limits = HTTPServer.Limits()
+            limits.connectionsPerAddress = (sandbox.configuration.limits ?? LimitsConfiguration()).effectiveConnectionsPerAddress
+            server = try sandbox.serve(address: host, port: port, limits: limits)
         } catch let error as HTTPError {
             printError("error: \(error.message)")
             return 1

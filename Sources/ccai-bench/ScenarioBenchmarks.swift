@@ -1,0 +1,250 @@
+import CCAIKit
+import CCAIScripting
+import CCAIWire
+import Foundation
+
+/// The figures of issue 18, measured on the real `ccai` binary (built beside this one:
+/// `swift build -c release`), as users run it:
+///
+/// - `vu_memory_bytes_N`: RSS growth per VU while N VUs each hold a chat whose agent has
+///   answered (`(RSS(N) - RSS(1)) / (N - 1)`), at 1,000 and 10,000 VUs;
+/// - `vus_10000`: 10,000 VUs each start a chat, exchange 3 messages with an echoing agent
+///   script and end it, the sandbox in the same process;
+/// - `sandbox_throughput_ratio`: `wrk` (1 thread, 50 connections) on an authenticated
+///   `GET /queue_menus` of a served sandbox, over the same against nginx serving the same
+///   JSON as a static file, one after the other.
+struct ScenarioBenchmarks {
+    let folder: URL
+    let binary: String
+
+    init() throws {
+        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+            .appendingPathComponent("ccai").path
+        guard FileManager.default.isExecutableFile(atPath: beside) else {
+            throw BenchmarkFailure("the ccai binary is not beside ccai-bench (\(beside)): build both with swift build -c release")
+        }
+        binary = beside
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("bench-scenarios-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try """
+            return function(agent)
+              while true do
+                local message = agent.wait_for_message{ timeout = 600 }
+                if message == nil then return end
+                agent.send(message.text)
+              end
+            end
+            """.write(to: folder.appendingPathComponent("echo.lua"), atomically: true, encoding: .utf8)
+        try """
+            return { company = { name = "Bench", languages = { "en" }, time_zone = "UTC", key = "dev-key", secret = "dev-secret" },
+                     menus = { { id = 1, name = "Echo", channels = { chat = {} } } },
+                     agents = { { name = "Echo", menus = { 1 }, script = "echo.lua" } },
+                     limits = { requests_per_second = 1e9, burst = 1e9, chats_per_hour = 1000000 } }
+            """.write(to: folder.appendingPathComponent("sandbox.lua"), atomically: true, encoding: .utf8)
+        try """
+            ccai.initialize_chat()
+            local function echoed(text)
+              ccai.chat.send_message(text)
+              return ccai.chat.wait_for("messages_received", { timeout = 120, match = function(m) return m[1].sender.type == "agent" end })
+            end
+            return {
+              options = { vus = 1 },
+              run = function(ctx)
+                ccai.chat.start{ menu_id = 1 }
+                if ccai.env.HOLD then
+                  echoed("hello")
+                  print("ready " .. ctx.vu)
+                  ccai.sleep(tonumber(ccai.env.HOLD))
+                else
+                  for i = 1, 3 do ccai.check(echoed("hello " .. i)[1].text == "hello " .. i, "echoed") end
+                end
+                ccai.chat.end_chat()
+              end,
+            }
+            """.write(to: folder.appendingPathComponent("chats.lua"), atomically: true, encoding: .utf8)
+    }
+
+    func cleanUp() { try? FileManager.default.removeItem(at: folder) }
+
+    private var sandbox: String { folder.appendingPathComponent("sandbox.lua").path }
+    private var chats: String { folder.appendingPathComponent("chats.lua").path }
+
+    // MARK: - Memory per VU
+
+    func vuMemory() async throws -> [BenchmarkResult] {
+        let one = try await residentBytes(holding: 1)
+        var results: [BenchmarkResult] = []
+        for count in [1_000, 10_000] {
+            let many = try await residentBytes(holding: count)
+            let perVU = Double(many - one) / Double(count - 1)
+            results.append(BenchmarkResult(
+                name: "vu_memory_bytes_\(count)", value: perVU, target: "<= 262144",
+                detail: String(format: "RSS %.0f MiB with %d VUs each in a chat the agent answered, %.0f MiB with 1; k6: 1-5 MB per VU",
+                               Double(many) / 1_048_576, count, Double(one) / 1_048_576)))
+        }
+        return results
+    }
+
+    /// The RSS of `ccai run` once `count` VUs each hold a chat their agent has answered.
+    private func residentBytes(holding count: Int) async throws -> Int {
+        let child = try ChildProcess(binary, ["run", chats, "--sandbox", sandbox, "--vus", "\(count)", "--env", "HOLD=600", "--quiet"],
+                                     output: .pipe, errors: .null)
+        defer {
+            child.terminate()
+            child.wait()
+        }
+        let ready = try await Self.offThePool { () -> Bool in
+            var seen = 0, line = Data()
+            while seen < count, let byte = try child.standardOutput?.read(upToCount: 1), !byte.isEmpty {
+                if byte == Data("\n".utf8) {
+                    if line.starts(with: Data("ready ".utf8)) { seen += 1 }
+                    line = Data()
+                } else {
+                    line.append(byte)
+                }
+            }
+            return seen == count
+        }
+        guard ready else { throw BenchmarkFailure("ccai run ended before its \(count) VUs were in their chats") }
+        return Self.residentKilobytes(of: child.pid) * 1024
+    }
+
+    // MARK: - 10,000 VUs
+
+    func tenThousandVUs() async throws -> [BenchmarkResult] {
+        let summary = folder.appendingPathComponent("vus_10000.json").path
+        let start = DispatchTime.now().uptimeNanoseconds
+        let result = try await ChildProcess.run(binary, ["run", chats, "--sandbox", sandbox, "--vus", "10000", "--quiet",
+                                                         "--summary-out", summary], timeout: 1_800, errorsTo: .pipe)
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        guard result.status == 0 else {
+            throw BenchmarkFailure("10,000 VUs: exit \(result.status): \(String(decoding: result.errors.suffix(2_000), as: UTF8.self))")
+        }
+        let snapshot = try ScenarioReport.read(summary).snapshot()
+        let trips = snapshot.metric(.messageRoundTrip).total.digest
+        return [BenchmarkResult(
+            name: "vus_10000", value: seconds, target: "0 failed",
+            detail: String(format: "s wall: %d iterations, %d failed, %.0f iterations/s; round trip p50 %.0f ms, p95 %.0f ms; "
+                           + "each VU a chat with 3 echoed messages, sandbox in the process",
+                           snapshot.iterations, snapshot.failedIterations, Double(snapshot.iterations) / seconds,
+                           trips.percentile(50) * 1000, trips.percentile(95) * 1000))]
+    }
+
+    // MARK: - A served sandbox against nginx
+
+    func sandboxThroughputRatio() async throws -> [BenchmarkResult] {
+        for tool in ["/usr/bin/wrk", "/usr/sbin/nginx"] where !FileManager.default.isExecutableFile(atPath: tool) {
+            throw BenchmarkFailure("\(tool) is missing: ./scripts/bootstrap bench installs wrk and nginx-light")
+        }
+        let server = try ChildProcess(binary, ["sandbox", "serve", "--config", sandbox, "--listen", "127.0.0.1:0"],
+                                      output: .pipe, errors: .null)
+        defer {
+            server.terminate()
+            server.wait()
+        }
+        let url = try await Self.offThePool { () -> String in
+            var line = Data()
+            while let byte = try server.standardOutput?.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) { line.append(byte) }
+            return String(decoding: line, as: UTF8.self)
+        }
+        guard url.hasPrefix("http://127.0.0.1:") else { throw BenchmarkFailure("sandbox serve printed '\(url)'") }
+        let http = HTTPClient()
+        let jwt = try JWTSigner(algorithm: .hs384, secret: "dev-secret").sign(["identifier": "bench-wrk"], issuedAt: Date(), lifetime: 3600)
+        let signIn = try await http.send(HTTPClientRequest(method: "POST", url: url + "/auth/end_user", headers: ["Content-Type": "application/json"],
+                                                           body: Data(#"{"company_key":"dev-key","jwt":"\#(jwt)"}"#.utf8)))
+        let token = try JSONDecoder().decode(AuthResponse.self, from: signIn.body).authToken
+        let menus = try await http.send(HTTPClientRequest(url: url + "/queue_menus", headers: ["Authorization": "Bearer \(token)"]))
+        guard menus.status == 200 else { throw BenchmarkFailure("GET /queue_menus answered \(menus.status)") }
+
+        let www = folder.appendingPathComponent("www")
+        try FileManager.default.createDirectory(at: www, withIntermediateDirectories: true)
+        try menus.body.write(to: www.appendingPathComponent("queue_menus.json"))
+        let port = try Self.freePort()
+        let configuration = folder.appendingPathComponent("nginx.conf")
+        try """
+            worker_processes auto;
+            daemon off;
+            pid \(folder.path)/nginx.pid;
+            error_log \(folder.path)/nginx-error.log;
+            events { worker_connections 1024; }
+            http {
+              access_log off;
+              client_body_temp_path \(folder.path)/body;
+              proxy_temp_path \(folder.path)/proxy;
+              fastcgi_temp_path \(folder.path)/fastcgi;
+              uwsgi_temp_path \(folder.path)/uwsgi;
+              scgi_temp_path \(folder.path)/scgi;
+              server {
+                listen 127.0.0.1:\(port);
+                root \(www.path);
+                location = /queue_menus { default_type application/json; try_files /queue_menus.json =404; }
+              }
+            }
+            """.write(to: configuration, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.path)
+        let nginx = try ChildProcess("/usr/sbin/nginx", ["-c", configuration.path, "-p", folder.path], output: .null, errors: .null)
+        defer {
+            nginx.terminate()
+            nginx.wait()
+        }
+        let nginxURL = "http://127.0.0.1:\(port)/queue_menus"
+        for _ in 0..<100 {
+            if (try? await http.send(HTTPClientRequest(url: nginxURL)))?.status == 200 { break }
+            try await Task.sleep(nanoseconds: 50_000_000)
+        }
+        let ours = try await Self.wrk(url + "/queue_menus", token: token)
+        let theirs = try await Self.wrk(nginxURL, token: token)
+        return [BenchmarkResult(
+            name: "sandbox_throughput_ratio", value: ours / theirs, target: ">= 0.3",
+            detail: String(format: "authenticated GET /queue_menus: %.0f requests/s from ccai sandbox serve, %.0f from nginx "
+                           + "(the same %d bytes as a static file); wrk -t1 -c50 -d10s, one after the other",
+                           ours, theirs, menus.body.count))]
+    }
+
+    /// Requests a second `wrk` measured (1 thread, 50 connections, 10 s; errors and non-2xx answers count as failures).
+    static func wrk(_ url: String, token: String) async throws -> Double {
+        let result = try await ChildProcess.run("/usr/bin/wrk", ["-t1", "-c50", "-d10s", "-H", "Authorization: Bearer \(token)", url],
+                                                timeout: 60)
+        let text = String(decoding: result.output, as: UTF8.self)
+        if text.contains("Non-2xx or 3xx responses") { throw BenchmarkFailure("wrk got failures from \(url):\n\(text)") }
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Requests/sec:") }),
+            let value = Double(line.split(separator: " ").last ?? "")
+        else { throw BenchmarkFailure("wrk printed no rate:\n\(text)") }
+        return value
+    }
+
+    // MARK: - Helpers
+
+    static func residentKilobytes(of pid: pid_t) -> Int {
+        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+        return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
+    }
+
+    /// A loopback port free now.
+    static func freePort() throws -> UInt16 {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0 }
+        }
+        guard bound else { throw BenchmarkFailure("no free loopback port") }
+        return UInt16(bigEndian: address.sin_port)
+    }
+
+    static func offThePool<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try body() }) }.start()
+        }
+    }
+}
+
+/// A benchmark that could not be measured, and why.
+struct BenchmarkFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
