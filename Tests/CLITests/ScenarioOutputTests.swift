@@ -116,6 +116,33 @@ import Testing
         #expect(rerun.stdout.contains("{method:start}"), "a sub-metric a threshold names is in the summary")
     }
 
+    /// A VU is one end user: becoming another while its chat is in progress is refused
+    /// with what to do instead; once the chat has ended, the next call signs in as the
+    /// new one.
+    @Test func changingIdentityMidChatIsRefusedWithTheWay() async throws {
+        let script = try file("identity.lua", """
+            ccai.initialize_chat()
+            return {
+              run = function(ctx)
+                ccai.chat.start{ menu_id = 8 }
+                local ok, err = pcall(ccai.end_user.update_end_user, { identifier = "someone-else" })
+                assert(not ok and err.code == "conflict", tostring(err))
+                print(err.message)
+                ccai.chat.send_message("still me")
+                ccai.chat.end_chat()
+                ccai.end_user.update_end_user{ identifier = "someone-else" }
+                ccai.auth.update_auth_token(nil)
+                ccai.company.get()
+                print("now " .. ccai.end_user.get_end_user().identifier)
+              end,
+            }
+            """)
+        let output = try await CLI.run(["run", script, "--quiet"])
+        #expect(output.status == 0 && output.stdout.contains("is in progress as vu-1: end it (ccai.chat.end_chat())"),
+                "\(output.stdout)\(output.stderr)")
+        #expect(output.stdout.contains("now someone-else") && output.stdout.contains("iteration_failed...............: 0.00%"))
+    }
+
     /// `--out json` writes k6's lines (a metric's Metric line before its first Point, a
     /// Summary last) and `--out junit` a testcase per threshold and per check.
     @Test func jsonLinesAndJUnitReadBack() async throws {

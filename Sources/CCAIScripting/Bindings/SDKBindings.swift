@@ -94,7 +94,7 @@ enum SDKBindings {
             let service = try require(ccai.endUserService, call)
             return call.returning(try service.endUser.map { try LuaEncoder().encode($0) } ?? .nil)
         }
-        endUser.function("update_end_user", LuaSignature("Replaces the end user the SDK holds (nil clears it); the next authentication is for this identity.",
+        endUser.function("update_end_user", LuaSignature("Replaces the end user the SDK holds (nil clears it); the next authentication is for this identity. Refused (conflict) while a chat of another end user is in progress.",
                                                      parameters: ["end_user?: ccai.EndUser"])) { call in
             let service = try require(ccai.endUserService, call)
             if call.isNil(1) {
@@ -102,11 +102,23 @@ enum SDKBindings {
                 return .none
             }
             let table = try call.table(1, "end_user")
+            let user: EndUser
             do {
-                service.updateEndUser(try LuaDecoder().decode(EndUser.self, from: .table(table)))
+                user = try LuaDecoder().decode(EndUser.self, from: .table(table))
             } catch let error as DecodingError {
                 throw call.argumentError(1, "end_user", describe(error))
             }
+            if let current = service.endUser?.identifier, current != user.identifier,
+                let chat = ccai.chatService?.currentChat, chat.isInProgress
+            {
+                // The chat is the current end user's: as another one, its next call would be refused.
+                throw LuaErrorValue(code: ErrorCode.conflict.rawValue,
+                                    message: "chat \(chat.id) is in progress as \(current): end it (ccai.chat.end_chat()) before "
+                                        + "becoming another end user; in a scenario each VU is one end user for the whole run, "
+                                        + "so more customers are more VUs (options.vus)",
+                                    fields: ["service": "end_user", "method": "update_end_user"])
+            }
+            service.updateEndUser(user)
             return .none
         }
         endUser.function("fetch", LuaSignature("Reads the end user's profile from the platform.", returns: ["ccai.EndUser"])) { call in
