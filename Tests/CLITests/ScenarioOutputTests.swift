@@ -143,6 +143,23 @@ import Testing
         #expect(output.stdout.contains("now someone-else") && output.stdout.contains("iteration_failed...............: 0.00%"))
     }
 
+    /// An error that every VU logs alike is written once, and counted at the end; info
+    /// lines are all written.
+    @Test func errorsManyVUsLogAlikeAreWrittenOnceWithACount() async throws {
+        let script = try file("errors.lua", """
+            return {
+              options = { vus = 6, iterations = 12 },
+              run = function(ctx) ccai.log.error("the desk is closed") ccai.log.info("iteration", { vu = ctx.vu }) end,
+            }
+            """)
+        let output = try await CLI.run(["run", script])
+        #expect(output.status == 0, "\(output.stderr)")
+        let lines = output.stderr.split(separator: "\n")
+        #expect(lines.filter { $0.contains("ERROR the desk is closed") && !$0.contains("more times") }.count == 1, "\(output.stderr)")
+        #expect(lines.contains { $0.hasPrefix("11 more times: ERROR the desk is closed [") }, "\(output.stderr)")
+        #expect(lines.filter { $0.contains("INFO  iteration") }.count == 12)
+    }
+
     /// `--out json` writes k6's lines (a metric's Metric line before its first Point, a
     /// Summary last) and `--out junit` a testcase per threshold and per check.
     @Test func jsonLinesAndJUnitReadBack() async throws {

@@ -297,7 +297,8 @@ struct RunCommand {
             printError("error: " + ErrorText.sentence(error))
             return 1
         }
-        let logger = StreamLogger(minimumLevel: logLevel)
+        // Thousands of VUs failing alike write one line each time, counted at the end.
+        let logger = RepeatCountingLogger(StreamLogger(minimumLevel: logLevel))
         var template = ScriptRunner(environment: environment, limits: limits, logger: logger)
         template.printOutput = ScriptRunner.standardOutput
         template.clock = platform.clock
@@ -395,6 +396,7 @@ struct RunCommand {
             }
         }
         progress.stop()
+        for line in logger.repeats() { printError(line) }
         if interruption.exitStatus != nil || scenario.timedOut { await sessions.endOpenChats() }
         interruption.cancel()
         await template.plugins?.shutdown()
