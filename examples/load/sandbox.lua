@@ -27,21 +27,24 @@ return {
       channels = { chat = {} } },
   },
   -- Three agents who answer every message (the sandbox's default agent behaviour), at most
-  -- four chats each at once: a chat that finds all twelve places taken waits in the queue,
+  -- two chats each at once: a chat that finds all six places taken waits in the queue,
   -- and that wait is what chat_wait_seconds measures.
   agents = {
-    { name = "Ben", menus = { 7, 8 }, max_chats = 4 },
-    { name = "Cleo", menus = { 8 }, max_chats = 4 },
-    { name = "Dev", menus = { 8 }, max_chats = 4 },
+    { name = "Ben", menus = { 7, 8 }, max_chats = 2 },
+    { name = "Cleo", menus = { 8 }, max_chats = 2 },
+    { name = "Dev", menus = { 8 }, max_chats = 2 },
   },
   virtual_agents = {
     ["night-va"] = {
       name = "Nova",
       rules = {
         { keywords = { "hours", "open" },
-          answer = "Our day desks are open 9:00-17:00, Monday to Friday (Los Angeles time). I'm here around the clock." },
-        { keywords = { "refund", "refunds" }, answer = "Refunds reach your card within 5 business days." },
-        { keywords = { "password", "login", "sign in" }, answer = "You can reset your password from the sign-in page." },
+          answer = "Our day desks are open 9:00-17:00, Monday to Friday (Los Angeles time). "
+            .. "I'm here around the clock." },
+        { keywords = { "refund", "refunds" },
+          answer = "Refunds reach your card within 5 business days." },
+        { keywords = { "password", "login", "sign in" },
+          answer = "You can reset your password from the sign-in page." },
       },
       escalation_options = { { id = 1, deflection_channel = "chat" }, { id = 2, deflection_channel = "email" } },
     },
