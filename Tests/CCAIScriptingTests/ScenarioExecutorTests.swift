@@ -183,5 +183,9 @@ import Timekeeping
         #expect(start.evaluate(metrics.snapshot(), elapsed: 1).holds && !all.evaluate(metrics.snapshot(), elapsed: 1).holds)
         #expect(metrics.snapshot().metric(.sdkCall).total.count == 2)
         #expect(metrics.declare("sdk_call_seconds", kind: .trend) == "sdk_call_seconds is a built-in metric")
+        // Without a sample a trend has no value and its threshold fails; a counter counts 0.
+        let wait = try Threshold(metric: "chat_wait_seconds", expression: "p(80) < 20").evaluate(metrics.snapshot(), elapsed: 1)
+        #expect(!wait.holds && wait.observed.isNaN)
+        #expect(try Threshold(metric: "dropped_iterations", expression: "count == 0").evaluate(metrics.snapshot(), elapsed: 1).holds)
     }
 }

@@ -133,6 +133,8 @@ import Testing
         (#"{ arrival = { rate = 5, duration = "1s" }, iterations = 3 }"#, [], "are different ways to run"),
         (#"{ stages = { { duration = "1s", target = 1 } }, duration = "3s" }"#, [], "are different ways to run"),
         (#"{}"#, ["--segment", "4/3"], "--segment: I/N expected"),
+        (#"{ vus = 5, arrival = { rate = 2, duration = "1s", max_vus = 3 } }"#, [], "are more than options.arrival.max_vus (3)"),
+        (#"{}"#, ["--out", "json=/tmp/a.json", "--out", "json=/tmp/b.json"], "--out json= is given twice"),
         (#"{ thresholds = { latency = "p(95) < 1" } }"#, [], "options.thresholds.latency: no metric named latency"),
         (#"{ thresholds = { checks = "rate is high" } }"#, [], "is not an expression such as"),
         (#"{ thresholds = { checks = "p(95) < 1" } }"#, [], "checks is a rate, its thresholds read rate"),
@@ -160,7 +162,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: plain) }
         let output = try await CLI.run(["run", plain, "--quiet"])
         #expect(output.status == 0 && output.stdout.hasPrefix("plain\n"), "\(output.stdout)")
-        #expect(output.stdout.contains("✓ plain check") && output.stdout.contains("iterations.....................: 0 "))
+        #expect(output.stdout.contains("✓ plain check") && output.stdout.contains("iterations.....................: 1 "))
         let withVUs = try await CLI.run(["run", plain, "--vus", "3"])
         #expect(withVUs.status == 2 && withVUs.stderr.contains("need a scenario"), "\(withVUs.stderr)")
     }

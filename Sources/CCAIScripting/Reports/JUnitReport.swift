@@ -26,7 +26,7 @@ public enum JUnitReport {
             } else {
                 thresholdFailures += 1
                 let aborted = abortedBy == threshold ? " (it aborted the run)" : ""
-                let message = MarkupText.escaped("\(threshold.aggregation)=\(ScenarioSummary.number(observed))\(aborted)")
+                let message = MarkupText.escaped("\(threshold.aggregation)=\(ScenarioSummary.shown(observed, of: threshold))\(aborted)")
                 thresholdCases.append("    <testcase classname=\"thresholds\" name=\"\(title)\"><failure message=\"\(message)\"/></testcase>")
             }
         }

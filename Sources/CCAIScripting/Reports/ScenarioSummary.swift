@@ -104,6 +104,7 @@ public enum ScenarioSummary {
     /// A metric's value as it shows: a share for a rate's rate, a duration for trends of
     /// seconds, a plain number otherwise.
     static func shown(_ value: Double, aggregation: String, kind: MetricKind, metric: String) -> String {
+        guard !value.isNaN else { return "no samples" }
         switch kind {
         case .rate: return String(format: "%.2f%%", value * 100)
         case .trend where metric.hasSuffix("_seconds"): return duration(value)

@@ -142,6 +142,10 @@ public struct ScenarioOptions: Sendable, Equatable {
         if let value = fields["timeout"] { timeout = try Self.seconds(value, "options.timeout") }
         if let value = fields["stages"] { stages = try Self.stages(value) }
         if let value = fields["arrival"] { arrival = try Self.arrival(value) }
+        if let arrival, vus > arrival.maxVUs {
+            throw Problem(option: "options.vus", message: "\(vus) VUs made before the arrivals are more than "
+                          + "options.arrival.max_vus (\(arrival.maxVUs))")
+        }
         let executors = ["duration", "stages", "arrival"].filter { fields[$0] != nil }
         let ramps = executors.contains("stages") || executors.contains("arrival")
         if executors.count > 1 || (fields["iterations"] != nil && ramps) {

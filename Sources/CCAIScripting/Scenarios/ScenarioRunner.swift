@@ -130,9 +130,18 @@ public struct ScenarioRunner: Sendable {
         let script = self.script
         // The first VU reads the scenario's shape and options: this slice's first VU.
         let firstNumber = segment.index
-        let first = try await VirtualUser.start(firstNumber, script: script, chunk: chunk, runner: try await runner(for: firstNumber),
+        let began = clock.now()
+        let first: VirtualUser
+        do {
+            first = try await VirtualUser.start(firstNumber, script: script, chunk: chunk, runner: try await runner(for: firstNumber),
                                                 in: liveUsers)
+        } catch let error as LuaScriptError {
+            // A plain chunk is the run's one iteration (a scenario's top level is not one).
+            metrics.recordIteration(seconds: clock.now().timeIntervalSince(began), error: error.message)
+            throw error
+        }
         guard let scenario = await first.scenarioShape() else {
+            metrics.recordIteration(seconds: clock.now().timeIntervalSince(began), error: nil)
             await first.close()
             guard overrides.isEmpty, segment.isWhole else {
                 throw Failure.options("--vus, --iterations, --duration and --segment need a scenario: a file that returns "
@@ -371,6 +380,9 @@ struct RunLoop: Sendable {
                     metrics.record(.droppedIterations, 1)
                 }
             }
+            // The run lasts its duration, whatever its last iteration took: rates are per
+            // second of it.
+            _ = await counter.sleep(until: end, clock: clock)
         }
     }
 

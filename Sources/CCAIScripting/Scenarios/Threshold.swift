@@ -132,9 +132,13 @@ public struct Threshold: Sendable, Equatable {
         return thresholds
     }
 
-    /// The metric's value for this threshold, and whether the threshold holds.
+    /// The metric's value for this threshold, and whether the threshold holds. A trend,
+    /// a rate or a gauge without a sample has no value (NaN): its threshold fails, so that
+    /// a service level does not hold when no chat was answered. A counter without a
+    /// sample counts 0.
     public func evaluate(_ snapshot: ScenarioMetrics.Snapshot, elapsed: Double) -> (holds: Bool, observed: Double) {
         let series = snapshot.metric(named: metricName)?.matching(tags) ?? Metric.Series()
+        guard series.count > 0 || kind == .counter else { return (false, .nan) }
         let observed = Self.value(of: series, kind: kind, aggregation, elapsed: elapsed)
         return (comparison.holds(observed, bound), observed)
     }

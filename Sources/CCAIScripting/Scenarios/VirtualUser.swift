@@ -62,7 +62,8 @@ actor VirtualUser {
         do {
             _ = try await call("run", [context])
         } catch let error as LuaScriptError {
-            failure = error.message
+            failure = isClosed && error.kind == .cancelled
+                ? "stopped when the run ended (its graceful_stop had passed, it timed out or it was interrupted)" : error.message
             if error.kind == .limit || isClosed { isKilled = true }
         } catch {
             failure = "\(error)"

@@ -23,6 +23,9 @@ struct RunOutputs {
         }
         let kind = String(value[..<equals])
         let path = try Self.path(String(value[value.index(after: equals)...]), for: "--out \(kind)")
+        guard [json, junit, html][Self.kinds.firstIndex(of: kind)!] == nil else {
+            throw UsageError(message: "--out \(kind)= is given twice: one file each", command: "run")
+        }
         switch kind {
         case "json": json = path
         case "junit": junit = path
