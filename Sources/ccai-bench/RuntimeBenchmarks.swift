@@ -30,6 +30,7 @@ struct RuntimeBenchmarks {
             ("vu_memory_bytes", { try await Self.scenarios { try await $0.vuMemory() } }),
             ("vus_10000", { try await Self.scenarios { try await $0.tenThousandVUs() } }),
             ("sandbox_throughput_ratio", { try await Self.scenarios { try await $0.sandboxThroughputRatio() } }),
+            ("peer_ratio", { try await Self.scenarios { try await $0.peerRatios() } }),
         ]
         var results: [BenchmarkResult] = []
         for (name, benchmark) in all where filter.map({ name.contains($0) }) ?? true {

@@ -213,6 +213,92 @@ struct ScenarioBenchmarks {
         return value
     }
 
+    // MARK: - Against Locust
+
+    /// The same chat flow (bench/locust/peer.lua and bench/locust/locustfile.py) against a
+    /// fresh served sandbox each (bench/locust/sandbox.lua) at `users` users for `seconds`:
+    /// ccai's memory per user and iterations per second over Locust's.
+    func peerRatios(users: Int = 1_000, seconds: Int = 60) async throws -> [BenchmarkResult] {
+        let root = FileManager.default.currentDirectoryPath
+        let locust = root + "/.venv/bin/locust"
+        guard FileManager.default.isExecutableFile(atPath: locust) else {
+            throw BenchmarkFailure("\(locust) is missing: ./scripts/python-venv installs Locust (run ccai-bench from the package root)")
+        }
+        let config = root + "/bench/locust/sandbox.lua"
+        let ours = try await peerRun(users: users, seconds: seconds, config: config) { url in
+            ["run", root + "/bench/locust/peer.lua", "--host", url, "--company-key", "dev-key", "--company-secret", "dev-secret",
+             "--vus", "\(users)", "--duration", "\(seconds)s", "--quiet", "--summary-out", folder.appendingPathComponent("peer.json").path]
+        } launch: { arguments in try ChildProcess(binary, arguments, output: .null, errors: .null) } completed: {
+            try ScenarioReport.read(folder.appendingPathComponent("peer.json").path).snapshot().iterations
+        }
+        let oursIdle = try await peerRun(users: 1, seconds: 10, config: config) { url in
+            ["run", root + "/bench/locust/peer.lua", "--host", url, "--company-key", "dev-key", "--company-secret", "dev-secret",
+             "--vus", "1", "--duration", "10s", "--quiet"]
+        } launch: { arguments in try ChildProcess(binary, arguments, output: .null, errors: .null) } completed: { 0 }
+        let stats = folder.appendingPathComponent("locust").path
+        let theirs = try await peerRun(users: users, seconds: seconds, config: config) { url in
+            ["-f", root + "/bench/locust/locustfile.py", "--headless", "-u", "\(users)", "-r", "100", "-t", "\(seconds)s",
+             "--host", url, "--csv", stats, "--only-summary"]
+        } launch: { arguments in try ChildProcess(locust, arguments, output: .null, errors: .null) } completed: {
+            try Self.locustIterations(stats + "_stats.csv")
+        }
+        let theirsIdle = try await peerRun(users: 0, seconds: 10, config: config) { url in
+            ["-f", root + "/bench/locust/locustfile.py", "--headless", "-u", "0", "-t", "10s", "--host", url, "--only-summary"]
+        } launch: { arguments in try ChildProcess(locust, arguments, output: .null, errors: .null) } completed: { 0 }
+        let ourMemory = Double(ours.rss - oursIdle.rss) / Double(users), theirMemory = Double(theirs.rss - theirsIdle.rss) / Double(users)
+        let ourRate = Double(ours.iterations) / ours.seconds, theirRate = Double(theirs.iterations) / theirs.seconds
+        return [
+            BenchmarkResult(name: "peer_memory_ratio", value: ourMemory / theirMemory, target: "-",
+                            detail: String(format: "RSS per user at %d users: ccai %.0f KiB, Locust %.0f KiB (the same chat flow, "
+                                           + "each against a fresh ccai sandbox serve)", users, ourMemory / 1024, theirMemory / 1024)),
+            BenchmarkResult(name: "peer_throughput_ratio", value: ourRate / theirRate, target: "-",
+                            detail: String(format: "chats a second at %d users for %d s: ccai %.1f (%d), Locust %.1f (%d)",
+                                           users, seconds, ourRate, ours.iterations, theirRate, theirs.iterations)),
+        ]
+    }
+
+    /// Runs one tool against a fresh served sandbox; its RSS in its last second of load,
+    /// the iterations it completed and how long it ran.
+    private func peerRun(users: Int, seconds: Int, config: String, arguments: (String) -> [String],
+                         launch: ([String]) throws -> ChildProcess, completed: () throws -> Int) async throws
+        -> (rss: Int, iterations: Int, seconds: Double)
+    {
+        let server = try ChildProcess(binary, ["sandbox", "serve", "--config", config, "--listen", "127.0.0.1:0"], output: .pipe, errors: .null)
+        defer {
+            server.terminate()
+            server.wait()
+        }
+        let url = try await Self.offThePool { () -> String in
+            var line = Data()
+            while let byte = try server.standardOutput?.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) { line.append(byte) }
+            return String(decoding: line, as: UTF8.self)
+        }
+        let start = DispatchTime.now().uptimeNanoseconds
+        let tool = try launch(arguments(url))
+        var rss = 0
+        let stop = DispatchTime.now().uptimeNanoseconds + UInt64(seconds - 1) * 1_000_000_000
+        while DispatchTime.now().uptimeNanoseconds < stop {
+            try await Task.sleep(nanoseconds: 500_000_000)
+            rss = max(rss, Self.residentKilobytes(of: tool.pid) * 1024)
+        }
+        let status = try await Self.offThePool { tool.wait() }
+        guard status == 0 else { throw BenchmarkFailure("\(arguments(url).first ?? "") at \(users) users exited \(status)") }
+        return (rss, try completed(), Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+    }
+
+    /// The chats Locust completed: its `chat_iteration` row's requests less its failures.
+    static func locustIterations(_ path: String) throws -> Int {
+        // Its lines end with CRLF, one Character in Swift: split on any line break.
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(whereSeparator: \.isNewline)
+        guard let header = lines.first?.split(separator: ",", omittingEmptySubsequences: false).map(String.init),
+            let requests = header.firstIndex(of: "Request Count"), let failures = header.firstIndex(of: "Failure Count"),
+            let name = header.firstIndex(of: "Name"),
+            let row = lines.dropFirst().map({ $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) })
+                .first(where: { $0.count > max(requests, failures, name) && $0[name] == "chat_iteration" })
+        else { throw BenchmarkFailure("no chat_iteration row in \(path):\n" + lines.prefix(12).joined(separator: "\n")) }
+        return (Int(row[requests]) ?? 0) - (Int(row[failures]) ?? 0)
+    }
+
     // MARK: - Helpers
 
     static func residentKilobytes(of pid: pid_t) -> Int {
