@@ -199,6 +199,20 @@ import Testing
         #expect(try XMLDocumentCheck.isWellFormed(xml))
     }
 
+    /// A run whose setup fails (exit 1) still leaves CI its JUnit file: one test in error
+    /// with the message.
+    @Test func aFailedSetupLeavesAJUnitError() async throws {
+        let script = try file("setup-fails.lua", """
+            return { setup = function() error("no <fixtures>") end, run = function() end }
+            """)
+        let junit = try file("setup-junit.xml")
+        let output = try await CLI.run(["run", script, "--quiet", "--out", "junit=\(junit)"])
+        #expect(output.status == 1 && output.stderr.contains("setup failed"), "\(output.stderr)")
+        let xml = try String(contentsOfFile: junit)
+        #expect(xml.contains("errors=\"1\"") && xml.contains("<error message=\"setup failed: ") && xml.contains("no &lt;fixtures&gt;"), "\(xml)")
+        #expect(try XMLDocumentCheck.isWellFormed(xml))
+    }
+
     /// The slices 1/3, 2/3 and 3/3 of a run, as three processes against one served
     /// sandbox at once, merged: the same counts as the whole run; the merge evaluates the
     /// thresholds again (exit 99 when one fails) and refuses a slice given twice.

@@ -55,4 +55,18 @@ public enum JUnitReport {
         lines.append("</testsuites>")
         return lines.joined(separator: "\n") + "\n"
     }
+
+    /// A run that could not start or finish (a setup or top-level error): one testcase,
+    /// `run`, in error with the message, so that CI shows why there are no results.
+    public static func error(_ message: String, name: String) -> String {
+        """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <testsuites name="\(MarkupText.escaped(name))" tests="1" failures="0" errors="1">
+          <testsuite name="run" tests="1" failures="0" errors="1">
+            <testcase classname="run" name="\(MarkupText.escaped(name))"><error message="\(MarkupText.escaped(message))"/></testcase>
+          </testsuite>
+        </testsuites>
+
+        """
+    }
 }

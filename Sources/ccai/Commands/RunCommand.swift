@@ -356,7 +356,8 @@ struct RunCommand {
         let progress = ProgressLine()
         if !quiet { progress.start { stoppable.progress() } }
         var thresholdsFailed = false, teardownFailed = false, outputFailed = false
-        let status = await Self.status {
+        var failure: String?
+        let status = await Self.status(failed: { failure = $0 }) {
             let outcome = try await scenario.run()
             progress.stop()
             let snapshot = scenario.metrics.snapshot()
@@ -396,6 +397,11 @@ struct RunCommand {
             }
         }
         progress.stop()
+        if let failure, let junit = outputs.junit {
+            // CI keeps the JUnit file of a run that did not get through too: one test in error.
+            do { try Data(JUnitReport.error(failure, name: script).utf8).write(to: URL(fileURLWithPath: junit), options: .atomic) }
+            catch { printError("error: --out junit: cannot write '\(junit)': \(error.localizedDescription)") }
+        }
         for line in logger.repeats() { printError(line) }
         if interruption.exitStatus != nil || scenario.timedOut { await sessions.endOpenChats() }
         interruption.cancel()
@@ -418,13 +424,16 @@ struct RunCommand {
 
     /// 0 when `body` succeeds; else the error on standard error and 1 (2 for a
     /// scenario's bad options, a usage error).
-    private static func status(_ body: () async throws -> Void) async -> Int32 {
+    /// With `failed`, the message of a run that could not start or finish (exit 1), for the
+    /// outputs that report it.
+    private static func status(failed: ((String) -> Void)? = nil, _ body: () async throws -> Void) async -> Int32 {
         do {
             try await body()
             return 0
         } catch let error as LuaScriptError {
             printError("error: \(error.message)")
             if let traceback = error.traceback, !traceback.isEmpty { printError(traceback, lines: true) }
+            failed?(error.message)
             return 1
         } catch ScenarioRunner.Failure.options(let message) {
             printError("error: \(message)")
@@ -432,9 +441,11 @@ struct RunCommand {
         } catch ScenarioRunner.Failure.setup(let error) {
             printError("error: setup failed: \(error.message)")
             if let traceback = error.traceback, !traceback.isEmpty { printError(traceback, lines: true) }
+            failed?("setup failed: \(error.message)")
             return 1
         } catch {
             printError("error: " + ErrorText.sentence(error))
+            failed?(ErrorText.sentence(error))
             return 1
         }
     }
