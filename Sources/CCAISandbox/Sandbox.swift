@@ -151,6 +151,7 @@ public final class Sandbox: Sendable {
                                   + "after a burst of \(limiter.burst.limitText) (limits.burst)", retryAfter: wait)
         }
         let desk = agentDesk
+        HealthRoutes().register(in: &router)
         AuthRoutes(sessions: sessions, endUsers: endUsers).register(in: &router)
         CompanyRoutes(sessions: sessions, endUsers: endUsers).register(in: &router)
         QueueMenuRoutes(sessions: sessions, queues: queues).register(in: &router)

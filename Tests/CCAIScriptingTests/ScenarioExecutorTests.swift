@@ -113,6 +113,46 @@ import Timekeeping
         #expect(try ScenarioReport.merge([try ScenarioReport.read(files[0])]).missingSegments == ["2/3", "3/3"])
     }
 
+    /// What a merge refuses (a whole run twice, slices of different cuts, what is not a
+    /// slice) and what it folds as a run does (errors past the distinct ones kept); tags
+    /// with empty values come back from a file as they went.
+    @Test func mergesRefuseWhatIsNotOneRunAndFoldWhatARunWould() throws {
+        func report(_ segment: String, errors: Range<Int>) -> ScenarioReport {
+            let metrics = ScenarioMetrics()
+            _ = metrics.declare("hits", kind: .counter)
+            metrics.add("hits", value: 1, tags: ["q": ""])
+            metrics.add("hits", value: 1, tags: [:])
+            for index in errors { metrics.recordIteration(seconds: 0.1, error: "boom \(index)") }
+            var made = ScenarioReport(metrics.snapshot(), options: ScenarioOptions(), elapsed: 1, script: "s.lua", segment: .whole)
+            made.segment = segment
+            return made
+        }
+        let first = report("1/2", errors: 0..<60), second = report("2/2", errors: 60..<120)
+        let read = try JSONDecoder().decode(ScenarioReport.self, from: try first.json())
+        #expect(try read.snapshot().metric(named: "hits")?.series.keys.sorted() == ["", "q:"], "an empty tag value round-trips")
+        let merged = try ScenarioReport.merge([first, second])
+        #expect(merged.errors.count == ScenarioMetrics.distinctErrors + 1 && merged.errors.last?.message == "other errors")
+        #expect(merged.errors.reduce(0) { $0 + $1.count } == 120)
+        for (pair, message) in [([report("1/1", errors: 0..<1), report("1/1", errors: 0..<1)], "already in the merge"),
+                                ([report("1/2", errors: 0..<1), report("2/3", errors: 0..<1)], "cut in 3, the others in 2"),
+                                ([report("1/2", errors: 0..<1), report("x", errors: 0..<1)], "is not a segment")] {
+            #expect(throws: ScenarioReport.Problem.self) { try ScenarioReport.merge(pair) }
+            do { _ = try ScenarioReport.merge(pair) } catch let problem as ScenarioReport.Problem {
+                #expect(problem.message.contains(message), "\(problem.message)")
+            }
+        }
+    }
+
+    /// What a script names its checks reaches the summary escaped: no line of it can be forged.
+    @Test func theSummaryEscapesWhatScriptsName() {
+        let metrics = ScenarioMetrics()
+        metrics.recordCheck("x\n     ✓ forged line\u{1B}[2J", passed: true)
+        metrics.recordIteration(seconds: 0.1, error: "bad\nERROR forged")
+        let text = ScenarioSummary.text(metrics.snapshot(), options: ScenarioOptions(), elapsed: 1)
+        #expect(!text.contains("\n     ✓ forged line") && text.contains("x\\n     ✓ forged line\\u{1b}[2J"), "\(text)")
+        #expect(text.contains("bad\\nERROR forged") && !text.contains("\u{1B}"))
+    }
+
     /// A summary file whose figures do not add up, or that is not a summary, is refused
     /// with what is wrong; none of it traps.
     @Test func badSummaryFilesAreRefused() throws {

@@ -134,6 +134,10 @@ import Testing
         (#"{ stages = { { duration = "1s", target = 1 } }, duration = "3s" }"#, [], "are different ways to run"),
         (#"{}"#, ["--segment", "4/3"], "--segment: I/N expected"),
         (#"{ vus = 5, arrival = { rate = 2, duration = "1s", max_vus = 3 } }"#, [], "are more than options.arrival.max_vus (3)"),
+        (#"{}"#, ["--timeout", "0"], "--timeout: a duration above 0 expected"),
+        (#"{ thresholds = { checks = "rate >= 0x10" } }"#, [], "a number expected after >="),
+        (#"{ thresholds = { ["checks{}"] = "rate > 0" } }"#, [], "with a tag at least"),
+        (#"{ thresholds = { ["checks{check:a,check:b}"] = "rate > 0" } }"#, [], "the tag check is given twice"),
         (#"{}"#, ["--out", "json=/tmp/a.json", "--out", "json=/tmp/b.json"], "--out json= is given twice"),
         (#"{ thresholds = { latency = "p(95) < 1" } }"#, [], "options.thresholds.latency: no metric named latency"),
         (#"{ thresholds = { checks = "rate is high" } }"#, [], "is not an expression such as"),
@@ -259,6 +263,29 @@ import Testing
         let output = try await CLI.run(["run", long, "--quiet"], timeout: 40)
         #expect(output.status == 1 && output.stderr.contains("the run timed out"), "\(output.status) \(output.stderr)")
         #expect(output.stdout.contains("iterations.....................: "), "the summary of what ran: \(output.stdout)")
+    }
+
+    /// Ctrl-C while the VUs are still being made stops making them: the run ends with those
+    /// there are, its summary printed, exit 130.
+    @Test func anInterruptStopsMakingVUs() async throws {
+        let many = try scenario("""
+            print("made " .. ccai.env.MARK)
+            return { options = { stages = { { duration = "0s", target = 3000 }, { duration = "1m", target = 3000 } } },
+                     run = function() ccai.sleep(60) end }
+            """)
+        defer { try? FileManager.default.removeItem(atPath: many) }
+        let (status, output) = try await offThePool { () -> (Int32, String) in
+            let process = try ChildProcess(CLI.binary.path, ["run", many, "--env", "MARK=x", "--quiet"], output: .pipe, errors: .null)
+            var seen = ""
+            while !seen.contains("made x\nmade x\n"), let byte = try process.standardOutput?.read(upToCount: 1), !byte.isEmpty {
+                seen += String(decoding: byte, as: UTF8.self)
+            }
+            kill(process.pid, SIGINT)
+            let rest = try process.standardOutput?.readToEnd() ?? Data()
+            return (process.wait(), seen + String(decoding: rest, as: UTF8.self))
+        }
+        let made = output.components(separatedBy: "made x").count - 1
+        #expect(status == 130 && made < 3000 && output.contains("vus............................: "), "\(made) made: \(output.suffix(600))")
     }
 
     /// Ctrl-C (or SIGTERM) while VUs sit in chats on a served sandbox: no new iteration

@@ -62,6 +62,17 @@ import Testing
         #expect(snapshot.iterations + Int(dropped) == 20, "\(snapshot.iterations) ran, \(dropped) dropped")
         #expect(snapshot.iterations >= 4 && dropped >= 10)
         #expect(Set(output.stdout.split(separator: "\n").filter { $0.hasPrefix("vu ") }) == ["vu 1", "vu 2"])
+        // A rate the run cannot keep up with: it still ends at its duration, and what it
+        // could not start counts as dropped.
+        let fast = try file("fast.lua", """
+            return { options = { arrival = { rate = 100000, duration = "1s", max_vus = 2 } }, run = function() end }
+            """)
+        let fastOut = try file("fast.json")
+        let hurried = try await CLI.run(["run", fast, "--quiet", "--summary-out", fastOut])
+        #expect(hurried.status == 0, "\(hurried.stderr)")
+        let counted = try summary(fastOut)
+        let arrivals = counted.iterations + Int(counted.metric(.droppedIterations).total.sum)
+        #expect(abs(arrivals - 100_000) <= 1, "\(counted.iterations) ran, \(arrivals) arrivals in all")
     }
 
     /// Every chat records its start, wait, first response and round trips, every SDK call

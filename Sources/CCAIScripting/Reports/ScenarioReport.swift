@@ -52,8 +52,11 @@ public struct ScenarioReport: Codable, Equatable, Sendable {
     public static let formatName = "ccai-scenario-summary"
     public static let currentVersion = 1
     /// The most summary files one merge reads, and the largest one.
-    public static let maximumFiles = 10_000
+    public static let maximumFiles = 1_000
     public static let maximumFileBytes = 256 << 20
+    /// The most checks, errors, metrics and series of a metric a summary file may hold:
+    /// more than one run records (a merge of segments holds what all of them saw).
+    static let maximumStoredItems = 100_000
 
     public var format = Self.formatName
     public var version = Self.currentVersion
@@ -172,9 +175,10 @@ public struct ScenarioReport: Codable, Equatable, Sendable {
         func problem(_ message: String) -> Problem { Problem(message: "\(source): \(message)") }
         let limit = TrendDigest.maximumStoredCount
         var snapshot = ScenarioMetrics.Snapshot()
-        guard checks.count <= ScenarioMetrics.maximumChecks, errors.count <= ScenarioMetrics.distinctErrors + 1,
-            metrics.count <= BuiltInMetric.allCases.count + ScenarioMetrics.maximumMetrics
-        else { throw problem("more checks, errors or metrics than a run records") }
+        let most = Self.maximumStoredItems
+        guard checks.count <= most, errors.count <= most, metrics.count <= most else {
+            throw problem("more than \(most) checks, errors or metrics")
+        }
         for check in checks {
             guard check.name.utf8.count <= ScenarioMetrics.maximumCheckNameBytes, (0...limit).contains(check.passes),
                 (0...limit).contains(check.fails)
@@ -188,12 +192,15 @@ public struct ScenarioReport: Codable, Equatable, Sendable {
             if let builtIn = BuiltInMetric(rawValue: stored.name), builtIn.kind != stored.kind {
                 throw problem("\(stored.name) is a \(builtIn.kind.rawValue), not a \(stored.kind.rawValue)")
             }
-            guard stored.series.count <= ScenarioMetrics.seriesPerMetric else { throw problem("\(stored.name): too many series") }
+            guard stored.series.count <= most else { throw problem("\(stored.name): more than \(most) series") }
             var metric = Metric(name: stored.name, kind: stored.kind)
             for item in stored.series {
                 guard item.tags.count <= ScenarioMetrics.tagsPerSample, (0...limit).contains(item.count),
                     (0...item.count).contains(item.trues), item.sum.isFinite, item.last.isFinite
-                else { throw problem("\(stored.name): a series is not what a run records") }
+                else {
+                    throw problem("\(stored.name): a series is not what a run records (counts from 0 to \(limit), "
+                                  + "finite sums: a merge whose sums pass a Double's range cannot be kept)")
+                }
                 var series = Metric.Series()
                 series.count = item.count
                 series.sum = item.sum
@@ -257,18 +264,28 @@ public struct ScenarioReport: Codable, Equatable, Sendable {
         guard reports.count <= maximumFiles else { throw Problem(message: "at most \(maximumFiles) summaries merge at once") }
         let names = sources ?? reports.indices.map { "summary \($0 + 1)" }
         var snapshot = try first.snapshot(source: names[0])
-        var segments = first.segment.split(separator: ",").map(String.init)
+        var segments: [ScenarioSegment] = []
         var merged = first
-        for (report, source) in zip(reports, names).dropFirst() {
-            guard report.thresholds == first.thresholds else {
-                throw Problem(message: "\(source): its thresholds differ from \(names[0])'s: not a segment of the same run")
+        for (report, source) in zip(reports, names) {
+            if source != names[0] {
+                guard report.thresholds == first.thresholds else {
+                    throw Problem(message: "\(source): its thresholds differ from \(names[0])'s: not a segment of the same run")
+                }
             }
-            for segment in report.segment.split(separator: ",").map(String.init) {
-                guard segment == ScenarioSegment.whole.description || !segments.contains(segment) else {
+            for text in report.segment.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
+                guard let segment = try? ScenarioSegment(text) else {
+                    throw Problem(message: "\(source): '\(text.prefix(40))' is not a segment such as 2/3")
+                }
+                guard segments.first.map({ $0.count == segment.count }) ?? true else {
+                    throw Problem(message: "\(source): segment \(segment) is of a run cut in \(segment.count), the others in "
+                                  + "\(segments[0].count)")
+                }
+                guard !segments.contains(segment) else {
                     throw Problem(message: "\(source): segment \(segment) is already in the merge")
                 }
                 segments.append(segment)
             }
+            guard source != names[0] else { continue }
             snapshot.merge(try report.snapshot(source: source))
             merged.elapsedSeconds = max(merged.elapsedSeconds, report.elapsedSeconds)
             merged.abortedBy = merged.abortedBy ?? report.abortedBy
@@ -276,8 +293,9 @@ public struct ScenarioReport: Codable, Equatable, Sendable {
         }
         var result = ScenarioReport(snapshot, options: try first.options(source: names[0]), elapsed: merged.elapsedSeconds,
                                     script: merged.script, segment: .whole)
-        result.segment = segments.joined(separator: ",")
+        result.segment = segments.map(\.description).joined(separator: ",")
         result.abortedBy = merged.abortedBy
+        _ = try result.snapshot(source: "the merge")
         return result
     }
 

@@ -1,3 +1,4 @@
+import CCAIWire
 import Foundation
 
 /// The end-of-run summary, laid out like k6's: the thresholds (✓ or ✗, the expression and
@@ -26,19 +27,20 @@ public enum ScenarioSummary {
             lines.append("     thresholds:")
             for threshold in options.thresholds {
                 let (holds, observed) = threshold.evaluate(snapshot, elapsed: elapsed)
-                lines.append("     \(holds ? "✓" : "✗") \(threshold.metric): \(threshold.source) "
+                lines.append("     \(holds ? "✓" : "✗") \(TerminalText.escaped(threshold.metric)): \(TerminalText.escaped(threshold.source)) "
                              + "(\(threshold.aggregation)=\(shown(observed, of: threshold)))")
             }
             if let abortedBy {
-                lines.append("     the run was aborted when \(abortedBy.metric): \(abortedBy.source) failed (abort_on_fail)")
+                lines.append("     the run was aborted when \(TerminalText.escaped(abortedBy.metric)): "
+                             + "\(TerminalText.escaped(abortedBy.source)) failed (abort_on_fail)")
             }
             lines.append("")
         }
         for check in snapshot.checks {
             if check.fails == 0 {
-                lines.append("     ✓ \(check.name)")
+                lines.append("     ✓ \(TerminalText.escaped(check.name))")
             } else {
-                lines.append("     ✗ \(check.name)")
+                lines.append("     ✗ \(TerminalText.escaped(check.name))")
                 let total = check.passes + check.fails
                 lines.append("      ↳  \(percent(check.passes, of: total)) — ✓ \(check.passes) / ✗ \(check.fails)")
             }
@@ -51,14 +53,14 @@ public enum ScenarioSummary {
             lines.append(row(metric.name, indent: 5, value(of: all, metric, elapsed: elapsed)))
             var shown = Set<String>()
             for threshold in subMetrics[metric.name] ?? [] where shown.insert(threshold.metric).inserted {
-                let tags = String(threshold.metric[threshold.metric.firstIndex(of: "{")!...])
+                let tags = TerminalText.escaped(String(threshold.metric[threshold.metric.firstIndex(of: "{")!...]))
                 lines.append(row(tags, indent: 7, value(of: metric.matching(threshold.tags), metric, elapsed: elapsed)))
             }
         }
         if !snapshot.errors.isEmpty {
             lines.append("")
             lines.append("     errors that failed iterations:")
-            for error in snapshot.errors { lines.append("       \(error.count)× \(error.message)") }
+            for error in snapshot.errors { lines.append("       \(error.count)× \(TerminalText.escaped(error.message))") }
         }
         return lines.joined(separator: "\n") + "\n"
     }

@@ -115,8 +115,9 @@ public struct Metric: Sendable, Equatable {
     /// The tags of a key.
     public static func tags(of key: String) -> [String: String] {
         var tags: [String: String] = [:]
+        // Empty names and values are tags too (`{ q = "" }` is `q:`).
         for pair in key.split(separator: ",") {
-            let parts = pair.split(separator: ":", maxSplits: 1)
+            let parts = pair.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
             if parts.count == 2 { tags[String(parts[0])] = String(parts[1]) }
         }
         return tags

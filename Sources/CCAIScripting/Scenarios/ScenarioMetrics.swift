@@ -67,9 +67,17 @@ public final class ScenarioMetrics: @unchecked Sendable {
                     checks.append(check)
                 }
             }
+            // As in a run: past the distinct errors kept, the rest count as "other errors".
             for error in other.errors {
-                if let index = errors.firstIndex(where: { $0.message == error.message }) { errors[index].count += error.count }
-                else { errors.append(error) }
+                if let index = errors.firstIndex(where: { $0.message == error.message }) {
+                    errors[index].count += error.count
+                } else if errors.count < ScenarioMetrics.distinctErrors {
+                    errors.append(error)
+                } else if let index = errors.firstIndex(where: { $0.message == ScenarioMetrics.otherErrors }) {
+                    errors[index].count += error.count
+                } else {
+                    errors.append(ErrorCount(message: ScenarioMetrics.otherErrors, count: error.count))
+                }
             }
             for metric in other.metrics {
                 guard let index = metrics.firstIndex(where: { $0.name == metric.name }) else {
@@ -83,8 +91,9 @@ public final class ScenarioMetrics: @unchecked Sendable {
         }
     }
 
-    /// Distinct error messages kept; past this, errors are counted under "other errors".
+    /// Distinct error messages kept; past this, errors are counted under ``otherErrors``.
     static let distinctErrors = 100
+    static let otherErrors = "other errors"
 
     private let lock = NSLock()
     private var state = Snapshot()
@@ -152,7 +161,7 @@ public final class ScenarioMetrics: @unchecked Sendable {
                 state.errors.append(ErrorCount(message: error, count: 1))
                 errorIndex[error] = state.errors.count - 1
             } else {
-                let other = "other errors"
+                let other = Self.otherErrors
                 if let index = errorIndex[other] { state.errors[index].count += 1 } else {
                     state.errors.append(ErrorCount(message: other, count: 1))
                     errorIndex[other] = state.errors.count - 1

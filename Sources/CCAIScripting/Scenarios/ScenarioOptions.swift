@@ -139,7 +139,10 @@ public struct ScenarioOptions: Sendable, Equatable {
         if let value = fields["duration"] { duration = try Self.seconds(value, "options.duration") }
         if let value = fields["graceful_stop"] { gracefulStop = try Self.seconds(value, "options.graceful_stop") }
         if let value = fields["thresholds"] { thresholds = try Threshold.parse(value, declared: declared) }
-        if let value = fields["timeout"] { timeout = try Self.seconds(value, "options.timeout") }
+        if let value = fields["timeout"] {
+            timeout = try Self.seconds(value, "options.timeout")
+            guard timeout != 0 else { throw Problem(option: "options.timeout", message: "a duration above 0 expected, got 0") }
+        }
         if let value = fields["stages"] { stages = try Self.stages(value) }
         if let value = fields["arrival"] { arrival = try Self.arrival(value) }
         if let arrival, vus > arrival.maxVUs {

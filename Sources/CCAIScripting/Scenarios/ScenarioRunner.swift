@@ -198,7 +198,8 @@ public struct ScenarioRunner: Sendable {
         }
         let pool = UserPool(first: first)
         do {
-            for number in initial.dropFirst() {
+            // After Ctrl-C or SIGTERM no VU is made any more: the run ends with those there are.
+            for number in initial.dropFirst() where !timing.interrupted {
                 pool.add(try await VirtualUser.start(number, script: script, chunk: chunk, runner: try await runner(for: number),
                                                      in: liveUsers))
             }
@@ -358,6 +359,14 @@ struct RunLoop: Sendable {
         await withTaskGroup(of: Void.self) { group in
             var next = start, number = 0
             while next < end {
+                guard clock.now() < end else {
+                    // Arrivals the run could not start before its end (it fell behind a high
+                    // rate) were dropped too: counted, evenly striped over the slices.
+                    let left = Int(min(end.timeIntervalSince(next) / arrival.interval, 1e12).rounded(.up))
+                    let mine = (left + segment.count - 1) / segment.count
+                    if mine > 0 { metrics.record(.droppedIterations, Double(mine)) }
+                    break
+                }
                 guard await counter.sleep(until: next, clock: clock), counter.take() else { break }
                 number += 1
                 next = start.addingTimeInterval(spacing.offset(of: number))

@@ -83,7 +83,9 @@ public struct Threshold: Sendable, Equatable {
         self.comparison = comparison
         let left = text[..<split.lowerBound].trimmingCharacters(in: .whitespaces)
         let right = text[split.upperBound...].trimmingCharacters(in: .whitespaces)
-        guard let bound = Double(right), bound.isFinite else {
+        // A decimal number as k6 reads one (Swift's Double would also take "0x10" or "inf").
+        let decimal = !right.isEmpty && right.unicodeScalars.allSatisfy { "0123456789.+-eE".unicodeScalars.contains($0) }
+        guard decimal, let bound = Double(right), bound.isFinite else {
             throw ScenarioOptions.Problem(option: option, message: "\"\(expression)\": a number expected after "
                                           + "\(comparison.rawValue), got \"\(right)\"")
         }
@@ -173,11 +175,17 @@ public struct Threshold: Sendable, Equatable {
         }
         var tags: [String: String] = [:]
         for pair in metric[metric.index(after: brace)..<metric.index(before: metric.endIndex)].split(separator: ",") {
-            let parts = pair.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            let parts = pair.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+                .map { $0.trimmingCharacters(in: .whitespaces) }
             guard parts.count == 2, !parts[0].isEmpty else {
                 throw ScenarioOptions.Problem(option: option, message: "a sub-metric is written name{tag:value,...}")
             }
-            tags[parts[0]] = parts[1]
+            guard tags.updateValue(parts[1], forKey: parts[0]) == nil else {
+                throw ScenarioOptions.Problem(option: option, message: "the tag \(parts[0]) is given twice")
+            }
+        }
+        guard !tags.isEmpty else {
+            throw ScenarioOptions.Problem(option: option, message: "a sub-metric is written name{tag:value,...}, with a tag at least")
         }
         return (String(metric[..<brace]), tags)
     }

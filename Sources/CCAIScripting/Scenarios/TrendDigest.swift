@@ -88,9 +88,9 @@ public struct TrendDigest: Sendable, Equatable {
         public var negative: [[Int]]
     }
 
-    /// The largest count a summary file may give (a trillion): the counts of the at most
+    /// The largest count a summary file may give (a quadrillion): the counts of the at most
     /// ``ScenarioReport/maximumFiles`` files merged add up without overflowing.
-    static let maximumStoredCount = 1_000_000_000_000
+    static let maximumStoredCount = 1_000_000_000_000_000
 
     var stored: Stored {
         Stored(count: count, sum: sum, min: count > 0 ? min : nil, max: count > 0 ? max : nil, zeros: zeros,
@@ -114,8 +114,13 @@ public struct TrendDigest: Sendable, Equatable {
         guard let positive = buckets(stored.positive), let negative = buckets(stored.negative),
             (0...limit).contains(stored.zeros), (0...limit).contains(stored.count), stored.sum.isFinite
         else { return nil }
-        // Each part is at most a trillion and there are at most two million: no overflow.
-        guard positive.values.reduce(stored.zeros, +) + negative.values.reduce(0, +) == stored.count else { return nil }
+        var total = stored.zeros
+        for part in Array(positive.values) + Array(negative.values) {
+            let (sum, overflow) = total.addingReportingOverflow(part)
+            guard !overflow else { return nil }
+            total = sum
+        }
+        guard total == stored.count else { return nil }
         if stored.count > 0 {
             guard let min = stored.min, let max = stored.max, min.isFinite, max.isFinite, min <= max else { return nil }
             self.min = min

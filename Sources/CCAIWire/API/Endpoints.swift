@@ -71,6 +71,9 @@ public enum Endpoints {
     public static let transcript = Endpoint("GET", "/chats/{id}/transcript", maximumResponseBytes: 32 << 20)
     public static let ratings = Endpoint("GET", "/admin/ratings", access: .admin)
 
+    // Operations: whether a served sandbox answers (a load balancer's or Kubernetes' probe)
+    public static let health = Endpoint("GET", "/healthz", access: .anyone)
+
     /// Every endpoint, in the order of docs/openapi.yaml.
     public static let all: [Endpoint] = [
         authenticate, signOut, company, endUser, updateEndUser, events,
@@ -80,6 +83,6 @@ public enum Endpoints {
         customForm, submitCustomForm, fetchWebForm, validateWebForm, formComplete,
         createScreenShare, screenShare, activateScreenShare, screenShareRemoteControl, screenShareOptions, endScreenShare,
         screenShareEvent, queueMenus, waitTimes,
-        postSessionSettings, startPostSession, readyPostSession, survey, submitSurvey, rate, transcript, ratings,
+        postSessionSettings, startPostSession, readyPostSession, survey, submitSurvey, rate, transcript, ratings, health,
     ]
 }

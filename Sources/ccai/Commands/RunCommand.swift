@@ -206,6 +206,7 @@ struct RunCommand {
                 do { timeout = try ScenarioDuration.seconds(in: value) } catch let problem as ScenarioDuration.Problem {
                     throw UsageError(message: "--timeout: \(problem.message)", command: "run")
                 }
+                guard timeout != 0 else { throw UsageError(message: "--timeout: a duration above 0 expected, got '\(value)'", command: "run") }
             case .option("--strict-plugins"):
                 strictPlugins = true
             case .option("--quiet"), .option("-q"):
