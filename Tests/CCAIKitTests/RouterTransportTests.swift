@@ -52,6 +52,8 @@ import Testing
         let base = "https://embedded-sandbox.invalid"
         let anonymous = try await transport.perform(HTTPClientRequest(url: base + "/company"), onChunk: nil)
         #expect(anonymous.status == 401)
+        let health = try await transport.perform(HTTPClientRequest(url: base + "/healthz"), onChunk: nil)
+        #expect(health.status == 200 && String(decoding: health.body, as: UTF8.self) == #"{"status":"ok"}"#, "probes need no token")
         let missing = try await transport.perform(HTTPClientRequest(url: base + "/no/such/route?x=1"), onChunk: nil)
         #expect(missing.status == 404 && String(decoding: missing.body, as: UTF8.self).contains("no endpoint GET /no/such/route"))
         let huge = HTTPClientRequest(method: "POST", url: base + "/auth/end_user", body: Data(count: 8 << 20))
