@@ -1,3 +1,4 @@
+import CCAIWire
 import Foundation
 
 /// Entry point: dispatches to a command and exits with its status.
@@ -55,4 +56,6 @@ func main(_ arguments: [String]) async -> Int32 {
     }
 }
 
+// Before libcurl or anything else starts OpenSSL: no clean-up at exit under running threads.
+CryptoLibrary.prepare()
 exit(await main(Array(CommandLine.arguments.dropFirst())))

@@ -9,6 +9,7 @@ import Foundation
 public enum Digest {
     /// The SHA-256 of `text`'s UTF-8 bytes, as lowercase hex.
     public static func sha256Hex(_ text: String) -> String {
+        CryptoLibrary.prepare()
         var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
         let bytes = Array(text.utf8)

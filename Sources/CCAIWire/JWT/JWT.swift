@@ -8,6 +8,7 @@ public enum JWTAlgorithm: String, CaseIterable, Sendable {
     case hs384 = "HS384"
 
     func hmac(_ data: Data, key: Data) -> Data {
+        CryptoLibrary.prepare()
         let digest = self == .hs256 ? EVP_sha256() : EVP_sha384()
         var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
