@@ -136,7 +136,8 @@ public struct ScenarioRunner: Sendable {
             first = try await VirtualUser.start(firstNumber, script: script, chunk: chunk, runner: try await runner(for: firstNumber),
                                                 in: liveUsers)
         } catch let error as LuaScriptError {
-            // A plain chunk is the run's one iteration (a scenario's top level is not one).
+            // It failed before its shape was known: counted as a failed iteration, which it
+            // is for a plain chunk (the run's one iteration); a scenario's run ends with exit 1.
             metrics.recordIteration(seconds: clock.now().timeIntervalSince(began), error: error.message)
             throw error
         }

@@ -120,8 +120,8 @@ struct PlatformConnection {
     }
 
     /// Starts the embedded sandbox if needed. Every session of the platform shares one
-    /// transport (one libcurl thread multiplexing all their requests and event streams),
-    /// whatever the number of end users.
+    /// transport, whatever the number of end users: the embedded sandbox's router, or one
+    /// libcurl thread multiplexing all their requests and event streams.
     func start() async throws -> Platform {
         switch target {
         case .embedded(let file):
