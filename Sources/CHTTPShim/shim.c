@@ -394,6 +394,7 @@ static void *sweep_deadlines(void *cls) {
     return NULL;
 }
 
+static const char stopping_body[] = "{\"error\":{\"code\":\"unavailable\",\"message\":\"the server is shutting down\"}}";
 static const char busy_body[] =
     "{\"error\":{\"code\":\"unavailable\",\"message\":\"the server holds as many request bodies as it takes; try again\"}}";
 
@@ -504,9 +505,19 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *connecti
         buffer headers = {0}, query = {0};
         MHD_get_connection_values(connection, MHD_HEADER_KIND, collect_pair, &headers);
         MHD_get_connection_values(connection, MHD_GET_ARGUMENT_KIND, collect_pair, &query);
-        exchange->state = DISPATCHED;
         watch(server, exchange->tracked, 0);  // all of it is in
         pthread_mutex_lock(&server->lock);
+        // A request that comes on an open connection once the server is stopping is answered
+        // at once, never suspended: microhttpd aborts the process when it is stopped with a
+        // connection suspended, and chttp_stop's last look at `suspended` is under this lock.
+        if (__atomic_load_n(&server->stopping, __ATOMIC_SEQ_CST)) {
+            pthread_mutex_unlock(&server->lock);
+            free(headers.data);
+            free(query.data);
+            exchange->state = ANSWERED;
+            return queue_text(connection, 503, stopping_body);
+        }
+        exchange->state = DISPATCHED;
         server->suspended++;
         exchange->counted_suspended = 1;
         exchange->next_waiting = server->waiting;
