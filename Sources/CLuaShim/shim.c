@@ -241,13 +241,18 @@ void lrt_traceback(lua_State *L, lua_State *co, const char *message, int level) 
     }
 }
 
-int lrt_load_text(lua_State *L, const char *source, size_t len, const char *chunkname) {
+/// Loads a chunk in `mode` ("t" or "b") with the host's budget accounting paused.
+static int load_in_mode(lua_State *L, const char *bytes, size_t len, const char *chunkname, const char *mode) {
     lrt_context *c = lrt_context_of(L);
     int saved = c->host_active;
     c->host_active = 0;
-    int status = luaL_loadbufferx(L, source, len, chunkname, "t");
+    int status = luaL_loadbufferx(L, bytes, len, chunkname, mode);
     c->host_active = saved;
     return status;
+}
+
+int lrt_load_text(lua_State *L, const char *source, size_t len, const char *chunkname) {
+    return load_in_mode(L, source, len, chunkname, "t");
 }
 
 typedef struct {
@@ -291,12 +296,7 @@ int lrt_dump(lua_State *L, char **bytes, size_t *len) {
 }
 
 int lrt_load_binary(lua_State *L, const char *bytes, size_t len, const char *chunkname) {
-    lrt_context *c = lrt_context_of(L);
-    int saved = c->host_active;
-    c->host_active = 0;
-    int status = luaL_loadbufferx(L, bytes, len, chunkname, "b");
-    c->host_active = saved;
-    return status;
+    return load_in_mode(L, bytes, len, chunkname, "b");
 }
 
 // MARK: - Libraries

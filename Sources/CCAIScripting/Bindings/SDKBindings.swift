@@ -206,7 +206,7 @@ enum SDKBindings {
                 }
             }, then: push)
         }
-        let began = recorder.begin(service: service, method: method)
+        let began = recorder.begin()
         return try call.suspend({
             do {
                 let result = try await operation()

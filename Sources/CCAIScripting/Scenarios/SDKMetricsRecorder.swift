@@ -12,7 +12,7 @@ import Timekeeping
 ///
 /// ```swift
 /// lua.attach(SDKMetricsRecorder(metrics: metrics, clock: clock))
-/// let began = recorder.begin(service: "chat", method: "start")
+/// let began = recorder.begin()
 /// recorder.end(service: "chat", method: "start", began: began, status: "ok", result: chat)
 /// ```
 final class SDKMetricsRecorder: @unchecked Sendable {
@@ -48,7 +48,7 @@ final class SDKMetricsRecorder: @unchecked Sendable {
     }
 
     /// A call is about to be made: returns when.
-    func begin(service: String, method: String) -> Date { clock.now() }
+    func begin() -> Date { clock.now() }
 
     /// A call begun at `began` ended with `status`; `result` is what it returned. A
     /// customer message's round trip ends at the first agent message placed after it in
