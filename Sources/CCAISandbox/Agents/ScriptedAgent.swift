@@ -22,12 +22,21 @@ import LuaRuntime
 ///   agent.end_session()
 /// end
 /// ```
-public struct ScriptedAgent {
+///
+/// A class, so that the functions of the `agent` table all hold one reference to it.
+public final class ScriptedAgent: Sendable {
     let actions: AgentActions
     let script: AgentScript
     let mailbox: AgentMailbox
     /// For a virtual agent: hands the chat to a human (`agent.escalate()`).
     let escalate: (@Sendable () async throws -> Void)?
+
+    init(actions: AgentActions, script: AgentScript, mailbox: AgentMailbox, escalate: (@Sendable () async throws -> Void)?) {
+        self.actions = actions
+        self.script = script
+        self.mailbox = mailbox
+        self.escalate = escalate
+    }
 
     /// Budgets of one session's state: each run between two waits is short.
     static let limits = LuaLimits(memoryBytes: 16 << 20, instructions: 50_000_000, seconds: 5)
@@ -147,7 +156,7 @@ public struct ScriptedAgent {
                 let timeout = try options.number("timeout") ?? 120
                 guard timeout > 0 else { throw call.argumentError(1, "options.timeout", "a positive number of seconds expected") }
                 return try call.suspend {
-                    guard let (action, media) = try await Self.refusalsAsLuaErrors({ try await agent.actions.requestSmartAction(type, timeout: timeout) })
+                    guard let (action, media) = try await ScriptedAgent.refusalsAsLuaErrors({ try await agent.actions.requestSmartAction(type, timeout: timeout) })
                     else { return [.nil] }
                     guard case .table(var table) = try LuaEncoder().encode(action) else { return [.nil] }
                     table["media"] = try LuaEncoder().encode(media)
@@ -168,7 +177,7 @@ public struct ScriptedAgent {
                 }
                 guard let data = try options.data("data") else { throw call.argumentError(1, "file.data", "the file's bytes (a string) expected") }
                 return try call.suspend {
-                    let message = try await Self.refusalsAsLuaErrors { try await agent.actions.sendFile(name: name, mimeType: mimeType, data: data) }
+                    let message = try await ScriptedAgent.refusalsAsLuaErrors { try await agent.actions.sendFile(name: name, mimeType: mimeType, data: data) }
                     return [try LuaEncoder().encode(message)]
                 }
             }
@@ -182,12 +191,12 @@ public struct ScriptedAgent {
                 guard let form = agent.actions.environment.configuration.customForm(Int(id)) else {
                     throw call.argumentError(1, "options.id", "one of the configured custom forms expected, got \(id)")
                 }
-                let timeout = try Self.timeout(call, options)
+                let timeout = try ScriptedAgent.timeout(call, options)
                 return try call.suspend {
-                    guard let outcome = try await Self.refusalsAsLuaErrors({
+                    guard let outcome = try await ScriptedAgent.refusalsAsLuaErrors({
                         try await agent.actions.sendForm(.custom(form), timeout: timeout)
                     }) else { return [.nil] }
-                    return [Self.answers(outcome.answers)]
+                    return [ScriptedAgent.answers(outcome.answers)]
                 }
             }
         },
@@ -201,14 +210,14 @@ public struct ScriptedAgent {
                 else {
                     throw call.argumentError(1, "options.external_form_id", "one of the configured web forms' external_form_id expected")
                 }
-                let timeout = try Self.timeout(call, options)
+                let timeout = try ScriptedAgent.timeout(call, options)
                 return try call.suspend {
-                    guard let outcome = try await Self.refusalsAsLuaErrors({
+                    guard let outcome = try await ScriptedAgent.refusalsAsLuaErrors({
                         try await agent.actions.sendForm(.web(form), timeout: timeout)
                     }) else { return [.nil] }
                     var table = LuaTable()
                     table["status"] = .string(outcome.status)
-                    table["answers"] = Self.answers(outcome.answers)
+                    table["answers"] = ScriptedAgent.answers(outcome.answers)
                     if let message = outcome.message { table["message"] = .string(message) }
                     return [.table(table)]
                 }
@@ -226,7 +235,7 @@ public struct ScriptedAgent {
                 let timeout = try options.number("timeout") ?? 120
                 guard timeout > 0 else { throw call.argumentError(1, "options.timeout", "a positive number of seconds expected") }
                 return try call.suspend {
-                    guard let session = try await Self.refusalsAsLuaErrors({
+                    guard let session = try await ScriptedAgent.refusalsAsLuaErrors({
                         try await agent.actions.requestScreenShare(remoteControl: remoteControl, timeout: timeout)
                     }) else { return [.nil] }
                     return [try LuaEncoder().encode(session)]
@@ -240,7 +249,7 @@ public struct ScriptedAgent {
                     throw call.argumentError(1, "options.menu_id", "an integer expected")
                 }
                 return try call.suspend {
-                    _ = try await Self.refusalsAsLuaErrors { try await agent.actions.transfer(toMenu: Int(menuID)) }
+                    _ = try await ScriptedAgent.refusalsAsLuaErrors { try await agent.actions.transfer(toMenu: Int(menuID)) }
                     return []
                 }
             }
@@ -249,7 +258,7 @@ public struct ScriptedAgent {
             agent.escalate.map { escalate in
                 { call in
                     try call.suspend {
-                        try await Self.refusalsAsLuaErrors { try await escalate() }
+                        try await ScriptedAgent.refusalsAsLuaErrors { try await escalate() }
                         return []
                     }
                 }
