@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -85,12 +86,23 @@ struct chttp_exchange {
     struct MHD_Connection *connection;
     enum exchange_state state;
     size_t max_body;        // the route's limit, from the admission
+    size_t received;        // bytes of body read from the client: what the limit counts
     char *body;             // the body while it is small
     size_t body_len, body_cap;
     int body_fd;            // the body once spooled to an unlinked temporary file, else -1
     int too_large;
     int busy;               // the server's body budget ran out: the rest is read and dropped, then 503
     int anonymous;          // admitted without a token: the anonymous budget, memory only
+    // A file sent as a form (admission.file_form, a multipart/form-data body): only its part
+    // named "file" is kept as the body, parsed by libmicrohttpd's post processor as it comes.
+    int file_form;
+    struct MHD_PostProcessor *form;
+    int file_parts;         // parts named "file" seen
+    int in_file_part;       // the processor's last piece was of the file part
+    int io_failed;          // writing the file part failed: the connection is dropped
+    char *file_type;        // the file part's Content-Type (malloc'd), or NULL
+    char *file_name;        // its filename (malloc'd), or NULL
+    const char *form_error; // why the form is refused (static text), or NULL
     chttp_connection *tracked;  // its connection, as the server watches it (or NULL)
     unsigned status;
     struct MHD_Response *response;
@@ -239,6 +251,71 @@ static int append_body(chttp_exchange *exchange, const char *data, size_t len) {
     __atomic_add_fetch(&server->spooled_bytes, len, __ATOMIC_SEQ_CST);
     exchange->body_len += len;
     return 1;
+}
+
+// MARK: - A file sent as a form
+
+/// libmicrohttpd's post processor hands over a form piece by piece: every piece of the part
+/// named "file" is appended to the body as a plain upload's would be (spooled past the
+/// memory budget, 503 past the spool's); other parts are read and dropped. A second file
+/// part, or a file sent in a transfer encoding, stops the processor: the form is refused.
+static enum MHD_Result take_form_part(void *cls, enum MHD_ValueKind kind, const char *key, const char *filename,
+                                      const char *content_type, const char *transfer_encoding, const char *data,
+                                      uint64_t off, size_t size) {
+    (void)kind;
+    chttp_exchange *exchange = cls;
+    if (!key || strcmp(key, "file") != 0) {
+        exchange->in_file_part = 0;
+        return MHD_YES;
+    }
+    // A part's first piece has offset 0; an empty first piece may be followed by another at 0.
+    int continues = exchange->in_file_part && (off > 0 || exchange->body_len == 0);
+    if (!continues) {
+        if (++exchange->file_parts > 1) {
+            exchange->form_error = "an upload takes one part named file";
+            return MHD_NO;
+        }
+        if (transfer_encoding && strcasecmp(transfer_encoding, "binary") != 0 && strcasecmp(transfer_encoding, "8bit") != 0 &&
+            strcasecmp(transfer_encoding, "7bit") != 0) {
+            exchange->form_error = "the file part has a Content-Transfer-Encoding; send its bytes as they are";
+            return MHD_NO;
+        }
+        if (content_type && !(exchange->file_type = strdup(content_type))) return MHD_NO;
+        if (filename && !(exchange->file_name = strdup(filename))) return MHD_NO;
+    }
+    exchange->in_file_part = 1;
+    if (size == 0) return MHD_YES;
+    int appended = append_body(exchange, data, size);
+    if (appended > 0) return MHD_YES;
+    if (appended < 0) exchange->io_failed = 1; else exchange->busy = 1;
+    return MHD_NO;
+}
+
+/// The body is all in: the form must have ended with its closing boundary and held one
+/// file part with a Content-Type.
+static void finish_form(chttp_exchange *exchange) {
+    if (exchange->form) {
+        int complete = MHD_destroy_post_processor(exchange->form) == MHD_YES;
+        exchange->form = NULL;
+        if (!complete && !exchange->form_error) exchange->form_error = "the multipart/form-data body ends before its closing boundary";
+    }
+    if (exchange->form_error) return;
+    if (exchange->file_parts == 0) exchange->form_error = "the form has no part named file";
+    else if (!exchange->file_type) exchange->form_error = "the form's file part has no Content-Type";
+}
+
+static void release_form(chttp_exchange *exchange) {
+    if (exchange->form) MHD_destroy_post_processor(exchange->form);
+    exchange->form = NULL;
+    free(exchange->file_type);
+    free(exchange->file_name);
+    exchange->file_type = exchange->file_name = NULL;
+}
+
+/// The request's headers but its Content-Type, which the file part's replaces.
+static enum MHD_Result collect_pair_but_type(void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
+    if (key && strcasecmp(key, "Content-Type") == 0) return MHD_YES;
+    return collect_pair(cls, kind, key, value);
 }
 
 /// Adds "name\0value\0" pairs; a name or value with a CR or LF is dropped, never split.
@@ -428,6 +505,12 @@ static enum MHD_Result admit(chttp_server *server, chttp_exchange *exchange, str
     exchange->max_body = admission.max_body_bytes;
     exchange->anonymous = admission.anonymous != 0;
     if (!exchange->anonymous) watch(server, exchange->tracked, 0);  // a token's body may take its time
+    const char *type = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, "Content-Type");
+    if (admission.file_form && type && strncasecmp(type, "multipart/form-data", strlen("multipart/form-data")) == 0) {
+        exchange->file_form = 1;
+        exchange->form = MHD_create_post_processor(connection, 4096, take_form_part, exchange);
+        if (!exchange->form) exchange->form_error = "a multipart/form-data body needs a boundary parameter";
+    }
     if (declared >= 0 && (unsigned long long)declared > exchange->max_body) exchange->too_large = 1;
     if (declared > 0 && !exchange->too_large) {
         // A declared body the server has no room for is refused before it is read.
@@ -481,12 +564,19 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *connecti
         if (*upload_data_size > 0) {
             size_t len = *upload_data_size;
             *upload_data_size = 0;
-            if (exchange->body_len + len > exchange->max_body) {
+            if (exchange->received + len > exchange->max_body) {
                 exchange->too_large = 1;
                 return MHD_YES;
             }
-            if (exchange->busy) {
-                exchange->body_len += len;  // read and dropped: answering mid-upload would reset the connection
+            exchange->received += len;
+            // Read and dropped once refused: answering mid-upload would reset the connection.
+            if (exchange->busy || exchange->form_error) return MHD_YES;
+            if (exchange->file_form) {
+                if (MHD_post_process(exchange->form, upload_data, len) != MHD_YES) {
+                    if (exchange->io_failed) return MHD_NO;
+                    if (!exchange->busy && !exchange->form_error) exchange->form_error = "the multipart/form-data body is malformed";
+                    release_body(exchange);
+                }
                 return MHD_YES;
             }
             int appended = append_body(exchange, upload_data, len);
@@ -494,7 +584,6 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *connecti
             if (appended == 0) {
                 release_body(exchange);
                 exchange->busy = 1;
-                exchange->body_len += len;
             }
             return MHD_YES;
         }
@@ -502,9 +591,28 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *connecti
             exchange->state = ANSWERED;
             return queue_text(connection, 503, busy_body);
         }
+        if (exchange->file_form) finish_form(exchange);
+        if (exchange->form_error) {
+            char message[300];
+            snprintf(message, sizeof message, "{\"error\":{\"code\":\"invalid_argument\",\"message\":\"%s\"}}",
+                     exchange->form_error);
+            exchange->state = ANSWERED;
+            release_body(exchange);
+            return queue_text(connection, 400, message);
+        }
         buffer headers = {0}, query = {0};
-        MHD_get_connection_values(connection, MHD_HEADER_KIND, collect_pair, &headers);
+        MHD_get_connection_values(connection, MHD_HEADER_KIND, exchange->file_form ? collect_pair_but_type : collect_pair,
+                                  &headers);
         MHD_get_connection_values(connection, MHD_GET_ARGUMENT_KIND, collect_pair, &query);
+        if (exchange->file_form) {
+            // The file part's type stands for the request's, its filename for the `name` parameter.
+            buffer_append(&headers, "Content-Type", sizeof "Content-Type");
+            buffer_append(&headers, exchange->file_type, strlen(exchange->file_type) + 1);
+            if (exchange->file_name && !MHD_lookup_connection_value(connection, MHD_GET_ARGUMENT_KIND, "name")) {
+                buffer_append(&query, "name", sizeof "name");
+                buffer_append(&query, exchange->file_name, strlen(exchange->file_name) + 1);
+            }
+        }
         watch(server, exchange->tracked, 0);  // all of it is in
         pthread_mutex_lock(&server->lock);
         // A request that comes on an open connection once the server is stopping is answered
@@ -554,6 +662,7 @@ static void request_completed(void *cls, struct MHD_Connection *connection, void
     uncount_suspended(exchange);  // a resumed connection whose client left is never handled again
     if (exchange->response) MHD_destroy_response(exchange->response);
     release_body(exchange);
+    release_form(exchange);
     free(exchange);
     *con_cls = NULL;
 }

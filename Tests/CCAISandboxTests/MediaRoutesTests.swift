@@ -62,4 +62,26 @@ import Testing
         #expect(try await upload(server, chat.id, ana, kind: "image", mimeType: "image/png", bytes: 10).status == 409)
         await server.stop()
     }
+
+    /// What a client generated from docs/openapi.yaml sends: the file as the `file` part of
+    /// a form, named by its filename.
+    @Test func aFileSentAsAFormIsStoredAsSentAndDownloadsTheSame() async throws {
+        let (_, server) = try SandboxHTTP.serve(configuration: try await LuaConfigurations.configuration(
+            "menus = { { id = 1, name = \"Help\", channels = { chat = {} } } }"))
+        let ana = try await SandboxHTTP.token(server, "form-ana")
+        let chat = try SandboxHTTP.decode(try await SandboxHTTP.call(server, "POST", "/chats", ana, #"{"menu_id": 1}"#),
+                                          as: ChatResponse.self)
+        let png = Data("PNG\r\n--Xy, almost the boundary\r\n".utf8)
+        var body = Data("--XyZ\r\nContent-Disposition: form-data; name=\"file\"; filename=\"receipt.png\"\r\n".utf8)
+        body.append(Data("Content-Type: image/png\r\n\r\n".utf8) + png + Data("\r\n--XyZ--\r\n".utf8))
+        let reply = try await Curl.request("POST", "\(server.baseURL)/chats/\(chat.id)/media?kind=image", body: body,
+                                           headers: ["Authorization": "Bearer \(ana)", "Content-Type": "multipart/form-data; boundary=XyZ"])
+        #expect(reply.status == 201, "\(reply.body)")
+        let media = try #require(try SandboxHTTP.decode(reply, as: ChatMessage.self).media)
+        #expect(media.name == "receipt.png" && media.size == png.count && media.mimeType == "image/png")
+        let download = try await SandboxHTTP.call(server, "GET", "/media/\(media.id)", ana)
+        #expect(download.status == 200 && download.headers["content-type"] == "image/png" && Data(download.body.utf8) == png)
+        #expect(download.headers["content-disposition"]?.contains("receipt.png") == true)
+        await server.stop()
+    }
 }

@@ -64,16 +64,17 @@ public final class ScreenShareService: @unchecked Sendable {
     /// sharing, for a share the end user initiated) and `remoteControl`.
     public func requests() -> AsyncStream<ScreenShareRequestType> {
         pump.subscribe { event in
-            event.name == PlatformEventName.screenShareRequest.rawValue ? event.data["type"]?.stringValue.flatMap(ScreenShareRequestType.init(rawValue:)) : nil
+            guard event.name == PlatformEventName.screenShareRequest.rawValue else { return nil }
+            return (try? event.data.decoded(as: ScreenShareRequestPayload.self))?.type
         }
     }
 
     /// A `screen_share_state` event's session and state.
     private static func stateChange(_ event: PlatformEvent) -> (Int, ScreenShareServiceState)? {
-        guard event.name == PlatformEventName.screenShareState.rawValue, case .integer(let id)? = event.data["session_id"],
-            let state = event.data["state"]?.stringValue.flatMap(ScreenShareServiceState.init(rawValue:))
+        guard event.name == PlatformEventName.screenShareState.rawValue,
+              let change = try? event.data.decoded(as: ScreenShareStatePayload.self)
         else { return nil }
-        return (Int(id), state)
+        return (change.sessionId, change.state)
     }
 
     /// Creates a session for a chat that was started screen-shareable (`pending`, with its

@@ -193,19 +193,17 @@ struct ScreenShares: Sendable {
 
     /// Publishes `screen_share_state` and wakes the agents waiting on the session.
     private func changed(_ session: ScreenShareResponse, endUserID: Int) async throws {
-        try await publisher.publish(endUserID: endUserID, event: .screenShareState, jsonText: try JSONValue.object([
-            "session_id": .integer(Int64(session.id)), "chat_id": .integer(Int64(session.communicationId)),
-            "state": .string(session.state.rawValue),
-        ]).jsonText())
+        try await publisher.publish(endUserID: endUserID, event: .screenShareState,
+                                    encoding: ScreenShareStatePayload(sessionId: session.id, chatId: session.communicationId,
+                                                                      state: session.state))
         await outcomes.resolve(.init(chatID: session.communicationId, id: session.id), with: session)
     }
 
     /// `screen_share_request`: the end user is asked to start the session, or to allow
     /// remote control.
     private func publishRequest(_ type: ScreenShareRequestType, for session: ScreenShareResponse, endUserID: Int) async throws {
-        try await publisher.publish(endUserID: endUserID, event: .screenShareRequest, jsonText: try JSONValue.object([
-            "session_id": .integer(Int64(session.id)), "type": .string(type.rawValue),
-        ]).jsonText())
+        try await publisher.publish(endUserID: endUserID, event: .screenShareRequest,
+                                    encoding: ScreenShareRequestPayload(sessionId: session.id, type: type))
     }
 
     private func stateError(_ session: ScreenShareResponse, _ what: String) -> HTTPError {

@@ -12,8 +12,10 @@ public enum HTTPAuthentication: Sendable {
 public enum HTTPAdmission: Equatable, Sendable {
     /// Read the body, at most this many bytes; `authenticated` when the route required a
     /// token and it passed (else the body counts against the server's budget for requests
-    /// without a token, and the connection's deadline runs until it is read).
-    case read(maximumBodyBytes: Int, authenticated: Bool)
+    /// without a token, and the connection's deadline runs until it is read); `takesFile`
+    /// when the body is a file, which may come as the `file` part of a form
+    /// (``CCAIWire/Endpoint/takesFile``).
+    case read(maximumBodyBytes: Int, authenticated: Bool, takesFile: Bool = false)
     /// Answer at once with the error (and its headers).
     case refuse(HTTPError)
 }
@@ -36,6 +38,7 @@ public struct HTTPRouter: Sendable {
         var segments: [Substring]
         var maximumBodyBytes: Int
         var authentication: HTTPAuthentication
+        var takesFile: Bool
         var handler: Handler
     }
 
@@ -55,16 +58,18 @@ public struct HTTPRouter: Sendable {
     /// Adds a route; a request with a larger body than `maximumBodyBytes` is a 413, and
     /// one without a known token a 401 unless `authentication` is `.none`.
     public mutating func add(_ method: String, _ pattern: String, maximumBodyBytes: Int = defaultMaximumBodyBytes,
-                             authentication: HTTPAuthentication = .endUser, _ handler: @escaping Handler) {
+                             authentication: HTTPAuthentication = .endUser, takesFile: Bool = false,
+                             _ handler: @escaping Handler) {
         routes.append(Route(method: method, segments: HTTPRouter.segments(pattern), maximumBodyBytes: maximumBodyBytes,
-                            authentication: authentication, handler: handler))
+                            authentication: authentication, takesFile: takesFile, handler: handler))
     }
 
     /// Adds the handler of a wire API endpoint: its method, path, access and body limit
     /// come from the endpoint (CCAIWire's `Endpoints`).
     public mutating func on(_ endpoint: Endpoint, _ handler: @escaping Handler) {
         add(endpoint.method, endpoint.template.replacingOccurrences(of: "{", with: ":").replacingOccurrences(of: "}", with: ""),
-            maximumBodyBytes: endpoint.maximumBodyBytes, authentication: HTTPRouter.authentication(endpoint.access), handler)
+            maximumBodyBytes: endpoint.maximumBodyBytes, authentication: HTTPRouter.authentication(endpoint.access),
+            takesFile: endpoint.takesFile, handler)
     }
 
     private static func authentication(_ access: Endpoint.Access) -> HTTPAuthentication {
@@ -128,7 +133,8 @@ public struct HTTPRouter: Sendable {
                 return .refuse(HTTPError(status: 413, code: .tooLarge,
                                          message: "the request body is \(contentLength) bytes; \(method) \(path) takes at most \(route.maximumBodyBytes)"))
             }
-            return .read(maximumBodyBytes: route.maximumBodyBytes, authenticated: route.authentication != .none)
+            return .read(maximumBodyBytes: route.maximumBodyBytes, authenticated: route.authentication != .none,
+                         takesFile: route.takesFile)
         }
     }
 

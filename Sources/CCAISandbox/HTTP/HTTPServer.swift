@@ -186,10 +186,11 @@ private final class BoxedServer {
                                         authorization: authorization.map { String(cString: $0) },
                                         contentLength: contentLength >= 0 ? contentLength : nil)
         switch decision {
-        case .read(let maximumBodyBytes, let authenticated):
+        case .read(let maximumBodyBytes, let authenticated, let takesFile):
             admission.pointee.status = 0
             admission.pointee.max_body_bytes = maximumBodyBytes
             admission.pointee.anonymous = authenticated ? 0 : 1
+            admission.pointee.file_form = takesFile ? 1 : 0
         case .refuse(let error):
             admission.pointee.status = UInt32(error.status)
             var body = String(decoding: error.response.body, as: UTF8.self)

@@ -20,8 +20,28 @@ public enum PlatformEventName: String, CaseIterable, Sendable {
     case coldTransfer = "cold_transfer"
     /// An agent (or the queue, before the session) asked for a smart action.
     case smartActionRequested = "smart_action_requested"
-    /// A screen-share session changed state.
+    /// A screen-share session changed state (``ScreenShareStatePayload``).
     case screenShareState = "screen_share_state"
-    /// The agent asks the end user for a screen share or remote control.
+    /// The agent asks the end user for a screen share or remote control
+    /// (``ScreenShareRequestPayload``).
     case screenShareRequest = "screen_share_request"
+
+    /// The component of docs/openapi.yaml that describes the event's data: docs/asyncapi.yaml
+    /// names it as the message's payload, and a test checks both against the models here.
+    ///
+    /// ```swift
+    /// PlatformEventName.typingEvent.payloadSchema   // "ChatTypingPayload"
+    /// ```
+    public var payloadSchema: String {
+        switch self {
+        case .chatReceived: "Chat"
+        case .messagesReceived: "ChatMessages"
+        case .typingEvent: "ChatTypingPayload"
+        case .memberEvent: "ChatMemberPayload"
+        case .coldTransfer: "ColdTransfer"
+        case .smartActionRequested: "SmartAction"
+        case .screenShareState: "ScreenShareStatePayload"
+        case .screenShareRequest: "ScreenShareRequestPayload"
+        }
+    }
 }

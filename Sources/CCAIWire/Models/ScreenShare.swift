@@ -107,3 +107,46 @@ public struct ScreenShareEventMessage: Codable, Equatable, Sendable {
         self.response = response
     }
 }
+
+/// The data of a `screen_share_state` event: a session of a chat moved to `state`.
+///
+/// ```swift
+/// ScreenShareStatePayload(sessionId: 3, chatId: 7, state: .authorizing)
+/// ```
+public struct ScreenShareStatePayload: Codable, Equatable, Sendable {
+    public var sessionId: Int
+    public var chatId: Int
+    public var state: ScreenShareServiceState
+
+    enum CodingKeys: String, CodingKey {
+        case sessionId = "session_id"
+        case chatId = "chat_id"
+        case state
+    }
+
+    public init(sessionId: Int, chatId: Int, state: ScreenShareServiceState) {
+        self.sessionId = sessionId
+        self.chatId = chatId
+        self.state = state
+    }
+}
+
+/// The data of a `screen_share_request` event: the agent asks the end user to consent.
+///
+/// ```swift
+/// ScreenShareRequestPayload(sessionId: 3, type: .remoteControl)
+/// ```
+public struct ScreenShareRequestPayload: Codable, Equatable, Sendable {
+    public var sessionId: Int
+    public var type: ScreenShareRequestType
+
+    enum CodingKeys: String, CodingKey {
+        case sessionId = "session_id"
+        case type
+    }
+
+    public init(sessionId: Int, type: ScreenShareRequestType) {
+        self.sessionId = sessionId
+        self.type = type
+    }
+}

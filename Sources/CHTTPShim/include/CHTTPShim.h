@@ -47,6 +47,12 @@ typedef struct {
     /// 1 when the request was admitted without a token: its body counts against
     /// `anonymous_bytes`, and it stays under the connection's deadline until it is read.
     int anonymous;
+    /// 1 when the body is a file that may come as a form: a `multipart/form-data` body is
+    /// then read as its part named `file` (libmicrohttpd's post processor), and the request
+    /// handler gets that part's bytes as the body, its Content-Type as the request's, and
+    /// its filename as the `name` query parameter unless the query has one. A form without
+    /// exactly one such part, or cut short, is answered 400.
+    int file_form;
     /// The JSON answer when refused (NUL-terminated).
     char body[512];
     /// Headers of the answer as "name\0value\0" pairs (`Allow` of a 405, `Retry-After`
