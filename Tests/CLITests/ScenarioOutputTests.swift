@@ -188,6 +188,7 @@ import Testing
         let json = try file("points.jsonl"), junit = try file("junit.xml")
         let output = try await CLI.run(["run", script, "--quiet", "--out", "json=\(json)", "--out", "junit=\(junit)"])
         #expect(output.status == 99, "\(output.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: json + ".partial"), "the lines took the file's name")
         let lines = try String(contentsOfFile: json).split(separator: "\n").map {
             try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
         }
@@ -216,13 +217,16 @@ import Testing
     }
 
     /// A run whose setup fails (exit 1) still leaves CI its JUnit file: one test in error
-    /// with the message.
+    /// with the message; the samples file of an earlier run stays as it was.
     @Test func aFailedSetupLeavesAJUnitError() async throws {
         let script = try file("setup-fails.lua", """
             return { setup = function() error("no <fixtures>") end, run = function() end }
             """)
-        let junit = try file("setup-junit.xml")
-        let output = try await CLI.run(["run", script, "--quiet", "--out", "junit=\(junit)"])
+        let junit = try file("setup-junit.xml"), json = try file("earlier.jsonl")
+        try "an earlier run's samples\n".write(toFile: json, atomically: true, encoding: .utf8)
+        let output = try await CLI.run(["run", script, "--quiet", "--out", "junit=\(junit)", "--out", "json=\(json)"])
+        #expect(try String(contentsOfFile: json) == "an earlier run's samples\n")
+        #expect(!FileManager.default.fileExists(atPath: json + ".partial"))
         #expect(output.status == 1 && output.stderr.contains("setup failed"), "\(output.stderr)")
         let xml = try String(contentsOfFile: junit)
         #expect(xml.contains("errors=\"1\"") && xml.contains("<error message=\"setup failed: ") && xml.contains("no &lt;fixtures&gt;"), "\(xml)")

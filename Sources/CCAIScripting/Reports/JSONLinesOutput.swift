@@ -3,7 +3,9 @@ import Foundation
 /// `--out json=FILE`: every sample of a run as it is recorded, one JSON object per line in
 /// k6's format, so that tools reading k6's output read ours. A metric's first sample is
 /// preceded by its `Metric` line; the last line is the run's `Summary`
-/// (``ScenarioReport``).
+/// (``ScenarioReport``). The lines go to `FILE.partial` while the run goes, which takes the
+/// name `FILE` when the run ends with a summary: a run that could not get through
+/// (`abandon()`) leaves an earlier `FILE` as it was.
 ///
 /// ```
 /// {"data":{"contains":"time","name":"sdk_call_seconds","thresholds":[],"type":"trend"},"metric":"sdk_call_seconds","type":"Metric"}
@@ -20,6 +22,9 @@ public final class JSONLinesOutput: @unchecked Sendable {
     private let lock = NSLock()
     private let handle: FileHandle
     private let path: String
+    /// Where the lines go until the run ends: `path` + `.partial`.
+    private let partialPath: String
+    private var ended = false
     private var buffer = Data()
     private var described = Set<String>()
     private var thresholds: [String: [String]]
@@ -27,11 +32,13 @@ public final class JSONLinesOutput: @unchecked Sendable {
     /// Lines are written out once this many bytes wait.
     static let flushBytes = 256 << 10
 
-    /// Creates (or empties) the file at `path`, mode 0644.
+    /// Creates (or empties) `path.partial`, mode 0644, for the lines of a run whose file
+    /// will be `path`.
     public init(path: String, thresholds: [Threshold] = []) throws {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        partialPath = path + ".partial"
+        let descriptor = open(partialPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
-            throw Problem(message: "--out json: cannot write '\(path)': \(String(cString: strerror(errno)))")
+            throw Problem(message: "--out json: cannot write '\(partialPath)': \(String(cString: strerror(errno)))")
         }
         handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         self.path = path
@@ -61,15 +68,32 @@ public final class JSONLinesOutput: @unchecked Sendable {
         }
     }
 
-    /// Writes the `Summary` line and what is left, and closes the file; throws what went
-    /// wrong writing it, if anything did.
+    /// Writes the `Summary` line and what is left, closes the file and gives it its name;
+    /// throws what went wrong writing it, if anything did (the partial file is removed).
     public func finish(with report: ScenarioReport) throws {
         let summary = (try? report.json(pretty: false)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
         try lock.withLock {
+            guard !ended else { return }
+            ended = true
             buffer.append(contentsOf: "{\"data\":\(summary),\"type\":\"Summary\"}\n".utf8)
             flushLocked()
             try? handle.close()
-            if let failure { throw Problem(message: "--out json: cannot write '\(path)': \(failure)") }
+            if failure == nil, rename(partialPath, path) != 0 { failure = String(cString: strerror(errno)) }
+            if let failure {
+                unlink(partialPath)
+                throw Problem(message: "--out json: cannot write '\(path)': \(failure)")
+            }
+        }
+    }
+
+    /// The run did not get through: the partial file is removed, and a `FILE` of an
+    /// earlier run stays as it was.
+    public func abandon() {
+        lock.withLock {
+            guard !ended else { return }
+            ended = true
+            try? handle.close()
+            unlink(partialPath)
         }
     }
 

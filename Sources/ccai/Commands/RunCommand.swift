@@ -398,6 +398,8 @@ struct RunCommand {
             }
         }
         progress.stop()
+        // A run that did not get through writes no samples file: an earlier one stays.
+        jsonLines?.abandon()
         if let failure, let junit = outputs.junit {
             // CI keeps the JUnit file of a run that did not get through too: one test in error.
             do { try Data(JUnitReport.error(failure, name: script).utf8).write(to: URL(fileURLWithPath: junit), options: .atomic) }
