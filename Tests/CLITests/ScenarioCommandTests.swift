@@ -243,8 +243,13 @@ import Testing
     @Test func aTimeoutStopsARunThatNeverEnds() async throws {
         let endless = try scenario("while true do ccai.sleep(0.05) end")
         defer { try? FileManager.default.removeItem(atPath: endless) }
-        let plain = try await CLI.run(["run", endless, "--quiet", "--timeout", "1s"], timeout: 40)
+        let summary = endless + ".summary.json"
+        defer { try? FileManager.default.removeItem(atPath: summary) }
+        let plain = try await CLI.run(["run", endless, "--quiet", "--timeout", "1s", "--summary-out", summary], timeout: 40)
         #expect(plain.status == 1 && plain.stderr.contains("the run timed out"), "\(plain.status) \(plain.stderr)")
+        #expect(try ScenarioReport.read(summary).snapshot().errors.map(\.message)
+                == ["stopped when the run ended (its graceful_stop had passed, it timed out or it was interrupted)"],
+                "the plain script's one iteration says why it stopped, not that its Lua state closed")
 
         let spinning = try scenario("while true do end")
         defer { try? FileManager.default.removeItem(atPath: spinning) }

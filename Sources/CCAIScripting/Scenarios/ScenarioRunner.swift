@@ -138,7 +138,10 @@ public struct ScenarioRunner: Sendable {
         } catch let error as LuaScriptError {
             // It failed before its shape was known: counted as a failed iteration, which it
             // is for a plain chunk (the run's one iteration); a scenario's run ends with exit 1.
-            metrics.recordIteration(seconds: clock.now().timeIntervalSince(began), error: error.message)
+            // A plain chunk stopped by Ctrl-C or its timeout says so, as an iteration would.
+            let stopped = error.kind == .cancelled && (timing.interrupted || timing.timedOut)
+            metrics.recordIteration(seconds: clock.now().timeIntervalSince(began),
+                                    error: stopped ? VirtualUser.stoppedAtTheEnd : error.message)
             throw error
         }
         guard let scenario = await first.scenarioShape() else {

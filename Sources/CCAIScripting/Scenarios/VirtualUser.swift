@@ -52,6 +52,9 @@ actor VirtualUser {
         try await state.call(kept: "scenario", path: [.string(name)], arguments: arguments) ?? []
     }
 
+    /// The error of an iteration the end of the run stopped.
+    static let stoppedAtTheEnd = "stopped when the run ended (its graceful_stop had passed, it timed out or it was interrupted)"
+
     /// Runs one iteration and records it.
     func iterate(data: LuaValue, clock: any Clock, metrics: ScenarioMetrics) async {
         guard !isKilled else { return }
@@ -62,8 +65,7 @@ actor VirtualUser {
         do {
             _ = try await call("run", [context])
         } catch let error as LuaScriptError {
-            failure = isClosed && error.kind == .cancelled
-                ? "stopped when the run ended (its graceful_stop had passed, it timed out or it was interrupted)" : error.message
+            failure = isClosed && error.kind == .cancelled ? Self.stoppedAtTheEnd : error.message
             if error.kind == .limit || isClosed { isKilled = true }
         } catch {
             failure = "\(error)"
