@@ -176,10 +176,39 @@ import Testing
         #expect(output.stderr.contains("Run 'ccai help"))
     }
 
-    @Test func aMissingScriptIsAnError() async throws {
+    /// A file named on the command line that is not there is a usage error (exit 2) that
+    /// says which file it is, as the README's exit statuses say.
+    @Test func aMissingScriptOrSandboxIsAUsageError() async throws {
         let output = try await CLI.run(["run", "no/such/script.lua"])
+        #expect(output.status == 2 && output.stderr.contains("cannot read script 'no/such/script.lua'"), "\(output.stderr)")
+        let script = FileManager.default.temporaryDirectory.appendingPathComponent("present-\(UUID().uuidString).lua").path
+        try "print('never runs')".write(toFile: script, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: script) }
+        let sandbox = try await CLI.run(["run", script, "--sandbox", "missing.lua"])
+        #expect(sandbox.status == 2 && sandbox.stderr.contains("--sandbox: cannot read the sandbox configuration 'missing.lua'")
+                && !sandbox.stdout.contains("never runs"), "\(sandbox.stderr)")
+    }
+
+    /// A platform that cannot be reached is named in the error.
+    @Test func aServerThatCannotBeReachedIsNamed() async throws {
+        let script = FileManager.default.temporaryDirectory.appendingPathComponent("reach-\(UUID().uuidString).lua").path
+        try "ccai.company.get()".write(toFile: script, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: script) }
+        let output = try await CLI.run(["run", script, "--host", "http://127.0.0.1:1", "--company-key", "k", "--company-secret", "s"])
+        #expect(output.status == 1 && output.stderr.contains("the server is unavailable: ")
+                && output.stderr.contains(" at http://127.0.0.1:1"), "\(output.stderr)")
+    }
+
+    /// An error raised with a table reads as the table's contents, not its address.
+    @Test func aTableRaisedAsAnErrorReadsAsItsContents() async throws {
+        let script = FileManager.default.temporaryDirectory.appendingPathComponent("raise-\(UUID().uuidString).lua").path
+        try #"error({ code = 7, reason = "no stock", items = { 1, 2 }, ["not a name"] = true })"#
+            .write(toFile: script, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: script) }
+        let output = try await CLI.run(["run", script])
         #expect(output.status == 1)
-        #expect(output.stderr.contains("cannot read script 'no/such/script.lua'"))
+        #expect(output.stderr.contains(#"error: { code = 7, items = { 1, 2 }, ["not a name"] = true, reason = "no stock" }"#),
+                "\(output.stderr)")
     }
 
     @Test func typesWritesStubsAndConfigurations() async throws {

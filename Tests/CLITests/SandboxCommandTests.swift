@@ -152,7 +152,8 @@ import Testing
     @Test(arguments: [
         (["sandbox"], "sandbox needs a command: serve", Int32(2)),
         (["sandbox", "serve", "--listen", "nowhere"], "--listen expects HOST:PORT", Int32(2)),
-        (["sandbox", "serve", "--config", "/no/such/config.lua"], "cannot read '/no/such/config.lua'", Int32(1)),
+        (["sandbox", "serve", "--config", "/no/such/config.lua"], "--config: cannot read the sandbox configuration '/no/such/config.lua'",
+         Int32(2)),
     ])
     func reportsProblems(_ arguments: [String], _ message: String, _ status: Int32) async throws {
         let output = try await CLI.run(arguments)

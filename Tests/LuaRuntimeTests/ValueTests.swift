@@ -92,4 +92,14 @@ import Testing
         #expect(LuaValue.table(table)["name"] == "x")
         #expect(LuaValue.table(table)[1] == "a")
     }
+
+    /// `literal()` reads as Lua source: strings quoted and escaped, names bare, other keys
+    /// bracketed, deep tables and long text cut.
+    @Test func literalsReadAsLuaSource() {
+        let value: LuaValue = ["code": 7, "end": "a\"b\n", "list": [1, 2.5, true], "deep": ["a": ["b": ["c": 1]]]]
+        #expect(value.literal() == #"{ code = 7, deep = { a = { b = {...} } }, ["end"] = "a\"b\n", list = { 1, 2.5, true } }"#)
+        #expect(LuaValue.table(LuaTable()).literal() == "{}")
+        #expect(LuaValue.string("x").literal() == #""x""#)
+        #expect(LuaValue.array(Array(repeating: "long", count: 200)).literal(limit: 20) == #"{ "long", "long", "l..."#)
+    }
 }

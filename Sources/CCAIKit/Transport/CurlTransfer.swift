@@ -6,6 +6,8 @@ import Foundation
 final class CurlTransfer {
     let easy: OpaquePointer
     let timeout: TimeInterval
+    /// Where the request goes (`http://host:port`), for errors that say which server failed.
+    private let server: String
     private var requestHeaders: UnsafeMutablePointer<curl_slist>?
     private var responseBody = Data()
     private var responseHeaders: [String: String] = [:]
@@ -25,6 +27,9 @@ final class CurlTransfer {
         guard let easy = curl_easy_init() else { throw TransportError.failed("cannot create a transfer") }
         self.easy = OpaquePointer(easy)
         self.timeout = request.timeout
+        server = URLComponents(string: request.url).map { url in
+            "\(url.scheme ?? "http")://\(url.host ?? "")" + (url.port.map { ":\($0)" } ?? "")
+        } ?? request.url
         self.maximumResponseBytes = max(0, request.maximumResponseBytes)
         self.onChunk = onChunk
         let handle = UnsafeMutableRawPointer(easy)
@@ -123,7 +128,7 @@ final class CurlTransfer {
             return
         }
         guard code == CURLE_OK else {
-            finish(.failure(TransportError(code, timeout: timeout)))
+            finish(.failure(TransportError(code, timeout: timeout, server: server)))
             return
         }
         var status = 0
@@ -133,14 +138,15 @@ final class CurlTransfer {
 }
 
 extension TransportError {
-    init(_ code: CURLcode, timeout: TimeInterval) {
+    /// What libcurl's `code` means for a request to `server` (named when it cannot be reached).
+    init(_ code: CURLcode, timeout: TimeInterval, server: String) {
         let message = String(cString: curl_easy_strerror(code))
         switch code {
         case CURLE_OPERATION_TIMEDOUT:
             self = .timeout(timeout)
         case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_GOT_NOTHING,
              CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_PARTIAL_FILE:
-            self = .unavailable(message)
+            self = .unavailable("\(message) at \(server)")
         default:
             self = .failed(message)
         }

@@ -178,7 +178,7 @@ public struct SandboxConfiguration: Codable, Sendable {
     /// virtual agent script paths are relative to the file's folder.
     public static func load(file path: String) async throws -> SandboxConfiguration {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw ConfigurationError(message: "cannot read '\(path)'")
+            throw ConfigurationError(message: "cannot read the sandbox configuration '\(path)'")
         }
         var configuration = try await evaluate(String(decoding: data, as: UTF8.self), name: path)
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()

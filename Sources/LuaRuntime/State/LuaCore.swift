@@ -188,6 +188,9 @@ final class LuaCore {
         } else if let structured = LuaErrorValue(raw) {
             if structured.code == "limit_exceeded" { kind = structured.fields["limit"] == "memory" ? .memory : .limit }
             if structured.code == "cancelled" { kind = .cancelled }
+        } else if case .table = raw, message.hasPrefix("table: ") {
+            // A table without __tostring reads as its contents, not its address.
+            message = raw.literal()
         }
         if case .nil = raw, message.isEmpty { message = "error object is not a string" }
         return LuaScriptError(kind: kind, message: message, value: value, traceback: traceback)

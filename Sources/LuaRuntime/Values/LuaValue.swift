@@ -242,3 +242,64 @@ extension LuaTable: CustomStringConvertible {
         return "{" + parts.joined(separator: ", ") + "}"
     }
 }
+
+extension LuaValue {
+    /// The value as Lua source, for messages: strings quoted, a table's sequence first, then
+    /// its other keys in order (`{ 1, 2, code = 7, message = "no stock" }`). Tables nested
+    /// deeper than `depth` read `{...}`, and text past `limit` characters is cut with `...`.
+    ///
+    /// ```swift
+    /// LuaValue.table(LuaTable(fields: ["code": 7])).literal()   // "{ code = 7 }"
+    /// ```
+    public func literal(depth: Int = 3, limit: Int = 400) -> String {
+        let text = literalText(depth: depth)
+        return text.count > limit ? String(text.prefix(limit)) + "..." : text
+    }
+
+    private func literalText(depth: Int) -> String {
+        switch self {
+        case .string, .data:
+            return LuaValue.quoted(stringValue ?? "")
+        case .table(let table):
+            guard !table.isEmpty else { return "{}" }
+            guard depth > 0 else { return "{...}" }
+            let keyed = table.fields.sorted { $0.key.description < $1.key.description }.map { key, value -> String in
+                let name = key.stringValue.flatMap { LuaValue.isName($0) ? $0 : nil } ?? "[\(key.literalText(depth: 0))]"
+                return "\(name) = \(value.literalText(depth: depth - 1))"
+            }
+            return "{ " + (table.sequence.map { $0.literalText(depth: depth - 1) } + keyed).joined(separator: ", ") + " }"
+        default:
+            return description
+        }
+    }
+
+    /// A Lua name (an identifier, not a keyword) that reads as a key without brackets.
+    private static func isName(_ text: String) -> Bool {
+        guard let first = text.unicodeScalars.first, first == "_" || (first.isASCII && first.properties.isAlphabetic) else {
+            return false
+        }
+        return text.unicodeScalars.allSatisfy { $0 == "_" || ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) }
+            && !keywords.contains(text)
+    }
+
+    private static let keywords: Set<String> = ["and", "break", "do", "else", "elseif", "end", "false", "for", "function",
+                                                "goto", "if", "in", "local", "nil", "not", "or", "repeat", "return", "then",
+                                                "true", "until", "while"]
+
+    /// A string as a Lua literal in double quotes, control characters escaped.
+    private static func quoted(_ text: String) -> String {
+        var result = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F: result += "\\\(scalar.value)"
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result + "\""
+    }
+}

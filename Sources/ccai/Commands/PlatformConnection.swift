@@ -45,6 +45,9 @@ struct PlatformConnection {
             guard host == nil else {
                 throw UsageError(message: "--sandbox and --host exclude each other", command: "run")
             }
+            guard FileManager.default.isReadableFile(atPath: file) else {
+                throw UsageError(message: "--sandbox: cannot read the sandbox configuration '\(file)'", command: "run")
+            }
             return PlatformConnection(target: .embedded(configurationFile: file))
         }
         guard let host else {

@@ -248,6 +248,9 @@ struct RunCommand {
             }
         }
         guard let script else { throw UsageError(message: "run needs a script to run", command: "run") }
+        guard FileManager.default.isReadableFile(atPath: script) else {
+            throw UsageError(message: "cannot read script '\(script)'", command: "run")
+        }
         self.script = script
         connection = try PlatformConnection.parse(connectionOptions, identities: identities)
         if loopback {
@@ -284,10 +287,6 @@ struct RunCommand {
 
     /// Runs the script or scenario; returns the exit status.
     func execute() async -> Int32 {
-        guard FileManager.default.isReadableFile(atPath: script) else {
-            printError("error: cannot read script '\(script)'")
-            return 1
-        }
         let platform: PlatformConnection.Platform
         let sessions = Sessions()
         let firstSession: PlatformConnection.Session

@@ -39,7 +39,11 @@ struct SandboxCommand {
         while let token = reader.next() {
             switch token {
             case .option("--config"):
-                configurationFile = try reader.value(for: "--config")
+                let file = try reader.value(for: "--config")
+                guard FileManager.default.isReadableFile(atPath: file) else {
+                    throw UsageError(message: "--config: cannot read the sandbox configuration '\(file)'", command: "sandbox")
+                }
+                configurationFile = file
             case .option("--listen"):
                 let value = try reader.value(for: "--listen")
                 guard let colon = value.lastIndex(of: ":"), let port = UInt16(value[value.index(after: colon)...]),
