@@ -75,5 +75,9 @@ import Testing
             """.write(to: script, atomically: true, encoding: .utf8)
         let output = try await CLI.run(["run", script.path, "--plugins", plugins])
         #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stderr.contains("INFO  plugins from \(plugins): always_phone.lua (loaded)"), "which folder, and what from it: \(output.stderr)")
+        let alone = try await CLI.run(["run", script.path, "--log-level", "debug"])
+        #expect(alone.stderr.contains("no plugins: no folder \(script.deletingLastPathComponent().path)/plugins beside the script"),
+                "a script run without its plugins says so: \(alone.stderr)")
     }
 }

@@ -46,6 +46,7 @@ import Testing
         #expect(try String(contentsOf: bashrc, encoding: .utf8) == "export PS1='$ '\n", "the working directory's .bashrc is untouched")
         let written = home.appendingPathComponent("ccai-out/.bashrc")
         #expect(try Data(contentsOf: written).starts(with: Data("%PDF-".utf8)))
+        #expect(output.stdout == written.resolvingSymlinksInPath().path + "\n", "the path it returns opens the file from anywhere")
         let folderMode = try FileManager.default.attributesOfItem(atPath: home.appendingPathComponent("ccai-out").path)[.posixPermissions]
         let fileMode = try FileManager.default.attributesOfItem(atPath: written.path)[.posixPermissions]
         #expect((folderMode as? NSNumber)?.intValue == 0o700 && (fileMode as? NSNumber)?.intValue == 0o600)
@@ -76,9 +77,10 @@ import Testing
         let output = try await CLI.run(["run", "examples/post_session/scenario.lua", "--sandbox", "examples/post_session/sandbox.lua",
                                   "--out-dir", folder.path, "--quiet"])
         #expect(output.status == 0, "\(output.stderr)")
+        let written = folder.resolvingSymlinksInPath().path
         #expect(output.stdout == """
-            chat 1: rated 4 (Quick answer); transcript transcript-1.pdf
-            chat 2: survey answered (4 questions); transcript transcript-2.pdf
+            chat 1: rated 4 (Quick answer); transcript \(written)/transcript-1.pdf
+            chat 2: survey answered (4 questions); transcript \(written)/transcript-2.pdf
 
             """, "\(output.stdout)")
         let text = try await runTool("/usr/bin/pdftotext", ["-enc", "UTF-8", folder.appendingPathComponent("transcript-2.pdf").path, "-"])

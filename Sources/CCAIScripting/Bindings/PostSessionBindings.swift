@@ -47,7 +47,7 @@ enum PostSessionBindings {
                                        push: { data, output in output.push(.data(data)) })
         }
         chat.function("download_chat_transcript", LuaSignature(
-            "Writes the current chat's transcript PDF to a file under the run's output folder (--out-dir, default ./ccai-out), retrying failures that may pass; returns the path written.",
+            "Writes the current chat's transcript PDF to a file under the run's output folder (--out-dir, default ./ccai-out), retrying failures that may pass; returns the file's absolute path.",
             parameters: ["options: { to: string }|string"], returns: ["string"])) { call in
             let path: String
             if let given = try? call.string(1, "to") {
@@ -72,7 +72,8 @@ enum PostSessionBindings {
                         throw CCAIError(code: .forbidden, message: refusal.message)
                     }
                 }
-                return path
+                // The path as the user opens it, wherever the run was started from.
+                return try context.outputFolder().root + "/" + path
             }, push: { path, output in output.push(.string(path)) })
         }
     }

@@ -313,9 +313,14 @@ struct RunCommand {
         {
             pluginDirectories = [besideScript]
         }
-        if !pluginDirectories.isEmpty {
+        if pluginDirectories.isEmpty {
+            logger.log(LogRecord(level: .debug, message: "no plugins: no folder \(besideScript) beside the script, and no --plugins"))
+        } else {
             let plugins = PluginHost(directories: pluginDirectories, runner: pluginRunner)
             let loaded = await plugins.load()
+            let files = loaded.map { "\(URL(fileURLWithPath: $0.file).lastPathComponent) (\($0.state))" }
+            logger.log(LogRecord(level: .info, message: "plugins from \(pluginDirectories.joined(separator: ", ")): "
+                                 + (files.isEmpty ? "none" : files.joined(separator: ", "))))
             let failed = loaded.filter { $0.state != "loaded" }
             if strictPlugins, !failed.isEmpty {
                 for plugin in failed { printError("error: plugin \(plugin.file): \(plugin.errors.joined(separator: "; "))") }
