@@ -62,8 +62,12 @@ import Timekeeping
         let service = try #require(ccai.chatService)
         var states = service.stateChanged.makeAsyncIterator()
         let chats = service.chatReceived
+        #expect(await states.next() == .disconnected, "the state as it is first")
         #expect(await states.next() == .connecting, "subscribing starts the provider")
         #expect(await states.next() == .connected)
+        // Seed 000: stateChanged is a CurrentValueSubject: a late subscriber gets the state now.
+        var late = service.stateChanged.makeAsyncIterator()
+        #expect(await late.next() == .connected)
         let started = try await service.start(request: ChatRequest(menuId: 8))
         var seen: [ChatStatus] = []
         for await chat in chats {
@@ -86,6 +90,7 @@ import Timekeeping
         let ccai = try makeSDK(port: server.port, delegate: delegate, cache: false)
         ccai.initializeChat()
         var states = try #require(ccai.chatService).stateChanged.makeAsyncIterator()
+        #expect(await states.next() == .disconnected)
         #expect(await states.next() == .connecting)
         guard case .error(let message)? = await states.next() else { Issue.record("an error state"); return }
         #expect(message == "the delegate provided no auth token", "the sign-in failure, as the SDK reports it: \(message)")

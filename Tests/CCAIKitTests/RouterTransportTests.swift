@@ -28,6 +28,7 @@ import Testing
         ccai.initializeChat()
         let service = try #require(ccai.chatService)
         var states = service.stateChanged.makeAsyncIterator()
+        #expect(await states.next() == .disconnected)
         #expect(await states.next() == .connecting)
         #expect(await states.next() == .connected)
         let chats = service.chatReceived

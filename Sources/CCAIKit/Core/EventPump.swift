@@ -51,21 +51,25 @@ final class EventPump: @unchecked Sendable {
 
     deinit { task?.cancel() }
 
-    /// A new subscriber; the pump starts with the first one.
-    func subscribe() -> AsyncStream<PlatformEvent> {
+    /// A new subscriber; the pump starts with the first one. With `currentState`, its first
+    /// event is the provider's state as it is (`state_changed` is a current-value
+    /// publisher): each later change follows it once, none is missed or told twice.
+    func subscribe(currentState: Bool = false) -> AsyncStream<PlatformEvent> {
         let (stream, continuation) = AsyncStream<PlatformEvent>.makeStream()
         let id = UUID()
         continuation.onTermination = { [weak self] _ in self?.unsubscribe(id) }
         lock.withLock {
             subscribers[id] = continuation
+            if currentState { continuation.yield(Self.stateEvent(providerState)) }
             if task == nil { task = Task { [weak self] in await self?.run() } }
         }
         return stream
     }
 
     /// A new subscriber that gets what `transform` makes of each event (nil skips it).
-    func subscribe<Value: Sendable>(_ transform: @escaping @Sendable (PlatformEvent) -> Value?) -> AsyncStream<Value> {
-        let source = subscribe()
+    func subscribe<Value: Sendable>(currentState: Bool = false,
+                                    _ transform: @escaping @Sendable (PlatformEvent) -> Value?) -> AsyncStream<Value> {
+        let source = subscribe(currentState: currentState)
         return AsyncStream { continuation in
             let task = Task {
                 for await event in source {
@@ -115,17 +119,31 @@ final class EventPump: @unchecked Sendable {
         }
     }
 
-    /// Publishes `state_changed` with the provider's new state, unless it is the same.
+    /// Publishes `state_changed` with the provider's new state, unless it is the same. The
+    /// state and the subscribers it goes to are read together: one that subscribes later
+    /// gets it as its current state instead.
     private func providerStateChanged(_ state: ChatProviderState) {
-        let changed: Bool = lock.withLock {
-            defer { providerState = state }
-            return providerState != state
+        let listeners: Listeners? = lock.withLock {
+            guard providerState != state else { return nil }
+            providerState = state
+            return (observers, Array(subscribers.values))
         }
-        if changed { deliver(PlatformEvent(name: ChatServiceEvent.Name.stateChanged.rawValue, data: state.json)) }
+        if let listeners { deliver(Self.stateEvent(state), to: listeners) }
+    }
+
+    private static func stateEvent(_ state: ChatProviderState) -> PlatformEvent {
+        PlatformEvent(name: ChatServiceEvent.Name.stateChanged.rawValue, data: state.json)
     }
 
     private func deliver(_ event: PlatformEvent) {
-        let (observers, subscribers) = lock.withLock { (self.observers, Array(self.subscribers.values)) }
+        deliver(event, to: lock.withLock { (observers, Array(subscribers.values)) })
+    }
+
+    /// Who gets an event: the observers first, then the subscribers.
+    private typealias Listeners = (observers: [@Sendable (PlatformEvent) -> Void], subscribers: [AsyncStream<PlatformEvent>.Continuation])
+
+    private func deliver(_ event: PlatformEvent, to listeners: Listeners) {
+        let (observers, subscribers) = listeners
         for observer in observers { observer(event) }
         for subscriber in subscribers { subscriber.yield(event) }
     }

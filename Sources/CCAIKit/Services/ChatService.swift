@@ -134,9 +134,10 @@ public final class ChatService: @unchecked Sendable {
     }
 
     /// The provider's connection state: `connecting`, `connected`, `disconnected`, or an
-    /// error. Each change once; a new subscriber hears the next change.
+    /// error. Like the seed's current-value publisher, a new subscriber gets the state as it
+    /// is first (`disconnected` before the provider ever started), then each change once.
     public var stateChanged: AsyncStream<ChatProviderState> {
-        pump.subscribe { if case .stateChanged(let state)? = ChatServiceEvent($0, only: .stateChanged) { state } else { nil } }
+        pump.subscribe(currentState: true) { if case .stateChanged(let state)? = ChatServiceEvent($0, only: .stateChanged) { state } else { nil } }
     }
 
     /// The whole chat each time the platform's record of it changes (created, status,
