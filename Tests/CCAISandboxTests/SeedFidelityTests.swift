@@ -21,6 +21,26 @@ import Timekeeping
         #expect(greek.lang == "el", "the parent dialect")
     }
 
+    /// Seed 001, "Send message preview (only works when Task virtual agent is not active)":
+    /// while a virtual agent has the chat a preview is a conflict that says why; once the
+    /// chat is escalated toward a human, previews work.
+    @Test func previewsAreRefusedWhileAVirtualAgentHasTheChat() async throws {
+        let client = InProcessClient(try Sandbox(clock: ManualClock(QueueMenuTests.mondayMorning)))
+        let ana = try await client.signIn("preview-ana", at: QueueMenuTests.mondayMorning)
+        let chat = try await client.call("POST", "/chats", token: ana, json: #"{"menu_id": 7}"#).decode(as: ChatResponse.self)
+        let withNova = try await eventually {
+            try await client.call("GET", "/chats/\(chat.id)", token: ana).decode(as: ChatResponse.self).virtualAgent != nil
+        }
+        #expect(withNova)
+        let preview = #"{"text": "my order", "timestamp": 1}"#
+        let refused = await client.call("POST", "/chats/\(chat.id)/preview", token: ana, json: preview)
+        #expect(refused.status == 409 && refused.text.contains("message previews are off while the virtual agent Nova has the chat"),
+                "\(refused.status) \(refused.text)")
+        #expect(await client.call("POST", "/chats/\(chat.id)/escalate", token: ana).status == 200)
+        let accepted = await client.call("POST", "/chats/\(chat.id)/preview", token: ana, json: preview)
+        #expect(accepted.status == 200, "\(accepted.status) \(accepted.text)")
+    }
+
     @Test func reservedCRMKeysAreSignedBooleans() async throws {
         let client = InProcessClient(try Sandbox(clock: ManualClock(QueueMenuTests.mondayMorning)))
         let signer = JWTSigner(algorithm: .hs384, secret: "dev-secret")

@@ -65,9 +65,15 @@ struct Chats: Sendable {
     }
 
     /// A preview of the message the end user is typing (redacted when the queue redacts);
-    /// a preview older than the one kept is not accepted.
+    /// a preview older than the one kept is not accepted. Previews are for agents: while a
+    /// virtual agent has the chat they are refused (seed 001: "only works when Task
+    /// virtual agent is not active").
     func setPreview(_ preview: MessagePreviewRequest, in chat: ChatResponse) async throws -> MessagePreview {
         try chat.requireInProgress()
+        if chat.status == .active, chat.agent == nil, let assistant = chat.virtualAgent {
+            throw HTTPError.conflict("message previews are off while the virtual agent \(assistant.name ?? "") has the chat "
+                                     + "(they work once a human agent has it: escalate first)")
+        }
         if let problem = FieldLimits.problem("text", preview.text) { throw HTTPError.badRequest(problem) }
         let kept = try await store.setPreview(chatID: chat.id, text: chat.agentView(of: preview.text), timestamp: preview.timestamp)
         return try await self.preview(of: chat.id, accepted: kept)
