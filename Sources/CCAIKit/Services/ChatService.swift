@@ -91,7 +91,7 @@ public final class ChatService: @unchecked Sendable {
         Task {
             for await messages in stream {
                 guard let delegate = options.webFormDelegate else { return }
-                for message in messages where message.sender.type != "end_user" {
+                for message in messages {
                     if let request = message.webForm { await delegate.ccaiWebFormRequested(request) }
                 }
             }
@@ -118,7 +118,8 @@ public final class ChatService: @unchecked Sendable {
         pump.subscribe { ChatServiceEvent($0) }
     }
 
-    /// Lists of messages written in the chat, by anyone (the end user's own included).
+    /// Lists of incoming messages (seed 000): from agents, virtual agents or the system. The
+    /// end user's own are what ``sendMessage(_:)`` returns, and in ``getMessages()``.
     public var messagesReceived: AsyncStream<[ChatMessage]> {
         pump.subscribe { if case .messagesReceived(let messages)? = ChatServiceEvent($0, only: .messagesReceived) { messages } else { nil } }
     }

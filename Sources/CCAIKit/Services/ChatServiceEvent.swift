@@ -82,8 +82,12 @@ public enum ChatServiceEvent: Equatable, Sendable {
         if let only, event.name != only.rawValue { return nil }
         switch Name(rawValue: event.name) {
         case .messagesReceived:
+            // Seed 000: "Lists of incoming chat messages (from agents, virtual agents, or
+            // system)". The end user's own are what sendMessage returned, and in getMessages.
             guard let messages = try? event.decoded(as: [ChatMessage].self) else { return nil }
-            self = .messagesReceived(messages)
+            let incoming = messages.filter { $0.sender.type != "end_user" }
+            guard !incoming.isEmpty else { return nil }
+            self = .messagesReceived(incoming)
         case .typingEvent:
             guard let payload = try? event.decoded(as: ChatTypingPayload.self) else { return nil }
             self = .typingEvent(payload.typing ? .started : .ended)

@@ -23,7 +23,7 @@ struct FormResponder: PluginResponder {
         Task { [weak state] in
             for await messages in stream {
                 guard state != nil else { return }
-                for message in messages where message.sender.type != "end_user" {
+                for message in messages {
                     if let form = message.form { Task { await answer(form) } }
                     if let webForm = message.webForm { Task { await answer(webForm) } }
                 }

@@ -248,9 +248,6 @@ struct RunCommand {
             }
         }
         guard let script else { throw UsageError(message: "run needs a script to run", command: "run") }
-        guard FileManager.default.isReadableFile(atPath: script) else {
-            throw UsageError(message: "cannot read script '\(script)'", command: "run")
-        }
         self.script = script
         connection = try PlatformConnection.parse(connectionOptions, identities: identities)
         if loopback {
@@ -258,6 +255,10 @@ struct RunCommand {
                 throw UsageError(message: "--loopback is for the embedded sandbox; with --host the SDK reaches that host", command: "run")
             }
             connection.loopback = true
+        }
+        // Last: the other options' mistakes are reported whatever the file.
+        guard FileManager.default.isReadableFile(atPath: script) else {
+            throw UsageError(message: "cannot read script '\(script)'", command: "run")
         }
     }
 
