@@ -42,4 +42,39 @@ import Testing
             #expect(error.message.hasPrefix(path))
         }
     }
+
+    /// No Swift text reaches a user: a value an enumeration does not have lists the ones it
+    /// has, and an option of the wrong shape says which shapes it takes.
+    @Test func mistakesAreSaidInTheConfigurationsWords() async throws {
+        func problem(_ fields: String) async throws -> String {
+            do {
+                _ = try await LuaConfigurations.configuration(fields)
+                return "(no error)"
+            } catch let error as ConfigurationError {
+                return error.message
+            }
+        }
+        let stars = try await problem("surveys = { s = { questions = { { id = 1, type = 'stars', text = 'How?' } } } }")
+        #expect(stars.contains("surveys.s.questions[1].type: 'stars' is not one of 'csat', 'star_rating', 'free_text', 'enumeration', 'numeric_scale'"), "\(stars)")
+        #expect(!stars.contains("Cannot initialize") && !stars.contains("SurveyQuestionType"), "\(stars)")
+        let number = try await problem("""
+            custom_forms = { { id = 1, name = 'f', title = 'T', questions = { { id = 1, type = 'radio', text = 'P', options = { 7 } } } } }
+            """)
+        #expect(number.contains("custom_forms[1].questions[1].options[1]: an option is a string") && number.contains("{ value = "),
+                "\(number)")
+    }
+
+    /// Survey options and custom-form options take the same shapes: a plain string, or
+    /// `{ value, label }`; a survey's end users get the values.
+    @Test func optionsAreStringsOrValuesWithLabels() async throws {
+        let configuration = try await LuaConfigurations.configuration("""
+            surveys = { s = { id = 1, questions = { { id = 1, type = 'enumeration', text = 'Which?',
+                                                       options = { 'invoice', { value = 'refund', label = 'A refund' } } } } } },
+            custom_forms = { { id = 10, name = 'f', title = 'T', questions = {
+              { id = 1, type = 'dropdown', text = 'P', options = { 'phone', { value = 'tablet', label = 'Tablet' } } } } } }
+            """)
+        #expect(configuration.survey(id: 1, language: "en")?.questions.first?.options == ["invoice", "refund"])
+        #expect(configuration.customForms?.first?.questions.first?.options
+                == [CustomFormQuestionOption(value: "phone"), CustomFormQuestionOption(value: "tablet", label: "Tablet")])
+    }
 }

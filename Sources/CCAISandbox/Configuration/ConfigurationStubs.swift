@@ -120,7 +120,7 @@ public enum ConfigurationStubs {
         ---@field type "csat"|"star_rating"|"free_text"|"enumeration"|"numeric_scale"
         ---@field text ccai.sandbox.Text
         ---@field required boolean?
-        ---@field options string[]? the choices of an enumeration
+        ---@field options (string|{ value: string, label: string? })[]? the choices of an enumeration (end users get the values)
         ---@field min integer? a numeric_scale's bounds (default 0 to 10)
         ---@field max integer?
 

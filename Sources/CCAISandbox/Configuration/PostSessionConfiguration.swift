@@ -26,8 +26,10 @@ public struct SurveyConfiguration: Codable, Sendable {
         public var type: SurveyQuestionType
         public var text: LocalizedText
         public var required: Bool?
-        /// The choices of an `enumeration`.
-        public var options: [String]?
+        /// The choices of an `enumeration`: each a string or `{ value, label }`, as a custom
+        /// form's options are; end users get their values (a survey's options are strings on
+        /// the wire, seed 000).
+        public var options: [CustomFormQuestionOption]?
         /// The bounds of a `numeric_scale` (default 0 to 10).
         public var min: Int?
         public var max: Int?
@@ -68,14 +70,14 @@ extension SandboxConfiguration {
     }
 
     /// A survey by number, as an end user of `language` reads it.
-    func survey(id: Int, language: String) -> Survey? {
+    public func survey(id: Int, language: String) -> Survey? {
         guard let found = numberedSurveys.first(where: { $0.id == id }) else { return nil }
         let fallback = "en"
         return Survey(id: id, lang: language,
                       questions: found.survey.questions.map { question in
                           SurveyQuestion(id: question.id, type: question.type,
                                          text: question.text.text(language, fallback: fallback) ?? "",
-                                         required: question.required ?? false, options: question.options,
+                                         required: question.required ?? false, options: question.options?.map(\.value),
                                          min: question.min, max: question.max)
                       },
                       signOffDisplayText: found.survey.signOffDisplayText?.text(language, fallback: fallback))

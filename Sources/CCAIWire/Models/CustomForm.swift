@@ -33,13 +33,33 @@ public enum CustomFormQuestionType: String, Codable, Hashable, Sendable, CaseIte
 }
 
 /// A choice of a dropdown, radio or multiple-choice question.
+///
+/// A configuration writes it as `{ value = "phone", label = "Phone" }` or as the plain
+/// string `"phone"` (its value, no label); survey options take the same two shapes.
 public struct CustomFormQuestionOption: Codable, Equatable, Sendable {
     public var value: String
     public var label: String?
 
+    enum CodingKeys: String, CodingKey {
+        case value, label
+    }
+
     public init(value: String, label: String? = nil) {
         self.value = value
         self.label = label
+    }
+
+    public init(from decoder: Decoder) throws {
+        if let value = try? decoder.singleValueContainer().decode(String.self) {
+            self.init(value: value)
+            return
+        }
+        guard let container = try? decoder.container(keyedBy: CodingKeys.self) else {
+            throw DecodingError.typeMismatch(Self.self, .init(codingPath: decoder.codingPath,
+                debugDescription: "an option is a string (\"phone\") or a table { value = \"phone\", label = \"Phone\" }"))
+        }
+        self.init(value: try container.decode(String.self, forKey: .value),
+                  label: try container.decodeIfPresent(String.self, forKey: .label))
     }
 }
 

@@ -106,8 +106,23 @@ private struct LuaValueDecoder: Decoder {
             guard let text = value.stringValue, let url = URL(string: text) else { throw mismatch(type, "URL string") }
             return url as! T
         default:
-            return try T(from: self)
+            do {
+                return try T(from: self)
+            } catch DecodingError.dataCorrupted(let context) where context.codingPath.count == codingPath.count {
+                // An enumeration refuses a value it has no case for by listing the ones it
+                // has, not in the standard library's words for its Swift type.
+                guard let enumeration = type as? any (CaseIterable & RawRepresentable).Type, let text = value.stringValue else {
+                    throw DecodingError.dataCorrupted(context)
+                }
+                throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription:
+                    "'\(text)' is not one of " + Self.rawValues(of: enumeration).map { "'\($0)'" }.joined(separator: ", ")))
+            }
         }
+    }
+
+    /// The raw values of an enumeration's cases, in order.
+    private static func rawValues<E: CaseIterable & RawRepresentable>(of _: E.Type) -> [String] {
+        E.allCases.map { "\($0.rawValue)" }
     }
 
     func mismatch(_ type: Any.Type, _ expected: String) -> DecodingError {
