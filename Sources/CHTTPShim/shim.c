@@ -255,6 +255,36 @@ static int append_body(chttp_exchange *exchange, const char *data, size_t len) {
 
 // MARK: - A file sent as a form
 
+static int same_text(const char *a, const char *b) { return (!a && !b) || (a && b && strcmp(a, b) == 0); }
+
+/// Whether `type` is the media type `multipart/form-data` (any case), parameters aside.
+static int is_form_type(const char *type) {
+    size_t length = strlen("multipart/form-data");
+    return strncasecmp(type, "multipart/form-data", length) == 0 &&
+           (type[length] == 0 || type[length] == ';' || type[length] == ' ' || type[length] == '\t');
+}
+
+/// Why libmicrohttpd would misread the form's Content-Type, or NULL: it takes the text
+/// after a lowercase `boundary=` to the end of the header as the boundary, so that
+/// parameter must be there, written so, and last.
+static const char *form_type_problem(const char *type) {
+    const char *boundary = NULL;
+    for (const char *at = type; (at = strchr(at, ';')); at++) {
+        const char *name = at + 1;
+        while (*name == ' ' || *name == '\t') name++;
+        if (strncasecmp(name, "boundary", 8) != 0) continue;
+        const char *equals = name + 8;
+        while (*equals == ' ' || *equals == '\t') equals++;
+        if (*equals != '=') continue;
+        if (strncmp(name, "boundary=", 9) != 0)
+            return "write the Content-Type's boundary parameter as boundary=VALUE (lowercase, no spaces)";
+        boundary = name + 9;
+    }
+    if (!boundary) return "a multipart/form-data body needs a boundary parameter";
+    if (strchr(boundary, ';')) return "give the Content-Type's boundary parameter last";
+    return NULL;
+}
+
 /// libmicrohttpd's post processor hands over a form piece by piece: every piece of the part
 /// named "file" is appended to the body as a plain upload's would be (spooled past the
 /// memory budget, 503 past the spool's); other parts are read and dropped. A second file
@@ -268,8 +298,12 @@ static enum MHD_Result take_form_part(void *cls, enum MHD_ValueKind kind, const 
         exchange->in_file_part = 0;
         return MHD_YES;
     }
-    // A part's first piece has offset 0; an empty first piece may be followed by another at 0.
-    int continues = exchange->in_file_part && (off > 0 || exchange->body_len == 0);
+    // A part's first piece has offset 0, and an empty first piece may be followed by another
+    // at 0: that is the same part only while nothing was kept of it and it has the same
+    // filename and type (an empty part then another with other headers is two parts).
+    int continues = exchange->in_file_part &&
+                    (off > 0 || (exchange->body_len == 0 && same_text(filename, exchange->file_name) &&
+                                 same_text(content_type, exchange->file_type)));
     if (!continues) {
         if (++exchange->file_parts > 1) {
             exchange->form_error = "an upload takes one part named file";
@@ -506,10 +540,11 @@ static enum MHD_Result admit(chttp_server *server, chttp_exchange *exchange, str
     exchange->anonymous = admission.anonymous != 0;
     if (!exchange->anonymous) watch(server, exchange->tracked, 0);  // a token's body may take its time
     const char *type = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, "Content-Type");
-    if (admission.file_form && type && strncasecmp(type, "multipart/form-data", strlen("multipart/form-data")) == 0) {
+    if (admission.file_form && type && is_form_type(type)) {
         exchange->file_form = 1;
-        exchange->form = MHD_create_post_processor(connection, 4096, take_form_part, exchange);
-        if (!exchange->form) exchange->form_error = "a multipart/form-data body needs a boundary parameter";
+        exchange->form_error = form_type_problem(type);
+        if (!exchange->form_error) exchange->form = MHD_create_post_processor(connection, 4096, take_form_part, exchange);
+        if (!exchange->form && !exchange->form_error) exchange->form_error = "the form's boundary is empty or too long";
     }
     if (declared >= 0 && (unsigned long long)declared > exchange->max_body) exchange->too_large = 1;
     if (declared > 0 && !exchange->too_large) {

@@ -96,6 +96,12 @@ import Testing
             (form([filePart(awkwardBytes)], closed: false), "multipart/form-data; boundary=b0undary",
              "ends before its closing boundary"),
             (form([filePart(awkwardBytes)]), "multipart/form-data", "needs a boundary parameter"),
+            (form([filePart(Data()), filePart(Data("<script>".utf8), type: "text/html", filename: "evil.html")]),
+             "multipart/form-data; boundary=b0undary", "an upload takes one part named file"),
+            (form([filePart(awkwardBytes)]), "multipart/form-data; boundary=b0undary; charset=utf-8",
+             "give the Content-Type's boundary parameter last"),
+            (form([filePart(awkwardBytes)]), "multipart/form-data; Boundary=b0undary", "boundary=VALUE (lowercase, no spaces)"),
+            (form([filePart(awkwardBytes)]), "multipart/form-data; boundary=", "the form's boundary is empty or too long"),
             (form([(["Content-Disposition: form-data; name=\"file\"", "Content-Type: image/png",
                      "Content-Transfer-Encoding: base64"], Data("iVBORw0K".utf8))]),
              "multipart/form-data; boundary=b0undary", "Content-Transfer-Encoding"),
@@ -106,6 +112,11 @@ import Testing
                     "\(words): \(reply.status) \(reply.body)")
         }
         #expect(try await send(server, form([filePart(awkwardBytes)])).status == 201, "the server goes on")
+        let charsetFirst = try await send(server, form([filePart(awkwardBytes)]), type: "multipart/form-data; charset=utf-8; boundary=b0undary")
+        #expect(charsetFirst.status == 201, "other parameters before the boundary: \(charsetFirst.body)")
+        let lookalike = try await send(server, form([filePart(awkwardBytes)]), type: "multipart/form-datax; boundary=b0undary")
+        #expect(try JSONDecoder().decode(Seen.self, from: Data(lookalike.body.utf8)).type.hasPrefix("multipart/form-datax"),
+                "another media type is not read as a form")
         await server.stop()
     }
 
