@@ -22,6 +22,9 @@ func main(_ arguments: [String]) async -> Int32 {
             if arguments.dropFirst().first == "check" {
                 return try await SandboxCheckCommand(arguments: Array(arguments.dropFirst(2))).execute()
             }
+            if arguments.dropFirst().first == "show" {
+                return try await SandboxShowCommand(arguments: Array(arguments.dropFirst(2))).execute()
+            }
             return try await SandboxCommand(arguments: Array(arguments.dropFirst())).execute()
         case "plugins":
             return try await PluginsCommand(arguments: Array(arguments.dropFirst())).execute()

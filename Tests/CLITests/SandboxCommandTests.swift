@@ -149,6 +149,29 @@ import Testing
         #expect(try await server.stop() == 0)
     }
 
+    /// `sandbox show` prints the effective configuration as a tree: the built-in company
+    /// without a file (the menu ids a new user looks for), or the file's.
+    @Test func showPrintsTheConfigurationAsATree() async throws {
+        let builtIn = try await CLI.run(["sandbox", "show"])
+        #expect(builtIn.status == 0, "\(builtIn.stderr)")
+        for line in ["Acme (company key dev-key)", "  7 Night Desk (es: Turno de noche)", "      channels: chat (virtual agent night-va)",
+                     "    21 Devices", "  Ben: menus 3, 7, 8; no script: takes a chat at once", "  billing-survey (survey 1): 1 csat (required)"] {
+            #expect(builtIn.stdout.contains(line), "\(line)")
+        }
+        let config = FileManager.default.temporaryDirectory.appendingPathComponent("show-\(UUID().uuidString).lua")
+        defer { try? FileManager.default.removeItem(at: config) }
+        try """
+            return { company = { name = "Globex", languages = { "en" }, time_zone = "UTC", key = "gk", secret = "s" },
+                     menus = { { id = 4, name = "Claims", channels = { chat = {} } } },
+                     agents = { { name = "Zoe", menus = { 4 }, max_chats = 2 } } }
+            """.write(to: config, atomically: true, encoding: .utf8)
+        let own = try await CLI.run(["sandbox", "show", config.path])
+        #expect(own.status == 0 && own.stdout.contains("Globex (company key gk)") && own.stdout.contains("hours: always open")
+                && own.stdout.contains("  4 Claims") && own.stdout.contains("Zoe: menus 4, at most 2 chats at once"), "\(own.stdout)")
+        let missing = try await CLI.run(["sandbox", "show", "/no/such.lua"])
+        #expect(missing.status == 2 && missing.stderr.contains("cannot read the sandbox configuration '/no/such.lua'"))
+    }
+
     @Test(arguments: [
         (["sandbox"], "sandbox needs a command: serve", Int32(2)),
         (["sandbox", "serve", "--listen", "nowhere"], "--listen expects HOST:PORT", Int32(2)),

@@ -7,6 +7,9 @@ import Foundation
 struct DefaultAgent {
     let actions: AgentActions
 
+    /// What it does, in a line (`ccai sandbox show`).
+    static let summary = "takes a chat at once, greets, answers each message and file, ends the chat when the customer says goodbye"
+
     /// A chat was queued: the agent takes it at once and greets.
     func chatQueued() async throws {
         guard try await actions.join() else { return }

@@ -8,6 +8,28 @@ public struct BusinessHours: Codable, Sendable, Equatable {
     /// Minutes since midnight, [start, end) per day.
     var ranges: [String: [Range<Int>]]
 
+    /// The week from Monday, days with the same hours together: `mon-fri 09:00-17:00;
+    /// sat-sun closed`.
+    public var summary: String {
+        let week = Self.days.dropFirst() + [Self.days[0]]
+        func hours(_ day: String) -> String {
+            let list = ranges[day] ?? []
+            if list.isEmpty { return "closed" }
+            if list == [0..<1440] { return "all day" }
+            return list.map { String(format: "%02d:%02d-%02d:%02d", $0.lowerBound / 60, $0.lowerBound % 60,
+                                     $0.upperBound / 60, $0.upperBound % 60) }.joined(separator: ",")
+        }
+        var groups: [(first: String, last: String, hours: String)] = []
+        for day in week {
+            if let last = groups.last, last.hours == hours(day) {
+                groups[groups.count - 1].last = day
+            } else {
+                groups.append((day, day, hours(day)))
+            }
+        }
+        return groups.map { ($0.first == $0.last ? $0.first : "\($0.first)-\($0.last)") + " " + $0.hours }.joined(separator: "; ")
+    }
+
     public init(from decoder: Decoder) throws {
         let container = try decoder.singleValueContainer()
         let raw = try container.decode([String: DayValue].self)

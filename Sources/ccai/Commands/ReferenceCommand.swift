@@ -23,6 +23,7 @@ struct ReferenceCommand {
 
     func execute() -> Int32 {
         TypesCommand.write(ReferenceDocs.files(agent: (ScriptedAgent.stubModule, ConfigurationStubs.agentSession),
-                                               configuration: ConfigurationStubs.sandbox), to: output)
+                                               configuration: ConfigurationStubs.sandbox,
+                                               builtInCompany: ConfigurationOutline.text(.builtIn)), to: output)
     }
 }

@@ -6,6 +6,7 @@ struct SandboxCommand {
     static let help = """
         Usage: ccai sandbox serve [--config CONFIG.lua] [--listen HOST:PORT] [--data DIR]
                ccai sandbox check CONFIG.lua...
+               ccai sandbox show [CONFIG.lua]
 
         serve: serves the platform emulator over HTTP until interrupted (Ctrl-C or
         SIGTERM), then lets requests in progress finish. Prints its base URL on standard
@@ -15,6 +16,10 @@ struct SandboxCommand {
 
         check: loads each configuration as serve would (validation, agent scripts read and
         compiled) and prints one line per file; exit status 1 when one fails.
+
+        show: prints the effective configuration as a tree (the built-in company without
+        a file): the company, hours, menus with their ids, channels and rules, agents and
+        what each does, virtual agents, surveys and forms.
 
         Options:
           --config FILE       a sandbox configuration (a Lua file returning a table);
@@ -33,7 +38,7 @@ struct SandboxCommand {
     init(arguments: [String]) throws {
         guard arguments.first == "serve" else {
             throw UsageError(message: arguments.first.map { "unknown sandbox command '\($0)'" }
-                                 ?? "sandbox needs a command: serve or check", command: "sandbox")
+                                 ?? "sandbox needs a command: serve, check or show", command: "sandbox")
         }
         var reader = ArgumentReader(Array(arguments.dropFirst()), command: "sandbox")
         while let token = reader.next() {
