@@ -110,9 +110,14 @@ if NIGHT_DESK not in [menu.id for menu in all_menus(menus.menus)]:
 events = queue.Queue()
 
 
+# The stream starts after the end user's newest event at sign-in, as the SDK's does.
+since = signed_in.latest_event_id if isinstance(signed_in.latest_event_id, int) else None
+
+
 def read_stream():
     try:
-        with connect_sse(client.get_httpx_client(), "GET", "/events") as source:
+        headers = {"Last-Event-ID": str(since)} if since is not None else {}
+        with connect_sse(client.get_httpx_client(), "GET", "/events", headers=headers) as source:
             source.response.raise_for_status()
             for event in source.iter_sse():
                 # A block with no event and no data (the stream's opening `retry:`) is no event.
