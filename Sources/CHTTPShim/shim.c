@@ -539,8 +539,8 @@ static enum MHD_Result admit(chttp_server *server, chttp_exchange *exchange, str
     exchange->max_body = admission.max_body_bytes;
     exchange->anonymous = admission.anonymous != 0;
     if (!exchange->anonymous) watch(server, exchange->tracked, 0);  // a token's body may take its time
-    const char *type = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, "Content-Type");
-    if (admission.file_form && type && is_form_type(type)) {
+    const char *type = admission.file_form ? MHD_lookup_connection_value(connection, MHD_HEADER_KIND, "Content-Type") : NULL;
+    if (type && is_form_type(type)) {
         exchange->file_form = 1;
         exchange->form_error = form_type_problem(type);
         if (!exchange->form_error) exchange->form = MHD_create_post_processor(connection, 4096, take_form_part, exchange);

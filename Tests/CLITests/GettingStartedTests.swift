@@ -1,9 +1,11 @@
+import CCAIScripting
 import Foundation
 import Testing
 
 /// docs/getting-started.md, done as a reader would: every ```lua file=PATH block is
 /// written, every line of every ```sh block run (with `# exit status N` when it must
-/// fail), and every line of the ```text block after it found in what the command printed.
+/// fail), and every line of the ```text block after it found in what the command printed,
+/// where the walkthrough's folder reads as the reader's `/home/you`.
 @Suite struct GettingStartedTests {
     enum Step {
         case file(path: String, text: String)
@@ -53,10 +55,22 @@ import Testing
                 try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
                 try text.write(to: file, atomically: true, encoding: .utf8)
             case .command(let arguments, let status):
-                try #require(arguments.first == "ccai", "every command is a ccai command: \(arguments)")
-                let output = try await CLI.run(Array(arguments.dropFirst()), directory: folder)
-                #expect(output.status == status, "\(arguments.joined(separator: " ")): \(output.stderr)")
-                last = (arguments.joined(separator: " "), output.stdout + output.stderr)
+                try #require(["ccai", "luacheck"].contains(arguments.first), "a ccai or luacheck command: \(arguments)")
+                let output: CLI.Output
+                if arguments.first == "luacheck" {
+                    // Debian's lua-check, from scripts/bootstrap.
+                    let result = try await ChildProcess.run("/usr/bin/luacheck", ["--no-color"] + arguments.dropFirst(),
+                                                            directory: folder.path)
+                    output = CLI.Output(status: result.status, stdout: String(decoding: result.output, as: UTF8.self),
+                                        stderr: String(decoding: result.errors, as: UTF8.self))
+                } else {
+                    output = try await CLI.run(Array(arguments.dropFirst()), directory: folder)
+                }
+                #expect(output.status == status, "\(arguments.joined(separator: " ")): \(output.stdout) \(output.stderr)")
+                let printed = (output.stdout + output.stderr)
+                    .replacingOccurrences(of: folder.resolvingSymlinksInPath().path, with: "/home/you")
+                    .replacingOccurrences(of: folder.path, with: "/home/you")
+                last = (arguments.joined(separator: " "), printed)
             case .output(let lines):
                 let (command, output) = try #require(last, "an output block follows a command")
                 for line in lines { #expect(output.contains(line), "'\(line)' from \(command), which printed:\n\(output)") }
