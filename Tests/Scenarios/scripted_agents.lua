@@ -32,10 +32,24 @@ refused({ unsigned = { reserved_bad_actor = { label = "Bad actor", value = true,
         "reserved_bad_actor: reserved CRM keys are accepted only in signed custom data")
 refused({ signed = { reserved_verified_customer = { label = "Verified", value = "yes", type = "string" } } },
         "reserved_verified_customer: a boolean expected")
-ccai.chat.start{ menu_id = 9, custom_data = { signed = {
+local crm_data = { signed = {
   reserved_verified_customer = { label = "Verified", value = true, type = "boolean" },
-  reserved_bad_actor = { label = "Bad actor", value = false, type = "boolean" } } } }
-from_agent("crm: verified=true bad_actor=false repeat=nil")
+  reserved_bad_actor = { label = "Bad actor", value = false, type = "boolean" } } }
+ccai.chat.start{ menu_id = 9, custom_data = crm_data }
+from_agent("crm: verified=true bad_actor=false repeat=nil; adapter: reserved_bad_actor,reserved_verified_customer; verifiable=false")
+ccai.chat.wait_for("chat_received", { timeout = 10, match = function(e) return e.status == "ended" end })
+
+-- Seed 001's ChatRequest: display_order_in_adapter and is_verifiable reach the agent's side.
+local ok, err = pcall(ccai.chat.start, { menu_id = 9, display_order_in_adapter = "reserved_bad_actor" })
+assert(not ok and err.message:find("field 'display_order_in_adapter': a list of custom data keys expected, got string", 1, true), tostring(err))
+ok, err = pcall(ccai.chat.start, { menu_id = 9, display_order_in_adapter = { "plan", 7 } })
+assert(not ok and err.message:find("field 'display_order_in_adapter[2]': string expected, got number", 1, true), tostring(err))
+ok, err = pcall(ccai.chat.start, { menu_id = 9, display_order_in_adapter = { "plan", "plan" } })
+assert(not ok and err.code == "invalid_argument"
+       and err.message:find("the field 'display_order_in_adapter[2]' repeats the key 'plan'", 1, true), tostring(err))
+ccai.chat.start{ menu_id = 9, custom_data = crm_data, is_verifiable = true,
+                 display_order_in_adapter = { "reserved_verified_customer", "not_in_the_session" } }
+from_agent("crm: verified=true bad_actor=false repeat=nil; adapter: reserved_verified_customer,reserved_bad_actor; verifiable=true")
 ccai.chat.wait_for("chat_received", { timeout = 10, match = function(e) return e.status == "ended" end })
 
 local broken = ccai.chat.start{ menu_id = 2 }

@@ -12,8 +12,6 @@ actor AgentDesk {
     /// Human agents' scripts by agent name; virtual agents' by virtual agent id.
     private let scripts: [String: AgentScript]
     private let virtualScripts: [String: AgentScript]
-    /// The session data of chats in progress, for the scripts of later agents.
-    private var customData: [Int: JSONValue] = [:]
     /// The messages on their way to a running script, by chat.
     private var mailboxes: [Int: AgentMailbox] = [:]
     /// The chats each human agent has.
@@ -27,16 +25,9 @@ actor AgentDesk {
         self.virtualScripts = virtualScripts
     }
 
-    /// A chat waits for its pre-session smart actions: its session data is kept for the
-    /// agents that take it once it is queued.
-    func hold(_ chatID: Int, customData: JSONValue) {
-        self.customData[chatID] = customData
-    }
-
-    /// A chat was queued: its virtual agent, or else its human agent, takes it.
-    /// `customData` is the session's, for scripts (nil: what ``hold(_:customData:)`` kept).
-    func chatQueued(_ chat: ChatResponse, endUserID: Int, customData: JSONValue?) async {
-        if let customData { self.customData[chat.id] = customData }
+    /// A chat was queued: its virtual agent, or else its human agent, takes it. A script
+    /// gets the session's data as the chat keeps it (``Chats/sessionData(_:)``).
+    func chatQueued(_ chat: ChatResponse, endUserID: Int) async {
         if let found = environment.queues.virtualAgent(forMenu: chat.menuId) {
             let (id, virtualAgent) = (found.id, found.configuration)
             let actions = agentActions(chat.id, endUserID: endUserID, name: virtualAgent.name ?? id, kind: .virtual)
@@ -135,7 +126,7 @@ actor AgentDesk {
         try await actions.publishMember(.left)
         let transfer = ColdTransfer(chatId: queued.id, fromMenuId: current.menuId, toMenuId: menuID, agent: actions.member)
         try await environment.publisher.publish(endUserID: actions.endUserID, event: .coldTransfer, encoding: transfer)
-        await chatQueued(queued, endUserID: actions.endUserID, customData: nil)
+        await chatQueued(queued, endUserID: actions.endUserID)
         return queued
     }
 
@@ -149,9 +140,8 @@ actor AgentDesk {
         if let script = virtualScripts[id] {
             let agent = ScriptedAgent(actions: actions, script: script, mailbox: AgentMailbox(clock: environment.clock), escalate: nil)
             mailboxes[chat.id] = agent.mailbox
-            let data = customData[chat.id] ?? [:]
             Task {
-                await agent.run(chat, customData: data)
+                await agent.run(chat)
                 _ = try? await actions.end()
                 await self.scriptReturned(chat.id, agent.mailbox)
             }
@@ -180,7 +170,6 @@ actor AgentDesk {
     /// The chat ended: a script waiting for a message gets nil, and its agent takes the
     /// oldest chat waiting for it, if any.
     func chatEnded(_ chatID: Int) async {
-        customData[chatID] = nil
         await environment.smartActions.chatEnded(chatID)
         await environment.forms.chatEnded(chatID)
         await environment.screenShares.chatEnded(chatID)
@@ -231,9 +220,8 @@ actor AgentDesk {
         // A script whose chat moves to another agent stops waiting: an orphaned script
         // would hold its state until its wait timed out.
         if let previous = mailboxes.updateValue(agent.mailbox, forKey: chat.id) { Task { await previous.close() } }
-        let data = customData[chat.id] ?? [:]
         Task {
-            await agent.run(chat, customData: data)
+            await agent.run(chat)
             await self.scriptReturned(chat.id, agent.mailbox)
         }
     }

@@ -10,7 +10,8 @@ import LuaRuntime
 /// `agent.request_screen_share{ remote_control = true }`,
 /// `agent.transfer{ menu_id = 2 }`, `agent.end_session()` and, for a virtual agent,
 /// `agent.escalate()` act on the chat; `session` is the chat as the wire API shows it, with
-/// its `custom_data` (without the items marked `invisible_to_agent`) and its
+/// its `custom_data` (without the items marked `invisible_to_agent`), the order the
+/// adapter lists it in (`display_order_in_adapter`), `is_verifiable`, and its
 /// `smart_actions` so far (the pre-session ones with their results). A script that fails
 /// is logged; the chat stays as the script left it.
 ///
@@ -41,9 +42,8 @@ public final class ScriptedAgent: Sendable {
     /// Budgets of one session's state: each run between two waits is short.
     static let limits = LuaLimits(memoryBytes: 16 << 20, instructions: 50_000_000, seconds: 5)
 
-    /// Runs the script for `chat`; `customData` is what the session carries
-    /// (`unsigned` from the app, `signed` from the end user's JWT).
-    func run(_ chat: ChatResponse, customData: JSONValue) async {
+    /// Runs the script for `chat`, with what its session carries (``ChatSessionData``).
+    func run(_ chat: ChatResponse) async {
         let label = "agent \(actions.name) (\(script.path)), chat \(chat.id)"
         let log = actions.environment.log
         do {
@@ -59,11 +59,14 @@ public final class ScriptedAgent: Sendable {
                 guard case .table(var session) = try LuaEncoder().encode(chat) else {
                     throw LuaScriptError(kind: .runtime, message: "the chat could not be given to the script")
                 }
-                session.fields["custom_data"] = try LuaEncoder().encode(Self.agentView(of: customData))
+                let data = try await actions.environment.chats.sessionData(chat.id)
+                session.fields["custom_data"] = try LuaEncoder().encode(Self.agentView(of: data.customData))
+                session.fields["display_order_in_adapter"] = try LuaEncoder().encode(data.adapterOrder(agentView: true))
+                session.fields["is_verifiable"] = .boolean(data.isVerifiable)
                 session.fields["smart_actions"] = try LuaEncoder().encode(try await actions.smartActions())
                 session.fields["post_session"] = .boolean(actions.isPostSession)
                 var crm = LuaTable()
-                for (name, flag) in ReservedCRMKey.flags(in: customData["signed"] ?? [:]) { crm[name] = .boolean(flag) }
+                for (name, flag) in ReservedCRMKey.flags(in: data.customData["signed"] ?? [:]) { crm[name] = .boolean(flag) }
                 session.fields["crm"] = .table(crm)
                 _ = try await state.call(kept: "script", path: [], passing: [.kept("agent"), .value(.table(session))])
             } catch {

@@ -152,6 +152,8 @@ public enum ConfigurationStubs {
     public static let agentSession = """
         ---@class ccai.AgentSession: ccai.Chat
         ---@field custom_data { unsigned: table<string, table>?, signed: table<string, table>? } without items invisible_to_agent
+        ---@field display_order_in_adapter string[] custom_data's keys as the agent's adapter lists them: those the chat's request listed, then the others by name
+        ---@field is_verifiable boolean the chat request's is_verifiable (false when not given)
         ---@field smart_actions ccai.SmartAction[] the chat's so far (pre-session ones with their results)
         ---@field post_session boolean true for a post-session virtual agent
         ---@field crm { verified_customer: boolean?, bad_actor: boolean?, repeat_customer: boolean? } reserved CRM flags of signed custom data

@@ -31,10 +31,10 @@ struct ChatLifecycle: Sendable {
     /// Creates an end user's chat unless one is in progress (the store decides both in one
     /// transaction); a created chat is published.
     func create(endUserID: Int, menuID: Int, lang: String, status: ChatStatus, redaction: Bool, screenShareable: Bool,
-                customData: JSONValue, postSession: PostSessionSettings, now: Date) async throws -> SandboxStore.ChatCreation
+                session: ChatSessionData, postSession: PostSessionSettings, now: Date) async throws -> SandboxStore.ChatCreation
     {
         let creation = try await store.createChat(endUserID: endUserID, menuID: menuID, lang: lang, status: status,
-                                                  redaction: redaction, screenShareable: screenShareable, customData: customData,
+                                                  redaction: redaction, screenShareable: screenShareable, session: session,
                                                   postSession: postSession, now: now)
         if case .created(let chat) = creation { try await publisher.chat(chat, endUserID: endUserID) }
         return creation

@@ -16,8 +16,8 @@ struct ChatStarts: Sendable {
     /// A chat just created, with what its agents get and what it waits for.
     struct Started: Sendable {
         var chat: ChatResponse
-        /// The session's custom data for the agents' scripts (`unsigned`, `signed`).
-        var sessionData: JSONValue
+        /// What the session carries for the agents (kept with the chat).
+        var session: ChatSessionData
         /// The smart actions to request before the chat joins its queue.
         var preSession: [SmartActionType]
     }
@@ -52,18 +52,22 @@ struct ChatStarts: Sendable {
             let size = try value.jsonText().utf8.count
             if let problem = FieldLimits.problem(part, size: size, limit: FieldLimits.customDataBytes) { throw HTTPError.badRequest(problem) }
         }
+        let displayOrder = request.displayOrderInAdapter ?? []
+        if let problem = ChatSessionData.problem(displayOrder: displayOrder) { throw HTTPError.badRequest(problem) }
+        var sessionData = customData?.objectValue ?? [:]
+        if signed != [:] { sessionData["signed"] = signed }
+        let session = ChatSessionData(customData: .object(sessionData), isVerifiable: request.isVerifiable ?? false,
+                                      displayOrderInAdapter: displayOrder)
         let preSession = menu.preSessionChatActions
         switch try await lifecycle.create(
             endUserID: owner, menuID: menu.id, lang: engine.language(request.lang), status: preSession.isEmpty ? .queued : .pending,
             redaction: chatChannel.redaction ?? false, screenShareable: request.isScreenShareable ?? false,
-            customData: customData ?? [:], postSession: configuration.postSessionSettings(forMenu: menu.id), now: clock.now())
+            session: session, postSession: configuration.postSessionSettings(forMenu: menu.id), now: clock.now())
         {
         case .inProgress(let existing):
             throw inProgress(existing)
         case .created(let chat):
-            var sessionData = customData?.objectValue ?? [:]
-            if signed != [:] { sessionData["signed"] = signed }
-            return Started(chat: chat, sessionData: .object(sessionData), preSession: preSession)
+            return Started(chat: chat, session: session, preSession: preSession)
         }
     }
 

@@ -154,4 +154,9 @@ struct Chats: Sendable {
     func waiting(onMenus menus: [Int]) async throws -> [(chat: ChatResponse, endUserID: Int)] {
         try await store.queuedChats(menus: menus)
     }
+
+    /// What chat `id`'s session carries for its agents (empty for an unknown chat).
+    func sessionData(_ id: Int) async throws -> ChatSessionData {
+        try await store.sessionData(chatID: id) ?? ChatSessionData()
+    }
 }

@@ -36,14 +36,14 @@ struct ChatRoutes: Sendable {
     }
 
     /// Starts the chat and hands it to its agents, or, when its queue asks for smart
-    /// actions first, keeps its session data for them and requests the actions.
+    /// actions first, requests the actions (the chat keeps its session data for the
+    /// agents that take it once it is queued).
     private func start(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
         let started = try await starts.start(try request.decode(ChatRequest.self), session: session)
         let (chat, owner) = (started.chat, try session.endUserID())
         if started.preSession.isEmpty {
-            await desk.chatQueued(chat, endUserID: owner, customData: started.sessionData)
+            await desk.chatQueued(chat, endUserID: owner)
         } else {
-            await desk.hold(chat.id, customData: started.sessionData)
             for type in started.preSession {
                 _ = try await smartActions.request(chatID: chat.id, endUserID: owner, type: type, preSession: true, requestedBy: nil)
             }
@@ -119,7 +119,7 @@ struct ChatRoutes: Sendable {
         let chat = try await sessions.ownChat(request, session)
         try chat.requireInProgress()
         guard let queued = try await lifecycle.enqueue(chat.id, endUserID: try session.endUserID()) else { return try .json(chat) }
-        await desk.chatQueued(queued, endUserID: try session.endUserID(), customData: nil)
+        await desk.chatQueued(queued, endUserID: try session.endUserID())
         return try .json(queued)
     }
 

@@ -113,6 +113,7 @@ actor SandboxStore {
             ("escalation_channel", "TEXT"), ("screen_shareable", "INTEGER NOT NULL DEFAULT 0"),
             ("post_session", "TEXT"), ("post_session_status", "TEXT"),
             ("post_session_required", "INTEGER NOT NULL DEFAULT 0"), ("post_session_opt_in", "INTEGER NOT NULL DEFAULT 0"),
+            ("is_verifiable", "INTEGER NOT NULL DEFAULT 0"), ("display_order", "TEXT"),
         ])
         try Self.addMissingColumns(in: database, to: "messages", [("media_id", "INTEGER"), ("smart_action_id", "INTEGER"),
                                                                  ("form", "TEXT"), ("web_form", "TEXT"), ("screen_share", "TEXT")])
@@ -231,18 +232,20 @@ actor SandboxStore {
     /// Creates a chat (`queued`, or `pending` when pre-session smart actions come first),
     /// unless the end user has one in progress (then that one is returned as `.inProgress`).
     func createChat(endUserID: Int, menuID: Int, lang: String, status: ChatStatus = .queued, redaction: Bool,
-                    screenShareable: Bool = false, customData: JSONValue, postSession: PostSessionSettings = PostSessionSettings(),
-                    now: Date) throws -> ChatCreation
+                    screenShareable: Bool = false, session: ChatSessionData = ChatSessionData(),
+                    postSession: PostSessionSettings = PostSessionSettings(), now: Date) throws -> ChatCreation
     {
         try database.transaction {
             if let existing = try currentChat(endUserID: endUserID) { return .inProgress(existing) }
             try database.run(
                 """
-                INSERT INTO chats (end_user_id, menu_id, lang, status, redaction, screen_shareable, custom_data, post_session,
-                  post_session_required, post_session_opt_in, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO chats (end_user_id, menu_id, lang, status, redaction, screen_shareable, custom_data, is_verifiable,
+                  display_order, post_session, post_session_required, post_session_opt_in, created_at)
+                  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [.integer(Int64(endUserID)), .integer(Int64(menuID)), .text(lang), .text(status.rawValue), .integer(redaction ? 1 : 0),
-                 .integer(screenShareable ? 1 : 0), .text(try customData.jsonText()), try Self.json(postSession),
+                 .integer(screenShareable ? 1 : 0), .text(try session.customData.jsonText()), .integer(session.isVerifiable ? 1 : 0),
+                 try Self.json(session.displayOrderInAdapter), try Self.json(postSession),
                  .integer(postSession.isFlowConfigured ? 1 : 0), .integer(postSession.optIn == true ? 1 : 0),
                  .real(now.timeIntervalSince1970)])
             guard let chat = try chat(id: Int(database.lastInsertRowID), endUserID: endUserID) else {
@@ -255,6 +258,17 @@ actor SandboxStore {
     enum ChatCreation {
         case created(ChatResponse)
         case inProgress(ChatResponse)
+    }
+
+    /// What chat `id`'s session carries for its agents (empty for a chat stored before
+    /// the sandbox kept it); nil for an unknown chat.
+    func sessionData(chatID id: Int) throws -> ChatSessionData? {
+        guard let row = try database.query("SELECT custom_data, is_verifiable, display_order FROM chats WHERE id = ?",
+                                           [.integer(Int64(id))]).first
+        else { return nil }
+        let order = row[2].textValue.flatMap { try? JSONDecoder().decode([String].self, from: Data($0.utf8)) }
+        return ChatSessionData(customData: (try? JSONValue(jsonText: row[0].textValue ?? "{}")) ?? [:],
+                               isVerifiable: row[1].integerValue == 1, displayOrderInAdapter: order ?? [])
     }
 
     private static let chatColumns =

@@ -86,7 +86,7 @@ enum ChatBindings {
     private static func installLifecycle(into chat: inout LuaModule, _ context: SDKContext) {
         let ccai = context.sdk
         chat.function("start", LuaSignature("Starts a chat on a queue. On a queue that requires pre-session smart actions the host answers them through plugins and enqueues the chat, unless enqueue = false (the chat then stays pending until enqueue_current_chat).",
-                                            parameters: ["request: { menu_id: integer, lang: string?, ticket_id: string?, greeting: string?, custom_data: table?, is_screen_shareable: boolean?, enqueue: boolean? }"],
+                                            parameters: ["request: { menu_id: integer, lang: string?, ticket_id: string?, greeting: string?, custom_data: table?, display_order_in_adapter: string[]?, is_screen_shareable: boolean?, is_verifiable: boolean?, enqueue: boolean? }"],
                                             returns: ["ccai.Chat"])) { call in
             let request = try chatRequest(call, signer: context.signer)
             let enqueue = try call.options(1, "request").boolean("enqueue") ?? true
@@ -147,7 +147,8 @@ enum ChatBindings {
         return service
     }
 
-    /// Reads `{ menu_id, lang, ticket_id, greeting, custom_data }`.
+    /// Reads `{ menu_id, lang, ticket_id, greeting, custom_data, display_order_in_adapter,
+    /// is_screen_shareable, is_verifiable }`.
     static func chatRequest(_ call: LuaCall, signer: ClaimsSigner?) throws -> ChatRequest {
         let options = try call.options(1, "request")
         guard let menuID = try options.integer("menu_id") else {
@@ -155,7 +156,9 @@ enum ChatBindings {
         }
         var request = ChatRequest(menuId: Int(menuID), lang: try options.string("lang"),
                                   ticketId: try options.string("ticket_id"), greeting: try options.string("greeting"),
-                                  isScreenShareable: try options.boolean("is_screen_shareable"))
+                                  displayOrderInAdapter: try displayOrder(call, options),
+                                  isScreenShareable: try options.boolean("is_screen_shareable"),
+                                  isVerifiable: try options.boolean("is_verifiable"))
         let customData = try options.value("custom_data")
         guard !customData.isNil else { return request }
         guard let table = customData.tableValue else {
@@ -184,6 +187,21 @@ enum ChatBindings {
             throw call.argumentError(1, "request", "field 'custom_data': { signed = {...} } or { unsigned = {...} } expected")
         }
         return request
+    }
+
+    /// `display_order_in_adapter`: a list of custom data keys, or nil.
+    private static func displayOrder(_ call: LuaCall, _ options: LuaOptions) throws -> [String]? {
+        let value = try options.value("display_order_in_adapter")
+        guard !value.isNil else { return nil }
+        guard let table = value.tableValue, table.fields.isEmpty else {
+            throw call.argumentError(1, "request", "field 'display_order_in_adapter': a list of custom data keys expected, got \(value.typeName)")
+        }
+        return try table.sequence.enumerated().map { index, key in
+            guard let name = key.stringValue else {
+                throw call.argumentError(1, "request", "field 'display_order_in_adapter[\(index + 1)]': string expected, got \(key.typeName)")
+            }
+            return name
+        }
     }
 
     /// A Lua value as JSON.
