@@ -78,8 +78,10 @@ public final class CCAI: @unchecked Sendable {
     public func initializeChat(_ options: ChatOptions = ChatOptions()) {
         lock.withLock {
             guard var current = services else { return }
+            let endUser = current.endUser
             let chat = ChatService(api: current.api, language: current.language, options: options, pump: current.pump,
-                                   isScreenShareable: { [weak self] in self?.screenShareService != nil })
+                                   isScreenShareable: { [weak self] in self?.screenShareService != nil },
+                                   signedCustomData: { endUser.signedCustomData })
             current.language.watchSessions { [weak chat] in chat?.currentChat.flatMap { $0.isInProgress ? $0.id : nil } }
             current.chat = chat
             services = current

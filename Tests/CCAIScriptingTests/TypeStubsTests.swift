@@ -36,7 +36,7 @@ func stubFields(of className: String, in stubs: String) -> [String] {
         _ = try LuaState.evaluate(stubs, chunkName: "=plugin.lua")
         #expect(Set(stubFields(of: "ccai.PluginSpec", in: stubs)) == PluginSpec.knownFields,
                 "every field the host reads, and no other")
-        #expect(stubFields(of: "ccai.PostSessionContext", in: stubs) == ["flow", "session", "now"])
+        #expect(stubFields(of: "ccai.PostSessionContext", in: stubs) == PostSessionRunner.contextFields)
         #expect(stubFields(of: "ccai.DeflectionContext", in: stubs).contains("now_local"))
     }
 

@@ -76,6 +76,15 @@ import Testing
         #expect(throws: JWTError.self) { try JWTVerifier(secret: "dev-secret").verify(text, now: now) }
     }
 
+    @Test func claimsReadWithoutVerifyingForTheAppsOwnData() throws {
+        let signed = try token()
+        #expect(JWTPayload.claims(of: signed)?["identifier"] == "vu-1")
+        #expect(JWTPayload.claims(of: signed + "tampered")?["name"] == "Ana")
+        for text in ["", "a.b", "a.b.c.d", "h.!!!.sig", "eyJhbGciOiJIUzI1NiJ9.bm90IGpzb24.x", "e30.WzFd.x"] {
+            #expect(JWTPayload.claims(of: text) == nil, "\(text)")
+        }
+    }
+
     @Test func jsonValuesRoundTrip() throws {
         let value: JSONValue = ["a": [1, 2.5, "x", true, nil], "b": ["c": "d/e"]]
         let text = try value.jsonText()

@@ -26,6 +26,7 @@ public final class AuthService: Sendable {
         api.tokens.update(response.authToken)
         api.signedIn(latestEventID: response.latestEventId)
         endUsers.updateEndUser(response.endUser)
+        endUsers.signedIn(with: jwt)
         return response.authToken
     }
 

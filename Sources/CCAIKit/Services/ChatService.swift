@@ -58,6 +58,8 @@ public final class ChatService: @unchecked Sendable {
     public let options: ChatOptions
     private let lock = NSLock()
     private var current: ChatResponse?
+    /// The custom data of the chat this service started, by chat id.
+    private var requestedCustomData: (chatID: Int, data: CustomData?)?
     private var lastPreviewAt: Double = 0
     /// Messages written while the platform is unreachable wait for it
     /// (``RetryPolicy/messagePatience``).
@@ -65,10 +67,14 @@ public final class ChatService: @unchecked Sendable {
 
     /// Whether chats start screen-shareable by default (screen share is initialized).
     private let isScreenShareable: @Sendable () -> Bool
+    /// The sign-in's signed custom data (``EndUserService/signedCustomData``).
+    private let signedCustomData: @Sendable () -> [String: JSONValue]
 
     init(api: APIClient, language: LanguageService, options: ChatOptions, pump: EventPump,
-         isScreenShareable: @escaping @Sendable () -> Bool = { false }) {
+         isScreenShareable: @escaping @Sendable () -> Bool = { false },
+         signedCustomData: @escaping @Sendable () -> [String: JSONValue] = { [:] }) {
         self.isScreenShareable = isScreenShareable
+        self.signedCustomData = signedCustomData
         self.api = api
         self.outbox = MessageOutbox(patience: api.retryPolicy.messagePatience, clock: api.clock)
         self.language = language
@@ -171,6 +177,16 @@ public final class ChatService: @unchecked Sendable {
     /// The chat this service works on (the last started, resumed or checked).
     public var currentChat: ChatResponse? { lock.withLock { current } }
 
+    /// The custom data of the current chat's session as the app sent it: the sign-in's
+    /// signed items with, for a chat this service started, its request's over them (a
+    /// resumed chat's own request is not known here). Nil without a current chat. Not
+    /// named by the seeds: post-session routing reads it (``SessionCustomData``).
+    public var sessionCustomData: SessionCustomData? {
+        let (chat, requested) = lock.withLock { (current, requestedCustomData) }
+        guard let chat else { return nil }
+        return SessionCustomData(signedIn: signedCustomData(), request: requested?.chatID == chat.id ? requested?.data : nil)
+    }
+
     /// The current chat, or `not_found`.
     private func requireCurrentChat() throws -> ChatResponse {
         guard let chat = currentChat else { throw CCAIError(code: .notFound, message: "no current chat; start or resume one") }
@@ -192,7 +208,10 @@ public final class ChatService: @unchecked Sendable {
         if request.greeting == nil { request.greeting = options.greeting }
         if request.isScreenShareable == nil { request.isScreenShareable = isScreenShareable() }
         let chat = try await api.send(Endpoints.startChat, body: request, as: ChatResponse.self)
-        remember(chat)
+        lock.withLock {
+            current = chat
+            requestedCustomData = (chat.id, request.customData)
+        }
         return chat
     }
 

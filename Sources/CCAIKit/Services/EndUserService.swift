@@ -10,6 +10,7 @@ public final class EndUserService: @unchecked Sendable {
     private let api: APIClient
     private let lock = NSLock()
     private var current: EndUser?
+    private var signedIn: [String: JSONValue] = [:]
 
     init(api: APIClient) {
         self.api = api
@@ -21,6 +22,16 @@ public final class EndUserService: @unchecked Sendable {
     /// Replaces the profile the SDK holds; nil clears it (on logout).
     public func updateEndUser(_ endUser: EndUser?) {
         lock.withLock { current = endUser }
+    }
+
+    /// The `custom_data` claim of the JWT the end user last signed in with (read, not
+    /// verified: the app signed it), for ``SessionCustomData``. Not named by the seeds.
+    public var signedCustomData: [String: JSONValue] { lock.withLock { signedIn } }
+
+    /// Keeps the signed custom data of the JWT exchanged for a token.
+    func signedIn(with jwt: String) {
+        let items = JWTPayload.claims(of: jwt)?["custom_data"]?.objectValue ?? [:]
+        lock.withLock { signedIn = items }
     }
 
     /// Reads the profile from the platform.

@@ -32,6 +32,17 @@ public struct PostSessionRunner: Sendable {
     /// The time of the hooks' `ctx.now`.
     public var clock: any Clock = SystemClock()
 
+    /// The fields of a post-session hook's `ctx` (besides the plugin's `config`), in the
+    /// order ``TypeStubs`` declares them (`ccai.PostSessionContext`).
+    enum ContextField: String, CaseIterable {
+        case flow, session, now
+        case customData = "custom_data"
+        case endUser = "end_user"
+    }
+
+    /// The names of ``ContextField``.
+    static var contextFields: [String] { ContextField.allCases.map(\.rawValue) }
+
     public init(sdk: CCAI, plugins: PluginHost?) {
         self.sdk = sdk
         self.plugins = plugins
@@ -50,9 +61,15 @@ public struct PostSessionRunner: Sendable {
         let encoder = LuaEncoder()
         let session = try encoder.encode(current)
         var context = LuaTable()
-        context["flow"] = try configured.map { try encoder.encode($0) } ?? .nil
-        context["session"] = session
-        context["now"] = .number(clock.now().timeIntervalSince1970)
+        for field in ContextField.allCases {
+            switch field {
+            case .flow: context[field.rawValue] = try configured.map { try encoder.encode($0) } ?? .nil
+            case .session: context[field.rawValue] = session
+            case .now: context[field.rawValue] = .number(clock.now().timeIntervalSince1970)
+            case .customData: context[field.rawValue] = try encoder.encode(service.sessionCustomData ?? SessionCustomData())
+            case .endUser: context[field.rawValue] = try await endUser().map { try encoder.encode($0) } ?? .nil
+            }
+        }
 
         var flowType = configured?.type
         if let plugins, case .answered(let answer, let plugin, _) = await plugins.ask(.postSession, argument: session,
@@ -95,6 +112,14 @@ public struct PostSessionRunner: Sendable {
         case .csat:
             return try await csat(chat: current, session: session, context: context)
         }
+    }
+
+    /// The signed-in end user: the profile the SDK holds, else the platform's; nil when
+    /// neither can be had (the hooks still run).
+    private func endUser() async -> EndUser? {
+        guard let service = sdk.endUserService else { return nil }
+        if let user = service.endUser { return user }
+        return try? await service.fetch()
     }
 
     /// A `post_session` hook's answer as a flow: `.some(nil)` for `"none"`, nil when it

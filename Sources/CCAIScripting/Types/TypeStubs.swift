@@ -323,6 +323,8 @@ public enum TypeStubs {
         ---@field flow ccai.PostSessionFlow? what the hierarchy chose
         ---@field session ccai.Chat
         ---@field now number
+        ---@field custom_data { signed: table<string, table>, unsigned: table<string, table> } the session's, as the app sent it: signed = the sign-in JWT's custom_data with the chat's signed data over it, unsigned = the chat request's
+        ---@field end_user ccai.EndUser? who signed in
 
         """
 

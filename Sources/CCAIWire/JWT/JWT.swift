@@ -149,3 +149,18 @@ public struct JWTVerifier: Sendable {
         return claims
     }
 }
+
+/// The claims of a JWT the app itself signed (its own custom data, say), read without
+/// checking the signature: for showing what was sent, never for trusting a token.
+///
+/// ```swift
+/// let data = JWTPayload.claims(of: jwt)?["custom_data"]
+/// ```
+public enum JWTPayload {
+    /// The payload's claims; nil when `token` is not a JWT with a JSON object payload.
+    public static func claims(of token: String) -> [String: JSONValue]? {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let data = Base64URL.decode(parts[1]) else { return nil }
+        return (try? JSONDecoder().decode(JSONValue.self, from: data))?.objectValue
+    }
+}

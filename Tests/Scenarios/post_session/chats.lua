@@ -2,9 +2,12 @@
 -- customer's goodbye.
 local chats = {}
 
---- Starts a chat on `menu_id`, says goodbye once Ada has it, and returns the ended chat.
-function chats.ended(menu_id)
-  local chat = ccai.chat.start{ menu_id = menu_id }
+--- Starts a chat on `menu_id` (with the request's other `fields`, if any), says goodbye
+--- once Ada has it, and returns the ended chat.
+function chats.ended(menu_id, fields)
+  local request = { menu_id = menu_id }
+  for key, value in pairs(fields or {}) do request[key] = value end
+  local chat = ccai.chat.start(request)
   local function reaches(status)
     return ccai.chat.wait_for("chat_received", { timeout = 10, match = function(c)
       return c.id == chat.id and c.status == status end })

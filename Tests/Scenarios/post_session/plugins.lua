@@ -9,11 +9,23 @@ local name, result = ccai.plugins.run_post_session(sales)
 assert(name == "csat" and result.error:find("rating", 1, true) and result.plugin == "feedback", tostring(result.error))
 ccai.rate.rate{ communication_id = sales.id, communication_type = "chats", rating = 3 }
 
--- Sales again: the csat hook's rating is submitted and completes the phase.
-local again = ended_chat(2)
+-- Sales again: the csat hook's rating is submitted and completes the phase; the hook sees
+-- the end user and the chat's unsigned custom data in ctx.
+local me = ccai.end_user.get_end_user().identifier
+local again = ended_chat(2, { custom_data = { unsigned = { device = { label = "Device", value = "iPhone 14" } } } })
 name, result = ccai.plugins.run_post_session(again)
-assert(name == "csat" and result.rating == 5 and result.feedback == "Quick, csat", "csat: " .. tostring(result.feedback))
+assert(name == "csat" and result.rating == 5 and result.feedback == "Quick, csat, for " .. me .. " (iPhone 14)",
+       "csat: " .. tostring(result.feedback))
 assert(ccai.chat.check_status().post_session_transfer_status == "completed")
+
+-- Signed custom data routes too: a Platinum member of Sales gets no rating request; the
+-- same key in unsigned data does not count (signed and unsigned are kept apart).
+local platinum = { signed = { membership_tier = { label = "Tier", value = "Platinum" } } }
+name, result = ccai.plugins.run_post_session(ended_chat(2, { custom_data = platinum }))
+assert(name == "none" and result.plugin == "feedback", "a VIP by signed custom data: " .. name)
+local unsigned_platinum = { unsigned = { membership_tier = { label = "Tier", value = "Platinum" } } }
+name, result = ccai.plugins.run_post_session(ended_chat(2, { custom_data = unsigned_platinum }))
+assert(name == "csat" and result.feedback:find("(-)", 1, true), "unsigned data is not signed: " .. name)
 
 -- Quiet: nothing configured.
 name, result = ccai.plugins.run_post_session(ended_chat(3))
