@@ -56,22 +56,15 @@ public final class Sandbox: Sendable {
 
     /// A sandbox whose time comes from `clock` (the real time by default). A configuration
     /// with `clock_start` moves business hours to that moment; tokens keep `clock`.
-    /// Agent scripts are read now: a missing one is a ``ConfigurationError``. With
+    /// Agent scripts are read and compiled now: the configuration's problems and every
+    /// script that cannot be are one ``ConfigurationError``. With
     /// `chat_timeout_seconds`, idle chats are ended every 5 seconds (of `clock`) while the
     /// sandbox lives.
     public init(configuration: SandboxConfiguration = .builtIn, dataDirectory: String? = nil,
                 clock: any Clock = SystemClock(), log: @escaping @Sendable (String) -> Void = Sandbox.standardError) throws {
-        try configuration.validate()
-        var scripts: [String: AgentScript] = [:]
-        for agent in configuration.agents ?? [] {
-            if let path = agent.script { scripts[agent.name] = try AgentScript(field: "agents[\(agent.name)].script", path: path) }
-        }
-        var virtualScripts: [String: AgentScript] = [:]
-        for (id, virtualAgent) in configuration.virtualAgents ?? [:] {
-            if let path = virtualAgent.script {
-                virtualScripts[id] = try AgentScript(field: "virtual_agents[\(id)].script", path: path)
-            }
-        }
+        let scripts = AgentScripts(configuration: configuration)
+        let problems = configuration.problems() + scripts.problems
+        guard problems.isEmpty else { throw ConfigurationError(problems: problems) }
         self.log = log
         self.configuration = configuration
         let limits = configuration.limits ?? LimitsConfiguration()
@@ -114,7 +107,7 @@ public final class Sandbox: Sendable {
             configuration: configuration, queues: queues, chats: chats, lifecycle: lifecycle, conversation: conversation,
             publisher: publisher, smartActions: smartActions, forms: forms, screenShares: screenShares, files: files, clock: clock,
             log: log)
-        agentDesk = AgentDesk(environment: environment, scripts: scripts, virtualScripts: virtualScripts)
+        agentDesk = AgentDesk(environment: environment, scripts: scripts.agents, virtualScripts: scripts.virtualAgents)
         var chores = [clock.repeating(every: 60) { [weak self] in
             guard let self else { return }
             do { try await self.pruneOldData() } catch { self.log("sandbox: pruning old events and files failed: \(error)") }

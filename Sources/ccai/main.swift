@@ -54,7 +54,7 @@ func main(_ arguments: [String]) async -> Int32 {
         printError("Run 'ccai help\(error.command.map { " " + $0 } ?? "")' for usage.")
         return 2
     } catch {
-        printError("error: " + ErrorText.sentence(error))
+        printError(error)
         return 1
     }
 }

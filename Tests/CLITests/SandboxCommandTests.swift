@@ -80,6 +80,31 @@ import Testing
         #expect(served.status == 1 && served.stderr.contains("bad.lua:3:"), "\(served.stderr)")
     }
 
+    /// Issue 20, item 1: a type error, a misspelt key and an agent script's syntax error
+    /// are three problems of one run, each on its line, not three runs.
+    @Test func everyProblemOfAFileIsListedInOneCheck() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("check-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try "return function(agent)\n  agent.send(\"hi\"\nend\n".write(to: folder.appendingPathComponent("bad.lua"), atomically: true, encoding: .utf8)
+        try """
+            return { company = { name = "Acme", languages = { "en" }, time_zone = "UTC", key = "k", secret = "s" },
+                     menus = { { id = 1, name = "Help", channels = { chat = {} } } },
+                     agents = { { name = "Ava", menus = { 1 }, max_chats = "two", script = "bad.lua" } },
+                     chat_timeout_second = 60 }
+            """.write(to: folder.appendingPathComponent("config.lua"), atomically: true, encoding: .utf8)
+        let config = folder.appendingPathComponent("config.lua").path
+        let checked = try await CLI.run(["sandbox", "check", config])
+        #expect(checked.status == 1)
+        let lines = checked.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first == "FAIL  \(config): 3 problems:", "\(checked.stdout)")
+        #expect(lines.contains("  - agents[1].max_chats: integer expected, got string"), "\(checked.stdout)")
+        #expect(lines.contains("  - chat_timeout_second: unknown field (did you mean 'chat_timeout_seconds'?)"), "\(checked.stdout)")
+        #expect(lines.contains { $0.hasPrefix("  - agents[Ava].script: ") && $0.contains("bad.lua:3:") }, "\(checked.stdout)")
+        let served = try await CLI.run(["sandbox", "serve", "--listen", "127.0.0.1:0", "--config", config], timeout: 20)
+        #expect(served.status == 1 && served.stderr.contains("3 problems:\n  - "), "the list keeps its lines: \(served.stderr)")
+    }
+
     /// A file error is a sentence naming the file, not Foundation's dump.
     @Test func fileErrorsAreSentences() async throws {
         let output = try await CLI.run(["sandbox", "serve", "--listen", "127.0.0.1:0", "--data", "/proc/no-such-folder/data"], timeout: 20)

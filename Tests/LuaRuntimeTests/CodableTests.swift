@@ -96,4 +96,47 @@ import Testing
         #expect(unknown.first?.known.contains("channels") == true)
         #expect(try LuaDecoder().decodeReportingUnknownKeys(Channel.self, from: ["redaction": true]).1.isEmpty)
     }
+
+    @Test func everyProblemIsCollectedInOnePass() {
+        struct Agent: Decodable { var name: String; var maxChats: Int?; var menus: [Int] }
+        struct Root: Decodable { var agents: [Agent]?; var timeout: Double?; var surveys: [String: Agent]?; var name: String }
+        let agents: LuaValue = [["name": "Ava", "max_chats": "two", "menus": [1]], ["name": "Bo", "menus": "all", "scirpt": "x"],
+                                ["name": "Cy", "menus": [1], "max_chat": 2]]
+        let root: LuaValue = ["agents": agents, "timeout": "soon", "surveys": ["a": ["name": 1, "menus": [1]], "b": ["menus": [1]]],
+                              "name": "acme", "extra": true]
+        let report = LuaDecoder().decodeCollectingProblems(Root.self, from: root)
+        #expect(report.value?.name == "acme", "wrong optional fields do not keep the value from being read")
+        #expect(report.value?.agents == nil && report.value?.timeout == nil)
+        let paths = report.problems.map { error -> String in
+            switch error {
+            case .keyNotFound(let key, let context): return (context.codingPath + [key]).map(\.stringValue).joined(separator: ".")
+            case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+                return context.codingPath.map(\.stringValue).joined(separator: ".")
+            @unknown default: return "?"
+            }
+        }
+        #expect(Set(paths) == ["agents.1.maxChats", "agents.2.menus", "timeout", "surveys.a.name", "surveys.b.name"],
+                "each element and each value of a dictionary is checked: \(paths)")
+        #expect(paths.count == 5, "each problem once: \(paths)")
+        // Bo's table stopped at `menus`, so its fields are not judged; Cy's and the root's are.
+        #expect(report.unknownKeys.map(\.field) == ["extra", "agents[3].max_chat"])
+    }
+
+    @Test func aTypeThatTriesAnotherShapeFirstIsNotAProblem() {
+        struct Either: Decodable {
+            var count: Int
+            init(from decoder: Decoder) throws {
+                let container = try decoder.singleValueContainer()
+                if let list = try? container.decode([Int].self) {
+                    count = list.count
+                } else {
+                    count = try container.decode([String: Int].self).count
+                }
+            }
+        }
+        struct Root: Decodable { var either: Either; var rest: Int? }
+        let report = LuaDecoder().decodeCollectingProblems(Root.self, from: ["either": ["a": 1, "b": 2], "rest": 3])
+        #expect(report.problems.isEmpty && report.unknownKeys.isEmpty)
+        #expect(report.value?.either.count == 2 && report.value?.rest == 3)
+    }
 }

@@ -25,3 +25,31 @@ struct AgentScript: Sendable {
         }
     }
 }
+
+/// A configuration's agent and virtual agent scripts, read and compiled, with a problem
+/// for each that cannot be (all of them, so a check reports every script at once).
+struct AgentScripts {
+    /// By agent name.
+    var agents: [String: AgentScript] = [:]
+    /// By virtual agent id.
+    var virtualAgents: [String: AgentScript] = [:]
+    var problems: [String] = []
+
+    init(configuration: SandboxConfiguration) {
+        for agent in configuration.agents ?? [] {
+            if let path = agent.script { agents[agent.name] = compile(field: "agents[\(agent.name)].script", path: path) }
+        }
+        for (id, virtualAgent) in (configuration.virtualAgents ?? [:]).sorted(by: { $0.key < $1.key }) {
+            if let path = virtualAgent.script { virtualAgents[id] = compile(field: "virtual_agents[\(id)].script", path: path) }
+        }
+    }
+
+    private mutating func compile(field: String, path: String) -> AgentScript? {
+        do {
+            return try AgentScript(field: field, path: path)
+        } catch {
+            problems.append((error as? ConfigurationError)?.message ?? "\(field): \(error)")
+            return nil
+        }
+    }
+}

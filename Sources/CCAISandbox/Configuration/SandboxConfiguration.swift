@@ -175,30 +175,42 @@ public struct SandboxConfiguration: Codable, Sendable {
     }
 
     /// Reads a configuration file: a Lua chunk run in the sandboxed runtime. Agent and
-    /// virtual agent script paths are relative to the file's folder.
+    /// virtual agent script paths are relative to the file's folder. Every problem of the
+    /// file is in the one ``ConfigurationError``: wrong fields, unknown ones, what
+    /// ``validate()`` checks, and scripts that cannot be read or compiled.
     public static func load(file path: String) async throws -> SandboxConfiguration {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ConfigurationError(message: "cannot read the sandbox configuration '\(path)'")
         }
-        var configuration = try await evaluate(String(decoding: data, as: UTF8.self), name: path)
-        let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+        let value = try await evaluate(String(decoding: data, as: UTF8.self), name: path)
+        var (configuration, problems) = decode(value)
+        if var read = configuration {
+            read.resolveScripts(relativeTo: URL(fileURLWithPath: path).deletingLastPathComponent())
+            problems += AgentScripts(configuration: read).problems
+            configuration = read
+        }
+        guard let configuration, problems.isEmpty else { throw ConfigurationError(problems: problems, in: path) }
+        return configuration
+    }
+
+    /// Makes relative agent and virtual agent script paths relative to `folder`.
+    private mutating func resolveScripts(relativeTo folder: URL) {
         func resolve(_ script: String?) -> String? {
             guard let script, !script.hasPrefix("/") else { return script }
             return folder.appendingPathComponent(script).path
         }
-        for index in (configuration.agents ?? []).indices {
-            let script = resolve(configuration.agents?[index].script)
-            configuration.agents?[index].script = script
+        for index in (agents ?? []).indices {
+            let script = resolve(agents?[index].script)
+            agents?[index].script = script
         }
-        for id in (configuration.virtualAgents ?? [:]).keys {
-            let script = resolve(configuration.virtualAgents?[id]?.script)
-            configuration.virtualAgents?[id]?.script = script
+        for id in (virtualAgents ?? [:]).keys {
+            let script = resolve(virtualAgents?[id]?.script)
+            virtualAgents?[id]?.script = script
         }
-        return configuration
     }
 
-    /// Runs a configuration chunk and decodes the table it returns.
-    static func evaluate(_ source: String, name: String) async throws -> SandboxConfiguration {
+    /// Runs a configuration chunk and gives the value it returns.
+    private static func evaluate(_ source: String, name: String) async throws -> LuaValue {
         let state = try LuaState(limits: LuaLimits(memoryBytes: 32 << 20, instructions: 50_000_000, seconds: 5))
         let value: LuaValue
         do {
@@ -208,7 +220,7 @@ public struct SandboxConfiguration: Codable, Sendable {
             throw ConfigurationError(message: "\(name): \(error.message)")
         }
         await state.close()
-        return try decode(value, name: name)
+        return value
     }
 
     /// The synchronous path, for the built-in text.
@@ -221,25 +233,22 @@ public struct SandboxConfiguration: Codable, Sendable {
         } catch let error as LuaScriptError {
             throw ConfigurationError(message: "\(name): \(error.message)")
         }
-        return try decode(value, name: name)
+        let (configuration, problems) = decode(value)
+        guard let configuration, problems.isEmpty else { throw ConfigurationError(problems: problems, in: name) }
+        return configuration
     }
 
-    /// Decodes and checks the returned table: unknown fields (with a "did you mean") and
-    /// every problem of ``problems()``, all in one error.
-    private static func decode(_ value: LuaValue, name: String) throws -> SandboxConfiguration {
-        guard case .table = value else {
-            throw ConfigurationError(message: "\(name): the file must return a table, got \(value.typeName)")
-        }
-        let configuration: SandboxConfiguration
-        let unknown: [LuaDecoder.UnknownKey]
-        do {
-            (configuration, unknown) = try LuaDecoder().decodeReportingUnknownKeys(SandboxConfiguration.self, from: value)
-        } catch let error as DecodingError {
-            throw ConfigurationError(message: "\(name): \(ConfigurationError.describe(error))")
-        }
-        let problems = unknown.map { "\($0.field): unknown field" + Suggestion.didYouMean($0.key, among: $0.known) }
-            + configuration.problems()
-        guard problems.isEmpty else { throw ConfigurationError(problems: problems, in: name) }
-        return configuration
+    /// Decodes the returned table in one pass that finds every problem: wrong fields (a
+    /// wrong optional field does not hide the rest), unknown fields with a "did you mean",
+    /// and, when the fields decode, every problem of ``problems()`` (not before: a field
+    /// left out by a decoding problem would be reported again in other words). The
+    /// configuration is nil when a required part could not be read.
+    private static func decode(_ value: LuaValue) -> (SandboxConfiguration?, [String]) {
+        guard case .table = value else { return (nil, ["the file must return a table, got \(value.typeName)"]) }
+        let report = LuaDecoder().decodeCollectingProblems(SandboxConfiguration.self, from: value)
+        var problems = report.problems.map(ConfigurationError.describe)
+            + report.unknownKeys.map { "\($0.field): unknown field" + Suggestion.didYouMean($0.key, among: $0.known) }
+        if let configuration = report.value, report.problems.isEmpty { problems += configuration.problems() }
+        return (report.value, problems)
     }
 }

@@ -46,13 +46,79 @@ public struct LuaDecoder {
         let decoded = try LuaValueDecoder(value: value, strategy: keyStrategy, codingPath: [], usage: usage).decodeValue(type)
         return (decoded, usage.unknownKeys())
     }
+
+    /// Everything ``decodeCollectingProblems(_:from:)`` found in one pass.
+    public struct Report<Value> {
+        /// The decoded value: nil when a problem left no value to give (a required field
+        /// wrong); with problems in optional fields it is there, those fields nil.
+        public var value: Value?
+        /// Every decoding problem, in the order met, each once.
+        public var problems: [DecodingError]
+        /// The fields no one read, in the tables that decoded (a table whose decoding
+        /// stopped half-way is not judged).
+        public var unknownKeys: [UnknownKey]
+    }
+
+    /// Decodes as far as the value allows and reports every problem on the way, for a
+    /// user who should see all their mistakes in one run: a wrong optional field is
+    /// reported and left nil, a wrong array element is reported after the other elements
+    /// have been checked too, and unknown fields are listed as by
+    /// ``decodeReportingUnknownKeys(_:from:)``. Never throws.
+    ///
+    /// ```swift
+    /// let report = LuaDecoder().decodeCollectingProblems(Options.self, from: ["menu_id": "x", "timout": 2])
+    /// report.problems.count      // 1: menu_id
+    /// report.unknownKeys.count   // 1: timout
+    /// ```
+    public func decodeCollectingProblems<Value: Decodable>(_ type: Value.Type, from value: LuaValue) -> Report<Value> {
+        let usage = KeyUsage(collectsProblems: true)
+        let decoded: Value?
+        do {
+            decoded = try LuaValueDecoder(value: value, strategy: keyStrategy, codingPath: [], usage: usage).decodeValue(type)
+        } catch {
+            usage.record(error)
+            decoded = nil
+        }
+        return Report(value: decoded, problems: usage.problems, unknownKeys: usage.unknownKeys())
+    }
 }
 
 /// Which string keys each decoded table had, which of them the type read, and the names
-/// it reads them by (a key is looked up by its Lua name, then by its Swift name).
+/// it reads them by (a key is looked up by its Lua name, then by its Swift name); when it
+/// collects problems, the decoding errors met and the tables whose decoding stopped.
 private final class KeyUsage {
     private var tables: [String: (present: Set<String>, read: Set<String>, names: Set<String>)] = [:]
     private var order: [String] = []
+    /// Whether a wrong field is recorded and decoding goes on where it can.
+    let collectsProblems: Bool
+    private(set) var problems: [DecodingError] = []
+    private var recorded: Set<String> = []
+    /// Tables whose type threw before reading all it would have read.
+    private var unfinished: Set<String> = []
+
+    init(collectsProblems: Bool = false) {
+        self.collectsProblems = collectsProblems
+    }
+
+    /// Keeps `error` once (an error rethrown by each enclosing level is the same problem).
+    func record(_ error: Error) {
+        guard let error = error as? DecodingError else { return }
+        let context: DecodingError.Context?
+        switch error {
+        case .keyNotFound(let key, let found): context = .init(codingPath: found.codingPath + [key], debugDescription: found.debugDescription)
+        case .typeMismatch(_, let found), .valueNotFound(_, let found), .dataCorrupted(let found): context = found
+        @unknown default: context = nil
+        }
+        let identity = (context?.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue } ?? []).joined(separator: "\u{1F}")
+            + "\u{1E}" + (context?.debugDescription ?? "\(error)")
+        if recorded.insert(identity).inserted { problems.append(error) }
+    }
+
+    /// The table at `path` stopped decoding (`finished == false`), or decoded after all
+    /// (a type that tried another shape first).
+    func decoded(_ path: String, finished: Bool) {
+        if finished { unfinished.remove(path) } else { unfinished.insert(path) }
+    }
 
     func opened(_ path: String, keys: [String]) {
         if tables[path] == nil {
@@ -68,13 +134,17 @@ private final class KeyUsage {
         tables[path]?.names.insert(name)
     }
 
+    /// Tables read as dictionaries (all their keys).
+    private(set) var dictionaries: Set<String> = []
+
     func readAll(_ path: String) {
         if let present = tables[path]?.present { tables[path]?.read.formUnion(present) }
+        dictionaries.insert(path)
     }
 
     func unknownKeys() -> [LuaDecoder.UnknownKey] {
         order.flatMap { path -> [LuaDecoder.UnknownKey] in
-            guard let table = tables[path] else { return [] }
+            guard let table = tables[path], !unfinished.contains(path) else { return [] }
             let known = table.names.sorted()
             return table.present.subtracting(table.read).sorted().map { LuaDecoder.UnknownKey(path: path, key: $0, known: known) }
         }
@@ -95,6 +165,20 @@ private struct LuaValueDecoder: Decoder {
     }
 
     func decodeValue<T: Decodable>(_ type: T.Type) throws -> T {
+        guard let usage, usage.collectsProblems, value.tableValue != nil else { return try decodeShaped(type) }
+        let path = luaPath
+        do {
+            let decoded = try decodeShaped(type)
+            usage.decoded(path, finished: true)
+            return decoded
+        } catch {
+            usage.decoded(path, finished: false)
+            throw error
+        }
+    }
+
+    /// Decodes the value as `type`, with the project's words for what was expected.
+    private func decodeShaped<T: Decodable>(_ type: T.Type) throws -> T {
         switch type {
         case is Data.Type:
             guard let data = value.dataValue else { throw mismatch(type, "string") }
@@ -182,18 +266,56 @@ private struct LuaValueDecoder: Decoder {
 
         func decodeNil(forKey key: Key) throws -> Bool { lookup(key).isNil }
 
+        /// When collecting problems, a wrong value of a dictionary is recorded and the
+        /// dictionary's other values are checked before the error goes on.
         func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
             let child = decoder(for: key)
             if child.value.isNil {
                 throw DecodingError.keyNotFound(key, .init(codingPath: codingPath,
                     debugDescription: "field '\(strategy.luaKey(for: key.stringValue))' is required"))
             }
-            return try child.decodeValue(type)
+            guard let usage, usage.collectsProblems, usage.dictionaries.contains(path) else { return try child.decodeValue(type) }
+            do {
+                return try child.decodeValue(type)
+            } catch {
+                usage.record(error)
+                for other in allKeys where other.stringValue != key.stringValue {
+                    do { _ = try decoder(for: other).decodeValue(type) } catch { usage.record(error) }
+                }
+                throw error
+            }
         }
 
-        func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? { try present(type, key) }
+        // The standard library's own versions for these types would call `decode`, which
+        // throws: each goes through `present` so that a problem is collected.
+        func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try present(type, key) }
+        func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try present(type, key) }
+        func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try present(type, key) }
+        func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? { try present(type, key) }
+        func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try present(type, key) }
+        func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try present(type, key) }
+        func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try present(type, key) }
+        func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try present(type, key) }
+        func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try present(type, key) }
+        func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try present(type, key) }
+        func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try present(type, key) }
+        func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try present(type, key) }
+        func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try present(type, key) }
+        func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try present(type, key) }
+
+        /// The value at `key`, nil when absent. When collecting problems, a wrong value is
+        /// recorded and read as absent, so the fields after it are checked too.
+        private func present<T: Decodable>(_ type: T.Type, _ key: Key) throws -> T? {
             let child = decoder(for: key)
-            return child.value.isNil ? nil : try child.decodeValue(type)
+            guard !child.value.isNil else { return nil }
+            guard let usage, usage.collectsProblems else { return try child.decodeValue(type) }
+            do {
+                return try child.decodeValue(type)
+            } catch {
+                usage.record(error)
+                return nil
+            }
         }
 
         func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
@@ -246,7 +368,21 @@ private struct LuaValueDecoder: Decoder {
             return true
         }
 
-        mutating func decode<T: Decodable>(_ type: T.Type) throws -> T { try next().decodeValue(type) }
+        /// When collecting problems, a wrong element is recorded and the elements after it
+        /// are checked before the error goes on.
+        mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
+            let element = try next()
+            guard let usage, usage.collectsProblems else { return try element.decodeValue(type) }
+            do {
+                return try element.decodeValue(type)
+            } catch {
+                usage.record(error)
+                while !isAtEnd {
+                    do { _ = try next().decodeValue(type) } catch { usage.record(error) }
+                }
+                throw error
+            }
+        }
 
         mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws
             -> KeyedDecodingContainer<NestedKey>

@@ -1,12 +1,17 @@
+import CCAISandbox
 import Foundation
 
 /// An error as a sentence for the terminal: Foundation's file errors name the file and
 /// what went wrong instead of dumping `Error Domain=NSCocoaErrorDomain Code=260 ...`.
 ///
 /// ```swift
-/// printError("error: " + ErrorText.sentence(error))   // error: no such file: 'sandbox.lua'
+/// printError(error)   // error: no such file: 'sandbox.lua'
 /// ```
 enum ErrorText {
+    /// Whether the error's text is several lines meant as such: a configuration's list of
+    /// problems, each escaped already (``ConfigurationError``).
+    static func keepsLines(_ error: Error) -> Bool { error is ConfigurationError }
+
     static func sentence(_ error: Error) -> String {
         if let cocoa = error as? CocoaError {
             let file = (cocoa.filePath ?? cocoa.url?.path).map { ": '\($0)'" } ?? ""

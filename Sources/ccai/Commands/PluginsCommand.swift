@@ -34,7 +34,7 @@ struct PluginsCommand {
         do {
             session = try await PlatformConnection().open(identity: EndUser(identifier: "plugins-check"))
         } catch {
-            printError("error: " + ErrorText.sentence(error))
+            printError(error)
             return 1
         }
         let runner = ScriptRunner(logger: StreamLogger(minimumLevel: .warn), sdk: session.sdk)

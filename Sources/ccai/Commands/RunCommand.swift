@@ -295,7 +295,7 @@ struct RunCommand {
             platform = try await connection.start()
             firstSession = try sessions.session(1, on: platform)
         } catch {
-            printError("error: " + ErrorText.sentence(error))
+            printError(error)
             return 1
         }
         // Thousands of VUs failing alike write one line each time, counted at the end.
@@ -452,7 +452,7 @@ struct RunCommand {
             failed?("setup failed: \(error.message)")
             return 1
         } catch {
-            printError("error: " + ErrorText.sentence(error))
+            printError(error)
             failed?(ErrorText.sentence(error))
             return 1
         }
@@ -495,4 +495,10 @@ struct RunCommand {
 /// `lines`, the line breaks of a traceback stay).
 func printError(_ text: String, lines: Bool = false) {
     FileHandle.standardError.write(Data((TerminalText.escaped(text, keepingNewlines: lines) + "\n").utf8))
+}
+
+/// Prints `error: ` and the error as a sentence (``ErrorText``), on several lines when
+/// it is a list of problems.
+func printError(_ error: Error) {
+    printError("error: " + ErrorText.sentence(error), lines: ErrorText.keepsLines(error))
 }

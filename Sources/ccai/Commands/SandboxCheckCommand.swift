@@ -1,4 +1,5 @@
 import CCAISandbox
+import CCAIWire
 import Foundation
 
 /// `ccai sandbox check CONFIG...`: loads each sandbox configuration as `sandbox serve`
@@ -27,7 +28,8 @@ struct SandboxCheckCommand {
                 print("ok    \(file): \(configuration.company.name), \(menus) queue(s), \(agents) agent(s), \(scripts) script(s) compiled")
             } catch let error as ConfigurationError {
                 failed += 1
-                print("FAIL  " + (error.message.hasPrefix(file) ? error.message : "\(file): \(error.message)"))
+                let escapedFile = TerminalText.escaped(file)
+                print("FAIL  " + (error.message.hasPrefix(escapedFile) ? error.message : "\(escapedFile): \(error.message)"))
             } catch {
                 failed += 1
                 print("FAIL  \(file): " + ErrorText.sentence(error))

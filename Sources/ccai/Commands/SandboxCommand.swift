@@ -82,7 +82,7 @@ struct SandboxCommand {
             sandbox = try Sandbox(configuration: configuration, dataDirectory: dataDirectory)
             try await sandbox.endChatsLeftOpen()
         } catch {
-            printError("error: " + ErrorText.sentence(error))
+            printError(error)
             return 1
         }
         let server: HTTPServer
@@ -94,7 +94,7 @@ struct SandboxCommand {
             printError("error: \(error.message)")
             return 1
         } catch {
-            printError("error: " + ErrorText.sentence(error))
+            printError(error)
             return 1
         }
         print(server.baseURL)

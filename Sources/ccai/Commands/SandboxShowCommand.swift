@@ -24,11 +24,8 @@ struct SandboxShowCommand {
             if let file { configuration = try await SandboxConfiguration.load(file: file) }
             print(ConfigurationOutline.text(configuration), terminator: "")
             return 0
-        } catch let error as ConfigurationError {
-            printError("error: " + error.message)
-            return 1
         } catch {
-            printError("error: " + ErrorText.sentence(error))
+            printError(error)
             return 1
         }
     }
