@@ -1,4 +1,6 @@
 @testable import CCAIScripting
+import CCAIWire
+import Foundation
 import LuaRuntime
 import Testing
 
@@ -53,5 +55,46 @@ func stubFields(of className: String, in stubs: String) -> [String] {
         #expect(stubs.contains("---@param text string\nfunction ccai.Agent.send(text) end"))
         #expect(stubs.hasSuffix("---@class ccai.AgentSession: ccai.Chat\n"))
         _ = try LuaState.evaluate("ccai = {}\n" + stubs, chunkName: "=agent.lua")  // ccai.lua declares ccai
+    }
+}
+
+/// Issue 20, item 9: the result and event classes are made from the CCAIWire models.
+@Suite struct ResultClassesTests {
+    @Test func aMessageClassHasEveryFieldOfTheModel() throws {
+        let stubs = TypeStubs.stubs(CCAIModule.documented)
+        for field in ["---@field form ccai.CustomForm?", "---@field web_form ccai.WebForm?", "---@field screen_share ccai.ScreenShare?",
+                      #"---@field type "text"|"media"|"form"|"web_form"|"form_complete"|"screen_share"|"noti""#] {
+            #expect(stubs.contains(field), "\(field)")
+        }
+    }
+
+    @Test func everyKeyTheBindingsWriteIsInItsClass() throws {
+        #expect(try ResultClasses.unlistedFields() == [])
+    }
+
+    @Test func everyClassNamedInTheStubsIsDeclared() throws {
+        let stubs = TypeStubs.stubs(CCAIModule.documented) + TypeStubs.pluginStubs
+        let declared = Set(stubs.split(separator: "\n").compactMap { line -> String? in
+            guard line.hasPrefix("---@class ") else { return nil }
+            return line.dropFirst("---@class ".count).split(separator: ":").first.map { $0.trimmingCharacters(in: .whitespaces) }
+        })
+        let used = Set(stubs.matches(of: try Regex("ccai\\.[A-Z][A-Za-z]+")).map { String(stubs[$0.range]) })
+        #expect(used.subtracting(declared).isEmpty, "used but not declared: \(used.subtracting(declared).sorted())")
+    }
+
+    @Test func everyEventHasItsValueDescribed() throws {
+        let events = try EventPayloads.all()
+        for (module, names) in EventPayloads.namesByModule {
+            #expect(Set(events.filter { $0.module == module }.map(\.name)) == names, "\(module)")
+        }
+        #expect(events.first { $0.name == "messages_received" }?.payload.luaType == "ccai.ChatMessage[]")
+    }
+
+    @Test func aWordANewerPlatformSendsIsKeptAsItCame() throws {
+        let message = try JSONDecoder().decode(ChatMessage.self, from: Data(
+            #"{"id":1,"chat_id":2,"sequence":1,"sender":{"type":"supervisor"},"type":"voice_note","created_at":0}"#.utf8))
+        #expect(message.type.rawValue == "voice_note" && message.type.meaning == nil && message.sender.type == "supervisor")
+        #expect(String(decoding: try JSONEncoder().encode(message.type), as: UTF8.self) == #""voice_note""#)
+        #expect(ChatMessageType.allCases.allSatisfy { $0.meaning != nil })
     }
 }

@@ -238,7 +238,7 @@ import Testing
         #expect(output.status == 0, "\(output.stderr)")
         let committed = CLI.root.appendingPathComponent("docs/reference")
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
-        #expect(names == ["README.md", "agents.md", "built-in-company.md", "lua-api.md", "plugins.md", "sandbox-configuration.md"])
+        #expect(names == ["README.md", "agents.md", "built-in-company.md", "events.md", "lua-api.md", "plugins.md", "sandbox-configuration.md"])
         #expect(try FileManager.default.contentsOfDirectory(atPath: committed.path).sorted() == names)
         for name in names {
             let generated = try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)

@@ -48,7 +48,7 @@ struct AgentActions: Sendable {
     var member: ChatMember { ChatMember(type: kind.rawValue, name: name) }
 
     /// This agent as the sender of messages.
-    var sender: ChatMessageSender { ChatMessageSender(type: kind.rawValue, name: name) }
+    var sender: ChatMessageSender { ChatMessageSender(type: ChatSenderType(rawValue: kind.rawValue), name: name) }
 
     /// `member_event` for this agent (`joined`, `left`).
     func publishMember(_ change: ChatMemberPayload.Change) async throws {

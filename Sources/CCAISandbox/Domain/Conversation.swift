@@ -19,7 +19,7 @@ struct Conversation: Sendable {
     /// A message to post: who sends it, its type and content, and what it points to.
     struct Message: Sendable {
         var sender: ChatMessageSender
-        var type: String
+        var type: ChatMessageType
         var text: String? = nil
         var event: String? = nil
         var media: ChatMedia? = nil

@@ -129,7 +129,7 @@ struct ScreenShares: Sendable {
         guard let chat = try await store.chat(id: chatID, endUserID: endUserID), chat.isInProgress else {
             throw HTTPError.chatEnded(chatID)
         }
-        let agent = sender.name ?? sender.type
+        let agent = sender.name ?? sender.type.rawValue
         guard chat.isSupportingScreenShare else {
             log("sandbox: agent \(agent) asked chat \(chat.id) for a screen share, but its app cannot share (is_screen_shareable)")
             return nil

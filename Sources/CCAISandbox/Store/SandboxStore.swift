@@ -290,7 +290,7 @@ actor SandboxStore {
                                 postSessionOptInRequired: postSessionRequired ? row[12].integerValue == 1 : nil,
                                 postSessionTransferStatus: row[13].textValue.flatMap(PostSessionTransferStatus.init(rawValue:)),
                                 redactionEnabled: row[4].integerValue == 1, createdAt: created, endedAt: ended,
-                                endedBy: row[7].textValue, isSupportingScreenShare: row[10].integerValue == 1)
+                                endedBy: row[7].textValue.map(ChatEndedBy.init(rawValue:)), isSupportingScreenShare: row[10].integerValue == 1)
         }
     }
 
@@ -343,7 +343,7 @@ actor SandboxStore {
 
     /// Stores a message at the end of the chat. A message whose `clientMessageID` the chat
     /// already has is not stored again: the stored one comes back with `isNew` false.
-    func addMessage(chatID: Int, sender: ChatMessageSender, type: String, text: String?, event: String?,
+    func addMessage(chatID: Int, sender: ChatMessageSender, type: ChatMessageType, text: String?, event: String?,
                     media: ChatMedia? = nil, smartActionID: Int? = nil, form: CustomForm? = nil, webForm: WebFormRequest? = nil,
                     screenShare: ScreenShareResponse? = nil, clientMessageID: String?, now: Date,
                     redactedText: String? = nil) throws
@@ -357,8 +357,8 @@ actor SandboxStore {
                                            [.integer(Int64(chatID))]).first?.first?.integerValue) ?? 1
             try database.run(
                 "INSERT INTO messages (chat_id, sequence, client_message_id, sender_type, sender_name, type, text, event, media_id, smart_action_id, form, web_form, screen_share, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [.integer(Int64(chatID)), .integer(next), clientMessageID.map { .text($0) } ?? .null, .text(sender.type),
-                 sender.name.map { .text($0) } ?? .null, .text(type), text.map { .text($0) } ?? .null,
+                [.integer(Int64(chatID)), .integer(next), clientMessageID.map { .text($0) } ?? .null, .text(sender.type.rawValue),
+                 sender.name.map { .text($0) } ?? .null, .text(type.rawValue), text.map { .text($0) } ?? .null,
                  event.map { .text($0) } ?? .null, media.map { .integer(Int64($0.id)) } ?? .null,
                  smartActionID.map { .integer(Int64($0)) } ?? .null, try Self.json(form), try Self.json(webForm),
                  try Self.json(screenShare), .real(now.timeIntervalSince1970)])
@@ -411,7 +411,8 @@ actor SandboxStore {
                 media = ChatMedia(id: Int(mediaID), type: kind, name: row[13].textValue, mimeType: mimeType, size: Int(size))
             }
             return ChatMessage(id: Int(id), chatId: Int(chat), sequence: Int(sequence), clientMessageId: row[3].textValue,
-                               sender: ChatMessageSender(type: senderType, name: row[5].textValue), type: type,
+                               sender: ChatMessageSender(type: ChatSenderType(rawValue: senderType), name: row[5].textValue),
+                               type: ChatMessageType(rawValue: type),
                                text: row[7].textValue, event: row[8].textValue, media: media,
                                smartActionId: row[10].integerValue.map { Int($0) },
                                form: row[16].textValue.flatMap { try? JSONDecoder().decode(CustomForm.self, from: Data($0.utf8)) },

@@ -14,7 +14,7 @@ import LuaRuntime
 enum FormBindings {
     static func install(into chat: inout LuaModule, _ ccai: CCAI) {
         chat.function("get_custom_form_details", LuaSignature("A custom form's definition: title and questions (type, text, required, options).",
-                                                             parameters: ["form: { id: integer }"], returns: ["table"])) { call in
+                                                             parameters: ["form: { id: integer }"], returns: ["ccai.CustomFormDetails"])) { call in
             let form: CustomForm = try decode(call, "form", "a form table { id = ... } (message.form) expected")
             let service = try ChatBindings.requireChat(ccai, call)
             return try SDKBindings.sdk(call) { try await service.getCustomFormDetails(form) }

@@ -153,5 +153,5 @@ final class SDKMetricsRecorder: @unchecked Sendable {
     }
 
     /// Whether a message from `sender` answers the customer: an agent's or a virtual agent's.
-    private static func answers(_ sender: String) -> Bool { sender == "agent" || sender == "virtual_agent" }
+    private static func answers(_ sender: ChatSenderType) -> Bool { sender == .agent || sender == .virtualAgent }
 }

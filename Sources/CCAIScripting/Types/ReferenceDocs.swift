@@ -1,4 +1,5 @@
 import CCAIKit
+import CCAIWire
 import Foundation
 import LuaRuntime
 
@@ -19,7 +20,7 @@ public enum ReferenceDocs {
                              builtInCompany: String? = nil) -> [String: String]
     {
         let module = CCAIModule.documented
-        var files = ["lua-api.md": luaAPI(module), "plugins.md": plugins(), "README.md": index]
+        var files = ["lua-api.md": luaAPI(module), "plugins.md": plugins(), "events.md": events(), "README.md": index]
         if let agent { files["agents.md"] = agents(agent.module, session: agent.session) }
         if let configuration { files["sandbox-configuration.md"] = sandboxConfiguration(configuration) }
         if let builtInCompany { files["built-in-company.md"] = builtIn(builtInCompany) }
@@ -51,6 +52,8 @@ public enum ReferenceDocs {
         Generated from the code, so it says what the code does:
 
         - [lua-api.md](lua-api.md): every function of the `ccai` module and its events.
+        - [events.md](events.md): what each event carries, every message `type` and sender,
+          and the fields of every result (`ccai.Chat`, `ccai.ChatMessage`, ...).
         - [plugins.md](plugins.md): the plugin spec and the `ctx` of each hook.
         - [agents.md](agents.md): the `agent` table and `session` of sandbox agent scripts, and
           the globals they have.
@@ -101,7 +104,44 @@ public enum ReferenceDocs {
                     + events.sorted().map { "`\($0)`" }.joined(separator: ", ") + ".\n"
             }
         }
-        text += "\nThe values each event carries are in [../lua-runtime.md](../lua-runtime.md#events).\n"
+        text += "\nThe values each event carries, and the fields of the results, are in [events.md](events.md).\n"
+        return text
+    }
+
+    // MARK: - Events and results
+
+    /// Every event's payload, the vocabulary of messages, and the result classes, all
+    /// from the models (``EventPayloads``, ``ResultClasses``).
+    static func events() -> String {
+        var text = header + """
+            # Events and results
+
+            What `on(name, handler)` hands the handler and `wait_for(name, options)` returns,
+            for each event; then the words of a chat message, and the fields of every result.
+            Made from the SDK's models, as the stubs of `ccai types` are.
+
+            | module | event | value | what it means |
+            | --- | --- | --- | --- |
+
+            """
+        let stubs: [String]
+        do {
+            for event in try EventPayloads.all() {
+                text += "| `\(event.module)` | `\(event.name)` | `\(cell(event.payload.luaType))` | \(cell(event.meaning)) |\n"
+            }
+            stubs = try ResultClasses.stubLines()
+        } catch {
+            preconditionFailure("a model cannot be described for the reference: \(error)")
+        }
+        func vocabulary<Word: Vocabulary>(_ title: String, _ field: String, _ word: Word.Type) -> String {
+            "\n## \(title)\n\n| `\(field)` | what it means |\n| --- | --- |\n"
+                + Word.allCases.map { "| `\($0.rawValue)` | \(cell($0.meaning ?? "")) |\n" }.joined()
+        }
+        text += vocabulary("Message types", "message.type", ChatMessageType.self)
+        text += vocabulary("Senders", "message.sender.type", ChatSenderType.self)
+        text += vocabulary("Who ended a chat", "chat.ended_by", ChatEndedBy.self)
+        text += "\nA platform newer than this SDK may send a word not listed here: it comes through as it is.\n"
+        text += "\n## Results\n" + table(of: classes(in: stubs.joined(separator: "\n")))
         return text
     }
 

@@ -75,7 +75,7 @@ public struct ChatResponse: Codable, Equatable, Sendable {
     public var createdAt: Double
     public var endedAt: Double?
     /// `end_user`, `agent`, `timeout` or `restart` (the sandbox restarted).
-    public var endedBy: String?
+    public var endedBy: ChatEndedBy?
     /// Whether the app started the chat able to share its screen (`isScreenShareable`).
     public var isSupportingScreenShare: Bool
 
@@ -96,7 +96,7 @@ public struct ChatResponse: Codable, Equatable, Sendable {
     public init(id: Int, status: ChatStatus, menuId: Int, lang: String, agent: ChatAgent? = nil,
                 virtualAgent: ChatAgent? = nil, postSessionRequired: Bool = false, postSessionOptInRequired: Bool? = nil,
                 postSessionTransferStatus: PostSessionTransferStatus? = nil, redactionEnabled: Bool = false,
-                createdAt: Double, endedAt: Double? = nil, endedBy: String? = nil, isSupportingScreenShare: Bool = false) {
+                createdAt: Double, endedAt: Double? = nil, endedBy: ChatEndedBy? = nil, isSupportingScreenShare: Bool = false) {
         self.postSessionOptInRequired = postSessionOptInRequired
         self.postSessionTransferStatus = postSessionTransferStatus
         self.id = id
@@ -128,7 +128,7 @@ public struct ChatResponse: Codable, Equatable, Sendable {
         redactionEnabled = try container.decode(Bool.self, forKey: .redactionEnabled)
         createdAt = try container.decode(Double.self, forKey: .createdAt)
         endedAt = try container.decodeIfPresent(Double.self, forKey: .endedAt)
-        endedBy = try container.decodeIfPresent(String.self, forKey: .endedBy)
+        endedBy = try container.decodeIfPresent(ChatEndedBy.self, forKey: .endedBy)
         isSupportingScreenShare = try container.decodeIfPresent(Bool.self, forKey: .isSupportingScreenShare) ?? false
     }
 
@@ -137,11 +137,10 @@ public struct ChatResponse: Codable, Equatable, Sendable {
 
 /// Who wrote a chat message.
 public struct ChatMessageSender: Codable, Equatable, Sendable {
-    /// `end_user`, `agent`, `virtual_agent` or `system`.
-    public var type: String
+    public var type: ChatSenderType
     public var name: String?
 
-    public init(type: String, name: String? = nil) {
+    public init(type: ChatSenderType, name: String? = nil) {
         self.type = type
         self.name = name
     }
@@ -155,10 +154,7 @@ public struct ChatMessage: Codable, Equatable, Sendable {
     public var sequence: Int
     public var clientMessageId: String?
     public var sender: ChatMessageSender
-    /// `text`, `media` (a file), `form` and `web_form` (an agent's form), `form_complete`
-    /// (the end user's web form outcome), `screen_share` (a screen share event) or `noti`
-    /// (a notification such as `chatEnded`).
-    public var type: String
+    public var type: ChatMessageType
     public var text: String?
     /// For notifications: the event (`memberJoined`, `chatEnded`, ...).
     public var event: String?
@@ -185,7 +181,7 @@ public struct ChatMessage: Codable, Equatable, Sendable {
     }
 
     public init(id: Int, chatId: Int, sequence: Int, clientMessageId: String? = nil, sender: ChatMessageSender,
-                type: String = "text", text: String? = nil, event: String? = nil, media: ChatMedia? = nil,
+                type: ChatMessageType = .text, text: String? = nil, event: String? = nil, media: ChatMedia? = nil,
                 smartActionId: Int? = nil, form: CustomForm? = nil, webForm: WebFormRequest? = nil,
                 screenShare: ScreenShareResponse? = nil, createdAt: Double) {
         self.id = id

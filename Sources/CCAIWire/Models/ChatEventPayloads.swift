@@ -34,7 +34,7 @@ public struct ChatTypingPayload: Codable, Equatable, Sendable {
 
 /// The data of a `member_event`: a member `joined` or `left` the chat.
 public struct ChatMemberPayload: Codable, Equatable, Sendable {
-    public enum Change: String, Codable, Sendable {
+    public enum Change: String, Codable, Sendable, CaseIterable {
         case joined, left
     }
 

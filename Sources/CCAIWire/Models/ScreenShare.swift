@@ -12,13 +12,13 @@ public enum ScreenShareServiceState: String, Codable, Hashable, Sendable, CaseIt
 }
 
 /// Who asked for a screen share.
-public enum ScreenShareInitiator: String, Codable, Hashable, Sendable {
+public enum ScreenShareInitiator: String, Codable, Hashable, Sendable, CaseIterable {
     case agent
     case endUser = "end_user"
 }
 
 /// What the agent asks the end user to consent to (seed 002's request publisher).
-public enum ScreenShareRequestType: String, Codable, Hashable, Sendable {
+public enum ScreenShareRequestType: String, Codable, Hashable, Sendable, CaseIterable {
     /// Start sharing the screen (asked when the end user initiated the share).
     case session
     /// Let the agent control the app.

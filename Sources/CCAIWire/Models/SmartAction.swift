@@ -32,7 +32,7 @@ public enum SmartActionStatus: String, Codable, Hashable, Sendable, CaseIterable
 /// Which session a smart action (or a screen share) belongs to (seed 003's
 /// `CommunicationRouter(id: chatId, type: .chat)`).
 public struct CommunicationRouter: Codable, Hashable, Sendable {
-    public enum CommunicationType: String, Codable, Hashable, Sendable {
+    public enum CommunicationType: String, Codable, Hashable, Sendable, CaseIterable {
         case chat
         case call
     }

@@ -86,7 +86,7 @@ public struct FormCompletePayload: Codable, Equatable, Sendable {
 }
 
 public struct FormCompleteData: Codable, Equatable, Sendable {
-    public enum Status: String, Codable, Equatable, Sendable {
+    public enum Status: String, Codable, Equatable, Sendable, CaseIterable {
         case success
         case failure
     }

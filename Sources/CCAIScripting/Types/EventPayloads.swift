@@ -1,0 +1,61 @@
+import CCAIKit
+import CCAIWire
+import LuaRuntime
+
+/// What each event a script can wait for carries (``EventBridge`` makes the values), as
+/// shapes found from the models where a model is sent and written here where the bridge
+/// makes the value itself: the stubs' `on`/`wait_for` overloads and the reference's events
+/// page are made from this one list.
+///
+/// ```swift
+/// for event in try EventPayloads.all() { print(event.module, event.name, event.payload.luaType) }
+/// ```
+enum EventPayloads {
+    struct Event {
+        /// The emitter's module: `ccai.chat`.
+        var module: String
+        var name: String
+        var payload: LuaShape
+        /// What it means, from the seeds.
+        var meaning: String
+    }
+
+    /// Every event, by module then in the order of its module's list.
+    static func all() throws -> [Event] {
+        let schema = ResultClasses.schema
+        func model<Model: Decodable>(_ type: Model.Type) throws -> LuaShape {
+            if let name = schema.classNames[ObjectIdentifier(type)] { return .named(name) }
+            return try schema.shape(of: type)
+        }
+        let chat: [(ChatServiceEvent.Name, LuaShape, String)] = [
+            (.messagesReceived, .list(try model(ChatMessage.self)),
+             "incoming messages, from agents, virtual agents and the system (seed 000); the end user's own are what send_message returns"),
+            (.typingEvent, .literals(["started", "ended"]), "an agent started or stopped typing"),
+            (.memberEvent, .object([.init(name: "type", shape: .literals(["joined", "left"]), isOptional: false),
+                                    .init(name: "identity", shape: .string, isOptional: true)]),
+             "a member joined or left the chat (transfers and disconnects included); identity is the member's name"),
+            (.stateChanged, .union([.literals(["connecting", "connected", "disconnected"]),
+                                    .object([.init(name: "type", shape: .literals(["error"]), isOptional: false),
+                                             .init(name: "message", shape: .string, isOptional: false)])]),
+             "the chat provider's connection to the platform (not the chat's status); a new subscriber gets the current state first"),
+            (.chatReceived, .union([try model(ChatResponse.self), .named("nil")]),
+             "the chat changed: status, agent, post-session; nil when there is no chat"),
+            (.coldTransfer, try model(ColdTransfer.self), "an agent transferred the chat to another queue"),
+            (.networkConnectivityChanged, .boolean, "the event stream was lost (false) or is back (true)"),
+        ]
+        var events = chat.map { Event(module: "ccai.chat", name: $0.0.rawValue, payload: $0.1, meaning: $0.2) }
+        events.append(Event(module: "ccai.smart_action", name: "requested", payload: try model(SmartAction.self),
+                            meaning: "an agent asked for a smart action (a plugin's smart_actions hook answers it first)"))
+        events.append(Event(module: "ccai.screen_share", name: "state", payload: try model(ScreenShareServiceState.self),
+                            meaning: "the screen share service's state changed"))
+        events.append(Event(module: "ccai.screen_share", name: "request", payload: try model(ScreenShareRequestType.self),
+                            meaning: "the agent asks the end user's consent: to share the screen (session) or to control the app"))
+        return events
+    }
+
+    /// The events of each module by name, as the emitters accept them.
+    static var namesByModule: [String: Set<String>] {
+        ["ccai.chat": ChatBindings.eventNames, "ccai.smart_action": SmartActionBindings.eventNames,
+         "ccai.screen_share": ScreenShareBindings.eventNames]
+    }
+}

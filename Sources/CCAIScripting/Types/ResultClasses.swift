@@ -1,0 +1,110 @@
+import CCAIKit
+import CCAIWire
+import LuaRuntime
+
+/// The LuaLS classes of what functions return and events carry, generated from the
+/// CCAIWire models that the bindings encode (``LuaSchema``), so a field added to a model is
+/// in the stubs and the reference without anyone remembering it.
+///
+/// ```swift
+/// let lines = try ResultClasses.stubLines()   // ["---@class ccai.ChatMessage", "---@field id integer", ...]
+/// ```
+enum ResultClasses {
+    /// One class: its name, the model it is made of, a note per field where the model's
+    /// name does not say enough, and what the bindings add to the model's fields.
+    struct Entry {
+        let name: String
+        let type: ObjectIdentifier
+        let shape: (LuaSchema) throws -> LuaShape
+        /// The keys a script sees of a full value, as the bindings encode it.
+        let encodedKeys: (LuaSchema) throws -> [String]
+        var notes: [String: String] = [:]
+        /// Fields or methods the bindings add, as LuaLS lines.
+        var added: [String] = []
+        /// The names of the added fields, for the check that the stubs list all the encoder writes.
+        var addedFields: [String] = []
+
+        init<Model: Codable>(_ name: String, _ model: Model.Type, notes: [String: String] = [:], added: [String] = [],
+                               addedFields: [String] = []) {
+            self.name = name
+            type = ObjectIdentifier(model)
+            shape = { try $0.shape(of: Model.self) }
+            encodedKeys = { schema in
+                (try LuaEncoder().encode(try schema.sample(of: Model.self))).tableValue?.fields.keys.compactMap(\.stringValue) ?? []
+            }
+            self.notes = notes
+            self.added = added
+            self.addedFields = addedFields
+        }
+    }
+
+    static let entries: [Entry] = [
+        Entry("ccai.EndUser", EndUser.self, added: [#"---@field display_name string name, else email, else identifier, else "Customer""#],
+              addedFields: ["display_name"]),
+        Entry("ccai.CompanyResponse", CompanyResponse.self),
+        Entry("ccai.Chat", ChatResponse.self, notes: ["created_at": "Unix seconds", "ended_at": "Unix seconds"]),
+        Entry("ccai.ChatAgent", ChatAgent.self),
+        Entry("ccai.ChatMessage", ChatMessage.self,
+              notes: ["type": "what the message carries (the reference's events page lists them)",
+                      "event": "for noti and screen_share messages: which event", "created_at": "Unix seconds"]),
+        Entry("ccai.ChatSender", ChatMessageSender.self),
+        Entry("ccai.ChatMedia", ChatMedia.self, notes: ["size": "bytes"]),
+        Entry("ccai.CustomForm", CustomForm.self),
+        Entry("ccai.CustomFormDetails", CustomFormDetailsResponse.self),
+        Entry("ccai.CustomFormQuestion", CustomFormQuestion.self),
+        Entry("ccai.CustomFormQuestionOption", CustomFormQuestionOption.self),
+        Entry("ccai.WebForm", WebFormRequest.self),
+        Entry("ccai.ScreenShare", ScreenShareResponse.self),
+        Entry("ccai.ColdTransfer", ColdTransfer.self),
+        Entry("ccai.SmartAction", SmartAction.self),
+        Entry("ccai.SmartActionResult", SmartActionResult.self),
+        Entry("ccai.PostSessionFlow", PostSessionFlow.self, notes: ["communication_type": "\"chats\" (\"calls\" once calls exist)"]),
+        Entry("ccai.Survey", Survey.self),
+        Entry("ccai.SurveyQuestion", SurveyQuestion.self),
+        Entry("ccai.WaitTimes", WaitTimes.self, notes: ["chat": "seconds", "voice_call": "seconds"]),
+        Entry("ccai.QueueMenu", QueueMenu.self,
+              added: ["local QueueMenu = {}", "---@return ccai.ChannelType[]", "function QueueMenu:get_enabled_channels() end"]),
+        Entry("ccai.QueueMenuChannels", Channels.self),
+        Entry("ccai.QueueMenuSetting", QueueMenuSetting.self),
+        Entry("ccai.QueueMenuDeflection", QueueMenuDeflection.self),
+        Entry("ccai.QueueMenuRedirection", QueueMenuRedirection.self),
+    ]
+
+    /// The schema that names these classes. Given, not found: JSON values (custom data)
+    /// are `any`, and an option reads a plain string too but is always written as a table.
+    static var schema: LuaSchema {
+        LuaSchema(classNames: Dictionary(uniqueKeysWithValues: entries.map { ($0.type, $0.name) }),
+                  givenShapes: [ObjectIdentifier(JSONValue.self): .any,
+                                ObjectIdentifier(CustomFormQuestionOption.self): .object([
+                                    .init(name: "value", shape: .string, isOptional: false),
+                                    .init(name: "label", shape: .string, isOptional: true)])])
+    }
+
+    /// The fields of a class as the bindings encode them.
+    static func fields(of entry: Entry) throws -> [LuaShape.Field] {
+        guard case .object(let fields) = try entry.shape(schema) else { return [] }
+        return fields
+    }
+
+    /// `class.field` for every key the bindings write that its class does not list
+    /// (generated or added): what a model writes but never reads must be added by hand.
+    static func unlistedFields() throws -> [String] {
+        try entries.flatMap { entry -> [String] in
+            let listed = Set(try fields(of: entry).map(\.name) + entry.addedFields)
+            return try entry.encodedKeys(schema).filter { !listed.contains($0) }.sorted().map { "\(entry.name).\($0)" }
+        }
+    }
+
+    /// Every class as LuaLS lines, a blank line after each.
+    static func stubLines() throws -> [String] {
+        var lines: [String] = []
+        for entry in entries {
+            lines.append("---@class \(entry.name)")
+            for field in try fields(of: entry) {
+                lines.append("---@field \(field.name) \(field.luaType)" + (entry.notes[field.name].map { " " + $0 } ?? ""))
+            }
+            lines += entry.added + [""]
+        }
+        return lines
+    }
+}
