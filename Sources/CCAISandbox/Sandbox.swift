@@ -194,22 +194,34 @@ public final class Sandbox: Sendable {
         return ended
     }
 
-    /// Ends the chats an earlier run of the sandbox left open (`--data`): their agents and
-    /// scripts went with that run, so each gets a system message saying so, ends with
-    /// `ended_by = "restart"` and a `chat_received`; one log line counts them. `ccai sandbox
-    /// serve` does it before it serves. Returns the chats.
+    /// Resumes what an earlier run of the sandbox (`--data`) left under way, as a platform
+    /// node that crashed and came back would: every chat in progress goes back to its
+    /// queue and an agent takes it again (a script starts anew with `session.resumed ==
+    /// true` and the chat's `session.messages`; a chat that had a human, or was escalated,
+    /// goes to a human), and every post-session virtual agent of a `ready` phase talks
+    /// again. The end user's app sees `chat_received` (queued, then taken) and keeps its
+    /// chat; messages its SDK retried through the outage are stored once by their client
+    /// id. `ccai sandbox serve` does it before it serves; one log line counts them.
     @discardableResult
-    public func endChatsLeftOpen() async throws -> [ChatResponse] {
-        var ended: [ChatResponse] = []
+    public func resumeChatsLeftOpen() async throws -> (chats: [ChatResponse], postSessions: [ChatResponse]) {
+        var resumed: [ChatResponse] = []
         for open in try await chats.inProgress() {
-            try await conversation.post(.notification("The sandbox restarted; this conversation has ended.", event: "chatEnded"),
-                                        in: open.id, endUserID: open.endUserID)
-            guard let chat = try await lifecycle.end(open.id, endUserID: open.endUserID, by: .restart) else { continue }
-            ended.append(chat)
+            guard let (chat, toHuman) = try await lifecycle.requeue(open.id, endUserID: open.endUserID) else { continue }
+            await agentDesk.chatResumed(chat, endUserID: open.endUserID, toHuman: toHuman)
+            resumed.append(chat)
         }
-        if !ended.isEmpty {
-            log("sandbox: ended \(ended.count) chat(s) left open by the previous run: " + ended.map { String($0.id) }.joined(separator: ", "))
+        var talking: [ChatResponse] = []
+        for (chat, endUserID) in try await store.chatsInReadyPostSession() {
+            guard let id = try await postSessions.virtualAgent(of: chat) else { continue }
+            await agentDesk.startPostSession(chat, virtualAgentID: id, endUserID: endUserID, resumed: true)
+            talking.append(chat)
         }
-        return ended
+        if !resumed.isEmpty || !talking.isEmpty {
+            log("sandbox: resumed \(resumed.count) chat(s) left open by the previous run"
+                + (resumed.isEmpty ? "" : " (" + resumed.map { String($0.id) }.joined(separator: ", ") + ", back in their queues)")
+                + (talking.isEmpty ? "" : " and \(talking.count) post-session virtual agent(s) ("
+                    + talking.map { String($0.id) }.joined(separator: ", ") + ")"))
+        }
+        return (resumed, talking)
     }
 }

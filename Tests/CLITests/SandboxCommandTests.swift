@@ -11,12 +11,14 @@ import Testing
         let url: String
 
         /// Starts the server and reads the URL it prints (on a thread of its own).
-        static func start(_ arguments: [String], capturingErrors: Bool = false) async throws -> Server {
-            try await offThePool { try Server(arguments, capturingErrors: capturingErrors) }
+        static func start(_ arguments: [String], listen: String = "127.0.0.1:0", capturingErrors: Bool = false) async throws
+            -> Server
+        {
+            try await offThePool { try Server(arguments, listen: listen, capturingErrors: capturingErrors) }
         }
 
-        private init(_ arguments: [String], capturingErrors: Bool) throws {
-            process = try ChildProcess(CLI.binary.path, ["sandbox", "serve", "--listen", "127.0.0.1:0"] + arguments,
+        private init(_ arguments: [String], listen: String, capturingErrors: Bool) throws {
+            process = try ChildProcess(CLI.binary.path, ["sandbox", "serve", "--listen", listen] + arguments,
                                        output: .pipe, errors: capturingErrors ? .pipe : .null)
             var line = Data()
             while let byte = try process.standardOutput?.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
@@ -47,6 +49,12 @@ import Testing
         func terminate() {
             process.terminate()
             process.wait()
+        }
+
+        /// Kills the server at once (`SIGKILL`: no cleanup, as a crash) and waits for it.
+        func crash() async throws {
+            process.terminate(signal: SIGKILL)
+            _ = try await offThePool { self.process.wait() }
         }
 
         /// Sends SIGTERM and returns the exit status.
@@ -161,6 +169,40 @@ import Testing
         #expect(try await curl(["-H", "Authorization: Bearer \(token)", "\(server.url)/admin/ratings"]) == #"{"ratings":[],"surveys":[]}"#)
         #expect(try await curl(["-H", "Authorization: Bearer nope", "\(server.url)/admin/ratings"]).contains("not this sandbox's"))
         #expect(try await server.stop() == 0)
+    }
+
+    /// Issue 20: the admin token survives restarts, kept under `--data` (mode 0600), or
+    /// read from `--admin-token-file`.
+    @Test func theAdminTokenSurvivesRestarts() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("token-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let first = try await Server.start(["--data", data], capturingErrors: true)
+        let line = try #require(try await first.errorLine(containing: "admin token"))
+        #expect(line.hasSuffix("(kept in \(data)/admin-token for later runs)"), "\(line)")
+        #expect(try await first.stop() == 0)
+        let kept = "\(data)/admin-token"
+        let token = try String(contentsOfFile: kept, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try FileManager.default.attributesOfItem(atPath: kept)[.posixPermissions] as? Int == 0o600)
+        #expect(line.contains(token))
+
+        let second = try await Server.start(["--data", data], capturingErrors: true)
+        let again = try #require(try await second.errorLine(containing: "admin token"))
+        #expect(again.hasSuffix("kept in \(kept)") && !again.contains(token), "the secret is not printed again: \(again)")
+        #expect(try await curl(["-H", "Authorization: Bearer \(token)", "\(second.url)/admin/ratings"]) == #"{"ratings":[],"surveys":[]}"#)
+        #expect(try await second.stop() == 0)
+
+        let file = "\(data)/given-token"
+        try "operator-token-1\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let given = try await Server.start(["--data", data, "--admin-token-file", file], capturingErrors: true)
+        #expect(try await given.errorLine(containing: "admin token")?.hasSuffix("read from \(file)") == true)
+        #expect(try await curl(["-H", "Authorization: Bearer operator-token-1", "\(given.url)/admin/ratings"]).contains("ratings"))
+        #expect(try await given.stop() == 0)
+
+        let missing = try await CLI.run(["sandbox", "serve", "--listen", "127.0.0.1:0", "--admin-token-file", "/no/such-token"])
+        #expect(missing.status == 2 && missing.stderr.contains("--admin-token-file: cannot read '/no/such-token'"), "\(missing.stderr)")
+        try "\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let empty = try await CLI.run(["sandbox", "serve", "--listen", "127.0.0.1:0", "--admin-token-file", file], timeout: 20)
+        #expect(empty.status == 1 && empty.stderr.contains("the admin token file '\(file)' is empty"), "\(empty.stderr)")
     }
 
     @Test func usesAConfigurationFile() async throws {

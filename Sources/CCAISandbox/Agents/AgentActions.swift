@@ -77,6 +77,14 @@ struct AgentActions: Sendable {
         return (outcome, try await smartActions.media(of: outcome))
     }
 
+    /// The chat's first messages (at most ``historyLimit``), as agents see them.
+    func history(of chat: ChatResponse) async throws -> [ChatMessage] {
+        try await environment.conversation.agentView(of: chat, first: Self.historyLimit)
+    }
+
+    /// How many messages a script's `session.messages` holds at most (a state has 16 MB).
+    static let historyLimit = 500
+
     /// The chat's smart actions so far.
     func smartActions() async throws -> [SmartAction] {
         try await environment.smartActions.all(ofChat: chatID)

@@ -27,19 +27,30 @@ actor AgentDesk {
 
     /// A chat was queued: its virtual agent, or else its human agent, takes it. A script
     /// gets the session's data as the chat keeps it (``Chats/sessionData(_:)``).
-    func chatQueued(_ chat: ChatResponse, endUserID: Int) async {
+    /// A chat an earlier run left in progress, back in its queue: a human takes it when
+    /// one had it or it was escalated, else it is queued as new; a script gets
+    /// `session.resumed == true`.
+    func chatResumed(_ chat: ChatResponse, endUserID: Int, toHuman: Bool) async {
+        if toHuman {
+            humanTakes(chat, endUserID: endUserID, resumed: true)
+        } else {
+            await chatQueued(chat, endUserID: endUserID, resumed: true)
+        }
+    }
+
+    func chatQueued(_ chat: ChatResponse, endUserID: Int, resumed: Bool = false) async {
         if let found = environment.queues.virtualAgent(forMenu: chat.menuId) {
             let (id, virtualAgent) = (found.id, found.configuration)
             let actions = agentActions(chat.id, endUserID: endUserID, name: virtualAgent.name ?? id, kind: .virtual)
             let escalate = escalation(chatID: chat.id, endUserID: endUserID)
             if let script = virtualScripts[id] {
                 let mailbox = AgentMailbox(clock: environment.clock)
-                run(ScriptedAgent(actions: actions, script: script, mailbox: mailbox, escalate: escalate), chat)
+                run(ScriptedAgent(actions: actions, script: script, mailbox: mailbox, escalate: escalate, resumed: resumed), chat)
             } else {
                 Task { try? await VirtualAgent(actions: actions, configuration: virtualAgent, escalate: escalate).chatQueued() }
             }
         } else {
-            humanTakes(chat, endUserID: endUserID)
+            humanTakes(chat, endUserID: endUserID, resumed: resumed)
         }
     }
 
@@ -133,12 +144,13 @@ actor AgentDesk {
     /// The post-session phase of an ended chat is ready and its flow is a virtual agent:
     /// the agent (its script, with `session.post_session == true`, or its rules) talks on
     /// the chat until it finishes, which completes the phase.
-    func startPostSession(_ chat: ChatResponse, virtualAgentID id: String, endUserID: Int) {
+    func startPostSession(_ chat: ChatResponse, virtualAgentID id: String, endUserID: Int, resumed: Bool = false) {
         guard let configuration = environment.configuration.virtualAgents?[id], postSessions[chat.id] == nil else { return }
         postSessions[chat.id] = id
         let actions = postSessionActions(chat, id: id, configuration: configuration, endUserID: endUserID)
         if let script = virtualScripts[id] {
-            let agent = ScriptedAgent(actions: actions, script: script, mailbox: AgentMailbox(clock: environment.clock), escalate: nil)
+            let agent = ScriptedAgent(actions: actions, script: script, mailbox: AgentMailbox(clock: environment.clock), escalate: nil,
+                                      resumed: resumed)
             mailboxes[chat.id] = agent.mailbox
             Task {
                 await agent.run(chat)
@@ -199,7 +211,7 @@ actor AgentDesk {
 
     /// The least busy human agent of the chat's queue with room takes it; without one the
     /// chat stays queued.
-    private func humanTakes(_ chat: ChatResponse, endUserID: Int) {
+    private func humanTakes(_ chat: ChatResponse, endUserID: Int, resumed: Bool = false) {
         // A chat can be offered twice (queued, and picked up by an agent that just got
         // room): one agent takes it, once.
         guard humanAgent(of: chat.id) == nil else { return }
@@ -210,7 +222,8 @@ actor AgentDesk {
         load[name, default: []].insert(chat.id)
         let actions = agentActions(chat.id, endUserID: endUserID, name: name)
         if let script = scripts[name] {
-            run(ScriptedAgent(actions: actions, script: script, mailbox: AgentMailbox(clock: environment.clock), escalate: nil), chat)
+            run(ScriptedAgent(actions: actions, script: script, mailbox: AgentMailbox(clock: environment.clock), escalate: nil,
+                              resumed: resumed), chat)
         } else {
             Task { try? await DefaultAgent(actions: actions).chatQueued() }
         }

@@ -11,8 +11,11 @@ import LuaRuntime
 /// `agent.transfer{ menu_id = 2 }`, `agent.end_session()` and, for a virtual agent,
 /// `agent.escalate()` act on the chat; `session` is the chat as the wire API shows it, with
 /// its `custom_data` (without the items marked `invisible_to_agent`), the order the
-/// adapter lists it in (`display_order_in_adapter`), `is_verifiable`, and its
-/// `smart_actions` so far (the pre-session ones with their results). A script that fails
+/// adapter lists it in (`display_order_in_adapter`), `is_verifiable`, its
+/// `smart_actions` so far (the pre-session ones with their results), its first 500 `messages`
+/// (as the agent sees them: redacted where the queue redacts), and `resumed` (true when
+/// the chat was under way as the sandbox restarted: the script starts anew on it). A
+/// script that fails
 /// is logged; the chat stays as the script left it.
 ///
 /// ```lua
@@ -31,12 +34,16 @@ public final class ScriptedAgent: Sendable {
     let mailbox: AgentMailbox
     /// For a virtual agent: hands the chat to a human (`agent.escalate()`).
     let escalate: (@Sendable () async throws -> Void)?
+    /// The chat was under way when the sandbox restarted (`session.resumed`).
+    let resumed: Bool
 
-    init(actions: AgentActions, script: AgentScript, mailbox: AgentMailbox, escalate: (@Sendable () async throws -> Void)?) {
+    init(actions: AgentActions, script: AgentScript, mailbox: AgentMailbox, escalate: (@Sendable () async throws -> Void)?,
+         resumed: Bool = false) {
         self.actions = actions
         self.script = script
         self.mailbox = mailbox
         self.escalate = escalate
+        self.resumed = resumed
     }
 
     /// Budgets of one session's state: each run between two waits is short.
@@ -65,6 +72,8 @@ public final class ScriptedAgent: Sendable {
                 session.fields["is_verifiable"] = .boolean(data.isVerifiable)
                 session.fields["smart_actions"] = try LuaEncoder().encode(try await actions.smartActions())
                 session.fields["post_session"] = .boolean(actions.isPostSession)
+                session.fields["resumed"] = .boolean(resumed)
+                session.fields["messages"] = try LuaEncoder().encode(try await actions.history(of: chat))
                 var crm = LuaTable()
                 for (name, flag) in ReservedCRMKey.flags(in: data.customData["signed"] ?? [:]) { crm[name] = .boolean(flag) }
                 session.fields["crm"] = .table(crm)

@@ -14,16 +14,6 @@ import Timekeeping
 /// }
 /// ```
 struct ChatLifecycle: Sendable {
-    /// Who ended a chat (its `ended_by`).
-    enum Ender: String, Sendable {
-        case endUser = "end_user"
-        case agent
-        /// `chat_timeout_seconds` of silence.
-        case timeout
-        /// The chat was left open by an earlier run of the sandbox.
-        case restart
-    }
-
     let store: SandboxStore
     let publisher: EventPublisher
     let clock: any Clock
@@ -40,10 +30,18 @@ struct ChatLifecycle: Sendable {
         return creation
     }
 
-    /// Ends a chat in progress.
-    func end(_ chatID: Int, endUserID: Int, by ender: Ender) async throws -> ChatResponse? {
+    /// Ends a chat in progress (`ended_by` is `ender`).
+    func end(_ chatID: Int, endUserID: Int, by ender: ChatEndedBy) async throws -> ChatResponse? {
         try await published(try await store.endChat(id: chatID, endUserID: endUserID, by: ender.rawValue, now: clock.now()),
                             endUserID)
+    }
+
+    /// A chat an earlier run left in progress goes back to its queue, without the agent
+    /// that went with that run (``SandboxStore/requeueChat(id:)``).
+    func requeue(_ chatID: Int, endUserID: Int) async throws -> (chat: ChatResponse, toHuman: Bool)? {
+        guard let requeued = try await store.requeueChat(id: chatID) else { return nil }
+        try await publisher.chat(requeued.chat, endUserID: endUserID)
+        return requeued
     }
 
     /// A `pending` chat (its pre-session smart actions requested) joins its queue.

@@ -484,6 +484,30 @@ actor SandboxStore {
         return changed == 1 ? try chats(where: "id = ?", [.integer(Int64(id))]).first : nil
     }
 
+    /// A chat an earlier run left in progress goes back to its queue: `queued`, without
+    /// the agent or virtual agent that went with that run. An escalated chat keeps
+    /// `escalated`, so a human takes it, not its virtual agent again; `toHuman` says so
+    /// (a human had it, or it was escalated). Nil for a chat not in progress.
+    func requeueChat(id: Int) throws -> (chat: ChatResponse, toHuman: Bool)? {
+        try database.transaction {
+            guard let row = try database.query("SELECT agent_name, escalated FROM chats WHERE id = ? AND status != 'ended'",
+                                               [.integer(Int64(id))]).first
+            else { return nil }
+            let toHuman = row[0].textValue != nil || row[1].integerValue == 1
+            try database.run("UPDATE chats SET status = 'queued', agent_name = NULL, virtual_agent_name = NULL WHERE id = ?",
+                             [.integer(Int64(id))])
+            return try chats(where: "id = ?", [.integer(Int64(id))]).first.map { ($0, toHuman) }
+        }
+    }
+
+    /// The ended chats whose post-session phase is `ready` (a previous run's, at start),
+    /// with their end users.
+    func chatsInReadyPostSession() throws -> [(chat: ChatResponse, endUserID: Int)] {
+        try chats(where: "status = 'ended' AND post_session_status = 'ready' ORDER BY id", []).compactMap { chat in
+            try chatOwner(id: chat.id).map { (chat, $0) }
+        }
+    }
+
     /// Every chat not ended (a previous run's, at start), with its end user.
     func chatsInProgress() throws -> [(id: Int, endUserID: Int)] {
         try database.query("SELECT id, end_user_id FROM chats WHERE status != 'ended' ORDER BY id").compactMap { row in

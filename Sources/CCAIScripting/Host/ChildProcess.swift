@@ -116,11 +116,11 @@ public final class ChildProcess: @unchecked Sendable {
         }
     }
 
-    /// Asks the child to stop (`SIGTERM`) if it has not been reaped.
-    public func terminate() {
+    /// Asks the child to stop (`SIGTERM`, or `signal`) if it has not been reaped.
+    public func terminate(signal: Int32 = SIGTERM) {
         lock.withLock {
             guard exitStatus == nil else { return }
-            kill(pid, SIGTERM)
+            kill(pid, signal)
         }
     }
 

@@ -95,7 +95,7 @@ public struct ChatEndedBy: Vocabulary {
         case .endUser: "the end user ended it"
         case .agent: "an agent (or a virtual agent) ended it"
         case .timeout: "the end user wrote nothing for the configured idle time"
-        case .restart: "the sandbox restarted while it was open"
+        case .restart: "an earlier version of the sandbox restarted while it was open (the sandbox now resumes such chats)"
         default: nil
         }
     }

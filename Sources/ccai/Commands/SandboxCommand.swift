@@ -5,14 +5,20 @@ import Foundation
 struct SandboxCommand {
     static let help = """
         Usage: ccai sandbox serve [--config CONFIG.lua] [--listen HOST:PORT] [--data DIR]
+                                  [--admin-token-file FILE]
                ccai sandbox check CONFIG.lua...
                ccai sandbox show [CONFIG.lua]
 
         serve: serves the platform emulator over HTTP until interrupted (Ctrl-C or
         SIGTERM), then lets requests in progress finish. Prints its base URL on standard
         output. Agent scripts are read and compiled at start: a syntax error stops it.
-        Without an admin_token in the configuration it makes one up and prints it on
-        standard error (the bearer token of GET /admin/ratings).
+        With --data, a restart resumes what the last run left under way: chats in progress
+        go back to their queues and agents take them again, and post-session virtual
+        agents talk again; the apps keep their chats.
+        The bearer token of GET /admin/ratings is --admin-token-file's, else the
+        configuration's admin_token, else, with --data, the one kept in DIR/admin-token
+        (made at the first run, mode 0600), else one made up for this run; a token made
+        on this run is printed on standard error.
 
         check: loads each configuration as serve would (validation, agent scripts read and
         compiled) and prints one line per file; exit status 1 when one fails.
@@ -28,12 +34,16 @@ struct SandboxCommand {
           --data DIR          keep the sandbox's state in DIR (SQLite); without it the state
                               lives in memory and is gone at exit. DIR belongs to the company
                               that first used it: another company key is refused (exit 1)
+          --admin-token-file FILE
+                              the admin token: the file's one line (printable ASCII, at most
+                              4096 bytes)
         """
 
     var configurationFile: String?
     var host = "127.0.0.1"
     var port: UInt16 = 8787
     var dataDirectory: String?
+    var adminTokenFile: String?
 
     init(arguments: [String]) throws {
         guard arguments.first == "serve" else {
@@ -60,6 +70,12 @@ struct SandboxCommand {
                 self.port = port
             case .option("--data"):
                 dataDirectory = try reader.value(for: "--data")
+            case .option("--admin-token-file"):
+                let file = try reader.value(for: "--admin-token-file")
+                guard FileManager.default.isReadableFile(atPath: file) else {
+                    throw UsageError(message: "--admin-token-file: cannot read '\(file)'", command: "sandbox")
+                }
+                adminTokenFile = file
             case .option(let option):
                 throw reader.unknown(option)
             case .positional(let value):
@@ -70,17 +86,14 @@ struct SandboxCommand {
 
     func execute() async -> Int32 {
         let sandbox: Sandbox
-        var generatedAdminToken: String?
+        let admin: AdminToken
         do {
             var configuration = SandboxConfiguration.builtIn
             if let configurationFile { configuration = try await SandboxConfiguration.load(file: configurationFile) }
-            if configuration.adminToken == nil {
-                var generator = SystemRandomNumberGenerator()
-                configuration.adminToken = (0..<4).map { _ in String(generator.next() as UInt64, radix: 16) }.joined()
-                generatedAdminToken = configuration.adminToken
-            }
+            admin = try AdminToken.resolve(file: adminTokenFile, configured: configuration.adminToken, dataDirectory: dataDirectory)
+            configuration.adminToken = admin.token
             sandbox = try Sandbox(configuration: configuration, dataDirectory: dataDirectory)
-            try await sandbox.endChatsLeftOpen()
+            try await sandbox.resumeChatsLeftOpen()
         } catch {
             printError(error)
             return 1
@@ -102,7 +115,7 @@ struct SandboxCommand {
         let company = sandbox.configuration.company
         printError("sandbox: serving \(company.name) on \(server.baseURL) (company key \(company.key))"
             + (dataDirectory.map { "; state in \($0)" } ?? "; state in memory") + ". Ctrl-C stops.")
-        if let generatedAdminToken { printError("sandbox: admin token (GET /admin/ratings): \(generatedAdminToken)") }
+        printError("sandbox: " + admin.notice)
         await Self.waitForTermination()
         printError("sandbox: stopping")
         await server.stop()

@@ -1,0 +1,95 @@
+import Foundation
+
+/// The bearer token of a served sandbox's operator routes (`GET /admin/ratings`), and where
+/// it came from: `--admin-token-file`, else the configuration's `admin_token`, else, with
+/// `--data DIR`, the one kept in `DIR/admin-token` (made at the first run, mode 0600, so it
+/// survives restarts), else one made up for this run.
+///
+/// ```swift
+/// let admin = try AdminToken.resolve(file: nil, configured: nil, dataDirectory: "state")
+/// printError("sandbox: " + admin.notice)
+/// ```
+struct AdminToken {
+    enum Origin: Equatable {
+        case file(String)
+        case configuration
+        /// Kept in the data folder; `created` on this run.
+        case dataDirectory(path: String, created: Bool)
+        case madeUp
+    }
+
+    var token: String
+    var origin: Origin
+
+    /// The file name under `--data`.
+    static let fileName = "admin-token"
+    /// A token file is read only when it is at most this long.
+    static let maximumFileBytes = 4096
+
+    /// What `sandbox serve` says about the token on standard error: the token itself only
+    /// when it was made on this run.
+    var notice: String {
+        switch origin {
+        case .file(let path): return "admin token (GET /admin/ratings) read from \(path)"
+        case .configuration: return "admin token (GET /admin/ratings) from the configuration"
+        case .dataDirectory(let path, true): return "admin token (GET /admin/ratings): \(token) (kept in \(path) for later runs)"
+        case .dataDirectory(let path, false): return "admin token (GET /admin/ratings) kept in \(path)"
+        case .madeUp: return "admin token (GET /admin/ratings): \(token)"
+        }
+    }
+
+    static func resolve(file: String?, configured: String?, dataDirectory: String?) throws -> AdminToken {
+        if let file { return AdminToken(token: try read(file), origin: .file(file)) }
+        if let configured { return AdminToken(token: configured, origin: .configuration) }
+        guard let dataDirectory else { return AdminToken(token: madeUp(), origin: .madeUp) }
+        let path = URL(fileURLWithPath: dataDirectory).appendingPathComponent(fileName).path
+        if FileManager.default.fileExists(atPath: path) {
+            return AdminToken(token: try read(path), origin: .dataDirectory(path: path, created: false))
+        }
+        let token = madeUp()
+        try keep(token, at: path, in: dataDirectory)
+        return AdminToken(token: token, origin: .dataDirectory(path: path, created: true))
+    }
+
+    /// A token file's one line: bounded before it is read, printable, not empty.
+    static func read(_ path: String) throws -> String {
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        guard attributes[.type] as? FileAttributeType == .typeRegular else {
+            throw AdminTokenError(message: "the admin token file '\(path)' is not a regular file")
+        }
+        guard let size = attributes[.size] as? Int, size <= maximumFileBytes else {
+            throw AdminTokenError(message: "the admin token file '\(path)' is larger than \(maximumFileBytes) bytes")
+        }
+        let text = String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty else { throw AdminTokenError(message: "the admin token file '\(path)' is empty") }
+        guard text.unicodeScalars.allSatisfy({ (0x21...0x7E).contains($0.value) }) else {
+            throw AdminTokenError(message: "the admin token in '\(path)' must be one word of printable ASCII")
+        }
+        return text
+    }
+
+    /// Writes the token readable by its owner only, all at once (a crash leaves no half file).
+    private static func keep(_ token: String, at path: String, in folder: String) throws {
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let temporary = path + ".\(ProcessInfo.processInfo.processIdentifier).tmp"
+        guard FileManager.default.createFile(atPath: temporary, contents: Data((token + "\n").utf8),
+                                             attributes: [.posixPermissions: 0o600])
+        else { throw AdminTokenError(message: "cannot write the admin token to '\(path)'") }
+        guard rename(temporary, path) == 0 else {
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw AdminTokenError(message: "cannot write the admin token to '\(path)': \(String(cString: strerror(errno)))")
+        }
+    }
+
+    private static func madeUp() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<4).map { _ in String(generator.next() as UInt64, radix: 16) }.joined()
+    }
+}
+
+/// An admin token that cannot be read or kept, said as a sentence.
+struct AdminTokenError: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}
