@@ -18,6 +18,8 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // Transcript PDFs: cairo's PDF surface, text laid out by pango.
         .systemLibrary(name: "CPangoCairo", pkgConfig: "pangocairo", providers: [.apt(["libcairo2-dev", "libpango1.0-dev"])]),
+        // The SDK's image compression: decode, downscale, re-encode as JPEG.
+        .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
 
         // What Swift cannot call directly: Lua macros, raise/yield trampolines, allocator, hook.
         .target(name: "CLuaShim", dependencies: ["CLua"]),
@@ -27,6 +29,8 @@ let package = Package(
         .target(name: "CHTTPShim", dependencies: ["CMicroHTTPD"]),
         // glibc's posix_spawn extensions (closefrom, chdir) and pipe2, hidden behind _GNU_SOURCE.
         .target(name: "CSpawnShim"),
+        // libvips' variadic calls (load, thumbnail, jpegsave) behind fixed signatures, its start once.
+        .target(name: "CVipsShim", dependencies: ["CVips"]),
 
         // The clock seam under everything that waits: the SDK, the Lua scheduler, the sandbox.
         .target(name: "Timekeeping"),
