@@ -44,7 +44,7 @@ let package = Package(
         // The wire protocol shared by the SDK and the sandbox: JSON values, JWTs.
         .target(name: "CCAIWire", dependencies: ["CSSL"]),
         // The SDK: transport (libcurl), models, services.
-        .target(name: "CCAIKit", dependencies: ["CCurlShim", "CCAIWire", "Timekeeping"]),
+        .target(name: "CCAIKit", dependencies: ["CCurlShim", "CVipsShim", "CCAIWire", "Timekeeping"]),
         // The platform emulator: an HTTP server (libmicrohttpd) with the wire API.
         .target(
             name: "CCAISandbox",
@@ -71,7 +71,9 @@ let package = Package(
         .testTarget(name: "CCAIScriptingTests", dependencies: ["CCAIScripting", "LuaRuntime", "CCAIKit", "CCAISandbox", "CCAIWire", "Timekeeping", "TestSupport"]),
         .testTarget(name: "CCAIWireTests", dependencies: ["CCAIWire"]),
         .testTarget(name: "CCAISandboxTests", dependencies: ["CCAISandbox", "CCAIScripting", "CCAIWire", "Timekeeping", "TestSupport"]),
-        .testTarget(name: "CCAIKitTests", dependencies: ["CCAIKit", "CCAISandbox", "Timekeeping", "TestSupport"]),
+        // Real images for the compression tests, encoded by libvips (noise, EXIF orientation).
+        .target(name: "VipsTestImages", dependencies: ["CVips", "CVipsShim"], path: "Tests/VipsTestImages"),
+        .testTarget(name: "CCAIKitTests", dependencies: ["CCAIKit", "CCAISandbox", "Timekeeping", "TestSupport", "VipsTestImages"]),
         .testTarget(
             name: "SystemLibrariesTests",
             dependencies: ["CCurl", "CSSL", "CMicroHTTPD", "CSQLite", "CLua"]
