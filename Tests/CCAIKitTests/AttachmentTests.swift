@@ -39,6 +39,24 @@ import Testing
         #expect(small == ImageCompressor.Compressed(data: original, mimeType: "image/jpeg", reencoding: nil), "under the limit: unchanged")
     }
 
+    @Test func aVideoOverTwentyMegabytesIsRefusedWithTheLimitAndNotTranscoded() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("long-\(UUID().uuidString).mp4")
+        #expect(FileManager.default.createFile(atPath: url.path, contents: nil))
+        defer { try? FileManager.default.removeItem(at: url) }
+        let handle = try FileHandle(forWritingTo: url)
+        defer { try? handle.close() }
+        try handle.truncate(atOffset: UInt64(AttachmentLimits.videoBytes + 1))   // sparse: no 20 MB written
+        do {
+            _ = try Upload(video: UploadableVideo(url: url, mimeType: "video/mp4"), number: 1)
+            Issue.record("a video over 20 MB is refused")
+        } catch let error as CCAIError {
+            #expect(error.code == .tooLarge && error.message.hasPrefix("video 1 is 20.0 MB") && error.message.hasSuffix("videos may be at most 20 MB"), "\(error)")
+        }
+        try handle.truncate(atOffset: UInt64(AttachmentLimits.videoBytes))
+        let upload = try Upload(video: UploadableVideo(url: url, mimeType: "video/mp4"), number: 1)
+        #expect(upload.mimeType == "video/mp4" && upload.fileName == url.lastPathComponent, "20 MB goes as it is")
+    }
+
     @Test(.timeLimit(.minutes(1))) func imagesAndVideosGoUpAndComeBackWithTheirNames() async throws {
         let server = try await openSandbox()
         let delegate = SigningDelegate(identifier: "uploader")
