@@ -59,6 +59,8 @@ FROM ${RUNTIME_IMAGE}
 #   libpango-1.0.so.0               libpango-1.0-0
 #   libpangocairo-1.0.so.0          libpangocairo-1.0-0
 #   libharfbuzz.so.0                libharfbuzz0b
+#   libvips.so.42                   libvips42          (the SDK's image compression; brings
+#                                                       libheif1, libwebp7, libjpeg62-turbo)
 #   libstdc++.so.6 libgcc_s.so.1    libstdc++6 libgcc-s1 (the Swift runtime's)
 #   libc libm ld-linux              libc6 (in the base image)
 # and what the binary opens at run time rather than links:
@@ -69,7 +71,7 @@ FROM ${RUNTIME_IMAGE}
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
       libssl3 libcurl4 libmicrohttpd12 libsqlite3-0 liblua5.4-0 \
-      libglib2.0-0 libcairo2 libpango-1.0-0 libpangocairo-1.0-0 libharfbuzz0b \
+      libglib2.0-0 libcairo2 libpango-1.0-0 libpangocairo-1.0-0 libharfbuzz0b libvips42 \
       libstdc++6 libgcc-s1 \
       fonts-dejavu-core fontconfig tzdata ca-certificates \
  && rm -rf /var/lib/apt/lists/*

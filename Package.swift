@@ -18,6 +18,8 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // Transcript PDFs: cairo's PDF surface, text laid out by pango.
         .systemLibrary(name: "CPangoCairo", pkgConfig: "pangocairo", providers: [.apt(["libcairo2-dev", "libpango1.0-dev"])]),
+        // The SDK's image compression: decode, downscale, re-encode as JPEG.
+        .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
 
         // What Swift cannot call directly: Lua macros, raise/yield trampolines, allocator, hook.
         .target(name: "CLuaShim", dependencies: ["CLua"]),
@@ -27,6 +29,8 @@ let package = Package(
         .target(name: "CHTTPShim", dependencies: ["CMicroHTTPD"]),
         // glibc's posix_spawn extensions (closefrom, chdir) and pipe2, hidden behind _GNU_SOURCE.
         .target(name: "CSpawnShim"),
+        // libvips' variadic calls (load, thumbnail, jpegsave) behind fixed signatures, its start once.
+        .target(name: "CVipsShim", dependencies: ["CVips"]),
 
         // The clock seam under everything that waits: the SDK, the Lua scheduler, the sandbox.
         .target(name: "Timekeeping"),
@@ -40,7 +44,7 @@ let package = Package(
         // The wire protocol shared by the SDK and the sandbox: JSON values, JWTs.
         .target(name: "CCAIWire", dependencies: ["CSSL"]),
         // The SDK: transport (libcurl), models, services.
-        .target(name: "CCAIKit", dependencies: ["CCurlShim", "CCAIWire", "Timekeeping"]),
+        .target(name: "CCAIKit", dependencies: ["CCurlShim", "CVipsShim", "CCAIWire", "Timekeeping"]),
         // The platform emulator: an HTTP server (libmicrohttpd) with the wire API.
         .target(
             name: "CCAISandbox",
@@ -67,7 +71,9 @@ let package = Package(
         .testTarget(name: "CCAIScriptingTests", dependencies: ["CCAIScripting", "LuaRuntime", "CCAIKit", "CCAISandbox", "CCAIWire", "Timekeeping", "TestSupport"]),
         .testTarget(name: "CCAIWireTests", dependencies: ["CCAIWire"]),
         .testTarget(name: "CCAISandboxTests", dependencies: ["CCAISandbox", "CCAIScripting", "CCAIWire", "Timekeeping", "TestSupport"]),
-        .testTarget(name: "CCAIKitTests", dependencies: ["CCAIKit", "CCAISandbox", "Timekeeping", "TestSupport"]),
+        // Real images for the compression tests, encoded by libvips (noise, EXIF orientation).
+        .target(name: "VipsTestImages", dependencies: ["CVips", "CVipsShim"], path: "Tests/VipsTestImages"),
+        .testTarget(name: "CCAIKitTests", dependencies: ["CCAIKit", "CCAISandbox", "Timekeeping", "TestSupport", "VipsTestImages"]),
         .testTarget(
             name: "SystemLibrariesTests",
             dependencies: ["CCurl", "CSSL", "CMicroHTTPD", "CSQLite", "CLua"]

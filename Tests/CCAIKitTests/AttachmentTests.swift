@@ -19,7 +19,7 @@ import Testing
 
     @Test func compressionDropsMetadataButNotThePicture() throws {
         let original = jpeg(picture: 1000, exifSegments: 2)
-        let compressed = ImageCompressor.compress(original, mimeType: "image/jpeg")
+        let compressed = try #require(ImageCompressor.stripped(original, mimeType: "image/jpeg"))
         #expect(compressed.count == original.count - 2 * 65537 - 7)
         #expect(compressed.prefix(8) == original.prefix(8), "APP0 stays")
         #expect(compressed.suffix(1004) == original.suffix(1004), "the scan is untouched")
@@ -31,10 +31,30 @@ import Testing
         }
         let png = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk("IHDR", [UInt8](repeating: 1, count: 13))
             + chunk("tEXt", [UInt8](repeating: 2, count: 100)) + chunk("IDAT", [3, 3, 3]) + chunk("IEND", [])
-        let strippedPNG = ImageCompressor.compress(Data(png), mimeType: "image/png")
+        let strippedPNG = try #require(ImageCompressor.stripped(Data(png), mimeType: "image/png"))
         #expect(strippedPNG.count == png.count - 112)
-        #expect(ImageCompressor.compress(Data("not a jpeg".utf8), mimeType: "image/jpeg") == Data("not a jpeg".utf8))
-        #expect(ImageCompressor.compress(Data(png), mimeType: "image/gif") == Data(png), "other formats stay as they are")
+        #expect(ImageCompressor.stripped(Data("not a jpeg".utf8), mimeType: "image/jpeg") == nil)
+        #expect(ImageCompressor.stripped(Data(png), mimeType: "image/gif") == nil, "no lossless strip of other formats")
+        let small = try ImageCompressor.compress(original, mimeType: "image/jpeg")
+        #expect(small == ImageCompressor.Compressed(data: original, mimeType: "image/jpeg", reencoding: nil), "under the limit: unchanged")
+    }
+
+    @Test func aVideoOverTwentyMegabytesIsRefusedWithTheLimitAndNotTranscoded() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("long-\(UUID().uuidString).mp4")
+        #expect(FileManager.default.createFile(atPath: url.path, contents: nil))
+        defer { try? FileManager.default.removeItem(at: url) }
+        let handle = try FileHandle(forWritingTo: url)
+        defer { try? handle.close() }
+        try handle.truncate(atOffset: UInt64(AttachmentLimits.videoBytes + 1))   // sparse: no 20 MB written
+        do {
+            _ = try Upload(video: UploadableVideo(url: url, mimeType: "video/mp4"), number: 1)
+            Issue.record("a video over 20 MB is refused")
+        } catch let error as CCAIError {
+            #expect(error.code == .tooLarge && error.message.hasPrefix("video 1 is 20.0 MB") && error.message.hasSuffix("videos may be at most 20 MB"), "\(error)")
+        }
+        try handle.truncate(atOffset: UInt64(AttachmentLimits.videoBytes))
+        let upload = try Upload(video: UploadableVideo(url: url, mimeType: "video/mp4"), number: 1)
+        #expect(upload.mimeType == "video/mp4" && upload.fileName == url.lastPathComponent, "20 MB goes as it is")
     }
 
     @Test(.timeLimit(.minutes(1))) func imagesAndVideosGoUpAndComeBackWithTheirNames() async throws {
@@ -52,12 +72,12 @@ import Testing
                                                           smartAction: nil))
         #expect(sent.count == 2 && sent[0].media?.name == "big.jpg" && sent[0].media?.size ?? 0 <= AttachmentLimits.imageBytes)
         let file = try await service.downloadMedia(try #require(sent[0].media).id, mediaType: .photo)
-        #expect(file.fileName == "big.jpg" && file.data == ImageCompressor.compress(large, mimeType: "image/jpeg"))
+        #expect(file.fileName == "big.jpg" && file.data == ImageCompressor.stripped(large, mimeType: "image/jpeg"))
         #expect(try await service.downloadMedia(try #require(sent[1].media).id, mediaType: .photo).fileName == nil)
 
-        let incompressible = Data(repeating: 7, count: AttachmentLimits.imageBytes + 1)
+        let undecodable = Data(repeating: 7, count: AttachmentLimits.imageBytes + 1)
         await #expect(throws: CCAIError.self) {
-            try await service.sendMessage(.images(images: [UploadableImage(data: incompressible, mimeType: "image/gif")], smartAction: nil))
+            try await service.sendMessage(.images(images: [UploadableImage(data: undecodable, mimeType: "image/gif")], smartAction: nil))
         }
         let videoURL = FileManager.default.temporaryDirectory.appendingPathComponent("clip-\(UUID().uuidString).mp4")
         try Data(repeating: 1, count: 4096).write(to: videoURL)
@@ -72,9 +92,10 @@ import Testing
             #expect(error.code == .invalidArgument && error.message.contains("/nonexistent.mp4"))
         }
         do {
-            try await service.sendMessage(.images(images: [UploadableImage(data: incompressible, mimeType: "image/gif")], smartAction: nil))
+            try await service.sendMessage(.images(images: [UploadableImage(data: undecodable, mimeType: "image/gif")], smartAction: nil))
+            Issue.record("bytes over the limit that are no image are an error")
         } catch let error as CCAIError {
-            #expect(error.code == .tooLarge && error.message.contains("at most 2 MB"))
+            #expect(error.code == .invalidArgument && error.message.contains("image 1 could not be decoded as an image"), "\(error)")
         }
         try await service.endChat()
         await server.stop()

@@ -120,6 +120,20 @@ import Testing
         #expect(results[1].stringValue?.hasPrefix("too_large: ") == true, "\(results[1])")
     }
 
+    @Test func aCamerasPhotoIsReadUpToTwentyMegabytesForTheSDKToCompress() async throws {
+        let folder = try Folder()
+        defer { try? FileManager.default.removeItem(at: folder.root) }
+        for (name, size) in [("photo.png", 20 << 20), ("over.png", (20 << 20) + 1)] {
+            try #require(FileManager.default.createFile(atPath: folder.script + "/" + name, contents: nil))
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: folder.script + "/" + name))
+            try handle.truncate(atOffset: UInt64(size))
+            try handle.close()
+        }
+        let results = try await run(attempt + "return image('photo.png'), image('over.png')", in: folder)
+        #expect(results[0].stringValue?.hasPrefix("not_initialized") == true, "20 MB is read: \(results[0])")
+        #expect(results[1].stringValue?.hasPrefix("too_large: ") == true, "\(results[1])")
+    }
+
     @Test func namesAreNeverPaths() async throws {
         let folder = try Folder()
         defer { try? FileManager.default.removeItem(at: folder.root) }

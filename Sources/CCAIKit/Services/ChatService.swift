@@ -245,8 +245,9 @@ public final class ChatService: @unchecked Sendable {
     /// Sends a message in the current chat; images and videos are one message each.
     /// Messages go out in the order they were written; while the platform is unreachable
     /// a message waits (up to 30 seconds) and is retried with the same client message id,
-    /// so it is stored once. An image over 2 MB is compressed first (see
-    /// ``ImageCompressor``); an image still over 2 MB, or a video over 20 MB, is
+    /// so it is stored once. An image over 2 MB is compressed first, re-encoded as JPEG
+    /// if stripping its metadata is not enough (see ``ImageCompressor``); an image that
+    /// cannot be made to fit, or a video over 20 MB (videos are not transcoded), is
     /// `too_large` and nothing is sent.
     @discardableResult
     public func sendMessage(_ content: OutgoingMessageContent) async throws -> [ChatMessage] {
@@ -264,10 +265,7 @@ public final class ChatService: @unchecked Sendable {
             }]
         case .images(let images, let smartAction):
             guard !images.isEmpty else { throw CCAIError.invalidArgument("no images to send") }
-            let prepared = try images.enumerated().map { index, image in
-                try Upload(image: image, number: index + 1)
-            }
-            return try await send(prepared, in: chat, smartAction: smartAction)
+            return try await send(try await Upload.prepare(images), in: chat, smartAction: smartAction)
         case .videos(let videos, let smartAction):
             guard !videos.isEmpty else { throw CCAIError.invalidArgument("no videos to send") }
             let prepared = try videos.enumerated().map { index, video in try Upload(video: video, number: index + 1) }

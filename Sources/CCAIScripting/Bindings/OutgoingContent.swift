@@ -20,9 +20,10 @@ struct OutgoingContent: Sendable {
         var code: ErrorCode = .invalidArgument
     }
 
-    /// The largest image file read from disk: four times the upload limit, room for the
-    /// SDK's lossless compression; a larger file is refused before a byte is read.
-    static let maximumImageFileBytes = 4 * AttachmentLimits.imageBytes
+    /// The largest image file read from disk: 20 MB, ten times the upload limit, so that a
+    /// camera's photo (a 48-megapixel JPEG or HEIC is 10 to 20 MB) reaches the SDK, which
+    /// re-encodes it to fit; a larger file is refused before a byte is read.
+    static let maximumImageFileBytes = 10 * AttachmentLimits.imageBytes
 
     var content: OutgoingMessageContent
     /// The private folders videos were staged in for the SDK; removed after sending.

@@ -60,8 +60,9 @@ local sent = { ccai.chat.send_message{ images = { { data = "GIF89a" .. string.re
                                                   { data = "GIF89a" .. string.rep("y", 100), mime_type = "image/gif" } } } }
 assert(#sent == 2 and sent[1].media.name == "a.gif" and sent[1].media.size == 106 and sent[2].type == "media")
 assert(from_agent('^Thanks, I received your image "a.gif"'))
+-- Over 2 MB the SDK re-encodes the image; bytes it cannot decode are an invalid argument.
 ok, err = pcall(ccai.chat.send_message, { images = { { data = string.rep("x", 3 * 1024 * 1024), mime_type = "image/gif" } } })
-assert(not ok and err.code == "too_large" and err.message:find("at most 2 MB"), tostring(err))
+assert(not ok and err.code == "invalid_argument" and err.message:find("could not be decoded as an image"), tostring(err))
 ok, err = pcall(ccai.chat.send_message, { videos = { { data = string.rep("v", 21 * 1024 * 1024), mime_type = "video/mp4" } } })
 assert(not ok and err.code == "too_large" and err.message:find("at most 20 MB"), tostring(err))
 -- A JPEG over 2 MB because of its metadata goes through once the SDK strips it.
