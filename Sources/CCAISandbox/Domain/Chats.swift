@@ -71,7 +71,7 @@ struct Chats: Sendable {
     func setPreview(_ preview: MessagePreviewRequest, in chat: ChatResponse) async throws -> MessagePreview {
         try chat.requireInProgress()
         if chat.status == .active, chat.agent == nil, let assistant = chat.virtualAgent {
-            throw HTTPError.conflict("message previews are off while the virtual agent \(assistant.name ?? "") has the chat "
+            throw HTTPError.conflict("message previews are off while the virtual agent \(assistant.name) has the chat "
                                      + "(they work once a human agent has it: escalate first)")
         }
         if let problem = FieldLimits.problem("text", preview.text) { throw HTTPError.badRequest(problem) }
