@@ -47,7 +47,8 @@ enum TestImages {
 
 /// The SDK's image compression: the lossless strip, the re-encoding ladder with libvips,
 /// its guards (decompression bombs, undecodable bytes, the floor) and the upload's name
-/// and type.
+/// and type. Seed 003, consumer attachments: "The SDK enforces strict file size limits and
+/// automatically attempts compression before transmission" (images <= 2 MB, videos <= 20 MB).
 @Suite struct ImageCompressionTests {
     /// One input format, its size and the limit it is compressed to.
     struct Case: Sendable, CustomStringConvertible {
