@@ -16,6 +16,9 @@ public final class Sandbox: Sendable {
     let store: SandboxStore
     /// The time of tokens and JWTs.
     let clock: any Clock
+    /// When this sandbox started (by `clock`): a chat resumed from an earlier run counts
+    /// as active from then, not idle through the outage.
+    let startedAt: Date
     /// The time of business hours: `clock`, or the configuration's `clock_start` onwards.
     /// What scripts and plugins of the same run read as the time, so that "after 18:00" is
     /// after 18:00 for all of them.
@@ -72,6 +75,7 @@ public final class Sandbox: Sendable {
         let store = try SandboxStore(directory: dataDirectory, companyKey: configuration.company.key, now: clock.now())
         self.store = store
         self.clock = clock
+        startedAt = clock.now()
         if let start = configuration.clockStart.flatMap({ ISO8601DateFormatter().date(from: $0) }) {
             businessClock = OffsetClock(base: clock, start: start)
         } else {
@@ -176,7 +180,8 @@ public final class Sandbox: Sendable {
     }
 
     /// Ends the chats whose end user has been silent for `chat_timeout_seconds` (the
-    /// sandbox also does it every 5 seconds by itself); returns them.
+    /// sandbox also does it every 5 seconds by itself), counting from this sandbox's start
+    /// at the earliest, so an outage is not silence; returns them.
     ///
     /// ```swift
     /// let ended = try await sandbox.endIdleChats()   // ended_by == "timeout"
@@ -185,6 +190,9 @@ public final class Sandbox: Sendable {
     public func endIdleChats() async throws -> [ChatResponse] {
         guard let timeout = configuration.chatTimeoutSeconds else { return [] }
         let now = clock.now()
+        // Every chat is younger than this process's run until it has lasted `timeout`
+        // (chats resumed from an earlier run count from the start).
+        guard now.timeIntervalSince(startedAt) >= timeout else { return [] }
         var ended: [ChatResponse] = []
         for idle in try await chats.idle(since: now.addingTimeInterval(-timeout)) {
             guard let chat = try await lifecycle.end(idle.id, endUserID: idle.endUserID, by: .timeout) else { continue }
@@ -195,11 +203,12 @@ public final class Sandbox: Sendable {
     }
 
     /// Resumes what an earlier run of the sandbox (`--data`) left under way, as a platform
-    /// node that crashed and came back would: every chat in progress goes back to its
-    /// queue and an agent takes it again (a script starts anew with `session.resumed ==
+    /// node that crashed and came back would: every chat queued or with an agent goes back
+    /// to its queue and an agent takes it again (a script starts anew with `session.resumed ==
     /// true` and the chat's `session.messages`; a chat that had a human, or was escalated,
-    /// goes to a human), and every post-session virtual agent of a `ready` phase talks
-    /// again. The end user's app sees `chat_received` (queued, then taken) and keeps its
+    /// goes to a human; a `pending` chat still waits for the app's `enqueue`), and every
+    /// post-session virtual agent of a `ready` phase talks again; a chat's idle time
+    /// counts from this start. The end user's app sees `chat_received` (queued, then taken) and keeps its
     /// chat; messages its SDK retried through the outage are stored once by their client
     /// id. `ccai sandbox serve` does it before it serves; one log line counts them.
     @discardableResult

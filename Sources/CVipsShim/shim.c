@@ -75,7 +75,8 @@ int ccai_vips_jpeg(const void *data, size_t length, int long_edge, int quality, 
     }
     VipsImage *opaque = thumbnail;
     if (vips_image_hasalpha(thumbnail)) {
-        double white = 255.0;
+        // White at the image's own depth (65535 for a 16-bit picture, not 255).
+        double white = vips_image_get_format(thumbnail) == VIPS_FORMAT_USHORT ? 65535.0 : 255.0;
         VipsArrayDouble *background = vips_array_double_new(&white, 1);
         int failed = vips_flatten(thumbnail, &opaque, "background", background, NULL);
         vips_area_unref(VIPS_AREA(background));

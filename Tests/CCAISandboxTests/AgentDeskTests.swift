@@ -96,6 +96,33 @@ import Timekeeping
         await restarted.stop()
     }
 
+    /// An outage is not the customer's silence: a resumed chat's idle time counts from the
+    /// restart.
+    @Test func anOutageLongerThanTheIdleTimeoutDoesNotEndResumedChats() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("restart-idle-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let configuration = try await LuaConfigurations.configuration("""
+            chat_timeout_seconds = 60, menus = { { id = 1, name = "Help", channels = { chat = {} } } }
+            """)
+        let first = try Sandbox(configuration: configuration, dataDirectory: data, clock: ManualClock(QueueMenuTests.mondayMorning))
+        let server = try first.serve()
+        let ana = try await SandboxHTTP.token(server, "restart-idle")
+        let chat = try SandboxHTTP.decode(try await SandboxHTTP.call(server, "POST", "/chats", ana, #"{"menu_id": 1}"#),
+                                          as: ChatResponse.self)
+        await server.stop()
+
+        let anHourLater = ManualClock(QueueMenuTests.mondayMorning.addingTimeInterval(3_600))
+        let second = try Sandbox(configuration: configuration, dataDirectory: data, clock: anHourLater, log: { _ in })
+        #expect(try await second.resumeChatsLeftOpen().chats.map(\.id) == [chat.id])
+        #expect(try await second.endIdleChats().isEmpty, "an hour of outage is not an hour of silence")
+        anHourLater.advance(by: 61)
+        _ = try await second.endIdleChats()   // or the sandbox's own chore did it
+        let restarted = try second.serve()
+        let ended = try SandboxHTTP.decode(try await SandboxHTTP.call(restarted, "GET", "/chats/\(chat.id)", ana), as: ChatResponse.self)
+        #expect(ended.status == .ended && ended.endedBy == .timeout, "silent for 61 s since the restart")
+        await restarted.stop()
+    }
+
     /// A post-session virtual agent talking when the sandbox restarts talks again after it
     /// (the phase stays `ready`, and the end user can still answer).
     @Test func aPostSessionVirtualAgentTalksAgainAfterARestart() async throws {

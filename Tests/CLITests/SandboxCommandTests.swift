@@ -198,6 +198,17 @@ import Testing
         #expect(try await curl(["-H", "Authorization: Bearer operator-token-1", "\(given.url)/admin/ratings"]).contains("ratings"))
         #expect(try await given.stop() == 0)
 
+        let link = "\(data)/mounted-token"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: file)
+        let linked = try await Server.start(["--admin-token-file", link], capturingErrors: true)
+        #expect(try await linked.errorLine(containing: "admin token")?.hasSuffix("read from \(link)") == true,
+                "a given token file may be a link, as a mounted secret is")
+        #expect(try await linked.stop() == 0)
+
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: kept)
+        let loose = try await CLI.run(["sandbox", "serve", "--listen", "127.0.0.1:0", "--data", data], timeout: 20)
+        #expect(loose.status == 1 && loose.stderr.contains("must belong to this user and be readable by them alone"), "\(loose.stderr)")
+
         let missing = try await CLI.run(["sandbox", "serve", "--listen", "127.0.0.1:0", "--admin-token-file", "/no/such-token"])
         #expect(missing.status == 2 && missing.stderr.contains("--admin-token-file: cannot read '/no/such-token'"), "\(missing.stderr)")
         try "\n".write(toFile: file, atomically: true, encoding: .utf8)

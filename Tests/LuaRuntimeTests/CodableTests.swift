@@ -105,8 +105,7 @@ import Testing
         let root: LuaValue = ["agents": agents, "timeout": "soon", "surveys": ["a": ["name": 1, "menus": [1]], "b": ["menus": [1]]],
                               "name": "acme", "extra": true]
         let report = LuaDecoder().decodeCollectingProblems(Root.self, from: root)
-        #expect(report.value?.name == "acme", "wrong optional fields do not keep the value from being read")
-        #expect(report.value?.agents == nil && report.value?.timeout == nil)
+        #expect(report.value == nil, "a required part is wrong")
         let paths = report.problems.map { error -> String in
             switch error {
             case .keyNotFound(let key, let context): return (context.codingPath + [key]).map(\.stringValue).joined(separator: ".")
@@ -118,8 +117,21 @@ import Testing
         #expect(Set(paths) == ["agents.1.maxChats", "agents.2.menus", "timeout", "surveys.a.name", "surveys.b.name"],
                 "each element and each value of a dictionary is checked: \(paths)")
         #expect(paths.count == 5, "each problem once: \(paths)")
-        // Bo's table stopped at `menus`, so its fields are not judged; Cy's and the root's are.
-        #expect(report.unknownKeys.map(\.field) == ["extra", "agents[3].max_chat"])
+        // Bo's wrong `menus` has a stand-in, so Bo's other fields are read and judged too.
+        #expect(report.unknownKeys.map(\.field) == ["extra", "agents[2].scirpt", "agents[3].max_chat"])
+
+        let optionalOnly = LuaDecoder().decodeCollectingProblems(Root.self, from: ["name": "acme", "timeout": "soon"])
+        #expect(optionalOnly.value?.name == "acme" && optionalOnly.value?.timeout == nil && optionalOnly.problems.count == 1,
+                "a wrong optional field is read as absent")
+        let noName = LuaDecoder().decodeCollectingProblems(Root.self, from: ["agents": agents, "extra": true])
+        #expect(noName.problems.count == 3 && noName.unknownKeys.count == 3,
+                "a missing required field hides nothing after it: \(noName.problems) \(noName.unknownKeys)")
+    }
+
+    @Test func aFloodOfProblemsIsCountedNotListed() {
+        struct Root: Decodable { var ids: [Int] }
+        let report = LuaDecoder().decodeCollectingProblems(Root.self, from: ["ids": .table(LuaTable(sequence: (0..<5_000).map { _ in "x" }))])
+        #expect(report.problems.count == LuaDecoder.problemLimit && report.unreportedProblems == 5_000 - LuaDecoder.problemLimit)
     }
 
     @Test func aTypeThatTriesAnotherShapeFirstIsNotAProblem() {

@@ -2,7 +2,7 @@ import CVipsShim
 import Foundation
 
 /// libvips, through CVipsShim: an image's header, and the image re-encoded as JPEG. It
-/// decodes JPEG, PNG, WebP and HEIC/HEIF only; every other libvips loader is blocked.
+/// decodes JPEG, PNG, WebP and HEIC/HEIF (AVIF too: the same loader) only; every other libvips loader is blocked.
 enum ImageCodec {
     /// An image's dimensions as stored, before its EXIF orientation turns it.
     struct Header: Equatable, Sendable {

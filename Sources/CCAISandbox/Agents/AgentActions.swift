@@ -77,9 +77,9 @@ struct AgentActions: Sendable {
         return (outcome, try await smartActions.media(of: outcome))
     }
 
-    /// The chat's first messages (at most ``historyLimit``), as agents see them.
+    /// The chat's latest messages (at most ``historyLimit``, in order), as agents see them.
     func history(of chat: ChatResponse) async throws -> [ChatMessage] {
-        try await environment.conversation.agentView(of: chat, first: Self.historyLimit)
+        try await environment.conversation.agentView(of: chat, .last(Self.historyLimit))
     }
 
     /// How many messages a script's `session.messages` holds at most (a state has 16 MB).

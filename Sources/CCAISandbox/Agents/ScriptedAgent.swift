@@ -12,7 +12,7 @@ import LuaRuntime
 /// `agent.escalate()` act on the chat; `session` is the chat as the wire API shows it, with
 /// its `custom_data` (without the items marked `invisible_to_agent`), the order the
 /// adapter lists it in (`display_order_in_adapter`), `is_verifiable`, its
-/// `smart_actions` so far (the pre-session ones with their results), its first 500 `messages`
+/// `smart_actions` so far (the pre-session ones with their results), its last 500 `messages`
 /// (as the agent sees them: redacted where the queue redacts), and `resumed` (true when
 /// the chat was under way as the sandbox restarted: the script starts anew on it). A
 /// script that fails

@@ -157,7 +157,7 @@ public enum ConfigurationStubs {
         ---@field smart_actions ccai.SmartAction[] the chat's so far (pre-session ones with their results)
         ---@field post_session boolean true for a post-session virtual agent
         ---@field resumed boolean true when the chat was under way as the sandbox restarted: the script starts anew on it
-        ---@field messages ccai.ChatMessage[] the chat's first 500 messages so far, as the agent sees them (redacted where the queue redacts)
+        ---@field messages ccai.ChatMessage[] the chat's last 500 messages so far, in order, as the agent sees them (redacted where the queue redacts)
         ---@field crm { verified_customer: boolean?, bad_actor: boolean?, repeat_customer: boolean? } reserved CRM flags of signed custom data
 
         """

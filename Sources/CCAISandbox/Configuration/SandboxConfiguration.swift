@@ -247,8 +247,14 @@ public struct SandboxConfiguration: Codable, Sendable {
         guard case .table = value else { return (nil, ["the file must return a table, got \(value.typeName)"]) }
         let report = LuaDecoder().decodeCollectingProblems(SandboxConfiguration.self, from: value)
         var problems = report.problems.map(ConfigurationError.describe)
-            + report.unknownKeys.map { "\($0.field): unknown field" + Suggestion.didYouMean($0.key, among: $0.known) }
+            + report.unknownKeys.map { unknown in
+                let field = unknown.field.count > 120 ? unknown.field.prefix(120) + "..." : Substring(unknown.field)
+                return "\(field): unknown field" + Suggestion.didYouMean(unknown.key, among: unknown.known)
+            }
         if let configuration = report.value, report.problems.isEmpty { problems += configuration.problems() }
+        let unlisted = report.unreportedProblems + max(0, problems.count - LuaDecoder.problemLimit)
+        problems = Array(problems.prefix(LuaDecoder.problemLimit))
+        if unlisted > 0 { problems.append("... and \(unlisted) more problem(s) like these") }
         return (report.value, problems)
     }
 }

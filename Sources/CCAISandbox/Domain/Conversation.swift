@@ -74,9 +74,24 @@ struct Conversation: Sendable {
         return seen
     }
 
+    /// Which messages of a chat: the first or the last so many.
+    enum Window {
+        case first(Int)
+        case last(Int)
+    }
+
     /// The chat's first `limit` messages as its agents see them (``agentView(of:in:)``).
     func agentView(of chat: ChatResponse, first limit: Int) async throws -> [ChatMessage] {
-        let messages = try await store.messages(chatID: chat.id, first: limit)
+        try await agentView(of: chat, .first(limit))
+    }
+
+    /// The messages of `window` as the chat's agents see them (``agentView(of:in:)``).
+    func agentView(of chat: ChatResponse, _ window: Window) async throws -> [ChatMessage] {
+        let messages: [ChatMessage]
+        switch window {
+        case .first(let limit): messages = try await store.messages(chatID: chat.id, first: limit)
+        case .last(let limit): messages = try await store.messages(chatID: chat.id, last: limit)
+        }
         guard chat.redactionEnabled else { return messages }
         let redacted = try await store.redactedTexts(chatID: chat.id)
         return messages.map { message in

@@ -24,4 +24,10 @@ extension SandboxStore {
     func messages(chatID: Int, first limit: Int) throws -> [ChatMessage] {
         try messages(where: "m.chat_id = ? ORDER BY m.sequence LIMIT ?", [.integer(Int64(chatID)), .integer(Int64(limit))])
     }
+
+    /// A chat's last `limit` messages, in order.
+    func messages(chatID: Int, last limit: Int) throws -> [ChatMessage] {
+        try messages(where: "m.chat_id = ? ORDER BY m.sequence DESC LIMIT ?", [.integer(Int64(chatID)), .integer(Int64(limit))])
+            .reversed()
+    }
 }

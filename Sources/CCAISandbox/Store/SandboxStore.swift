@@ -484,13 +484,16 @@ actor SandboxStore {
         return changed == 1 ? try chats(where: "id = ?", [.integer(Int64(id))]).first : nil
     }
 
-    /// A chat an earlier run left in progress goes back to its queue: `queued`, without
-    /// the agent or virtual agent that went with that run. An escalated chat keeps
-    /// `escalated`, so a human takes it, not its virtual agent again; `toHuman` says so
-    /// (a human had it, or it was escalated). Nil for a chat not in progress.
+    /// A chat an earlier run left queued or with an agent goes back to its queue:
+    /// `queued`, without the agent or virtual agent that went with that run. An escalated
+    /// chat keeps `escalated`, so a human takes it, not its virtual agent again; `toHuman`
+    /// says so (a human had it, or it was escalated). Nil otherwise: a `pending` chat
+    /// still waits for its pre-session smart actions and the app's `enqueue`.
     func requeueChat(id: Int) throws -> (chat: ChatResponse, toHuman: Bool)? {
         try database.transaction {
-            guard let row = try database.query("SELECT agent_name, escalated FROM chats WHERE id = ? AND status != 'ended'",
+            guard let row = try database.query("""
+                SELECT agent_name, escalated FROM chats WHERE id = ? AND status IN ('queued', 'assigned', 'active')
+                """,
                                                [.integer(Int64(id))]).first
             else { return nil }
             let toHuman = row[0].textValue != nil || row[1].integerValue == 1

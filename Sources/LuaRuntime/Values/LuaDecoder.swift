@@ -49,21 +49,28 @@ public struct LuaDecoder {
 
     /// Everything ``decodeCollectingProblems(_:from:)`` found in one pass.
     public struct Report<Value> {
-        /// The decoded value: nil when a problem left no value to give (a required field
-        /// wrong); with problems in optional fields it is there, those fields nil.
+        /// The decoded value, when it decoded: with problems only in optional fields it is
+        /// there, those fields nil; nil when a required part was wrong.
         public var value: Value?
-        /// Every decoding problem, in the order met, each once.
+        /// The decoding problems, in the order met, each once, at most ``problemLimit``.
         public var problems: [DecodingError]
-        /// The fields no one read, in the tables that decoded (a table whose decoding
-        /// stopped half-way is not judged).
+        /// How many more there were past ``problemLimit``.
+        public var unreportedProblems: Int
+        /// The fields no one read, in the tables that decoded (a table whose type stopped
+        /// half-way is not judged).
         public var unknownKeys: [UnknownKey]
     }
 
+    /// The most problems a report lists (a file with millions of wrong elements is told
+    /// how many more there are, not each).
+    public static let problemLimit = 100
+
     /// Decodes as far as the value allows and reports every problem on the way, for a
     /// user who should see all their mistakes in one run: a wrong optional field is
-    /// reported and left nil, a wrong array element is reported after the other elements
-    /// have been checked too, and unknown fields are listed as by
-    /// ``decodeReportingUnknownKeys(_:from:)``. Never throws.
+    /// reported and read as absent; a wrong required field or element is reported and
+    /// replaced by a stand-in (``LuaSchema/sample(of:)``) so that the fields after it, its
+    /// siblings and its parents' are checked too (the value is then nil); unknown fields
+    /// are listed as by ``decodeReportingUnknownKeys(_:from:)``. Never throws.
     ///
     /// ```swift
     /// let report = LuaDecoder().decodeCollectingProblems(Options.self, from: ["menu_id": "x", "timout": 2])
@@ -72,14 +79,15 @@ public struct LuaDecoder {
     /// ```
     public func decodeCollectingProblems<Value: Decodable>(_ type: Value.Type, from value: LuaValue) -> Report<Value> {
         let usage = KeyUsage(collectsProblems: true)
-        let decoded: Value?
+        var decoded: Value?
         do {
             decoded = try LuaValueDecoder(value: value, strategy: keyStrategy, codingPath: [], usage: usage).decodeValue(type)
         } catch {
             usage.record(error)
-            decoded = nil
         }
-        return Report(value: decoded, problems: usage.problems, unknownKeys: usage.unknownKeys())
+        if usage.usedStandIns { decoded = nil }
+        return Report(value: decoded, problems: usage.problems, unreportedProblems: usage.unreported,
+                      unknownKeys: usage.unknownKeys())
     }
 }
 
@@ -92,26 +100,47 @@ private final class KeyUsage {
     /// Whether a wrong field is recorded and decoding goes on where it can.
     let collectsProblems: Bool
     private(set) var problems: [DecodingError] = []
+    /// Problems past ``LuaDecoder/problemLimit``, counted only.
+    private(set) var unreported = 0
     private var recorded: Set<String> = []
     /// Tables whose type threw before reading all it would have read.
     private var unfinished: Set<String> = []
+    /// Whether a wrong required value was replaced by a stand-in.
+    private(set) var usedStandIns = false
 
     init(collectsProblems: Bool = false) {
         self.collectsProblems = collectsProblems
     }
 
-    /// Keeps `error` once (an error rethrown by each enclosing level is the same problem).
+    /// Keeps `error` once (an error rethrown by each enclosing level is the same problem);
+    /// an error that is not a decoding error is kept in its own words.
     func record(_ error: Error) {
-        guard let error = error as? DecodingError else { return }
+        let decoding = error as? DecodingError
+            ?? .dataCorrupted(.init(codingPath: [], debugDescription: String(describing: error)))
         let context: DecodingError.Context?
-        switch error {
+        switch decoding {
         case .keyNotFound(let key, let found): context = .init(codingPath: found.codingPath + [key], debugDescription: found.debugDescription)
         case .typeMismatch(_, let found), .valueNotFound(_, let found), .dataCorrupted(let found): context = found
         @unknown default: context = nil
         }
         let identity = (context?.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue } ?? []).joined(separator: "\u{1F}")
-            + "\u{1E}" + (context?.debugDescription ?? "\(error)")
-        if recorded.insert(identity).inserted { problems.append(error) }
+            + "\u{1E}" + (context?.debugDescription ?? "\(decoding)")
+        guard !recorded.contains(identity) else { return }
+        guard problems.count < LuaDecoder.problemLimit else {
+            unreported += 1
+            return
+        }
+        recorded.insert(identity)
+        problems.append(decoding)
+    }
+
+    /// Records `error` and gives a stand-in for the value that could not be read, so that
+    /// decoding goes on; without one (a type the schema cannot sample) the error goes on.
+    func standIn<T: Decodable>(for type: T.Type, after error: Error) throws -> T {
+        record(error)
+        guard let sample = try? LuaSchema().sample(of: type) else { throw error }
+        usedStandIns = true
+        return sample
     }
 
     /// The table at `path` stopped decoding (`finished == false`), or decoded after all
@@ -134,12 +163,8 @@ private final class KeyUsage {
         tables[path]?.names.insert(name)
     }
 
-    /// Tables read as dictionaries (all their keys).
-    private(set) var dictionaries: Set<String> = []
-
     func readAll(_ path: String) {
         if let present = tables[path]?.present { tables[path]?.read.formUnion(present) }
-        dictionaries.insert(path)
     }
 
     func unknownKeys() -> [LuaDecoder.UnknownKey] {
@@ -198,8 +223,9 @@ private struct LuaValueDecoder: Decoder {
                 guard let enumeration = type as? any (CaseIterable & RawRepresentable).Type, let text = value.stringValue else {
                     throw DecodingError.dataCorrupted(context)
                 }
+                let shown = text.count > 80 ? text.prefix(80) + "..." : Substring(text)
                 throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription:
-                    "'\(text)' is not one of " + Self.rawValues(of: enumeration).map { "'\($0)'" }.joined(separator: ", ")))
+                    "'\(shown)' is not one of " + Self.rawValues(of: enumeration).map { "'\($0)'" }.joined(separator: ", ")))
             }
         }
     }
@@ -266,23 +292,21 @@ private struct LuaValueDecoder: Decoder {
 
         func decodeNil(forKey key: Key) throws -> Bool { lookup(key).isNil }
 
-        /// When collecting problems, a wrong value of a dictionary is recorded and the
-        /// dictionary's other values are checked before the error goes on.
+        /// When collecting problems, a missing or wrong value is recorded and a stand-in
+        /// goes on in its place (``KeyUsage/standIn(for:after:)``).
         func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
             let child = decoder(for: key)
             if child.value.isNil {
-                throw DecodingError.keyNotFound(key, .init(codingPath: codingPath,
+                let missing = DecodingError.keyNotFound(key, .init(codingPath: codingPath,
                     debugDescription: "field '\(strategy.luaKey(for: key.stringValue))' is required"))
+                guard let usage, usage.collectsProblems else { throw missing }
+                return try usage.standIn(for: type, after: missing)
             }
-            guard let usage, usage.collectsProblems, usage.dictionaries.contains(path) else { return try child.decodeValue(type) }
+            guard let usage, usage.collectsProblems else { return try child.decodeValue(type) }
             do {
                 return try child.decodeValue(type)
             } catch {
-                usage.record(error)
-                for other in allKeys where other.stringValue != key.stringValue {
-                    do { _ = try decoder(for: other).decodeValue(type) } catch { usage.record(error) }
-                }
-                throw error
+                return try usage.standIn(for: type, after: error)
             }
         }
 
@@ -368,19 +392,15 @@ private struct LuaValueDecoder: Decoder {
             return true
         }
 
-        /// When collecting problems, a wrong element is recorded and the elements after it
-        /// are checked before the error goes on.
+        /// When collecting problems, a wrong element is recorded and a stand-in goes on in
+        /// its place, so the elements after it are checked too.
         mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
             let element = try next()
             guard let usage, usage.collectsProblems else { return try element.decodeValue(type) }
             do {
                 return try element.decodeValue(type)
             } catch {
-                usage.record(error)
-                while !isAtEnd {
-                    do { _ = try next().decodeValue(type) } catch { usage.record(error) }
-                }
-                throw error
+                return try usage.standIn(for: type, after: error)
             }
         }
 

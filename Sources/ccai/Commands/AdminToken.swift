@@ -39,29 +39,48 @@ struct AdminToken {
     }
 
     static func resolve(file: String?, configured: String?, dataDirectory: String?) throws -> AdminToken {
-        if let file { return AdminToken(token: try read(file), origin: .file(file)) }
+        if let file { return AdminToken(token: try read(file, kept: false), origin: .file(file)) }
         if let configured { return AdminToken(token: configured, origin: .configuration) }
         guard let dataDirectory else { return AdminToken(token: madeUp(), origin: .madeUp) }
         let path = URL(fileURLWithPath: dataDirectory).appendingPathComponent(fileName).path
         if FileManager.default.fileExists(atPath: path) {
-            return AdminToken(token: try read(path), origin: .dataDirectory(path: path, created: false))
+            return AdminToken(token: try read(path, kept: true), origin: .dataDirectory(path: path, created: false))
         }
         let token = madeUp()
         try keep(token, at: path, in: dataDirectory)
         return AdminToken(token: token, origin: .dataDirectory(path: path, created: true))
     }
 
-    /// A token file's one line: bounded before it is read, printable, not empty.
-    static func read(_ path: String) throws -> String {
-        let attributes = try FileManager.default.attributesOfItem(atPath: path)
-        guard attributes[.type] as? FileAttributeType == .typeRegular else {
+    /// A token file's one line, read through one descriptor: a regular file (a given file
+    /// may be a link, as a mounted secret is; the kept one may not, and must be the
+    /// user's, readable by them alone), at most ``maximumFileBytes``, printable, not empty.
+    static func read(_ path: String, kept: Bool) throws -> String {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (kept ? O_NOFOLLOW : 0))
+        guard descriptor >= 0 else {
+            throw AdminTokenError(message: "cannot read the admin token file '\(path)': \(String(cString: strerror(errno)))")
+        }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
             throw AdminTokenError(message: "the admin token file '\(path)' is not a regular file")
         }
-        guard let size = attributes[.size] as? Int, size <= maximumFileBytes else {
+        if kept, status.st_uid != geteuid() || status.st_mode & 0o077 != 0 {
+            throw AdminTokenError(message: "the admin token file '\(path)' must belong to this user and be readable by them alone "
+                                  + "(chmod 600), or the token could be someone else's")
+        }
+        var bytes = [UInt8](repeating: 0, count: maximumFileBytes + 1)
+        var count = 0
+        while count < bytes.count {
+            let got = bytes.withUnsafeMutableBytes { Foundation.read(descriptor, $0.baseAddress! + count, $0.count - count) }
+            if got < 0, errno == EINTR { continue }
+            guard got >= 0 else { throw AdminTokenError(message: "cannot read the admin token file '\(path)'") }
+            if got == 0 { break }
+            count += got
+        }
+        guard count <= maximumFileBytes else {
             throw AdminTokenError(message: "the admin token file '\(path)' is larger than \(maximumFileBytes) bytes")
         }
-        let text = String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = String(decoding: bytes[..<count], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else { throw AdminTokenError(message: "the admin token file '\(path)' is empty") }
         guard text.unicodeScalars.allSatisfy({ (0x21...0x7E).contains($0.value) }) else {
             throw AdminTokenError(message: "the admin token in '\(path)' must be one word of printable ASCII")
@@ -69,16 +88,24 @@ struct AdminToken {
         return text
     }
 
-    /// Writes the token readable by its owner only, all at once (a crash leaves no half file).
+    /// Writes the token readable by its owner only from the start (created 0600, never a
+    /// link followed), on disk before it is named, so a crash leaves no half file.
     private static func keep(_ token: String, at path: String, in folder: String) throws {
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let temporary = path + ".\(ProcessInfo.processInfo.processIdentifier).tmp"
-        guard FileManager.default.createFile(atPath: temporary, contents: Data((token + "\n").utf8),
-                                             attributes: [.posixPermissions: 0o600])
-        else { throw AdminTokenError(message: "cannot write the admin token to '\(path)'") }
-        guard rename(temporary, path) == 0 else {
-            try? FileManager.default.removeItem(atPath: temporary)
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        let temporary = path + ".\(UUID().uuidString).tmp"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
             throw AdminTokenError(message: "cannot write the admin token to '\(path)': \(String(cString: strerror(errno)))")
+        }
+        let bytes = Array((token + "\n").utf8)
+        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        let synced = fsync(descriptor) == 0
+        close(descriptor)
+        guard written == bytes.count, synced, rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw AdminTokenError(message: "cannot write the admin token to '\(path)': \(reason)")
         }
     }
 
