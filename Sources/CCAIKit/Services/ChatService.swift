@@ -450,7 +450,7 @@ public final class ChatService: @unchecked Sendable {
     public func getPostSessionFlow() async throws -> PostSessionFlow? {
         let chat = try requireCurrentChat()
         let settings = try await api.send(Endpoints.postSessionSettings, ["id": chat.id], as: PostSessionSettings.self)
-        return settings.flow(communicationId: chat.id, communicationType: "chats")
+        return settings.flow(communicationId: chat.id, communicationType: .chats)
     }
 
     /// Whether the transcript of the current chat may be downloaded now, as

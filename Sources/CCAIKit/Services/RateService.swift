@@ -30,7 +30,7 @@ public final class RateService: @unchecked Sendable {
                 event.data["post_session_required"] == true, let chat = try? event.decoded(as: ChatResponse.self),
                 chat.postSessionTransferStatus != .completed
             else { return }
-            self?.lock.withLock { self?.target = RateTarget(communicationId: chat.id, communicationType: "chats") }
+            self?.lock.withLock { self?.target = RateTarget(communicationId: chat.id, communicationType: CommunicationType.chats.rawValue) }
         }
     }
 
@@ -64,12 +64,21 @@ public final class RateService: @unchecked Sendable {
         _ = try await api.sendRaw(try Self.endpoint(Endpoints.rate, communicationType), ["id": communicationId], body: request)
     }
 
-    /// The endpoint for a communication type: chats now (calls come with the call service).
+    /// The kinds of session this SDK rates: chats (calls come with the call service). The
+    /// Lua bindings accept these and no others.
+    public static let ratedTypes: [CommunicationType] = [.chats]
+
+    /// The endpoint for a communication type of ``ratedTypes``, or `invalid_argument`.
     private static func endpoint(_ endpoint: Endpoint, _ communicationType: String) throws -> Endpoint {
-        guard communicationType == "chats" else {
-            throw CCAIError.invalidArgument("communicationType: 'chats' expected, got '\(communicationType)'"
-                                            + (communicationType == "calls" ? " (ratings of calls come with the call service)" : ""))
-        }
+        if let problem = problem(communicationType) { throw CCAIError.invalidArgument("communicationType: " + problem) }
         return endpoint
+    }
+
+    /// What is wrong with a communication type, if it is not one of ``ratedTypes``.
+    public static func problem(_ communicationType: String) -> String? {
+        let type = CommunicationType(rawValue: communicationType)
+        guard !ratedTypes.contains(type) else { return nil }
+        return ratedTypes.map { "'\($0)'" }.joined(separator: " or ") + " expected, got '\(communicationType)'"
+            + (type == .calls ? " (ratings of calls come with the call service)" : "")
     }
 }

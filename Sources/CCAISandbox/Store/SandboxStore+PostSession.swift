@@ -106,7 +106,7 @@ extension SandboxStore {
             guard let id = row[0].integerValue, let type = row[1].textValue, let user = row[2].integerValue,
                 let rating = row[3].integerValue, case .real(let created) = row[5]
             else { return nil }
-            return RatingsReport.Rating(communicationId: Int(id), communicationType: type, endUserId: Int(user), rating: Int(rating),
+            return RatingsReport.Rating(communicationId: Int(id), communicationType: CommunicationType(rawValue: type), endUserId: Int(user), rating: Int(rating),
                                         feedback: row[4].textValue, createdAt: created)
         }
         let surveys = try database.query("""
@@ -118,7 +118,7 @@ extension SandboxStore {
                 let answers = try? JSONDecoder().decode(SurveyRequest.self, from: Data(text.utf8))
             else { return nil }
             return RatingsReport.SurveyAnswers(
-                communicationId: Int(id), communicationType: type, endUserId: Int(user), surveyId: Int(survey),
+                communicationId: Int(id), communicationType: CommunicationType(rawValue: type), endUserId: Int(user), surveyId: Int(survey),
                 answers: Dictionary(uniqueKeysWithValues: answers.answers.map { (String($0.key), $0.value) }), createdAt: created)
         }
         return RatingsReport(ratings: ratings, surveys: surveys)

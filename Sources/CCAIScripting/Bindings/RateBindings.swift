@@ -69,16 +69,15 @@ enum RateBindings {
         return rate
     }
 
-    /// `communication_id` (an integer) and `communication_type` (`chats` by default).
+    /// `communication_id` (an integer) and `communication_type` (`chats` by default; one
+    /// of ``RateService/ratedTypes``).
     private static func communication(_ call: LuaCall) throws -> (Int, String) {
         let options = try call.options(1, "request")
         guard let id = try options.integer("communication_id") else {
             throw call.argumentError(1, "request.communication_id", "an integer expected")
         }
-        let type = try options.string("communication_type") ?? "chats"
-        guard type == "chats" || type == "calls" else {
-            throw call.argumentError(1, "request.communication_type", "'chats' or 'calls' expected, got '\(type)'")
-        }
+        let type = try options.string("communication_type") ?? CommunicationType.chats.rawValue
+        if let problem = RateService.problem(type) { throw call.argumentError(1, "request.communication_type", problem) }
         return (Int(id), type)
     }
 

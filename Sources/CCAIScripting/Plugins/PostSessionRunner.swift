@@ -141,7 +141,7 @@ public struct PostSessionRunner: Sendable {
     /// The `survey` hook answers the survey; its answers are checked, then submitted.
     private func survey(chat: ChatResponse, session: LuaValue, context: LuaTable) async throws -> PostSessionOutcome {
         guard let rate = sdk.rateService else { throw CCAIError.notInitialized("the SDK") }
-        let survey = try await rate.getSurvey(communicationId: chat.id, communicationType: "chats")
+        let survey = try await rate.getSurvey(communicationId: chat.id, communicationType: CommunicationType.chats.rawValue)
         var result = LuaTable()
         result["survey_id"] = survey.id.map { .integer(Int64($0)) } ?? .nil
         guard let plugins, case .answered(let answer, let plugin, _) = await plugins.ask(.survey, argument: try LuaEncoder().encode(survey),
@@ -163,7 +163,7 @@ public struct PostSessionRunner: Sendable {
             result["plugin"] = .string(plugin)
             return PostSessionOutcome(name: "survey", result: .table(result))
         }
-        try await rate.submitSurvey(communicationId: chat.id, communicationType: "chats", answers: SurveyRequest(answers: answers))
+        try await rate.submitSurvey(communicationId: chat.id, communicationType: CommunicationType.chats.rawValue, answers: SurveyRequest(answers: answers))
         rate.clearRateTarget()
         var submitted = LuaTable()
         for (id, value) in answers { submitted[.integer(Int64(id))] = .string(value) }
@@ -191,7 +191,7 @@ public struct PostSessionRunner: Sendable {
             result["error"] = .string(problems.joined(separator: "; "))
             return PostSessionOutcome(name: "csat", result: .table(result))
         }
-        try await rate.rate(communicationId: chat.id, communicationType: "chats", request: request)
+        try await rate.rate(communicationId: chat.id, communicationType: CommunicationType.chats.rawValue, request: request)
         rate.clearRateTarget()
         result["rating"] = .integer(rating)
         result["feedback"] = request.feedback.map { .string($0) } ?? .nil

@@ -58,7 +58,7 @@ enum ResultClasses {
         Entry("ccai.ColdTransfer", ColdTransfer.self),
         Entry("ccai.SmartAction", SmartAction.self),
         Entry("ccai.SmartActionResult", SmartActionResult.self),
-        Entry("ccai.PostSessionFlow", PostSessionFlow.self, notes: ["communication_type": "\"chats\" (\"calls\" once calls exist)"]),
+        Entry("ccai.PostSessionFlow", PostSessionFlow.self),
         Entry("ccai.Survey", Survey.self),
         Entry("ccai.SurveyQuestion", SurveyQuestion.self),
         Entry("ccai.WaitTimes", WaitTimes.self, notes: ["chat": "seconds", "voice_call": "seconds"]),

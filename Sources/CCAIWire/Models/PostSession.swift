@@ -27,8 +27,7 @@ public enum PostSessionFlowType: String, Codable, Equatable, Sendable, CaseItera
 public struct PostSessionFlow: Codable, Equatable, Sendable {
     public var type: PostSessionFlowType
     public var communicationId: Int
-    /// `chats` or `calls`.
-    public var communicationType: String
+    public var communicationType: CommunicationType
     public var surveyId: Int?
     public var virtualAgentId: String?
 
@@ -40,7 +39,7 @@ public struct PostSessionFlow: Codable, Equatable, Sendable {
         case virtualAgentId = "virtual_agent_id"
     }
 
-    public init(type: PostSessionFlowType, communicationId: Int, communicationType: String, surveyId: Int? = nil,
+    public init(type: PostSessionFlowType, communicationId: Int, communicationType: CommunicationType, surveyId: Int? = nil,
                 virtualAgentId: String? = nil) {
         self.type = type
         self.communicationId = communicationId
@@ -88,7 +87,7 @@ public struct PostSessionSettings: Codable, Equatable, Sendable {
 
     /// The one flow these settings choose (virtual agent > survey > CSAT), or nil when
     /// none is configured.
-    public func flow(communicationId: Int, communicationType: String) -> PostSessionFlow? {
+    public func flow(communicationId: Int, communicationType: CommunicationType) -> PostSessionFlow? {
         if let virtualAgentId {
             return PostSessionFlow(type: .virtualAgent, communicationId: communicationId, communicationType: communicationType,
                                    virtualAgentId: virtualAgentId)

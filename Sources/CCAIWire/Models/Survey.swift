@@ -177,7 +177,7 @@ public struct RatingRequest: Codable, Equatable, Sendable {
 public struct RatingsReport: Codable, Equatable, Sendable {
     public struct Rating: Codable, Equatable, Sendable {
         public var communicationId: Int
-        public var communicationType: String
+        public var communicationType: CommunicationType
         public var endUserId: Int
         public var rating: Int
         public var feedback: String?
@@ -192,7 +192,7 @@ public struct RatingsReport: Codable, Equatable, Sendable {
             case createdAt = "created_at"
         }
 
-        public init(communicationId: Int, communicationType: String, endUserId: Int, rating: Int, feedback: String?,
+        public init(communicationId: Int, communicationType: CommunicationType, endUserId: Int, rating: Int, feedback: String?,
                     createdAt: Double) {
             self.communicationId = communicationId
             self.communicationType = communicationType
@@ -205,7 +205,7 @@ public struct RatingsReport: Codable, Equatable, Sendable {
 
     public struct SurveyAnswers: Codable, Equatable, Sendable {
         public var communicationId: Int
-        public var communicationType: String
+        public var communicationType: CommunicationType
         public var endUserId: Int
         public var surveyId: Int
         /// Question ids (as strings) to values.
@@ -221,7 +221,7 @@ public struct RatingsReport: Codable, Equatable, Sendable {
             case createdAt = "created_at"
         }
 
-        public init(communicationId: Int, communicationType: String, endUserId: Int, surveyId: Int, answers: [String: String],
+        public init(communicationId: Int, communicationType: CommunicationType, endUserId: Int, surveyId: Int, answers: [String: String],
                     createdAt: Double) {
             self.communicationId = communicationId
             self.communicationType = communicationType

@@ -100,3 +100,23 @@ public struct ChatEndedBy: Vocabulary {
         }
     }
 }
+
+/// Which kind of session a post-session flow, a survey or a rating is of
+/// (`communication_type`, seed 000's `communicationType: "chats"`).
+public struct CommunicationType: Vocabulary {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    public static let chats: Self = "chats"
+    public static let calls: Self = "calls"
+
+    public static let allCases: [Self] = [.chats, .calls]
+
+    public var meaning: String? {
+        switch self {
+        case .chats: "a chat"
+        case .calls: "a voice call"
+        default: nil
+        }
+    }
+}
