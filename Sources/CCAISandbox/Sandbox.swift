@@ -83,7 +83,8 @@ public final class Sandbox: Sendable {
         }
         let hub = EventHub(clock: clock)
         let publisher = EventPublisher(store: store, hub: hub, clock: clock)
-        let lifecycle = ChatLifecycle(store: store, publisher: publisher, clock: clock)
+        let changes = ChatChanges()
+        let lifecycle = ChatLifecycle(store: store, publisher: publisher, clock: clock, changes: changes)
         let conversation = Conversation(store: store, publisher: publisher, clock: clock)
         let queues = Queues(configuration: configuration, store: store, businessClock: businessClock)
         let quotas = Quotas(store: store, limits: limits, clock: clock)
@@ -112,6 +113,7 @@ public final class Sandbox: Sendable {
             publisher: publisher, smartActions: smartActions, forms: forms, screenShares: screenShares, files: files, clock: clock,
             log: log)
         agentDesk = AgentDesk(environment: environment, scripts: scripts.agents, virtualScripts: scripts.virtualAgents)
+        changes.subscribe(agentDesk)
         var chores = [clock.repeating(every: 60) { [weak self] in
             guard let self else { return }
             do { try await self.pruneOldData() } catch { self.log("sandbox: pruning old events and files failed: \(error)") }
@@ -196,7 +198,6 @@ public final class Sandbox: Sendable {
         var ended: [ChatResponse] = []
         for idle in try await chats.idle(since: now.addingTimeInterval(-timeout)) {
             guard let chat = try await lifecycle.end(idle.id, endUserID: idle.endUserID, by: .timeout) else { continue }
-            await agentDesk.chatEnded(chat.id)
             ended.append(chat)
         }
         return ended

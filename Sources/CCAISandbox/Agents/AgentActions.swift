@@ -133,9 +133,7 @@ struct AgentActions: Sendable {
             await desk.postSessionEnded(chatID)
             return true
         }
-        guard try await lifecycle.end(chatID, endUserID: endUserID, by: .agent) != nil else { return false }
-        await desk.chatEnded(chatID)
-        return true
+        return try await lifecycle.end(chatID, endUserID: endUserID, by: .agent) != nil
     }
 
     private func requireChatInProgress() async throws {

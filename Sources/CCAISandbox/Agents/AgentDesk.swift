@@ -6,7 +6,7 @@ import Foundation
 /// the least busy human agent of the queue with room (`max_chats`) takes it, or it waits
 /// queued until one has room. An agent runs its script when the configuration gives one,
 /// the default behaviour otherwise. Agents' loads are counted from this process's start.
-actor AgentDesk {
+actor AgentDesk: ChatChangeObserver {
     /// What the agents work with.
     private let environment: AgentEnvironment
     /// Human agents' scripts by agent name; virtual agents' by virtual agent id.
@@ -179,9 +179,17 @@ actor AgentDesk {
         await mailboxes.removeValue(forKey: chatID)?.close()
     }
 
+    /// A chat joined its queue or ended (``ChatLifecycle`` says so).
+    func chatChanged(_ change: ChatChange) async {
+        switch change {
+        case .queued(let chat, let endUserID): await chatQueued(chat, endUserID: endUserID)
+        case .ended(let chat): await chatEnded(chat.id)
+        }
+    }
+
     /// The chat ended: a script waiting for a message gets nil, and its agent takes the
     /// oldest chat waiting for it, if any.
-    func chatEnded(_ chatID: Int) async {
+    private func chatEnded(_ chatID: Int) async {
         await environment.smartActions.chatEnded(chatID)
         await environment.forms.chatEnded(chatID)
         await environment.screenShares.chatEnded(chatID)
@@ -253,8 +261,6 @@ actor AgentDesk {
         try await environment.conversation.post(
             .notification("The conversation continues by \(channel.replacingOccurrences(of: "_", with: " ")).", event: "escalated"),
             in: chat.id, endUserID: endUserID)
-        guard let ended = try await environment.lifecycle.end(chat.id, endUserID: endUserID, by: .agent) else { return chat }
-        await chatEnded(chat.id)
-        return ended
+        return try await environment.lifecycle.end(chat.id, endUserID: endUserID, by: .agent) ?? chat
     }
 }

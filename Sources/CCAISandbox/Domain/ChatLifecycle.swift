@@ -6,7 +6,8 @@ import Timekeeping
 /// sandbox's own chores: each changes the stored chat only from the states it applies
 /// to, and publishes the changed chat to its end user as a `chat_received`. A transition
 /// that does not apply (the chat has ended already, say) is nil, and the caller says why.
-/// Handing the chat to agents is the agent desk's part, after the transition.
+/// A chat that joins its queue or ends is also a ``ChatChange`` for the agent desk, told
+/// before the transition returns.
 ///
 /// ```swift
 /// guard let ended = try await lifecycle.end(chat.id, endUserID: owner, by: .endUser) else {
@@ -17,6 +18,8 @@ struct ChatLifecycle: Sendable {
     let store: SandboxStore
     let publisher: EventPublisher
     let clock: any Clock
+    /// Where queued and ended chats are said (the agent desk listens).
+    let changes: ChatChanges
 
     /// Creates an end user's chat unless one is in progress (the store decides both in one
     /// transaction); a created chat is published.
@@ -26,14 +29,20 @@ struct ChatLifecycle: Sendable {
         let creation = try await store.createChat(endUserID: endUserID, menuID: menuID, lang: lang, status: status,
                                                   redaction: redaction, screenShareable: screenShareable, session: session,
                                                   postSession: postSession, now: now)
-        if case .created(let chat) = creation { try await publisher.chat(chat, endUserID: endUserID) }
+        if case .created(let chat) = creation {
+            try await publisher.chat(chat, endUserID: endUserID)
+            if chat.status == .queued { await changes.publish(.queued(chat, endUserID: endUserID)) }
+        }
         return creation
     }
 
     /// Ends a chat in progress (`ended_by` is `ender`).
     func end(_ chatID: Int, endUserID: Int, by ender: ChatEndedBy) async throws -> ChatResponse? {
-        try await published(try await store.endChat(id: chatID, endUserID: endUserID, by: ender.rawValue, now: clock.now()),
-                            endUserID)
+        guard let ended = try await published(try await store.endChat(id: chatID, endUserID: endUserID, by: ender.rawValue,
+                                                                       now: clock.now()), endUserID)
+        else { return nil }
+        await changes.publish(.ended(ended))
+        return ended
     }
 
     /// A chat an earlier run left in progress goes back to its queue, without the agent
@@ -46,7 +55,9 @@ struct ChatLifecycle: Sendable {
 
     /// A `pending` chat (its pre-session smart actions requested) joins its queue.
     func enqueue(_ chatID: Int, endUserID: Int) async throws -> ChatResponse? {
-        try await published(try await store.enqueuePendingChat(id: chatID), endUserID)
+        guard let queued = try await published(try await store.enqueuePendingChat(id: chatID), endUserID) else { return nil }
+        await changes.publish(.queued(queued, endUserID: endUserID))
+        return queued
     }
 
     /// A human agent's step in taking a chat in progress: `assigned`, then `active`.

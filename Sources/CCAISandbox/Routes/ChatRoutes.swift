@@ -41,12 +41,8 @@ struct ChatRoutes: Sendable {
     private func start(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
         let started = try await starts.start(try request.decode(ChatRequest.self), session: session)
         let (chat, owner) = (started.chat, try session.endUserID())
-        if started.preSession.isEmpty {
-            await desk.chatQueued(chat, endUserID: owner)
-        } else {
-            for type in started.preSession {
-                _ = try await smartActions.request(chatID: chat.id, endUserID: owner, type: type, preSession: true, requestedBy: nil)
-            }
+        for type in started.preSession {
+            _ = try await smartActions.request(chatID: chat.id, endUserID: owner, type: type, preSession: true, requestedBy: nil)
         }
         return try .json(chat, status: 201)
     }
@@ -119,7 +115,6 @@ struct ChatRoutes: Sendable {
         let chat = try await sessions.ownChat(request, session)
         try chat.requireInProgress()
         guard let queued = try await lifecycle.enqueue(chat.id, endUserID: try session.endUserID()) else { return try .json(chat) }
-        await desk.chatQueued(queued, endUserID: try session.endUserID())
         return try .json(queued)
     }
 
@@ -128,7 +123,6 @@ struct ChatRoutes: Sendable {
         guard let ended = try await lifecycle.end(chat.id, endUserID: try session.endUserID(), by: .endUser) else {
             throw HTTPError.conflict("chat \(chat.id) has already ended")
         }
-        await desk.chatEnded(ended.id)
         return try .json(ended)
     }
 }

@@ -1,0 +1,46 @@
+import CCAIWire
+import Foundation
+
+/// A change of a chat's life that other parts act on (the agent desk hands a queued chat
+/// to an agent, and lets go of an ended one), said by ``ChatLifecycle`` as it happens, so
+/// no caller of a transition has to remember to tell them.
+enum ChatChange: Sendable {
+    /// The chat joined its queue: created queued, or enqueued after its pre-session smart
+    /// actions. (A transfer, an escalation and a restart queue a chat as the desk's own
+    /// act, and the desk hands it on itself.)
+    case queued(ChatResponse, endUserID: Int)
+    /// The chat ended, by whoever.
+    case ended(ChatResponse)
+}
+
+/// What listens to ``ChatChange``s.
+protocol ChatChangeObserver: AnyObject, Sendable {
+    func chatChanged(_ change: ChatChange) async
+}
+
+/// The listeners of a sandbox's chat changes: subscribed once while the sandbox is built,
+/// told of each change in order, before the transition returns. Held weakly (the desk
+/// holds the lifecycle that holds this).
+///
+/// ```swift
+/// changes.subscribe(desk)
+/// await changes.publish(.ended(chat))
+/// ```
+final class ChatChanges: @unchecked Sendable {
+    private struct Listener {
+        weak var observer: (any ChatChangeObserver)?
+    }
+
+    private let lock = NSLock()
+    private var listeners: [Listener] = []
+
+    func subscribe(_ observer: any ChatChangeObserver) {
+        lock.withLock { listeners.append(Listener(observer: observer)) }
+    }
+
+    func publish(_ change: ChatChange) async {
+        for observer in lock.withLock({ listeners.compactMap(\.observer) }) {
+            await observer.chatChanged(change)
+        }
+    }
+}
