@@ -85,7 +85,7 @@ public final class Sandbox: Sendable {
         let publisher = EventPublisher(store: store, hub: hub, clock: clock)
         let changes = ChatChanges()
         let lifecycle = ChatLifecycle(store: store, publisher: publisher, clock: clock, changes: changes)
-        let conversation = Conversation(store: store, publisher: publisher, clock: clock)
+        let conversation = Conversation(store: store, publisher: publisher, clock: clock, changes: changes)
         let queues = Queues(configuration: configuration, store: store, businessClock: businessClock)
         let quotas = Quotas(store: store, limits: limits, clock: clock)
         let chats = Chats(store: store, lifecycle: lifecycle, conversation: conversation, queues: queues, clock: clock)
@@ -158,9 +158,9 @@ public final class Sandbox: Sendable {
         ChatRoutes(sessions: sessions, starts: chatStarts, chats: chats, conversation: conversation, lifecycle: lifecycle,
                    smartActions: smartActions, desk: desk).register(in: &router)
         SmartActionRoutes(sessions: sessions, smartActions: smartActions).register(in: &router)
-        MediaRoutes(sessions: sessions, files: files, desk: desk).register(in: &router)
+        MediaRoutes(sessions: sessions, files: files).register(in: &router)
         FormRoutes(sessions: sessions, forms: forms).register(in: &router)
-        ScreenShareRoutes(sessions: sessions, screenShares: screenShares, desk: desk).register(in: &router)
+        ScreenShareRoutes(sessions: sessions, screenShares: screenShares).register(in: &router)
         PostSessionRoutes(sessions: sessions, postSessions: postSessions, desk: desk).register(in: &router)
         TranscriptRoutes(sessions: sessions, transcripts: transcripts).register(in: &router)
         router.adminToken = configuration.adminToken

@@ -58,7 +58,7 @@ actor AgentDesk: ChatChangeObserver {
     /// returns), or the default behaviour of whoever has the chat answers it. Agents get
     /// it as they see it (``Conversation/agentView(of:in:)``: redacted, as stored, when the
     /// queue redacts), read in the caller's task, not the desk's.
-    nonisolated func messageReceived(_ message: ChatMessage, in chat: ChatResponse, endUserID: Int) async {
+    private nonisolated func messageReceived(_ message: ChatMessage, in chat: ChatResponse, endUserID: Int) async {
         do {
             await deliver(try await environment.conversation.agentView(of: message, in: chat), in: chat, endUserID: endUserID)
         } catch {
@@ -179,11 +179,12 @@ actor AgentDesk: ChatChangeObserver {
         await mailboxes.removeValue(forKey: chatID)?.close()
     }
 
-    /// A chat joined its queue or ended (``ChatLifecycle`` says so).
-    func chatChanged(_ change: ChatChange) async {
+    /// A chat joined its queue, ended, or its customer wrote (the domain says so).
+    nonisolated func chatChanged(_ change: ChatChange) async {
         switch change {
         case .queued(let chat, let endUserID): await chatQueued(chat, endUserID: endUserID)
         case .ended(let chat): await chatEnded(chat.id)
+        case .endUserWrote(let message, let chat, let endUserID): await messageReceived(message, in: chat, endUserID: endUserID)
         }
     }
 

@@ -1,9 +1,10 @@
 import CCAIWire
 import Foundation
 
-/// A change of a chat's life that other parts act on (the agent desk hands a queued chat
-/// to an agent, and lets go of an ended one), said by ``ChatLifecycle`` as it happens, so
-/// no caller of a transition has to remember to tell them.
+/// A change of a chat that other parts act on (the agent desk hands a queued chat to an
+/// agent, lets go of an ended one, and gives the customer's messages to whoever has the
+/// chat), said by the domain as it happens (``ChatLifecycle``, ``Conversation``), so no
+/// route or agent has to remember to tell them.
 enum ChatChange: Sendable {
     /// The chat joined its queue: created queued, or enqueued after its pre-session smart
     /// actions. (A transfer, an escalation and a restart queue a chat as the desk's own
@@ -11,6 +12,9 @@ enum ChatChange: Sendable {
     case queued(ChatResponse, endUserID: Int)
     /// The chat ended, by whoever.
     case ended(ChatResponse)
+    /// The end user wrote in the chat (words, a file, a screen share event), stored for
+    /// the first time.
+    case endUserWrote(ChatMessage, in: ChatResponse, endUserID: Int)
 }
 
 /// What listens to ``ChatChange``s.

@@ -60,10 +60,10 @@ struct ChatFiles: Sendable {
         let media = try await store.addMedia(chatID: chat.id, type: type, name: upload.name, mimeType: upload.mimeType,
                                              data: upload.data, now: clock.now())
         if let action { try await smartActions.attach(media, to: action) }
-        return try await conversation.post(
+        return try await conversation.postForAgents(
             .init(sender: ChatMessageSender(type: "end_user", name: session.endUser.name), type: "media", media: media,
                   smartActionID: action?.id, clientMessageID: upload.clientMessageID),
-            in: chat.id, endUserID: owner)
+            in: chat, endUserID: owner)
     }
 
     /// The type of a file an agent sends, checked: one of the 19 agent file types (seed

@@ -52,10 +52,10 @@ struct Chats: Sendable {
             throw HTTPError.badRequest("the field 'client_message_id' must not contain NUL")
         }
         guard try await lifecycle.acceptsMessages(chat) else { throw HTTPError.chatEnded(chat.id) }
-        return try await conversation.post(
+        return try await conversation.postForAgents(
             .init(sender: ChatMessageSender(type: "end_user", name: session.endUser.name), type: "text", text: message.text,
                   clientMessageID: message.clientMessageId),
-            in: chat.id, endUserID: try session.endUserID())
+            in: chat, endUserID: try session.endUserID())
     }
 
     /// Whether the end user is typing in a chat in progress.

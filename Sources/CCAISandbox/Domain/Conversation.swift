@@ -38,6 +38,20 @@ struct Conversation: Sendable {
     let store: SandboxStore
     let publisher: EventPublisher
     let clock: any Clock
+    /// Where the end user's messages for the agents are said (the agent desk listens).
+    let changes: ChatChanges
+
+    /// Posts the end user's message for the chat's agents: stored and published as by
+    /// ``post(_:in:endUserID:)``, and, when new, a ``ChatChange/endUserWrote(_:in:endUserID:)``
+    /// before this returns. (A web form's outcome is posted plainly: the agent who sent the
+    /// form gets it from its outcome board.)
+    func postForAgents(_ message: Message, in chat: ChatResponse, endUserID: Int) async throws
+        -> (message: ChatMessage, isNew: Bool)
+    {
+        let posted = try await post(message, in: chat.id, endUserID: endUserID)
+        if posted.isNew { await changes.publish(.endUserWrote(posted.message, in: chat, endUserID: endUserID)) }
+        return posted
+    }
 
     /// Stores `message` in the chat and publishes it; `isNew` is false when its client id
     /// was posted before (the earlier message is returned).

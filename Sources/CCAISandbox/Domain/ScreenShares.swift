@@ -99,10 +99,10 @@ struct ScreenShares: Sendable {
             throw HTTPError.badRequest(problem)
         }
         try chat.requireInProgress()
-        return try await conversation.post(
+        return try await conversation.postForAgents(
             .init(sender: ChatMessageSender(type: "end_user", name: session.endUser.name), type: "screen_share",
                   text: event.response?.code, event: event.event.rawValue, screenShare: event.response),
-            in: chat.id, endUserID: try session.endUserID()).message
+            in: chat, endUserID: try session.endUserID()).message
     }
 
     /// After ``postEvent(_:in:by:)``: with `screen_share_code_generated` for the chat's

@@ -4,7 +4,8 @@ import Foundation
 /// The chat lifecycle: `POST /chats` (start), `GET /chats/current`, `GET /chats/{id}`,
 /// `POST /chats/{id}/enqueue`, `POST /chats/{id}/end`, the end user's messages, typing,
 /// previews, chat events and escalations. The rules are ``ChatStarts``', ``Chats``' and
-/// ``ChatLifecycle``'s; the routes hand what changed to the agent desk.
+/// ``ChatLifecycle``'s, which tell the agent desk what changed; an escalation is the
+/// desk's own act.
 struct ChatRoutes: Sendable {
     let sessions: SessionResolver
     let starts: ChatStarts
@@ -68,7 +69,6 @@ struct ChatRoutes: Sendable {
     private func sendMessage(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
         let chat = try await sessions.ownChat(request, session)
         let (message, isNew) = try await chats.receive(try request.decode(SendMessageRequest.self), in: chat, from: session)
-        if isNew { await desk.messageReceived(message, in: chat, endUserID: try session.endUserID()) }
         return try .json(message, status: isNew ? 201 : 200)
     }
 

@@ -9,7 +9,6 @@ import Foundation
 struct MediaRoutes: Sendable {
     let sessions: SessionResolver
     let files: ChatFiles
-    let desk: AgentDesk
 
     func register(in router: inout HTTPRouter) {
         router.on([
@@ -38,7 +37,6 @@ struct MediaRoutes: Sendable {
                                       clientMessageID: request.query["client_message_id"].flatMap { $0.isEmpty ? nil : $0 },
                                       smartActionID: smartActionID, data: request.body)
         let (message, isNew) = try await files.receive(upload, in: chat, from: session)
-        if isNew { await desk.messageReceived(message, in: chat, endUserID: try session.endUserID()) }
         return try .json(message, status: isNew ? 201 : 200)
     }
 }

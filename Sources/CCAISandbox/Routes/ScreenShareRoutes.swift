@@ -11,7 +11,6 @@ import Foundation
 struct ScreenShareRoutes: Sendable {
     let sessions: SessionResolver
     let screenShares: ScreenShares
-    let desk: AgentDesk
 
     func register(in router: inout HTTPRouter) {
         router.on([
@@ -63,7 +62,6 @@ struct ScreenShareRoutes: Sendable {
         let body = try request.decode(ScreenShareEventMessage.self)
         let owner = try session.endUserID()
         let message = try await screenShares.postEvent(body, in: chat, by: session)
-        await desk.messageReceived(message, in: chat, endUserID: owner)
         try await screenShares.codeSent(body, in: chat, endUserID: owner)
         return try .json(message, status: 201)
     }
