@@ -34,9 +34,9 @@ struct AgentActions: Sendable {
         }
         switch kind {
         case .human:
-            guard try await lifecycle.move(chatID, endUserID: endUserID, to: .assigned, agent: name) != nil else { return false }
+            guard try await lifecycle.move(chatID, endUserID: endUserID, .assign, agent: name) != nil else { return false }
             try await publishMember(.joined)
-            guard try await lifecycle.move(chatID, endUserID: endUserID, to: .active, agent: name) != nil else { return false }
+            guard try await lifecycle.move(chatID, endUserID: endUserID, .activate, agent: name) != nil else { return false }
         case .virtual:
             guard try await lifecycle.takeByVirtualAgent(chatID, endUserID: endUserID, name: name) != nil else { return false }
             try await publishMember(.joined)

@@ -60,9 +60,10 @@ struct ChatLifecycle: Sendable {
         return queued
     }
 
-    /// A human agent's step in taking a chat in progress: `assigned`, then `active`.
-    func move(_ chatID: Int, endUserID: Int, to status: ChatStatus, agent: String) async throws -> ChatResponse? {
-        try await published(try await store.updateChat(id: chatID, status: status, agent: agent), endUserID)
+    /// A human agent's step in taking a chat in progress: ``ChatTransition/assign``, then
+    /// ``ChatTransition/activate``.
+    func move(_ chatID: Int, endUserID: Int, _ transition: ChatTransition, agent: String) async throws -> ChatResponse? {
+        try await published(try await store.updateChat(id: chatID, transition, agent: agent), endUserID)
     }
 
     /// A virtual agent takes a queued chat no human has: it is `active` at once.
