@@ -13,9 +13,6 @@ public protocol ClaimsSigner: Sendable {
 /// its messages (MessageBindings), escalations (EscalationBindings), forms (FormBindings),
 /// post-session and transcripts (PostSessionBindings), and its events (EventBridge).
 enum ChatBindings {
-    /// The names of the chat events scripts can subscribe to (docs/lua-runtime.md, events).
-    static let eventNames = Set(ChatServiceEvent.Name.allCases.map(\.rawValue))
-
     /// Whether a state's bridge from the SDK's chat events to its emitter runs.
     final class Bridge: @unchecked Sendable {
         var started = false
@@ -59,12 +56,12 @@ enum ChatBindings {
     /// Emits the chat service's typed events and the smart action requests into the
     /// state until it closes (screen share has its bridge, started with its service).
     private static func startBridges(_ service: ChatService, context: SDKContext, in state: LuaState) {
-        if let chat = context.chatEvents {
+        if let chat = context.emitters[.chat] {
             EventBridge.forward(service.chatEvents(), into: chat, in: state) { event in
                 (event.name.rawValue, EventBridge.luaValue(event))
             }
         }
-        if let smartAction = context.smartActionEvents, let requests = context.sdk.smartActionService?.requests() {
+        if let smartAction = context.emitters[.smartAction], let requests = context.sdk.smartActionService?.requests() {
             EventBridge.forward(requests, into: smartAction, in: state) { action in
                 ("requested", (try? LuaEncoder().encode(action)) ?? .nil)
             }
@@ -72,8 +69,8 @@ enum ChatBindings {
     }
 
     static func module(_ context: SDKContext) -> LuaModule {
-        var chat = LuaModule(name: "ccai.chat")
-        if let events = context.chatEvents { chat.events(events) }
+        var chat = LuaModule(name: EventService.chat.module)
+        if let events = context.emitters[.chat] { chat.events(events) }
         installLifecycle(into: &chat, context)
         MessageBindings.install(into: &chat, context)
         EscalationBindings.install(into: &chat, context.sdk)

@@ -17,11 +17,8 @@ public struct SDKContext {
     public var sdk: CCAI
     /// Signs `custom_data = { signed = ... }` claims (the host's company secret).
     public var signer: ClaimsSigner?
-    /// The emitters of `ccai.chat`, `ccai.smart_action` and `ccai.screen_share` events
-    /// (none: no `on`/`wait_for`).
-    public var chatEvents: LuaEventEmitter?
-    public var smartActionEvents: LuaEventEmitter?
-    public var screenShareEvents: LuaEventEmitter?
+    /// The emitter of each service's events (``EventService``; none: no `on`/`wait_for`).
+    public var emitters: [EventService: LuaEventEmitter] = [:]
     /// The plugins the host runs when a smart action or a form asks for an answer.
     public var plugins: PluginHost?
     /// The folder file paths (`images = { { path = "receipt.jpg" } }`) are read from, and

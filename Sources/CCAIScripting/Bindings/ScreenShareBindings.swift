@@ -15,8 +15,6 @@ import LuaRuntime
 /// ccai.chat.send_message{ screen_share = { event = "screen_share_code_generated", response = session } }
 /// ```
 enum ScreenShareBindings {
-    static let eventNames: Set<String> = ["state", "request"]
-
     /// Whether a state's bridge from the service's streams to its emitter runs.
     final class Bridge: @unchecked Sendable {
         var started = false
@@ -38,7 +36,7 @@ enum ScreenShareBindings {
             } catch let error as CCAIError {
                 throw SDKBindings.luaError(error, service: "screen_share", method: "initialize_screen_share")
             }
-            if !bridge.started, let service = ccai.screenShareService, let emitter = context.screenShareEvents,
+            if !bridge.started, let service = ccai.screenShareService, let emitter = context.emitters[.screenShare],
                 let state = call.context.state
             {
                 bridge.started = true
@@ -51,8 +49,8 @@ enum ScreenShareBindings {
 
     static func module(_ context: SDKContext) -> LuaModule {
         let ccai = context.sdk
-        var module = LuaModule(name: "ccai.screen_share")
-        if let events = context.screenShareEvents { module.events(events) }
+        var module = LuaModule(name: EventService.screenShare.module)
+        if let events = context.emitters[.screenShare] { module.events(events) }
         module.function("create", LuaSignature("Creates a session for a screen-shareable chat (pending, with the code the agent joins with).",
                                                parameters: ["request: { communication_id: integer?, communication_type: \"chat\"?, initiated_from: \"agent\"|\"end_user\" }"],
                                                returns: ["table"])) { call in

@@ -15,12 +15,10 @@ import LuaRuntime
 /// end)
 /// ```
 enum SmartActionBindings {
-    static let eventNames: Set<String> = ["requested"]
-
     static func module(_ context: SDKContext) -> LuaModule {
         let ccai = context.sdk
-        var module = LuaModule(name: "ccai.smart_action")
-        if let events = context.smartActionEvents { module.events(events) }
+        var module = LuaModule(name: EventService.smartAction.module)
+        if let events = context.emitters[.smartAction] { module.events(events) }
         let routerParameter = "router: { id: integer, type: \"chat\"|\"call\" }?"
         module.function("notify_smart_action_received", LuaSignature(
             "Tells the platform the app has the request (status received).",

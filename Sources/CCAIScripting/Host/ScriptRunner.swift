@@ -71,9 +71,9 @@ public struct ScriptRunner: Sendable {
                                    }) { lua in
             var context = sdk.map { SDKContext(sdk: $0, signer: signer, plugins: plugins, fileRoot: extraPaths.first, logger: logger) }
             context?.outputRoot = outputDirectory
-            context?.chatEvents = lua.makeEmitter(name: "ccai.chat", events: ChatBindings.eventNames)
-            context?.smartActionEvents = lua.makeEmitter(name: "ccai.smart_action", events: SmartActionBindings.eventNames)
-            context?.screenShareEvents = lua.makeEmitter(name: "ccai.screen_share", events: ScreenShareBindings.eventNames)
+            for service in EventService.allCases {
+                context?.emitters[service] = lua.makeEmitter(name: service.module, events: service.eventNames)
+            }
             var module = CCAIModule.make(environment: environment, logger: logger, sdk: context, clock: clock)
             module.module(PluginBindings.module(plugins, sdk: sdk, logger: logger, clock: clock))
             ScenarioBindings.install(into: &module, metrics: metrics, data: data, folder: extraPaths.first)

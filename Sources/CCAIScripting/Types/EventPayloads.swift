@@ -43,19 +43,18 @@ enum EventPayloads {
             (.coldTransfer, try model(ColdTransfer.self), "an agent transferred the chat to another queue"),
             (.networkConnectivityChanged, .boolean, "the event stream was lost (false) or is back (true)"),
         ]
-        var events = chat.map { Event(module: "ccai.chat", name: $0.0.rawValue, payload: $0.1, meaning: $0.2) }
-        events.append(Event(module: "ccai.smart_action", name: "requested", payload: try model(SmartAction.self),
+        var events = chat.map { Event(module: EventService.chat.module, name: $0.0.rawValue, payload: $0.1, meaning: $0.2) }
+        events.append(Event(module: EventService.smartAction.module, name: "requested", payload: try model(SmartAction.self),
                             meaning: "an agent asked for a smart action (a plugin's smart_actions hook answers it first)"))
-        events.append(Event(module: "ccai.screen_share", name: "state", payload: try model(ScreenShareServiceState.self),
+        events.append(Event(module: EventService.screenShare.module, name: "state", payload: try model(ScreenShareServiceState.self),
                             meaning: "the screen share service's state changed"))
-        events.append(Event(module: "ccai.screen_share", name: "request", payload: try model(ScreenShareRequestType.self),
+        events.append(Event(module: EventService.screenShare.module, name: "request", payload: try model(ScreenShareRequestType.self),
                             meaning: "the agent asks the end user's consent: to share the screen (session) or to control the app"))
         return events
     }
 
-    /// The events of each module by name, as the emitters accept them.
+    /// The events of each module by name, as the emitters accept them (``EventService``).
     static var namesByModule: [String: Set<String>] {
-        ["ccai.chat": ChatBindings.eventNames, "ccai.smart_action": SmartActionBindings.eventNames,
-         "ccai.screen_share": ScreenShareBindings.eventNames]
+        Dictionary(uniqueKeysWithValues: EventService.allCases.map { ($0.module, $0.eventNames) })
     }
 }
