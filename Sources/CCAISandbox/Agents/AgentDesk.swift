@@ -14,8 +14,9 @@ actor AgentDesk: ChatChangeObserver {
     private let virtualScripts: [String: AgentScript]
     /// The messages on their way to a running script, by chat.
     private var mailboxes: [Int: AgentMailbox] = [:]
-    /// The chats each human agent has.
-    private var load: [String: Set<Int>] = [:]
+    /// What each human agent has: their load is counted in work items, whatever the
+    /// kind of conversation (``WorkItem``), against their `max_chats`.
+    private var load: [String: Set<WorkItem>] = [:]
     /// Ended chats whose post-session virtual agent talks, with its id.
     private var postSessions: [Int: String] = [:]
 
@@ -203,10 +204,10 @@ actor AgentDesk: ChatChangeObserver {
         guard let name = humanAgent(of: chatID),
             let agent = environment.configuration.agents?.first(where: { $0.name == name })
         else { return }
-        load[name]?.remove(chatID)
+        load[name]?.remove(.chat(chatID))
         let held = Set(load.values.joined())
         guard let waiting = try? await environment.chats.waiting(onMenus: agent.menus)
-            .first(where: { $0.chat.id != chatID && !held.contains($0.chat.id) })
+            .first(where: { $0.chat.id != chatID && !held.contains(.chat($0.chat.id)) })
         else { return }
         humanTakes(waiting.chat, endUserID: waiting.endUserID)
     }
@@ -215,7 +216,7 @@ actor AgentDesk: ChatChangeObserver {
     /// The desk decides while the request that queued the chat is handled, so a chat
     /// without one when that request has returned waits until an agent gets room.
     func humanAgent(of chatID: Int) -> String? {
-        load.first { $0.value.contains(chatID) }?.key
+        load.first { $0.value.contains(.chat(chatID)) }?.key
     }
 
     /// The least busy human agent of the chat's queue with room takes it; without one the
@@ -228,7 +229,7 @@ actor AgentDesk: ChatChangeObserver {
             agent.menus.contains(chat.menuId) && (load[agent.name]?.count ?? 0) < (agent.maxChats ?? .max)
         }
         guard let name = candidates.min(by: { (load[$0.name]?.count ?? 0) < (load[$1.name]?.count ?? 0) })?.name else { return }
-        load[name, default: []].insert(chat.id)
+        load[name, default: []].insert(.chat(chat.id))
         let actions = agentActions(chat.id, endUserID: endUserID, name: name)
         if let script = scripts[name] {
             run(ScriptedAgent(actions: actions, script: script, mailbox: AgentMailbox(clock: environment.clock), escalate: nil,
@@ -264,4 +265,10 @@ actor AgentDesk: ChatChangeObserver {
             in: chat.id, endUserID: endUserID)
         return try await environment.lifecycle.end(chat.id, endUserID: endUserID, by: .agent) ?? chat
     }
+}
+
+/// One conversation an agent works on, the unit of their load. Chats only for now; a call
+/// will be a case beside it, counted in the same load.
+enum WorkItem: Hashable, Sendable {
+    case chat(Int)
 }
