@@ -205,13 +205,14 @@ public final class Sandbox: Sendable {
 
     /// Resumes what an earlier run of the sandbox (`--data`) left under way, as a platform
     /// node that crashed and came back would: every chat queued or with an agent goes back
-    /// to its queue and an agent takes it again (a script starts anew with `session.resumed ==
-    /// true` and the chat's `session.messages`; a chat that had a human, or was escalated,
-    /// goes to a human; a `pending` chat still waits for the app's `enqueue`), and every
-    /// post-session virtual agent of a `ready` phase talks again; a chat's idle time
-    /// counts from this start. The end user's app sees `chat_received` (queued, then taken) and keeps its
-    /// chat; messages its SDK retried through the outage are stored once by their client
-    /// id. `ccai sandbox serve` does it before it serves; one log line counts them.
+    /// to its queue and an agent takes it again (a script starts anew with
+    /// `session.resumed == true` and the chat's `session.messages`; a chat that had a
+    /// human, or was escalated, goes to a human; a `pending` chat still waits for the app's
+    /// `enqueue`), and every post-session virtual agent of a `ready` phase talks again; a
+    /// chat's idle time counts from this start. The end user's app sees `chat_received`
+    /// (queued, then taken) and keeps its chat; messages its SDK retried through the
+    /// outage are stored once by their client id. `ccai sandbox serve` does it before it
+    /// serves; one log line counts them.
     @discardableResult
     public func resumeChatsLeftOpen() async throws -> (chats: [ChatResponse], postSessions: [ChatResponse]) {
         var resumed: [ChatResponse] = []

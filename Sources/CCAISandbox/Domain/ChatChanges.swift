@@ -24,7 +24,8 @@ protocol ChatChangeObserver: AnyObject, Sendable {
 
 /// The listeners of a sandbox's chat changes: subscribed once while the sandbox is built,
 /// told of each change in order, before the transition returns. Held weakly (the desk
-/// holds the lifecycle that holds this).
+/// holds the lifecycle that holds this), so a listener must be held by what serves: the
+/// routes hold the desk, and a server outlives a `Sandbox` value its caller let go.
 ///
 /// ```swift
 /// changes.subscribe(desk)
