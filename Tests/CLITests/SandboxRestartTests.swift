@@ -34,6 +34,7 @@ import Testing
         let arguments = ["--config", config, "--data", folder.appendingPathComponent("data").path]
         let listen = "127.0.0.1:\(port)"
         var server = try await Server.start(arguments, listen: listen)
+        defer { server.terminate() }   // a failure below leaves no server running
 
         let delegate = SigningDelegate(identifier: "crash-ana")
         let ccai = try makeSDK(port: port, delegate: delegate, cache: false)
