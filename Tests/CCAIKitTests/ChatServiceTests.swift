@@ -102,7 +102,7 @@ import Timekeeping
         -> (sandbox: Sandbox, port: UInt16, clock: ManualClock, service: ChatService, delegate: SigningDelegate)
     {
         let sandbox = try Sandbox()
-        let server = try sandbox.serve()
+        let server = try sandbox.serve(port: try restartablePort())   // the tests listen on it again
         let clock = ManualClock()
         let delegate = SigningDelegate(identifier: identifier)
         let ccai = try makeSDK(port: server.port, delegate: delegate, cache: false, clock: clock)

@@ -80,8 +80,8 @@ import Timekeeping
 
     @Test(.timeLimit(.minutes(1))) func theSDKSurvivesADroppedStreamAndSaysSo() async throws {
         let sandbox = try Sandbox()
-        let server = try sandbox.serve()
-        let port = server.port
+        let port = try restartablePort()   // listened on again below
+        let server = try sandbox.serve(port: port)
         let delegate = SigningDelegate(identifier: "events-drop")
         let ccai = try makeSDK(port: port, delegate: delegate, cache: false)
         ccai.initializeChat()
@@ -116,8 +116,8 @@ import Timekeeping
 
     @Test(.timeLimit(.minutes(1))) func messagesWrittenOfflineGoOutOnceAndInOrder() async throws {
         let sandbox = try Sandbox()
-        let server = try sandbox.serve()
-        let port = server.port
+        let port = try restartablePort()   // listened on again below
+        let server = try sandbox.serve(port: port)
         let delegate = SigningDelegate(identifier: "offline-writer")
         let clock = ManualClock()
         let ccai = try makeSDK(port: port, delegate: delegate, cache: false, clock: clock)

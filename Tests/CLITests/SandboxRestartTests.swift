@@ -29,8 +29,7 @@ import Testing
                      menus = { { id = 1, name = "Help", channels = { chat = {} } } },
                      agents = { { name = "Eve", menus = { 1 }, script = "echo.lua" } } }
             """.write(toFile: config, atomically: true, encoding: .utf8)
-        let (socket, port) = try boundLoopbackSocket()
-        close(socket)
+        let port = try restartablePort()
         let arguments = ["--config", config, "--data", folder.appendingPathComponent("data").path]
         let listen = "127.0.0.1:\(port)"
         var server = try await Server.start(arguments, listen: listen)

@@ -87,10 +87,16 @@ public final class RawHTTPServer: @unchecked Sendable {
 /// A TCP socket bound to a free port of 127.0.0.1, not listening yet: connections to it
 /// are refused until it listens, and no other test's server can take the port meanwhile.
 public func boundLoopbackSocket() throws -> (socket: Int32, port: UInt16) {
+    try bindLoopback(port: 0)
+}
+
+/// Binds a new TCP socket to `port` of 127.0.0.1 (0: one the kernel picks) and says which.
+func bindLoopback(port: UInt16) throws -> (socket: Int32, port: UInt16) {
     let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = port.bigEndian
     var length = socklen_t(MemoryLayout<sockaddr_in>.size)
     let bound = withUnsafeMutablePointer(to: &address) { pointer in
         pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
