@@ -29,6 +29,7 @@ public final class CCAI: @unchecked Sendable {
         var rate: RateService
         var chat: ChatService?
         var screenShare: ScreenShareService?
+        var call: CallService?
     }
 
     /// An SDK instance sharing `http` (one libcurl thread) with others, if given.
@@ -71,6 +72,9 @@ public final class CCAI: @unchecked Sendable {
     /// Nil until ``initializeChat(_:)``.
     public var chatService: ChatService? { lock.withLock { services?.chat } }
 
+    /// Nil until ``initializeCall(_:)``.
+    public var callService: CallService? { lock.withLock { services?.call } }
+
     /// Nil until ``initializeScreenShare(options:)``.
     public var screenShareService: ScreenShareService? { lock.withLock { services?.screenShare } }
 
@@ -84,6 +88,16 @@ public final class CCAI: @unchecked Sendable {
                                    signedCustomData: { endUser.signedCustomData })
             current.language.watchSessions { [weak chat] in chat?.currentChat.flatMap { $0.isInProgress ? $0.id : nil } }
             current.chat = chat
+            services = current
+        }
+    }
+
+    /// Registers the call module (after `initialize`); `callService` is available
+    /// afterwards. Calling it again keeps the service and its call.
+    public func initializeCall(_ options: CallOptions = CallOptions()) {
+        lock.withLock {
+            guard var current = services, current.call == nil else { return }
+            current.call = CallService(api: current.api, pump: current.pump, options: options)
             services = current
         }
     }

@@ -50,6 +50,7 @@ public final class Sandbox: Sendable {
     let queues: Queues
     let chatStarts: ChatStarts
     let chats: Chats
+    let calls: Calls
     let smartActions: SmartActions
     let forms: Forms
     let screenShares: ScreenShares
@@ -83,12 +84,17 @@ public final class Sandbox: Sendable {
         }
         let hub = EventHub(clock: clock)
         let publisher = EventPublisher(store: store, hub: hub, clock: clock)
-        let changes = ChatChanges()
+        let changes = SessionChanges()
         let lifecycle = ChatLifecycle(store: store, publisher: publisher, clock: clock, changes: changes)
         let conversation = Conversation(store: store, publisher: publisher, clock: clock, changes: changes)
         let queues = Queues(configuration: configuration, store: store, businessClock: businessClock)
         let quotas = Quotas(store: store, limits: limits, clock: clock)
         let chats = Chats(store: store, lifecycle: lifecycle, conversation: conversation, queues: queues, clock: clock)
+        let callLifecycle = CallLifecycle(store: store, publisher: publisher, clock: clock, changes: changes,
+                                          handleTimeSeconds: configuration.handleTimeSeconds ?? 300)
+        let calls = Calls(configuration: configuration, store: store, lifecycle: callLifecycle, queues: queues, quotas: quotas,
+                          clock: clock)
+        self.calls = calls
         let smartActions = SmartActions(store: store, publisher: publisher, clock: clock)
         let forms = Forms(configuration: configuration, store: store, conversation: conversation, clock: clock)
         let screenShares = ScreenShares(store: store, publisher: publisher, conversation: conversation, quotas: quotas, clock: clock,
@@ -109,7 +115,7 @@ public final class Sandbox: Sendable {
         transcripts = Transcripts(configuration: configuration, store: store, conversation: conversation,
                                   renderer: TranscriptRenderer(), cache: TranscriptCache())
         let environment = AgentEnvironment(
-            configuration: configuration, queues: queues, chats: chats, lifecycle: lifecycle, conversation: conversation,
+            configuration: configuration, queues: queues, chats: chats, lifecycle: lifecycle, calls: calls, conversation: conversation,
             publisher: publisher, smartActions: smartActions, forms: forms, screenShares: screenShares, files: files, clock: clock,
             log: log)
         agentDesk = AgentDesk(environment: environment, scripts: scripts.agents, virtualScripts: scripts.virtualAgents)
@@ -157,6 +163,7 @@ public final class Sandbox: Sendable {
         EventRoutes(sessions: sessions, feed: feed, streams: streams).register(in: &router)
         ChatRoutes(sessions: sessions, starts: chatStarts, chats: chats, conversation: conversation, lifecycle: lifecycle,
                    smartActions: smartActions, desk: desk).register(in: &router)
+        CallRoutes(sessions: sessions, calls: calls).register(in: &router)
         SmartActionRoutes(sessions: sessions, smartActions: smartActions).register(in: &router)
         MediaRoutes(sessions: sessions, files: files).register(in: &router)
         FormRoutes(sessions: sessions, forms: forms).register(in: &router)
@@ -234,5 +241,22 @@ public final class Sandbox: Sendable {
                     + talking.map { String($0.id) }.joined(separator: ", ") + ")"))
         }
         return (resumed, talking)
+    }
+
+    /// Ends every call an earlier run left in progress as `failed` (`end_reason` restart):
+    /// a call's audio does not outlive the platform that carried it, and the app starts a
+    /// new one. Returns the calls ended.
+    @discardableResult
+    public func failCallsLeftOpen() async throws -> [CallResponse] {
+        var failed: [CallResponse] = []
+        for open in try await calls.inProgress() {
+            if let call = try await calls.lifecycle.end(open.call.id, endUserID: open.endUserID, reason: .restart, .fail) {
+                failed.append(call)
+            }
+        }
+        if !failed.isEmpty {
+            log("sandbox: \(failed.count) call(s) left open by the previous run failed (" + failed.map { String($0.id) }.joined(separator: ", ") + ")")
+        }
+        return failed
     }
 }

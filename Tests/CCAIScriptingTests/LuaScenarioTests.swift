@@ -20,6 +20,16 @@ import Testing
         #expect(outcome.everything.contains("broken.lua:8: the agent script broke on purpose"))
     }
 
+    /// The calls example: consent, waiting, a scripted agent's hold, an interruption,
+    /// resume, hang up, and the refusals on the way.
+    @Test func theCallsExampleRunsEveryStepOfACall() async throws {
+        let outcome = try await LuaScenario("../../examples/calls/scenario.lua", sandbox: "../../examples/calls/sandbox.lua").run()
+        outcome.expectPassed("calls scenario passed")
+        #expect(outcome.everything.contains("connected, recorded: true"), "the agent's script saw the connected call")
+        #expect(outcome.everything.contains("statuses=waiting,connecting,connected,on_hold,connected,interrupted,connected,ended"),
+                "\(outcome.everything)")
+    }
+
     @Test func virtualAgentsAnswerAndEscalate() async throws {
         try await LuaScenario("virtual_agents.lua", sandbox: "agents/sandbox.lua").run()
             .expectPassed("virtual agents scenario passed")

@@ -87,6 +87,12 @@ final class EventPump: @unchecked Sendable {
         lock.withLock { observers.append(observer) }
     }
 
+    /// Hands an event the SDK makes itself (a call's provider state, an interruption the
+    /// device detected) to every observer and subscriber, among the platform's.
+    func emit(_ event: PlatformEvent) {
+        deliver(event)
+    }
+
     /// The pump stops with its last subscriber.
     private func unsubscribe(_ id: UUID) {
         let idle: Task<Void, Never>? = lock.withLock {

@@ -1,12 +1,14 @@
 import CCAIWire
 import Foundation
 
-/// Hands each chat to its agents and the customer's messages to whoever has the chat. A
-/// queue with a virtual agent gives it the chat first; otherwise, or after an escalation,
-/// the least busy human agent of the queue with room (`max_chats`) takes it, or it waits
-/// queued until one has room. An agent runs its script when the configuration gives one,
-/// the default behaviour otherwise. Agents' loads are counted from this process's start.
-actor AgentDesk: ChatChangeObserver {
+/// Hands each chat and call to its agents and the customer's messages to whoever has the
+/// chat. A queue with a virtual agent gives it the chat first; otherwise, or after an
+/// escalation, the least busy human agent of the queue with room (`max_chats`, counting
+/// chats and calls together) takes it, or it waits until one has room; an agent with
+/// room takes the oldest chat or call waiting on its queues. An agent runs its script
+/// when the configuration gives one, the default behaviour otherwise. Agents' loads are
+/// counted from this process's start.
+actor AgentDesk: SessionChangeObserver {
     /// What the agents work with.
     private let environment: AgentEnvironment
     /// Human agents' scripts by agent name; virtual agents' by virtual agent id.
@@ -14,6 +16,8 @@ actor AgentDesk: ChatChangeObserver {
     private let virtualScripts: [String: AgentScript]
     /// The messages on their way to a running script, by chat.
     private var mailboxes: [Int: AgentMailbox] = [:]
+    /// What ends the waits of a running call script, by call.
+    private var callMailboxes: [Int: AgentMailbox] = [:]
     /// What each human agent has: their load is counted in work items, whatever the
     /// kind of conversation (``WorkItem``), against their `max_chats`.
     private var load: [String: Set<WorkItem>] = [:]
@@ -134,7 +138,7 @@ actor AgentDesk: ChatChangeObserver {
     func transfer(_ actions: AgentActions, toMenu menuID: Int) async throws -> ChatResponse {
         let (current, queued) = try await environment.chats.transfer(actions.chatID, endUserID: actions.endUserID, toMenu: menuID)
         await mailboxes.removeValue(forKey: actions.chatID)?.close()
-        await release(actions.chatID)
+        await release(.chat(actions.chatID))
         try await actions.publishMember(.left)
         let transfer = ColdTransfer(chatId: queued.id, fromMenuId: current.menuId, toMenuId: menuID, agent: actions.member)
         try await environment.publisher.publish(endUserID: actions.endUserID, event: .coldTransfer, encoding: transfer)
@@ -181,13 +185,78 @@ actor AgentDesk: ChatChangeObserver {
     }
 
     /// A chat joined its queue, ended, or its customer wrote (the domain says so).
-    nonisolated func chatChanged(_ change: ChatChange) async {
+    nonisolated func sessionChanged(_ change: SessionChange) async {
         switch change {
         case .queued(let chat, let endUserID): await chatQueued(chat, endUserID: endUserID)
         case .ended(let chat): await chatEnded(chat.id)
         case .endUserWrote(let message, let chat, let endUserID): await messageReceived(message, in: chat, endUserID: endUserID)
+        case .callWaiting(let call, let endUserID): await callWaiting(call, endUserID: endUserID)
+        case .callEnded(let call): await callEnded(call)
         }
     }
+
+    /// A call waits: the least busy human agent of its queue with room takes it.
+    private func callWaiting(_ call: CallResponse, endUserID: Int) async {
+        await humanTakes(call, endUserID: endUserID)
+    }
+
+    /// The call ended: a script waiting on it stops waiting, its agent takes the next
+    /// session waiting, and the calls still waiting on its queue hear their new estimates.
+    private func callEnded(_ call: CallResponse) async {
+        await callMailboxes.removeValue(forKey: call.id)?.close()
+        await release(.call(call.id))
+        await refreshWaitTimes(menuID: call.menuId)
+    }
+
+    /// The calls waiting on a queue hear their new estimates (``Calls/refreshWaitTimes(menuID:)``).
+    private func refreshWaitTimes(menuID: Int) async {
+        do {
+            try await environment.calls.refreshWaitTimes(menuID: menuID)
+        } catch {
+            environment.log("sandbox: the wait estimates of queue \(menuID) could not be updated: \(error)")
+        }
+    }
+
+    /// A cold transfer of a call by its agent (`agent.transfer{ menu_id = 2 }`): the agent
+    /// leaves, and the call waits on the other queue for its agents.
+    func transfer(_ actions: CallAgentActions, toMenu menuID: Int) async throws -> CallResponse {
+        _ = try environment.queues.menu(menuID)
+        let before = try await environment.calls.call(actions.callID, endUserID: actions.endUserID)
+        guard let waiting = try await environment.calls.lifecycle.transfer(actions.callID, endUserID: actions.endUserID, toMenu: menuID)
+        else { throw HTTPError.conflict("call \(actions.callID) is not with an agent: only a call in progress can be transferred") }
+        await callMailboxes.removeValue(forKey: actions.callID)?.close()
+        await release(.call(actions.callID))
+        try await actions.publishParticipant(.left)
+        await refreshWaitTimes(menuID: before.menuId)
+        await refreshWaitTimes(menuID: menuID)
+        await humanTakes(waiting, endUserID: actions.endUserID)
+        return waiting
+    }
+
+    /// The least busy human agent of the call's queue with room takes it (its script, or
+    /// the default behaviour); without one the call waits.
+    private func humanTakes(_ call: CallResponse, endUserID: Int) async {
+        guard holder(of: .call(call.id)) == nil, let name = leastBusyAgent(onMenu: call.menuId) else { return }
+        load[name, default: []].insert(.call(call.id))
+        let actions = CallAgentActions(environment: environment, desk: self, callID: call.id, endUserID: endUserID, name: name)
+        if let script = scripts[name] {
+            let agent = ScriptedCallAgent(actions: actions, script: script, mailbox: AgentMailbox(clock: environment.clock))
+            callMailboxes[call.id] = agent.mailbox
+            Task {
+                await agent.run(call)
+                await self.callScriptReturned(call.id, agent.mailbox)
+            }
+        } else {
+            Task { try? await DefaultAgent.callWaiting(actions) }
+        }
+    }
+
+    private func callScriptReturned(_ callID: Int, _ mailbox: AgentMailbox) async {
+        guard callMailboxes[callID] === mailbox else { return }
+        callMailboxes[callID] = nil
+        await mailbox.close()
+    }
+
 
     /// The chat ended: a script waiting for a message gets nil, and its agent takes the
     /// oldest chat waiting for it, if any.
@@ -196,27 +265,42 @@ actor AgentDesk: ChatChangeObserver {
         await environment.forms.chatEnded(chatID)
         await environment.screenShares.chatEnded(chatID)
         await mailboxes.removeValue(forKey: chatID)?.close()
-        await release(chatID)
+        await release(.chat(chatID))
     }
 
-    /// The agent holding `chatID` lets it go and takes the oldest chat waiting on its queues.
-    private func release(_ chatID: Int) async {
-        guard let name = humanAgent(of: chatID),
-            let agent = environment.configuration.agents?.first(where: { $0.name == name })
-        else { return }
-        load[name]?.remove(.chat(chatID))
-        let held = Set(load.values.joined())
-        guard let waiting = try? await environment.chats.waiting(onMenus: agent.menus)
-            .first(where: { $0.chat.id != chatID && !held.contains(.chat($0.chat.id)) })
-        else { return }
-        humanTakes(waiting.chat, endUserID: waiting.endUserID)
+    /// The agent holding `item` lets it go and takes the oldest chat or call waiting on
+    /// its queues, other than `item`.
+    private func release(_ item: WorkItem) async {
+        guard let name = holder(of: item), let agent = environment.configuration.agents?.first(where: { $0.name == name }) else { return }
+        load[name]?.remove(item)
+        let held = Set(load.values.joined()).union([item])   // a transferred session is the next queue's
+        let chat = try? await environment.chats.waiting(onMenus: agent.menus).first(where: { !held.contains(.chat($0.chat.id)) })
+        let call = try? await environment.calls.waiting(onMenus: agent.menus).first(where: { !held.contains(.call($0.call.id)) })
+        if let call, chat.map({ call.call.createdAt < $0.chat.createdAt }) ?? true {
+            await humanTakes(call.call, endUserID: call.endUserID)
+        } else if let chat {
+            humanTakes(chat.chat, endUserID: chat.endUserID)
+        }
     }
 
     /// The human agent who has the chat, by the desk's own record; nil while it waits.
     /// The desk decides while the request that queued the chat is handled, so a chat
     /// without one when that request has returned waits until an agent gets room.
     func humanAgent(of chatID: Int) -> String? {
-        load.first { $0.value.contains(.chat(chatID)) }?.key
+        holder(of: .chat(chatID))
+    }
+
+    /// The human agent who has the chat or call, by the desk's own record.
+    func holder(of item: WorkItem) -> String? {
+        load.first { $0.value.contains(item) }?.key
+    }
+
+    /// The least busy human agent of a queue with room (`max_chats` work items), if any.
+    private func leastBusyAgent(onMenu menuID: Int) -> String? {
+        let candidates = (environment.configuration.agents ?? []).filter { agent in
+            agent.menus.contains(menuID) && (load[agent.name]?.count ?? 0) < (agent.maxChats ?? .max)
+        }
+        return candidates.min(by: { (load[$0.name]?.count ?? 0) < (load[$1.name]?.count ?? 0) })?.name
     }
 
     /// The least busy human agent of the chat's queue with room takes it; without one the
@@ -224,11 +308,7 @@ actor AgentDesk: ChatChangeObserver {
     private func humanTakes(_ chat: ChatResponse, endUserID: Int, resumed: Bool = false) {
         // A chat can be offered twice (queued, and picked up by an agent that just got
         // room): one agent takes it, once.
-        guard humanAgent(of: chat.id) == nil else { return }
-        let candidates = (environment.configuration.agents ?? []).filter { agent in
-            agent.menus.contains(chat.menuId) && (load[agent.name]?.count ?? 0) < (agent.maxChats ?? .max)
-        }
-        guard let name = candidates.min(by: { (load[$0.name]?.count ?? 0) < (load[$1.name]?.count ?? 0) })?.name else { return }
+        guard humanAgent(of: chat.id) == nil, let name = leastBusyAgent(onMenu: chat.menuId) else { return }
         load[name, default: []].insert(.chat(chat.id))
         let actions = agentActions(chat.id, endUserID: endUserID, name: name)
         if let script = scripts[name] {
@@ -267,8 +347,9 @@ actor AgentDesk: ChatChangeObserver {
     }
 }
 
-/// One conversation an agent works on, the unit of their load. Chats only for now; a call
-/// will be a case beside it, counted in the same load.
+/// One conversation an agent works on, the unit of their load: a chat or a call, counted
+/// together against `max_chats`.
 enum WorkItem: Hashable, Sendable {
     case chat(Int)
+    case call(Int)
 }

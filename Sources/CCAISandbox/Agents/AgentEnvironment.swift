@@ -11,6 +11,8 @@ final class AgentEnvironment: Sendable {
     let queues: Queues
     let chats: Chats
     let lifecycle: ChatLifecycle
+    /// Calls: their transitions and what waits.
+    let calls: Calls
     let conversation: Conversation
     let publisher: EventPublisher
     let smartActions: SmartActions
@@ -22,7 +24,7 @@ final class AgentEnvironment: Sendable {
     /// Where a failing agent script and its `print`s are reported.
     let log: @Sendable (String) -> Void
 
-    init(configuration: SandboxConfiguration, queues: Queues, chats: Chats, lifecycle: ChatLifecycle,
+    init(configuration: SandboxConfiguration, queues: Queues, chats: Chats, lifecycle: ChatLifecycle, calls: Calls,
          conversation: Conversation, publisher: EventPublisher, smartActions: SmartActions, forms: Forms,
          screenShares: ScreenShares, files: ChatFiles, clock: any Clock, log: @escaping @Sendable (String) -> Void)
     {
@@ -30,6 +32,7 @@ final class AgentEnvironment: Sendable {
         self.queues = queues
         self.chats = chats
         self.lifecycle = lifecycle
+        self.calls = calls
         self.conversation = conversation
         self.publisher = publisher
         self.smartActions = smartActions

@@ -8,7 +8,13 @@ struct DefaultAgent {
     let actions: AgentActions
 
     /// What it does, in a line (`ccai sandbox show`).
-    static let summary = "takes a chat at once, greets, answers each message and file, ends the chat when the customer says goodbye"
+    static let summary = "takes a chat at once, greets, answers each message and file, ends the chat when the customer says goodbye; "
+        + "takes a call at once and stays on it until the customer hangs up"
+
+    /// A call waits: the agent takes it at once, and stays on it until the customer hangs up.
+    static func callWaiting(_ actions: CallAgentActions) async throws {
+        _ = try await actions.join()
+    }
 
     /// A chat was queued: the agent takes it at once and greets.
     func chatQueued() async throws {

@@ -52,40 +52,46 @@ public final class ScriptedAgent: Sendable {
     /// Runs the script for `chat`, with what its session carries (``ChatSessionData``).
     func run(_ chat: ChatResponse) async {
         let label = "agent \(actions.name) (\(script.path)), chat \(chat.id)"
-        let log = actions.environment.log
         do {
             guard try await actions.join() else { return }
-            let state = try LuaState(limits: Self.limits, sandbox: LuaSandbox(print: { log("[\(label)] \($0)") }))
-            do {
-                try await state.run(source: script.source, chunkName: "@" + script.path, keepingResultAs: "script")
-                guard await state.inspect(kept: "script") == .string("function") else {
-                    throw LuaScriptError(kind: .runtime, message: "the script must return function(agent, session)")
-                }
-                let module = makeModule()
-                await state.withContext { $0.keep("agent", $0.makeTable(module)) }
-                guard case .table(var session) = try LuaEncoder().encode(chat) else {
-                    throw LuaScriptError(kind: .runtime, message: "the chat could not be given to the script")
-                }
-                let data = try await actions.environment.chats.sessionData(chat.id)
-                session.fields["custom_data"] = try LuaEncoder().encode(Self.agentView(of: data.customData))
-                session.fields["display_order_in_adapter"] = try LuaEncoder().encode(data.adapterOrder(agentView: true))
-                session.fields["is_verifiable"] = .boolean(data.isVerifiable)
-                session.fields["smart_actions"] = try LuaEncoder().encode(try await actions.smartActions())
-                session.fields["post_session"] = .boolean(actions.isPostSession)
-                session.fields["resumed"] = .boolean(resumed)
-                session.fields["messages"] = try LuaEncoder().encode(try await actions.history(of: chat))
-                var crm = LuaTable()
-                for (name, flag) in ReservedCRMKey.flags(in: data.customData["signed"] ?? [:]) { crm[name] = .boolean(flag) }
-                session.fields["crm"] = .table(crm)
-                _ = try await state.call(kept: "script", path: [], passing: [.kept("agent"), .value(.table(session))])
-            } catch {
-                await state.close()
-                throw error
+            guard case .table(var session) = try LuaEncoder().encode(chat) else {
+                throw LuaScriptError(kind: .runtime, message: "the chat could not be given to the script")
             }
-            await state.close()
+            let data = try await actions.environment.chats.sessionData(chat.id)
+            session.fields["channel"] = .string("chat")
+            session.fields["custom_data"] = try LuaEncoder().encode(Self.agentView(of: data.customData))
+            session.fields["display_order_in_adapter"] = try LuaEncoder().encode(data.adapterOrder(agentView: true))
+            session.fields["is_verifiable"] = .boolean(data.isVerifiable)
+            session.fields["smart_actions"] = try LuaEncoder().encode(try await actions.smartActions())
+            session.fields["post_session"] = .boolean(actions.isPostSession)
+            session.fields["resumed"] = .boolean(resumed)
+            session.fields["messages"] = try LuaEncoder().encode(try await actions.history(of: chat))
+            var crm = LuaTable()
+            for (name, flag) in ReservedCRMKey.flags(in: data.customData["signed"] ?? [:]) { crm[name] = .boolean(flag) }
+            session.fields["crm"] = .table(crm)
+            try await Self.runScript(script, label: label, log: actions.environment.log, agent: makeModule(), session: session)
         } catch {
-            log("sandbox: \(label) failed: \(error)")
+            actions.environment.log("sandbox: \(label) failed: \(error)")
         }
+    }
+
+    /// Runs `script` as `function(agent, session)` in a fresh sandboxed state, with
+    /// `agent` as the agent table; its `print`s go to `log` under `label`.
+    static func runScript(_ script: AgentScript, label: String, log: @escaping @Sendable (String) -> Void, agent: LuaModule,
+                          session: LuaTable) async throws {
+        let state = try LuaState(limits: limits, sandbox: LuaSandbox(print: { log("[\(label)] \($0)") }))
+        do {
+            try await state.run(source: script.source, chunkName: "@" + script.path, keepingResultAs: "script")
+            guard await state.inspect(kept: "script") == .string("function") else {
+                throw LuaScriptError(kind: .runtime, message: "the script must return function(agent, session)")
+            }
+            await state.withContext { $0.keep("agent", $0.makeTable(agent)) }
+            _ = try await state.call(kept: "script", path: [], passing: [.kept("agent"), .value(.table(session))])
+        } catch {
+            await state.close()
+            throw error
+        }
+        await state.close()
     }
 
     /// Custom data as agents see it: items marked `invisible_to_agent` are left out (they
@@ -100,11 +106,25 @@ public final class ScriptedAgent: Sendable {
 
     /// Runs `body`; a refusal of the sandbox (`HTTPError`) becomes a Lua error with the
     /// same code and message.
-    private static func refusalsAsLuaErrors<Result>(_ body: () async throws -> Result) async throws -> Result {
+    static func refusalsAsLuaErrors<Result>(_ body: () async throws -> Result) async throws -> Result {
         do {
             return try await body()
         } catch let error as HTTPError {
             throw LuaErrorValue(code: error.code.rawValue, message: error.message)
+        }
+    }
+
+    /// `agent.transfer{ menu_id = 2 }`, on a chat or a call: `move` takes the session to
+    /// that queue, its refusals raised as the script's errors.
+    static func transferFunction(_ move: @escaping @Sendable (Int) async throws -> Void) -> LuaFunctionBody {
+        { call in
+            guard let menuID = try call.options(1, "options").integer("menu_id") else {
+                throw call.argumentError(1, "options.menu_id", "an integer expected")
+            }
+            return try call.suspend {
+                try await refusalsAsLuaErrors { try await move(Int(menuID)) }
+                return []
+            }
         }
     }
 
@@ -124,7 +144,7 @@ public final class ScriptedAgent: Sendable {
 
     /// The functions of the `agent` table, each with its signature and body, in the order
     /// a script meets them (`escalate` is only there for virtual agents).
-    static let functions: [AgentFunction] = [
+    static let functions: [AgentFunction<ScriptedAgent>] = [
         AgentFunction("send", LuaSignature("Sends a text message to the customer.", parameters: ["text: string"])) { agent in
             { call in
                 let text = try call.string(1, "text")
@@ -256,15 +276,7 @@ public final class ScriptedAgent: Sendable {
         },
         AgentFunction("transfer", LuaSignature("Moves the chat to another queue (a cold transfer); the script's waits end.",
                                   parameters: ["options: { menu_id: integer }"])) { agent in
-            { call in
-                guard let menuID = try call.options(1, "options").integer("menu_id") else {
-                    throw call.argumentError(1, "options.menu_id", "an integer expected")
-                }
-                return try call.suspend {
-                    _ = try await ScriptedAgent.refusalsAsLuaErrors { try await agent.actions.transfer(toMenu: Int(menuID)) }
-                    return []
-                }
-            }
+            transferFunction { _ = try await agent.actions.transfer(toMenu: $0) }
         },
         AgentFunction("escalate", LuaSignature("Hands the chat to a human agent (virtual agents only); the script's waits end.")) { agent in
             agent.escalate.map { escalate in
@@ -288,10 +300,13 @@ public final class ScriptedAgent: Sendable {
     ]
 
     /// The `agent` table's functions for editor stubs (`ccai types`): the signatures
-    /// without bodies.
+    /// without bodies, a chat's and then those only a call has (``ScriptedCallAgent``).
     public static var stubModule: LuaModule {
         var agent = LuaModule(name: "ccai.Agent")
         for function in functions { agent.function(function.name, function.signature) { _ in .none } }
+        for function in ScriptedCallAgent.functions where !functions.contains(where: { $0.name == function.name }) {
+            agent.function(function.name, function.signature) { _ in .none }
+        }
         return agent
     }
 
@@ -306,13 +321,14 @@ public final class ScriptedAgent: Sendable {
 }
 
 /// One function of an agent script's `agent` table: its name and signature, said once,
-/// with its body for a given agent (nil where the agent does not offer it).
-struct AgentFunction: Sendable {
+/// with its body for a given agent, on a chat (``ScriptedAgent``) or a call
+/// (``ScriptedCallAgent``); nil where the agent does not offer it.
+struct AgentFunction<Agent: Sendable>: Sendable {
     let name: String
     let signature: LuaSignature
-    let body: @Sendable (ScriptedAgent) -> LuaFunctionBody?
+    let body: @Sendable (Agent) -> LuaFunctionBody?
 
-    init(_ name: String, _ signature: LuaSignature, body: @escaping @Sendable (ScriptedAgent) -> LuaFunctionBody?) {
+    init(_ name: String, _ signature: LuaSignature, body: @escaping @Sendable (Agent) -> LuaFunctionBody?) {
         self.name = name
         self.signature = signature
         self.body = body

@@ -134,6 +134,7 @@ public enum ConfigurationStubs {
         ---@field requests_per_second number? (default 50)
         ---@field burst number? (default 200)
         ---@field chats_per_hour integer? (default 60)
+        ---@field calls_per_hour integer? (default 60)
         ---@field uploads_per_hour integer? (default 60)
         ---@field upload_bytes_per_hour integer? (default 200 MiB)
         ---@field screen_shares_per_hour integer? (default 30)
@@ -151,6 +152,7 @@ public enum ConfigurationStubs {
     /// The `session` of an agent script (appended to `agent.lua`).
     public static let agentSession = """
         ---@class ccai.AgentSession: ccai.Chat
+        ---@field channel "chat"|"voice_call" which kind of session: on a call, session is a ccai.AgentCallSession
         ---@field custom_data { unsigned: table<string, table>?, signed: table<string, table>? } without items invisible_to_agent
         ---@field display_order_in_adapter string[] custom_data's keys as the agent's adapter lists them: those the chat's request listed, then the others by name
         ---@field is_verifiable boolean the chat request's is_verifiable (false when not given)
@@ -159,6 +161,11 @@ public enum ConfigurationStubs {
         ---@field resumed boolean true when the chat was under way as the sandbox restarted: the script starts anew on it
         ---@field messages ccai.ChatMessage[] the chat's last 500 messages so far, in order, as the agent sees them (redacted where the queue redacts)
         ---@field crm { verified_customer: boolean?, bad_actor: boolean?, repeat_customer: boolean? } reserved CRM flags of signed custom data
+
+        ---@class ccai.AgentCallSession: ccai.Call
+        ---@field channel "voice_call"
+        ---@field custom_data { unsigned: table<string, table>?, signed: table<string, table>? } without items invisible_to_agent
+        ---@field resumed boolean false: a call does not outlive a restart
 
         """
 }

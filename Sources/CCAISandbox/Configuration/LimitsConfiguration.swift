@@ -23,6 +23,8 @@ public struct LimitsConfiguration: Codable, Sendable, Equatable {
     public var burst: Double?
     /// Chats an end user may start in an hour (default 60).
     public var chatsPerHour: Int?
+    /// Voice calls an end user may start in an hour (default 60).
+    public var callsPerHour: Int?
     /// Photos and videos an end user may upload in an hour (default 60).
     public var uploadsPerHour: Int?
     /// Bytes an end user may upload in an hour (default 200 MiB).
@@ -60,6 +62,7 @@ public struct LimitsConfiguration: Codable, Sendable, Equatable {
     var effectiveRequestsPerSecond: Double { requestsPerSecond ?? 50 }
     var effectiveBurst: Double { burst ?? 200 }
     var effectiveChatsPerHour: Int { chatsPerHour ?? 60 }
+    var effectiveCallsPerHour: Int { callsPerHour ?? 60 }
     var effectiveUploadsPerHour: Int { uploadsPerHour ?? 60 }
     var effectiveUploadBytesPerHour: Int { uploadBytesPerHour ?? 200 << 20 }
     var effectiveScreenSharesPerHour: Int { screenSharesPerHour ?? 30 }
@@ -84,7 +87,7 @@ public struct LimitsConfiguration: Codable, Sendable, Equatable {
             if let value, !(value > 0 && value.isFinite) { problems.append("limits.\(name): a positive number expected") }
         }
         let counts: [(String, Int?)] = [
-            ("chats_per_hour", chatsPerHour), ("uploads_per_hour", uploadsPerHour), ("upload_bytes_per_hour", uploadBytesPerHour),
+            ("chats_per_hour", chatsPerHour), ("calls_per_hour", callsPerHour), ("uploads_per_hour", uploadsPerHour), ("upload_bytes_per_hour", uploadBytesPerHour),
             ("screen_shares_per_hour", screenSharesPerHour), ("sign_ins_per_minute", signInsPerMinute),
             ("stored_bytes_per_hour", storedBytesPerHour), ("event_streams_per_end_user", eventStreamsPerEndUser),
         ]

@@ -6,7 +6,7 @@ import Timekeeping
 /// sandbox's own chores: each changes the stored chat only from the states it applies
 /// to, and publishes the changed chat to its end user as a `chat_received`. A transition
 /// that does not apply (the chat has ended already, say) is nil, and the caller says why.
-/// A chat that joins its queue or ends is also a ``ChatChange`` for the agent desk, told
+/// A chat that joins its queue or ends is also a ``SessionChange`` for the agent desk, told
 /// before the transition returns.
 ///
 /// ```swift
@@ -19,7 +19,7 @@ struct ChatLifecycle: Sendable {
     let publisher: EventPublisher
     let clock: any Clock
     /// Where queued and ended chats are said (the agent desk listens).
-    let changes: ChatChanges
+    let changes: SessionChanges
 
     /// Creates an end user's chat unless one is in progress (the store decides both in one
     /// transaction); a created chat is published.

@@ -40,23 +40,10 @@ struct ChatStarts: Sendable {
         if let deflection = engine.deflection(menu) {
             throw HTTPError.conflict("queue \(menu.id) is not taking chats now (\(deflection.reason))")
         }
-        let signed = try signedCustomData(request.customData?.signed, session: session)
-        var customData = try request.customData?.unsigned.map { try JSONValue(encoding: CustomData(unsigned: $0)) }
-        if let unsigned = customData?["unsigned"] {
-            let problems = ReservedCRMKey.problems(in: unsigned, signed: false)
-            guard problems.isEmpty else { throw HTTPError.badRequest(problems.joined(separator: "; ")) }
-        }
-        if request.customData?.signed != nil { customData = ["signed": signed] }
-        for (part, value) in [("custom_data.unsigned", customData?["unsigned"]), ("custom_data.signed", signed)] {
-            guard let value else { continue }
-            let size = try value.jsonText().utf8.count
-            if let problem = FieldLimits.problem(part, size: size, limit: FieldLimits.customDataBytes) { throw HTTPError.badRequest(problem) }
-        }
+        let customData = try CustomDataIntake(configuration: configuration, clock: clock).sessionData(request.customData, session: session)
         let displayOrder = request.displayOrderInAdapter ?? []
         if let problem = ChatSessionData.problem(displayOrder: displayOrder) { throw HTTPError.badRequest(problem) }
-        var sessionData = customData?.objectValue ?? [:]
-        if signed != [:] { sessionData["signed"] = signed }
-        let session = ChatSessionData(customData: .object(sessionData), isVerifiable: request.isVerifiable ?? false,
+        let session = ChatSessionData(customData: customData, isVerifiable: request.isVerifiable ?? false,
                                       displayOrderInAdapter: displayOrder)
         let preSession = menu.preSessionChatActions
         switch try await lifecycle.create(
@@ -73,26 +60,5 @@ struct ChatStarts: Sendable {
 
     private func inProgress(_ existing: ChatResponse) -> HTTPError {
         HTTPError.conflict("a chat is already in progress (chat \(existing.id)); resume or end it first")
-    }
-
-    /// The session's signed custom data: the auth JWT's, with the chat's own signed JWT
-    /// (verified with the company secret) over it key by key. Reserved CRM keys must be
-    /// booleans.
-    private func signedCustomData(_ jwt: String?, session: Session) throws -> JSONValue {
-        var signed = session.signedCustomData.objectValue ?? [:]
-        guard let jwt else { return .object(signed) }
-        let company = configuration.company
-        let claims: [String: JSONValue]
-        do {
-            claims = try JWTVerifier(secret: company.secret, algorithms: configuration.algorithms,
-                                     maximumLifetime: company.jwtMaxLifetimeSeconds ?? 86_400).verify(jwt, now: clock.now())
-        } catch let error as JWTError {
-            throw HTTPError.badRequest("custom_data.signed: the JWT is refused: \(error)")
-        }
-        let data = claims["custom_data"] ?? [:]
-        let problems = ReservedCRMKey.problems(in: data, signed: true)
-        guard problems.isEmpty else { throw HTTPError.badRequest(problems.joined(separator: "; ")) }
-        for (key, value) in data.objectValue ?? [:] { signed[key] = value }
-        return .object(signed)
     }
 }

@@ -39,10 +39,10 @@ struct Conversation: Sendable {
     let publisher: EventPublisher
     let clock: any Clock
     /// Where the end user's messages for the agents are said (the agent desk listens).
-    let changes: ChatChanges
+    let changes: SessionChanges
 
     /// Posts the end user's message for the chat's agents: stored and published as by
-    /// ``post(_:in:endUserID:)``, and, when new, a ``ChatChange/endUserWrote(_:in:endUserID:)``
+    /// ``post(_:in:endUserID:)``, and, when new, a ``SessionChange/endUserWrote(_:in:endUserID:)``
     /// before this returns. (A web form's outcome is posted plainly: the agent who sent the
     /// form gets it from its outcome board.)
     func postForAgents(_ message: Message, in chat: ChatResponse, endUserID: Int) async throws

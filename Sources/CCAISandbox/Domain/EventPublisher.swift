@@ -36,6 +36,12 @@ struct EventPublisher: Sendable {
         try await publish(endUserID: endUserID, event: .chatReceived, encoding: chat)
     }
 
+    /// `call_received` with the whole call: every change of the platform's record of a
+    /// call is published through here.
+    func call(_ call: CallResponse, endUserID: Int) async throws {
+        try await publish(endUserID: endUserID, event: .callReceived, encoding: call)
+    }
+
     /// `messages_received` with the messages.
     func messages(_ messages: [ChatMessage], endUserID: Int) async throws {
         try await publish(endUserID: endUserID, event: .messagesReceived, encoding: messages)

@@ -3,7 +3,7 @@ import Foundation
 import Timekeeping
 
 /// The per-end-user quotas of `limits` (docs/security.md), checked before anything is
-/// created: chats, uploads and their bytes, screen shares, the bytes of what end users
+/// created: chats, calls, uploads and their bytes, screen shares, the bytes of what end users
 /// send to be stored, each over the last hour.
 ///
 /// ```swift
@@ -20,6 +20,7 @@ struct Quotas: Sendable {
         let (limit, key, noun): (Int, String, String)
         switch what {
         case .chats: (limit, key, noun) = (limits.effectiveChatsPerHour, "chats_per_hour", "chats")
+        case .calls: (limit, key, noun) = (limits.effectiveCallsPerHour, "calls_per_hour", "calls")
         case .uploads: (limit, key, noun) = (limits.effectiveUploadsPerHour, "uploads_per_hour", "uploads")
         case .uploadBytes: (limit, key, noun) = (limits.effectiveUploadBytesPerHour, "upload_bytes_per_hour", "bytes of uploads")
         case .screenShares: (limit, key, noun) = (limits.effectiveScreenSharesPerHour, "screen_shares_per_hour", "screen shares")

@@ -147,10 +147,12 @@ extension SandboxStore {
         return (chats, max(1, Int((total + Int64(perPage) - 1) / Int64(perPage))))
     }
 
-    /// Queued chats per queue (what capacity and wait estimates count).
+    /// Sessions waiting per queue, queued chats and waiting calls together (what capacity
+    /// and wait estimates count).
     func waitingCounts() throws -> [Int: Int] {
         var counts: [Int: Int] = [:]
-        for row in try database.query("SELECT menu_id, count(*) FROM chats WHERE status = 'queued' GROUP BY menu_id") {
+        let waiting = "SELECT menu_id FROM chats WHERE status = 'queued' UNION ALL SELECT menu_id FROM calls WHERE status = 'waiting'"
+        for row in try database.query("SELECT menu_id, count(*) FROM (\(waiting)) GROUP BY menu_id") {
             if let menu = row[0].integerValue, let count = row[1].integerValue { counts[Int(menu)] = Int(count) }
         }
         return counts

@@ -7,6 +7,7 @@ extension SandboxStore {
     /// What a quota counts.
     enum QuotaCount {
         case chats
+        case calls
         case uploads
         case uploadBytes
         case screenShares
@@ -33,12 +34,14 @@ extension SandboxStore {
                          [.integer(Int64(endUserID)), .integer(Int64(bytes)), .real(now.timeIntervalSince1970)])
     }
 
-    /// How many chats, uploads, upload bytes or screen shares `endUserID` created since `moment`.
+    /// How many chats, calls, uploads, upload bytes or screen shares `endUserID` created since `moment`.
     func count(_ what: QuotaCount, endUserID: Int, since moment: Date) throws -> Int {
         let sql: String
         switch what {
         case .chats:
             sql = "SELECT COUNT(*) FROM chats WHERE end_user_id = ? AND created_at > ?"
+        case .calls:
+            sql = "SELECT COUNT(*) FROM calls WHERE end_user_id = ? AND created_at > ?"
         case .uploads:
             sql = """
                 SELECT COUNT(*) FROM messages m JOIN chats c ON c.id = m.chat_id

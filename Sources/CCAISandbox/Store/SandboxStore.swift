@@ -122,6 +122,7 @@ actor SandboxStore {
         try Self.createMediaTables(in: database)
         try Self.createFormTables(in: database)
         try Self.createScreenShareTables(in: database)
+        try Self.createCallTables(in: database)
         try Self.createPostSessionTables(in: database)
         try Self.createQuotaTables(in: database)
     }

@@ -13,13 +13,8 @@ public protocol ClaimsSigner: Sendable {
 /// its messages (MessageBindings), escalations (EscalationBindings), forms (FormBindings),
 /// post-session and transcripts (PostSessionBindings), and its events (EventBridge).
 enum ChatBindings {
-    /// Whether a state's bridge from the SDK's chat events to its emitter runs.
-    final class Bridge: @unchecked Sendable {
-        var started = false
-    }
-
     static func initializeFunction(_ context: SDKContext) -> LuaFunctionBody {
-        let bridge = Bridge()
+        let bridge = EventBridge.Started()
         let ccai = context.sdk
         return { call in
             guard ccai.options != nil else {
@@ -156,8 +151,15 @@ enum ChatBindings {
                                   displayOrderInAdapter: try displayOrder(call, options),
                                   isScreenShareable: try options.boolean("is_screen_shareable"),
                                   isVerifiable: try options.boolean("is_verifiable"))
+        request.customData = try customData(call, options, signer: signer)
+        return request
+    }
+
+    /// A session request's `custom_data`: `{ signed = {...} }` (signed here with the
+    /// company secret) or `{ unsigned = {...} }`; nil when not given.
+    static func customData(_ call: LuaCall, _ options: LuaOptions, signer: ClaimsSigner?) throws -> CustomData? {
         let customData = try options.value("custom_data")
-        guard !customData.isNil else { return request }
+        guard !customData.isNil else { return nil }
         guard let table = customData.tableValue else {
             throw call.argumentError(1, "request", "field 'custom_data': table expected, got \(customData.typeName)")
         }
@@ -169,21 +171,20 @@ enum ChatBindings {
                 throw call.argumentError(1, "request", "field 'custom_data.signed': a table of claims expected")
             }
             do {
-                request.customData = CustomData(signed: try signer.signClaims(["custom_data": .object(claims)]))
+                return CustomData(signed: try signer.signClaims(["custom_data": .object(claims)]))
             } catch let error as CCAIError {
                 let (service, method) = SDKBindings.serviceAndMethod(of: call)
                 throw SDKBindings.luaError(error, service: service, method: method)
             }
         } else if let unsigned = table["unsigned"], !unsigned.isNil {
             do {
-                request.customData = CustomData(unsigned: try LuaDecoder().decode(CustomDataPayload.self, from: unsigned))
+                return CustomData(unsigned: try LuaDecoder().decode(CustomDataPayload.self, from: unsigned))
             } catch let error as DecodingError {
                 throw call.argumentError(1, "request", "field 'custom_data.unsigned': \(SDKBindings.describe(error))")
             }
         } else {
             throw call.argumentError(1, "request", "field 'custom_data': { signed = {...} } or { unsigned = {...} } expected")
         }
-        return request
     }
 
     /// `display_order_in_adapter`: a list of custom data keys, or nil.

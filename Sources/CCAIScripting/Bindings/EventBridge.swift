@@ -14,6 +14,12 @@ import LuaRuntime
 /// }
 /// ```
 enum EventBridge {
+    /// Whether a state's bridge from a service's events to its emitter runs: a service's
+    /// `initialize_*` starts it once, however often a script calls it.
+    final class Started: @unchecked Sendable {
+        var started = false
+    }
+
     static func forward<Element: Sendable>(_ stream: AsyncStream<Element>, into emitter: LuaEventEmitter, in state: LuaState,
                                            as convert: @escaping @Sendable (Element) -> (name: String, value: LuaValue)?) {
         let target = StateConfined(emitter)

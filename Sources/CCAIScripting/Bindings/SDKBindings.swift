@@ -25,6 +25,10 @@ enum SDKBindings {
                                                                 parameters: ["options?: { key: string?, domain: string? }"]),
                         ScreenShareBindings.initializeFunction(context))
         module.module(ScreenShareBindings.module(context))
+        module.function("initialize_call", LuaSignature("Registers the call module; ccai.call works afterwards.",
+                                                        parameters: ["options?: { play_audible_messages: boolean?, call_kit_enabled: boolean? }"]),
+                        CallBindings.initializeFunction(context))
+        module.module(CallBindings.module(context))
         module.module(auth(ccai))
         module.module(company(ccai))
         module.module(endUser(ccai))

@@ -15,17 +15,12 @@ import LuaRuntime
 /// ccai.chat.send_message{ screen_share = { event = "screen_share_code_generated", response = session } }
 /// ```
 enum ScreenShareBindings {
-    /// Whether a state's bridge from the service's streams to its emitter runs.
-    final class Bridge: @unchecked Sendable {
-        var started = false
-    }
-
     /// `initialize_screen_share`: registers the service and starts its bridge, which emits
     /// the service's `states()` (the current session's) as `state` and its `requests()`
     /// as `request`.
     static func initializeFunction(_ context: SDKContext) -> LuaFunctionBody {
         let ccai = context.sdk
-        let bridge = Bridge()
+        let bridge = EventBridge.Started()
         return { call in
             let options = try call.options(1, "options")
             guard let key = try options.string("key") ?? ccai.options?.key, !key.isEmpty else {

@@ -44,6 +44,18 @@ enum EventPayloads {
             (.networkConnectivityChanged, .boolean, "the event stream was lost (false) or is back (true)"),
         ]
         var events = chat.map { Event(module: EventService.chat.module, name: $0.0.rawValue, payload: $0.1, meaning: $0.2) }
+        let call: [(CallServiceEvent.Name, LuaShape, String)] = [
+            (.stateChanged, events.first { $0.name == ChatServiceEvent.Name.stateChanged.rawValue }?.payload ?? .string,
+             "the call provider's line (connecting, connected: the device is on the line, waiting or talking; disconnected when "
+                + "the call is over): not the call's status; a new subscriber gets the current state first"),
+            (.callReceived, try model(CallResponse.self),
+             "the call changed on the platform: status (waiting, connecting, connected, on_hold, interrupted, ended, failed), agent, estimate"),
+            (.waitTimeUpdated, try model(CallWaitTimePayload.self), "the platform's new estimate of the waiting call's wait"),
+            (.participantUpdated, try model(CallParticipantPayload.self), "an agent joined or left the call (an assignment, a transfer)"),
+            (.interruptionDetected, try model(CallInterruption.self),
+             "a cellular call paused the call (simulate_interruption); resume it with resume_call"),
+        ]
+        events += call.map { Event(module: EventService.call.module, name: $0.0.rawValue, payload: $0.1, meaning: $0.2) }
         events.append(Event(module: EventService.smartAction.module, name: "requested", payload: try model(SmartAction.self),
                             meaning: "an agent asked for a smart action (a plugin's smart_actions hook answers it first)"))
         events.append(Event(module: EventService.screenShare.module, name: "state", payload: try model(ScreenShareServiceState.self),

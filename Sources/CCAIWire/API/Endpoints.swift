@@ -34,6 +34,15 @@ public enum Endpoints {
     public static let enqueueChat = Endpoint("POST", "/chats/{id}/enqueue", operationID: "enqueueCurrentChat")
     public static let endChat = Endpoint("POST", "/chats/{id}/end", operationID: "endChat")
 
+    // Voice calls (seed 002): the signalling of a call; its audio is the device's
+    public static let startInstantCall = Endpoint("POST", "/calls", operationID: "startInstantCall")
+    public static let currentCall = Endpoint("GET", "/calls/current", operationID: "getLastCallInProgress")
+    public static let call = Endpoint("GET", "/calls/{id}", operationID: "getCall")
+    public static let holdCall = Endpoint("PUT", "/calls/{id}/hold", operationID: "setOnHold")
+    public static let interruptCall = Endpoint("POST", "/calls/{id}/interruption", operationID: "reportInterruption")
+    public static let resumeCall = Endpoint("POST", "/calls/{id}/resume", operationID: "resumeCall")
+    public static let endCall = Endpoint("POST", "/calls/{id}/end", operationID: "endCall")
+
     // Files: uploads are read, and downloads read back, up to 32 MiB (images may be 2 MB,
     // videos 20 MB: AttachmentLimits)
     public static let uploadMedia = Endpoint("POST", "/chats/{id}/media",
@@ -90,7 +99,9 @@ public enum Endpoints {
     public static let all: [Endpoint] = [
         authenticate, signOut, company, endUser, updateEndUser, events,
         startChat, currentChat, previousChats, chat, sendMessage, messages, typing, sendPreview, preview, escalate,
-        updateEscalation, sendChatEvent, endChat, enqueueChat, uploadMedia, downloadMedia,
+        updateEscalation, sendChatEvent, endChat, enqueueChat,
+        startInstantCall, currentCall, call, holdCall, interruptCall, resumeCall, endCall,
+        uploadMedia, downloadMedia,
         smartActions, smartActionReceived, smartActionResult, smartActionStatus,
         customForm, submitCustomForm, fetchWebForm, validateWebForm, formComplete,
         createScreenShare, screenShare, activateScreenShare, screenShareRemoteControl, screenShareOptions, endScreenShare,

@@ -25,6 +25,12 @@ public enum PlatformEventName: String, CaseIterable, Sendable {
     /// The agent asks the end user for a screen share or remote control
     /// (``ScreenShareRequestPayload``).
     case screenShareRequest = "screen_share_request"
+    /// The whole call (``CallResponse``) each time the platform's record of it changes.
+    case callReceived = "call_received"
+    /// A new estimate of a waiting call's wait (``CallWaitTimePayload``).
+    case waitTimeUpdated = "wait_time_updated"
+    /// An agent joined or left a call (``CallParticipantPayload``).
+    case participantUpdated = "participant_updated"
 
     /// The component of docs/openapi.yaml that describes the event's data: docs/asyncapi.yaml
     /// names it as the message's payload, and a test checks both against the models here.
@@ -42,6 +48,9 @@ public enum PlatformEventName: String, CaseIterable, Sendable {
         case .smartActionRequested: "SmartAction"
         case .screenShareState: "ScreenShareStatePayload"
         case .screenShareRequest: "ScreenShareRequestPayload"
+        case .callReceived: "Call"
+        case .waitTimeUpdated: "CallWaitTimePayload"
+        case .participantUpdated: "CallParticipantPayload"
         }
     }
 }

@@ -94,6 +94,7 @@ struct SandboxCommand {
             configuration.adminToken = admin.token
             sandbox = try Sandbox(configuration: configuration, dataDirectory: dataDirectory)
             try await sandbox.resumeChatsLeftOpen()
+            try await sandbox.failCallsLeftOpen()
         } catch {
             printError(error)
             return 1

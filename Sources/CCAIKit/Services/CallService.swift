@@ -1,0 +1,245 @@
+import CCAIWire
+import Foundation
+
+/// Options of `initializeCall` (seed 002).
+public struct CallOptions: Sendable, Equatable {
+    /// Whether the SDK plays the queue's audible messages itself (there is no audio here:
+    /// it logs them and emits them at the matching call states).
+    public var playAudibleMessages: Bool
+    /// Whether the system's call screen is shown (no system UI here: it is recorded only).
+    public var callKitEnabled: Bool
+
+    public init(playAudibleMessages: Bool = true, callKitEnabled: Bool = true) {
+        self.playAudibleMessages = playAudibleMessages
+        self.callKitEnabled = callKitEnabled
+    }
+}
+
+/// Voice calls (seed 002): their signalling on the platform, and the device's controls.
+/// There is no audio on this host: mute and speaker are the device's own state, and the
+/// device's interruptions are simulated (``simulateInterruption(seconds:)``). Available
+/// after `CCAI.initializeCall`.
+///
+/// ```swift
+/// ccai.initializeCall()
+/// let call = try await ccai.callService!.startInstantCall(InstantCallRequest(menuId: 1, recordingPermission: .granted))
+/// for await event in ccai.callService!.callEvents() {
+///     if case .callReceived(let call) = event, call.status == .connected { break }
+/// }
+/// try await ccai.callService!.endCall()
+/// ```
+public final class CallService: @unchecked Sendable {
+    private let api: APIClient
+    private let pump: EventPump
+    public let options: CallOptions
+    private let lock = NSLock()
+    private var current: CallResponse?
+    private var muted = false
+    private var speakerEnabled = false
+    private var providerState: CallProviderState = .disconnected
+
+    init(api: APIClient, pump: EventPump, options: CallOptions) {
+        self.api = api
+        self.pump = pump
+        self.options = options
+        pump.observe { [weak self] event in
+            guard event.name == CallServiceEvent.Name.callReceived.streamName, let self,
+                case .callReceived(let call)? = CallServiceEvent(event)
+            else { return }
+            self.updateCurrent(call)
+        }
+    }
+
+    /// The call events, typed, in the order they happened: what every publisher below
+    /// filters. Every call is a new subscriber.
+    public func callEvents() -> AsyncStream<CallServiceEvent> {
+        pump.subscribe { CallServiceEvent($0) }
+    }
+
+    /// The provider's line: `connecting`, `connected`, `disconnected`, or an error. Like
+    /// the seed's current-value publisher, a new subscriber gets the state as it is first.
+    public var stateChanged: AsyncStream<CallProviderState> {
+        let later = events(.stateChanged) { if case .stateChanged(let state) = $0 { state } else { nil } }
+        let now = lock.withLock { providerState }
+        return AsyncStream { continuation in
+            continuation.yield(now)
+            let task = Task {
+                var last = now
+                for await state in later where state != last {   // a change racing the subscription is told once
+                    last = state
+                    continuation.yield(state)
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    /// The whole call each time the platform's record of it changes (status, agent, wait).
+    public var callReceived: AsyncStream<CallResponse> {
+        events(.callReceived) { if case .callReceived(let call) = $0 { call } else { nil } }
+    }
+
+    /// A new estimate of the waiting call's wait.
+    public var waitTimeUpdated: AsyncStream<CallWaitTimePayload> {
+        events(.waitTimeUpdated) { if case .waitTimeUpdated(let payload) = $0 { payload } else { nil } }
+    }
+
+    /// An agent joined or left the call (an assignment, a transfer).
+    public var participantUpdated: AsyncStream<CallParticipantPayload> {
+        events(.participantUpdated) { if case .participantUpdated(let payload) = $0 { payload } else { nil } }
+    }
+
+    /// A cellular call paused the call; resume it with ``resumeCall(_:)`` afterwards.
+    public var interruptionDetected: AsyncStream<CallInterruption> {
+        events(.interruptionDetected) { if case .interruptionDetected(let interruption) = $0 { interruption } else { nil } }
+    }
+
+    private func events<Value: Sendable>(_ name: CallServiceEvent.Name, _ pick: @escaping @Sendable (CallServiceEvent) -> Value?)
+        -> AsyncStream<Value>
+    {
+        pump.subscribe { event in CallServiceEvent(event, only: name).flatMap(pick) }
+    }
+
+    /// The call this service works on (the last started or resumed), as last reported.
+    public var currentCall: CallResponse? { lock.withLock { current } }
+
+    /// Whether the device's microphone is muted (the device's state: the platform is not told).
+    public var isMuted: Bool { lock.withLock { muted } }
+    /// Whether the device plays the call on its speaker.
+    public var isSpeakerEnabled: Bool { lock.withLock { speakerEnabled } }
+    /// Whether the call is on hold, by either side, as the platform last reported it.
+    public var isOnHold: Bool { lock.withLock { current?.status == .onHold } }
+
+    /// Starts an instant call on a queue; it waits for an agent (`waiting`, with an
+    /// estimate), then an agent takes it (`connecting`, `connected`), each a
+    /// `callReceived`. On a queue that asks the end user about recording (`ask_user`),
+    /// `recordingPermission` must be `granted` or `denied` (`invalid_argument`
+    /// otherwise). A call in progress, or a queue closed or over capacity, is a `conflict`
+    /// that says why (voicemail is then the way in).
+    @discardableResult
+    public func startInstantCall(_ request: InstantCallRequest) async throws -> CallResponse {
+        // A call already on the line keeps it: the platform refuses the second one.
+        let onLine = currentCall?.isInProgress == true
+        if !onLine { changeProviderState(.connecting) }
+        do {
+            let call = try await api.send(Endpoints.startInstantCall, body: request, as: CallResponse.self)
+            remember(call)
+            changeProviderState(.connected)
+            return call
+        } catch {
+            if !onLine { changeProviderState(.disconnected) }
+            throw error
+        }
+    }
+
+    /// The end user's call in progress, if any (after an app restart, say).
+    public func getLastCallInProgress() async throws -> CallResponse? {
+        do {
+            return try await api.send(Endpoints.currentCall, as: CallResponse.self)
+        } catch let error as CCAIError where error.status == 404 {
+            return nil
+        }
+    }
+
+    /// Brings a call in progress back: an interrupted call is connected again, another
+    /// call in progress is taken as the current one. A call that has ended is a `conflict`.
+    public func resumeCall(_ call: CallResponse) async throws {
+        let resumed = try await api.send(Endpoints.resumeCall, ["id": call.id], as: CallResponse.self)
+        remember(resumed)
+        changeProviderState(.connected)
+    }
+
+    /// Hangs up the current call (the seeds describe the end-call flow without naming it).
+    public func endCall() async throws {
+        let call = try requireCurrentCall()
+        remember(try await api.send(Endpoints.endCall, ["id": call.id], as: CallResponse.self))
+    }
+
+    /// Mutes or unmutes the device's microphone; without a call in progress, `not_found`.
+    public func setMuted(_ isMuted: Bool) throws {
+        _ = try requireCallInProgress()
+        lock.withLock { muted = isMuted }
+    }
+
+    /// Plays the call on the device's speaker, or not; without a call in progress, `not_found`.
+    public func setSpeakerEnabled(_ isEnabled: Bool) throws {
+        _ = try requireCallInProgress()
+        lock.withLock { speakerEnabled = isEnabled }
+    }
+
+    /// Puts the connected call on hold, or takes it off hold (the platform is told: the
+    /// agent hears the hold). A call in another status is a `conflict` naming it.
+    @discardableResult
+    public func setOnHold(_ isOnHold: Bool) async throws -> CallResponse {
+        let call = try requireCallInProgress()
+        let changed = try await api.send(Endpoints.holdCall, ["id": call.id], body: CallHoldRequest(onHold: isOnHold),
+                                         as: CallResponse.self)
+        remember(changed)
+        return changed
+    }
+
+    /// Plays the device's part of a cellular call (not named by the seeds: the device
+    /// detects it on a phone): the platform is told the call is `interrupted`,
+    /// `interruptionDetected` is emitted, and this returns once `seconds` have passed on
+    /// the SDK's clock. The call stays interrupted until ``resumeCall(_:)``.
+    public func simulateInterruption(seconds: Double) async throws {
+        guard seconds >= 0, seconds.isFinite, seconds <= 86_400 else {
+            throw CCAIError.invalidArgument("seconds must be from 0 to 86400, got \(seconds)")
+        }
+        let call = try requireCallInProgress()
+        let interrupted = try await api.send(Endpoints.interruptCall, ["id": call.id], body: CallInterruptionRequest(seconds: seconds),
+                                             as: CallResponse.self)
+        remember(interrupted)
+        let interruption = CallInterruption(callId: call.id, seconds: seconds)
+        pump.emit(PlatformEvent(name: CallServiceEvent.Name.interruptionDetected.streamName, data: try JSONValue(encoding: interruption)))
+        try await api.clock.sleep(for: seconds)
+    }
+
+    private func requireCurrentCall() throws -> CallResponse {
+        guard let call = currentCall else { throw CCAIError(code: .notFound, message: "no current call; start or resume one") }
+        return call
+    }
+
+    private func requireCallInProgress() throws -> CallResponse {
+        let call = try requireCurrentCall()
+        guard call.isInProgress else {
+            throw CCAIError(code: .notFound, message: "no call in progress (call \(call.id) has \(call.status.rawValue)); start or resume one")
+        }
+        return call
+    }
+
+    private func remember(_ call: CallResponse) {
+        lock.withLock { current = call }
+        if !call.isInProgress { callFinished() }
+    }
+
+    /// Takes the platform's newer record of the current call: a finished call does not go
+    /// back in progress.
+    private func updateCurrent(_ call: CallResponse) {
+        let finished: Bool = lock.withLock {
+            guard let known = current, known.id == call.id, known.isInProgress else { return false }
+            current = call
+            return !call.isInProgress
+        }
+        if finished { callFinished() }
+    }
+
+    /// The call is over: the device's controls reset and the line goes down.
+    private func callFinished() {
+        lock.withLock {
+            muted = false
+            speakerEnabled = false
+        }
+        changeProviderState(.disconnected)
+    }
+
+    private func changeProviderState(_ state: CallProviderState) {
+        let changed: Bool = lock.withLock {
+            guard providerState != state else { return false }
+            providerState = state
+            return true
+        }
+        if changed { pump.emit(PlatformEvent(name: CallServiceEvent.Name.stateChanged.streamName, data: state.json)) }
+    }
+}

@@ -1,0 +1,66 @@
+import CCAIWire
+import Foundation
+
+/// What a sandbox agent does to a call, scripted or not: take it (`connecting`, the agent
+/// joins, `connected`), hold it and take it off hold, transfer it and end it. Everything
+/// goes through ``CallLifecycle``, stored and published to the call's end user.
+struct CallAgentActions: Sendable {
+    let environment: AgentEnvironment
+    /// The desk that started the agent: it hears when the agent transfers the call.
+    let desk: AgentDesk
+    let callID: Int
+    let endUserID: Int
+    let name: String
+
+    private var lifecycle: CallLifecycle { environment.calls.lifecycle }
+
+    /// This agent as a call participant in events.
+    var participant: ChatMember { ChatMember(type: AgentKind.human.rawValue, name: name) }
+
+    /// Takes the waiting call: `connecting` with this agent (the calls behind it hear
+    /// their new estimates), `participant_updated` (joined), `connected`. False when the
+    /// call is no longer there to take.
+    func join() async throws -> Bool {
+        guard let assigned = try await lifecycle.move(callID, endUserID: endUserID, .assign, agent: name) else { return false }
+        try await environment.calls.refreshWaitTimes(menuID: assigned.menuId)
+        try await publishParticipant(.joined)
+        return try await lifecycle.move(callID, endUserID: endUserID, .connect) != nil
+    }
+
+    /// `participant_updated` for this agent (`joined`, `left`).
+    func publishParticipant(_ change: ChatMemberPayload.Change) async throws {
+        try await environment.publisher.publish(endUserID: endUserID, event: .participantUpdated,
+                                                encoding: CallParticipantPayload(callId: callID, change: change, participant: participant))
+    }
+
+    /// Puts the connected call on hold, or a `conflict` naming its status.
+    func hold() async throws -> CallResponse {
+        try await move(.hold, "only a connected call can be put on hold")
+    }
+
+    /// Takes the held call off hold, or a `conflict` naming its status.
+    func resume() async throws -> CallResponse {
+        try await move(.unhold, "only a call on hold can be resumed")
+    }
+
+    private func move(_ transition: CallTransition, _ rule: String) async throws -> CallResponse {
+        if let moved = try await lifecycle.move(callID, endUserID: endUserID, transition) { return moved }
+        let status = try await environment.calls.call(callID, endUserID: endUserID).status
+        throw HTTPError.conflict("call \(callID) is \(status.rawValue): \(rule)")
+    }
+
+    /// Moves the call to another queue (``AgentDesk/transfer(_:toMenu:)``).
+    func transfer(toMenu menuID: Int) async throws -> CallResponse {
+        try await desk.transfer(self, toMenu: menuID)
+    }
+
+    /// Whether the call is still going on.
+    func isInProgress() async throws -> Bool {
+        try await environment.calls.call(callID, endUserID: endUserID).isInProgress
+    }
+
+    /// Ends the call as the agent; false when it had already ended.
+    func end() async throws -> Bool {
+        try await lifecycle.end(callID, endUserID: endUserID, reason: .agent) != nil
+    }
+}

@@ -1,0 +1,91 @@
+import CCAIWire
+import Foundation
+import LuaRuntime
+
+/// A sandbox agent's script on a voice call: the same `function(agent, session)` an agent
+/// runs for its chats (docs/sdk-and-sandbox.md, agent scripts), called once the agent has
+/// taken the call (`connected`), with `session.channel == "voice_call"`. A call has no
+/// messages: its `agent` table offers `agent.hold()`, `agent.resume()`,
+/// `agent.wait{ seconds = 30 }` (the conversation goes on; false when the call ended
+/// meanwhile), `agent.transfer{ menu_id = 2 }` and `agent.end_session()`; `session` is the
+/// call as the wire API shows it, with its `custom_data` (without the items marked
+/// `invisible_to_agent`). A script that fails is logged; the call stays as the script left it.
+///
+/// ```lua
+/// return function(agent, session)
+///   if session.channel ~= "voice_call" then return end
+///   agent.wait{ seconds = 20 }
+///   agent.hold(); agent.wait{ seconds = 5 }; agent.resume()
+///   agent.end_session()
+/// end
+/// ```
+final class ScriptedCallAgent: Sendable {
+    let actions: CallAgentActions
+    let script: AgentScript
+    /// Never gets a message: its waits end at their time, or at once when the call ends.
+    let mailbox: AgentMailbox
+
+    init(actions: CallAgentActions, script: AgentScript, mailbox: AgentMailbox) {
+        self.actions = actions
+        self.script = script
+        self.mailbox = mailbox
+    }
+
+    /// Takes the call and runs the script on it.
+    func run(_ call: CallResponse) async {
+        let label = "agent \(actions.name) (\(script.path)), call \(call.id)"
+        let environment = actions.environment
+        do {
+            guard try await actions.join() else { return }
+            let connected = try await environment.calls.call(call.id, endUserID: actions.endUserID)
+            guard case .table(var session) = try LuaEncoder().encode(connected) else {
+                throw LuaScriptError(kind: .runtime, message: "the call could not be given to the script")
+            }
+            session.fields["channel"] = .string("voice_call")
+            let customData = try await environment.calls.customData(call.id)
+            session.fields["custom_data"] = try LuaEncoder().encode(ScriptedAgent.agentView(of: customData))
+            session.fields["resumed"] = .boolean(false)
+            try await ScriptedAgent.runScript(script, label: label, log: environment.log, agent: makeModule(), session: session)
+        } catch {
+            environment.log("sandbox: \(label) failed: \(error)")
+        }
+    }
+
+    /// The functions of the `agent` table on a call, each with its signature and body.
+    static let functions: [AgentFunction<ScriptedCallAgent>] = [
+        AgentFunction("hold", LuaSignature("On a call: puts the connected call on hold (a conflict otherwise).", returns: ["ccai.Call"])) { agent in
+            { call in try call.suspend { [try LuaEncoder().encode(try await ScriptedAgent.refusalsAsLuaErrors { try await agent.actions.hold() })] } }
+        },
+        AgentFunction("resume", LuaSignature("On a call: takes the held call off hold (a conflict otherwise).", returns: ["ccai.Call"])) { agent in
+            { call in try call.suspend { [try LuaEncoder().encode(try await ScriptedAgent.refusalsAsLuaErrors { try await agent.actions.resume() })] } }
+        },
+        AgentFunction("wait", LuaSignature("On a call: lets the conversation go on for seconds; false when the call ended meanwhile.",
+                              parameters: ["options: { seconds: number }"], returns: ["boolean"])) { agent in
+            { call in
+                let seconds = try call.options(1, "options").number("seconds")
+                guard let seconds, seconds > 0, seconds.isFinite else {
+                    throw call.argumentError(1, "options.seconds", "a positive number of seconds expected")
+                }
+                return try call.suspend {
+                    _ = await agent.mailbox.next(timeout: seconds)
+                    return [.boolean(try await agent.actions.isInProgress())]
+                }
+            }
+        },
+        AgentFunction("transfer", LuaSignature("Moves the call to another queue (a cold transfer); the script's waits end.",
+                                  parameters: ["options: { menu_id: integer }"])) { agent in
+            ScriptedAgent.transferFunction { _ = try await agent.actions.transfer(toMenu: $0) }
+        },
+        AgentFunction("end_session", LuaSignature("Ends the call; false when it had already ended.", returns: ["boolean"])) { agent in
+            { call in try call.suspend { [.boolean(try await agent.actions.end())] } }
+        },
+    ]
+
+    private func makeModule() -> LuaModule {
+        var module = LuaModule(name: "agent")
+        for function in Self.functions {
+            if let body = function.body(self) { module.function(function.name, function.signature, body) }
+        }
+        return module
+    }
+}

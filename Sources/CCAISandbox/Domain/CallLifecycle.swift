@@ -1,0 +1,82 @@
+import CCAIWire
+import Foundation
+import Timekeeping
+
+/// The transitions of a call's life, said once for the routes, the agents and the
+/// sandbox's restart, as ``ChatLifecycle`` says a chat's: each changes the stored call
+/// only from the statuses its ``CallTransition`` starts from and publishes the changed
+/// call to its end user as a `call_received`; one that does not apply is nil, and the
+/// caller says why. A new call waiting and an ended one are also ``SessionChange``s for
+/// the agent desk, told before the transition returns.
+///
+/// ```swift
+/// guard let held = try await lifecycle.move(call.id, endUserID: owner, .hold) else {
+///     throw HTTPError.conflict("call \(call.id) is not connected")
+/// }
+/// ```
+struct CallLifecycle: Sendable {
+    let store: SandboxStore
+    let publisher: EventPublisher
+    let clock: any Clock
+    let changes: SessionChanges
+    /// The seconds an agent is expected to spend on a session (wait estimates).
+    let handleTimeSeconds: Double
+
+    /// Creates an end user's call, waiting, unless one is in progress (the store decides
+    /// both in one transaction); a created call is published and handed to the desk.
+    func create(endUserID: Int, menuID: Int, recordingPermission: RecordingPermission?, recorded: Bool, agents: Int,
+                customData: JSONValue) async throws -> SandboxStore.CallCreation {
+        let ahead = try await store.waitingCalls(menus: [menuID]).count
+        let creation = try await store.createCall(endUserID: endUserID, menuID: menuID, recordingPermission: recordingPermission,
+                                                  recorded: recorded, estimatedWait: estimatedWait(ahead: ahead, agents: agents),
+                                                  customData: customData, now: clock.now())
+        if case .created(let call) = creation {
+            try await publisher.call(call, endUserID: endUserID)
+            await changes.publish(.callWaiting(call, endUserID: endUserID))
+        }
+        return creation
+    }
+
+    /// Moves a call along `transition` (an agent's name with ``CallTransition/assign``).
+    func move(_ callID: Int, endUserID: Int, _ transition: CallTransition, agent: String? = nil) async throws -> CallResponse? {
+        try await published(try await store.updateCall(id: callID, transition, agent: agent, now: clock.now()), endUserID)
+    }
+
+    /// Ends a call in progress for `reason` (``CallTransition/fail`` for a restart).
+    func end(_ callID: Int, endUserID: Int, reason: CallEndReason, _ transition: CallTransition = .end) async throws
+        -> CallResponse?
+    {
+        guard let ended = try await published(try await store.updateCall(id: callID, transition, endReason: reason, now: clock.now()),
+                                              endUserID)
+        else { return nil }
+        await changes.publish(.callEnded(ended))
+        return ended
+    }
+
+    /// A cold transfer: the call waits on another queue, without its agent.
+    func transfer(_ callID: Int, endUserID: Int, toMenu menuID: Int) async throws -> CallResponse? {
+        try await published(try await store.transferCall(id: callID, toMenu: menuID), endUserID)
+    }
+
+    /// Tells each call waiting on `menuID` its new estimate (`wait_time_updated`) when it
+    /// changed: the calls ahead of it times the handle time, over the queue's `agents`.
+    func refreshWaitTimes(menuID: Int, agents: Int) async throws {
+        for (position, waiting) in try await store.waitingCalls(menus: [menuID]).enumerated() {
+            let estimate = estimatedWait(ahead: position, agents: agents)
+            guard waiting.call.estimatedWait != estimate,
+                try await store.updateEstimatedWait(callID: waiting.call.id, seconds: estimate) != nil
+            else { continue }
+            try await publisher.publish(endUserID: waiting.endUserID, event: .waitTimeUpdated,
+                                        encoding: CallWaitTimePayload(callId: waiting.call.id, estimatedWait: estimate))
+        }
+    }
+
+    private func estimatedWait(ahead: Int, agents: Int) -> Int {
+        Checked.truncated((Double(ahead) * handleTimeSeconds / Double(max(1, agents))).rounded()) ?? Int.max
+    }
+
+    private func published(_ call: CallResponse?, _ endUserID: Int) async throws -> CallResponse? {
+        if let call { try await publisher.call(call, endUserID: endUserID) }
+        return call
+    }
+}

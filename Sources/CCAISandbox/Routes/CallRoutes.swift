@@ -1,0 +1,60 @@
+import CCAIWire
+import Foundation
+
+/// Voice calls (seed 002): `POST /calls` (start an instant call), `GET /calls/current`,
+/// `GET /calls/{id}`, `PUT /calls/{id}/hold`, `POST /calls/{id}/interruption` (the device
+/// reports a cellular call), `POST /calls/{id}/resume` and `POST /calls/{id}/end`. The
+/// rules are ``Calls``' and ``CallLifecycle``'s, which tell the agent desk what changed.
+struct CallRoutes: Sendable {
+    let sessions: SessionResolver
+    let calls: Calls
+
+    func register(in router: inout HTTPRouter) {
+        router.on([
+            (Endpoints.startInstantCall, start),
+            (Endpoints.currentCall, current),
+            (Endpoints.call, call),
+            (Endpoints.holdCall, hold),
+            (Endpoints.interruptCall, interrupt),
+            (Endpoints.resumeCall, resume),
+            (Endpoints.endCall, end),
+        ], sessions: sessions)
+    }
+
+    private func start(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
+        try .json(try await calls.start(try request.decode(InstantCallRequest.self), session: session), status: 201)
+    }
+
+    private func current(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
+        try .json(try await calls.current(endUserID: try session.endUserID()))
+    }
+
+    private func call(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
+        try .json(try await ownCall(request, session))
+    }
+
+    private func hold(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
+        let body = try request.decode(CallHoldRequest.self)
+        return try .json(try await calls.hold(try await ownCall(request, session), onHold: body.onHold, endUserID: try session.endUserID()))
+    }
+
+    private func interrupt(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
+        let body = try request.decode(CallInterruptionRequest.self)
+        if let seconds = body.seconds, !(seconds >= 0 && seconds.isFinite) {
+            throw HTTPError.badRequest("seconds must be a finite number of seconds, 0 or more")
+        }
+        return try .json(try await calls.interrupt(try await ownCall(request, session), endUserID: try session.endUserID()))
+    }
+
+    private func resume(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
+        try .json(try await calls.resume(try await ownCall(request, session), endUserID: try session.endUserID()))
+    }
+
+    private func end(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
+        try .json(try await calls.end(try await ownCall(request, session), endUserID: try session.endUserID()))
+    }
+
+    private func ownCall(_ request: HTTPRequest, _ session: Session) async throws -> CallResponse {
+        try await calls.call(try request.integerParameter("id", "call id"), endUserID: try session.endUserID())
+    }
+}

@@ -1,0 +1,203 @@
+import CCAIWire
+import Foundation
+
+/// Every change of a call's status: the statuses it may start from and the one it leads
+/// to, one table as for chats (``ChatTransition``): the store's updates take their `WHERE
+/// status` from here, and a transition from elsewhere changes nothing and is nil.
+enum CallTransition: CaseIterable, Sendable {
+    /// A human agent takes a waiting call: `connecting`, then `connected`.
+    case assign, connect
+    /// The agent or the end user holds the call, and takes it off hold.
+    case hold, unhold
+    /// A cellular call on the device pauses the call; the app resumes it.
+    case interrupt, resume
+    /// A cold transfer: waiting on another queue, without its agent.
+    case transfer
+    /// By the end user or the agent.
+    case end
+    /// The platform restarted under the call.
+    case fail
+
+    var from: [CallStatus] {
+        switch self {
+        case .assign: [.waiting]
+        case .connect: [.connecting]
+        case .hold: [.connected]
+        case .unhold: [.onHold]
+        case .interrupt: [.connected, .onHold]
+        case .resume: [.interrupted]
+        case .transfer: [.connecting, .connected, .onHold]
+        case .end, .fail: CallStatus.inProgress
+        }
+    }
+
+    var to: CallStatus {
+        switch self {
+        case .assign: .connecting
+        case .connect, .unhold, .resume: .connected
+        case .hold: .onHold
+        case .interrupt: .interrupted
+        case .transfer: .waiting
+        case .end: .ended
+        case .fail: .failed
+        }
+    }
+
+    func condition() -> String {
+        "status IN (" + from.map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")"
+    }
+}
+
+extension CallStatus {
+    /// Every status of a call not over.
+    static let inProgress = allCases.filter { !$0.isFinished }
+}
+
+/// Voice calls: their signalling, as the platform keeps it.
+extension SandboxStore {
+    static func createCallTables(in database: SQLiteDatabase) throws {
+        try database.execute("""
+            CREATE TABLE IF NOT EXISTS calls (
+              id INTEGER PRIMARY KEY AUTOINCREMENT,
+              end_user_id INTEGER NOT NULL REFERENCES end_users(id),
+              menu_id INTEGER NOT NULL,
+              status TEXT NOT NULL,
+              agent_name TEXT,
+              virtual_agent_name TEXT,
+              recording_permission TEXT,
+              recorded INTEGER NOT NULL,
+              estimated_wait INTEGER,
+              end_reason TEXT,
+              custom_data TEXT NOT NULL,
+              created_at REAL NOT NULL,
+              connected_at REAL,
+              ended_at REAL
+            );
+            CREATE INDEX IF NOT EXISTS calls_by_user ON calls (end_user_id, status);
+            CREATE INDEX IF NOT EXISTS calls_by_status ON calls (status, menu_id);
+            """)
+    }
+
+    enum CallCreation {
+        case created(CallResponse)
+        case inProgress(CallResponse)
+    }
+
+    /// Creates a `waiting` call, unless the end user has one in progress (then that one is
+    /// returned as `.inProgress`): both decided in one transaction.
+    func createCall(endUserID: Int, menuID: Int, recordingPermission: RecordingPermission?, recorded: Bool,
+                    estimatedWait: Int, customData: JSONValue, now: Date) throws -> CallCreation {
+        try database.transaction {
+            if let existing = try currentCall(endUserID: endUserID) { return .inProgress(existing) }
+            try database.run(
+                """
+                INSERT INTO calls (end_user_id, menu_id, status, recording_permission, recorded, estimated_wait, custom_data, created_at)
+                  VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [.integer(Int64(endUserID)), .integer(Int64(menuID)), .text(CallStatus.waiting.rawValue),
+                 recordingPermission.map { .text($0.rawValue) } ?? .null, .integer(recorded ? 1 : 0),
+                 .integer(Int64(estimatedWait)), .text(try customData.jsonText()), .real(now.timeIntervalSince1970)])
+            guard let call = try call(id: Int(database.lastInsertRowID)) else { throw SQLiteError(code: 0, message: "the call vanished") }
+            return .created(call)
+        }
+    }
+
+    private static let callColumns =
+        "id, menu_id, status, estimated_wait, agent_name, virtual_agent_name, recording_permission, recorded, end_reason, "
+        + "created_at, connected_at, ended_at"
+
+    func calls(where condition: String, _ parameters: [SQLiteValue]) throws -> [CallResponse] {
+        try database.query("SELECT \(SandboxStore.callColumns) FROM calls WHERE \(condition)", parameters).compactMap { row in
+            guard let id = row[0].integerValue, let menuID = row[1].integerValue,
+                let status = row[2].textValue.flatMap(CallStatus.init(rawValue:)), case .real(let created) = row[9]
+            else { return nil }
+            func time(_ value: SQLiteValue) -> Double? { if case .real(let seconds) = value { seconds } else { nil } }
+            return CallResponse(id: Int(id), menuId: Int(menuID), status: status,
+                                estimatedWait: status == .waiting ? row[3].integerValue.map { Int($0) } : nil,
+                                agent: row[4].textValue.map { ChatAgent(name: $0) },
+                                virtualAgent: row[5].textValue.map { ChatAgent(name: $0) },
+                                recordingPermission: row[6].textValue.flatMap(RecordingPermission.init(rawValue:)),
+                                recorded: row[7].integerValue == 1, endReason: row[8].textValue.map(CallEndReason.init(rawValue:)),
+                                createdAt: created, connectedAt: time(row[10]), endedAt: time(row[11]))
+        }
+    }
+
+    func call(id: Int) throws -> CallResponse? {
+        try calls(where: "id = ?", [.integer(Int64(id))]).first
+    }
+
+    /// The end user's own call `id` (another user's call is never found).
+    func call(id: Int, endUserID: Int) throws -> CallResponse? {
+        try calls(where: "id = ? AND end_user_id = ?", [.integer(Int64(id)), .integer(Int64(endUserID))]).first
+    }
+
+    /// The end user whose call `id` is.
+    func callOwner(id: Int) throws -> Int? {
+        try database.query("SELECT end_user_id FROM calls WHERE id = ?", [.integer(Int64(id))]).first?.first?.integerValue.map { Int($0) }
+    }
+
+    /// The end user's call in progress, if any.
+    func currentCall(endUserID: Int) throws -> CallResponse? {
+        try calls(where: "end_user_id = ? AND status IN (\(Self.inProgressCallStatuses)) ORDER BY id DESC LIMIT 1",
+                  [.integer(Int64(endUserID))]).first
+    }
+
+    /// Every call in progress with its end user (what a restart finds).
+    func callsInProgress() throws -> [(call: CallResponse, endUserID: Int)] {
+        try calls(where: "status IN (\(Self.inProgressCallStatuses)) ORDER BY id", []).compactMap { call in
+            try callOwner(id: call.id).map { (call, $0) }
+        }
+    }
+
+    private static let inProgressCallStatuses = CallStatus.inProgress.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+
+    /// The calls waiting for an agent on `menus`, oldest first, with their end users.
+    func waitingCalls(menus: [Int]) throws -> [(call: CallResponse, endUserID: Int)] {
+        guard !menus.isEmpty else { return [] }
+        let list = menus.map(String.init).joined(separator: ", ")
+        return try calls(where: "status = 'waiting' AND menu_id IN (\(list)) ORDER BY id", []).compactMap { call in
+            try callOwner(id: call.id).map { (call, $0) }
+        }
+    }
+
+    /// Moves a call along `transition` (with its agent, when given); nil when the call is
+    /// not in a status the transition starts from. The first connection is remembered, an
+    /// end's reason and time are stored.
+    func updateCall(id: Int, _ transition: CallTransition, agent: String? = nil, endReason: CallEndReason? = nil, now: Date)
+        throws -> CallResponse?
+    {
+        let changed = try database.run(
+            """
+            UPDATE calls SET status = ?, agent_name = coalesce(?, agent_name),
+              connected_at = CASE WHEN ? THEN coalesce(connected_at, ?) ELSE connected_at END,
+              ended_at = CASE WHEN ? THEN ? ELSE ended_at END, end_reason = coalesce(?, end_reason)
+              WHERE id = ? AND \(transition.condition())
+            """,
+            [.text(transition.to.rawValue), agent.map { .text($0) } ?? .null,
+             .integer(transition == .connect ? 1 : 0), .real(now.timeIntervalSince1970),
+             .integer(transition.to.isFinished ? 1 : 0), .real(now.timeIntervalSince1970),
+             endReason.map { .text($0.rawValue) } ?? .null, .integer(Int64(id))])
+        return changed == 1 ? try call(id: id) : nil
+    }
+
+    /// A cold transfer: the call waits on `menuID`, without an agent.
+    func transferCall(id: Int, toMenu menuID: Int) throws -> CallResponse? {
+        let changed = try database.run(
+            "UPDATE calls SET status = 'waiting', agent_name = NULL, menu_id = ? WHERE id = ? AND \(CallTransition.transfer.condition())",
+            [.integer(Int64(menuID)), .integer(Int64(id))])
+        return changed == 1 ? try call(id: id) : nil
+    }
+
+    /// Records a waiting call's new estimate; nil when it no longer waits.
+    func updateEstimatedWait(callID: Int, seconds: Int) throws -> CallResponse? {
+        let changed = try database.run("UPDATE calls SET estimated_wait = ? WHERE id = ? AND status = 'waiting'",
+                                       [.integer(Int64(seconds)), .integer(Int64(callID))])
+        return changed == 1 ? try call(id: callID) : nil
+    }
+
+    /// What call `id`'s session carries for its agents.
+    func callCustomData(id: Int) throws -> JSONValue {
+        let text = try database.query("SELECT custom_data FROM calls WHERE id = ?", [.integer(Int64(id))]).first?.first?.textValue
+        return text.flatMap { try? JSONValue(jsonText: $0) } ?? [:]
+    }
+}

@@ -1,0 +1,172 @@
+import CCAIKit
+import CCAIWire
+import Foundation
+import LuaRuntime
+
+/// `ccai.initialize_call{ play_audible_messages, call_kit_enabled }` and `ccai.call` (seed
+/// 002's `callService`) with its events: `state_changed` (the provider's line),
+/// `call_received` (the server's call), `wait_time_updated`, `participant_updated` and
+/// `interruption_detected`. The device's part is the script's:
+/// `simulate_interruption{ seconds }` plays a cellular call.
+///
+/// ```lua
+/// ccai.initialize_call()
+/// local call = ccai.call.start_instant_call{ menu_id = 1, recording_permission = "granted" }
+/// local connected = ccai.call.wait_for("call_received", function(c) return c.status == "connected" end, 30)
+/// ccai.call.set_on_hold(true); ccai.call.set_on_hold(false)
+/// ccai.call.end_call()
+/// ```
+enum CallBindings {
+    static func initializeFunction(_ context: SDKContext) -> LuaFunctionBody {
+        let ccai = context.sdk
+        let bridge = EventBridge.Started()
+        return { call in
+            guard ccai.options != nil else {
+                throw LuaErrorValue(code: ErrorCode.notInitialized.rawValue, message: "the SDK is not initialized",
+                                    fields: ["service": "call", "method": "initialize_call"])
+            }
+            let options = try call.options(1, "options")
+            ccai.initializeCall(CallOptions(playAudibleMessages: try options.boolean("play_audible_messages") ?? true,
+                                            callKitEnabled: try options.boolean("call_kit_enabled") ?? true))
+            if !bridge.started, let service = ccai.callService, let emitter = context.emitters[.call], let state = call.context.state {
+                bridge.started = true
+                EventBridge.forward(service.callEvents(), into: emitter, in: state) { event in
+                    (event.name.rawValue, luaValue(event))
+                }
+            }
+            return .none
+        }
+    }
+
+    /// A call event as scripts see it: calls and payloads as tables, `state_changed` as
+    /// the provider state's name or `{ type = "error", message }`.
+    static func luaValue(_ event: CallServiceEvent) -> LuaValue {
+        switch event {
+        case .stateChanged(let state): EventBridge.luaValue(.stateChanged(state))
+        case .callReceived(let call): (try? LuaEncoder().encode(call)) ?? .nil
+        case .waitTimeUpdated(let payload): (try? LuaEncoder().encode(payload)) ?? .nil
+        case .participantUpdated(let payload): (try? LuaEncoder().encode(payload)) ?? .nil
+        case .interruptionDetected(let interruption): (try? LuaEncoder().encode(interruption)) ?? .nil
+        }
+    }
+
+    static func module(_ context: SDKContext) -> LuaModule {
+        let ccai = context.sdk
+        var module = LuaModule(name: EventService.call.module)
+        if let events = context.emitters[.call] { module.events(events) }
+        module.function("start_instant_call", LuaSignature(
+            "Starts an instant call on a queue: it waits for an agent, then connects (each change a call_received). On a queue "
+                + "that asks about recording (ask_user), recording_permission must be 'granted' or 'denied'. A call in progress, "
+                + "or a queue closed or over capacity, is a conflict that says why.",
+            parameters: ["request: { menu_id: integer, recording_permission: \"granted\"|\"denied\"|\"not_asked\"?, custom_data: table?, ticket_id: string? }"],
+            returns: ["ccai.Call"])) { call in
+            let request = try instantCallRequest(call, signer: context.signer)
+            let service = try requireCall(ccai, call)
+            return try SDKBindings.sdk(call) { try await service.startInstantCall(request) }
+        }
+        module.function("get_last_call_in_progress", LuaSignature("The end user's call in progress, if any.", returns: ["ccai.Call?"])) { call in
+            let service = try requireCall(ccai, call)
+            return try SDKBindings.sdk(call, { try await service.getLastCallInProgress() },
+                                       push: { result, output in output.push(try result.map { try LuaEncoder().encode($0) } ?? .nil) })
+        }
+        module.function("get_current_call", LuaSignature("The call the SDK works on, as last reported.", returns: ["ccai.Call?"])) { call in
+            let service = try requireCall(ccai, call)
+            return call.returning(try service.currentCall.map { try LuaEncoder().encode($0) } ?? .nil)
+        }
+        module.function("resume_call", LuaSignature(
+            "Brings a call in progress back (an interrupted call connects again); a call that has ended is a conflict.",
+            parameters: ["call: ccai.Call"])) { call in
+            let resumed: CallResponse
+            do {
+                resumed = try LuaDecoder().decode(CallResponse.self, from: .table(try call.table(1, "call")))
+            } catch let error as DecodingError {
+                throw call.argumentError(1, "call", "a call expected (\(SDKBindings.describe(error)))")
+            }
+            let service = try requireCall(ccai, call)
+            return try SDKBindings.sdk(call, { try await service.resumeCall(resumed) }, push: { _, _ in })
+        }
+        module.function("end_call", LuaSignature("Hangs up the current call.")) { call in
+            let service = try requireCall(ccai, call)
+            return try SDKBindings.sdk(call, { try await service.endCall() }, push: { _, _ in })
+        }
+        module.function("set_on_hold", LuaSignature(
+            "Puts the connected call on hold (true) or takes it off hold (false); the agent hears it. A call in another status is a conflict.",
+            parameters: ["on_hold: boolean"], returns: ["ccai.Call"])) { call in
+            let onHold = try call.boolean(1, "on_hold")
+            let service = try requireCall(ccai, call)
+            return try SDKBindings.sdk(call) { try await service.setOnHold(onHold) }
+        }
+        module.function("is_on_hold", LuaSignature("Whether the call is on hold, by either side.", returns: ["boolean"])) { call in
+            call.returning(.boolean(try requireCall(ccai, call).isOnHold))
+        }
+        module.function("set_muted", LuaSignature("Mutes the device's microphone, or not (not_found without a call in progress).",
+                                                  parameters: ["muted: boolean"])) { call in
+            let muted = try call.boolean(1, "muted")
+            try device(call) { try requireCall(ccai, call).setMuted(muted) }
+            return .none
+        }
+        module.function("is_muted", LuaSignature("Whether the device's microphone is muted.", returns: ["boolean"])) { call in
+            call.returning(.boolean(try requireCall(ccai, call).isMuted))
+        }
+        module.function("set_speaker_enabled", LuaSignature("Plays the call on the device's speaker, or not (not_found without a call in progress).",
+                                                            parameters: ["enabled: boolean"])) { call in
+            let enabled = try call.boolean(1, "enabled")
+            try device(call) { try requireCall(ccai, call).setSpeakerEnabled(enabled) }
+            return .none
+        }
+        module.function("is_speaker_enabled", LuaSignature("Whether the call plays on the device's speaker.", returns: ["boolean"])) { call in
+            call.returning(.boolean(try requireCall(ccai, call).isSpeakerEnabled))
+        }
+        module.function("simulate_interruption", LuaSignature(
+            "Plays a cellular call on the device: the call is interrupted (interruption_detected), and this returns after "
+                + "seconds; resume it with resume_call.",
+            parameters: ["options: { seconds: number }"])) { call in
+            guard let seconds = try call.options(1, "options").number("seconds"), seconds >= 0, seconds <= 86_400 else {
+                throw call.argumentError(1, "options.seconds", "a number of seconds from 0 to 86400 expected")
+            }
+            let service = try requireCall(ccai, call)
+            return try SDKBindings.sdk(call, { try await service.simulateInterruption(seconds: seconds) }, push: { _, _ in })
+        }
+        return module
+    }
+
+    /// Runs a device control, its refusal raised as the script's `ccai.Error`.
+    private static func device(_ call: LuaCall, _ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch let error as CCAIError {
+            let (service, method) = SDKBindings.serviceAndMethod(of: call)
+            throw SDKBindings.luaError(error, service: service, method: method)
+        }
+    }
+
+    /// The call service, or `not_initialized` naming the method.
+    static func requireCall(_ ccai: CCAI, _ call: LuaCall) throws -> CallService {
+        guard let service = ccai.callService else {
+            let (name, method) = SDKBindings.serviceAndMethod(of: call)
+            throw LuaErrorValue(code: ErrorCode.notInitialized.rawValue, message: "call is not initialized: call ccai.initialize_call() first",
+                                fields: ["service": .string(name), "method": .string(method)])
+        }
+        return service
+    }
+
+    /// Reads `{ menu_id, recording_permission, custom_data, ticket_id }`.
+    static func instantCallRequest(_ call: LuaCall, signer: ClaimsSigner?) throws -> InstantCallRequest {
+        let options = try call.options(1, "request")
+        guard let menuID = try options.integer("menu_id") else {
+            throw call.argumentError(1, "request", "field 'menu_id': integer expected, got nil")
+        }
+        var permission: RecordingPermission?
+        if let name = try options.string("recording_permission") {
+            guard let known = RecordingPermission(rawValue: name) else {
+                throw call.argumentError(1, "request", "field 'recording_permission': "
+                                         + RecordingPermission.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+                                         + " expected, got '\(name)'")
+            }
+            permission = known
+        }
+        return InstantCallRequest(menuId: Int(menuID), recordingPermission: permission,
+                                  customData: try ChatBindings.customData(call, options, signer: signer),
+                                  ticketId: try options.string("ticket_id"))
+    }
+}

@@ -1,0 +1,201 @@
+import Foundation
+
+/// Where a voice call is in its life on the platform (seed 002's `CallStatus`, the
+/// server's column: `callReceived.status`, not the provider's `stateChanged`).
+///
+/// ```swift
+/// if call.status == .waiting { print("about \(call.estimatedWait ?? 0) s to wait") }
+/// ```
+public enum CallStatus: String, Codable, Equatable, Sendable, CaseIterable {
+    /// An agent took the call; its audio is being set up.
+    case connecting
+    /// In the queue, for an agent.
+    case waiting
+    /// Talking with an agent.
+    case connected
+    /// The agent or the end user put the call on hold.
+    case onHold = "on_hold"
+    /// A cellular call on the device paused it; the app resumes it (`resumeCall`).
+    case interrupted
+    case ended
+    /// The platform could not keep the call (it restarted under it, say).
+    case failed
+
+    /// Whether the call is over.
+    public var isFinished: Bool { self == .ended || self == .failed }
+}
+
+/// The end user's answer to recording (seed 002): asked on an `ask_user` queue before the
+/// call connects; `not_asked` is what scheduled calls send.
+public enum RecordingPermission: String, Codable, Equatable, Sendable, CaseIterable {
+    case granted
+    case denied
+    case notAsked = "not_asked"
+}
+
+/// Why a call ended (`end_reason` of ``CallResponse``).
+public struct CallEndReason: Vocabulary {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    public static let endUser: Self = "end_user"
+    public static let agent: Self = "agent"
+    public static let restart: Self = "restart"
+
+    public static let allCases: [Self] = [.endUser, .agent, .restart]
+
+    public var meaning: String? {
+        switch self {
+        case .endUser: "the end user hung up"
+        case .agent: "the agent ended the call"
+        case .restart: "the platform restarted while the call was under way (its status is failed)"
+        default: nil
+        }
+    }
+}
+
+/// What `startInstantCall` sends (seed 002).
+///
+/// ```swift
+/// InstantCallRequest(menuId: 1, recordingPermission: .granted)
+/// ```
+public struct InstantCallRequest: Codable, Equatable, Sendable {
+    public var menuId: Int
+    /// Required on a queue whose `recordingOption` is `ask_user`; ignored otherwise.
+    public var recordingPermission: RecordingPermission?
+    public var customData: CustomData?
+    public var ticketId: String?
+
+    enum CodingKeys: String, CodingKey {
+        case menuId = "menu_id"
+        case recordingPermission = "recording_permission"
+        case customData = "custom_data"
+        case ticketId = "ticket_id"
+    }
+
+    public init(menuId: Int, recordingPermission: RecordingPermission? = nil, customData: CustomData? = nil, ticketId: String? = nil) {
+        self.menuId = menuId
+        self.recordingPermission = recordingPermission
+        self.customData = customData
+        self.ticketId = ticketId
+    }
+}
+
+/// A voice call as the platform reports it: what `callReceived` emits each time its record
+/// changes (seed 002's `Call`, `CallResponse`).
+public struct CallResponse: Codable, Equatable, Sendable {
+    public var id: Int
+    public var menuId: Int
+    public var status: CallStatus
+    /// Seconds the platform expects the call to wait for an agent, while it waits.
+    public var estimatedWait: Int?
+    public var agent: ChatAgent?
+    public var virtualAgent: ChatAgent?
+    /// What the end user answered, when the queue asked.
+    public var recordingPermission: RecordingPermission?
+    /// Whether the call is recorded: what the queue's `recordingOption` and the answer decided.
+    public var recorded: Bool
+    public var endReason: CallEndReason?
+    public var createdAt: Double
+    public var connectedAt: Double?
+    public var endedAt: Double?
+
+    enum CodingKeys: String, CodingKey {
+        case id, status, agent, recorded
+        case menuId = "menu_id"
+        case estimatedWait = "estimated_wait"
+        case virtualAgent = "virtual_agent"
+        case recordingPermission = "recording_permission"
+        case endReason = "end_reason"
+        case createdAt = "created_at"
+        case connectedAt = "connected_at"
+        case endedAt = "ended_at"
+    }
+
+    public init(id: Int, menuId: Int, status: CallStatus, estimatedWait: Int? = nil, agent: ChatAgent? = nil,
+                virtualAgent: ChatAgent? = nil, recordingPermission: RecordingPermission? = nil, recorded: Bool = false,
+                endReason: CallEndReason? = nil, createdAt: Double, connectedAt: Double? = nil, endedAt: Double? = nil) {
+        self.id = id
+        self.menuId = menuId
+        self.status = status
+        self.estimatedWait = estimatedWait
+        self.agent = agent
+        self.virtualAgent = virtualAgent
+        self.recordingPermission = recordingPermission
+        self.recorded = recorded
+        self.endReason = endReason
+        self.createdAt = createdAt
+        self.connectedAt = connectedAt
+        self.endedAt = endedAt
+    }
+
+    public var isInProgress: Bool { !status.isFinished }
+
+    /// Whether the end user may ask for a human now (seed 002): while a virtual agent has
+    /// the call, and, when the queue lets callers skip its virtual agent
+    /// (`allowSkipVirtualAgent`, from the menu's configuration), while the call waits.
+    ///
+    /// ```swift
+    /// talkToAgentButton.isHidden = !(call.canEscalate(allowSkipVirtualAgent: menu.allowSkip))
+    /// ```
+    public func canEscalate(allowSkipVirtualAgent: Bool) -> Bool {
+        guard isInProgress, agent == nil else { return false }
+        return virtualAgent != nil || (allowSkipVirtualAgent && status == .waiting)
+    }
+}
+
+/// The seed's name for a call as `callReceived` emits it.
+public typealias Call = CallResponse
+
+/// The data of a `wait_time_updated`: the platform's new estimate for a waiting call.
+public struct CallWaitTimePayload: Codable, Equatable, Sendable {
+    public var callId: Int
+    /// Seconds until an agent is expected to take the call.
+    public var estimatedWait: Int
+
+    enum CodingKeys: String, CodingKey {
+        case callId = "call_id"
+        case estimatedWait = "estimated_wait"
+    }
+
+    public init(callId: Int, estimatedWait: Int) {
+        self.callId = callId
+        self.estimatedWait = estimatedWait
+    }
+}
+
+/// The data of a `participant_updated`: an agent joined or left the call (an assignment,
+/// a transfer).
+public struct CallParticipantPayload: Codable, Equatable, Sendable {
+    public var callId: Int
+    public var change: ChatMemberPayload.Change
+    public var participant: ChatMember
+
+    enum CodingKeys: String, CodingKey {
+        case callId = "call_id"
+        case change, participant
+    }
+
+    public init(callId: Int, change: ChatMemberPayload.Change, participant: ChatMember) {
+        self.callId = callId
+        self.change = change
+        self.participant = participant
+    }
+}
+
+/// What `setOnHold` sends.
+public struct CallHoldRequest: Codable, Equatable, Sendable {
+    public var onHold: Bool
+
+    enum CodingKeys: String, CodingKey { case onHold = "on_hold" }
+
+    public init(onHold: Bool) { self.onHold = onHold }
+}
+
+/// What the device reports when a cellular call interrupts the CCAI call: how long the
+/// interruption is expected to last, if known.
+public struct CallInterruptionRequest: Codable, Equatable, Sendable {
+    public var seconds: Double?
+
+    public init(seconds: Double? = nil) { self.seconds = seconds }
+}

@@ -1,0 +1,106 @@
+import CCAIKit
+import CCAISandbox
+import CCAIWire
+import Foundation
+import TestSupport
+import Testing
+import Timekeeping
+
+/// The SDK's call service against the sandbox: the server's status and the provider's
+/// line kept apart, the device's controls, and the refusals.
+@Suite struct CallServiceTests {
+    /// A sandbox open all day whose queue 1 asks about recording; Ada takes its calls.
+    private func callSandbox() async throws -> HTTPServer {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("calls-\(UUID().uuidString).lua").path
+        try """
+            return { company = { name = "x", languages = { "en" }, time_zone = "UTC", key = "dev-key", secret = "dev-secret" },
+                     menus = { { id = 1, name = "Phone", channels = { voice_call = { instant = true, recording = "ask_user" } } } },
+                     agents = { { name = "Ada", menus = { 1 } } } }
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        return try Sandbox(configuration: try await SandboxConfiguration.load(file: path)).serve()
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aCallConnectsIsControlledInterruptedResumedAndEnded() async throws {
+        let server = try await callSandbox()
+        let clock = ManualClock()
+        let delegate = SigningDelegate(identifier: "caller")
+        let ccai = try makeSDK(port: server.port, delegate: delegate, cache: false, clock: clock)
+        #expect(ccai.callService == nil, "nil until initializeCall")
+        ccai.initializeCall(CallOptions(playAudibleMessages: false))
+        let service = try #require(ccai.callService)
+        #expect(service.options == CallOptions(playAudibleMessages: false, callKitEnabled: true))
+        var states = service.stateChanged.makeAsyncIterator()
+        #expect(await states.next() == .disconnected, "the current state first")
+        var calls = service.callReceived.makeAsyncIterator()
+        var participants = service.participantUpdated.makeAsyncIterator()
+        var interruptions = service.interruptionDetected.makeAsyncIterator()
+
+        let started = try await service.startInstantCall(InstantCallRequest(menuId: 1, recordingPermission: .granted))
+        #expect(started.status == .waiting && started.recorded)
+        #expect(await states.next() == .connecting)
+        #expect(await states.next() == .connected, "the line is up while the call waits: not the call's status")
+        var statuses: [CallStatus] = []
+        while statuses.last != .connected, let call = await calls.next() { statuses.append(call.status) }
+        #expect(statuses == [.waiting, .connecting, .connected])
+        #expect(await participants.next()?.participant.name == "Ada")
+        #expect(try await service.getLastCallInProgress()?.id == started.id)
+
+        try service.setMuted(true)
+        try service.setSpeakerEnabled(true)
+        #expect(service.isMuted && service.isSpeakerEnabled)
+        #expect(try await service.setOnHold(true).status == .onHold && service.isOnHold)
+        #expect(try await service.setOnHold(false).status == .connected && !service.isOnHold)
+
+        let interrupting = Task { try await service.simulateInterruption(seconds: 30) }
+        #expect(await interruptions.next() == CallInterruption(callId: started.id, seconds: 30))
+        await clock.waitForTimers { $0.contains(30) }
+        #expect(service.currentCall?.status == .interrupted)
+        clock.advance(by: 30)
+        try await interrupting.value
+        try await service.resumeCall(try #require(service.currentCall))
+        #expect(service.currentCall?.status == .connected)
+
+        try await service.endCall()
+        #expect(service.currentCall?.status == .ended && service.currentCall?.endReason == .endUser)
+        #expect(await states.next() == .disconnected)
+        #expect(!service.isMuted && !service.isSpeakerEnabled, "the device's controls reset with the call")
+        #expect(try await service.getLastCallInProgress() == nil)
+        withExtendedLifetime(delegate) {}
+        await server.stop()
+    }
+
+    @Test(.timeLimit(.minutes(1))) func refusalsSayWhyAndControlsNeedACall() async throws {
+        let server = try await callSandbox()
+        let delegate = SigningDelegate(identifier: "refused-caller")   // the SDK holds its delegate weakly
+        let ccai = try makeSDK(port: server.port, delegate: delegate, cache: false)
+        ccai.initializeCall()
+        let service = try #require(ccai.callService)
+        func code(_ body: () async throws -> Void) async -> ErrorCode? {
+            do {
+                try await body()
+                return nil
+            } catch let error as CCAIError {
+                return error.code
+            } catch {
+                return nil
+            }
+        }
+        #expect(await code { try service.setMuted(true) } == .notFound, "no call yet")
+        #expect(await code { try await service.setOnHold(true) } == .notFound)
+        #expect(await code { try await service.simulateInterruption(seconds: 1) } == .notFound)
+        #expect(await code { try await service.endCall() } == .notFound)
+        #expect(await code { try await service.startInstantCall(InstantCallRequest(menuId: 1)) } == .invalidArgument,
+                "an ask_user queue needs the answer")
+        let call = try await service.startInstantCall(InstantCallRequest(menuId: 1, recordingPermission: .denied))
+        #expect(!call.recorded)
+        #expect(await code { try await service.startInstantCall(InstantCallRequest(menuId: 1, recordingPermission: .denied)) } == .conflict,
+                "one call at a time")
+        #expect(await code { try await service.simulateInterruption(seconds: -1) } == .invalidArgument)
+        try await service.endCall()
+        #expect(await code { try service.setSpeakerEnabled(true) } == .notFound, "the call has ended")
+        #expect(await code { try await service.resumeCall(call) } == .conflict, "an ended call cannot be resumed")
+        withExtendedLifetime(delegate) {}
+        await server.stop()
+    }
+}
