@@ -3,10 +3,10 @@ import Foundation
 
 /// Options of `initializeCall` (seed 002).
 public struct CallOptions: Sendable, Equatable {
-    /// Whether the SDK plays the queue's audible messages itself (there is no audio here:
-    /// it logs them and emits them at the matching call states).
+    /// Whether the SDK plays the queue's audible messages itself. Kept, and not acted on
+    /// yet: audible messages are not built (docs/calls.md, not there yet).
     public var playAudibleMessages: Bool
-    /// Whether the system's call screen is shown (no system UI here: it is recorded only).
+    /// Whether the system's call screen is shown (no system UI here: it is kept only).
     public var callKitEnabled: Bool
 
     public init(playAudibleMessages: Bool = true, callKitEnabled: Bool = true) {

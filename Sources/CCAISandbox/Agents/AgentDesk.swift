@@ -257,7 +257,6 @@ actor AgentDesk: SessionChangeObserver {
         await mailbox.close()
     }
 
-
     /// The chat ended: a script waiting for a message gets nil, and its agent takes the
     /// oldest chat waiting for it, if any.
     private func chatEnded(_ chatID: Int) async {
