@@ -30,6 +30,7 @@ public final class CCAI: @unchecked Sendable {
         var chat: ChatService?
         var screenShare: ScreenShareService?
         var call: CallService?
+        var audibleMessage: AudibleMessageService?
     }
 
     /// An SDK instance sharing `http` (one libcurl thread) with others, if given.
@@ -74,6 +75,8 @@ public final class CCAI: @unchecked Sendable {
 
     /// Nil until ``initializeCall(_:)``.
     public var callService: CallService? { lock.withLock { services?.call } }
+    /// A queue's announcements; nil until ``initializeCall(_:)``.
+    public var audibleMessageService: AudibleMessageService? { lock.withLock { services?.audibleMessage } }
 
     /// Nil until ``initializeScreenShare(options:)``.
     public var screenShareService: ScreenShareService? { lock.withLock { services?.screenShare } }
@@ -97,7 +100,9 @@ public final class CCAI: @unchecked Sendable {
     public func initializeCall(_ options: CallOptions = CallOptions()) {
         lock.withLock {
             guard var current = services, current.call == nil else { return }
-            current.call = CallService(api: current.api, pump: current.pump, options: options)
+            let messages = AudibleMessageService(api: current.api, language: current.language)
+            current.audibleMessage = messages
+            current.call = CallService(api: current.api, pump: current.pump, options: options, messages: messages)
             services = current
         }
     }

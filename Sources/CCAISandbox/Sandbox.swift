@@ -91,7 +91,8 @@ public final class Sandbox: Sendable {
         let quotas = Quotas(store: store, limits: limits, clock: clock)
         let chats = Chats(store: store, lifecycle: lifecycle, conversation: conversation, queues: queues, clock: clock)
         let callLifecycle = CallLifecycle(store: store, publisher: publisher, clock: clock, changes: changes,
-                                          handleTimeSeconds: configuration.handleTimeSeconds ?? 300)
+                                          handleTimeSeconds: configuration.handleTimeSeconds ?? 300,
+                                          deflections: WaitDeflections(configuration: configuration))
         let calls = Calls(configuration: configuration, store: store, lifecycle: callLifecycle, queues: queues, quotas: quotas,
                           clock: clock)
         self.calls = calls

@@ -70,6 +70,48 @@ import Timekeeping
         await server.stop()
     }
 
+    @Test(.timeLimit(.minutes(1))) func announcementsPlayAtTheirMomentsAndAnOfferedVoicemailReplacesTheWait() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("calls-\(UUID().uuidString).lua").path
+        try """
+            return { company = { name = "x", languages = { "en" }, time_zone = "UTC", key = "dev-key", secret = "dev-secret",
+                                 audible_messages = { welcome = { text = "Welcome" }, goodbye = { text = "Goodbye" } } },
+                     menus = { { id = 2, name = "Busy", audible_messages = { all_agents_busy = { text = "All agents are busy",
+                                                                                 audio_url = "https://cdn.acme.test/busy.mp3" } },
+                                 channels = { voice_call = { instant = true, phone_number = "+15550102",
+                                                             wait_deflection = { after_seconds = 0, offers = { "voicemail" } } } } } } }
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let server = try Sandbox(configuration: try await SandboxConfiguration.load(file: path)).serve()
+        let delegate = SigningDelegate(identifier: "announced-caller")
+        let ccai = try makeSDK(port: server.port, delegate: delegate, cache: false)
+        #expect(ccai.audibleMessageService == nil, "nil until initializeCall")
+        ccai.initializeCall()
+        let service = try #require(ccai.callService)
+        #expect(try await ccai.audibleMessageService?.resolveMessages(menuId: 2).map(\.kind) == [.welcome, .allAgentsBusy, .goodbye])
+        var played = service.audibleMessagePlayed.makeAsyncIterator()
+        var offers = service.deflectionOffered.makeAsyncIterator()
+
+        let waiting = try await service.startInstantCall(InstantCallRequest(menuId: 2))
+        #expect(await played.next() == AudibleMessagePlayback(callId: waiting.id, message: AudibleMessage(kind: .welcome, text: "Welcome")))
+        let busy = await played.next()
+        #expect(busy?.kind == .allAgentsBusy && busy?.audioUrl == "https://cdn.acme.test/busy.mp3" && busy?.callId == waiting.id)
+        let offer = try #require(await offers.next())
+        #expect(offer.callId == waiting.id && offer.offers == [.voicemail])
+        #expect(try await service.getCallDeflection(callId: waiting.id) == offer)
+
+        let voicemail = try await service.startVoicemail(VoicemailRequest(menuId: 2))
+        #expect(voicemail.type == .voicemail && voicemail.voicemailReason == .overCapacityDeflection && service.currentCall == voicemail)
+        #expect(try await service.getCallDeflection(callId: voicemail.id) == nil, "a voicemail is offered nothing")
+        try await service.endCall()
+        var voicemailKinds: [AudibleMessageKind] = []
+        while voicemailKinds.last != .goodbye, let next = await played.next() {
+            if next.callId == voicemail.id { voicemailKinds.append(next.kind) }
+        }
+        #expect(voicemailKinds == [.welcome, .goodbye])
+        withExtendedLifetime(delegate) {}
+        await server.stop()
+    }
+
     @Test(.timeLimit(.minutes(1))) func refusalsSayWhyAndControlsNeedACall() async throws {
         let server = try await callSandbox()
         let delegate = SigningDelegate(identifier: "refused-caller")   // the SDK holds its delegate weakly

@@ -7,46 +7,6 @@ import Testing
 
 /// Voice calls through the sandbox's router: their life, the queue's rules and the agents.
 @Suite struct CallRoutesTests {
-    /// An end user of `client`'s sandbox: their token and id.
-    private struct Caller {
-        let client: InProcessClient
-        let token: String
-        let id: Int
-
-        init(_ client: InProcessClient, _ identifier: String) async throws {
-            self.client = client
-            token = try await client.signIn(identifier, at: client.sandbox.clock.now())
-            id = try #require(try await client.call("GET", "/end_user", token: token).decode(as: EndUser.self).id)
-        }
-
-        func call(_ method: String, _ path: String, _ json: String? = nil) async -> InProcessClient.Reply {
-            await client.call(method, path, token: token, json: json)
-        }
-
-        func start(_ json: String) async throws -> CallResponse {
-            let reply = await call("POST", "/calls", json)
-            #expect(reply.status == 201, "\(reply.text)")
-            return try reply.decode(as: CallResponse.self)
-        }
-
-        /// The call as it stands once `condition` holds (an agent works on it in another task).
-        func call(_ id: Int, until condition: @escaping (CallResponse) -> Bool) async throws -> CallResponse {
-            var found: CallResponse?
-            let held = try await eventually {
-                found = try await call("GET", "/calls/\(id)").decode(as: CallResponse.self)
-                return found.map(condition) ?? false
-            }
-            #expect(held, "the call as it stands: \(String(describing: found))")
-            return try #require(found)
-        }
-
-        /// The events published to this end user so far, named `name`, as their JSON data.
-        func events(_ name: PlatformEventName) async throws -> [JSONValue] {
-            try await client.sandbox.store.events(endUserID: id, after: 0).filter { $0.name == name.rawValue }
-                .map { try JSONValue(jsonText: $0.data) }
-        }
-    }
-
     /// Queues open all day: one asks about recording, one always records, one never does;
     /// one has no voice channel and one takes scheduled calls only.
     private static func sandbox(dataDirectory: String? = nil) async throws -> Sandbox {

@@ -30,6 +30,13 @@ import Testing
                 "\(outcome.everything)")
     }
 
+    @Test func theVoicemailExampleLeavesMessagesAndTakesTheOfferedDeflection() async throws {
+        let outcome = try await LuaScenario("../../examples/calls/voicemail.lua", sandbox: "../../examples/calls/sandbox.lua").run()
+        outcome.expectPassed("voicemail scenario passed")
+        #expect(outcome.everything.contains("audible message: All our agents are busy."), "the SDK logs what it plays: \(outcome.everything)")
+        #expect(outcome.everything.contains("audio_url=https://cdn.acme.test/busy.mp3"))
+    }
+
     @Test func virtualAgentsAnswerAndEscalate() async throws {
         try await LuaScenario("virtual_agents.lua", sandbox: "agents/sandbox.lua").run()
             .expectPassed("virtual agents scenario passed")

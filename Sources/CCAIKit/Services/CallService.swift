@@ -3,8 +3,9 @@ import Foundation
 
 /// Options of `initializeCall` (seed 002).
 public struct CallOptions: Sendable, Equatable {
-    /// Whether the SDK plays the queue's audible messages itself. Kept, and not acted on
-    /// yet: audible messages are not built (docs/calls.md, not there yet).
+    /// Whether the SDK plays the queue's audible messages itself, at their moments of a
+    /// call (``CallService/audibleMessagePlayed``); off, the app resolves and renders them
+    /// (``AudibleMessageService``).
     public var playAudibleMessages: Bool
     /// Whether the system's call screen is shown (no system UI here: it is kept only).
     public var callKitEnabled: Bool
@@ -32,16 +33,18 @@ public final class CallService: @unchecked Sendable {
     private let api: APIClient
     private let pump: EventPump
     public let options: CallOptions
+    private let announcer: AudibleMessagePlayer?
     private let lock = NSLock()
     private var current: CallResponse?
     private var muted = false
     private var speakerEnabled = false
     private var providerState: CallProviderState = .disconnected
 
-    init(api: APIClient, pump: EventPump, options: CallOptions) {
+    init(api: APIClient, pump: EventPump, options: CallOptions, messages: AudibleMessageService) {
         self.api = api
         self.pump = pump
         self.options = options
+        announcer = options.playAudibleMessages ? AudibleMessagePlayer(messages: messages, pump: pump) : nil
         pump.observe { [weak self] event in
             guard event.name == CallServiceEvent.Name.callReceived.streamName, let self,
                 case .callReceived(let call)? = CallServiceEvent(event)
@@ -90,6 +93,18 @@ public final class CallService: @unchecked Sendable {
         events(.participantUpdated) { if case .participantUpdated(let payload) = $0 { payload } else { nil } }
     }
 
+    /// The platform offers a waiting call another way in (its wait passed the queue's
+    /// threshold): scheduled call, phone number or voicemail; once per call.
+    public var deflectionOffered: AsyncStream<CallDeflection> {
+        events(.deflectionOffered) { if case .deflectionOffered(let offer) = $0 { offer } else { nil } }
+    }
+
+    /// An announcement the SDK played, with `playAudibleMessages` on: its caption and
+    /// audio, at its moment of the call (no audio here: the event is the playing).
+    public var audibleMessagePlayed: AsyncStream<AudibleMessagePlayback> {
+        events(.audibleMessagePlayed) { if case .audibleMessagePlayed(let playback) = $0 { playback } else { nil } }
+    }
+
     /// A cellular call paused the call; resume it with ``resumeCall(_:)`` afterwards.
     public var interruptionDetected: AsyncStream<CallInterruption> {
         events(.interruptionDetected) { if case .interruptionDetected(let interruption) = $0 { interruption } else { nil } }
@@ -119,17 +134,42 @@ public final class CallService: @unchecked Sendable {
     /// that says why (voicemail is then the way in).
     @discardableResult
     public func startInstantCall(_ request: InstantCallRequest) async throws -> CallResponse {
-        // A call already on the line keeps it: the platform refuses the second one.
+        try await placing { try await api.send(Endpoints.startInstantCall, body: request, as: CallResponse.self) }
+    }
+
+    /// Places a call on the line (`connecting`, then `connected` once the platform has it,
+    /// `disconnected` when it refused). A call already on the line keeps it: the platform
+    /// refuses the second one.
+    private func placing(_ start: () async throws -> CallResponse) async throws -> CallResponse {
         let onLine = currentCall?.isInProgress == true
         if !onLine { changeProviderState(.connecting) }
         do {
-            let call = try await api.send(Endpoints.startInstantCall, body: request, as: CallResponse.self)
+            let call = try await start()
             remember(call)
             changeProviderState(.connected)
             return call
         } catch {
             if !onLine { changeProviderState(.disconnected) }
             throw error
+        }
+    }
+
+    /// Leaves a message for a queue that cannot take the call now (after hours, over
+    /// capacity, redirecting its callers; its voice channel's `voicemailReason` says so),
+    /// or that a wait-time deflection offered it to the waiting call, which then ends. The
+    /// voicemail is connected at once and recorded; end it with ``endCall()``. A queue
+    /// taking calls is a `conflict`, one without a voicemail box an `invalid_argument`.
+    @discardableResult
+    public func startVoicemail(_ request: VoicemailRequest) async throws -> CallResponse {
+        try await placing { try await api.send(Endpoints.startVoicemail, body: request, as: CallResponse.self) }
+    }
+
+    /// The wait-time deflection the platform offered to call `callId`, or nil when none was.
+    public func getCallDeflection(callId: Int) async throws -> CallDeflection? {
+        do {
+            return try await api.send(Endpoints.callDeflection, ["id": callId], as: CallDeflection.self)
+        } catch let error as CCAIError where error.status == 404 && error.message.hasPrefix("no deflection") {
+            return nil
         }
     }
 
@@ -210,19 +250,25 @@ public final class CallService: @unchecked Sendable {
     }
 
     private func remember(_ call: CallResponse) {
-        lock.withLock { current = call }
+        let previous: CallResponse? = lock.withLock {
+            defer { current = call }
+            return current?.id == call.id ? current : nil
+        }
+        announcer?.announce(previous: previous, now: call)
         if !call.isInProgress { callFinished() }
     }
 
     /// Takes the platform's newer record of the current call: a finished call does not go
     /// back in progress.
     private func updateCurrent(_ call: CallResponse) {
-        let finished: Bool = lock.withLock {
-            guard let known = current, known.id == call.id, known.isInProgress else { return false }
+        let change: (previous: CallResponse, finished: Bool)? = lock.withLock {
+            guard let known = current, known.id == call.id, known.isInProgress else { return nil }
             current = call
-            return !call.isInProgress
+            return (known, !call.isInProgress)
         }
-        if finished { callFinished() }
+        guard let change else { return }
+        announcer?.announce(previous: change.previous, now: call)
+        if change.finished { callFinished() }
     }
 
     /// The call is over: the device's controls reset and the line goes down.

@@ -27,9 +27,32 @@ public struct CallInterruption: Codable, Equatable, Sendable {
     }
 }
 
+/// An audible message the SDK played at its moment of a call (`playAudibleMessages`):
+/// there is no audio here, so the playing is this event, with what a player would show
+/// and play.
+public struct AudibleMessagePlayback: Codable, Equatable, Sendable {
+    public var callId: Int
+    public var kind: AudibleMessageKind
+    public var text: String
+    public var audioUrl: String?
+
+    enum CodingKeys: String, CodingKey {
+        case callId = "call_id"
+        case kind, text
+        case audioUrl = "audio_url"
+    }
+
+    public init(callId: Int, message: AudibleMessage) {
+        self.callId = callId
+        kind = message.kind
+        text = message.text
+        audioUrl = message.audioUrl
+    }
+}
+
 /// One event of the call service, typed: what its publishers (`stateChanged`,
-/// `callReceived`, `waitTimeUpdated`, `participantUpdated`, `interruptionDetected`)
-/// emit, in the order they happened.
+/// `callReceived`, `waitTimeUpdated`, `participantUpdated`, `interruptionDetected`,
+/// `deflectionOffered`, `audibleMessagePlayed`) emit, in the order they happened.
 ///
 /// ```swift
 /// for await event in ccai.callService!.callEvents() {
@@ -42,6 +65,8 @@ public enum CallServiceEvent: Equatable, Sendable {
     case waitTimeUpdated(CallWaitTimePayload)
     case participantUpdated(CallParticipantPayload)
     case interruptionDetected(CallInterruption)
+    case deflectionOffered(CallDeflection)
+    case audibleMessagePlayed(AudibleMessagePlayback)
 
     /// The events' names, as scripts subscribe to them on `ccai.call`.
     public struct Name: RawRepresentable, Hashable, Sendable {
@@ -57,8 +82,12 @@ public enum CallServiceEvent: Equatable, Sendable {
         public static let participantUpdated = Name(.participantUpdated)
         /// Detected on the device (the SDK's own, not a platform event).
         public static let interruptionDetected = Name(rawValue: "interruption_detected")
+        public static let deflectionOffered = Name(.deflectionOffered)
+        /// Played by the SDK (its own, not a platform event).
+        public static let audibleMessagePlayed = Name(rawValue: "audible_message_played")
 
-        public static let allCases: [Name] = [.stateChanged, .callReceived, .waitTimeUpdated, .participantUpdated, .interruptionDetected]
+        public static let allCases: [Name] = [.stateChanged, .callReceived, .waitTimeUpdated, .participantUpdated, .interruptionDetected,
+                                              .deflectionOffered, .audibleMessagePlayed]
 
         /// How the SDK's own events travel among the platform's (the chat provider's
         /// `state_changed` is another event).
@@ -66,6 +95,7 @@ public enum CallServiceEvent: Equatable, Sendable {
             switch self {
             case .stateChanged: "call_state_changed"
             case .interruptionDetected: "call_interruption_detected"
+            case .audibleMessagePlayed: "call_audible_message_played"
             default: rawValue
             }
         }
@@ -78,6 +108,8 @@ public enum CallServiceEvent: Equatable, Sendable {
         case .waitTimeUpdated: .waitTimeUpdated
         case .participantUpdated: .participantUpdated
         case .interruptionDetected: .interruptionDetected
+        case .deflectionOffered: .deflectionOffered
+        case .audibleMessagePlayed: .audibleMessagePlayed
         }
     }
 
@@ -101,6 +133,12 @@ public enum CallServiceEvent: Equatable, Sendable {
         case Name.interruptionDetected.streamName:
             guard let interruption = try? event.decoded(as: CallInterruption.self) else { return nil }
             self = .interruptionDetected(interruption)
+        case Name.deflectionOffered.streamName:
+            guard let offer = try? event.decoded(as: CallDeflection.self) else { return nil }
+            self = .deflectionOffered(offer)
+        case Name.audibleMessagePlayed.streamName:
+            guard let playback = try? event.decoded(as: AudibleMessagePlayback.self) else { return nil }
+            self = .audibleMessagePlayed(playback)
         default:
             return nil
         }

@@ -21,6 +21,9 @@ public enum ConfigurationOutline {
                      + "time zone \(company.timeZone)")
         lines.append("hours: " + (configuration.hours.map(\.summary) ?? "always open"))
         if let rules = company.postSession { lines.append("post-session (company-wide): " + summary(rules)) }
+        if let messages = company.audibleMessages, !messages.isEmpty {
+            lines.append("audible messages (company-wide): " + messages.keys.sorted().joined(separator: ", "))
+        }
         lines.append("menus:" + ((configuration.menus ?? []).isEmpty ? " none" : ""))
         for menu in configuration.menus ?? [] { describe(menu, depth: 1, into: &lines) }
         lines.append("agents:" + ((configuration.agents ?? []).isEmpty ? " none" : ""))
@@ -93,6 +96,9 @@ public enum ConfigurationOutline {
             if !targets.isEmpty { lines.append(detail + "deflects " + targets.joined(separator: ", ")) }
         }
         if let rules = menu.postSession { lines.append(detail + "post-session: " + summary(rules)) }
+        if let messages = menu.audibleMessages, !messages.isEmpty {
+            lines.append(detail + "audible messages: " + messages.keys.sorted().joined(separator: ", "))
+        }
         for child in menu.children ?? [] { describe(child, depth: depth + 1, into: &lines) }
     }
 
@@ -105,7 +111,11 @@ public enum ConfigurationOutline {
         }
         if let call = channels.voiceCall {
             let traits = [call.instant == true ? "instant" : nil, call.schedule == true ? "scheduled" : nil,
-                          call.recording.map { "recording \($0.rawValue)" }, call.phoneNumber].compactMap { $0 }
+                          call.recording.map { "recording \($0.rawValue)" }, call.phoneNumber,
+                          call.redirectToVoicemail == true ? "redirected to voicemail" : nil,
+                          call.waitDeflection.map { rule in
+                              "past \(Checked.truncated(rule.afterSeconds) ?? 0) s offers " + rule.offers.map(\.rawValue).joined(separator: "/")
+                          }].compactMap { $0 }
             parts.append("voice call" + (traits.isEmpty ? "" : " (" + traits.joined(separator: ", ") + ")"))
         }
         if let email = channels.email { parts.append("email \(email.email)") }

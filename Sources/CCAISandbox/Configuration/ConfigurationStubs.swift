@@ -45,6 +45,7 @@ public enum ConfigurationStubs {
         ---@field auth_token_seconds number? (default one day)
         ---@field jwt_max_lifetime_seconds number? (default one day)
         ---@field post_session ccai.sandbox.PostSession? the company-wide default
+        ---@field audible_messages table<ccai.sandbox.AudibleMessageKind, ccai.sandbox.AudibleMessage>? the company-wide announcements of calls
 
         ---@class ccai.sandbox.Menu
         ---@field id integer
@@ -60,6 +61,7 @@ public enum ConfigurationStubs {
         ---@field capacity ccai.sandbox.Capacity?
         ---@field deflection ccai.sandbox.Deflection?
         ---@field post_session ccai.sandbox.PostSession? over the parent's, key by key
+        ---@field audible_messages table<ccai.sandbox.AudibleMessageKind, ccai.sandbox.AudibleMessage>? over the parent's, kind by kind
         ---@field children ccai.sandbox.Menu[]?
 
         ---@class ccai.sandbox.Channels
@@ -77,8 +79,21 @@ public enum ConfigurationStubs {
         ---@field instant boolean?
         ---@field schedule boolean?
         ---@field recording ("always"|"never"|"ask_user")?
-        ---@field phone_number string?
+        ---@field phone_number string? the PSTN number, and the voicemail box
         ---@field pre_session_smart_action boolean?
+        ---@field redirect_to_voicemail boolean? every caller goes to voicemail for now (needs phone_number)
+        ---@field wait_deflection ccai.sandbox.WaitDeflection?
+
+        ---@class ccai.sandbox.WaitDeflection
+        ---@field after_seconds number offered once a waiting call's estimate reaches this
+        ---@field offers ("scheduled_call"|"phone_number"|"voicemail")[] in this order
+        ---@field message ccai.sandbox.Text?
+
+        ---@alias ccai.sandbox.AudibleMessageKind "welcome"|"all_agents_busy"|"recording_notice"|"on_hold"|"goodbye"
+
+        ---@class ccai.sandbox.AudibleMessage
+        ---@field text ccai.sandbox.Text
+        ---@field audio_url string? an http or https URL
 
         ---@class ccai.sandbox.EmailChannel
         ---@field email string

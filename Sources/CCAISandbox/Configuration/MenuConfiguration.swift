@@ -44,6 +44,11 @@ public struct MenuConfiguration: Codable, Sendable {
             public var recording: RecordingOption?
             public var phoneNumber: String?
             public var preSessionSmartAction: Bool?
+            /// Every caller is sent to voicemail for now (`temporary_redirection`); needs
+            /// a `phone_number`, as every voicemail does.
+            public var redirectToVoicemail: Bool?
+            /// What a waiting call is offered once its estimate reaches a threshold.
+            public var waitDeflection: WaitDeflectionConfiguration?
         }
 
         public struct Email: Codable, Sendable {
@@ -93,6 +98,9 @@ public struct MenuConfiguration: Codable, Sendable {
     /// Post-session rules of this queue and the queues below it (key by key over the
     /// parent's, then the company's).
     public var postSession: PostSessionConfiguration?
+    /// Announcements of this queue's calls by kind (`all_agents_busy`...), over the
+    /// parent's, kind by kind, then the company's.
+    public var audibleMessages: [String: AudibleMessageConfiguration]?
     public var children: [MenuConfiguration]?
 
     /// The pre-session smart actions a chat on this queue starts with (none unless the

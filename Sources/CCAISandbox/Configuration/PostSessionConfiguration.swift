@@ -61,7 +61,7 @@ extension SandboxConfiguration {
     }
 
     /// The menus from a top one down to the menu `id`, or nil when it is not in `menus`.
-    private static func path(to id: Int, in menus: [MenuConfiguration]) -> [MenuConfiguration]? {
+    static func path(to id: Int, in menus: [MenuConfiguration]) -> [MenuConfiguration]? {
         for menu in menus {
             if menu.id == id { return [menu] }
             if let below = path(to: id, in: menu.children ?? []) { return [menu] + below }

@@ -32,6 +32,8 @@ public struct SandboxConfiguration: Codable, Sendable {
         public var jwtMaxLifetimeSeconds: Double?
         /// The company-wide post-session rules (queues override them key by key).
         public var postSession: PostSessionConfiguration?
+        /// The company-wide audible messages of calls by kind (queues override them).
+        public var audibleMessages: [String: AudibleMessageConfiguration]?
 
         public init(name: String, supportEmail: String?, languages: [String], timeZone: String,
                     preventDirectPstnCall: Bool?, key: String, secret: String, jwtAlgorithms: [String]?,
@@ -171,7 +173,7 @@ public struct SandboxConfiguration: Codable, Sendable {
         if let timeout = chatTimeoutSeconds, !(timeout > 0) {
             problems.append("chat_timeout_seconds: a positive number of seconds, got \(timeout)")
         }
-        return problems + formProblems() + postSessionProblems()
+        return problems + formProblems() + postSessionProblems() + callProblems()
     }
 
     /// Reads a configuration file: a Lua chunk run in the sandboxed runtime. Agent and

@@ -7,7 +7,9 @@ import Timekeeping
 /// only from the statuses its ``CallTransition`` starts from and publishes the changed
 /// call to its end user as a `call_received`; one that does not apply is nil, and the
 /// caller says why. A new call waiting and an ended one are also ``SessionChange``s for
-/// the agent desk, told before the transition returns.
+/// the agent desk, told before the transition returns. A waiting call whose estimate
+/// reaches its queue's threshold is offered its ``WaitDeflections`` once
+/// (`deflection_offered`).
 ///
 /// ```swift
 /// guard let held = try await lifecycle.move(call.id, endUserID: owner, .hold) else {
@@ -21,20 +23,40 @@ struct CallLifecycle: Sendable {
     let changes: SessionChanges
     /// The seconds an agent is expected to spend on a session (wait estimates).
     let handleTimeSeconds: Double
+    let deflections: WaitDeflections
 
-    /// Creates an end user's call, waiting, unless one is in progress (the store decides
-    /// both in one transaction); a created call is published and handed to the desk.
+    /// Creates an end user's instant call, waiting, unless one is in progress (the store
+    /// decides both in one transaction); a created call is published, handed to the desk
+    /// and offered its deflection when its estimate is long.
     func create(endUserID: Int, menuID: Int, recordingPermission: RecordingPermission?, recorded: Bool, agents: Int,
                 customData: JSONValue) async throws -> SandboxStore.CallCreation {
         let ahead = try await store.waitingCalls(menus: [menuID]).count
-        let creation = try await store.createCall(endUserID: endUserID, menuID: menuID, recordingPermission: recordingPermission,
-                                                  recorded: recorded, estimatedWait: estimatedWait(ahead: ahead, agents: agents),
-                                                  customData: customData, now: clock.now())
+        let new = SandboxStore.NewCall.instant(recordingPermission: recordingPermission, recorded: recorded,
+                                               estimatedWait: estimatedWait(ahead: ahead, agents: agents))
+        let creation = try await store.createCall(endUserID: endUserID, menuID: menuID, new, customData: customData, now: clock.now())
         if case .created(let call) = creation {
             try await publisher.call(call, endUserID: endUserID)
             await changes.publish(.callWaiting(call, endUserID: endUserID))
+            try await offerDeflection(call, endUserID: endUserID)
         }
         return creation
+    }
+
+    /// Creates an end user's voicemail, connected to the queue's box at once (no agent
+    /// takes it), unless a call is in progress.
+    func createVoicemail(endUserID: Int, menuID: Int, reason: VoicemailReason, customData: JSONValue) async throws
+        -> SandboxStore.CallCreation
+    {
+        let creation = try await store.createCall(endUserID: endUserID, menuID: menuID, .voicemail(reason), customData: customData,
+                                                  now: clock.now())
+        if case .created(let call) = creation { try await publisher.call(call, endUserID: endUserID) }
+        return creation
+    }
+
+    /// Offers `call` its wait-time deflection when it is due and was not offered before.
+    private func offerDeflection(_ call: CallResponse, endUserID: Int) async throws {
+        guard let offer = deflections.offer(for: call, at: clock.now()), try await store.recordDeflection(offer) else { return }
+        try await publisher.publish(endUserID: endUserID, event: .deflectionOffered, encoding: offer)
     }
 
     /// Moves a call along `transition` (an agent's name with ``CallTransition/assign``).
@@ -60,14 +82,17 @@ struct CallLifecycle: Sendable {
 
     /// Tells each call waiting on `menuID` its new estimate (`wait_time_updated`) when it
     /// changed: the calls ahead of it times the handle time, over the queue's `agents`.
+    /// A call that just came to wait this long (a transfer) is offered its deflection.
     func refreshWaitTimes(menuID: Int, agents: Int) async throws {
         for (position, waiting) in try await store.waitingCalls(menus: [menuID]).enumerated() {
             let estimate = estimatedWait(ahead: position, agents: agents)
-            guard waiting.call.estimatedWait != estimate,
-                try await store.updateEstimatedWait(callID: waiting.call.id, seconds: estimate) != nil
-            else { continue }
-            try await publisher.publish(endUserID: waiting.endUserID, event: .waitTimeUpdated,
-                                        encoding: CallWaitTimePayload(callId: waiting.call.id, estimatedWait: estimate))
+            var call = waiting.call
+            if call.estimatedWait != estimate, let updated = try await store.updateEstimatedWait(callID: call.id, seconds: estimate) {
+                call = updated
+                try await publisher.publish(endUserID: waiting.endUserID, event: .waitTimeUpdated,
+                                            encoding: CallWaitTimePayload(callId: call.id, estimatedWait: estimate))
+            }
+            try await offerDeflection(call, endUserID: waiting.endUserID)
         }
     }
 

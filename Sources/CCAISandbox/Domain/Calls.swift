@@ -10,6 +10,11 @@ import Timekeeping
 /// the end user's `granted` or `denied` (else `invalid_argument`), `always` and `never`
 /// decide whatever the request says; the call's `recorded` tells what was decided.
 ///
+/// A voicemail is left on a queue whose voice channel has a phone number (its box) when
+/// the queue cannot take the call: after hours, over capacity, redirecting callers for
+/// now (`redirect_to_voicemail`), or when the end user's waiting call was offered
+/// voicemail by a wait-time deflection (that call then ends, `end_reason = "voicemail"`).
+///
 /// ```swift
 /// let call = try await calls.start(InstantCallRequest(menuId: 1, recordingPermission: .granted), session: session)
 /// try await calls.hold(call, onHold: true, endUserID: owner)
@@ -31,6 +36,9 @@ struct Calls: Sendable {
         guard voice.instant == true else {
             throw HTTPError.badRequest("queue \(menu.id) does not take instant calls (its voice channel's instant is off)")
         }
+        if voice.redirectToVoicemail == true {
+            throw HTTPError.conflict("queue \(menu.id) sends its callers to voicemail for now (temporary_redirection); voicemail is the way in")
+        }
         let recorded = try recordingDecision(voice.recording ?? .never, request.recordingPermission, menuID: menu.id)
         try await quotas.check(.calls, endUserID: owner)
         let engine = try await queues.engine()
@@ -44,6 +52,48 @@ struct Calls: Sendable {
         case .inProgress(let existing): throw inProgress(existing)
         case .created(let call): return call
         }
+    }
+
+    /// Connects the end user to the voicemail box of `request`'s queue, or says why not.
+    func startVoicemail(_ request: VoicemailRequest, session: Session) async throws -> CallResponse {
+        let menu = try queues.menu(request.menuId)
+        let owner = try session.endUserID()
+        guard menu.channels?.voiceCall?.phoneNumber != nil else {
+            throw HTTPError.badRequest("queue \(menu.id) has no voicemail box (its voice channel has no phone_number)")
+        }
+        var reason = try await queues.engine().voicemailReason(menu)
+        var replaced: CallResponse?
+        if let existing = try await store.currentCall(endUserID: owner) {
+            guard existing.status == .waiting, existing.menuId == menu.id,
+                try await store.callDeflection(id: existing.id)?.offers.contains(.voicemail) == true
+            else { throw inProgress(existing) }
+            replaced = existing
+            reason = reason ?? .overCapacityDeflection
+        }
+        guard let reason else {
+            throw HTTPError.conflict("queue \(menu.id) is taking calls now: voicemail is for after hours, over capacity, a queue that "
+                                     + "redirects its callers, or a long wait whose deflection offers it")
+        }
+        try await quotas.check(.calls, endUserID: owner)
+        let customData = try CustomDataIntake(configuration: configuration, clock: clock).sessionData(request.customData, session: session)
+        if let replaced { _ = try await lifecycle.end(replaced.id, endUserID: owner, reason: .voicemail) }
+        switch try await lifecycle.createVoicemail(endUserID: owner, menuID: menu.id, reason: reason, customData: customData) {
+        case .inProgress(let existing): throw inProgress(existing)
+        case .created(let voicemail): return voicemail
+        }
+    }
+
+    /// The deflection offered to the end user's call `call`, or a 404 when none was.
+    func deflection(of call: CallResponse) async throws -> CallDeflection {
+        guard let offer = try await store.callDeflection(id: call.id) else {
+            throw HTTPError.notFound("no deflection was offered to call \(call.id)")
+        }
+        return offer
+    }
+
+    /// A page of the voicemails left (the operator's view).
+    func voicemails(after: Int, limit: Int) async throws -> VoicemailRecords {
+        VoicemailRecords(voicemails: try await store.voicemails(after: after, limit: limit))
     }
 
     /// Whether the call is recorded: `always` and `never` decide; `ask_user` takes the
@@ -102,6 +152,7 @@ struct Calls: Sendable {
 
     /// The end user puts a connected call on hold, or takes it off hold (either side's hold).
     func hold(_ call: CallResponse, onHold: Bool, endUserID: Int) async throws -> CallResponse {
+        guard call.type == .instant else { throw HTTPError.conflict("call \(call.id) is a voicemail: there is no one to hold it for") }
         if call.status == (onHold ? .onHold : .connected) { return call }
         guard let moved = try await lifecycle.move(call.id, endUserID: endUserID, onHold ? .hold : .unhold) else {
             throw HTTPError.conflict("call \(call.id) is \(call.status.rawValue): only a connected call can be put on hold, "

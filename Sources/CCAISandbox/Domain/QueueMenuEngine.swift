@@ -62,6 +62,15 @@ struct QueueMenuEngine {
         return nil
     }
 
+    /// Why the queue takes voicemail now, if it does: its voice channel has a phone number
+    /// (the voicemail box) and either redirects every caller there for now, or is
+    /// deflected (after hours, over capacity).
+    func voicemailReason(_ menu: MenuConfiguration) -> VoicemailReason? {
+        guard let voice = menu.channels?.voiceCall, voice.phoneNumber != nil else { return nil }
+        if voice.redirectToVoicemail == true { return .temporaryRedirection }
+        return deflection(menu)?.voicemail
+    }
+
     /// Where a deflected queue sends its users.
     func target(_ menu: MenuConfiguration, _ deflection: Deflection) -> Int? {
         deflection == .afterHours ? menu.deflection?.afterHours : menu.deflection?.overCapacity
@@ -118,10 +127,9 @@ struct QueueMenuEngine {
         }
         if let voice = configured.voiceCall {
             channels.voiceCall = VoiceCallChannel(
-                instantEnabled: (voice.instant ?? false) && deflection == nil,
+                instantEnabled: (voice.instant ?? false) && deflection == nil && voice.redirectToVoicemail != true,
                 preSessionSmartAction: voice.preSessionSmartAction ?? false, scheduleEnabled: voice.schedule ?? false,
-                recordingOption: voice.recording ?? .never,
-                voicemailReason: deflection != nil && voice.phoneNumber != nil ? deflection?.voicemail : nil,
+                recordingOption: voice.recording ?? .never, voicemailReason: voicemailReason(menu),
                 phoneNumber: voice.phoneNumber, scheduleDeflectionType: deflection?.type.rawValue,
                 deflected: deflection != nil, deflectedReason: deflection?.reason)
         }

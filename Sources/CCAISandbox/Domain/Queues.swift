@@ -32,6 +32,13 @@ struct Queues: Sendable {
         return (id, virtualAgent)
     }
 
+    /// The announcements of `menu`'s calls in the end user's language (resolved as the
+    /// menus' is).
+    func audibleMessages(_ menu: MenuConfiguration, language requested: String?) -> AudibleMessages {
+        let language = QueueMenuEngine(configuration: configuration, now: businessClock.now()).language(requested)
+        return AudibleMessages(menuId: menu.id, messages: configuration.audibleMessages(forMenu: menu.id, language: language))
+    }
+
     /// The queues as they are now: business hours and the sessions waiting.
     func engine() async throws -> QueueMenuEngine {
         QueueMenuEngine(configuration: configuration, now: businessClock.now(), waiting: try await store.waitingCounts())

@@ -3,8 +3,10 @@ import Foundation
 
 /// Voice calls (seed 002): `POST /calls` (start an instant call), `GET /calls/current`,
 /// `GET /calls/{id}`, `PUT /calls/{id}/hold`, `POST /calls/{id}/interruption` (the device
-/// reports a cellular call), `POST /calls/{id}/resume` and `POST /calls/{id}/end`. The
-/// rules are ``Calls``' and ``CallLifecycle``'s, which tell the agent desk what changed.
+/// reports a cellular call), `POST /calls/{id}/resume`, `POST /calls/{id}/end`, `POST
+/// /calls/voicemail`, `GET /calls/{id}/deflection` and the operator's `GET
+/// /admin/voicemails`. The rules are ``Calls``' and ``CallLifecycle``'s, which tell the
+/// agent desk what changed.
 struct CallRoutes: Sendable {
     let sessions: SessionResolver
     let calls: Calls
@@ -18,7 +20,24 @@ struct CallRoutes: Sendable {
             (Endpoints.interruptCall, interrupt),
             (Endpoints.resumeCall, resume),
             (Endpoints.endCall, end),
+            (Endpoints.startVoicemail, startVoicemail),
+            (Endpoints.callDeflection, deflection),
         ], sessions: sessions)
+        router.on(Endpoints.voicemails, voicemails)
+    }
+
+    private func startVoicemail(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
+        try .json(try await calls.startVoicemail(try request.decode(VoicemailRequest.self), session: session), status: 201)
+    }
+
+    private func deflection(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
+        try .json(try await calls.deflection(of: try await ownCall(request, session)))
+    }
+
+    /// The operator's list (admin token, not an end user's session).
+    private func voicemails(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let page = try request.page(.voicemails)
+        return try .json(try await calls.voicemails(after: page.after, limit: page.limit))
     }
 
     private func start(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {

@@ -61,6 +61,7 @@ extension SandboxStore {
               id INTEGER PRIMARY KEY AUTOINCREMENT,
               end_user_id INTEGER NOT NULL REFERENCES end_users(id),
               menu_id INTEGER NOT NULL,
+              type TEXT NOT NULL DEFAULT 'instant',
               status TEXT NOT NULL,
               agent_name TEXT,
               virtual_agent_name TEXT,
@@ -68,6 +69,8 @@ extension SandboxStore {
               recorded INTEGER NOT NULL,
               estimated_wait INTEGER,
               end_reason TEXT,
+              voicemail_reason TEXT,
+              deflection TEXT,
               custom_data TEXT NOT NULL,
               created_at REAL NOT NULL,
               connected_at REAL,
@@ -76,6 +79,9 @@ extension SandboxStore {
             CREATE INDEX IF NOT EXISTS calls_by_user ON calls (end_user_id, status);
             CREATE INDEX IF NOT EXISTS calls_by_status ON calls (status, menu_id);
             """)
+        try addMissingColumns(in: database, to: "calls", [("type", "TEXT NOT NULL DEFAULT 'instant'"), ("voicemail_reason", "TEXT"),
+                                                          ("deflection", "TEXT")])
+        try database.execute("CREATE INDEX IF NOT EXISTS calls_by_type ON calls (type, id)")
     }
 
     enum CallCreation {
@@ -83,20 +89,37 @@ extension SandboxStore {
         case inProgress(CallResponse)
     }
 
-    /// Creates a `waiting` call, unless the end user has one in progress (then that one is
-    /// returned as `.inProgress`): both decided in one transaction.
-    func createCall(endUserID: Int, menuID: Int, recordingPermission: RecordingPermission?, recorded: Bool,
-                    estimatedWait: Int, customData: JSONValue, now: Date) throws -> CallCreation {
+    /// What a new call record is: an instant call waits with its estimate, a voicemail is
+    /// connected to the queue's box at once, recorded.
+    enum NewCall {
+        case instant(recordingPermission: RecordingPermission?, recorded: Bool, estimatedWait: Int)
+        case voicemail(VoicemailReason)
+    }
+
+    /// Creates a call, unless the end user has one in progress (then that one is returned
+    /// as `.inProgress`): both decided in one transaction.
+    func createCall(endUserID: Int, menuID: Int, _ new: NewCall, customData: JSONValue, now: Date) throws -> CallCreation {
         try database.transaction {
             if let existing = try currentCall(endUserID: endUserID) { return .inProgress(existing) }
+            let time = SQLiteValue.real(now.timeIntervalSince1970)
+            let (type, status, permission, recorded, wait, reason, connected): (CallType, CallStatus, SQLiteValue, Bool, SQLiteValue,
+                                                                                SQLiteValue, SQLiteValue)
+            switch new {
+            case .instant(let recordingPermission, let isRecorded, let estimatedWait):
+                (type, status, permission, recorded) = (.instant, .waiting, recordingPermission.map { .text($0.rawValue) } ?? .null, isRecorded)
+                (wait, reason, connected) = (.integer(Int64(estimatedWait)), .null, .null)
+            case .voicemail(let voicemailReason):
+                (type, status, permission, recorded, wait) = (.voicemail, .connected, .null, true, .null)
+                (reason, connected) = (.text(voicemailReason.rawValue), time)
+            }
             try database.run(
                 """
-                INSERT INTO calls (end_user_id, menu_id, status, recording_permission, recorded, estimated_wait, custom_data, created_at)
-                  VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO calls (end_user_id, menu_id, type, status, recording_permission, recorded, estimated_wait, voicemail_reason,
+                                   custom_data, created_at, connected_at)
+                  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
-                [.integer(Int64(endUserID)), .integer(Int64(menuID)), .text(CallStatus.waiting.rawValue),
-                 recordingPermission.map { .text($0.rawValue) } ?? .null, .integer(recorded ? 1 : 0),
-                 .integer(Int64(estimatedWait)), .text(try customData.jsonText()), .real(now.timeIntervalSince1970)])
+                [.integer(Int64(endUserID)), .integer(Int64(menuID)), .text(type.rawValue), .text(status.rawValue), permission,
+                 .integer(recorded ? 1 : 0), wait, reason, .text(try customData.jsonText()), time, connected])
             guard let call = try call(id: Int(database.lastInsertRowID)) else { throw SQLiteError(code: 0, message: "the call vanished") }
             return .created(call)
         }
@@ -104,7 +127,7 @@ extension SandboxStore {
 
     private static let callColumns =
         "id, menu_id, status, estimated_wait, agent_name, virtual_agent_name, recording_permission, recorded, end_reason, "
-        + "created_at, connected_at, ended_at"
+        + "created_at, connected_at, ended_at, type, voicemail_reason"
 
     func calls(where condition: String, _ parameters: [SQLiteValue]) throws -> [CallResponse] {
         try database.query("SELECT \(SandboxStore.callColumns) FROM calls WHERE \(condition)", parameters).compactMap { row in
@@ -112,13 +135,14 @@ extension SandboxStore {
                 let status = row[2].textValue.flatMap(CallStatus.init(rawValue:)), case .real(let created) = row[9]
             else { return nil }
             func time(_ value: SQLiteValue) -> Double? { if case .real(let seconds) = value { seconds } else { nil } }
-            return CallResponse(id: Int(id), menuId: Int(menuID), status: status,
+            return CallResponse(id: Int(id), menuId: Int(menuID), type: row[12].textValue.flatMap(CallType.init(rawValue:)) ?? .instant,
+                                status: status,
                                 estimatedWait: status == .waiting ? row[3].integerValue.map { Int($0) } : nil,
                                 agent: row[4].textValue.map { ChatAgent(name: $0) },
                                 virtualAgent: row[5].textValue.map { ChatAgent(name: $0) },
                                 recordingPermission: row[6].textValue.flatMap(RecordingPermission.init(rawValue:)),
                                 recorded: row[7].integerValue == 1, endReason: row[8].textValue.map(CallEndReason.init(rawValue:)),
-                                createdAt: created, connectedAt: time(row[10]), endedAt: time(row[11]))
+                                voicemailReason: row[13].textValue.flatMap(VoicemailReason.init(rawValue:)), createdAt: created, connectedAt: time(row[10]), endedAt: time(row[11]))
         }
     }
 
@@ -193,6 +217,37 @@ extension SandboxStore {
         let changed = try database.run("UPDATE calls SET estimated_wait = ? WHERE id = ? AND status = 'waiting'",
                                        [.integer(Int64(seconds)), .integer(Int64(callID))])
         return changed == 1 ? try call(id: callID) : nil
+    }
+
+    /// Records the wait-time deflection offered to a waiting call; false when one was
+    /// offered before or the call no longer waits (an offer is made once).
+    func recordDeflection(_ deflection: CallDeflection) throws -> Bool {
+        let text = String(decoding: try JSONEncoder().encode(deflection), as: UTF8.self)
+        return try database.run("UPDATE calls SET deflection = ? WHERE id = ? AND deflection IS NULL AND status = 'waiting'",
+                                [.text(text), .integer(Int64(deflection.callId))]) == 1
+    }
+
+    /// The deflection offered to call `id`, if one was.
+    func callDeflection(id: Int) throws -> CallDeflection? {
+        guard let text = try database.query("SELECT deflection FROM calls WHERE id = ?", [.integer(Int64(id))]).first?.first?.textValue
+        else { return nil }
+        return try? JSONDecoder().decode(CallDeflection.self, from: Data(text.utf8))
+    }
+
+    /// A page of the voicemails left, by call id (the operator's view).
+    func voicemails(after: Int, limit: Int) throws -> [VoicemailRecord] {
+        try database.query("""
+            SELECT id, menu_id, end_user_id, voicemail_reason, status, created_at, ended_at FROM calls
+            WHERE type = 'voicemail' AND id > ? ORDER BY id LIMIT ?
+            """, [.integer(Int64(after)), .integer(Int64(limit))]).compactMap { row in
+            guard let id = row[0].integerValue, let menu = row[1].integerValue, let user = row[2].integerValue,
+                let status = row[4].textValue.flatMap(CallStatus.init(rawValue:)), case .real(let created) = row[5]
+            else { return nil }
+            let ended: Double? = if case .real(let seconds) = row[6] { seconds } else { nil }
+            return VoicemailRecord(callId: Int(id), menuId: Int(menu), endUserId: Int(user),
+                                   reason: row[3].textValue.flatMap(VoicemailReason.init(rawValue:)), status: status,
+                                   createdAt: created, endedAt: ended)
+        }
     }
 
     /// What call `id`'s session carries for its agents.

@@ -143,7 +143,7 @@ actor SandboxStore {
 
     /// Brings a table written by an earlier version up to date (`--data` folders outlive
     /// upgrades).
-    private static func addMissingColumns(in database: SQLiteDatabase, to table: String, _ columns: [(name: String, type: String)])
+    static func addMissingColumns(in database: SQLiteDatabase, to table: String, _ columns: [(name: String, type: String)])
         throws
     {
         let existing = Set(try database.query("PRAGMA table_info(\(table))").compactMap { $0[1].textValue })

@@ -5,8 +5,10 @@ import LuaRuntime
 
 /// `ccai.initialize_call{ play_audible_messages, call_kit_enabled }` and `ccai.call` (seed
 /// 002's `callService`) with its events: `state_changed` (the provider's line),
-/// `call_received` (the server's call), `wait_time_updated`, `participant_updated` and
-/// `interruption_detected`. The device's part is the script's:
+/// `call_received` (the server's call), `wait_time_updated`, `participant_updated`,
+/// `interruption_detected`, `deflection_offered` and `audible_message_played` (the SDK
+/// playing an announcement); and `ccai.audible_message` (seed 002's
+/// `audibleMessageService`). The device's part is the script's:
 /// `simulate_interruption{ seconds }` plays a cellular call.
 ///
 /// ```lua
@@ -30,12 +32,22 @@ enum CallBindings {
                                             callKitEnabled: try options.boolean("call_kit_enabled") ?? true))
             if !bridge.started, let service = ccai.callService, let emitter = context.emitters[.call], let state = call.context.state {
                 bridge.started = true
+                let logger = context.logger
                 EventBridge.forward(service.callEvents(), into: emitter, in: state) { event in
-                    (event.name.rawValue, luaValue(event))
+                    if case .audibleMessagePlayed(let playback) = event { log(playback, to: logger) }
+                    return (event.name.rawValue, luaValue(event))
                 }
             }
             return .none
         }
+    }
+
+    /// The SDK "plays" an announcement by saying it in the run's log, with its audio's address.
+    private static func log(_ playback: AudibleMessagePlayback, to logger: ScriptLogger) {
+        guard logger.minimumLevel <= .info else { return }
+        var fields: [(key: String, value: LuaValue)] = [("call_id", .integer(Int64(playback.callId))), ("kind", .string(playback.kind.rawValue))]
+        if let audio = playback.audioUrl { fields.insert(("audio_url", .string(audio)), at: 0) }
+        logger.log(LogRecord(level: .info, message: "audible message: " + playback.text, fields: fields))
     }
 
     /// A call event as scripts see it: calls and payloads as tables, `state_changed` as
@@ -47,7 +59,28 @@ enum CallBindings {
         case .waitTimeUpdated(let payload): (try? LuaEncoder().encode(payload)) ?? .nil
         case .participantUpdated(let payload): (try? LuaEncoder().encode(payload)) ?? .nil
         case .interruptionDetected(let interruption): (try? LuaEncoder().encode(interruption)) ?? .nil
+        case .deflectionOffered(let offer): (try? LuaEncoder().encode(offer)) ?? .nil
+        case .audibleMessagePlayed(let playback): (try? LuaEncoder().encode(playback)) ?? .nil
         }
+    }
+
+    /// `ccai.audible_message`: a queue's announcements, available after `initialize_call`.
+    static func audibleMessageModule(_ ccai: CCAI) -> LuaModule {
+        var module = LuaModule(name: "ccai.audible_message")
+        module.function("resolve_messages", LuaSignature(
+            "The queue's announcements in the SDK's language, one per kind the admin set (welcome, all_agents_busy, "
+                + "recording_notice, on_hold, goodbye): each { kind, text, audio_url }.",
+            parameters: ["options: { menu_id: integer }"], returns: ["ccai.AudibleMessage[]"])) { call in
+            guard let menuID = try call.options(1, "options").integer("menu_id") else {
+                throw call.argumentError(1, "options", "field 'menu_id': integer expected, got nil")
+            }
+            guard let service = ccai.audibleMessageService else {
+                throw LuaErrorValue(code: ErrorCode.notInitialized.rawValue, message: "call is not initialized: call ccai.initialize_call() first",
+                                    fields: ["service": "audible_message", "method": "resolve_messages"])
+            }
+            return try SDKBindings.sdk(call) { try await service.resolveMessages(menuId: Int(menuID)) }
+        }
+        return module
     }
 
     static func module(_ context: SDKContext) -> LuaModule {
@@ -63,6 +96,32 @@ enum CallBindings {
             let request = try instantCallRequest(call, signer: context.signer)
             let service = try requireCall(ccai, call)
             return try SDKBindings.sdk(call) { try await service.startInstantCall(request) }
+        }
+        module.function("start_voicemail", LuaSignature(
+            "Leaves a message for a queue that cannot take the call now (after hours, over capacity, redirecting its "
+                + "callers), or that a wait-time deflection offered to the waiting call (which then ends). Connected at once; "
+                + "end it with end_call. A queue taking calls is a conflict.",
+            parameters: ["request: { menu_id: integer, custom_data: table?, ticket_id: string? }"],
+            returns: ["ccai.Call"])) { call in
+            let options = try call.options(1, "request")
+            guard let menuID = try options.integer("menu_id") else {
+                throw call.argumentError(1, "request", "field 'menu_id': integer expected, got nil")
+            }
+            let request = VoicemailRequest(menuId: Int(menuID), customData: try ChatBindings.customData(call, options, signer: context.signer),
+                                           ticketId: try options.string("ticket_id"))
+            let service = try requireCall(ccai, call)
+            return try SDKBindings.sdk(call) { try await service.startVoicemail(request) }
+        }
+        module.function("get_call_deflection", LuaSignature(
+            "The wait-time deflection offered to a call ({ call_id, menu_id, estimated_wait, threshold_seconds, offers, "
+                + "phone_number, message, offered_at }), or nil when none was.",
+            parameters: ["options: { call_id: integer }"], returns: ["ccai.CallDeflection?"])) { call in
+            guard let callID = try call.options(1, "options").integer("call_id") else {
+                throw call.argumentError(1, "options", "field 'call_id': integer expected, got nil")
+            }
+            let service = try requireCall(ccai, call)
+            return try SDKBindings.sdk(call, { try await service.getCallDeflection(callId: Int(callID)) },
+                                       push: { result, output in output.push(try result.map { try LuaEncoder().encode($0) } ?? .nil) })
         }
         module.function("get_last_call_in_progress", LuaSignature("The end user's call in progress, if any.", returns: ["ccai.Call?"])) { call in
             let service = try requireCall(ccai, call)

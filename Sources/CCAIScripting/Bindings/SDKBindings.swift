@@ -29,6 +29,7 @@ enum SDKBindings {
                                                         parameters: ["options?: { play_audible_messages: boolean?, call_kit_enabled: boolean? }"]),
                         CallBindings.initializeFunction(context))
         module.module(CallBindings.module(context))
+        module.module(CallBindings.audibleMessageModule(ccai))
         module.module(auth(ccai))
         module.module(company(ccai))
         module.module(endUser(ccai))

@@ -54,6 +54,10 @@ enum EventPayloads {
             (.participantUpdated, try model(CallParticipantPayload.self), "an agent joined or left the call (an assignment, a transfer)"),
             (.interruptionDetected, try model(CallInterruption.self),
              "a cellular call paused the call (simulate_interruption); resume it with resume_call"),
+            (.deflectionOffered, try model(CallDeflection.self),
+             "the waiting call's estimate reached the queue's threshold: the platform offers another way in, once per call"),
+            (.audibleMessagePlayed, try model(AudibleMessagePlayback.self),
+             "the SDK played one of the queue's announcements at its moment of the call (play_audible_messages on)"),
         ]
         events += call.map { Event(module: EventService.call.module, name: $0.0.rawValue, payload: $0.1, meaning: $0.2) }
         events.append(Event(module: EventService.smartAction.module, name: "requested", payload: try model(SmartAction.self),

@@ -42,6 +42,10 @@ public enum Endpoints {
     public static let interruptCall = Endpoint("POST", "/calls/{id}/interruption", operationID: "reportInterruption")
     public static let resumeCall = Endpoint("POST", "/calls/{id}/resume", operationID: "resumeCall")
     public static let endCall = Endpoint("POST", "/calls/{id}/end", operationID: "endCall")
+    public static let startVoicemail = Endpoint("POST", "/calls/voicemail", operationID: "startVoicemail")
+    public static let callDeflection = Endpoint("GET", "/calls/{id}/deflection", operationID: "getCallDeflection")
+    public static let audibleMessages = Endpoint("GET", "/queue_menus/{id}/audible_messages", operationID: "resolveMessages")
+    public static let voicemails = Endpoint("GET", "/admin/voicemails", operationID: "getVoicemails", access: .admin)
 
     // Files: uploads are read, and downloads read back, up to 32 MiB (images may be 2 MB,
     // videos 20 MB: AttachmentLimits)
@@ -100,7 +104,8 @@ public enum Endpoints {
         authenticate, signOut, company, endUser, updateEndUser, events,
         startChat, currentChat, previousChats, chat, sendMessage, messages, typing, sendPreview, preview, escalate,
         updateEscalation, sendChatEvent, endChat, enqueueChat,
-        startInstantCall, currentCall, call, holdCall, interruptCall, resumeCall, endCall,
+        startInstantCall, currentCall, call, holdCall, interruptCall, resumeCall, endCall, startVoicemail, callDeflection,
+        audibleMessages, voicemails,
         uploadMedia, downloadMedia,
         smartActions, smartActionReceived, smartActionResult, smartActionStatus,
         customForm, submitCustomForm, fetchWebForm, validateWebForm, formComplete,

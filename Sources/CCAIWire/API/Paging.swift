@@ -19,6 +19,8 @@ public struct Paging: Sendable, Equatable {
     public static let messages = Paging(defaultLimit: 200, maximumLimit: 1_000)
     /// `GET /admin/ratings`: by chat (`communication_id`), ratings and survey answers alike.
     public static let ratings = Paging(defaultLimit: 500, maximumLimit: 1_000)
+    /// `GET /admin/voicemails`: by call id.
+    public static let voicemails = Paging(defaultLimit: 500, maximumLimit: 1_000)
 
     /// The query of the page after `after`, of the largest size.
     public func query(after: Int) -> [String: String] {

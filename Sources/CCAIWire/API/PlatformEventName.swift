@@ -31,6 +31,9 @@ public enum PlatformEventName: String, CaseIterable, Sendable {
     case waitTimeUpdated = "wait_time_updated"
     /// An agent joined or left a call (``CallParticipantPayload``).
     case participantUpdated = "participant_updated"
+    /// A waiting call's estimate reached its queue's threshold: the platform offers
+    /// another way in (``CallDeflection``), once per call.
+    case deflectionOffered = "deflection_offered"
 
     /// The component of docs/openapi.yaml that describes the event's data: docs/asyncapi.yaml
     /// names it as the message's payload, and a test checks both against the models here.
@@ -51,6 +54,7 @@ public enum PlatformEventName: String, CaseIterable, Sendable {
         case .callReceived: "Call"
         case .waitTimeUpdated: "CallWaitTimePayload"
         case .participantUpdated: "CallParticipantPayload"
+        case .deflectionOffered: "CallDeflection"
         }
     }
 }

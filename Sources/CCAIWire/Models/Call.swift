@@ -25,6 +25,14 @@ public enum CallStatus: String, Codable, Equatable, Sendable, CaseIterable {
     public var isFinished: Bool { self == .ended || self == .failed }
 }
 
+/// What a call record is (not named by the seeds, which tell the two apart by how they
+/// start): an `instant` call waits in the queue for an agent, a `voicemail` is a message
+/// the end user leaves for the queue, connected at once to its voicemail box.
+public enum CallType: String, Codable, Equatable, Sendable, CaseIterable {
+    case instant
+    case voicemail
+}
+
 /// The end user's answer to recording (seed 002): asked on an `ask_user` queue before the
 /// call connects; `not_asked` is what scheduled calls send.
 public enum RecordingPermission: String, Codable, Equatable, Sendable, CaseIterable {
@@ -41,14 +49,17 @@ public struct CallEndReason: Vocabulary {
     public static let endUser: Self = "end_user"
     public static let agent: Self = "agent"
     public static let restart: Self = "restart"
+    /// The end user took the voicemail a wait-time deflection offered (``CallDeflection``).
+    public static let voicemail: Self = "voicemail"
 
-    public static let allCases: [Self] = [.endUser, .agent, .restart]
+    public static let allCases: [Self] = [.endUser, .agent, .restart, .voicemail]
 
     public var meaning: String? {
         switch self {
         case .endUser: "the end user hung up"
         case .agent: "the agent ended the call"
         case .restart: "the platform restarted while the call was under way (its status is failed)"
+        case .voicemail: "the end user left a voicemail instead of waiting (the deflection offered it)"
         default: nil
         }
     }
@@ -86,6 +97,7 @@ public struct InstantCallRequest: Codable, Equatable, Sendable {
 public struct CallResponse: Codable, Equatable, Sendable {
     public var id: Int
     public var menuId: Int
+    public var type: CallType
     public var status: CallStatus
     /// Seconds the platform expects the call to wait for an agent, while it waits.
     public var estimatedWait: Int?
@@ -96,27 +108,32 @@ public struct CallResponse: Codable, Equatable, Sendable {
     /// Whether the call is recorded: what the queue's `recordingOption` and the answer decided.
     public var recorded: Bool
     public var endReason: CallEndReason?
+    /// Why the queue took a voicemail rather than a call (a `voicemail` only).
+    public var voicemailReason: VoicemailReason?
     public var createdAt: Double
     public var connectedAt: Double?
     public var endedAt: Double?
 
     enum CodingKeys: String, CodingKey {
-        case id, status, agent, recorded
+        case id, type, status, agent, recorded
         case menuId = "menu_id"
         case estimatedWait = "estimated_wait"
         case virtualAgent = "virtual_agent"
         case recordingPermission = "recording_permission"
         case endReason = "end_reason"
+        case voicemailReason = "voicemail_reason"
         case createdAt = "created_at"
         case connectedAt = "connected_at"
         case endedAt = "ended_at"
     }
 
-    public init(id: Int, menuId: Int, status: CallStatus, estimatedWait: Int? = nil, agent: ChatAgent? = nil,
-                virtualAgent: ChatAgent? = nil, recordingPermission: RecordingPermission? = nil, recorded: Bool = false,
-                endReason: CallEndReason? = nil, createdAt: Double, connectedAt: Double? = nil, endedAt: Double? = nil) {
+    public init(id: Int, menuId: Int, type: CallType = .instant, status: CallStatus, estimatedWait: Int? = nil,
+                agent: ChatAgent? = nil, virtualAgent: ChatAgent? = nil, recordingPermission: RecordingPermission? = nil,
+                recorded: Bool = false, endReason: CallEndReason? = nil, voicemailReason: VoicemailReason? = nil,
+                createdAt: Double, connectedAt: Double? = nil, endedAt: Double? = nil) {
         self.id = id
         self.menuId = menuId
+        self.type = type
         self.status = status
         self.estimatedWait = estimatedWait
         self.agent = agent
@@ -124,6 +141,7 @@ public struct CallResponse: Codable, Equatable, Sendable {
         self.recordingPermission = recordingPermission
         self.recorded = recorded
         self.endReason = endReason
+        self.voicemailReason = voicemailReason
         self.createdAt = createdAt
         self.connectedAt = connectedAt
         self.endedAt = endedAt
