@@ -160,7 +160,7 @@ import Testing
         #expect(ended.endReason == .agent, "\(logged.withLock { $0 })")
         let statuses = try await fay.events(.callReceived).compactMap { $0["status"]?.stringValue }
         #expect(statuses == ["waiting", "connecting", "connected", "on_hold", "connected", "ended"], "\(statuses)")
-        #expect(await eventually { logged.withLock { $0.count == 1 && $0[0].hasSuffix("] done") } },
+        #expect(await eventually(timeout: 120) { logged.withLock { $0.count == 1 && $0[0].hasSuffix("] done") } },
                 "the script ran to its end, and nothing failed: \(logged.withLock { $0 })")
     }
 

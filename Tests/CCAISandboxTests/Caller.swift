@@ -28,9 +28,11 @@ struct Caller {
     }
 
     /// The call as it stands once `condition` holds (an agent works on it in another task).
+    /// The wait is long: with the whole suite on two cores, an agent's script may get the
+    /// CPU only seconds later.
     func call(_ id: Int, until condition: @escaping (CallResponse) -> Bool) async throws -> CallResponse {
         var found: CallResponse?
-        let held = try await eventually {
+        let held = try await eventually(timeout: 120) {
             found = try await call("GET", "/calls/\(id)").decode(as: CallResponse.self)
             return found.map(condition) ?? false
         }
