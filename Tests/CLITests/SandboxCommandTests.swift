@@ -65,7 +65,7 @@ import Testing
     }
 
     private func curl(_ arguments: [String]) async throws -> String {
-        try await runTool("/usr/bin/curl", ["-s", "--max-time", "10"] + arguments)
+        try await runTool("/usr/bin/curl", ["-s", "--max-time", "60"] + arguments)
     }
 
     /// `sandbox check` validates configurations and compiles their agent scripts; `serve`
