@@ -1,3 +1,4 @@
+import CCAIWire
 import Foundation
 
 /// The SDK's entry point (seed 004): initialize it, then use its services. `shared` is the
@@ -27,6 +28,7 @@ public final class CCAI: @unchecked Sendable {
         var pump: EventPump
         var smartAction: SmartActionService
         var rate: RateService
+        var push: PushNotificationService
         var chat: ChatService?
         var screenShare: ScreenShareService?
         var call: CallService?
@@ -54,7 +56,8 @@ public final class CCAI: @unchecked Sendable {
                                 language: language, queueMenu: QueueMenuService(api: api, language: language),
                                 optionsService: OptionsService(options: options, language: language), api: api,
                                 pump: pump, smartAction: SmartActionService(api: api, pump: pump),
-                                rate: RateService(api: api, pump: pump))
+                                rate: RateService(api: api, pump: pump),
+                                push: PushNotificationService(api: api, calls: { [weak self] in self?.callService }))
         lock.withLock { self.services = services }
     }
 
@@ -70,6 +73,8 @@ public final class CCAI: @unchecked Sendable {
     public var smartActionService: SmartActionService? { lock.withLock { services?.smartAction } }
     /// Post-session surveys and ratings.
     public var rateService: RateService? { lock.withLock { services?.rate } }
+    /// The device's push tokens and the pushes the app hands over.
+    public var pushNotificationService: PushNotificationService? { lock.withLock { services?.push } }
     /// Nil until ``initializeChat(_:)``.
     public var chatService: ChatService? { lock.withLock { services?.chat } }
 
@@ -104,6 +109,18 @@ public final class CCAI: @unchecked Sendable {
             current.audibleMessage = messages
             current.call = CallService(api: current.api, pump: current.pump, options: options, messages: messages)
             services = current
+        }
+    }
+
+    /// A VoIP push the app received (PushKit's payload): the platform's callback of a
+    /// scheduled call is told as the call service's `incomingCallEvent`; `completion` runs
+    /// once the SDK has handled it (PushKit's rule: report the call, then complete). Whether
+    /// it was the platform's is ``PushNotificationService/handlePushNotification(_:)``'s answer.
+    public func handleVoIPPush(payload: [String: JSONValue], completion: @escaping @Sendable () -> Void = {}) {
+        guard let push = pushNotificationService else { return completion() }
+        Task {
+            _ = await push.handlePushNotification(payload)
+            completion()
         }
     }
 

@@ -51,6 +51,8 @@ public final class Sandbox: Sendable {
     let chatStarts: ChatStarts
     let chats: Chats
     let calls: Calls
+    let scheduledCalls: ScheduledCalls
+    let pushes: Pushes
     let smartActions: SmartActions
     let forms: Forms
     let screenShares: ScreenShares
@@ -63,9 +65,11 @@ public final class Sandbox: Sendable {
     /// Agent scripts are read and compiled now: the configuration's problems and every
     /// script that cannot be are one ``ConfigurationError``. With
     /// `chat_timeout_seconds`, idle chats are ended every 5 seconds (of `clock`) while the
-    /// sandbox lives.
+    /// sandbox lives; with a queue that takes scheduled calls, the calls due are placed as
+    /// often. Pushes are recorded, and handed to `pushSink` when there is one.
     public init(configuration: SandboxConfiguration = .builtIn, dataDirectory: String? = nil,
-                clock: any Clock = SystemClock(), log: @escaping @Sendable (String) -> Void = Sandbox.standardError) throws {
+                clock: any Clock = SystemClock(), pushSink: (any PushSink)? = nil,
+                log: @escaping @Sendable (String) -> Void = Sandbox.standardError) throws {
         let scripts = AgentScripts(configuration: configuration)
         let problems = configuration.problems() + scripts.problems
         guard problems.isEmpty else { throw ConfigurationError(problems: problems) }
@@ -96,6 +100,10 @@ public final class Sandbox: Sendable {
         let calls = Calls(configuration: configuration, store: store, lifecycle: callLifecycle, queues: queues, quotas: quotas,
                           clock: clock)
         self.calls = calls
+        let pushes = Pushes(store: store, sink: pushSink, clock: clock)
+        self.pushes = pushes
+        scheduledCalls = ScheduledCalls(configuration: configuration, store: store, lifecycle: callLifecycle, calls: calls,
+                                        queues: queues, quotas: quotas, pushes: pushes, clock: clock, businessClock: businessClock)
         let smartActions = SmartActions(store: store, publisher: publisher, clock: clock)
         let forms = Forms(configuration: configuration, store: store, conversation: conversation, clock: clock)
         let screenShares = ScreenShares(store: store, publisher: publisher, conversation: conversation, quotas: quotas, clock: clock,
@@ -131,6 +139,12 @@ public final class Sandbox: Sendable {
                 do { _ = try await self.endIdleChats() } catch { self.log("sandbox: ending idle chats failed: \(error)") }
             })
         }
+        if configuration.allMenus.contains(where: { $0.channels?.voiceCall?.schedule == true }) {
+            chores.append(clock.repeating(every: 5) { [weak self] in
+                guard let self else { return }
+                do { _ = try await self.placeScheduledCallsDue() } catch { self.log("sandbox: placing scheduled calls failed: \(error)") }
+            })
+        }
         self.chores.withLock { $0 = chores }
     }
 
@@ -164,7 +178,8 @@ public final class Sandbox: Sendable {
         EventRoutes(sessions: sessions, feed: feed, streams: streams).register(in: &router)
         ChatRoutes(sessions: sessions, starts: chatStarts, chats: chats, conversation: conversation, lifecycle: lifecycle,
                    smartActions: smartActions, desk: desk).register(in: &router)
-        CallRoutes(sessions: sessions, calls: calls).register(in: &router)
+        CallRoutes(sessions: sessions, calls: calls, scheduled: scheduledCalls).register(in: &router)
+        PushRoutes(sessions: sessions, pushes: pushes).register(in: &router)
         SmartActionRoutes(sessions: sessions, smartActions: smartActions).register(in: &router)
         MediaRoutes(sessions: sessions, files: files).register(in: &router)
         FormRoutes(sessions: sessions, forms: forms).register(in: &router)
@@ -242,6 +257,20 @@ public final class Sandbox: Sendable {
                     + talking.map { String($0.id) }.joined(separator: ", ") + ")"))
         }
         return (resumed, talking)
+    }
+
+    /// Rings every scheduled call whose slot has come (an `incoming_call` and a VoIP push to
+    /// the end user's `voip` token; `busy` when they are on another call) and ends every
+    /// callback that rang for its queue's `ring_seconds` (`no_answer`); the sandbox does it
+    /// every 5 seconds by itself. Returns the calls changed.
+    ///
+    /// ```swift
+    /// clock.advance(by: 3_600)
+    /// let rung = try await sandbox.placeScheduledCallsDue()   // status == .ringing
+    /// ```
+    @discardableResult
+    public func placeScheduledCallsDue() async throws -> [CallResponse] {
+        try await scheduledCalls.placeCallsDue()
     }
 
     /// Ends every call an earlier run left in progress as `failed` (`end_reason` restart):

@@ -2,6 +2,7 @@ import CCAIKit
 import CCAISandbox
 import CCAIWire
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 import Timekeeping
@@ -9,6 +10,12 @@ import Timekeeping
 /// The SDK's call service against the sandbox: the server's status and the provider's
 /// line kept apart, the device's controls, and the refusals.
 @Suite struct CallServiceTests {
+    /// The pushes a sandbox sends, as an embedding program's sink gets them.
+    final class PushCollector: PushSink {
+        let pushes = Mutex<[PushRecord]>([])
+        func deliver(_ push: PushRecord) async { pushes.withLock { $0.append(push) } }
+    }
+
     /// A sandbox open all day whose queue 1 asks about recording; Ada takes its calls.
     private func callSandbox() async throws -> HTTPServer {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("calls-\(UUID().uuidString).lua").path
@@ -142,6 +149,67 @@ import Timekeeping
         try await service.endCall()
         #expect(await code { try service.setSpeakerEnabled(true) } == .notFound, "the call has ended")
         #expect(await code { try await service.resumeCall(call) } == .conflict, "an ended call cannot be resumed")
+        withExtendedLifetime(delegate) {}
+        await server.stop()
+    }
+
+    /// A booked call comes due: the SDK tells the callback once, from the event stream or
+    /// the VoIP push the app hands over, and the accepted call reaches the agent.
+    @Test(.timeLimit(.minutes(1))) func aScheduledCallIsBookedAndItsCallbackAnswered() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("scheduled-\(UUID().uuidString).lua").path
+        try """
+            return { company = { name = "x", languages = { "en" }, time_zone = "UTC", key = "dev-key", secret = "dev-secret" },
+                     menus = { { id = 1, name = "Callbacks", channels = { voice_call = { instant = true, schedule = true,
+                                 scheduling = { slot_minutes = 5 } } } } },
+                     agents = { { name = "Ada", menus = { 1 } } } }
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let sandboxClock = ManualClock(Date())
+        let sink = PushCollector()
+        let sandbox = try Sandbox(configuration: try await SandboxConfiguration.load(file: path), clock: sandboxClock, pushSink: sink,
+                                  log: { _ in })
+        let server = try sandbox.serve()
+        let delegate = SigningDelegate(identifier: "booker")
+        let ccai = try makeSDK(port: server.port, delegate: delegate, cache: false)
+        ccai.initializeCall(CallOptions(playAudibleMessages: false))
+        let service = try #require(ccai.callService)
+        let push = try #require(ccai.pushNotificationService)
+        var incoming = service.incomingCallEvent.makeAsyncIterator()
+
+        let slots = try await service.getScheduledTimeSlots(menuId: 1)
+        let first = try #require(slots.first)
+        #expect(slots.count > 1 && slots[1].timeIntervalSince(first) == 300)
+        do {
+            _ = try await service.createScheduledCall(ScheduledCallRequest(menuId: 1, phoneNumber: "555-0123", scheduleTime: first))
+            Issue.record("a number not in E.164 form is refused")
+        } catch let error as CCAIError {
+            #expect(error.code == .invalidArgument && error.message.contains("E.164"), "\(error)")
+        }
+        let booking = try await service.createScheduledCall(ScheduledCallRequest(menuId: 1, phoneNumber: "+14155550123", scheduleTime: first))
+        #expect(booking.status == .scheduled && booking.scheduleTime == first.timeIntervalSince1970 && service.currentCall == nil)
+
+        #expect(await push.registerForPushNotifications())
+        try await push.updatePushToken(data: Data(repeating: 0xAB, count: 32), type: .voip)
+        await #expect(throws: CCAIError.self) { try await push.updatePushToken(data: Data([1, 2]), type: .voip) }
+        #expect(await !push.handlePushNotification(["aps": ["alert": "the app's own"]]))
+        #expect(await !push.handlePushNotification(["ccai": ["kind": "something_else"]]), "an unknown kind is not handled")
+        #expect(await !push.handlePushNotification(["ccai": "not a table"]))
+
+        sandboxClock.advance(to: first.addingTimeInterval(1))
+        _ = try await sandbox.placeScheduledCallsDue()
+        let rung = try #require(await incoming.next())
+        #expect(rung.call.id == booking.id && rung.call.status == .ringing && rung.source == .eventStream)
+        let voip: [String: JSONValue] = ["ccai": ["kind": "incoming_call", "call_id": .number(Double(booking.id))]]
+        #expect(await push.handlePushNotification(voip), "the platform's VoIP push is handled, and told no second time")
+        let pushed = sink.pushes.withLock { $0 }
+        #expect(pushed.map(\.payload) == [PushPayload(kind: .incomingCall, callId: booking.id)] && pushed.first?.tokenSuffix == "abababab")
+
+        var calls = service.callReceived.makeAsyncIterator()
+        let accepted = try await service.acceptIncomingCall(callId: booking.id)
+        #expect(accepted.id == booking.id && service.currentCall?.id == booking.id)
+        while let call = await calls.next(), call.status != .connected { #expect(call.id == booking.id) }
+        try await service.endCall()
+        #expect(service.currentCall?.status == .ended)
         withExtendedLifetime(delegate) {}
         await server.stop()
     }

@@ -17,8 +17,8 @@ struct Caller {
         id = try #require(try await client.call("GET", "/end_user", token: token).decode(as: EndUser.self).id)
     }
 
-    func call(_ method: String, _ path: String, _ json: String? = nil) async -> InProcessClient.Reply {
-        await client.call(method, path, token: token, json: json)
+    func call(_ method: String, _ path: String, _ json: String? = nil, query: [String: String] = [:]) async -> InProcessClient.Reply {
+        await client.call(method, path, query: query, token: token, json: json)
     }
 
     func start(_ json: String) async throws -> CallResponse {

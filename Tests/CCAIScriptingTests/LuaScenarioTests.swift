@@ -37,6 +37,16 @@ import Testing
         #expect(outcome.everything.contains("audio_url=https://cdn.acme.test/busy.mp3"))
     }
 
+    /// Business time starts 15 s before the queue opens (`clock_start`), so the first slot
+    /// comes due and rings while the scenario waits for it.
+    @Test func theSchedulingExampleBooksMovesCancelsAndAnswersTheCallback() async throws {
+        let outcome = try await LuaScenario("../../examples/calls/scheduling.lua",
+                                            sandbox: "../../examples/calls/scheduling-sandbox.lua").run()
+        outcome.expectPassed("scheduling scenario passed")
+        #expect(outcome.everything.contains("incoming call") && outcome.everything.contains("via=event_stream"), "\(outcome.everything)")
+        #expect(outcome.everything.contains("agent=Sam"), "\(outcome.everything)")
+    }
+
     @Test func virtualAgentsAnswerAndEscalate() async throws {
         try await LuaScenario("virtual_agents.lua", sandbox: "agents/sandbox.lua").run()
             .expectPassed("virtual agents scenario passed")

@@ -39,6 +39,8 @@ public final class CallService: @unchecked Sendable {
     private var muted = false
     private var speakerEnabled = false
     private var providerState: CallProviderState = .disconnected
+    /// The callbacks already told as `incomingCallEvent` (each once, however it arrived).
+    private var announcedIncoming = Set<Int>()
 
     init(api: APIClient, pump: EventPump, options: CallOptions, messages: AudibleMessageService) {
         self.api = api
@@ -46,10 +48,12 @@ public final class CallService: @unchecked Sendable {
         self.options = options
         announcer = options.playAudibleMessages ? AudibleMessagePlayer(messages: messages, pump: pump) : nil
         pump.observe { [weak self] event in
-            guard event.name == CallServiceEvent.Name.callReceived.streamName, let self,
-                case .callReceived(let call)? = CallServiceEvent(event)
-            else { return }
-            self.updateCurrent(call)
+            guard let self else { return }
+            if event.name == CallServiceEvent.Name.callReceived.streamName, case .callReceived(let call)? = CallServiceEvent(event) {
+                self.updateCurrent(call)
+            } else if event.name == PlatformEventName.incomingCall.rawValue, let call = try? event.decoded(as: CallResponse.self) {
+                self.announceIncoming(call, source: .eventStream)
+            }
         }
     }
 
@@ -103,6 +107,12 @@ public final class CallService: @unchecked Sendable {
     /// audio, at its moment of the call (no audio here: the event is the playing).
     public var audibleMessagePlayed: AsyncStream<AudibleMessagePlayback> {
         events(.audibleMessagePlayed) { if case .audibleMessagePlayed(let playback) = $0 { playback } else { nil } }
+    }
+
+    /// The platform calls back for a scheduled call that came due: accept it with
+    /// ``acceptIncomingCall(callId:)`` or decline it with ``declineIncomingCall(callId:)``.
+    public var incomingCallEvent: AsyncStream<IncomingCallEvent> {
+        events(.incomingCallEvent) { if case .incomingCallEvent(let incoming) = $0 { incoming } else { nil } }
     }
 
     /// A cellular call paused the call; resume it with ``resumeCall(_:)`` afterwards.
@@ -171,6 +181,67 @@ public final class CallService: @unchecked Sendable {
         } catch let error as CCAIError where error.status == 404 && error.message.hasPrefix("no deflection") {
             return nil
         }
+    }
+
+    /// The slots a queue offers scheduled calls, soonest first (from its business hours in
+    /// the company's time zone and its calls per slot); with `callIdForRescheduling`, the
+    /// end user's booking being moved does not take its own slot. A queue that takes no
+    /// scheduled calls (`scheduleEnabled` off) is an `invalid_argument`.
+    public func getScheduledTimeSlots(menuId: Int, callIdForRescheduling: Int? = nil) async throws -> [Date] {
+        let query = callIdForRescheduling.map { ["call_id_for_rescheduling": String($0)] } ?? [:]
+        let slots = try await api.send(Endpoints.scheduledTimeSlots, ["id": menuId], query: query, as: ScheduledTimeSlots.self)
+        return slots.timeSlots.map { Date(timeIntervalSince1970: $0) }
+    }
+
+    /// Books a slot of ``getScheduledTimeSlots(menuId:callIdForRescheduling:)``: the
+    /// scheduled call (`scheduled`; keep its id to move or cancel it). With
+    /// `callIdForRescheduling` it replaces that booking, whose slot is freed. A phone
+    /// number not in E.164 form, a slot not offered or taken is an `invalid_argument`
+    /// naming it; a second booking is a `conflict`.
+    @discardableResult
+    public func createScheduledCall(_ request: ScheduledCallRequest) async throws -> CallResponse {
+        guard PhoneNumber.isE164(request.phoneNumber) else {
+            throw CCAIError.invalidArgument("phoneNumber must be in E.164 form (a '+', the country code and the number, "
+                                            + "up to 15 digits, like +14155550123)")
+        }
+        return try await api.send(Endpoints.createScheduledCall, body: request, as: CallResponse.self)
+    }
+
+    /// Cancels a booking that has not come due; returns it, ended (`cancelled`).
+    @discardableResult
+    public func cancelScheduledCall(callId: Int) async throws -> CallResponse {
+        try await api.send(Endpoints.cancelScheduledCall, ["id": callId], as: CallResponse.self)
+    }
+
+    /// Answers the platform's callback (an ``incomingCallEvent``): the call becomes the
+    /// current one and waits for an agent like an instant call. A call that is not ringing
+    /// (declined, rung out) is a `conflict`.
+    @discardableResult
+    public func acceptIncomingCall(callId: Int) async throws -> CallResponse {
+        try await placing { try await api.send(Endpoints.acceptIncomingCall, ["id": callId], as: CallResponse.self) }
+    }
+
+    /// Declines the platform's callback; returns the call, ended (`declined`).
+    @discardableResult
+    public func declineIncomingCall(callId: Int) async throws -> CallResponse {
+        try await api.send(Endpoints.declineIncomingCall, ["id": callId], as: CallResponse.self)
+    }
+
+    /// A VoIP push the app handed over: when it is the platform's callback of a scheduled
+    /// call, the call is fetched and told as an ``incomingCallEvent`` (once). False for a
+    /// payload that is not the platform's, or not a call.
+    func handleVoIPPush(_ payload: PushPayload) async throws -> Bool {
+        guard payload.kind == .incomingCall, let id = payload.callId else { return false }
+        let call = try await api.send(Endpoints.call, ["id": id], as: CallResponse.self)
+        announceIncoming(call, source: .voipPush)
+        return true
+    }
+
+    private func announceIncoming(_ call: CallResponse, source: IncomingCallEvent.Source) {
+        guard call.status == .ringing, lock.withLock({ announcedIncoming.insert(call.id).inserted }),
+            let data = try? JSONValue(encoding: IncomingCallEvent(call: call, source: source))
+        else { return }
+        pump.emit(PlatformEvent(name: CallServiceEvent.Name.incomingCallEvent.streamName, data: data))
     }
 
     /// The end user's call in progress, if any (after an app restart, say).

@@ -50,9 +50,30 @@ public struct AudibleMessagePlayback: Codable, Equatable, Sendable {
     }
 }
 
+/// The platform calls the end user back (seed 002, `incomingCallEvent`): a scheduled call
+/// came due and rings; the app accepts it (``CallService/acceptIncomingCall(callId:)``) or
+/// declines it. Told once per call, whichever way it arrived first: the end user's event
+/// stream, or a VoIP push the app handed to `CCAI.handleVoIPPush(payload:completion:)`.
+public struct IncomingCallEvent: Codable, Equatable, Sendable {
+    /// How the SDK heard of the call.
+    public enum Source: String, Codable, Equatable, Sendable, CaseIterable {
+        case eventStream = "event_stream"
+        case voipPush = "voip_push"
+    }
+
+    /// The call, `ringing`, with its queue, number and slot.
+    public var call: CallResponse
+    public var source: Source
+
+    public init(call: CallResponse, source: Source) {
+        self.call = call
+        self.source = source
+    }
+}
+
 /// One event of the call service, typed: what its publishers (`stateChanged`,
 /// `callReceived`, `waitTimeUpdated`, `participantUpdated`, `interruptionDetected`,
-/// `deflectionOffered`, `audibleMessagePlayed`) emit, in the order they happened.
+/// `deflectionOffered`, `audibleMessagePlayed`, `incomingCallEvent`) emit, in the order they happened.
 ///
 /// ```swift
 /// for await event in ccai.callService!.callEvents() {
@@ -67,6 +88,7 @@ public enum CallServiceEvent: Equatable, Sendable {
     case interruptionDetected(CallInterruption)
     case deflectionOffered(CallDeflection)
     case audibleMessagePlayed(AudibleMessagePlayback)
+    case incomingCallEvent(IncomingCallEvent)
 
     /// The events' names, as scripts subscribe to them on `ccai.call`.
     public struct Name: RawRepresentable, Hashable, Sendable {
@@ -85,9 +107,11 @@ public enum CallServiceEvent: Equatable, Sendable {
         public static let deflectionOffered = Name(.deflectionOffered)
         /// Played by the SDK (its own, not a platform event).
         public static let audibleMessagePlayed = Name(rawValue: "audible_message_played")
+        /// The SDK's own, from the platform's `incoming_call` or a VoIP push.
+        public static let incomingCallEvent = Name(rawValue: "incoming_call_event")
 
         public static let allCases: [Name] = [.stateChanged, .callReceived, .waitTimeUpdated, .participantUpdated, .interruptionDetected,
-                                              .deflectionOffered, .audibleMessagePlayed]
+                                              .deflectionOffered, .audibleMessagePlayed, .incomingCallEvent]
 
         /// How the SDK's own events travel among the platform's (the chat provider's
         /// `state_changed` is another event).
@@ -96,6 +120,7 @@ public enum CallServiceEvent: Equatable, Sendable {
             case .stateChanged: "call_state_changed"
             case .interruptionDetected: "call_interruption_detected"
             case .audibleMessagePlayed: "call_audible_message_played"
+            case .incomingCallEvent: "call_incoming_call_event"
             default: rawValue
             }
         }
@@ -110,6 +135,7 @@ public enum CallServiceEvent: Equatable, Sendable {
         case .interruptionDetected: .interruptionDetected
         case .deflectionOffered: .deflectionOffered
         case .audibleMessagePlayed: .audibleMessagePlayed
+        case .incomingCallEvent: .incomingCallEvent
         }
     }
 
@@ -139,6 +165,9 @@ public enum CallServiceEvent: Equatable, Sendable {
         case Name.audibleMessagePlayed.streamName:
             guard let playback = try? event.decoded(as: AudibleMessagePlayback.self) else { return nil }
             self = .audibleMessagePlayed(playback)
+        case Name.incomingCallEvent.streamName:
+            guard let incoming = try? event.decoded(as: IncomingCallEvent.self) else { return nil }
+            self = .incomingCallEvent(incoming)
         default:
             return nil
         }

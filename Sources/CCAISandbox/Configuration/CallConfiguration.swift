@@ -26,6 +26,56 @@ public struct WaitDeflectionConfiguration: Codable, Sendable {
     public var message: LocalizedText?
 }
 
+/// How a voice channel with `schedule = true` books callbacks (docs/calls.md, scheduled
+/// calls): slots of `slot_minutes` inside the queue's business hours (company time zone),
+/// `calls_per_slot` bookings each, from `notice_minutes` ahead to `days_ahead` days out;
+/// a callback that comes due rings for `ring_seconds`.
+///
+/// ```lua
+/// scheduling = { slot_minutes = 15, calls_per_slot = 2, days_ahead = 3, ring_seconds = 30 }
+/// ```
+public struct SchedulingConfiguration: Codable, Sendable {
+    public var slotMinutes: Int?
+    /// Bookings a slot takes: the queue's agents (at least 1) when not given.
+    public var callsPerSlot: Int?
+    public var daysAhead: Int?
+    public var noticeMinutes: Int?
+    public var ringSeconds: Double?
+
+    public init(slotMinutes: Int? = nil, callsPerSlot: Int? = nil, daysAhead: Int? = nil, noticeMinutes: Int? = nil,
+                ringSeconds: Double? = nil) {
+        (self.slotMinutes, self.callsPerSlot, self.daysAhead) = (slotMinutes, callsPerSlot, daysAhead)
+        (self.noticeMinutes, self.ringSeconds) = (noticeMinutes, ringSeconds)
+    }
+
+    static let defaultSlotMinutes = 30
+    static let defaultDaysAhead = 7
+    static let defaultRingSeconds = 60.0
+
+    var effectiveSlotMinutes: Int { slotMinutes ?? Self.defaultSlotMinutes }
+    var effectiveDaysAhead: Int { daysAhead ?? Self.defaultDaysAhead }
+    var effectiveNoticeMinutes: Int { noticeMinutes ?? 0 }
+    var effectiveRingSeconds: Double { ringSeconds ?? Self.defaultRingSeconds }
+
+    /// What is wrong with the numbers, each named under `field`.
+    func problems(_ field: String) -> [String] {
+        var problems: [String] = []
+        func check(_ value: Int?, _ name: String, _ range: ClosedRange<Int>) {
+            if let value, !range.contains(value) {
+                problems.append("\(field).\(name): a whole number from \(range.lowerBound) to \(range.upperBound) expected, got \(value)")
+            }
+        }
+        check(slotMinutes, "slot_minutes", 5...240)
+        check(callsPerSlot, "calls_per_slot", 1...1_000)
+        check(daysAhead, "days_ahead", 1...60)
+        check(noticeMinutes, "notice_minutes", 0...10_080)
+        if let ringSeconds, !(ringSeconds >= 5 && ringSeconds <= 600) {
+            problems.append("\(field).ring_seconds: a number of seconds from 5 to 600 expected")
+        }
+        return problems
+    }
+}
+
 extension SandboxConfiguration {
     /// The audible messages in force on a queue, in `language`: the company's, then each
     /// queue from the top one down to `menuID`, kind by kind; in the order of
@@ -67,6 +117,10 @@ extension SandboxConfiguration {
             let field = "menus[id \(menu.id)].channels.voice_call"
             if voice.redirectToVoicemail == true, voice.phoneNumber == nil {
                 problems.append("\(field).redirect_to_voicemail: a voicemail box needs the channel's phone_number")
+            }
+            if let scheduling = voice.scheduling {
+                if voice.schedule != true { problems.append("\(field).scheduling: needs the channel's schedule = true") }
+                problems += scheduling.problems("\(field).scheduling")
             }
             guard let deflection = voice.waitDeflection else { continue }
             if !(deflection.afterSeconds >= 0 && deflection.afterSeconds <= 86_400 * 7) {

@@ -83,6 +83,14 @@ public enum ConfigurationStubs {
         ---@field pre_session_smart_action boolean?
         ---@field redirect_to_voicemail boolean? every caller goes to voicemail for now (needs phone_number)
         ---@field wait_deflection ccai.sandbox.WaitDeflection?
+        ---@field scheduling ccai.sandbox.Scheduling? how scheduled calls are booked (with schedule = true)
+
+        ---@class ccai.sandbox.Scheduling
+        ---@field slot_minutes integer? 30 by default
+        ---@field calls_per_slot integer? the queue's agents (at least 1) by default
+        ---@field days_ahead integer? 7 by default
+        ---@field notice_minutes integer? 0 by default: every slot that starts later than now
+        ---@field ring_seconds number? how long a callback rings (60 by default)
 
         ---@class ccai.sandbox.WaitDeflection
         ---@field after_seconds number offered once a waiting call's estimate reaches this

@@ -49,6 +49,8 @@ public struct MenuConfiguration: Codable, Sendable {
             public var redirectToVoicemail: Bool?
             /// What a waiting call is offered once its estimate reaches a threshold.
             public var waitDeflection: WaitDeflectionConfiguration?
+            /// How scheduled calls are booked (with `schedule = true`).
+            public var scheduling: SchedulingConfiguration?
         }
 
         public struct Email: Codable, Sendable {

@@ -53,6 +53,32 @@ struct CallLifecycle: Sendable {
         return creation
     }
 
+    /// Books a scheduled call (``SandboxStore/bookScheduledCall(endUserID:_:customData:now:)``);
+    /// the booking, and the one it replaced, are published.
+    func book(endUserID: Int, _ booking: SandboxStore.Booking, customData: JSONValue) async throws -> SandboxStore.BookingOutcome {
+        let outcome = try await store.bookScheduledCall(endUserID: endUserID, booking, customData: customData, now: clock.now())
+        if case .booked(let call, let replaced) = outcome {
+            if let replaced { try await publisher.call(replaced, endUserID: endUserID) }
+            try await publisher.call(call, endUserID: endUserID)
+        }
+        return outcome
+    }
+
+    /// A booking came due: the call rings, and the end user's event stream hears
+    /// `incoming_call`.
+    func ring(_ callID: Int, endUserID: Int) async throws -> CallResponse? {
+        guard let ringing = try await move(callID, endUserID: endUserID, .ring) else { return nil }
+        try await publisher.publish(endUserID: endUserID, event: .incomingCall, encoding: ringing)
+        return ringing
+    }
+
+    /// The app accepted a callback: the call waits, and the desk hears of it as of a new call.
+    func accept(_ callID: Int, endUserID: Int) async throws -> CallResponse? {
+        guard let waiting = try await move(callID, endUserID: endUserID, .accept) else { return nil }
+        await changes.publish(.callWaiting(waiting, endUserID: endUserID))
+        return waiting
+    }
+
     /// Offers `call` its wait-time deflection when it is due and was not offered before.
     private func offerDeflection(_ call: CallResponse, endUserID: Int) async throws {
         guard let offer = deflections.offer(for: call, at: clock.now()), try await store.recordDeflection(offer) else { return }

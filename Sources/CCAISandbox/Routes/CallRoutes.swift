@@ -5,11 +5,14 @@ import Foundation
 /// `GET /calls/{id}`, `PUT /calls/{id}/hold`, `POST /calls/{id}/interruption` (the device
 /// reports a cellular call), `POST /calls/{id}/resume`, `POST /calls/{id}/end`, `POST
 /// /calls/voicemail`, `GET /calls/{id}/deflection` and the operator's `GET
-/// /admin/voicemails`. The rules are ``Calls``' and ``CallLifecycle``'s, which tell the
-/// agent desk what changed.
+/// /admin/voicemails`; scheduled calls: `GET /queue_menus/{id}/scheduled_time_slots`,
+/// `POST /calls/scheduled`, `POST /calls/{id}/cancel` and the callback's `POST
+/// /calls/{id}/accept` and `POST /calls/{id}/decline`. The rules are ``Calls``',
+/// ``ScheduledCalls``' and ``CallLifecycle``'s, which tell the agent desk what changed.
 struct CallRoutes: Sendable {
     let sessions: SessionResolver
     let calls: Calls
+    let scheduled: ScheduledCalls
 
     func register(in router: inout HTTPRouter) {
         router.on([
@@ -22,6 +25,11 @@ struct CallRoutes: Sendable {
             (Endpoints.endCall, end),
             (Endpoints.startVoicemail, startVoicemail),
             (Endpoints.callDeflection, deflection),
+            (Endpoints.scheduledTimeSlots, slots),
+            (Endpoints.createScheduledCall, book),
+            (Endpoints.cancelScheduledCall, cancel),
+            (Endpoints.acceptIncomingCall, accept),
+            (Endpoints.declineIncomingCall, decline),
         ], sessions: sessions)
         router.on(Endpoints.voicemails, voicemails)
     }
@@ -38,6 +46,34 @@ struct CallRoutes: Sendable {
     private func voicemails(_ request: HTTPRequest) async throws -> HTTPResponse {
         let page = try request.page(.voicemails)
         return try .json(try await calls.voicemails(after: page.after, limit: page.limit))
+    }
+
+    private func slots(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
+        let menuID = try request.integerParameter("id", "queue menu id")
+        var rescheduling: Int?
+        if let text = request.query["call_id_for_rescheduling"], !text.isEmpty {
+            guard let id = Int(text) else {
+                throw HTTPError.badRequest("call_id_for_rescheduling must be an integer (a call id), got '\(TerminalText.escaped(String(text.prefix(40))))'")
+            }
+            rescheduling = id
+        }
+        return try .json(try await scheduled.slots(menuID: menuID, rescheduling: rescheduling, endUserID: try session.endUserID()))
+    }
+
+    private func book(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
+        try .json(try await scheduled.book(try request.decode(ScheduledCallRequest.self), session: session), status: 201)
+    }
+
+    private func cancel(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
+        try .json(try await scheduled.cancel(try await ownCall(request, session), endUserID: try session.endUserID()))
+    }
+
+    private func accept(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
+        try .json(try await scheduled.accept(try await ownCall(request, session), endUserID: try session.endUserID()))
+    }
+
+    private func decline(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
+        try .json(try await scheduled.decline(try await ownCall(request, session), endUserID: try session.endUserID()))
     }
 
     private func start(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {

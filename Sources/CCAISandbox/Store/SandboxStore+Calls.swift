@@ -17,6 +17,14 @@ enum CallTransition: CaseIterable, Sendable {
     case end
     /// The platform restarted under the call.
     case fail
+    /// A scheduled call comes due: the platform calls the end user back.
+    case ring
+    /// The app answers the callback: the call waits for an agent as an instant call does.
+    case accept
+    /// The app declines the callback, or it rings out.
+    case decline
+    /// The end user cancels a booking before it comes due (or books another slot instead).
+    case cancel
 
     var from: [CallStatus] {
         switch self {
@@ -28,6 +36,8 @@ enum CallTransition: CaseIterable, Sendable {
         case .resume: [.interrupted]
         case .transfer: [.connecting, .connected, .onHold]
         case .end, .fail: CallStatus.inProgress
+        case .ring, .cancel: [.scheduled]
+        case .accept, .decline: [.ringing]
         }
     }
 
@@ -37,9 +47,10 @@ enum CallTransition: CaseIterable, Sendable {
         case .connect, .unhold, .resume: .connected
         case .hold: .onHold
         case .interrupt: .interrupted
-        case .transfer: .waiting
-        case .end: .ended
+        case .transfer, .accept: .waiting
+        case .end, .decline, .cancel: .ended
         case .fail: .failed
+        case .ring: .ringing
         }
     }
 
@@ -49,8 +60,8 @@ enum CallTransition: CaseIterable, Sendable {
 }
 
 extension CallStatus {
-    /// Every status of a call not over.
-    static let inProgress = allCases.filter { !$0.isFinished }
+    /// Every status of a live call: not over, and not only booked.
+    static let inProgress = allCases.filter(\.isInProgress)
 }
 
 /// Voice calls: their signalling, as the platform keeps it.
@@ -71,6 +82,9 @@ extension SandboxStore {
               end_reason TEXT,
               voicemail_reason TEXT,
               deflection TEXT,
+              phone_number TEXT,
+              schedule_time REAL,
+              rang_at REAL,
               custom_data TEXT NOT NULL,
               created_at REAL NOT NULL,
               connected_at REAL,
@@ -80,8 +94,10 @@ extension SandboxStore {
             CREATE INDEX IF NOT EXISTS calls_by_status ON calls (status, menu_id);
             """)
         try addMissingColumns(in: database, to: "calls", [("type", "TEXT NOT NULL DEFAULT 'instant'"), ("voicemail_reason", "TEXT"),
-                                                          ("deflection", "TEXT")])
+                                                          ("deflection", "TEXT"), ("phone_number", "TEXT"), ("schedule_time", "REAL"),
+                                                          ("rang_at", "REAL")])
         try database.execute("CREATE INDEX IF NOT EXISTS calls_by_type ON calls (type, id)")
+        try database.execute("CREATE INDEX IF NOT EXISTS calls_by_slot ON calls (type, status, menu_id, schedule_time)")
     }
 
     enum CallCreation {
@@ -127,7 +143,7 @@ extension SandboxStore {
 
     private static let callColumns =
         "id, menu_id, status, estimated_wait, agent_name, virtual_agent_name, recording_permission, recorded, end_reason, "
-        + "created_at, connected_at, ended_at, type, voicemail_reason"
+        + "created_at, connected_at, ended_at, type, voicemail_reason, phone_number, schedule_time"
 
     func calls(where condition: String, _ parameters: [SQLiteValue]) throws -> [CallResponse] {
         try database.query("SELECT \(SandboxStore.callColumns) FROM calls WHERE \(condition)", parameters).compactMap { row in
@@ -142,7 +158,9 @@ extension SandboxStore {
                                 virtualAgent: row[5].textValue.map { ChatAgent(name: $0) },
                                 recordingPermission: row[6].textValue.flatMap(RecordingPermission.init(rawValue:)),
                                 recorded: row[7].integerValue == 1, endReason: row[8].textValue.map(CallEndReason.init(rawValue:)),
-                                voicemailReason: row[13].textValue.flatMap(VoicemailReason.init(rawValue:)), createdAt: created, connectedAt: time(row[10]), endedAt: time(row[11]))
+                                voicemailReason: row[13].textValue.flatMap(VoicemailReason.init(rawValue:)),
+                                phoneNumber: row[14].textValue, scheduleTime: time(row[15]), createdAt: created,
+                                connectedAt: time(row[10]), endedAt: time(row[11]))
         }
     }
 
@@ -194,13 +212,15 @@ extension SandboxStore {
             """
             UPDATE calls SET status = ?, agent_name = coalesce(?, agent_name),
               connected_at = CASE WHEN ? THEN coalesce(connected_at, ?) ELSE connected_at END,
-              ended_at = CASE WHEN ? THEN ? ELSE ended_at END, end_reason = coalesce(?, end_reason)
+              ended_at = CASE WHEN ? THEN ? ELSE ended_at END, end_reason = coalesce(?, end_reason),
+              rang_at = CASE WHEN ? THEN ? ELSE rang_at END
               WHERE id = ? AND \(transition.condition())
             """,
             [.text(transition.to.rawValue), agent.map { .text($0) } ?? .null,
              .integer(transition == .connect ? 1 : 0), .real(now.timeIntervalSince1970),
              .integer(transition.to.isFinished ? 1 : 0), .real(now.timeIntervalSince1970),
-             endReason.map { .text($0.rawValue) } ?? .null, .integer(Int64(id))])
+             endReason.map { .text($0.rawValue) } ?? .null,
+             .integer(transition == .ring ? 1 : 0), .real(now.timeIntervalSince1970), .integer(Int64(id))])
         return changed == 1 ? try call(id: id) : nil
     }
 
@@ -247,6 +267,100 @@ extension SandboxStore {
             return VoicemailRecord(callId: Int(id), menuId: Int(menu), endUserId: Int(user),
                                    reason: row[3].textValue.flatMap(VoicemailReason.init(rawValue:)), status: status,
                                    createdAt: created, endedAt: ended)
+        }
+    }
+
+    /// A scheduled call to book: its slot, the number called back, what was decided about
+    /// recording, and the booking it replaces.
+    struct Booking {
+        var menuID: Int
+        var phoneNumber: String
+        var scheduleTime: Double
+        var recordingPermission: RecordingPermission?
+        var recorded: Bool
+        var callsPerSlot: Int
+        var replacing: Int?
+    }
+
+    enum BookingOutcome {
+        /// Booked; the booking it replaced, ended as `rescheduled`.
+        case booked(CallResponse, replaced: CallResponse?)
+        /// The slot has its calls.
+        case slotTaken
+        /// The end user has another booking (one at a time).
+        case alreadyBooked(CallResponse)
+        /// The call to reschedule is not the end user's booking still to come.
+        case notReschedulable(CallResponse?)
+    }
+
+    /// Books a scheduled call in one transaction: the slot has room, the end user has no
+    /// other booking, and the booking it replaces (its slot freed) ends as `rescheduled`.
+    func bookScheduledCall(endUserID: Int, _ booking: Booking, customData: JSONValue, now: Date) throws -> BookingOutcome {
+        try database.transaction {
+            var replaced: CallResponse?
+            if let id = booking.replacing {
+                let old = try call(id: id, endUserID: endUserID)
+                guard let old, old.type == .scheduled, old.status == .scheduled else { return .notReschedulable(old) }
+                replaced = old
+            }
+            let other = Int64(booking.replacing ?? 0)
+            if let existing = try calls(where: "end_user_id = ? AND type = 'scheduled' AND status = 'scheduled' AND id != ? LIMIT 1",
+                                        [.integer(Int64(endUserID)), .integer(other)]).first {
+                return .alreadyBooked(existing)
+            }
+            let taken = try database.query(
+                "SELECT COUNT(*) FROM calls WHERE type = 'scheduled' AND status = 'scheduled' AND menu_id = ? AND schedule_time = ? AND id != ?",
+                [.integer(Int64(booking.menuID)), .real(booking.scheduleTime), .integer(other)]).first?.first?.integerValue ?? 0
+            guard taken < booking.callsPerSlot else { return .slotTaken }
+            let time = SQLiteValue.real(now.timeIntervalSince1970)
+            var ended: CallResponse?
+            if let replaced {
+                try database.run("UPDATE calls SET status = 'ended', end_reason = ?, ended_at = ? WHERE id = ?",
+                                 [.text(CallEndReason.rescheduled.rawValue), time, .integer(Int64(replaced.id))])
+                ended = try call(id: replaced.id)
+            }
+            try database.run(
+                """
+                INSERT INTO calls (end_user_id, menu_id, type, status, recording_permission, recorded, phone_number, schedule_time,
+                                   custom_data, created_at)
+                  VALUES (?, ?, 'scheduled', 'scheduled', ?, ?, ?, ?, ?, ?)
+                """,
+                [.integer(Int64(endUserID)), .integer(Int64(booking.menuID)), booking.recordingPermission.map { .text($0.rawValue) } ?? .null,
+                 .integer(booking.recorded ? 1 : 0), .text(booking.phoneNumber), .real(booking.scheduleTime),
+                 .text(try customData.jsonText()), time])
+            guard let call = try call(id: Int(database.lastInsertRowID)) else { throw SQLiteError(code: 0, message: "the call vanished") }
+            return .booked(call, replaced: ended)
+        }
+    }
+
+    /// The bookings of each slot of `menuID` from `start` on (Unix seconds), leaving out
+    /// call `excluding` (a booking being moved frees its slot).
+    func bookedSlots(menuID: Int, from start: Double, excluding: Int?) throws -> [Double: Int] {
+        var counts: [Double: Int] = [:]
+        for row in try database.query(
+            """
+            SELECT schedule_time, COUNT(*) FROM calls
+            WHERE type = 'scheduled' AND status = 'scheduled' AND menu_id = ? AND schedule_time >= ? AND id != ?
+            GROUP BY schedule_time
+            """, [.integer(Int64(menuID)), .real(start), .integer(Int64(excluding ?? 0))]) {
+            if case .real(let time) = row[0], let count = row[1].integerValue { counts[time] = Int(count) }
+        }
+        return counts
+    }
+
+    /// The bookings whose slot has come (`schedule_time` at or before `now`, Unix
+    /// seconds), soonest first, with their end users.
+    func scheduledCallsDue(now: Double) throws -> [(call: CallResponse, endUserID: Int)] {
+        try calls(where: "type = 'scheduled' AND status = 'scheduled' AND schedule_time <= ? ORDER BY schedule_time, id", [.real(now)])
+            .compactMap { call in try callOwner(id: call.id).map { (call, $0) } }
+    }
+
+    /// The callbacks ringing, with their end users and when each started to ring.
+    func callsRinging() throws -> [(call: CallResponse, endUserID: Int, rangAt: Date)] {
+        try calls(where: "status = 'ringing' ORDER BY id", []).compactMap { call in
+            let row = try database.query("SELECT end_user_id, rang_at FROM calls WHERE id = ?", [.integer(Int64(call.id))]).first
+            guard let row, let owner = row[0].integerValue, case .real(let rang) = row[1] else { return nil }
+            return (call, Int(owner), Date(timeIntervalSince1970: rang))
         }
     }
 

@@ -72,6 +72,7 @@ extension SandboxStore {
         try database.run("DELETE FROM stored_bytes WHERE created_at <= ?", [.real(now.timeIntervalSince1970 - 3_600)])
         let events = try database.run("DELETE FROM events WHERE created_at < ?", [.real(eventsBefore.timeIntervalSince1970)])
             + database.run("DELETE FROM chat_events WHERE created_at < ?", [.real(eventsBefore.timeIntervalSince1970)])
+        try database.run("DELETE FROM pushes WHERE sent_at < ?", [.real(eventsBefore.timeIntervalSince1970)])
         let media = try database.run("""
             DELETE FROM media WHERE chat_id IN (SELECT id FROM chats WHERE status = 'ended' AND ended_at < ?)
             """, [.real(mediaBefore.timeIntervalSince1970)])

@@ -125,6 +125,7 @@ actor SandboxStore {
         try Self.createCallTables(in: database)
         try Self.createPostSessionTables(in: database)
         try Self.createQuotaTables(in: database)
+        try Self.createPushTables(in: database)
     }
 
     /// Records the company a store belongs to the first time it is opened, and refuses it

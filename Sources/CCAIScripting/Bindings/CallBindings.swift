@@ -7,9 +7,11 @@ import LuaRuntime
 /// 002's `callService`) with its events: `state_changed` (the provider's line),
 /// `call_received` (the server's call), `wait_time_updated`, `participant_updated`,
 /// `interruption_detected`, `deflection_offered` and `audible_message_played` (the SDK
-/// playing an announcement); and `ccai.audible_message` (seed 002's
-/// `audibleMessageService`). The device's part is the script's:
-/// `simulate_interruption{ seconds }` plays a cellular call.
+/// playing an announcement), `incoming_call_event` (the platform's callback of a scheduled
+/// call); scheduled calls (`get_scheduled_time_slots`, `create_scheduled_call`,
+/// `cancel_scheduled_call`, and `accept_incoming_call` / `decline_incoming_call` for the
+/// callback); and `ccai.audible_message` (seed 002's `audibleMessageService`). The device's
+/// part is the script's: `simulate_interruption{ seconds }` plays a cellular call.
 ///
 /// ```lua
 /// ccai.initialize_call()
@@ -61,6 +63,7 @@ enum CallBindings {
         case .interruptionDetected(let interruption): (try? LuaEncoder().encode(interruption)) ?? .nil
         case .deflectionOffered(let offer): (try? LuaEncoder().encode(offer)) ?? .nil
         case .audibleMessagePlayed(let playback): (try? LuaEncoder().encode(playback)) ?? .nil
+        case .incomingCallEvent(let incoming): (try? LuaEncoder().encode(incoming)) ?? .nil
         }
     }
 
@@ -122,6 +125,53 @@ enum CallBindings {
             let service = try requireCall(ccai, call)
             return try SDKBindings.sdk(call, { try await service.getCallDeflection(callId: Int(callID)) },
                                        push: { result, output in output.push(try result.map { try LuaEncoder().encode($0) } ?? .nil) })
+        }
+        module.function("get_scheduled_time_slots", LuaSignature(
+            "The slots a queue offers scheduled calls, soonest first, as Unix times (from its business hours in the company's "
+                + "time zone and its calls per slot); with call_id_for_rescheduling, that booking does not take its own slot. "
+                + "A queue without scheduled calls is an invalid_argument.",
+            parameters: ["options: { menu_id: integer, call_id_for_rescheduling: integer? }"], returns: ["number[]"])) { call in
+            let options = try call.options(1, "options")
+            guard let menuID = try options.integer("menu_id") else {
+                throw call.argumentError(1, "options", "field 'menu_id': integer expected, got nil")
+            }
+            let rescheduling = try options.integer("call_id_for_rescheduling").map { Int($0) }
+            let service = try requireCall(ccai, call)
+            return try SDKBindings.sdk(call, { try await service.getScheduledTimeSlots(menuId: Int(menuID), callIdForRescheduling: rescheduling) },
+                                       push: { slots, output in output.push(try LuaEncoder().encode(slots.map(\.timeIntervalSince1970))) })
+        }
+        module.function("create_scheduled_call", LuaSignature(
+            "Books a slot of get_scheduled_time_slots for a callback to phone_number (E.164, like +14155550123): the call, "
+                + "status 'scheduled'. With call_id_for_rescheduling it replaces that booking and frees its slot. A bad number, "
+                + "a slot not offered or taken is an invalid_argument naming it; a second booking a conflict.",
+            parameters: ["request: { menu_id: integer, phone_number: string, schedule_time: number, recording_permission: "
+                         + "\"granted\"|\"denied\"|\"not_asked\"?, call_id_for_rescheduling: integer?, custom_data: table?, ticket_id: string? }"],
+            returns: ["ccai.Call"])) { call in
+            let request = try scheduledCallRequest(call, signer: context.signer)
+            let service = try requireCall(ccai, call)
+            return try SDKBindings.sdk(call) { try await service.createScheduledCall(request) }
+        }
+        module.function("cancel_scheduled_call", LuaSignature(
+            "Cancels a booking that has not come due; returns it, ended (end_reason 'cancelled').",
+            parameters: ["options: { call_id: integer }"], returns: ["ccai.Call"])) { call in
+            let callID = try callID(call)
+            let service = try requireCall(ccai, call)
+            return try SDKBindings.sdk(call) { try await service.cancelScheduledCall(callId: callID) }
+        }
+        module.function("accept_incoming_call", LuaSignature(
+            "Answers the platform's callback (an incoming_call_event): the call becomes the current one and waits for an agent. "
+                + "A call that is not ringing is a conflict.",
+            parameters: ["options: { call_id: integer }"], returns: ["ccai.Call"])) { call in
+            let callID = try callID(call)
+            let service = try requireCall(ccai, call)
+            return try SDKBindings.sdk(call) { try await service.acceptIncomingCall(callId: callID) }
+        }
+        module.function("decline_incoming_call", LuaSignature(
+            "Declines the platform's callback; returns the call, ended (end_reason 'declined').",
+            parameters: ["options: { call_id: integer }"], returns: ["ccai.Call"])) { call in
+            let callID = try callID(call)
+            let service = try requireCall(ccai, call)
+            return try SDKBindings.sdk(call) { try await service.declineIncomingCall(callId: callID) }
         }
         module.function("get_last_call_in_progress", LuaSignature("The end user's call in progress, if any.", returns: ["ccai.Call?"])) { call in
             let service = try requireCall(ccai, call)
@@ -209,22 +259,52 @@ enum CallBindings {
         return service
     }
 
+    /// Reads `{ call_id }`.
+    private static func callID(_ call: LuaCall) throws -> Int {
+        guard let id = try call.options(1, "options").integer("call_id") else {
+            throw call.argumentError(1, "options", "field 'call_id': integer expected, got nil")
+        }
+        return Int(id)
+    }
+
+    /// Reads `{ menu_id, phone_number, schedule_time, recording_permission,
+    /// call_id_for_rescheduling, custom_data, ticket_id }`.
+    static func scheduledCallRequest(_ call: LuaCall, signer: ClaimsSigner?) throws -> ScheduledCallRequest {
+        let options = try call.options(1, "request")
+        guard let menuID = try options.integer("menu_id") else {
+            throw call.argumentError(1, "request", "field 'menu_id': integer expected, got nil")
+        }
+        guard let phoneNumber = try options.string("phone_number") else {
+            throw call.argumentError(1, "request", "field 'phone_number': string expected (E.164, like +14155550123), got nil")
+        }
+        guard let time = try options.number("schedule_time"), time.isFinite, abs(time) < 1e11 else {
+            throw call.argumentError(1, "request", "field 'schedule_time': a Unix time expected (a slot of get_scheduled_time_slots)")
+        }
+        return ScheduledCallRequest(menuId: Int(menuID), phoneNumber: phoneNumber, scheduleTime: Date(timeIntervalSince1970: time),
+                                    recordingPermission: try recordingPermission(call, options) ?? .notAsked,
+                                    callIdForRescheduling: try options.integer("call_id_for_rescheduling").map { Int($0) },
+                                    customData: try ChatBindings.customData(call, options, signer: signer),
+                                    ticketId: try options.string("ticket_id"))
+    }
+
+    /// The request's `recording_permission`, checked against the seed's names.
+    private static func recordingPermission(_ call: LuaCall, _ options: LuaOptions) throws -> RecordingPermission? {
+        guard let name = try options.string("recording_permission") else { return nil }
+        guard let known = RecordingPermission(rawValue: name) else {
+            throw call.argumentError(1, "request", "field 'recording_permission': "
+                                     + RecordingPermission.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+                                     + " expected, got '\(name)'")
+        }
+        return known
+    }
+
     /// Reads `{ menu_id, recording_permission, custom_data, ticket_id }`.
     static func instantCallRequest(_ call: LuaCall, signer: ClaimsSigner?) throws -> InstantCallRequest {
         let options = try call.options(1, "request")
         guard let menuID = try options.integer("menu_id") else {
             throw call.argumentError(1, "request", "field 'menu_id': integer expected, got nil")
         }
-        var permission: RecordingPermission?
-        if let name = try options.string("recording_permission") {
-            guard let known = RecordingPermission(rawValue: name) else {
-                throw call.argumentError(1, "request", "field 'recording_permission': "
-                                         + RecordingPermission.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")
-                                         + " expected, got '\(name)'")
-            }
-            permission = known
-        }
-        return InstantCallRequest(menuId: Int(menuID), recordingPermission: permission,
+        return InstantCallRequest(menuId: Int(menuID), recordingPermission: try recordingPermission(call, options),
                                   customData: try ChatBindings.customData(call, options, signer: signer),
                                   ticketId: try options.string("ticket_id"))
     }

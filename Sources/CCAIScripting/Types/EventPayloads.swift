@@ -49,7 +49,7 @@ enum EventPayloads {
              "the call provider's line (connecting, connected: the device is on the line, waiting or talking; disconnected when "
                 + "the call is over): not the call's status; a new subscriber gets the current state first"),
             (.callReceived, try model(CallResponse.self),
-             "the call changed on the platform: status (waiting, connecting, connected, on_hold, interrupted, ended, failed), agent, estimate"),
+             "the call changed on the platform: status (scheduled, ringing, waiting, connecting, connected, on_hold, interrupted, ended, failed), agent, estimate"),
             (.waitTimeUpdated, try model(CallWaitTimePayload.self), "the platform's new estimate of the waiting call's wait"),
             (.participantUpdated, try model(CallParticipantPayload.self), "an agent joined or left the call (an assignment, a transfer)"),
             (.interruptionDetected, try model(CallInterruption.self),
@@ -58,6 +58,9 @@ enum EventPayloads {
              "the waiting call's estimate reached the queue's threshold: the platform offers another way in, once per call"),
             (.audibleMessagePlayed, try model(AudibleMessagePlayback.self),
              "the SDK played one of the queue's announcements at its moment of the call (play_audible_messages on)"),
+            (.incomingCallEvent, try model(IncomingCallEvent.self),
+             "the platform calls back for a scheduled call that came due (its event stream, or a VoIP push handed to "
+                + "ccai.handle_voip_push; told once): accept_incoming_call or decline_incoming_call"),
         ]
         events += call.map { Event(module: EventService.call.module, name: $0.0.rawValue, payload: $0.1, meaning: $0.2) }
         events.append(Event(module: EventService.smartAction.module, name: "requested", payload: try model(SmartAction.self),

@@ -46,6 +46,18 @@ public enum Endpoints {
     public static let callDeflection = Endpoint("GET", "/calls/{id}/deflection", operationID: "getCallDeflection")
     public static let audibleMessages = Endpoint("GET", "/queue_menus/{id}/audible_messages", operationID: "resolveMessages")
     public static let voicemails = Endpoint("GET", "/admin/voicemails", operationID: "getVoicemails", access: .admin)
+    public static let scheduledTimeSlots = Endpoint("GET", "/queue_menus/{id}/scheduled_time_slots",
+                                                    operationID: "getScheduledTimeSlots")
+    public static let createScheduledCall = Endpoint("POST", "/calls/scheduled", operationID: "createScheduledCall")
+    public static let cancelScheduledCall = Endpoint("POST", "/calls/{id}/cancel", operationID: "cancelScheduledCall")
+    /// The app answers the callback of a scheduled call (the seeds describe the incoming
+    /// call without naming how it is answered).
+    public static let acceptIncomingCall = Endpoint("POST", "/calls/{id}/accept", operationID: "acceptIncomingCall")
+    public static let declineIncomingCall = Endpoint("POST", "/calls/{id}/decline", operationID: "declineIncomingCall")
+
+    // Push notifications (seed 004): the device's tokens, and what the platform sent
+    public static let updatePushToken = Endpoint("PUT", "/push_tokens", operationID: "updatePushToken", maximumBodyBytes: 4 << 10)
+    public static let pushes = Endpoint("GET", "/admin/pushes", operationID: "getPushes", access: .admin)
 
     // Files: uploads are read, and downloads read back, up to 32 MiB (images may be 2 MB,
     // videos 20 MB: AttachmentLimits)
@@ -105,7 +117,8 @@ public enum Endpoints {
         startChat, currentChat, previousChats, chat, sendMessage, messages, typing, sendPreview, preview, escalate,
         updateEscalation, sendChatEvent, endChat, enqueueChat,
         startInstantCall, currentCall, call, holdCall, interruptCall, resumeCall, endCall, startVoicemail, callDeflection,
-        audibleMessages, voicemails,
+        audibleMessages, voicemails, scheduledTimeSlots, createScheduledCall, cancelScheduledCall, acceptIncomingCall,
+        declineIncomingCall, updatePushToken, pushes,
         uploadMedia, downloadMedia,
         smartActions, smartActionReceived, smartActionResult, smartActionStatus,
         customForm, submitCustomForm, fetchWebForm, validateWebForm, formComplete,

@@ -21,6 +21,8 @@ public struct Paging: Sendable, Equatable {
     public static let ratings = Paging(defaultLimit: 500, maximumLimit: 1_000)
     /// `GET /admin/voicemails`: by call id.
     public static let voicemails = Paging(defaultLimit: 500, maximumLimit: 1_000)
+    /// `GET /admin/pushes`: by push id.
+    public static let pushes = Paging(defaultLimit: 500, maximumLimit: 1_000)
 
     /// The query of the page after `after`, of the largest size.
     public func query(after: Int) -> [String: String] {

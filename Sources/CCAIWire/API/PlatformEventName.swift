@@ -34,6 +34,10 @@ public enum PlatformEventName: String, CaseIterable, Sendable {
     /// A waiting call's estimate reached its queue's threshold: the platform offers
     /// another way in (``CallDeflection``), once per call.
     case deflectionOffered = "deflection_offered"
+    /// A scheduled call came due and the platform calls the end user back (the whole
+    /// call, `ringing`): the app accepts or declines it. A VoIP push says the same to a
+    /// device with a `voip` token.
+    case incomingCall = "incoming_call"
 
     /// The component of docs/openapi.yaml that describes the event's data: docs/asyncapi.yaml
     /// names it as the message's payload, and a test checks both against the models here.
@@ -55,6 +59,7 @@ public enum PlatformEventName: String, CaseIterable, Sendable {
         case .waitTimeUpdated: "CallWaitTimePayload"
         case .participantUpdated: "CallParticipantPayload"
         case .deflectionOffered: "CallDeflection"
+        case .incomingCall: "Call"
         }
     }
 }

@@ -7,6 +7,13 @@ import Foundation
 /// if call.status == .waiting { print("about \(call.estimatedWait ?? 0) s to wait") }
 /// ```
 public enum CallStatus: String, Codable, Equatable, Sendable, CaseIterable {
+    /// A scheduled call booked for its `schedule_time`, not yet due (not in progress: the
+    /// end user may start other calls meanwhile). The seeds name no status for it.
+    case scheduled
+    /// A scheduled call came due: the platform calls the end user back (a VoIP push and
+    /// `incoming_call_event`) and waits for the app to accept or decline. The seeds name
+    /// no status for it.
+    case ringing
     /// An agent took the call; its audio is being set up.
     case connecting
     /// In the queue, for an agent.
@@ -23,14 +30,21 @@ public enum CallStatus: String, Codable, Equatable, Sendable, CaseIterable {
 
     /// Whether the call is over.
     public var isFinished: Bool { self == .ended || self == .failed }
+
+    /// Whether the call is live (ringing, waiting, with an agent): neither over nor only
+    /// booked for later.
+    public var isInProgress: Bool { !isFinished && self != .scheduled }
 }
 
-/// What a call record is (not named by the seeds, which tell the two apart by how they
+/// What a call record is (not named by the seeds, which tell them apart by how they
 /// start): an `instant` call waits in the queue for an agent, a `voicemail` is a message
-/// the end user leaves for the queue, connected at once to its voicemail box.
+/// the end user leaves for the queue, connected at once to its voicemail box, and a
+/// `scheduled` call is booked for a slot; when it comes due the platform calls the end
+/// user back, and once accepted it waits for an agent as an instant call does.
 public enum CallType: String, Codable, Equatable, Sendable, CaseIterable {
     case instant
     case voicemail
+    case scheduled
 }
 
 /// The end user's answer to recording (seed 002): asked on an `ask_user` queue before the
@@ -52,7 +66,19 @@ public struct CallEndReason: Vocabulary {
     /// The end user took the voicemail a wait-time deflection offered (``CallDeflection``).
     public static let voicemail: Self = "voicemail"
 
-    public static let allCases: [Self] = [.endUser, .agent, .restart, .voicemail]
+    /// A scheduled call the end user cancelled before it came due.
+    public static let cancelled: Self = "cancelled"
+    /// A scheduled call booked again for another slot (`callIdForRescheduling`): the new
+    /// booking is another call.
+    public static let rescheduled: Self = "rescheduled"
+    /// The end user declined the callback of a scheduled call.
+    public static let declined: Self = "declined"
+    /// The callback of a scheduled call rang out unanswered.
+    public static let noAnswer: Self = "no_answer"
+    /// A scheduled call came due while the end user was on another call.
+    public static let busy: Self = "busy"
+
+    public static let allCases: [Self] = [.endUser, .agent, .restart, .voicemail, .cancelled, .rescheduled, .declined, .noAnswer, .busy]
 
     public var meaning: String? {
         switch self {
@@ -60,6 +86,11 @@ public struct CallEndReason: Vocabulary {
         case .agent: "the agent ended the call"
         case .restart: "the platform restarted while the call was under way (its status is failed)"
         case .voicemail: "the end user left a voicemail instead of waiting (the deflection offered it)"
+        case .cancelled: "the end user cancelled the scheduled call before it came due"
+        case .rescheduled: "the end user booked the scheduled call for another slot (the new booking is another call)"
+        case .declined: "the end user declined the callback of the scheduled call"
+        case .noAnswer: "the callback of the scheduled call rang out unanswered"
+        case .busy: "the scheduled call came due while the end user was on another call"
         default: nil
         }
     }
@@ -110,6 +141,10 @@ public struct CallResponse: Codable, Equatable, Sendable {
     public var endReason: CallEndReason?
     /// Why the queue took a voicemail rather than a call (a `voicemail` only).
     public var voicemailReason: VoicemailReason?
+    /// The number the platform calls back (a `scheduled` call only), in E.164.
+    public var phoneNumber: String?
+    /// The slot a `scheduled` call is booked for, Unix seconds.
+    public var scheduleTime: Double?
     public var createdAt: Double
     public var connectedAt: Double?
     public var endedAt: Double?
@@ -122,6 +157,8 @@ public struct CallResponse: Codable, Equatable, Sendable {
         case recordingPermission = "recording_permission"
         case endReason = "end_reason"
         case voicemailReason = "voicemail_reason"
+        case phoneNumber = "phone_number"
+        case scheduleTime = "schedule_time"
         case createdAt = "created_at"
         case connectedAt = "connected_at"
         case endedAt = "ended_at"
@@ -130,7 +167,8 @@ public struct CallResponse: Codable, Equatable, Sendable {
     public init(id: Int, menuId: Int, type: CallType = .instant, status: CallStatus, estimatedWait: Int? = nil,
                 agent: ChatAgent? = nil, virtualAgent: ChatAgent? = nil, recordingPermission: RecordingPermission? = nil,
                 recorded: Bool = false, endReason: CallEndReason? = nil, voicemailReason: VoicemailReason? = nil,
-                createdAt: Double, connectedAt: Double? = nil, endedAt: Double? = nil) {
+                phoneNumber: String? = nil, scheduleTime: Double? = nil, createdAt: Double, connectedAt: Double? = nil,
+                endedAt: Double? = nil) {
         self.id = id
         self.menuId = menuId
         self.type = type
@@ -142,12 +180,15 @@ public struct CallResponse: Codable, Equatable, Sendable {
         self.recorded = recorded
         self.endReason = endReason
         self.voicemailReason = voicemailReason
+        self.phoneNumber = phoneNumber
+        self.scheduleTime = scheduleTime
         self.createdAt = createdAt
         self.connectedAt = connectedAt
         self.endedAt = endedAt
     }
 
-    public var isInProgress: Bool { !status.isFinished }
+    /// Whether the call is live: not over, and not only booked for later.
+    public var isInProgress: Bool { status.isInProgress }
 
     /// Whether the end user may ask for a human now (seed 002): while a virtual agent has
     /// the call, and, when the queue lets callers skip its virtual agent
