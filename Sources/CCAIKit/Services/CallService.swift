@@ -186,7 +186,7 @@ public final class CallService: @unchecked Sendable {
     /// The slots a queue offers scheduled calls, soonest first (from its business hours in
     /// the company's time zone and its calls per slot); with `callIdForRescheduling`, the
     /// end user's booking being moved does not take its own slot. A queue that takes no
-    /// scheduled calls (`scheduleEnabled` off) is an `invalid_argument`.
+    /// scheduled calls (`scheduleEnabled` off) is a `conflict`.
     public func getScheduledTimeSlots(menuId: Int, callIdForRescheduling: Int? = nil) async throws -> [Date] {
         let query = callIdForRescheduling.map { ["call_id_for_rescheduling": String($0)] } ?? [:]
         let slots = try await api.send(Endpoints.scheduledTimeSlots, ["id": menuId], query: query, as: ScheduledTimeSlots.self)

@@ -45,9 +45,9 @@ struct ScheduledCalls: Sendable {
                                   timeSlots: offered.map(\.timeIntervalSince1970))
     }
 
-    /// Books the slot `request` asks for, or says why not: a queue without scheduling or
-    /// a bad number, slot or permission is a 400 naming it, a slot with its calls too, a
-    /// second booking a 409.
+    /// Books the slot `request` asks for, or says why not: a bad number or slot is a 400
+    /// naming it, a slot with its calls too; a queue without scheduling or a second
+    /// booking is a 409.
     func book(_ request: ScheduledCallRequest, session: Session) async throws -> CallResponse {
         let menu = try queues.menu(request.menuId)
         let owner = try session.endUserID()
@@ -138,10 +138,11 @@ struct ScheduledCalls: Sendable {
 
     private var timeZone: TimeZone { TimeZone(identifier: configuration.company.timeZone) ?? .current }
 
-    /// The queue's scheduling, or a 400 when it takes no scheduled calls.
+    /// The queue's scheduling, or a 409 when it takes no scheduled calls (the queue's
+    /// state, not the request's form).
     private func schedulingSettings(_ menu: MenuConfiguration) throws -> SchedulingConfiguration {
         guard let voice = menu.channels?.voiceCall, voice.schedule == true else {
-            throw HTTPError.badRequest("queue \(menu.id) does not take scheduled calls (its voice channel's schedule is off)")
+            throw HTTPError.conflict("queue \(menu.id) does not take scheduled calls (its voice channel's schedule is off)")
         }
         return voice.scheduling ?? SchedulingConfiguration()
     }

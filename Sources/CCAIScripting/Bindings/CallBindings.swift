@@ -129,7 +129,7 @@ enum CallBindings {
         module.function("get_scheduled_time_slots", LuaSignature(
             "The slots a queue offers scheduled calls, soonest first, as Unix times (from its business hours in the company's "
                 + "time zone and its calls per slot); with call_id_for_rescheduling, that booking does not take its own slot. "
-                + "A queue without scheduled calls is an invalid_argument.",
+                + "A queue without scheduled calls is a conflict.",
             parameters: ["options: { menu_id: integer, call_id_for_rescheduling: integer? }"], returns: ["number[]"])) { call in
             let options = try call.options(1, "options")
             guard let menuID = try options.integer("menu_id") else {
