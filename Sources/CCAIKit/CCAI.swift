@@ -15,6 +15,8 @@ public final class CCAI: @unchecked Sendable {
     private let lock = NSLock()
     private var services: Services?
     private let http: HTTPClient
+    private let pushNetwork: (any PushNetwork)?
+    private var inBackground = false
 
     private struct Services {
         var options: InitOptions
@@ -35,9 +37,31 @@ public final class CCAI: @unchecked Sendable {
         var audibleMessage: AudibleMessageService?
     }
 
-    /// An SDK instance sharing `http` (one libcurl thread) with others, if given.
-    public init(http: HTTPClient = HTTPClient()) {
+    /// An SDK instance sharing `http` (one libcurl thread) with others, if given; its
+    /// device's pushes come through `pushNetwork` (none: nothing delivers them).
+    public init(http: HTTPClient = HTTPClient(), pushNetwork: (any PushNetwork)? = nil) {
         self.http = http
+        self.pushNetwork = pushNetwork
+    }
+
+    /// Whether the app is in the background (``setInBackground(_:)``).
+    public var isInBackground: Bool { lock.withLock { inBackground } }
+
+    /// Puts the app in the background, where the OS suspends it, or back in the
+    /// foreground. In the background its event stream is closed (this returns once it is),
+    /// so the platform notifies the end user of an agent's message by push; back in the
+    /// foreground it reconnects from the last event it had and misses nothing. On iOS the
+    /// SDK watches the app's lifecycle; here the embedding program says it.
+    ///
+    /// ```swift
+    /// await ccai.setInBackground(true)    // the customer switched apps
+    /// ```
+    public func setInBackground(_ inBackground: Bool) async {
+        let pump = lock.withLock { () -> EventPump? in
+            self.inBackground = inBackground
+            return services?.pump
+        }
+        await pump?.setSuspended(inBackground)
     }
 
     /// Configures the SDK; services are available afterwards. Calling it again replaces
@@ -50,14 +74,15 @@ public final class CCAI: @unchecked Sendable {
         let api = APIClient(options: options, http: http)
         let endUser = EndUserService(api: api)
         let language = LanguageService(explicit: options.languageCode)
-        let pump = EventPump(api: api, http: http)
+        let pump = EventPump(api: api, http: http, suspended: lock.withLock { inBackground })
         let services = Services(options: options, auth: AuthService(api: api, endUsers: endUser),
                                 company: CompanyService(api: api, language: language), endUser: endUser,
                                 language: language, queueMenu: QueueMenuService(api: api, language: language),
                                 optionsService: OptionsService(options: options, language: language), api: api,
                                 pump: pump, smartAction: SmartActionService(api: api, pump: pump),
                                 rate: RateService(api: api, pump: pump),
-                                push: PushNotificationService(api: api, calls: { [weak self] in self?.callService }))
+                                push: PushNotificationService(api: api, network: pushNetwork,
+                                                              calls: { [weak self] in self?.callService }))
         lock.withLock { self.services = services }
     }
 

@@ -66,7 +66,8 @@ public final class Sandbox: Sendable {
     /// script that cannot be are one ``ConfigurationError``. With
     /// `chat_timeout_seconds`, idle chats are ended every 5 seconds (of `clock`) while the
     /// sandbox lives; with a queue that takes scheduled calls, the calls due are placed as
-    /// often. Pushes are recorded, and handed to `pushSink` when there is one.
+    /// often. Pushes (a scheduled call's callback, an agent's message to an end user with no
+    /// event stream open) are recorded, and handed to `pushSink` when there is one.
     public init(configuration: SandboxConfiguration = .builtIn, dataDirectory: String? = nil,
                 clock: any Clock = SystemClock(), pushSink: (any PushSink)? = nil,
                 log: @escaping @Sendable (String) -> Void = Sandbox.standardError) throws {
@@ -90,7 +91,11 @@ public final class Sandbox: Sendable {
         let publisher = EventPublisher(store: store, hub: hub, clock: clock)
         let changes = SessionChanges()
         let lifecycle = ChatLifecycle(store: store, publisher: publisher, clock: clock, changes: changes)
-        let conversation = Conversation(store: store, publisher: publisher, clock: clock, changes: changes)
+        let streams = EventStreams(limit: limits.effectiveEventStreamsPerEndUser, hub: hub)
+        self.streams = streams
+        let pushes = Pushes(store: store, sink: pushSink, streams: streams, clock: clock)
+        self.pushes = pushes
+        let conversation = Conversation(store: store, publisher: publisher, clock: clock, changes: changes, pushes: pushes)
         let queues = Queues(configuration: configuration, store: store, businessClock: businessClock)
         let quotas = Quotas(store: store, limits: limits, clock: clock)
         let chats = Chats(store: store, lifecycle: lifecycle, conversation: conversation, queues: queues, clock: clock)
@@ -100,8 +105,6 @@ public final class Sandbox: Sendable {
         let calls = Calls(configuration: configuration, store: store, lifecycle: callLifecycle, queues: queues, quotas: quotas,
                           clock: clock)
         self.calls = calls
-        let pushes = Pushes(store: store, sink: pushSink, clock: clock)
-        self.pushes = pushes
         scheduledCalls = ScheduledCalls(configuration: configuration, store: store, lifecycle: callLifecycle, calls: calls,
                                         queues: queues, quotas: quotas, pushes: pushes, clock: clock, businessClock: businessClock)
         let smartActions = SmartActions(store: store, publisher: publisher, clock: clock)
@@ -113,8 +116,6 @@ public final class Sandbox: Sendable {
         (self.smartActions, self.forms, self.screenShares, self.files) = (smartActions, forms, screenShares, files)
         sessions = SessionResolver(store: store, quotas: quotas, clock: clock)
         feed = EventFeed(store: store, hub: hub)
-        let streams = EventStreams(limit: limits.effectiveEventStreamsPerEndUser, hub: hub)
-        self.streams = streams
         endUsers = EndUsers(configuration: configuration, store: store, streams: streams, signIns: SignInLimits(limits, clock: clock),
                             clock: clock)
         chatStarts = ChatStarts(configuration: configuration, store: store, lifecycle: lifecycle, queues: queues, quotas: quotas,

@@ -13,7 +13,7 @@ import Timekeeping
     /// The pushes a sandbox sends, as an embedding program's sink gets them.
     final class PushCollector: PushSink {
         let pushes = Mutex<[PushRecord]>([])
-        func deliver(_ push: PushRecord) async { pushes.withLock { $0.append(push) } }
+        func deliver(_ push: PushRecord, to token: String) async { pushes.withLock { $0.append(push) } }
     }
 
     /// A sandbox open all day whose queue 1 asks about recording; Ada takes its calls.

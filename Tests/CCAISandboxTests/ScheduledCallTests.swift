@@ -13,7 +13,7 @@ import Timekeeping
     /// Collects the pushes the sandbox sends, as an embedding program's sink would.
     final class CollectedPushes: PushSink {
         let pushes = Mutex<[PushRecord]>([])
-        func deliver(_ push: PushRecord) async { pushes.withLock { $0.append(push) } }
+        func deliver(_ push: PushRecord, to token: String) async { pushes.withLock { $0.append(push) } }
     }
 
     /// Monday 18:00 UTC (the company's zone): queue 10 is open Monday 18:00-19:00 and

@@ -7,9 +7,11 @@ import LuaRuntime
 import Testing
 
 /// A Lua scenario run in this process as `ccai run` runs it: an embedded sandbox (the
-/// built-in company or the `sandbox` configuration), an SDK instance signed in as `vu-1`,
-/// the host's signer, and the `plugins` folder beside the script when there is one. A
-/// failing scenario's error and traceback go into the test report.
+/// built-in company or the `sandbox` configuration) over loopback HTTP, or through its
+/// router as `ccai run` reaches it without `--loopback` (`inProcess`), its pushes
+/// delivered to the devices of the run, an SDK instance signed in as `vu-1`, the host's
+/// signer, and the `plugins` folder beside the script when there is one. A failing
+/// scenario's error and traceback go into the test report.
 ///
 /// ```swift
 /// let outcome = try await LuaScenario("tasks.lua").run()
@@ -24,13 +26,16 @@ struct LuaScenario {
     var sandbox: String?
     var environment: [String: String] = [:]
     var outputDirectory: String?
+    var inProcess = false
 
     /// `script` and `sandbox` are paths under `Tests/Scenarios`.
-    init(_ script: String, sandbox: String? = nil, environment: [String: String] = [:], outputDirectory: String? = nil) {
+    init(_ script: String, sandbox: String? = nil, environment: [String: String] = [:], outputDirectory: String? = nil,
+         inProcess: Bool = false) {
         self.script = Self.folder.appendingPathComponent(script).path
         self.sandbox = sandbox.map { Self.folder.appendingPathComponent($0).path }
         self.environment = environment
         self.outputDirectory = outputDirectory
+        self.inProcess = inProcess
     }
 
     /// A scenario file anywhere (a test's own, in a temporary folder), against the
@@ -62,13 +67,15 @@ struct LuaScenario {
         let sandboxLog = Lines()
         var configuration = SandboxConfiguration.builtIn
         if let sandbox { configuration = try await SandboxConfiguration.load(file: sandbox) }
-        let platform = try Sandbox(configuration: configuration, log: { sandboxLog.append($0) })
-        let server = try platform.serve(address: "127.0.0.1", port: 0)
-        let sdk = CCAI()
+        let devices = LocalPushNetwork()
+        let platform = try Sandbox(configuration: configuration, pushSink: devices, log: { sandboxLog.append($0) })
+        let server = inProcess ? nil : try platform.serve(address: "127.0.0.1", port: 0)
+        let sdk = CCAI(http: inProcess ? HTTPClient(transport: RouterTransport(router: platform.router)) : HTTPClient(),
+                       pushNetwork: devices)
         let algorithm: JWTAlgorithm = configuration.algorithms.contains(.hs384) ? .hs384 : .hs256
         let delegate = HostAuthenticator(signing: .secret(configuration.company.secret, algorithm),
                                          identity: EndUser(identifier: "vu-1"), ccai: sdk)
-        try sdk.initialize(options: InitOptions(key: configuration.company.key, urlHost: "127.0.0.1:\(server.port)",
+        try sdk.initialize(options: InitOptions(key: configuration.company.key, urlHost: server.map { "127.0.0.1:\($0.port)" } ?? "embedded-sandbox.invalid",
                                                 delegate: delegate, cacheAuthToken: false))
         let logger = CapturingLogger(minimumLevel: .info)
         let printed = Lines()
@@ -90,7 +97,7 @@ struct LuaScenario {
             failure = error
         }
         await runner.plugins?.shutdown()
-        await server.stop()
+        await server?.stop()
         withExtendedLifetime(delegate) {}
         return Outcome(printed: printed.all, log: logger.records.map(StreamLogger.format) + sandboxLog.all, error: failure)
     }

@@ -47,6 +47,12 @@ import Testing
         #expect(outcome.everything.contains("agent=Sam"), "\(outcome.everything)")
     }
 
+    /// An agent's reply while the app is in the background comes as a push to the device's
+    /// token (`push`), and the reply itself once the app is back (seed 004).
+    @Test func anAgentsReplyWhileAwayComesAsAPush() async throws {
+        try await LuaScenario("push.lua", inProcess: true).run().expectPassed("push scenario passed")
+    }
+
     @Test func virtualAgentsAnswerAndEscalate() async throws {
         try await LuaScenario("virtual_agents.lua", sandbox: "agents/sandbox.lua").run()
             .expectPassed("virtual agents scenario passed")

@@ -43,10 +43,15 @@ final class EventPump: @unchecked Sendable {
     private var everConnected = false
     /// The provider state last published (`state_changed`), so that each change is told once.
     private var providerState: ChatProviderState = .disconnected
+    /// Whether the app is in the background: the stream stays closed, its subscribers kept.
+    private var suspended = false
+    /// The last event received, where the stream resumes (nil: at the sign-in's start).
+    private var lastEventID: String?
 
-    init(api: APIClient, http: HTTPClient) {
+    init(api: APIClient, http: HTTPClient, suspended: Bool = false) {
         self.api = api
         self.http = http
+        self.suspended = suspended
     }
 
     deinit { task?.cancel() }
@@ -61,9 +66,26 @@ final class EventPump: @unchecked Sendable {
         lock.withLock {
             subscribers[id] = continuation
             if currentState { continuation.yield(Self.stateEvent(providerState)) }
-            if task == nil { task = Task { [weak self] in await self?.run() } }
+            if task == nil, !suspended { task = Task { [weak self] in await self?.run() } }
         }
         return stream
+    }
+
+    /// Closes the stream while the app is in the background (`true`), keeping its
+    /// subscribers, and returns once it is closed; reopens it from the last event received
+    /// when it comes back (`false`).
+    func setSuspended(_ isSuspended: Bool) async {
+        let stopping: Task<Void, Never>? = lock.withLock {
+            suspended = isSuspended
+            if isSuspended {
+                defer { task = nil }
+                return task
+            }
+            if task == nil, !subscribers.isEmpty { task = Task { [weak self] in await self?.run() } }
+            return nil
+        }
+        stopping?.cancel()
+        await stopping?.value
     }
 
     /// A new subscriber that gets what `transform` makes of each event (nil skips it).
@@ -155,7 +177,7 @@ final class EventPump: @unchecked Sendable {
     }
 
     private func run() async {
-        var lastID: String?
+        var lastID = lock.withLock { lastEventID }
         /// Failures since the last event (or the start).
         var failures = 0
         defer { providerStateChanged(.disconnected) }
@@ -177,8 +199,12 @@ final class EventPump: @unchecked Sendable {
                     client: http, request: request, reconnectDelay: 0.5, lastEventID: lastID,
                     onConnectionChange: { [weak self] connected in self?.connectionChanged(connected) })
                 for try await event in source.events() {
+                    // A stream closed for the background hands on nothing more: the one that
+                    // reopens it starts after the last event told.
+                    if Task.isCancelled { return }
                     failures = 0
                     lastID = event.id ?? lastID
+                    lock.withLock { lastEventID = lastID }
                     let data = (try? JSONValue(jsonText: event.data)) ?? .string(event.data)
                     var received = PlatformEvent(id: event.id, name: event.event, data: data)
                     received.text = event.data

@@ -3,18 +3,25 @@ import Foundation
 
 /// Push notifications (seed 004): the device's tokens, and the pushes the app hands over.
 /// There is no APNs or PushKit on this host: the sandbox records what it would send (`GET
-/// /admin/pushes`), and a script or embedding program plays the OS that delivers it.
+/// /admin/pushes`), and the program that plays the device delivers it: through a
+/// ``PushNetwork`` that routes pushes by token to ``receive(_:)``, whose
+/// ``receivedPushes()`` the app reads as it would the OS's callbacks.
 ///
 /// ```swift
 /// try await ccai.pushNotificationService!.updatePushToken(data: voipToken, type: .voip)
-/// let handled = await ccai.pushNotificationService!.handlePushNotification(userInfo)
+/// for await push in ccai.pushNotificationService!.receivedPushes() {
+///     _ = await ccai.pushNotificationService!.handlePushNotification(push.payload)
+/// }
 /// ```
 public final class PushNotificationService: Sendable {
     private let api: APIClient
     private let calls: @Sendable () -> CallService?
+    private let network: (any PushNetwork)?
+    private let inbox = LockedInbox()
 
-    init(api: APIClient, calls: @escaping @Sendable () -> CallService?) {
+    init(api: APIClient, network: (any PushNetwork)?, calls: @escaping @Sendable () -> CallService?) {
         self.api = api
+        self.network = network
         self.calls = calls
     }
 
@@ -29,6 +36,20 @@ public final class PushNotificationService: Sendable {
             throw CCAIError.invalidArgument("data: a push token of 4 to \(PushTokenRequest.maximumLength / 2) bytes expected, got \(data?.count ?? 0)")
         }
         _ = try await api.sendRaw(Endpoints.updatePushToken, body: PushTokenRequest(type: type, token: token))
+        network?.register(token, type: type, for: self)
+    }
+
+    /// The pushes this device receives from now on, each once to every reader, until the
+    /// reader stops. Reading them hands nothing to the SDK: the app decides, as with the
+    /// OS's callbacks (``handlePushNotification(_:)``, ``CCAI/handleVoIPPush(payload:completion:)``).
+    public func receivedPushes() -> AsyncStream<ReceivedPush> {
+        inbox.subscribe()
+    }
+
+    /// A push the OS delivered to this device (its ``PushNetwork`` calls this): told to
+    /// every reader of ``receivedPushes()``.
+    public func receive(_ push: ReceivedPush) {
+        inbox.deliver(push)
     }
 
     /// A notification the app received: true when it is the platform's (its `ccai` part
@@ -51,4 +72,26 @@ public final class PushNotificationService: Sendable {
         guard let part = payload[PushPayload.key], let text = try? part.jsonText() else { return nil }
         return try? JSONDecoder().decode(PushPayload.self, from: Data(text.utf8))
     }
+}
+
+/// The readers of a device's pushes.
+private final class LockedInbox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var readers: [UUID: AsyncStream<ReceivedPush>.Continuation] = [:]
+
+    func subscribe() -> AsyncStream<ReceivedPush> {
+        let (stream, continuation) = AsyncStream<ReceivedPush>.makeStream(bufferingPolicy: .bufferingNewest(Self.bufferedPushes))
+        let id = UUID()
+        continuation.onTermination = { [weak self] _ in self?.lock.withLock { _ = self?.readers.removeValue(forKey: id) } }
+        lock.withLock { readers[id] = continuation }
+        return stream
+    }
+
+    func deliver(_ push: ReceivedPush) {
+        for reader in lock.withLock({ Array(readers.values) }) { reader.yield(push) }
+    }
+
+    /// Pushes kept for a reader that does not keep up (the oldest go first), as a device
+    /// keeps a bounded number of notifications.
+    static let bufferedPushes = 100
 }

@@ -3,7 +3,8 @@ import Foundation
 import Timekeeping
 
 /// The messages of chats: each is stored, then published to the chat's end user as a
-/// `messages_received`, whoever writes it (the end user, an agent, the sandbox itself).
+/// `messages_received`, whoever writes it (the end user, an agent, the sandbox itself),
+/// and an agent's is pushed to an end user with no event stream open (``Pushes``).
 /// A message whose client id was stored already is that message, not a new one, and is
 /// not published again. The end user's text is redacted once, in the caller's task before
 /// it is stored (``Redactor``), and kept beside the text as written: agents and
@@ -40,6 +41,8 @@ struct Conversation: Sendable {
     let clock: any Clock
     /// Where the end user's messages for the agents are said (the agent desk listens).
     let changes: SessionChanges
+    /// Pushes an agent's message to an end user who is not listening.
+    let pushes: Pushes
 
     /// Posts the end user's message for the chat's agents: stored and published as by
     /// ``post(_:in:endUserID:)``, and, when new, a ``SessionChange/endUserWrote(_:in:endUserID:)``
@@ -63,7 +66,10 @@ struct Conversation: Sendable {
             media: message.media, smartActionID: message.smartActionID, form: message.form, webForm: message.webForm,
             screenShare: message.screenShare, clientMessageID: message.clientMessageID, now: clock.now(),
             redactedText: redacted == message.text ? nil : redacted)
-        if isNew { try await publisher.messages([stored], endUserID: endUserID) }
+        if isNew {
+            try await publisher.messages([stored], endUserID: endUserID)
+            try await pushes.messageWhileAway(stored, in: chatID, endUserID: endUserID)
+        }
         return (stored, isNew)
     }
 

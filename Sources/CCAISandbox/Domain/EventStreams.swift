@@ -66,6 +66,12 @@ final class EventStreams: Sendable {
         for (endUserID, streams) in closing { await end(streams, of: endUserID) }
     }
 
+    /// Whether the end user has a stream open that still reads (one its client dropped
+    /// is not, though it is forgotten only at its next write).
+    func hasOpen(endUserID: Int) -> Bool {
+        state.withLock { state in state.open[endUserID]?.contains { $0.stream.isOpen } ?? false }
+    }
+
     /// Forgets a stream that has ended.
     func remove(_ ticket: Ticket) {
         state.withLock { state in

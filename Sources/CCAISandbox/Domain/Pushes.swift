@@ -9,22 +9,28 @@ import Timekeeping
 /// ```swift
 /// struct Collecting: PushSink {
 ///     let pushes = Mutex<[PushRecord]>([])
-///     func deliver(_ push: PushRecord) async { pushes.withLock { $0.append(push) } }
+///     func deliver(_ push: PushRecord, to token: String) async { pushes.withLock { $0.append(push) } }
 /// }
 /// let sandbox = try Sandbox(pushSink: Collecting())
 /// ```
+/// (``LocalPushNetwork`` delivers them to SDK instances in the same process.)
 public protocol PushSink: Sendable {
-    /// Called once for each push sent, after it was recorded.
-    func deliver(_ push: PushRecord) async
+    /// Called once for each push sent, after it was recorded, with the whole device token
+    /// it goes to (the record keeps only its end).
+    func deliver(_ push: PushRecord, to token: String) async
 }
 
 /// Push notifications (seed 004; docs/calls.md): each end user's device tokens, one per
 /// type (`apns`, `voip`), and the pushes sent to them, through one outbound channel: each
 /// is recorded, then handed to the ``PushSink``. A push to a type the end user has no token
-/// for is not sent.
+/// for is not sent. What is pushed: a scheduled call coming due (a VoIP push,
+/// ``ScheduledCalls``), and an agent's message to an end user with no event stream open
+/// (``messageWhileAway(_:in:endUserID:)``).
 struct Pushes: Sendable {
     let store: SandboxStore
     let sink: (any PushSink)?
+    /// Whether an end user is listening: an agent's message is pushed only when not.
+    let streams: EventStreams
     let clock: any Clock
 
     /// Registers the end user's token of `request.type`, or clears it (a nil token).
@@ -41,8 +47,28 @@ struct Pushes: Sendable {
     func send(_ payload: PushPayload, type: PushTokenType, endUserID: Int) async throws -> PushRecord? {
         guard let token = try await store.pushToken(type: type, endUserID: endUserID) else { return nil }
         let push = try await store.recordPush(payload, type: type, token: token, endUserID: endUserID, now: clock.now())
-        await sink?.deliver(push)
+        await sink?.deliver(push, to: token)
         return push
+    }
+
+    /// Notifies the end user of an agent's or virtual agent's message by an APNs push when
+    /// they have no event stream open (the app is in the background or closed), its alert
+    /// the sender's name and the text (or what was sent), cut to ``alertLength``
+    /// characters. Nothing is sent for the end user's own messages, the platform's
+    /// notices, or an end user who is listening.
+    func messageWhileAway(_ message: ChatMessage, in chatID: Int, endUserID: Int) async throws {
+        guard [.agent, .virtualAgent].contains(message.sender.type), !streams.hasOpen(endUserID: endUserID) else { return }
+        try await send(PushPayload(kind: .chatMessage, chatId: chatID, alert: Self.alert(for: message)), type: .apns, endUserID: endUserID)
+    }
+
+    /// The longest alert pushed, in characters (a lock screen shows about that much).
+    static let alertLength = 178
+
+    static func alert(for message: ChatMessage) -> String {
+        let what = message.text ?? (message.media != nil ? "sent a file" : message.form != nil || message.webForm != nil
+                                    ? "sent a form" : "sent a message")
+        let text = message.sender.name.map { "\($0): \(what)" } ?? what
+        return text.count > alertLength ? String(text.prefix(alertLength - 1)) + "…" : text
     }
 
     /// A page of the pushes sent (the operator's view).

@@ -13,6 +13,7 @@ public enum EventService: String, CaseIterable, Sendable {
     case smartAction = "smart_action"
     case screenShare = "screen_share"
     case call
+    case push
 
     /// The Lua module: `ccai.chat`.
     public var module: String { "ccai." + rawValue }
@@ -24,6 +25,7 @@ public enum EventService: String, CaseIterable, Sendable {
         case .smartAction: ["requested"]
         case .screenShare: ["state", "request"]
         case .call: Set(CallServiceEvent.Name.allCases.map(\.rawValue))
+        case .push: [PushBindings.pushEvent]
         }
     }
 }

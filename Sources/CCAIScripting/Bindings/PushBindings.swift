@@ -3,16 +3,25 @@ import CCAIWire
 import Foundation
 import LuaRuntime
 
-/// `ccai.push` (seed 004's `pushNotificationService`) and `ccai.handle_voip_push`: the
-/// device's tokens, and the pushes a script hands over as the app does the OS's. The
-/// sandbox records what it sends (`GET /admin/pushes`).
+/// `ccai.push` (seed 004's `pushNotificationService`), `ccai.handle_voip_push` and the
+/// app's place in the foreground (`ccai.set_in_background`): the device's tokens, the
+/// pushes it receives (the `push` event, once a token is registered), and the pushes a
+/// script hands over as the app does the OS's. The sandbox records what it sends (`GET
+/// /admin/pushes`).
 ///
 /// ```lua
 /// ccai.push.update_push_token{ data = "voip-token-bytes", type = "voip" }
-/// local handled = ccai.handle_voip_push({ ccai = { kind = "incoming_call", call_id = 12 } })
+/// ccai.push.on("push", function(push)
+///   if push.type == "voip" then ccai.handle_voip_push(push.payload) else ccai.push.handle_push_notification(push.payload) end
+/// end)
 /// ```
 enum PushBindings {
-    static func module(_ ccai: CCAI) -> LuaModule {
+    /// The event the device's pushes come as.
+    static let pushEvent = "push"
+
+    static func module(_ context: SDKContext) -> LuaModule {
+        let ccai = context.sdk
+        let bridge = EventBridge.Started()
         var module = LuaModule(name: "ccai.push")
         module.function("register_for_push_notifications", LuaSignature(
             "Asks for permission to notify: there is no OS prompt here, so it answers true.", returns: ["boolean"])) { call in
@@ -31,6 +40,12 @@ enum PushBindings {
             }
             let data = try options.data("data")
             let service = try SDKBindings.require(ccai.pushNotificationService, call)
+            if !bridge.started, let emitter = context.emitters[.push], let state = call.context.state {
+                bridge.started = true
+                EventBridge.forward(service.receivedPushes(), into: emitter, in: state) { push in
+                    (pushEvent, luaValue(push))
+                }
+            }
             return try SDKBindings.sdk(call, { try await service.updatePushToken(data: data, type: type) }, push: { _, _ in })
         }
         module.function("handle_push_notification", LuaSignature(
@@ -43,7 +58,33 @@ enum PushBindings {
                 output.push(.boolean(handled))
             })
         }
+        if let events = context.emitters[.push] { module.events(events) }
         return module
+    }
+
+    /// A push as scripts see it: `{ type = "apns"|"voip", payload = { ccai = { kind, chat_id?,
+    /// call_id?, alert? }, aps = { alert }? } }`.
+    static func luaValue(_ push: ReceivedPush) -> LuaValue {
+        var table = LuaTable()
+        table["type"] = .string(push.type.rawValue)
+        table["payload"] = (try? LuaEncoder().encode(push.payload)) ?? .nil
+        return .table(table)
+    }
+
+    /// `ccai.set_in_background(b)` and `ccai.is_in_background()`: the app's lifecycle,
+    /// which the SDK watches on a phone (``CCAI/isInBackground``).
+    static func install(background ccai: CCAI, into module: inout LuaModule) {
+        module.function("set_in_background", LuaSignature(
+            "Puts the app in the background (true: its event stream closes, and once this returns an agent's message comes as "
+                + "a push) or back in the foreground (false: it reconnects from the last event it had; nothing is missed).",
+            parameters: ["in_background: boolean"])) { call in
+            let inBackground = try call.boolean(1, "in_background")
+            return try SDKBindings.sdk(call, { await ccai.setInBackground(inBackground) }, push: { _, _ in })
+        }
+        module.function("is_in_background", LuaSignature("Whether the app is in the background (ccai.set_in_background).",
+                                                         returns: ["boolean"])) { call in
+            call.returning(.boolean(ccai.isInBackground))
+        }
     }
 
     /// `ccai.handle_voip_push(payload)`: PushKit's payload, handed over; true when it was

@@ -69,6 +69,16 @@ enum EventPayloads {
                             meaning: "the screen share service's state changed"))
         events.append(Event(module: EventService.screenShare.module, name: "request", payload: try model(ScreenShareRequestType.self),
                             meaning: "the agent asks the end user's consent: to share the screen (session) or to control the app"))
+        let payload = LuaShape.object([
+            .init(name: PushPayload.key, shape: try model(PushPayload.self), isOptional: false),
+            .init(name: "aps", shape: .object([.init(name: "alert", shape: .string, isOptional: false)]), isOptional: true),
+        ])
+        events.append(Event(module: EventService.push.module, name: PushBindings.pushEvent,
+                            payload: .object([.init(name: "type", shape: .literals(PushTokenType.allCases.map(\.rawValue)), isOptional: false),
+                                              .init(name: "payload", shape: payload, isOptional: false)]),
+                            meaning: "the device received a push at a token the script registered (update_push_token): an agent's "
+                                + "message while the app is in the background (apns), a scheduled call's callback (voip); hand "
+                                + "its payload to handle_push_notification or ccai.handle_voip_push"))
         return events
     }
 

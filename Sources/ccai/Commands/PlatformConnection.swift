@@ -130,14 +130,16 @@ struct PlatformConnection {
         case .embedded(let file):
             var configuration = SandboxConfiguration.builtIn
             if let file { configuration = try await SandboxConfiguration.load(file: file) }
-            let sandbox = try Sandbox(configuration: configuration)
+            // The run's devices get the sandbox's pushes at the tokens they registered.
+            let devices = LocalPushNetwork()
+            let sandbox = try Sandbox(configuration: configuration, pushSink: devices)
             let server = loopback ? try sandbox.serve(address: "127.0.0.1", port: 0) : nil
             let http = server == nil ? HTTPClient(transport: RouterTransport(router: sandbox.router)) : HTTPClient()
             let urlHost = server.map { "127.0.0.1:\($0.port)" } ?? Self.embeddedHost
             let algorithm: JWTAlgorithm = configuration.algorithms.contains(.hs384) ? .hs384 : .hs256
             let company = configuration.company, clock = sandbox.businessClock
             return Platform(server: server, clock: clock) { identity in
-                let sdk = CCAI(http: http)
+                let sdk = CCAI(http: http, pushNetwork: devices)
                 let delegate = HostAuthenticator(signing: .secret(company.secret, algorithm), identity: identity, ccai: sdk)
                 try sdk.initialize(options: InitOptions(key: company.key, urlHost: urlHost, delegate: delegate, cacheAuthToken: false))
                 return Session(sdk: sdk, server: server, delegate: delegate, clock: clock)
