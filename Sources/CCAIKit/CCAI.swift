@@ -57,11 +57,13 @@ public final class CCAI: @unchecked Sendable {
     /// await ccai.setInBackground(true)    // the customer switched apps
     /// ```
     public func setInBackground(_ inBackground: Bool) async {
-        let pump = lock.withLock { () -> EventPump? in
+        // The flag and the pump change together, so that calls from several tasks leave
+        // them agreeing, in the order they took the lock.
+        let stopping = lock.withLock { () -> Task<Void, Never>? in
             self.inBackground = inBackground
-            return services?.pump
+            return services?.pump.setSuspended(inBackground)
         }
-        await pump?.setSuspended(inBackground)
+        await stopping?.value
     }
 
     /// Configures the SDK; services are available afterwards. Calling it again replaces
@@ -74,8 +76,11 @@ public final class CCAI: @unchecked Sendable {
         let api = APIClient(options: options, http: http)
         let endUser = EndUserService(api: api)
         let language = LanguageService(explicit: options.languageCode)
-        let pump = EventPump(api: api, http: http, suspended: lock.withLock { inBackground })
-        let services = Services(options: options, auth: AuthService(api: api, endUsers: endUser),
+        // The new pump starts as the app is, read with the services stored (one lock).
+        lock.lock()
+        defer { lock.unlock() }
+        let pump = EventPump(api: api, http: http, suspended: inBackground)
+        services = Services(options: options, auth: AuthService(api: api, endUsers: endUser),
                                 company: CompanyService(api: api, language: language), endUser: endUser,
                                 language: language, queueMenu: QueueMenuService(api: api, language: language),
                                 optionsService: OptionsService(options: options, language: language), api: api,
@@ -83,7 +88,6 @@ public final class CCAI: @unchecked Sendable {
                                 rate: RateService(api: api, pump: pump),
                                 push: PushNotificationService(api: api, network: pushNetwork,
                                                               calls: { [weak self] in self?.callService }))
-        lock.withLock { self.services = services }
     }
 
     /// The options of the last `initialize`, if any.

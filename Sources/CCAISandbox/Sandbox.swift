@@ -93,7 +93,7 @@ public final class Sandbox: Sendable {
         let lifecycle = ChatLifecycle(store: store, publisher: publisher, clock: clock, changes: changes)
         let streams = EventStreams(limit: limits.effectiveEventStreamsPerEndUser, hub: hub)
         self.streams = streams
-        let pushes = Pushes(store: store, sink: pushSink, streams: streams, clock: clock)
+        let pushes = Pushes(store: store, sink: pushSink, streams: streams, clock: clock, log: log)
         self.pushes = pushes
         let conversation = Conversation(store: store, publisher: publisher, clock: clock, changes: changes, pushes: pushes)
         let queues = Queues(configuration: configuration, store: store, businessClock: businessClock)

@@ -78,13 +78,33 @@ import Testing
         #expect(recorder.sent.withLock { $0.count } == 1, "only the message sent while away was pushed, to its end user only")
     }
 
+    /// A device holds one end user at a time: when another end user registers a token,
+    /// the platform pushes nothing more of the first one's to it.
+    @Test func aTokenRegisteredByAnotherEndUserIsTheirsAlone() async throws {
+        let sandbox = try Sandbox(log: { _ in })
+        let network = LocalPushNetwork()
+        let (first, firstDelegate) = try device(sandbox, network: network, "shared-first")
+        let (second, secondDelegate) = try device(sandbox, network: network, "shared-second")
+        defer { withExtendedLifetime((firstDelegate, secondDelegate)) {} }
+        let token = Data(repeating: 0x77, count: 32)
+        try await #require(first.pushNotificationService).updatePushToken(data: token, type: .apns)
+        try await #require(second.pushNotificationService).updatePushToken(data: token, type: .apns)
+        let firstID = try #require(first.endUserService?.endUser?.id), secondID = try #require(second.endUserService?.endUser?.id)
+        let payload = PushPayload(kind: .chatMessage, chatId: 1, alert: "Ben: hello")
+        #expect(try await sandbox.pushes.send(payload, type: .apns, endUserID: firstID) == nil, "the token is no longer the first's")
+        #expect(try await sandbox.pushes.send(payload, type: .apns, endUserID: secondID)?.tokenSuffix == "77777777")
+    }
+
     /// A lock screen shows a line: the alert is the sender and the text cut to 178
     /// characters, or what was sent when it is not text.
     @Test func theAlertIsTheSenderAndTheTextCut() {
         let long = ChatMessage(id: 1, chatId: 1, sequence: 1, sender: ChatMessageSender(type: .agent, name: "Ada"),
                                text: String(repeating: "é", count: 300), createdAt: 0)
         let alert = Pushes.alert(for: long)
-        #expect(alert.count == Pushes.alertLength && alert.hasPrefix("Ada: éé") && alert.hasSuffix("…"))
+        #expect(alert.unicodeScalars.count == Pushes.alertLength && alert.hasPrefix("Ada: éé") && alert.hasSuffix("…"))
+        let marks = ChatMessage(id: 3, chatId: 1, sequence: 3, sender: ChatMessageSender(type: .agent, name: "Zed"),
+                                text: "a" + String(repeating: "\u{301}", count: 5_000), createdAt: 0)
+        #expect(Pushes.alert(for: marks).utf8.count < 4 * Pushes.alertLength, "combining marks count one by one")
         let file = ChatMessage(id: 2, chatId: 1, sequence: 2, sender: ChatMessageSender(type: .virtualAgent), type: .media,
                                media: ChatMedia(id: 1, type: .photo, name: "a.png", mimeType: "image/png", size: 10), createdAt: 0)
         #expect(Pushes.alert(for: file) == "sent a file")

@@ -60,7 +60,9 @@ import Testing
         let snapshot = try summary(out)
         let dropped = snapshot.metric(.droppedIterations).total.sum
         #expect(snapshot.iterations + Int(dropped) == 20, "\(snapshot.iterations) ran, \(dropped) dropped")
-        #expect(snapshot.iterations >= 4 && dropped >= 10)
+        // Each VU runs at least once; at 0.3 s an iteration two VUs take at most 8 of the
+        // 20 (fewer when the loaded machine is slow to make them), the rest are dropped.
+        #expect(snapshot.iterations >= 2 && dropped >= 10)
         #expect(Set(output.stdout.split(separator: "\n").filter { $0.hasPrefix("vu ") }) == ["vu 1", "vu 2"])
         // A rate the run cannot keep up with: it still ends at its duration, and what it
         // could not start counts as dropped.

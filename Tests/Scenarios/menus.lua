@@ -19,6 +19,15 @@ local kinds = {}
 for _, channel in ipairs(billing:get_enabled_channels()) do kinds[channel.type] = channel end
 assert(kinds.email and kinds.email.address == "billing@acme.test", "e-mail channel")
 assert(kinds.external_deflection and kinds.external_deflection.display_name == "Help Center", "enabled links only")
+-- What the app would open (seed 002, "Email" and "External deflection links").
+local draft = billing:compose_email()
+assert(draft.to == "billing@acme.test" and draft.body == "Add your account number", ccai.json.encode(draft))
+assert(draft.url == "mailto:billing@acme.test?body=Add%20your%20account%20number", draft.url)
+local links = billing:get_deflection_links()
+assert(#links == 1 and links[1].display_name == "Help Center" and links[1].url == "https://help.acme.test", "enabled links only")
+assert(menus:find_menu(8):compose_email() == nil and #menus:find_menu(8):get_deflection_links() == 0, "Overflow has neither")
+local ok3, err3 = pcall(billing.compose_email)
+assert(not ok3 and err3.message:find("menu:compose_email()", 1, true), tostring(err3))
 if billing.channels.chat.enabled then
   assert(kinds.chat and billing.redirection_extra == nil, "open: chat is offered")
 else

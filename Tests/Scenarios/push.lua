@@ -6,7 +6,8 @@ assert(ccai.is_in_background() == false, "the app starts in the foreground")
 local ok, err = pcall(ccai.set_in_background, "yes")
 assert(not ok and err.code == "invalid_argument" and err.message:find("in_background", 1, true), tostring(err))
 
-local token = string.rep("\171", 32)
+-- Each device has its own token (a VU of a load test too): made from a UUID's 16 bytes.
+local token = (ccai.uuid():gsub("-", "")):gsub("%x%x", function(hex) return string.char(tonumber(hex, 16)) end)
 ccai.push.update_push_token{ data = token, type = "apns" }
 local seen = {}
 ccai.push.on("push", function(push) seen[#seen + 1] = push end)

@@ -37,6 +37,9 @@ final class EventPump: @unchecked Sendable {
     /// Called with every event before any subscriber gets it (services keeping state).
     private var observers: [@Sendable (PlatformEvent) -> Void] = []
     private var task: Task<Void, Never>?
+    /// The last run started, cancelled or not: the next waits for it to end, so that two
+    /// runs never overlap (one's late event or state cannot follow the next's).
+    private var lastRun: Task<Void, Never>?
     /// Whether the stream is receiving, and whether it ever was (the first connection is
     /// not a recovery).
     private var connected = false
@@ -66,26 +69,38 @@ final class EventPump: @unchecked Sendable {
         lock.withLock {
             subscribers[id] = continuation
             if currentState { continuation.yield(Self.stateEvent(providerState)) }
-            if task == nil, !suspended { task = Task { [weak self] in await self?.run() } }
+            if task == nil, !suspended { startRunLocked() }
         }
         return stream
     }
 
+    /// Starts a run once the previous one has ended. Called with the lock held.
+    private func startRunLocked() {
+        let previous = lastRun
+        let run = Task { [weak self] in
+            await previous?.value
+            guard !Task.isCancelled else { return }
+            await self?.run()
+        }
+        task = run
+        lastRun = run
+    }
+
     /// Closes the stream while the app is in the background (`true`), keeping its
-    /// subscribers, and returns once it is closed; reopens it from the last event received
-    /// when it comes back (`false`).
-    func setSuspended(_ isSuspended: Bool) async {
+    /// subscribers; reopens it from the last event received when it comes back (`false`).
+    /// Returns the run being stopped, to wait for the stream to be closed.
+    func setSuspended(_ isSuspended: Bool) -> Task<Void, Never>? {
         let stopping: Task<Void, Never>? = lock.withLock {
             suspended = isSuspended
             if isSuspended {
                 defer { task = nil }
                 return task
             }
-            if task == nil, !subscribers.isEmpty { task = Task { [weak self] in await self?.run() } }
+            if task == nil, !subscribers.isEmpty { startRunLocked() }
             return nil
         }
         stopping?.cancel()
-        await stopping?.value
+        return stopping
     }
 
     /// A new subscriber that gets what `transform` makes of each event (nil skips it).
@@ -218,6 +233,8 @@ final class EventPump: @unchecked Sendable {
             } catch is CancellationError {
                 return
             } catch {
+                // A run stopped while it signs in or connects ends quietly, not as an error.
+                if Task.isCancelled { return }
                 providerStateChanged(.error(message: (error as? CCAIError)?.message ?? error.localizedDescription))
                 failures += 1
                 try? await http.clock.sleep(for: api.retryPolicy.streamDelay(afterFailures: failures))

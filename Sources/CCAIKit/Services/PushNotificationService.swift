@@ -35,8 +35,10 @@ public final class PushNotificationService: Sendable {
         if let token, !PushTokenRequest.isValid(token) {
             throw CCAIError.invalidArgument("data: a push token of 4 to \(PushTokenRequest.maximumLength / 2) bytes expected, got \(data?.count ?? 0)")
         }
-        _ = try await api.sendRaw(Endpoints.updatePushToken, body: PushTokenRequest(type: type, token: token))
+        // The device holds the token before the platform hears of it: a push sent the
+        // moment the platform has it finds the device.
         network?.register(token, type: type, for: self)
+        _ = try await api.sendRaw(Endpoints.updatePushToken, body: PushTokenRequest(type: type, token: token))
     }
 
     /// The pushes this device receives from now on, each once to every reader, until the

@@ -68,7 +68,7 @@ struct Conversation: Sendable {
             redactedText: redacted == message.text ? nil : redacted)
         if isNew {
             try await publisher.messages([stored], endUserID: endUserID)
-            try await pushes.messageWhileAway(stored, in: chatID, endUserID: endUserID)
+            await pushes.messageWhileAway(stored, in: chatID, endUserID: endUserID)
         }
         return (stored, isNew)
     }

@@ -32,6 +32,8 @@ struct Pushes: Sendable {
     /// Whether an end user is listening: an agent's message is pushed only when not.
     let streams: EventStreams
     let clock: any Clock
+    /// Where a push that could not be sent is reported (the message it announced stays posted).
+    let log: @Sendable (String) -> Void
 
     /// Registers the end user's token of `request.type`, or clears it (a nil token).
     func updateToken(_ request: PushTokenRequest, endUserID: Int) async throws {
@@ -55,20 +57,28 @@ struct Pushes: Sendable {
     /// they have no event stream open (the app is in the background or closed), its alert
     /// the sender's name and the text (or what was sent), cut to ``alertLength``
     /// characters. Nothing is sent for the end user's own messages, the platform's
-    /// notices, or an end user who is listening.
-    func messageWhileAway(_ message: ChatMessage, in chatID: Int, endUserID: Int) async throws {
+    /// notices, or an end user who is listening. Best effort: the message is posted
+    /// already, so a push that cannot be recorded is reported, not thrown.
+    func messageWhileAway(_ message: ChatMessage, in chatID: Int, endUserID: Int) async {
         guard [.agent, .virtualAgent].contains(message.sender.type), !streams.hasOpen(endUserID: endUserID) else { return }
-        try await send(PushPayload(kind: .chatMessage, chatId: chatID, alert: Self.alert(for: message)), type: .apns, endUserID: endUserID)
+        do {
+            try await send(PushPayload(kind: .chatMessage, chatId: chatID, alert: Self.alert(for: message)), type: .apns,
+                           endUserID: endUserID)
+        } catch {
+            log("sandbox: the push of message \(message.id) in chat \(chatID) could not be sent: \(error)")
+        }
     }
 
-    /// The longest alert pushed, in characters (a lock screen shows about that much).
+    /// The longest alert pushed, in Unicode scalars (a lock screen shows about that much;
+    /// counted in scalars, so that combining marks cannot make one "character" kilobytes).
     static let alertLength = 178
 
     static func alert(for message: ChatMessage) -> String {
         let what = message.text ?? (message.media != nil ? "sent a file" : message.form != nil || message.webForm != nil
                                     ? "sent a form" : "sent a message")
         let text = message.sender.name.map { "\($0): \(what)" } ?? what
-        return text.count > alertLength ? String(text.prefix(alertLength - 1)) + "…" : text
+        guard text.unicodeScalars.count > alertLength else { return text }
+        return String(String.UnicodeScalarView(text.unicodeScalars.prefix(alertLength - 1))) + "…"
     }
 
     /// A page of the pushes sent (the operator's view).

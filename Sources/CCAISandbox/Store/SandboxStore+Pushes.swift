@@ -23,13 +23,19 @@ extension SandboxStore {
             """)
     }
 
-    /// Sets the end user's token of `type`, or clears it (nil).
+    /// Sets the end user's token of `type`, or clears it (nil). A device holds one end
+    /// user at a time: a token another end user had registered is theirs no more (the
+    /// app signed in as someone else), so no push of theirs reaches this device.
     func setPushToken(_ token: String?, type: PushTokenType, endUserID: Int, now: Date) throws {
         if let token {
-            try database.run("""
-                INSERT INTO push_tokens (end_user_id, type, token, updated_at) VALUES (?, ?, ?, ?)
-                  ON CONFLICT (end_user_id, type) DO UPDATE SET token = excluded.token, updated_at = excluded.updated_at
-                """, [.integer(Int64(endUserID)), .text(type.rawValue), .text(token), .real(now.timeIntervalSince1970)])
+            try database.transaction {
+                try database.run("DELETE FROM push_tokens WHERE type = ? AND token = ? AND end_user_id != ?",
+                                 [.text(type.rawValue), .text(token), .integer(Int64(endUserID))])
+                try database.run("""
+                    INSERT INTO push_tokens (end_user_id, type, token, updated_at) VALUES (?, ?, ?, ?)
+                      ON CONFLICT (end_user_id, type) DO UPDATE SET token = excluded.token, updated_at = excluded.updated_at
+                    """, [.integer(Int64(endUserID)), .text(type.rawValue), .text(token), .real(now.timeIntervalSince1970)])
+            }
         } else {
             try database.run("DELETE FROM push_tokens WHERE end_user_id = ? AND type = ?", [.integer(Int64(endUserID)), .text(type.rawValue)])
         }

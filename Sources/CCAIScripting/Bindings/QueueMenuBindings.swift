@@ -5,7 +5,8 @@ import LuaRuntime
 
 /// `ccai.queue_menu`: `get{ key, language }` -> menus, is_direct_access;
 /// `get_wait_times{ menu_id, language }`. The menus answer `menus:find_menu(id)` (the
-/// whole tree) and each menu `menu:get_enabled_channels()`.
+/// whole tree) and each menu `menu:get_enabled_channels()`, `menu:compose_email()` and
+/// `menu:get_deflection_links()` (what the app would open).
 enum QueueMenuBindings {
     static func module(_ ccai: CCAI) -> LuaModule {
         var module = LuaModule(name: "ccai.queue_menu")
@@ -54,12 +55,13 @@ enum QueueMenuBindings {
 
     /// Wraps `ccai.queue_menu.get` so that its results have their methods.
     static let decorator = """
-        local ccai, enabled_channels, invalid = ...
+        local ccai, enabled_channels, compose_email, deflection_links, invalid = ...
         local queue_menu = ccai.queue_menu
         local raw_get = queue_menu.get
         local ipairs, type, math_type, setmetatable = ipairs, type, math.type, setmetatable
 
-        local menu_mt = { __name = "QueueMenu", __index = { get_enabled_channels = enabled_channels } }
+        local menu_mt = { __name = "QueueMenu", __index = {
+          get_enabled_channels = enabled_channels, compose_email = compose_email, get_deflection_links = deflection_links } }
         local function attach(menu)
           setmetatable(menu, menu_mt)
           if menu.children then for _, child in ipairs(menu.children) do attach(child) end end
@@ -95,16 +97,32 @@ enum QueueMenuBindings {
     /// `{ type = "schedule_call", deflection_type = ... }`, `{ type = "email", address = ... }`,
     /// `{ type = "external_deflection", url = ..., display_name = ... }`.
     static func enabledChannels(_ call: LuaCall) throws -> LuaReturn {
+        let menu = try menu(call, method: "get_enabled_channels")
+        return call.returning(.array(menu.getEnabledChannels().map(luaValue)))
+    }
+
+    /// `menu:compose_email()`: `{ to, body, url }`, the `mailto:` the app would open, or nil.
+    static func composeEmail(_ call: LuaCall) throws -> LuaReturn {
+        let draft = try menu(call, method: "compose_email").composeEmail()
+        return call.returning(try draft.map { try LuaEncoder().encode($0) } ?? .nil)
+    }
+
+    /// `menu:get_deflection_links()`: `{ { url, display_name, enabled = true } }`, the
+    /// buttons the app shows.
+    static func deflectionLinks(_ call: LuaCall) throws -> LuaReturn {
+        call.returning(try LuaEncoder().encode(try menu(call, method: "get_deflection_links").getDeflectionLinks()))
+    }
+
+    /// The menu a method is called on (`menu:method()`), decoded.
+    private static func menu(_ call: LuaCall, method: String) throws -> QueueMenu {
         guard !call.isNil(1) else {
-            throw call.argumentError(1, "self", "get_enabled_channels is a method: call it with a colon, menu:get_enabled_channels()")
+            throw call.argumentError(1, "self", "\(method) is a method: call it with a colon, menu:\(method)()")
         }
-        let menu: QueueMenu
         do {
-            menu = try LuaDecoder().decode(QueueMenu.self, from: .table(try call.table(1, "self")))
+            return try LuaDecoder().decode(QueueMenu.self, from: .table(try call.table(1, "self")))
         } catch let error as DecodingError {
             throw call.argumentError(1, "self", "a queue menu expected (\(SDKBindings.describe(error)))")
         }
-        return call.returning(.array(menu.getEnabledChannels().map(luaValue)))
     }
 
     static func luaValue(_ channel: ChannelType) -> LuaValue {
@@ -128,9 +146,11 @@ enum QueueMenuBindings {
     /// Installs the decorator on the `ccai` table of a state.
     static func decorate(_ table: LuaReference, in context: LuaContext) throws {
         let enabled = context.makeFunction("ccai.queue_menu.get_enabled_channels", enabledChannels)
+        let email = context.makeFunction("ccai.queue_menu.compose_email", composeEmail)
+        let links = context.makeFunction("ccai.queue_menu.get_deflection_links", deflectionLinks)
         let invalid = context.makeFunction("ccai.queue_menu.find_menu") { call in
             throw LuaErrorValue.invalidArgument(try call.string(1, "message"))
         }
-        try context.run(decorator, chunkName: "=ccai.queue_menu", with: [table, enabled, invalid])
+        try context.run(decorator, chunkName: "=ccai.queue_menu", with: [table, enabled, email, links, invalid])
     }
 }

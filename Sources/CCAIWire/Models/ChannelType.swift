@@ -24,11 +24,7 @@ extension QueueMenu {
             }
         }
         if let email = channels.email { result.append(.email(address: email.email)) }
-        if let external = channels.externalDeflectionLink, external.enabled != false {
-            for link in external.links ?? [] where link.enabled == true {
-                result.append(.externalDeflection(url: link.url, displayName: link.displayName))
-            }
-        }
+        for link in getDeflectionLinks() { result.append(.externalDeflection(url: link.url, displayName: link.displayName)) }
         return result
     }
 }
