@@ -81,13 +81,13 @@ public final class CCAI: @unchecked Sendable {
         defer { lock.unlock() }
         let pump = EventPump(api: api, http: http, suspended: inBackground)
         services = Services(options: options, auth: AuthService(api: api, endUsers: endUser),
-                                company: CompanyService(api: api, language: language), endUser: endUser,
-                                language: language, queueMenu: QueueMenuService(api: api, language: language),
-                                optionsService: OptionsService(options: options, language: language), api: api,
-                                pump: pump, smartAction: SmartActionService(api: api, pump: pump),
-                                rate: RateService(api: api, pump: pump),
-                                push: PushNotificationService(api: api, network: pushNetwork,
-                                                              calls: { [weak self] in self?.callService }))
+                            company: CompanyService(api: api, language: language), endUser: endUser,
+                            language: language, queueMenu: QueueMenuService(api: api, language: language),
+                            optionsService: OptionsService(options: options, language: language), api: api,
+                            pump: pump, smartAction: SmartActionService(api: api, pump: pump),
+                            rate: RateService(api: api, pump: pump),
+                            push: PushNotificationService(api: api, network: pushNetwork,
+                                                          calls: { [weak self] in self?.callService }))
     }
 
     /// The options of the last `initialize`, if any.
