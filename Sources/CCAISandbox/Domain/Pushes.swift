@@ -56,7 +56,7 @@ struct Pushes: Sendable {
     /// Notifies the end user of an agent's or virtual agent's message by an APNs push when
     /// they have no event stream open (the app is in the background or closed), its alert
     /// the sender's name and the text (or what was sent), cut to ``alertLength``
-    /// characters. Nothing is sent for the end user's own messages, the platform's
+    /// Unicode scalars. Nothing is sent for the end user's own messages, the platform's
     /// notices, or an end user who is listening. Best effort: the message is posted
     /// already, so a push that cannot be recorded is reported, not thrown.
     func messageWhileAway(_ message: ChatMessage, in chatID: Int, endUserID: Int) async {
