@@ -129,12 +129,13 @@ import Timekeeping
             do {
                 try await body()
                 return nil
-            } catch let error as CCAIError {
+            } catch let error as any SDKError {
                 return error.code
             } catch {
                 return nil
             }
         }
+        #expect(throws: CallError.noCurrentCall, "seed 002's call errors") { try service.setMuted(true) }
         #expect(await code { try service.setMuted(true) } == .notFound, "no call yet")
         #expect(await code { try await service.setOnHold(true) } == .notFound)
         #expect(await code { try await service.simulateInterruption(seconds: 1) } == .notFound)
@@ -148,6 +149,7 @@ import Timekeeping
         #expect(await code { try await service.simulateInterruption(seconds: -1) } == .invalidArgument)
         try await service.endCall()
         #expect(await code { try service.setSpeakerEnabled(true) } == .notFound, "the call has ended")
+        #expect(throws: CallError.noCallInProgress(callId: call.id, status: .ended)) { try service.setSpeakerEnabled(true) }
         #expect(await code { try await service.resumeCall(call) } == .conflict, "an ended call cannot be resumed")
         withExtendedLifetime(delegate) {}
         await server.stop()
@@ -182,8 +184,9 @@ import Timekeeping
         do {
             _ = try await service.createScheduledCall(ScheduledCallRequest(menuId: 1, phoneNumber: "555-0123", scheduleTime: first))
             Issue.record("a number not in E.164 form is refused")
-        } catch let error as CCAIError {
-            #expect(error.code == .invalidArgument && error.message.contains("E.164"), "\(error)")
+        } catch let error as CallError {
+            #expect(error == .invalidPhoneNumber("555-0123") && error.code == .invalidArgument && error.message.contains("E.164"),
+                    "\(error)")
         }
         let booking = try await service.createScheduledCall(ScheduledCallRequest(menuId: 1, phoneNumber: "+14155550123", scheduleTime: first))
         #expect(booking.status == .scheduled && booking.scheduleTime == first.timeIntervalSince1970 && service.currentCall == nil)

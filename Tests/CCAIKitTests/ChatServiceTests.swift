@@ -35,7 +35,10 @@ import Timekeeping
         #expect(other.chatService!.currentChat?.id == chat.id, "a second device of the same user resumes it")
         try await other.chatService!.endChat()
         #expect(try await service.checkStatus().status == .ended)
-        await #expect(throws: CCAIError.self) { try await service.resumeChat(chat) }
+        await #expect(throws: ChatProviderError.chatEnded(chatId: chat.id), "seed 000's ChatProviderError") {
+            try await service.resumeChat(chat)
+        }
+        #expect(ChatProviderError.chatEnded(chatId: chat.id).code == .conflict)
         await server.stop()
     }
 
@@ -160,7 +163,7 @@ import Timekeeping
         clock.advance(by: 1)
         await clock.waitForTimers { $0.contains(2) }
         clock.advance(by: 2)
-        await #expect(throws: CCAIError.self) { try await downloading.value }
+        await #expect(throws: NetworkError.self, "the platform stays unreachable") { try await downloading.value }
         #expect(saved.data.isEmpty && clock.pendingTimers == 0, "three attempts, then the error; nothing saved")
         withExtendedLifetime(delegate) {}
     }

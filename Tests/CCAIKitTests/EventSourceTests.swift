@@ -99,7 +99,7 @@ import Testing
                     break
                 }
                 Issue.record("expected too_large")
-            } catch let error as CCAIError {
+            } catch let error as NetworkError {
                 #expect(error.code == .tooLarge && error.message.contains("\(1 << 20) bytes"), "\(error)")
             }
             server.stop()

@@ -110,15 +110,15 @@ import Testing
         do {
             _ = try await ccai.companyService!.get()
             Issue.record("expected too_large")
-        } catch let error as CCAIError {
+        } catch let error as NetworkError {
             #expect(error.code == .tooLarge, "\(error)")
             #expect(error.message.contains("GET /company") && error.message.contains("\(limit) bytes"), "\(error.message)")
         }
         do {
             _ = try await ccai.endUserService!.fetch()
             Issue.record("expected too_large")
-        } catch let error as CCAIError {
-            #expect(error.code == .tooLarge && error.message.contains("GET /end_user"), "\(error)")
+        } catch let error as NetworkError {
+            #expect(error == .responseTooLarge(operation: "GET /end_user", limit: Endpoints.endUser.maximumResponseBytes), "\(error)")
         }
         await server.stop()
         #expect(await written.count < 32, "the transfer stopped near the limit, not at the server's 64 MiB")

@@ -105,8 +105,12 @@ import Timekeeping
         do {
             _ = try await ccai.companyService!.get()
             Issue.record("expected unavailable")
-        } catch let error as CCAIError {
-            #expect(error.code == .unavailable && error.retryable)
+        } catch let error as NetworkError {
+            guard case .unavailable(let operation, _) = error else {
+                Issue.record("\(error)")
+                return
+            }
+            #expect(error.code == .unavailable && error.retryable && operation == "GET /company", "seed 000's NetworkError")
         }
     }
 

@@ -38,7 +38,8 @@ import Testing
         await #expect(throws: CCAIError.self) { try await share.end() }
         share.clear()
         #expect(share.state == .none && share.currentSession == nil)
-        await #expect(throws: CCAIError.self) { try await share.activate() }
+        await #expect(throws: ScreenShareError.noSession, "seed 002's ScreenShareError") { try await share.activate() }
+        #expect(ScreenShareError.serviceNotAvailable.code == .notInitialized)
         try await chat.endChat()
         await server.stop()
         #expect(delegate.calls >= 1)

@@ -133,7 +133,7 @@ final class APIClient: @unchecked Sendable {
         guard let token = await delegate.ccaiShouldAuthenticate(), !token.isEmpty else {
             let reason = (delegate as? CCAIAuthenticationDiagnostics)?.lastAuthenticationFailure
             guard let reason else { throw CCAIError(code: .unauthenticated, message: "the delegate provided no auth token") }
-            let cause = reason as? CCAIError
+            let cause = reason as? any SDKError
             throw CCAIError(code: cause?.code ?? .unauthenticated,
                             message: "cannot authenticate: \(cause?.message ?? String(describing: reason))",
                             status: cause?.status, retryable: cause?.retryable ?? false)
@@ -150,7 +150,7 @@ final class APIClient: @unchecked Sendable {
         do {
             response = try await http.send(request)
         } catch let error as TransportError {
-            throw CCAIError(error, operation: endpoint.operation)
+            throw NetworkError(error, operation: endpoint.operation)
         } catch is CancellationError {
             throw CCAIError(code: .cancelled, message: "the call was cancelled")
         }

@@ -235,7 +235,7 @@ final class EventPump: @unchecked Sendable {
             } catch {
                 // A run stopped while it signs in or connects ends quietly, not as an error.
                 if Task.isCancelled { return }
-                providerStateChanged(.error(message: (error as? CCAIError)?.message ?? error.localizedDescription))
+                providerStateChanged(.error(message: (error as? any SDKError)?.message ?? error.localizedDescription))
                 failures += 1
                 try? await http.clock.sleep(for: api.retryPolicy.streamDelay(afterFailures: failures))
             }

@@ -29,7 +29,7 @@ actor MessageOutbox {
             while true {
                 do {
                     return try await attempt()
-                } catch let error as CCAIError where error.retryable && clock.now().addingTimeInterval(delay) < deadline {
+                } catch let error as any SDKError where error.retryable && clock.now().addingTimeInterval(delay) < deadline {
                     try await clock.sleep(for: delay)
                     delay = min(delay * 2, 2)
                 }

@@ -201,8 +201,7 @@ public final class CallService: @unchecked Sendable {
     @discardableResult
     public func createScheduledCall(_ request: ScheduledCallRequest) async throws -> CallResponse {
         guard PhoneNumber.isE164(request.phoneNumber) else {
-            throw CCAIError.invalidArgument("phoneNumber must be in E.164 form (a '+', the country code and the number, "
-                                            + "up to 15 digits, like +14155550123)")
+            throw CallError.invalidPhoneNumber(request.phoneNumber)
         }
         return try await api.send(Endpoints.createScheduledCall, body: request, as: CallResponse.self)
     }
@@ -296,7 +295,7 @@ public final class CallService: @unchecked Sendable {
     /// the SDK's clock. The call stays interrupted until ``resumeCall(_:)``.
     public func simulateInterruption(seconds: Double) async throws {
         guard seconds >= 0, seconds.isFinite, seconds <= 86_400 else {
-            throw CCAIError.invalidArgument("seconds must be from 0 to 86400, got \(seconds)")
+            throw CallError.invalidInterruption(seconds: seconds)
         }
         let call = try requireCallInProgress()
         let interrupted = try await api.send(Endpoints.interruptCall, ["id": call.id], body: CallInterruptionRequest(seconds: seconds),
@@ -308,14 +307,14 @@ public final class CallService: @unchecked Sendable {
     }
 
     private func requireCurrentCall() throws -> CallResponse {
-        guard let call = currentCall else { throw CCAIError(code: .notFound, message: "no current call; start or resume one") }
+        guard let call = currentCall else { throw CallError.noCurrentCall }
         return call
     }
 
     private func requireCallInProgress() throws -> CallResponse {
         let call = try requireCurrentCall()
         guard call.isInProgress else {
-            throw CCAIError(code: .notFound, message: "no call in progress (call \(call.id) has \(call.status.rawValue)); start or resume one")
+            throw CallError.noCallInProgress(callId: call.id, status: call.status)
         }
         return call
     }

@@ -189,7 +189,7 @@ public final class ChatService: @unchecked Sendable {
 
     /// The current chat, or `not_found`.
     private func requireCurrentChat() throws -> ChatResponse {
-        guard let chat = currentChat else { throw CCAIError(code: .notFound, message: "no current chat; start or resume one") }
+        guard let chat = currentChat else { throw ChatProviderError.noCurrentChat }
         return chat
     }
 
@@ -228,7 +228,7 @@ public final class ChatService: @unchecked Sendable {
     public func resumeChat(_ chat: ChatResponse) async throws {
         let fresh = try await api.send(Endpoints.chat, ["id": chat.id], as: ChatResponse.self)
         guard fresh.isInProgress else {
-            throw CCAIError(code: .conflict, message: "chat \(chat.id) has ended and cannot be resumed")
+            throw ChatProviderError.chatEnded(chatId: chat.id)
         }
         remember(fresh)
     }
@@ -499,7 +499,7 @@ public final class ChatService: @unchecked Sendable {
             let data: Data
             do {
                 data = try await transcript(retriedByCaller: true)
-            } catch let error as CCAIError where error.retryable && attempt < api.retryPolicy.downloadAttempts {
+            } catch let error as any SDKError where error.retryable && attempt < api.retryPolicy.downloadAttempts {
                 try await api.clock.sleep(for: Double(attempt))
                 attempt += 1
                 continue
@@ -511,7 +511,7 @@ public final class ChatService: @unchecked Sendable {
 
     /// Ends the current chat.
     public func endChat() async throws {
-        guard let chat = currentChat else { throw CCAIError(code: .notFound, message: "no current chat to end") }
+        guard let chat = currentChat else { throw ChatProviderError.noCurrentChat }
         remember(try await api.send(Endpoints.endChat, ["id": chat.id], as: ChatResponse.self))
     }
 }

@@ -122,7 +122,7 @@ public final class ScreenShareService: @unchecked Sendable {
 
     private func update(_ endpoint: Endpoint, body: [String: Bool]?) async throws -> ScreenShareResponse {
         guard let current = currentSession else {
-            throw CCAIError(code: .notFound, message: "no screen share session; create one first")
+            throw ScreenShareError.noSession
         }
         let updated = try await api.send(endpoint, ["id": current.id], body: body, as: ScreenShareResponse.self)
         lock.withLock { if session?.id == updated.id { session = updated } }

@@ -162,7 +162,8 @@ public struct EventSource: Sendable {
     }
 
     /// The events, across reconnections, until the consumer stops iterating (or the
-    /// server answers with an error status, which ends the sequence with a ``CCAIError``).
+    /// server answers with an error status, which ends the sequence with a ``CCAIError``, or the
+    /// transport fails for good or an event is over the limit: a ``NetworkError``).
     public func events() -> AsyncThrowingStream<ServerSentEvent, Error> {
         AsyncThrowingStream { continuation in
             let task = Task {
@@ -191,14 +192,13 @@ public struct EventSource: Sendable {
                     } catch is CancellationError {
                         break
                     } catch let error as TransportError where !error.isRetryable && state.failure == nil {
-                        continuation.finish(throwing: CCAIError(error))
+                        continuation.finish(throwing: NetworkError(error, operation: "GET " + request.url))
                         return
                     } catch {
                         if let tooLarge = state.failure {
                             if state.markDisconnected() { onConnectionChange?(false) }
-                            continuation.finish(throwing: CCAIError(
-                                code: .tooLarge,
-                                message: "an event of \(request.url) is larger than its limit of \(tooLarge.limit) bytes: the stream was dropped"))
+                            continuation.finish(throwing: NetworkError.responseTooLarge(operation: "GET " + request.url + " (an event)",
+                                                                                        limit: tooLarge.limit))
                             return
                         }
                         // A dropped connection: reconnect below.

@@ -243,7 +243,7 @@ enum CallBindings {
     private static func device(_ call: LuaCall, _ body: () throws -> Void) throws {
         do {
             try body()
-        } catch let error as CCAIError {
+        } catch let error as any SDKError {
             let (service, method) = SDKBindings.serviceAndMethod(of: call)
             throw SDKBindings.luaError(error, service: service, method: method)
         }

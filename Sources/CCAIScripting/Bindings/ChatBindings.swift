@@ -172,7 +172,7 @@ enum ChatBindings {
             }
             do {
                 return CustomData(signed: try signer.signClaims(["custom_data": .object(claims)]))
-            } catch let error as CCAIError {
+            } catch let error as any SDKError {
                 let (service, method) = SDKBindings.serviceAndMethod(of: call)
                 throw SDKBindings.luaError(error, service: service, method: method)
             }

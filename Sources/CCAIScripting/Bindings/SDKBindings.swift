@@ -163,7 +163,7 @@ enum SDKBindings {
             guard !code.isEmpty else { throw call.argumentError(1, "language_code", "a language code expected, got ''") }
             do {
                 try service.setLanguageCode(code)
-            } catch let error as CCAIError {
+            } catch let error as any SDKError {
                 throw luaError(error, service: "language", method: "set_language_code")
             }
             return .none
@@ -210,7 +210,7 @@ enum SDKBindings {
             return try call.suspend({
                 do {
                     return try await operation()
-                } catch let error as CCAIError {
+                } catch let error as any SDKError {
                     throw luaError(error, service: service, method: method)
                 }
             }, then: push)
@@ -221,7 +221,7 @@ enum SDKBindings {
                 let result = try await operation()
                 recorder.end(service: service, method: method, began: began, status: "ok", result: result)
                 return result
-            } catch let error as CCAIError {
+            } catch let error as any SDKError {
                 recorder.end(service: service, method: method, began: began, status: error.code.rawValue, result: nil)
                 throw luaError(error, service: service, method: method)
             } catch {
@@ -233,7 +233,7 @@ enum SDKBindings {
 
     /// An SDK error as scripts get it: a `ccai.Error` with its code and message, the
     /// service and method, `retryable`, and the HTTP `status` when there is one.
-    static func luaError(_ error: CCAIError, service: String, method: String) -> LuaErrorValue {
+    static func luaError(_ error: any SDKError, service: String, method: String) -> LuaErrorValue {
         var fields: [String: LuaValue] = ["service": .string(service), "method": .string(method), "retryable": .boolean(error.retryable)]
         if let status = error.status { fields["status"] = .integer(Int64(status)) }
         return LuaErrorValue(code: error.code.rawValue, message: error.message, fields: fields)

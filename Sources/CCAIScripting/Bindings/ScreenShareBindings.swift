@@ -28,7 +28,7 @@ enum ScreenShareBindings {
             }
             do {
                 try ccai.initializeScreenShare(options: ScreenShareOptions(key: key, domain: try options.string("domain")))
-            } catch let error as CCAIError {
+            } catch let error as any SDKError {
                 throw SDKBindings.luaError(error, service: "screen_share", method: "initialize_screen_share")
             }
             if !bridge.started, let service = ccai.screenShareService, let emitter = context.emitters[.screenShare],
@@ -49,7 +49,7 @@ enum ScreenShareBindings {
         module.function("create", LuaSignature("Creates a session for a screen-shareable chat (pending, with the code the agent joins with).",
                                                parameters: ["request: { communication_id: integer?, communication_type: \"chat\"?, initiated_from: \"agent\"|\"end_user\" }"],
                                                returns: ["table"])) { call in
-            let service = try SDKBindings.require(ccai.screenShareService, call)
+            let service = try service(ccai, call)
             let argument = call.isNil(1) ? LuaTable() : try call.table(1, "request")
             let request = argument["request"]?.tableValue ?? argument
             let given = request["communication_id"] ?? .nil
@@ -74,49 +74,61 @@ enum ScreenShareBindings {
                                                  parameters: ["options?: { accepted: boolean? }|boolean"], returns: ["table"])) { call in
             let positional: Bool? = (try? call.optionalBoolean(1, "accepted")) ?? nil
             let accepted = try positional ?? call.options(1, "options").boolean("accepted") ?? true
-            let service = try SDKBindings.require(ccai.screenShareService, call)
+            let service = try service(ccai, call)
             return try SDKBindings.sdk(call) { try await service.activate(accepted: accepted) }
         }
         module.function("enable_remote_control", LuaSignature("Answers the agent's remote-control request.",
                                                               parameters: ["enabled: boolean"], returns: ["table"])) { call in
             let enabled = try call.boolean(1, "enabled")
-            let service = try SDKBindings.require(ccai.screenShareService, call)
+            let service = try service(ccai, call)
             return try SDKBindings.sdk(call) { try await service.enableRemoteControl(enabled) }
         }
         module.function("enable_full_device_sharing", LuaSignature("Lets the agent see the whole device rather than the app.",
                                                                    parameters: ["enabled: boolean"], returns: ["table"])) { call in
             let enabled = try call.boolean(1, "enabled")
-            let service = try SDKBindings.require(ccai.screenShareService, call)
+            let service = try service(ccai, call)
             return try SDKBindings.sdk(call) { try await service.enableFullDeviceSharing(enabled) }
         }
         let end: LuaFunctionBody = { call in
-            let service = try SDKBindings.require(ccai.screenShareService, call)
+            let service = try service(ccai, call)
             return try SDKBindings.sdk(call) { try await service.end() }
         }
         module.function("end", LuaSignature("Ends the session.", returns: ["table"]), end)
         module.function("end_session", LuaSignature("Ends the session (end is a Lua keyword: ccai.screen_share[\"end\"]()).",
                                                     returns: ["table"]), end)
         module.function("clear", LuaSignature("Forgets the session; the state is none again.")) { call in
-            try SDKBindings.require(ccai.screenShareService, call).clear()
+            try service(ccai, call).clear()
             return .none
         }
         module.function("update_options", LuaSignature("Replaces the options (key, domain).",
                                                        parameters: ["options: { key: string, domain: string? }"])) { call in
             let options = try call.options(1, "options")
             guard let key = try options.string("key"), !key.isEmpty else { throw call.argumentError(1, "options.key", "a key expected") }
-            let service = try SDKBindings.require(ccai.screenShareService, call)
+            let service = try service(ccai, call)
             service.updateOptions(ScreenShareOptions(key: key, domain: try options.string("domain")))
             return .none
         }
         module.function("get_state", LuaSignature("The current session's state: none, pending, authorizing, active or ended.",
                                                   returns: ["string"])) { call in
-            let service = try SDKBindings.require(ccai.screenShareService, call)
+            let service = try service(ccai, call)
             return call.returning(.string(service.state.rawValue))
         }
         module.function("get_current_session", LuaSignature("The session the service works on, if any.", returns: ["table?"])) { call in
-            let service = try SDKBindings.require(ccai.screenShareService, call)
+            let service = try service(ccai, call)
             return call.returning(try service.currentSession.map { try LuaEncoder().encode($0) } ?? .nil)
         }
         return module
+    }
+
+    /// The screen share service, or `not_initialized` as the seed's
+    /// `ScreenShareError.serviceNotAvailable` says it.
+    private static func service(_ ccai: CCAI, _ call: LuaCall) throws -> ScreenShareService {
+        guard let service = ccai.screenShareService else {
+            let (_, method) = SDKBindings.serviceAndMethod(of: call)
+            throw LuaErrorValue(code: ScreenShareError.serviceNotAvailable.code.rawValue,
+                                message: "screen sharing is not initialized: call ccai.initialize_screen_share() first",
+                                fields: ["service": "screen_share", "method": .string(method)])
+        }
+        return service
     }
 }

@@ -83,7 +83,7 @@ struct SmartActionResponder: PluginResponder {
             }
             do {
                 _ = try await content.send(with: chat)
-            } catch let error as CCAIError where error.code == .tooLarge || error.code == .invalidArgument {
+            } catch let error as any SDKError where error.code == .tooLarge || error.code == .invalidArgument {
                 try await fail(action, reason: error.message, service: service)
                 throw error
             }

@@ -160,7 +160,8 @@ ccai.log.info("forms scenario passed")
 -- joins, the customer starts it and allows remote control; then declines a second one;
 -- then shares on their own initiative.
 ok, err = pcall(ccai.screen_share.create, { initiated_from = "agent" })
-assert(not ok and err.code == "not_initialized", tostring(err))
+assert(not ok and err.code == "not_initialized" and err.message:find("ccai.initialize_screen_share", 1, true)
+       and err.service == "screen_share" and err.method == "create", tostring(err))
 ccai.initialize_screen_share{ key = "dev-key" }
 assert(ccai.screen_share.get_state() == "none")
 local cobrowse = ccai.chat.start{ menu_id = 5 }
