@@ -12,6 +12,7 @@ extension SandboxStore {
               updated_at REAL NOT NULL,
               PRIMARY KEY (end_user_id, type)
             );
+            CREATE INDEX IF NOT EXISTS push_tokens_by_token ON push_tokens (type, token);
             CREATE TABLE IF NOT EXISTS pushes (
               id INTEGER PRIMARY KEY AUTOINCREMENT,
               end_user_id INTEGER NOT NULL,
