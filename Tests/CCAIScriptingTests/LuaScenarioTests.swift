@@ -53,6 +53,15 @@ import Testing
         try await LuaScenario("push.lua", inProcess: true).run().expectPassed("push scenario passed")
     }
 
+    /// The long-waits example: a plugin's deflection hook, asked for a call, offers a
+    /// callback once the line has a wait, and the customer books it.
+    @Test func aPluginDeflectsALongWaitToACallback() async throws {
+        let outcome = try await LuaScenario("../../examples/long_waits/scenario.lua", sandbox: "../../examples/long_waits/sandbox.lua").run()
+        outcome.expectPassed("long waits scenario passed")
+        #expect(outcome.everything.contains("offered: The wait is about 5 minutes: we can call you back instead."), "\(outcome.everything)")
+        #expect(outcome.everything.contains("callback booked for Mon 09:30 UTC"), "\(outcome.everything)")
+    }
+
     @Test func virtualAgentsAnswerAndEscalate() async throws {
         try await LuaScenario("virtual_agents.lua", sandbox: "agents/sandbox.lua").run()
             .expectPassed("virtual agents scenario passed")
