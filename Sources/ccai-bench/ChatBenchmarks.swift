@@ -1,5 +1,4 @@
 import CCAIKit
-import CCAISandbox
 import CCAIWire
 import Foundation
 
@@ -15,10 +14,7 @@ struct ChatBenchmarks {
     /// p50 and p99 of the round trip with 1 chat, then with 1,000 concurrent chats (1,000
     /// SDK instances sharing one libcurl thread, one process), and the ratio of the p50s.
     func chatMessageRoundTrip() async throws -> [BenchmarkResult] {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bench-chat-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        try """
+        let echo = """
             return function(agent)
               while true do
                 local message = agent.wait_for_message{ timeout = 600 }
@@ -26,38 +22,26 @@ struct ChatBenchmarks {
                 agent.send(message.text)
               end
             end
-            """.write(to: folder.appendingPathComponent("echo.lua"), atomically: true, encoding: .utf8)
-        let config = folder.appendingPathComponent("sandbox.lua")
-        try """
+            """
+        let config = """
             return { company = { name = "Bench", languages = { "en" }, time_zone = "UTC", key = "dev-key", secret = "dev-secret" },
                      menus = { { id = 1, name = "Echo", channels = { chat = {} } } },
                      agents = { { name = "Echo", menus = { 1 }, script = "echo.lua" } } }
-            """.write(to: config, atomically: true, encoding: .utf8)
-        let sandbox = try Sandbox(configuration: try await SandboxConfiguration.load(file: config.path))
-        let server = try sandbox.serve()
-        defer { Task { await server.stop() } }
+            """
+        let bench = try await BenchmarkSandbox("chat", files: ["echo.lua": echo, "sandbox.lua": config])
+        defer { bench.close() }
         let http = HTTPClient()
 
-        let single = try await measure(chats: 1, rounds: soloRounds, from: 0, port: server.port, http: http)
+        let single = try await measure(chats: 1, rounds: soloRounds, from: 0, port: bench.port, http: http)
         let crowdStart = DispatchTime.now().uptimeNanoseconds
-        let many = try await measure(chats: crowd, rounds: crowdRounds, from: 1, port: server.port, http: http)
+        let many = try await measure(chats: crowd, rounds: crowdRounds, from: 1, port: bench.port, http: http)
         let crowdSeconds = Double(DispatchTime.now().uptimeNanoseconds - crowdStart) / 1e9
-        let (p50One, p99One) = (percentile(single, 0.50), percentile(single, 0.99))
-        let (p50Many, p99Many) = (percentile(many, 0.50), percentile(many, 0.99))
-        func ms(_ seconds: Double) -> Double { seconds * 1_000 }
         let detail = "customer -> sandbox -> agent script echo -> customer event"
-        return [
-            BenchmarkResult(name: "chat_rtt_p50_1_ms", value: ms(p50One), target: "-",
-                            detail: "\(single.count) round trips, 1 chat; \(detail)"),
-            BenchmarkResult(name: "chat_rtt_p99_1_ms", value: ms(p99One), target: "-", detail: "same run"),
-            BenchmarkResult(name: "chat_rtt_p50_1000_ms", value: ms(p50Many), target: "-",
-                            detail: String(format: "%d round trips, %d concurrent chats in one process, %.0f a second with sign-ins",
-                                           many.count, crowd, Double(many.count) / crowdSeconds)),
-            BenchmarkResult(name: "chat_rtt_p99_1000_ms", value: ms(p99Many), target: "-", detail: "same run"),
-            BenchmarkResult(name: "chat_message_round_trip", value: p50Many / p50One, target: "-",
-                            detail: String(format: "p50 at %d chats / p50 at 1 chat (%.2f ms / %.2f ms)",
-                                           crowd, ms(p50Many), ms(p50One))),
-        ]
+        return CrowdLatency(single: single, many: many, crowd: crowd).results(
+            prefix: "chat_rtt", ratioName: "chat_message_round_trip", what: "chat",
+            singleDetail: "\(single.count) round trips, 1 chat; \(detail)",
+            crowdDetail: String(format: "%d round trips, %d concurrent chats in one process, %.0f a second with sign-ins",
+                                many.count, crowd, Double(many.count) / crowdSeconds))
     }
 
     /// Round-trip seconds of `chats` customers talking at once, `rounds` messages each.
@@ -99,11 +83,5 @@ struct ChatBenchmarks {
         }
         try await chat.endChat()
         return samples
-    }
-
-    private func percentile(_ samples: [Double], _ fraction: Double) -> Double {
-        let sorted = samples.sorted()
-        guard !sorted.isEmpty else { return .nan }
-        return sorted[min(sorted.count - 1, Int((Double(sorted.count) * fraction).rounded(.up)) - 1)]
     }
 }

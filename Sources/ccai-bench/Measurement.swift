@@ -17,6 +17,41 @@ struct Timing {
     }
 }
 
+extension Array where Element == Double {
+    /// The sample at `fraction` (0.5: the median) of the sorted samples, nearest rank; NaN
+    /// when there is none.
+    func percentile(_ fraction: Double) -> Double {
+        let sorted = self.sorted()
+        guard !sorted.isEmpty else { return .nan }
+        return sorted[Swift.min(sorted.count - 1, Swift.max(0, Int((Double(sorted.count) * fraction).rounded(.up)) - 1))]
+    }
+}
+
+/// A latency measured alone, then in a crowd (`crowd` at once): its figures are the p50
+/// and p99 of each in milliseconds (`<prefix>_p50_1_ms`, `<prefix>_p99_1000_ms`, ...) and
+/// the ratio of the p50s (`ratioName`).
+struct CrowdLatency {
+    var single: [Double]
+    var many: [Double]
+    var crowd: Int
+
+    /// `what` names one of the things measured (`chat`, `call`); the details say how.
+    func results(prefix: String, ratioName: String, what: String, singleDetail: String, crowdDetail: String) -> [BenchmarkResult] {
+        func ms(_ seconds: Double) -> Double { seconds * 1_000 }
+        let (p50One, p99One) = (single.percentile(0.50), single.percentile(0.99))
+        let (p50Many, p99Many) = (many.percentile(0.50), many.percentile(0.99))
+        return [
+            BenchmarkResult(name: "\(prefix)_p50_1_ms", value: ms(p50One), target: "-", detail: singleDetail),
+            BenchmarkResult(name: "\(prefix)_p99_1_ms", value: ms(p99One), target: "-", detail: "same run"),
+            BenchmarkResult(name: "\(prefix)_p50_\(crowd)_ms", value: ms(p50Many), target: "-", detail: crowdDetail),
+            BenchmarkResult(name: "\(prefix)_p99_\(crowd)_ms", value: ms(p99Many), target: "-", detail: "same run"),
+            BenchmarkResult(name: ratioName, value: p50Many / p50One, target: "-",
+                            detail: "p50 at \(crowd) \(what)s / p50 at 1 \(what) "
+                                + String(format: "(%.2f ms / %.2f ms)", ms(p50Many), ms(p50One))),
+        ]
+    }
+}
+
 /// One line of the report: a named figure, with what it was computed from.
 struct BenchmarkResult {
     var name: String

@@ -24,6 +24,7 @@ struct RuntimeBenchmarks {
             ("state_memory_bytes", one(stateMemory)),
             ("http_round_trip_ratio", one(PlatformBenchmarks().httpRoundTripRatio)),
             ("chat_message_round_trip", ChatBenchmarks().chatMessageRoundTrip),
+            ("call_setup_ms", CallBenchmarks().callSetup),
             ("transcript_pdf_ms", one(TranscriptBenchmarks().transcriptPDF)),
             ("redaction_ms", one { TranscriptBenchmarks().redaction() }),
             ("sandbox_rss_per_1000_chats", SoakBenchmarks().sandboxRSSPer1000Chats),

@@ -1,5 +1,4 @@
 import CCAIKit
-import CCAISandbox
 import CCAIWire
 import Foundation
 
@@ -16,10 +15,7 @@ struct SoakBenchmarks {
     let concurrency = 16
 
     func sandboxRSSPer1000Chats() async throws -> [BenchmarkResult] {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bench-soak-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        try """
+        let echo = """
             return function(agent)
               agent.send("Hi, I echo")
               while true do
@@ -28,26 +24,23 @@ struct SoakBenchmarks {
                 agent.send(message.text)
               end
             end
-            """.write(to: folder.appendingPathComponent("echo.lua"), atomically: true, encoding: .utf8)
-        let config = folder.appendingPathComponent("sandbox.lua")
-        try """
+            """
+        let config = """
             return { company = { name = "Soak", languages = { "en" }, time_zone = "UTC", key = "dev-key", secret = "dev-secret" },
                      menus = { { id = 1, name = "Echo", channels = { chat = {} } } },
                      agents = { { name = "Echo", menus = { 1 }, script = "echo.lua" } },
                      limits = { requests_per_second = 1e9, burst = 1e9, chats_per_hour = 1000000 } }
-            """.write(to: config, atomically: true, encoding: .utf8)
-        let sandbox = try Sandbox(configuration: try await SandboxConfiguration.load(file: config.path),
-                                  dataDirectory: folder.appendingPathComponent("data").path)
-        let server = try sandbox.serve()
-        defer { Task { await server.stop() } }
+            """
+        let bench = try await BenchmarkSandbox("soak", files: ["echo.lua": echo, "sandbox.lua": config], keepsData: true)
+        defer { bench.close() }
         let http = HTTPClient()
         var results: [BenchmarkResult] = []
         for (name, streams) in [("sandbox_rss_per_1000_chats", false), ("sandbox_rss_per_1000_chats_streams", true)] {
             let prefix = streams ? "streams" : "plain"
-            try await run(warmUp, from: 0, prefix: prefix, streams: streams, port: server.port, http: http)
+            try await run(warmUp, from: 0, prefix: prefix, streams: streams, port: bench.port, http: http)
             let before = Self.residentKilobytes()
             let start = DispatchTime.now().uptimeNanoseconds
-            try await run(chats, from: warmUp, prefix: prefix, streams: streams, port: server.port, http: http)
+            try await run(chats, from: warmUp, prefix: prefix, streams: streams, port: bench.port, http: http)
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
             let after = Self.residentKilobytes()
             let perThousand = Double(after - before) / (Double(chats) / 1_000)
