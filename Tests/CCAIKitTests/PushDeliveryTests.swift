@@ -95,6 +95,30 @@ import Testing
         #expect(try await sandbox.pushes.send(payload, type: .apns, endUserID: secondID)?.tokenSuffix == "77777777")
     }
 
+    /// Devices come and go in a long-lived program: those gone are forgotten as new ones
+    /// register, and a push to their tokens reaches nobody.
+    @Test func devicesGoneAreForgotten() async throws {
+        let network = LocalPushNetwork()
+        let sandbox = try Sandbox(log: { _ in })
+        for index in 0..<200 {
+            let (device, delegate) = try device(sandbox, network: network, "passing-\(index)")
+            let token = String(format: "%064x", index)
+            network.register(token, type: .apns, for: try #require(device.pushNotificationService))
+            withExtendedLifetime(delegate) {}
+        }
+        let (kept, delegate) = try device(sandbox, network: network, "kept")
+        defer { withExtendedLifetime(delegate) {} }
+        let push = try #require(kept.pushNotificationService)
+        network.register(String(repeating: "ab", count: 32), type: .apns, for: push)
+        var inbox = push.receivedPushes().makeAsyncIterator()
+        let record = PushRecord(id: 1, endUserId: 1, type: .apns, tokenSuffix: "", payload: PushPayload(kind: .chatMessage, chatId: 1),
+                                sentAt: 0)
+        await network.deliver(record, to: String(format: "%064x", 3))
+        await network.deliver(record, to: String(repeating: "ab", count: 32))
+        #expect(await inbox.next()?.type == .apns, "the live device still gets its pushes")
+        #expect(network.addressCount < 64, "the gone devices' addresses were swept: \(network.addressCount)")
+    }
+
     /// A lock screen shows a line: the alert is the sender and the text cut to 178
     /// characters, or what was sent when it is not text.
     @Test func theAlertIsTheSenderAndTheTextCut() {

@@ -49,6 +49,26 @@ import Testing
         #expect(gauge?.hasSuffix("max=3") == true, "\(output.stdout)")
     }
 
+    /// An iteration that leaves the app in the background, even by failing there, does not
+    /// leave the next one without its event stream: each starts in the foreground.
+    @Test func eachIterationStartsWithTheAppInTheForeground() async throws {
+        let path = try scenario("""
+            return {
+              options = { vus = 1, iterations = 2 },
+              run = function(ctx)
+                print(string.format("iteration %d starts in the background: %s", ctx.iteration, tostring(ccai.is_in_background())))
+                ccai.set_in_background(true)
+                if ctx.iteration == 1 then error("failed while away") end
+              end,
+            }
+            """)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let output = try await CLI.run(["run", path, "--quiet"])
+        #expect(output.stdout.contains("iteration 1 starts in the background: false"), "\(output.stdout)")
+        #expect(output.stdout.contains("iteration 2 starts in the background: false"), "\(output.stdout)")
+        #expect(output.stdout.contains("iteration_failed...............: 50.00%"), "\(output.stdout)")
+    }
+
     /// `setup` runs once and its result is a fresh copy in every iteration; `teardown`
     /// gets it back unchanged.
     @Test func setupDataIsCopiedIntoEachIterationAndTeardownGetsIt() async throws {

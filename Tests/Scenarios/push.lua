@@ -24,6 +24,8 @@ end
 ccai.chat.wait_for("messages_received", { timeout = 30, match = from_ben })
 assert(#seen == 0, "nothing is pushed while the app listens")
 
+local states = {}
+ccai.chat.on("state_changed", function(state) states[#states + 1] = state end)
 ccai.set_in_background(true)
 assert(ccai.is_in_background() == true)
 ccai.chat.send_message{ text = "Where is my order?" }
@@ -41,6 +43,8 @@ local texts = {}
 for _, message in ipairs(reply) do texts[#texts + 1] = message.text end
 assert(alert:find(texts[#texts] and texts[#texts]:sub(1, 20) or "?", 1, true), "the reply the push announced arrives: "
        .. table.concat(texts, " | ") .. " / " .. alert)
+assert(table.concat(states, ",") == "disconnected,connecting,connected",
+       "the provider's line closes in the background and connects again: " .. table.concat(states, ","))
 
 -- A token cleared is no longer the device's: the platform has nowhere to push. (The
 -- goodbye's answer comes on the stream once back; a push would have come before it.)

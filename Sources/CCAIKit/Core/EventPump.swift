@@ -93,6 +93,9 @@ final class EventPump: @unchecked Sendable {
         let stopping: Task<Void, Never>? = lock.withLock {
             suspended = isSuspended
             if isSuspended {
+                // Not a network loss (none is told), but the stream is gone: back in the
+                // foreground the provider is `connecting` again until it reconnects.
+                connected = false
                 defer { task = nil }
                 return task
             }

@@ -1,3 +1,4 @@
+import CCAIKit
 import Foundation
 import LuaRuntime
 import Timekeeping
@@ -7,14 +8,17 @@ import Timekeeping
 actor VirtualUser {
     let number: Int
     private let state: LuaState
+    /// The user's SDK instance, when the run has a platform.
+    private let sdk: CCAI?
     private var iteration = 0
     private var isClosed = false
     /// True once a budget killed the state (kills are sticky) or the user was closed.
     private(set) var isKilled = false
 
-    private init(number: Int, state: LuaState) {
+    private init(number: Int, state: LuaState, sdk: CCAI?) {
         self.number = number
         self.state = state
+        self.sdk = sdk
     }
 
     /// Makes the user's state and runs the file's top level in it (`chunk`, the file
@@ -25,7 +29,8 @@ actor VirtualUser {
         -> VirtualUser
     {
         let folder = URL(fileURLWithPath: script).deletingLastPathComponent().path
-        let user = VirtualUser(number: number, state: try await runner.makeState(modulePaths: [folder], printing: runner.printOutput))
+        let user = VirtualUser(number: number, state: try await runner.makeState(modulePaths: [folder], printing: runner.printOutput),
+                               sdk: runner.sdk)
         guard users.add(user) else {
             await user.close()
             throw LuaScriptError(kind: .cancelled, message: "the run was stopped")
@@ -55,7 +60,8 @@ actor VirtualUser {
     /// The error of an iteration the end of the run stopped.
     static let stoppedAtTheEnd = "stopped when the run ended (its graceful_stop had passed, it timed out or it was interrupted)"
 
-    /// Runs one iteration and records it.
+    /// Runs one iteration and records it; an app the iteration left in the background
+    /// (``CCAI/setInBackground(_:)``) comes back to the foreground after it.
     func iterate(data: LuaValue, clock: any Clock, metrics: ScenarioMetrics) async {
         guard !isKilled else { return }
         iteration += 1
@@ -71,6 +77,8 @@ actor VirtualUser {
             failure = "\(error)"
         }
         metrics.recordIteration(seconds: clock.now().timeIntervalSince(began), error: failure)
+        // Each iteration starts with the app in the foreground, whatever the last one did.
+        if let sdk, sdk.isInBackground, !isKilled { await sdk.setInBackground(false) }
     }
 
     /// Stops the user: Lua running in its state ends at once (even a loop that never
