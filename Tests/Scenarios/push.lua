@@ -8,6 +8,8 @@ assert(not ok and err.code == "invalid_argument" and err.message:find("in_backgr
 
 -- Each device has its own token (a VU of a load test too): made from a UUID's 16 bytes.
 local token = (ccai.uuid():gsub("-", "")):gsub("%x%x", function(hex) return string.char(tonumber(hex, 16)) end)
+local misspelt, why = pcall(ccai.push.update_push_token, { token = token, type = "apns" })
+assert(not misspelt and why.code == "invalid_argument" and why.message:find("unknown field 'token'", 1, true), tostring(why))
 ccai.push.update_push_token{ data = token, type = "apns" }
 local seen = {}
 ccai.push.on("push", function(push) seen[#seen + 1] = push end)

@@ -88,7 +88,8 @@ final class EventPump: @unchecked Sendable {
 
     /// Closes the stream while the app is in the background (`true`), keeping its
     /// subscribers; reopens it from the last event received when it comes back (`false`).
-    /// Returns the run being stopped, to wait for the stream to be closed.
+    /// Returns the run to stop, detached from the pump: the caller cancels it, outside any
+    /// lock of its own (cancelling runs the transport's handlers), and waits for it.
     func setSuspended(_ isSuspended: Bool) -> Task<Void, Never>? {
         let stopping: Task<Void, Never>? = lock.withLock {
             suspended = isSuspended
@@ -102,7 +103,6 @@ final class EventPump: @unchecked Sendable {
             if task == nil, !subscribers.isEmpty { startRunLocked() }
             return nil
         }
-        stopping?.cancel()
         return stopping
     }
 

@@ -34,6 +34,11 @@ enum PushBindings {
             "Registers the device's token of a type with the platform (data: its bytes), or clears it (data = nil).",
             parameters: ["options: { data: string?, type: \"apns\"|\"voip\" }"])) { call in
             let options = try call.options(1, "options")
+            // A misspelt field must not read as `data = nil`, which clears the token.
+            if let unknown = options.unknownFields(known: ["data", "type"]).first {
+                throw call.argumentError(1, "options", "unknown field '\(unknown)'" + Suggestion.didYouMean(unknown, among: ["data", "type"])
+                                         + ": { data = token bytes or nil, type = 'apns' or 'voip' } expected")
+            }
             guard let name = try options.string("type"), let type = PushTokenType(rawValue: name) else {
                 throw call.argumentError(1, "options", "field 'type': " + PushTokenType.allCases.map { "'\($0.rawValue)'" }.joined(separator: " or ")
                                          + " expected")

@@ -33,6 +33,27 @@ public struct LuaOptions {
         fieldError(key, "\(expected) expected, got \(LuaStack(call.L).typeName(at: top))")
     }
 
+    /// The table's keys that are not in `known` (a non-string key as its Lua text), in
+    /// no particular order; none when the argument is absent or not a table. A function
+    /// that must not ignore a misspelt field (`{ token = ... }` for `{ data = ... }`)
+    /// refuses these.
+    public func unknownFields(known: Set<String>) -> [String] {
+        let L = call.L
+        guard !isAbsent, lua_type(L, Int32(index)) == LUA_TTABLE, lua_checkstack(L, 3) != 0 else { return [] }
+        var unknown: [String] = []
+        lua_pushnil(L)
+        while lua_next(L, Int32(index)) != 0 {
+            if lua_type(L, -2) == LUA_TSTRING, let text = lua_tolstring(L, -2, nil) {
+                let key = String(cString: text)
+                if !known.contains(key) { unknown.append(key) }
+            } else {
+                unknown.append("[\(LuaStack(L).typeName(at: -2))]")
+            }
+            lrt_pop(L, 1)
+        }
+        return unknown
+    }
+
     /// Whether the field is present (not nil).
     public func has(_ key: String) -> Bool {
         withField(key) { lua_type(call.L, $0) != LUA_TNIL }
