@@ -97,9 +97,11 @@ import Testing
         let (state, _) = try await makeChatState()
         let results = try await state.run(source: """
             local ok, err = pcall(chat.wait_for, "messages_received", { timeout = 0.02 })
-            return ok, err.code, err.message
+            return ok, err.code, err.message, tostring(err)
             """, chunkName: "=t")
-        #expect(results == [false, "timeout", "no 'messages_received' event within 0.02 seconds"])
+        #expect(results == [false, "timeout", "no 'messages_received' event within 0.02 seconds",
+                            "chat.wait_for: no 'messages_received' event within 0.02 seconds [timeout]"],
+                "the function that raised it is named, as every error says it")
     }
 
     @Test func handlerErrorsAreReportedAndTheHandlerStays() async throws {

@@ -72,8 +72,8 @@ extension LuaErrorValue {
         LuaErrorValue(code: "cancelled", message: message)
     }
 
-    public static func timeout(_ message: String) -> LuaErrorValue {
-        LuaErrorValue(code: "timeout", message: message)
+    public static func timeout(_ message: String, function: String? = nil) -> LuaErrorValue {
+        LuaErrorValue(code: "timeout", message: message, function: function)
     }
 
     public static func limitExceeded(_ message: String, limit: String) -> LuaErrorValue {

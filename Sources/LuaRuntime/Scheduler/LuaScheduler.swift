@@ -233,19 +233,24 @@ final class LuaScheduler {
                 wake(task, .results(of: other))
             } else {
                 other.waiters.append(task)
-                startTimer(task, seconds: timeout) { "the task did not finish within \(LuaValue.format($0)) seconds" }
+                startTimer(task, seconds: timeout, function: "task:wait") {
+                    "the task did not finish within \(LuaValue.format($0)) seconds"
+                }
             }
         case .event(let emitter, let name, _, let timeout):
             emitter.addWaiter(task, for: name)
-            startTimer(task, seconds: timeout) { "no '\(name)' event within \(LuaValue.format($0)) seconds" }
+            startTimer(task, seconds: timeout, function: emitter.name + ".wait_for") {
+                "no '\(name)' event within \(LuaValue.format($0)) seconds"
+            }
         }
     }
 
-    private func startTimer(_ task: LuaTask, seconds: Double?, message: @escaping (Double) -> String) {
+    /// Ends the task's wait with a `timeout` error raised by `function` after `seconds`.
+    private func startTimer(_ task: LuaTask, seconds: Double?, function: String, message: @escaping (Double) -> String) {
         guard let seconds else { return }
         let owner = core.owner
         let id = task.id, token = task.wakeToken
-        let error = LuaErrorValue.timeout(message(seconds))
+        let error = LuaErrorValue.timeout(message(seconds), function: function)
         task.timer = core.clock.schedule(after: seconds) { [weak owner] in
             Task { await owner?.timeOut(taskID: id, token: token, error: error) }
         }
