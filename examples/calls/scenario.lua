@@ -49,6 +49,10 @@ local idle, nothing = pcall(ccai.call.set_muted, true)
 assert(not idle and nothing.code == "not_found", "controls need a call in progress")
 
 ccai.call.wait_for("state_changed", { timeout = 10, match = function(s) return s == "disconnected" end })
+-- The platform's record of the call ends too: its call_received comes on the event stream,
+-- which may be after the SDK's own line went down. sleep(0) lets the on handler see it.
+ccai.call.wait_for("call_received", { timeout = 10, match = function(c) return c.status == "ended" end })
+ccai.sleep(0)
 -- The refused first attempt went connecting, disconnected; the call connecting, connected,
 -- disconnected; the refused second call, made while on the line, left the line alone.
 assert(table.concat(lines, ",") == "connecting,disconnected,connecting,connected,disconnected", "the line: " .. table.concat(lines, ","))
