@@ -3,3 +3,26 @@ if ! command -v swift >/dev/null 2>&1 && [[ -x /opt/swift/usr/bin/swift ]]; then
   export PATH="/opt/swift/usr/bin:$PATH"
 fi
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+# Starts `ccai sandbox serve` (the debug build) on a free loopback port with the given
+# arguments, its output in the file $1; sets `port` and `server` (its pid) once it answers
+# /healthz. Ports are drawn below the kernel's ephemeral range (32768 and up), where no
+# outgoing connection can hold one; a start that fails is tried on another port.
+serve_sandbox() {
+  local log=$1
+  shift
+  for _ in 1 2 3 4 5; do
+    port=$((20000 + RANDOM % 12000))
+    ./.build/debug/ccai sandbox serve --listen "127.0.0.1:$port" "$@" >"$log" 2>&1 &
+    server=$!
+    for _ in $(seq 100); do
+      curl -s -o /dev/null "http://127.0.0.1:$port/healthz" && return 0
+      kill -0 "$server" 2>/dev/null || break
+      sleep 0.1
+    done
+    kill "$server" 2>/dev/null || true
+  done
+  echo "the sandbox did not start; its log:" >&2
+  cat "$log" >&2
+  return 1
+}
