@@ -179,7 +179,7 @@ public final class Sandbox: Sendable {
         EventRoutes(sessions: sessions, feed: feed, streams: streams).register(in: &router)
         ChatRoutes(sessions: sessions, starts: chatStarts, chats: chats, conversation: conversation, lifecycle: lifecycle,
                    smartActions: smartActions, desk: desk).register(in: &router)
-        CallRoutes(sessions: sessions, calls: calls, scheduled: scheduledCalls).register(in: &router)
+        CallRoutes(sessions: sessions, calls: calls, scheduled: scheduledCalls, desk: desk).register(in: &router)
         PushRoutes(sessions: sessions, pushes: pushes).register(in: &router)
         SmartActionRoutes(sessions: sessions, smartActions: smartActions).register(in: &router)
         MediaRoutes(sessions: sessions, files: files).register(in: &router)

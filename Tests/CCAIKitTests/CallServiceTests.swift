@@ -155,6 +155,41 @@ import Timekeeping
         await server.stop()
     }
 
+    /// A queue's voice virtual agent answers first; `canEscalate` shows the app's button and
+    /// `escalateToHumanAgent` brings a person.
+    @Test(.timeLimit(.minutes(1))) func aCallLeavesTheVirtualAgentForAPerson() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("voice-va-\(UUID().uuidString).lua").path
+        try """
+            return { company = { name = "x", languages = { "en" }, time_zone = "UTC", key = "dev-key", secret = "dev-secret" },
+                     menus = { { id = 1, name = "Assistant", channels = { voice_call = { instant = true, virtual_agent = "bot" } } } },
+                     agents = { { name = "Ada", menus = { 1 } } }, virtual_agents = { bot = { name = "Bot" } } }
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let server = try Sandbox(configuration: try await SandboxConfiguration.load(file: path)).serve()
+        let delegate = SigningDelegate(identifier: "escalating-caller")
+        let ccai = try makeSDK(port: server.port, delegate: delegate, cache: false)
+        ccai.initializeCall(CallOptions(playAudibleMessages: false))
+        let service = try #require(ccai.callService)
+        await #expect(throws: CallError.noCurrentCall) { try await service.escalateToHumanAgent() }
+        var calls = service.callReceived.makeAsyncIterator()
+        let menu = try #require(try await ccai.queueMenuService?.get().0.first)
+        let allowSkip = menu.channels?.voiceCall?.allowSkipVirtualAgent ?? false
+
+        _ = try await service.startInstantCall(InstantCallRequest(menuId: 1))
+        var answered: CallResponse?
+        while answered?.virtualAgent == nil, let call = await calls.next() { answered = call }
+        #expect(answered?.status == .connected && answered?.canEscalate(allowSkipVirtualAgent: allowSkip) == true)
+        let waiting = try await service.escalateToHumanAgent()
+        #expect(waiting.status == .waiting && !waiting.canEscalate(allowSkipVirtualAgent: allowSkip))
+        var human: CallResponse?
+        while human?.agent == nil || human?.status != .connected, let call = await calls.next() { human = call }
+        #expect(human?.agent?.name == "Ada")
+        await #expect(throws: (any Error).self, "no virtual agent is left") { try await service.escalateToHumanAgent() }
+        try await service.endCall()
+        withExtendedLifetime(delegate) {}
+        await server.stop()
+    }
+
     /// A booked call comes due: the SDK tells the callback once, from the event stream or
     /// the VoIP push the app hands over, and the accepted call reaches the agent.
     @Test(.timeLimit(.minutes(1))) func aScheduledCallIsBookedAndItsCallbackAnswered() async throws {

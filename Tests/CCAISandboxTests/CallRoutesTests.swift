@@ -139,6 +139,7 @@ import Testing
               if session.channel ~= "voice_call" then return end
               assert(session.status == "connected" and session.custom_data.unsigned.plan.value == "gold")
               assert(agent.send == nil, "a call has no messages")
+              assert(agent.escalate == nil, "a human agent has no virtual agent to leave")
               agent.hold()
               assert(agent.wait{ seconds = 0.01 })
               agent.resume()

@@ -30,6 +30,20 @@ import Testing
                 "\(outcome.everything)")
     }
 
+    /// The voice virtual agent example: it answers first, `call:can_escalate` shows the
+    /// button, and the caller's escalation brings a person.
+    @Test func theVirtualAgentExampleEscalatesACallToAPerson() async throws {
+        let outcome = try await LuaScenario("../../examples/calls/virtual_agent.lua", sandbox: "../../examples/calls/sandbox.lua").run()
+        outcome.expectPassed("virtual agent scenario passed")
+        #expect(outcome.everything.contains(#"participants="joined Robin, left Robin, joined Rae""#), "\(outcome.everything)")
+        #expect(outcome.everything.contains(#"call="ccai.Call: 0x"#), "a call table names its class: \(outcome.everything)")
+    }
+
+    @Test func everyCallTableHasItsMethods() async throws {
+        try await LuaScenario("call_methods.lua", sandbox: "../../examples/calls/sandbox.lua").run()
+            .expectPassed("call methods scenario passed")
+    }
+
     @Test func theVoicemailExampleLeavesMessagesAndTakesTheOfferedDeflection() async throws {
         let outcome = try await LuaScenario("../../examples/calls/voicemail.lua", sandbox: "../../examples/calls/sandbox.lua").run()
         outcome.expectPassed("voicemail scenario passed")

@@ -152,3 +152,48 @@ import Testing
         #expect(report.value?.either.count == 2 && report.value?.rest == 3)
     }
 }
+
+/// Models that are Lua classes: their tables get the class's methods when pushed.
+@Suite struct LuaClassTests {
+    struct Ticket: Codable, LuaClass {
+        static let luaClassName = "test.Ticket"
+        var id: Int
+        var open: Bool
+    }
+
+    struct Desk: Codable {
+        var tickets: [Ticket]
+    }
+
+    @Test func encodedTablesNameTheirClassAtAnyDepthAndCompareByTheirEntries() throws {
+        let ticket = try LuaEncoder().encode(Ticket(id: 1, open: true))
+        #expect(ticket.tableValue?.className == "test.Ticket")
+        #expect(ticket == ["id": 1, "open": true], "the class is presentation, not data")
+        let desk = try LuaEncoder().encode(Desk(tickets: [Ticket(id: 2, open: false)]))
+        #expect(desk.tableValue?.className == nil && desk["tickets"]?[1]?.tableValue?.className == "test.Ticket")
+    }
+
+    @Test func aStateThatDefinesTheClassGivesItsTablesTheMethods() async throws {
+        let state = try makeState()
+        let results = try await state.withContext { lua in
+            var methods = LuaModule(name: "test.Ticket")
+            methods.function("is_open", LuaSignature("Whether the ticket is open.", returns: ["boolean"])) { call in
+                call.returning(.boolean(try LuaDecoder().decode(Ticket.self, from: .table(try call.table(1, "self"))).open))
+            }
+            lua.defineClass(Ticket.luaClassName, methods: methods)
+            lua.setGlobal("ticket", try LuaEncoder().encode(Ticket(id: 3, open: true)))
+            lua.setGlobal("desk", try LuaEncoder().encode(Desk(tickets: [Ticket(id: 4, open: false)])))
+            return try lua.evaluate("return ticket:is_open(), desk.tickets[1]:is_open(), tostring(ticket):match('^test%.Ticket'), ticket.id")
+        }
+        #expect(results == [true, false, "test.Ticket", 3])
+    }
+
+    @Test func aClassTheStateNeverDefinedLeavesTablesPlain() async throws {
+        let state = try makeState()
+        let results = try await state.withContext { lua in
+            lua.setGlobal("ticket", try LuaEncoder().encode(Ticket(id: 5, open: true)))
+            return try lua.evaluate("return getmetatable(ticket) == nil, ticket.id")
+        }
+        #expect(results == [true, 5])
+    }
+}

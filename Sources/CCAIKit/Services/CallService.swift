@@ -266,6 +266,24 @@ public final class CallService: @unchecked Sendable {
         remember(try await api.send(Endpoints.endCall, ["id": call.id], as: CallResponse.self))
     }
 
+    /// Leaves the queue's virtual agent for a human: the call waits for an agent again.
+    /// Show the button that calls it when `call.canEscalate(allowSkipVirtualAgent:)` says
+    /// so (seed 002 names the check, not the request: this is the project's own). A call
+    /// no virtual agent has is a `conflict`.
+    ///
+    /// ```swift
+    /// if call.canEscalate(allowSkipVirtualAgent: voice.allowSkipVirtualAgent ?? false) {
+    ///     try await ccai.callService?.escalateToHumanAgent()
+    /// }
+    /// ```
+    @discardableResult
+    public func escalateToHumanAgent() async throws -> CallResponse {
+        let call = try requireCurrentCall()
+        let escalated = try await api.send(Endpoints.escalateCall, ["id": call.id], as: CallResponse.self)
+        remember(escalated)
+        return escalated
+    }
+
     /// Mutes or unmutes the device's microphone; without a call in progress, `not_found`.
     public func setMuted(_ isMuted: Bool) throws {
         _ = try requireCallInProgress()

@@ -195,9 +195,59 @@ actor AgentDesk: SessionChangeObserver {
         }
     }
 
-    /// A call waits: the least busy human agent of its queue with room takes it.
+    /// A call waits: the queue's voice virtual agent answers it first, unless it was
+    /// escalated; otherwise the least busy human agent of its queue with room takes it.
     private func callWaiting(_ call: CallResponse, endUserID: Int) async {
+        if let found = environment.queues.voiceVirtualAgent(forMenu: call.menuId),
+            await virtualAgentTakes(call, endUserID: endUserID, id: found.id, name: found.configuration.name ?? found.id)
+        {
+            return
+        }
         await humanTakes(call, endUserID: endUserID)
+    }
+
+    /// The queue's voice virtual agent answers the call and runs its script; without one
+    /// it stays on the line (a call carries no messages for keyword rules) until the caller
+    /// escalates or hangs up. False when the call was not there to answer (escalated).
+    private func virtualAgentTakes(_ call: CallResponse, endUserID: Int, id: String, name: String) async -> Bool {
+        let actions = CallAgentActions(environment: environment, desk: self, callID: call.id, endUserID: endUserID, name: name,
+                                       kind: .virtual)
+        do {
+            guard try await actions.join() else { return false }
+        } catch {
+            environment.log("sandbox: virtual agent \(name) could not answer call \(call.id): \(error)")
+            return false
+        }
+        if let script = virtualScripts[id] {
+            let agent = ScriptedCallAgent(actions: actions, script: script, mailbox: AgentMailbox(clock: environment.clock))
+            callMailboxes[call.id] = agent.mailbox
+            Task {
+                await agent.run(call, joined: true)
+                await self.callScriptReturned(call.id, agent.mailbox)
+            }
+        }
+        return true
+    }
+
+    /// Leaves a call's virtual agent for a human (`escalateToHumanAgent`, or the virtual
+    /// agent's `agent.escalate()`), when ``Calls/escalationRefusal(_:)`` allows it: the
+    /// virtual agent leaves (its script stops waiting) and the call waits for the queue's
+    /// human agents.
+    func escalate(callID: Int, endUserID: Int) async throws -> CallResponse {
+        let calls = environment.calls
+        let call = try await calls.call(callID, endUserID: endUserID)
+        if let refusal = try calls.escalationRefusal(call) { throw refusal }
+        guard let waiting = try await calls.lifecycle.escalate(callID, endUserID: endUserID) else {
+            throw HTTPError.conflict("call \(callID) is no longer with a virtual agent, or its escalation has already started")
+        }
+        await callMailboxes.removeValue(forKey: callID)?.close()
+        if let name = call.virtualAgent?.name {
+            try await CallAgentActions(environment: environment, desk: self, callID: callID, endUserID: endUserID, name: name,
+                                       kind: .virtual).publishParticipant(.left)
+        }
+        await refreshWaitTimes(menuID: waiting.menuId)
+        await humanTakes(waiting, endUserID: endUserID)
+        return waiting
     }
 
     /// The call ended: a script waiting on it stops waiting, its agent takes the next

@@ -1,9 +1,10 @@
 import CCAIWire
 import Foundation
 
-/// What a sandbox agent does to a call, scripted or not: take it (`connecting`, the agent
-/// joins, `connected`), hold it and take it off hold, transfer it and end it. Everything
-/// goes through ``CallLifecycle``, stored and published to the call's end user.
+/// What a sandbox agent does to a call, scripted or not: take it (a human: `connecting`,
+/// the agent joins, `connected`; the queue's virtual agent answers it, `connected`), hold
+/// it and take it off hold, escalate it (a virtual agent), transfer it and end it.
+/// Everything goes through ``CallLifecycle``, stored and published to the call's end user.
 struct CallAgentActions: Sendable {
     let environment: AgentEnvironment
     /// The desk that started the agent: it hears when the agent transfers the call.
@@ -11,16 +12,24 @@ struct CallAgentActions: Sendable {
     let callID: Int
     let endUserID: Int
     let name: String
+    var kind: AgentKind = .human
 
     private var lifecycle: CallLifecycle { environment.calls.lifecycle }
 
     /// This agent as a call participant in events.
-    var participant: ChatMember { ChatMember(type: AgentKind.human.rawValue, name: name) }
+    var participant: ChatMember { ChatMember(type: kind.rawValue, name: name) }
 
     /// Takes the waiting call: `connecting` with this agent (the calls behind it hear
-    /// their new estimates), `participant_updated` (joined), `connected`. False when the
-    /// call is no longer there to take.
+    /// their new estimates), `participant_updated` (joined), `connected`; a virtual agent
+    /// answers it, connected at once. False when the call is no longer there to take (or,
+    /// for a virtual agent, was escalated).
     func join() async throws -> Bool {
+        if kind == .virtual {
+            guard let answered = try await lifecycle.answer(callID, endUserID: endUserID, virtualAgent: name) else { return false }
+            try await environment.calls.refreshWaitTimes(menuID: answered.menuId)
+            try await publishParticipant(.joined)
+            return true
+        }
         guard let assigned = try await lifecycle.move(callID, endUserID: endUserID, .assign, agent: name) else { return false }
         try await environment.calls.refreshWaitTimes(menuID: assigned.menuId)
         try await publishParticipant(.joined)
@@ -47,6 +56,12 @@ struct CallAgentActions: Sendable {
         if let moved = try await lifecycle.move(callID, endUserID: endUserID, transition) { return moved }
         let status = try await environment.calls.call(callID, endUserID: endUserID).status
         throw HTTPError.conflict("call \(callID) is \(status.rawValue): \(rule)")
+    }
+
+    /// A virtual agent hands the call to the queue's human agents
+    /// (``AgentDesk/escalate(callID:endUserID:)``).
+    func escalate() async throws -> CallResponse {
+        try await desk.escalate(callID: callID, endUserID: endUserID)
     }
 
     /// Moves the call to another queue (``AgentDesk/transfer(_:toMenu:)``).

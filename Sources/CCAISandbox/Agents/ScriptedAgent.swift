@@ -278,7 +278,9 @@ public final class ScriptedAgent: Sendable {
                                   parameters: ["options: { menu_id: integer }"])) { agent in
             transferFunction { _ = try await agent.actions.transfer(toMenu: $0) }
         },
-        AgentFunction("escalate", LuaSignature("Hands the chat to a human agent (virtual agents only); the script's waits end.")) { agent in
+        AgentFunction("escalate", LuaSignature(
+            "Hands the chat (or, for a voice virtual agent, the call, which it returns) to a human agent: virtual agents "
+                + "only; the script's waits end.")) { agent in
             agent.escalate.map { escalate in
                 { call in
                     try call.suspend {

@@ -7,7 +7,8 @@ import LuaRuntime
 /// taken the call (`connected`), with `session.channel == "voice_call"`. A call has no
 /// messages: its `agent` table offers `agent.hold()`, `agent.resume()`,
 /// `agent.wait{ seconds = 30 }` (the conversation goes on; false when the call ended
-/// meanwhile), `agent.transfer{ menu_id = 2 }` and `agent.end_session()`; `session` is the
+/// meanwhile), `agent.transfer{ menu_id = 2 }`, `agent.end_session()`, and for the
+/// queue's voice virtual agent `agent.escalate()` (to a human); `session` is the
 /// call as the wire API shows it, with its `custom_data` (without the items marked
 /// `invisible_to_agent`). A script that fails is logged; the call stays as the script left it.
 ///
@@ -31,12 +32,12 @@ final class ScriptedCallAgent: Sendable {
         self.mailbox = mailbox
     }
 
-    /// Takes the call and runs the script on it.
-    func run(_ call: CallResponse) async {
-        let label = "agent \(actions.name) (\(script.path)), call \(call.id)"
+    /// Takes the call (unless the desk did: `joined`) and runs the script on it.
+    func run(_ call: CallResponse, joined: Bool = false) async {
+        let label = "\(actions.kind == .virtual ? "virtual agent" : "agent") \(actions.name) (\(script.path)), call \(call.id)"
         let environment = actions.environment
         do {
-            guard try await actions.join() else { return }
+            if !joined { guard try await actions.join() else { return } }
             let connected = try await environment.calls.call(call.id, endUserID: actions.endUserID)
             guard case .table(var session) = try LuaEncoder().encode(connected) else {
                 throw LuaScriptError(kind: .runtime, message: "the call could not be given to the script")
@@ -75,6 +76,14 @@ final class ScriptedCallAgent: Sendable {
         AgentFunction("transfer", LuaSignature("Moves the call to another queue (a cold transfer); the script's waits end.",
                                   parameters: ["options: { menu_id: integer }"])) { agent in
             ScriptedAgent.transferFunction { _ = try await agent.actions.transfer(toMenu: $0) }
+        },
+        AgentFunction("escalate", LuaSignature(
+            "On a call, for the queue's voice virtual agent: hands the call to a human agent (it waits for one); the "
+                + "script's waits end.", returns: ["ccai.Call"])) { agent in
+            guard agent.actions.kind == .virtual else { return nil }
+            return { call in
+                try call.suspend { [try LuaEncoder().encode(try await ScriptedAgent.refusalsAsLuaErrors { try await agent.actions.escalate() })] }
+            }
         },
         AgentFunction("end_session", LuaSignature("Ends the call; false when it had already ended.", returns: ["boolean"])) { agent in
             { call in try call.suspend { [.boolean(try await agent.actions.end())] } }

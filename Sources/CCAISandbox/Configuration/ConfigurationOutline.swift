@@ -112,6 +112,7 @@ public enum ConfigurationOutline {
         if let call = channels.voiceCall {
             let traits = [call.instant == true ? "instant" : nil, call.schedule == true ? "scheduled" : nil,
                           call.recording.map { "recording \($0.rawValue)" }, call.phoneNumber,
+                          call.virtualAgent.map { "virtual agent \($0)" + (call.allowSkipVirtualAgent == true ? ", skippable" : "") },
                           call.redirectToVoicemail == true ? "redirected to voicemail" : nil,
                           call.waitDeflection.map { rule in
                               "past \(Checked.truncated(rule.afterSeconds) ?? 0) s offers " + rule.offers.map(\.rawValue).joined(separator: "/")

@@ -84,6 +84,8 @@ public enum ConfigurationStubs {
         ---@field redirect_to_voicemail boolean? every caller goes to voicemail for now (needs phone_number)
         ---@field wait_deflection ccai.sandbox.WaitDeflection?
         ---@field scheduling ccai.sandbox.Scheduling? how scheduled calls are booked (with schedule = true)
+        ---@field virtual_agent string? an id of virtual_agents: it answers the queue's calls first
+        ---@field allow_skip_virtual_agent boolean? a waiting caller may ask for a person before it answers
 
         ---@class ccai.sandbox.Scheduling
         ---@field slot_minutes integer? 30 by default

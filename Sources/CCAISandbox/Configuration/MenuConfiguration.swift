@@ -51,6 +51,11 @@ public struct MenuConfiguration: Codable, Sendable {
             public var waitDeflection: WaitDeflectionConfiguration?
             /// How scheduled calls are booked (with `schedule = true`).
             public var scheduling: SchedulingConfiguration?
+            /// The id of the virtual agent (`virtual_agents`) that answers the queue's calls
+            /// first; the caller, or its script, escalates to a human.
+            public var virtualAgent: String?
+            /// Callers may ask for a human while they wait, before the virtual agent has them.
+            public var allowSkipVirtualAgent: Bool?
         }
 
         public struct Email: Codable, Sendable {

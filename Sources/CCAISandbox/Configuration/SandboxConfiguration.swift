@@ -157,8 +157,10 @@ public struct SandboxConfiguration: Codable, Sendable {
             for target in [menu.deflection?.afterHours, menu.deflection?.overCapacity].compactMap({ $0 }) where !ids.contains(target) {
                 problems.append("menus[id \(menu.id)].deflection: there is no menu \(target)")
             }
-            if let id = menu.channels?.chat?.virtualAgent, virtualAgents?[id] == nil {
-                problems.append("menus[id \(menu.id)].channels.chat.virtual_agent: there is no virtual agent '\(id)'"
+            for (channel, id) in [("chat", menu.channels?.chat?.virtualAgent), ("voice_call", menu.channels?.voiceCall?.virtualAgent)]
+            {
+                guard let id, virtualAgents?[id] == nil else { continue }
+                problems.append("menus[id \(menu.id)].channels.\(channel).virtual_agent: there is no virtual agent '\(id)'"
                                 + Suggestion.didYouMean(id, among: Array((virtualAgents ?? [:]).keys)))
             }
         }

@@ -90,6 +90,17 @@ struct CallLifecycle: Sendable {
         try await published(try await store.updateCall(id: callID, transition, agent: agent, now: clock.now()), endUserID)
     }
 
+    /// The queue's virtual agent `name` answers a waiting call: connected, with it.
+    func answer(_ callID: Int, endUserID: Int, virtualAgent name: String) async throws -> CallResponse? {
+        try await published(try await store.answerCall(id: callID, virtualAgent: name, now: clock.now()), endUserID)
+    }
+
+    /// Leaves the virtual agent for human agents (``SandboxStore/escalateCall(id:)``); the
+    /// desk hands the call on.
+    func escalate(_ callID: Int, endUserID: Int) async throws -> CallResponse? {
+        try await published(try await store.escalateCall(id: callID), endUserID)
+    }
+
     /// Ends a call in progress for `reason` (``CallTransition/fail`` for a restart).
     func end(_ callID: Int, endUserID: Int, reason: CallEndReason, _ transition: CallTransition = .end) async throws
         -> CallResponse?

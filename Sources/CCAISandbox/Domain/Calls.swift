@@ -178,6 +178,22 @@ struct Calls: Sendable {
         return moved
     }
 
+    /// Why the end user may not leave the virtual agent of `call` for a human, or nil when
+    /// they may: while a virtual agent has the call, and while it waits on a queue whose
+    /// virtual agent callers may skip (`allow_skip_virtual_agent`), as
+    /// `CallResponse.canEscalate(allowSkipVirtualAgent:)` tells the app.
+    func escalationRefusal(_ call: CallResponse) throws -> HTTPError? {
+        guard call.isInProgress else { return ended(call) }
+        if call.virtualAgent != nil, call.agent == nil { return nil }
+        let voice = try queues.menu(call.menuId).channels?.voiceCall
+        if call.status == .waiting, voice?.virtualAgent != nil, voice?.allowSkipVirtualAgent == true { return nil }
+        if call.status == .waiting, voice?.virtualAgent != nil {
+            return HTTPError.conflict("call \(call.id) waits for queue \(call.menuId)'s virtual agent, which callers may not skip "
+                                      + "(its voice_call.allow_skip_virtual_agent is off)")
+        }
+        return HTTPError.conflict("call \(call.id) is \(call.status.rawValue) and no virtual agent has it: there is nothing to escalate")
+    }
+
     /// The end user hangs up.
     func end(_ call: CallResponse, endUserID: Int) async throws -> CallResponse {
         guard let ended = try await lifecycle.end(call.id, endUserID: endUserID, reason: .endUser) else { throw ended(call) }

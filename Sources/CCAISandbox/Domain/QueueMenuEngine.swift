@@ -131,7 +131,8 @@ struct QueueMenuEngine {
                 preSessionSmartAction: voice.preSessionSmartAction ?? false, scheduleEnabled: voice.schedule ?? false,
                 recordingOption: voice.recording ?? .never, voicemailReason: voicemailReason(menu),
                 phoneNumber: voice.phoneNumber, scheduleDeflectionType: deflection?.type.rawValue,
-                deflected: deflection != nil, deflectedReason: deflection?.reason)
+                deflected: deflection != nil, deflectedReason: deflection?.reason, virtualAgent: voice.virtualAgent != nil,
+                allowSkipVirtualAgent: voice.allowSkipVirtualAgent ?? false)
         }
         if let email = configured.email {
             channels.email = EmailChannel(email: email.email, instructionMessage: email.instructionMessage)

@@ -26,9 +26,16 @@ struct Queues: Sendable {
 
     /// The virtual agent that takes the chats of a queue, if it has one.
     func virtualAgent(forMenu menuID: Int) -> (id: String, configuration: VirtualAgentConfiguration)? {
-        guard let id = configuration.allMenus.first(where: { $0.id == menuID })?.channels?.chat?.virtualAgent,
-            let virtualAgent = configuration.virtualAgents?[id]
-        else { return nil }
+        virtualAgent(configuration.allMenus.first(where: { $0.id == menuID })?.channels?.chat?.virtualAgent)
+    }
+
+    /// The virtual agent that answers the calls of a queue, if it has one.
+    func voiceVirtualAgent(forMenu menuID: Int) -> (id: String, configuration: VirtualAgentConfiguration)? {
+        virtualAgent(configuration.allMenus.first(where: { $0.id == menuID })?.channels?.voiceCall?.virtualAgent)
+    }
+
+    private func virtualAgent(_ id: String?) -> (id: String, configuration: VirtualAgentConfiguration)? {
+        guard let id, let virtualAgent = configuration.virtualAgents?[id] else { return nil }
         return (id, virtualAgent)
     }
 

@@ -7,12 +7,15 @@ import Foundation
 /// /calls/voicemail`, `GET /calls/{id}/deflection` and the operator's `GET
 /// /admin/voicemails`; scheduled calls: `GET /queue_menus/{id}/scheduled_time_slots`,
 /// `POST /calls/scheduled`, `POST /calls/{id}/cancel` and the callback's `POST
-/// /calls/{id}/accept` and `POST /calls/{id}/decline`. The rules are ``Calls``',
-/// ``ScheduledCalls``' and ``CallLifecycle``'s, which tell the agent desk what changed.
+/// /calls/{id}/accept` and `POST /calls/{id}/decline`; `POST /calls/{id}/escalate` leaves
+/// the queue's virtual agent for a human. The rules are ``Calls``', ``ScheduledCalls``'
+/// and ``CallLifecycle``'s, which tell the agent desk what changed; an escalation is the
+/// desk's own act.
 struct CallRoutes: Sendable {
     let sessions: SessionResolver
     let calls: Calls
     let scheduled: ScheduledCalls
+    let desk: AgentDesk
 
     func register(in router: inout HTTPRouter) {
         router.on([
@@ -23,6 +26,7 @@ struct CallRoutes: Sendable {
             (Endpoints.interruptCall, interrupt),
             (Endpoints.resumeCall, resume),
             (Endpoints.endCall, end),
+            (Endpoints.escalateCall, escalate),
             (Endpoints.startVoicemail, startVoicemail),
             (Endpoints.callDeflection, deflection),
             (Endpoints.scheduledTimeSlots, slots),
@@ -107,6 +111,11 @@ struct CallRoutes: Sendable {
 
     private func end(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
         try .json(try await calls.end(try await ownCall(request, session), endUserID: try session.endUserID()))
+    }
+
+    private func escalate(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
+        let call = try await ownCall(request, session)
+        return try .json(try await desk.escalate(callID: call.id, endUserID: try session.endUserID()))
     }
 
     private func ownCall(_ request: HTTPRequest, _ session: Session) async throws -> CallResponse {

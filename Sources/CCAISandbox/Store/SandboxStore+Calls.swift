@@ -7,6 +7,11 @@ import Foundation
 enum CallTransition: CaseIterable, Sendable {
     /// A human agent takes a waiting call: `connecting`, then `connected`.
     case assign, connect
+    /// The queue's virtual agent answers a waiting call that nobody escalated.
+    case answer
+    /// The caller, or the virtual agent, asks for a human: the call waits again, for
+    /// human agents only.
+    case escalate
     /// The agent or the end user holds the call, and takes it off hold.
     case hold, unhold
     /// A cellular call on the device pauses the call; the app resumes it.
@@ -28,7 +33,8 @@ enum CallTransition: CaseIterable, Sendable {
 
     var from: [CallStatus] {
         switch self {
-        case .assign: [.waiting]
+        case .assign, .answer: [.waiting]
+        case .escalate: [.waiting, .connected, .onHold]
         case .connect: [.connecting]
         case .hold: [.connected]
         case .unhold: [.onHold]
@@ -44,10 +50,10 @@ enum CallTransition: CaseIterable, Sendable {
     var to: CallStatus {
         switch self {
         case .assign: .connecting
-        case .connect, .unhold, .resume: .connected
+        case .connect, .unhold, .resume, .answer: .connected
         case .hold: .onHold
         case .interrupt: .interrupted
-        case .transfer, .accept: .waiting
+        case .transfer, .accept, .escalate: .waiting
         case .end, .decline, .cancel: .ended
         case .fail: .failed
         case .ring: .ringing
@@ -76,6 +82,7 @@ extension SandboxStore {
               status TEXT NOT NULL,
               agent_name TEXT,
               virtual_agent_name TEXT,
+              escalated INTEGER NOT NULL DEFAULT 0,
               recording_permission TEXT,
               recorded INTEGER NOT NULL,
               estimated_wait INTEGER,
@@ -95,7 +102,7 @@ extension SandboxStore {
             """)
         try addMissingColumns(in: database, to: "calls", [("type", "TEXT NOT NULL DEFAULT 'instant'"), ("voicemail_reason", "TEXT"),
                                                           ("deflection", "TEXT"), ("phone_number", "TEXT"), ("schedule_time", "REAL"),
-                                                          ("rang_at", "REAL")])
+                                                          ("rang_at", "REAL"), ("escalated", "INTEGER NOT NULL DEFAULT 0")])
         try database.execute("CREATE INDEX IF NOT EXISTS calls_by_type ON calls (type, id)")
         try database.execute("CREATE INDEX IF NOT EXISTS calls_by_slot ON calls (type, status, menu_id, schedule_time)")
     }
@@ -224,10 +231,37 @@ extension SandboxStore {
         return changed == 1 ? try call(id: id) : nil
     }
 
+    /// The queue's virtual agent `name` answers a waiting call that nobody escalated and
+    /// no human has; nil otherwise.
+    func answerCall(id: Int, virtualAgent name: String, now: Date) throws -> CallResponse? {
+        let changed = try database.run(
+            """
+            UPDATE calls SET status = 'connected', virtual_agent_name = ?, connected_at = coalesce(connected_at, ?)
+              WHERE id = ? AND escalated = 0 AND agent_name IS NULL AND \(CallTransition.answer.condition())
+            """, [.text(name), .real(now.timeIntervalSince1970), .integer(Int64(id))])
+        return changed == 1 ? try call(id: id) : nil
+    }
+
+    /// Leaves the virtual agent for human agents: a call a virtual agent has waits again
+    /// without it, and a waiting call is marked so that its queue's virtual agent does not
+    /// take it. Nil when a human has the call or it was escalated before.
+    func escalateCall(id: Int) throws -> CallResponse? {
+        let changed = try database.run(
+            """
+            UPDATE calls SET status = 'waiting', virtual_agent_name = NULL, escalated = 1
+              WHERE id = ? AND escalated = 0 AND agent_name IS NULL AND \(CallTransition.escalate.condition())
+                AND (virtual_agent_name IS NOT NULL OR status = 'waiting')
+            """, [.integer(Int64(id))])
+        return changed == 1 ? try call(id: id) : nil
+    }
+
     /// A cold transfer: the call waits on `menuID`, without an agent.
     func transferCall(id: Int, toMenu menuID: Int) throws -> CallResponse? {
         let changed = try database.run(
-            "UPDATE calls SET status = 'waiting', agent_name = NULL, menu_id = ? WHERE id = ? AND \(CallTransition.transfer.condition())",
+            """
+            UPDATE calls SET status = 'waiting', agent_name = NULL, virtual_agent_name = NULL, menu_id = ?
+              WHERE id = ? AND \(CallTransition.transfer.condition())
+            """,
             [.integer(Int64(menuID)), .integer(Int64(id))])
         return changed == 1 ? try call(id: id) : nil
     }

@@ -194,6 +194,14 @@ enum CallBindings {
             let service = try requireCall(ccai, call)
             return try SDKBindings.sdk(call, { try await service.resumeCall(resumed) }, push: { _, _ in })
         }
+        module.function("escalate_to_human_agent", LuaSignature(
+            "Leaves the queue's virtual agent for a human (the app's Talk to a person button, shown when call:can_escalate "
+                + "says so): the call waits for an agent again. A call no virtual agent has (or, while it waits, on a queue "
+                + "that does not let callers skip it) is a conflict.",
+            returns: ["ccai.Call"])) { call in
+            let service = try requireCall(ccai, call)
+            return try SDKBindings.sdk(call) { try await service.escalateToHumanAgent() }
+        }
         module.function("end_call", LuaSignature("Hangs up the current call.")) { call in
             let service = try requireCall(ccai, call)
             return try SDKBindings.sdk(call, { try await service.endCall() }, push: { _, _ in })
@@ -237,6 +245,29 @@ enum CallBindings {
             return try SDKBindings.sdk(call, { try await service.simulateInterruption(seconds: seconds) }, push: { _, _ in })
         }
         return module
+    }
+
+    /// The methods of every call table (``CallResponse``'s ``LuaClass``), wherever it comes
+    /// from: `call:can_escalate(allow_skip_virtual_agent)`.
+    static func defineCallClass(in lua: LuaContext) {
+        var methods = LuaModule(name: CallResponse.luaClassName)
+        methods.function("can_escalate", LuaSignature(
+            "Whether the end user may ask for a human now: while a virtual agent has the call, and while it waits when "
+                + "allow_skip_virtual_agent (the queue's voice_call.allow_skip_virtual_agent, from its menu) is true.",
+            parameters: ["allow_skip_virtual_agent: boolean?"], returns: ["boolean"])) { call in
+            guard !call.isNil(1) else {
+                throw call.argumentError(1, "self", "can_escalate is a method: call it with a colon, call:can_escalate(allow_skip)")
+            }
+            let allowSkip = call.isNil(2) ? false : try call.boolean(2, "allow_skip_virtual_agent")
+            let response: CallResponse
+            do {
+                response = try LuaDecoder().decode(CallResponse.self, from: .table(try call.table(1, "self")))
+            } catch let error as DecodingError {
+                throw call.argumentError(1, "self", "a call expected (\(SDKBindings.describe(error)))")
+            }
+            return call.returning(.boolean(response.canEscalate(allowSkipVirtualAgent: allowSkip)))
+        }
+        lua.defineClass(CallResponse.luaClassName, methods: methods)
     }
 
     /// Runs a device control, its refusal raised as the script's `ccai.Error`.
@@ -308,4 +339,9 @@ enum CallBindings {
                                   customData: try ChatBindings.customData(call, options, signer: signer),
                                   ticketId: try options.string("ticket_id"))
     }
+}
+
+extension CallResponse: LuaClass {
+    /// Call tables have the methods of ``CallBindings/defineCallClass(in:)``.
+    public static let luaClassName = "ccai.Call"
 }

@@ -109,7 +109,10 @@ public struct ScriptRunner: Sendable {
         try await state.withContext { lua in
             lua.setErrorTypeName("ccai.Error")
             let table = lua.makeTable(module(lua))
-            if hasSDK { try QueueMenuBindings.decorate(table, in: lua) }
+            if hasSDK {
+                try QueueMenuBindings.decorate(table, in: lua)
+                CallBindings.defineCallClass(in: lua)
+            }
             try decorate(table, lua)
             lua.provideModule("ccai", table)
             lua.setGlobal("ccai", reference: table)

@@ -42,6 +42,7 @@ public enum Endpoints {
     public static let interruptCall = Endpoint("POST", "/calls/{id}/interruption", operationID: "reportInterruption")
     public static let resumeCall = Endpoint("POST", "/calls/{id}/resume", operationID: "resumeCall")
     public static let endCall = Endpoint("POST", "/calls/{id}/end", operationID: "endCall")
+    public static let escalateCall = Endpoint("POST", "/calls/{id}/escalate", operationID: "escalateCall")
     public static let startVoicemail = Endpoint("POST", "/calls/voicemail", operationID: "startVoicemail")
     public static let callDeflection = Endpoint("GET", "/calls/{id}/deflection", operationID: "getCallDeflection")
     public static let audibleMessages = Endpoint("GET", "/queue_menus/{id}/audible_messages", operationID: "resolveMessages")
@@ -116,7 +117,7 @@ public enum Endpoints {
         authenticate, signOut, company, endUser, updateEndUser, events,
         startChat, currentChat, previousChats, chat, sendMessage, messages, typing, sendPreview, preview, escalate,
         updateEscalation, sendChatEvent, endChat, enqueueChat,
-        startInstantCall, currentCall, call, holdCall, interruptCall, resumeCall, endCall, startVoicemail, callDeflection,
+        startInstantCall, currentCall, call, holdCall, interruptCall, resumeCall, endCall, escalateCall, startVoicemail, callDeflection,
         audibleMessages, voicemails, scheduledTimeSlots, createScheduledCall, cancelScheduledCall, acceptIncomingCall,
         declineIncomingCall, updatePushToken, pushes,
         uploadMedia, downloadMedia,

@@ -76,6 +76,11 @@ public struct VoiceCallChannel: Codable, Hashable, Sendable {
     public var scheduleDeflectionType: String?
     public var deflected: Bool?
     public var deflectedReason: String?
+    /// A virtual agent answers the queue's calls first.
+    public var virtualAgent: Bool?
+    /// Callers may ask for a human before the virtual agent has them, while they wait
+    /// (the argument of `CallResponse.canEscalate(allowSkipVirtualAgent:)`).
+    public var allowSkipVirtualAgent: Bool?
 
     enum CodingKeys: String, CodingKey {
         case instantEnabled = "instant_enabled"
@@ -87,12 +92,16 @@ public struct VoiceCallChannel: Codable, Hashable, Sendable {
         case scheduleDeflectionType = "schedule_deflection_type"
         case deflected
         case deflectedReason = "deflected_reason"
+        case virtualAgent = "virtual_agent"
+        case allowSkipVirtualAgent = "allow_skip_virtual_agent"
     }
 
     public init(instantEnabled: Bool? = nil, preSessionSmartAction: Bool? = nil, scheduleEnabled: Bool? = nil,
                 recordingOption: RecordingOption? = nil, voicemailReason: VoicemailReason? = nil,
                 phoneNumber: String? = nil, scheduleDeflectionType: String? = nil, deflected: Bool? = nil,
-                deflectedReason: String? = nil) {
+                deflectedReason: String? = nil, virtualAgent: Bool? = nil, allowSkipVirtualAgent: Bool? = nil) {
+        self.virtualAgent = virtualAgent
+        self.allowSkipVirtualAgent = allowSkipVirtualAgent
         self.instantEnabled = instantEnabled
         self.preSessionSmartAction = preSessionSmartAction
         self.scheduleEnabled = scheduleEnabled

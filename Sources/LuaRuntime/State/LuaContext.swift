@@ -133,6 +133,24 @@ public struct LuaContext {
         core.hostModules[name] = reference
     }
 
+    /// Defines the class `name` (``LuaClass``): tables marked with it get `module`'s
+    /// functions as methods when they are pushed, and `tostring` shows the name.
+    ///
+    /// ```swift
+    /// var methods = LuaModule(name: "ccai.Call")
+    /// methods.function("can_escalate", signature) { call in ... }   // call:can_escalate(true)
+    /// lua.defineClass("ccai.Call", methods: methods)
+    /// ```
+    public func defineClass(_ name: String, methods: LuaModule) {
+        lua_checkstack(L, 3)
+        lua_createtable(L, 0, 2)
+        lua_pushstring(L, name)
+        lua_setfield(L, -2, "__name")
+        push(methods)
+        lua_setfield(L, -2, "__index")
+        lua_setfield(L, lrt_registryindex(), name)
+    }
+
     /// A reference to a new table built from `module`.
     public func makeTable(_ module: LuaModule) -> LuaReference {
         push(module)

@@ -48,7 +48,9 @@ private final class EncodingNode {
         if let special = specialValue(value) { return special }
         let node = EncodingNode()
         try value.encode(to: LuaValueEncoder(node: node, strategy: strategy, codingPath: codingPath))
-        return node.luaValue
+        guard let named = value as? any LuaClass, case .table(var table) = node.luaValue else { return node.luaValue }
+        table.className = type(of: named).luaClassName
+        return .table(table)
     }
 
     static func specialValue<Value>(_ value: Value) -> LuaValue? {

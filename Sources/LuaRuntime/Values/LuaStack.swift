@@ -170,6 +170,14 @@ struct LuaStack {
             push(element)
             lua_rawset(L, -3)
         }
+        if let name = table.className {
+            // A class the state never defined leaves the table plain.
+            if lua_getfield(L, lrt_registryindex(), name) == LUA_TTABLE {
+                lua_setmetatable(L, -2)
+            } else {
+                lrt_pop(L, 1)
+            }
+        }
     }
 
     /// Pushes a structured error table with the error metatable.

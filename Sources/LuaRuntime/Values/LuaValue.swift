@@ -162,6 +162,9 @@ public struct LuaTable: Hashable, Sendable {
     public var sequence: [LuaValue]
     /// Every other key. Never holds nil values or keys that belong in `sequence`.
     public var fields: [LuaValue: LuaValue]
+    /// The class whose methods the table gets when it is pushed (``LuaClass``), if any.
+    /// Presentation, not data: two tables with the same entries are equal whatever it is.
+    public var className: String?
 
     public init(sequence: [LuaValue] = [], fields: [LuaValue: LuaValue] = [:]) {
         self.sequence = sequence
@@ -170,6 +173,15 @@ public struct LuaTable: Hashable, Sendable {
     }
 
     public var isEmpty: Bool { sequence.isEmpty && fields.isEmpty }
+
+    public static func == (lhs: LuaTable, rhs: LuaTable) -> Bool {
+        lhs.sequence == rhs.sequence && lhs.fields == rhs.fields
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(sequence)
+        hasher.combine(fields)
+    }
 
     /// The number of entries.
     public var count: Int { sequence.count + fields.count }
