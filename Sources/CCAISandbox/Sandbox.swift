@@ -181,7 +181,7 @@ public final class Sandbox: Sendable {
                    smartActions: smartActions, desk: desk).register(in: &router)
         CallRoutes(sessions: sessions, calls: calls, scheduled: scheduledCalls, desk: desk).register(in: &router)
         PushRoutes(sessions: sessions, pushes: pushes).register(in: &router)
-        SmartActionRoutes(sessions: sessions, smartActions: smartActions).register(in: &router)
+        SmartActionRoutes(sessions: sessions, calls: calls, smartActions: smartActions).register(in: &router)
         MediaRoutes(sessions: sessions, files: files).register(in: &router)
         FormRoutes(sessions: sessions, forms: forms).register(in: &router)
         ScreenShareRoutes(sessions: sessions, screenShares: screenShares).register(in: &router)

@@ -8,7 +8,7 @@ import Testing
 /// What plugins may answer smart actions and forms with, and what they may not.
 @Suite struct PluginAnswerTests {
     private func action(_ type: SmartActionType) -> SmartAction {
-        SmartAction(id: 7, chatId: 3, type: type, createdAt: 0, updatedAt: 0)
+        SmartAction(id: 7, router: CommunicationRouter(id: 3, type: .chat), type: type, createdAt: 0, updatedAt: 0)
     }
 
     /// A plugin folder with `id.png` in it, and a symlink that leads out of it.

@@ -30,6 +30,15 @@ ccai.call.wait_for("call_received", { timeout = 10, match = function(c) return c
 assert(ccai.call.is_on_hold())
 ccai.call.wait_for("call_received", { timeout = 10, match = function(c) return c.status == "connected" end })
 
+-- The agent asks the caller to confirm who they are: the app answers the smart action
+-- (without a router, the functions act on the session in progress: here, the call).
+local check = ccai.smart_action.wait_for("requested", { timeout = 10 })
+assert(check.type == "verification" and check.call_id == call.id and check.chat_id == nil)
+ccai.smart_action.notify_smart_action_received{ smart_action_id = check.id }
+ccai.smart_action.send_smart_action_result{ smart_action_id = check.id, result = { verified = true } }
+ccai.smart_action.update_smart_action_status{ smart_action_id = check.id, status = "finished" }
+assert(ccai.smart_action.get_smart_actions()[1].status == "finished")
+
 -- The device: mute, speaker, then a cellular call interrupts the CCAI call.
 ccai.call.set_muted(true)
 ccai.call.set_speaker_enabled(true)

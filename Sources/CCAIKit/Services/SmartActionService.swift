@@ -2,9 +2,10 @@ import CCAIWire
 import Foundation
 
 /// Smart actions (seed 003): the agent's (or the queue's pre-session) requests arrive on
-/// ``requests()``; the app acknowledges them, sends what they ask for, and marks them
-/// finished or failed. Photos and videos go as chat messages naming the action
-/// (`sendMessage(.images(images:smartAction:))`).
+/// ``requests()``, during a chat or a call (its `router` says which); the app acknowledges
+/// them, sends what they ask for, and marks them finished or failed. Photos and videos go
+/// as chat messages naming the action (`sendMessage(.images(images:smartAction:))`); a
+/// call's actions ask for text, a verification or a screen share.
 ///
 /// ```swift
 /// let service = ccai.smartActionService!
@@ -33,35 +34,32 @@ public final class SmartActionService: Sendable {
 
     /// Tells the platform the app has the request (status `received`).
     public func notifySmartActionReceived(router: CommunicationRouter, smartActionId: Int) async throws {
-        _ = try await api.send(Endpoints.smartActionReceived, try parameters(router, smartActionId), idempotent: true,
-                               as: SmartAction.self)
+        _ = try await api.send(router.type == .chat ? Endpoints.smartActionReceived : Endpoints.callSmartActionReceived,
+                               parameters(router, smartActionId), idempotent: true, as: SmartAction.self)
     }
 
     /// Moves the action to `status`: `finished` once its result is sent, `failed` when the
     /// end user cannot or will not answer. A final action is a `conflict`.
     public func updateSmartActionStatus(router: CommunicationRouter, smartActionId: Int, status: SmartActionStatus) async throws {
-        _ = try await api.send(Endpoints.smartActionStatus, try parameters(router, smartActionId),
-                               body: SmartActionStatusUpdate(status: status), as: SmartAction.self)
+        _ = try await api.send(router.type == .chat ? Endpoints.smartActionStatus : Endpoints.callSmartActionStatus,
+                               parameters(router, smartActionId), body: SmartActionStatusUpdate(status: status), as: SmartAction.self)
     }
 
     /// Sends what a text, verification or screen-share action asks for, or the reason the
     /// end user declined.
     public func sendSmartActionResult(router: CommunicationRouter, smartActionId: Int, result: SmartActionResult) async throws {
-        _ = try await api.send(Endpoints.smartActionResult, try parameters(router, smartActionId), body: result,
-                               idempotent: true, as: SmartAction.self)
+        _ = try await api.send(router.type == .chat ? Endpoints.smartActionResult : Endpoints.callSmartActionResult,
+                               parameters(router, smartActionId), body: result, idempotent: true, as: SmartAction.self)
     }
 
     /// The session's smart actions so far, oldest first.
     public func getSmartActions(router: CommunicationRouter) async throws -> [SmartAction] {
-        try await api.send(Endpoints.smartActions, try parameters(router, nil), as: [SmartAction].self)
+        try await api.send(router.type == .chat ? Endpoints.smartActions : Endpoints.callSmartActions, parameters(router, nil),
+                           as: [SmartAction].self)
     }
 
-    /// The path parameters of a session's smart action; only chats have smart actions on
-    /// the wire so far (calls come with the call slice).
-    private func parameters(_ router: CommunicationRouter, _ id: Int?) throws -> [String: CustomStringConvertible] {
-        guard router.type == .chat else {
-            throw CCAIError(code: .notFound, message: "smart actions of \(router.type.rawValue)s are not on this platform yet")
-        }
+    /// The path parameters of a session's smart action (a chat's or a call's).
+    private func parameters(_ router: CommunicationRouter, _ id: Int?) -> [String: CustomStringConvertible] {
         var parameters: [String: CustomStringConvertible] = ["id": router.id]
         if let id { parameters["action"] = id }
         return parameters

@@ -20,6 +20,9 @@ struct AgentActions: Sendable {
     let endUserID: Int
     let name: String
     var kind: AgentKind = .human
+
+    /// The chat as a session of smart actions.
+    private var session: CommunicationRouter { CommunicationRouter(id: chatID, type: .chat) }
     /// A post-session virtual agent: it talks on the ended chat, and ending the session
     /// completes the post-session phase.
     var isPostSession = false
@@ -71,7 +74,7 @@ struct AgentActions: Sendable {
     {
         try await requireChatInProgress()
         let smartActions = environment.smartActions
-        let action = try await smartActions.request(chatID: chatID, endUserID: endUserID, type: type, preSession: false,
+        let action = try await smartActions.request(in: session, endUserID: endUserID, type: type, preSession: false,
                                                     requestedBy: name)
         guard let outcome = await smartActions.outcome(of: action, timeout: timeout) else { return nil }
         return (outcome, try await smartActions.media(of: outcome))
@@ -87,7 +90,7 @@ struct AgentActions: Sendable {
 
     /// The chat's smart actions so far.
     func smartActions() async throws -> [SmartAction] {
-        try await environment.smartActions.all(ofChat: chatID)
+        try await environment.smartActions.all(of: session)
     }
 
     /// Sends a form and waits up to `timeout` seconds for the end user's answers; nil on

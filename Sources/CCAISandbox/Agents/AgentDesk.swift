@@ -253,6 +253,7 @@ actor AgentDesk: SessionChangeObserver {
     /// The call ended: a script waiting on it stops waiting, its agent takes the next
     /// session waiting, and the calls still waiting on its queue hear their new estimates.
     private func callEnded(_ call: CallResponse) async {
+        await environment.smartActions.ended(CommunicationRouter(id: call.id, type: .call))
         await callMailboxes.removeValue(forKey: call.id)?.close()
         await release(.call(call.id))
         await refreshWaitTimes(menuID: call.menuId)
@@ -310,7 +311,7 @@ actor AgentDesk: SessionChangeObserver {
     /// The chat ended: a script waiting for a message gets nil, and its agent takes the
     /// oldest chat waiting for it, if any.
     private func chatEnded(_ chatID: Int) async {
-        await environment.smartActions.chatEnded(chatID)
+        await environment.smartActions.ended(CommunicationRouter(id: chatID, type: .chat))
         await environment.forms.chatEnded(chatID)
         await environment.screenShares.chatEnded(chatID)
         await mailboxes.removeValue(forKey: chatID)?.close()

@@ -58,6 +58,18 @@ struct CallAgentActions: Sendable {
         throw HTTPError.conflict("call \(callID) is \(status.rawValue): \(rule)")
     }
 
+    /// Asks the caller for a smart action (text, a verification or a screen share: a call
+    /// carries no files) and waits up to `timeout` seconds for the outcome: the action
+    /// (finished, failed, or as it stands at the timeout); nil when the call ended first.
+    func requestSmartAction(_ type: SmartActionType, timeout: TimeInterval) async throws -> SmartAction? {
+        let call = try await environment.calls.call(callID, endUserID: endUserID)
+        guard call.isInProgress else { throw HTTPError.conflict("call \(callID) has ended: there is no one to ask") }
+        let smartActions = environment.smartActions
+        let action = try await smartActions.request(in: CommunicationRouter(id: callID, type: .call), endUserID: endUserID, type: type,
+                                                    preSession: false, requestedBy: name)
+        return await smartActions.outcome(of: action, timeout: timeout)
+    }
+
     /// A virtual agent hands the call to the queue's human agents
     /// (``AgentDesk/escalate(callID:endUserID:)``).
     func escalate() async throws -> CallResponse {

@@ -179,14 +179,7 @@ public final class ScriptedAgent: Sendable {
             parameters: ["options: { type: \"photo\"|\"video\"|\"screenshot\"|\"text\"|\"verification\"|\"screen_share\", timeout: number? }"],
             returns: ["ccai.SmartAction?"])) { agent in
             { call in
-                let options = try call.options(1, "options")
-                let typeName = try options.string("type")
-                guard let type = typeName.flatMap(SmartActionType.init(rawValue:)), type != .unknown else {
-                    throw call.argumentError(1, "options.type", SmartActionType.requestable.map { "'\($0.rawValue)'" }
-                                                .joined(separator: ", ") + " expected, got " + (typeName.map { "'\($0)'" } ?? "nil"))
-                }
-                let timeout = try options.number("timeout") ?? 120
-                guard timeout > 0 else { throw call.argumentError(1, "options.timeout", "a positive number of seconds expected") }
+                let (type, timeout) = try smartActionRequest(call, types: SmartActionType.requestable)
                 return try call.suspend {
                     guard let (action, media) = try await ScriptedAgent.refusalsAsLuaErrors({ try await agent.actions.requestSmartAction(type, timeout: timeout) })
                     else { return [.nil] }
@@ -300,6 +293,20 @@ public final class ScriptedAgent: Sendable {
             }
         },
     ]
+
+    /// The `{ type, timeout }` of `agent.request_smart_action`: a type among `types`, and
+    /// seconds to wait (120 by default).
+    static func smartActionRequest(_ call: LuaCall, types: [SmartActionType]) throws -> (SmartActionType, TimeInterval) {
+        let options = try call.options(1, "options")
+        let typeName = try options.string("type")
+        guard let type = typeName.flatMap(SmartActionType.init(rawValue:)), types.contains(type) else {
+            throw call.argumentError(1, "options.type", types.map { "'\($0.rawValue)'" }.joined(separator: ", ") + " expected, got "
+                                        + (typeName.map { "'\($0)'" } ?? "nil"))
+        }
+        let timeout = try options.number("timeout") ?? 120
+        guard timeout > 0 else { throw call.argumentError(1, "options.timeout", "a positive number of seconds expected") }
+        return (type, timeout)
+    }
 
     /// The `agent` table's functions for editor stubs (`ccai types`): the signatures
     /// without bodies, a chat's and then those only a call has (``ScriptedCallAgent``).

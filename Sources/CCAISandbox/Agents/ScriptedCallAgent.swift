@@ -7,8 +7,10 @@ import LuaRuntime
 /// taken the call (`connected`), with `session.channel == "voice_call"`. A call has no
 /// messages: its `agent` table offers `agent.hold()`, `agent.resume()`,
 /// `agent.wait{ seconds = 30 }` (the conversation goes on; false when the call ended
-/// meanwhile), `agent.transfer{ menu_id = 2 }`, `agent.end_session()`, and for the
-/// queue's voice virtual agent `agent.escalate()` (to a human); `session` is the
+/// meanwhile), `agent.request_smart_action{ type = "verification" }` (text, a verification
+/// or a screen share: a call carries no files), `agent.transfer{ menu_id = 2 }`,
+/// `agent.end_session()`, and for the queue's voice virtual agent `agent.escalate()` (to a
+/// human); `session` is the
 /// call as the wire API shows it, with its `custom_data` (without the items marked
 /// `invisible_to_agent`). A script that fails is logged; the call stays as the script left it.
 ///
@@ -70,6 +72,19 @@ final class ScriptedCallAgent: Sendable {
                 return try call.suspend {
                     _ = await agent.mailbox.next(timeout: seconds)
                     return [.boolean(try await agent.actions.isInProgress())]
+                }
+            }
+        },
+        AgentFunction("request_smart_action", LuaSignature(
+            "On a call: asks the caller for a smart action (text, verification or screen_share: a call carries no files) and "
+                + "waits for the answer: the action (finished or failed, or as it stands after the timeout); nil when the call ends first.",
+            parameters: ["options: { type: \"text\"|\"verification\"|\"screen_share\", timeout: number? }"],
+            returns: ["ccai.SmartAction?"])) { agent in
+            { call in
+                let (type, timeout) = try ScriptedAgent.smartActionRequest(call, types: SmartActionType.requestable.filter(SmartActions.callTypes.contains))
+                return try call.suspend {
+                    let action = try await ScriptedAgent.refusalsAsLuaErrors { try await agent.actions.requestSmartAction(type, timeout: timeout) }
+                    return [try action.map { try LuaEncoder().encode($0) } ?? .nil]
                 }
             }
         },

@@ -1,14 +1,24 @@
+import CCAIWire
 import Foundation
 import LuaRuntime
 import Timekeeping
 
 /// Where agents wait for the end user's answer to something they asked for (a smart
 /// action, a form), by key: the answer resumes every waiter of its key; a waiter gives up
-/// after its timeout, or when its chat ends.
+/// after its timeout, or when its session (a chat, a call) ends.
 actor OutcomeBoard<Value: Sendable> {
     struct Key: Hashable, Sendable {
-        var chatID: Int
+        var session: CommunicationRouter
         var id: Int
+
+        init(session: CommunicationRouter, id: Int) {
+            (self.session, self.id) = (session, id)
+        }
+
+        /// What is asked in chat `chatID`.
+        init(chatID: Int, id: Int) {
+            self.init(session: CommunicationRouter(id: chatID, type: .chat), id: id)
+        }
     }
 
     private var waiters: [Key: [UUID: (continuation: CheckedContinuation<Value?, Never>, timer: ClockTimer)]] = [:]
@@ -20,7 +30,7 @@ actor OutcomeBoard<Value: Sendable> {
 
     /// The answer for `key`: `answered()` when it is there already (checked after the
     /// waiter is registered, so an answer in between is not missed), else the next
-    /// `resolve`; nil after `timeout` seconds or when the chat ends.
+    /// `resolve`; nil after `timeout` seconds or when the session ends.
     func wait(for key: Key, timeout: TimeInterval, answered: @escaping @Sendable () async -> Value?) async -> Value? {
         let id = UUID()
         return await withCheckedContinuation { continuation in
@@ -37,11 +47,16 @@ actor OutcomeBoard<Value: Sendable> {
         for id in waiters[key]?.keys.map({ $0 }) ?? [] { finish(key, id, with: value) }
     }
 
-    /// The chat ended: its waiters get nil.
-    func chatEnded(_ chatID: Int) {
-        for key in waiters.keys where key.chatID == chatID {
+    /// The session ended: its waiters get nil.
+    func ended(_ session: CommunicationRouter) {
+        for key in waiters.keys where key.session == session {
             for id in waiters[key]?.keys.map({ $0 }) ?? [] { finish(key, id, with: nil) }
         }
+    }
+
+    /// Chat `chatID` ended: its waiters get nil.
+    func chatEnded(_ chatID: Int) {
+        ended(CommunicationRouter(id: chatID, type: .chat))
     }
 
     private func finish(_ key: Key, _ id: UUID, with value: Value?) {

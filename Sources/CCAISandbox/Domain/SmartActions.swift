@@ -3,14 +3,15 @@ import Foundation
 import Timekeeping
 
 /// Smart actions as the platform runs them (seed 003's `smartActionService`): requested by
-/// an agent or by the queue before the session, published to the end user as
-/// `smart_action_requested`, answered by the app (`received`, a result, then `finished`
-/// or `failed`), and handed back to the agent waiting for them. Final actions take no
-/// more changes.
+/// an agent during a chat or a call, or by the queue before a chat, published to the end
+/// user as `smart_action_requested`, answered by the app (`received`, a result, then
+/// `finished` or `failed`), and handed back to the agent waiting for them. Final actions
+/// take no more changes. A call carries no files: its actions ask for text, a
+/// verification or a screen share.
 ///
 /// ```swift
-/// let action = try await smartActions.request(chatID: chat.id, endUserID: owner, type: .photo, preSession: false,
-///                                             requestedBy: "Ada")
+/// let action = try await smartActions.request(in: CommunicationRouter(id: chat.id, type: .chat), endUserID: owner,
+///                                             type: .photo, preSession: false, requestedBy: "Ada")
 /// let outcome = await smartActions.outcome(of: action, timeout: 60)   // nil: the chat ended
 /// ```
 struct SmartActions: Sendable {
@@ -25,46 +26,62 @@ struct SmartActions: Sendable {
         outcomes = OutcomeBoard(clock: clock)
     }
 
-    /// Records a smart action for a chat and tells the end user's app.
-    func request(chatID: Int, endUserID: Int, type: SmartActionType, preSession: Bool, requestedBy: String?) async throws
-        -> SmartAction
+    /// The types a call's actions may ask for: a call carries no files.
+    static let callTypes: Set<SmartActionType> = [.text, .verification, .screenShare]
+
+    /// Records a smart action for a chat or a call and tells the end user's app.
+    func request(in session: CommunicationRouter, endUserID: Int, type: SmartActionType, preSession: Bool, requestedBy: String?)
+        async throws -> SmartAction
     {
-        let action = try await store.addSmartAction(chatID: chatID, type: type, preSession: preSession, requestedBy: requestedBy,
+        if session.type == .call, !Self.callTypes.contains(type) {
+            throw HTTPError.badRequest("type: a call carries no files, so its smart actions ask for "
+                                       + Self.callTypes.map { "'\($0.rawValue)'" }.sorted().joined(separator: ", ")
+                                       + "; '\(type.rawValue)' is for chats")
+        }
+        let action = try await store.addSmartAction(session: session, type: type, preSession: preSession, requestedBy: requestedBy,
                                                     now: clock.now())
         try await publisher.publish(endUserID: endUserID, event: .smartActionRequested, encoding: action)
         return action
     }
 
     /// The action once the app finished or failed it; as it stands after `timeout`
-    /// seconds; nil when the chat ended first.
+    /// seconds; nil when its session ended first.
     func outcome(of action: SmartAction, timeout: TimeInterval) async -> SmartAction? {
         let store = self.store
-        let key = OutcomeBoard<SmartAction>.Key(chatID: action.chatId, id: action.id)
+        let key = OutcomeBoard<SmartAction>.Key(session: action.router, id: action.id)
         if let final = await outcomes.wait(for: key, timeout: timeout, answered: {
-            guard let current = try? await store.smartAction(id: action.id, chatID: action.chatId), current.status.isFinal
+            guard let current = try? await store.smartAction(id: action.id, session: action.router), current.status.isFinal
             else { return nil }
             return current
         }) {
             return final
         }
-        guard (try? await store.chatStatus(id: action.chatId)) != .ended else { return nil }
-        return try? await store.smartAction(id: action.id, chatID: action.chatId)
+        guard await isInProgress(action.router) else { return nil }
+        return try? await store.smartAction(id: action.id, session: action.router)
     }
 
-    /// The files sent for an action.
+    private func isInProgress(_ session: CommunicationRouter) async -> Bool {
+        switch session.type {
+        case .chat: return (try? await store.chatStatus(id: session.id)) != .ended
+        case .call: return (try? await store.call(id: session.id))?.isInProgress == true
+        }
+    }
+
+    /// The files sent for an action (a chat's: a call carries none).
     func media(of action: SmartAction) async throws -> [ChatMedia] {
-        try await store.media(ids: action.result?.mediaIds ?? [], chatID: action.chatId)
+        guard let chatID = action.chatId else { return [] }
+        return try await store.media(ids: action.result?.mediaIds ?? [], chatID: chatID)
     }
 
-    /// The chat's actions, oldest first.
-    func all(ofChat chatID: Int) async throws -> [SmartAction] {
-        try await store.smartActions(chatID: chatID)
+    /// The session's actions, oldest first.
+    func all(of session: CommunicationRouter) async throws -> [SmartAction] {
+        try await store.smartActions(session: session)
     }
 
-    /// The chat's action `id`, or a 404.
-    func action(_ id: Int, inChat chatID: Int) async throws -> SmartAction {
-        guard let action = try await store.smartAction(id: id, chatID: chatID) else {
-            throw HTTPError.notFound("chat \(chatID) has no smart action \(id)")
+    /// The session's action `id`, or a 404.
+    func action(_ id: Int, in session: CommunicationRouter) async throws -> SmartAction {
+        guard let action = try await store.smartAction(id: id, session: session) else {
+            throw HTTPError.notFound("\(session.type.rawValue) \(session.id) has no smart action \(id)")
         }
         return action
     }
@@ -80,7 +97,7 @@ struct SmartActions: Sendable {
             throw HTTPError.badRequest(problem)
         }
         try check(result, for: action)
-        guard let updated = try await store.addSmartActionResult(id: action.id, chatID: action.chatId, result, now: clock.now())
+        guard let updated = try await store.addSmartActionResult(id: action.id, session: action.router, result, now: clock.now())
         else { throw finalError(action) }
         return updated
     }
@@ -95,14 +112,14 @@ struct SmartActions: Sendable {
             throw HTTPError.conflict("smart action \(action.id) (\(action.type.rawValue)) cannot finish without \(missing)")
         }
         let moved = try await move(action, to: status)
-        if moved.status.isFinal { await outcomes.resolve(.init(chatID: moved.chatId, id: moved.id), with: moved) }
+        if moved.status.isFinal { await outcomes.resolve(.init(session: moved.router, id: moved.id), with: moved) }
         return moved
     }
 
     /// The action an upload of `type` answers (`smart_action_id`): it must ask for that
     /// kind of file and not be final.
     func answeredByUpload(_ id: Int, of type: ChatMediaType, inChat chatID: Int) async throws -> SmartAction {
-        let action = try await action(id, inChat: chatID)
+        let action = try await action(id, in: CommunicationRouter(id: chatID, type: .chat))
         let fits: Set<SmartActionType> = type == .photo ? [.photo, .screenshot] : [.video]
         guard fits.contains(action.type) else {
             throw HTTPError.badRequest("smart action \(id) asks for a \(action.type.rawValue), not a \(type == .photo ? "image" : "video")")
@@ -113,17 +130,17 @@ struct SmartActions: Sendable {
 
     /// Records an uploaded file as (part of) the action's result.
     func attach(_ media: ChatMedia, to action: SmartAction) async throws {
-        _ = try await store.addSmartActionResult(id: action.id, chatID: action.chatId, SmartActionResult(mediaIds: [media.id]),
+        _ = try await store.addSmartActionResult(id: action.id, session: action.router, SmartActionResult(mediaIds: [media.id]),
                                                  now: clock.now())
     }
 
-    /// The chat ended: agents waiting on its actions get nil.
-    func chatEnded(_ chatID: Int) async {
-        await outcomes.chatEnded(chatID)
+    /// The chat or call ended: agents waiting on its actions get nil.
+    func ended(_ session: CommunicationRouter) async {
+        await outcomes.ended(session)
     }
 
     private func move(_ action: SmartAction, to status: SmartActionStatus) async throws -> SmartAction {
-        guard let moved = try await store.updateSmartAction(id: action.id, chatID: action.chatId, status: status, now: clock.now())
+        guard let moved = try await store.updateSmartAction(id: action.id, session: action.router, status: status, now: clock.now())
         else { throw finalError(action) }
         return moved
     }

@@ -43,7 +43,7 @@ struct ChatRoutes: Sendable {
         let started = try await starts.start(try request.decode(ChatRequest.self), session: session)
         let (chat, owner) = (started.chat, try session.endUserID())
         for type in started.preSession {
-            _ = try await smartActions.request(chatID: chat.id, endUserID: owner, type: type, preSession: true, requestedBy: nil)
+            _ = try await smartActions.request(in: CommunicationRouter(id: chat.id, type: .chat), endUserID: owner, type: type, preSession: true, requestedBy: nil)
         }
         return try .json(chat, status: 201)
     }

@@ -1,45 +1,69 @@
 import CCAIWire
 import Foundation
 
-/// The end user's side of smart actions (seed 003's `smartActionService`):
-/// `GET /chats/{id}/smart_actions`, `POST .../smart_actions/{action}/received`,
-/// `POST .../smart_actions/{action}/result` (text, verification, screen share or a
-/// declining reason; media come as uploads naming the action) and
-/// `PUT .../smart_actions/{action}/status`. The rules are ``SmartActions``'.
+/// The end user's side of smart actions (seed 003's `smartActionService`), the same four
+/// routes under a chat and under a call: `GET /chats/{id}/smart_actions`, `POST
+/// .../smart_actions/{action}/received`, `POST .../smart_actions/{action}/result` (text,
+/// verification, screen share or a declining reason; a chat's media come as uploads
+/// naming the action) and `PUT .../smart_actions/{action}/status`, and each again under
+/// `/calls/{id}`. The rules are ``SmartActions``'.
 struct SmartActionRoutes: Sendable {
     let sessions: SessionResolver
+    let calls: Calls
     let smartActions: SmartActions
 
     func register(in router: inout HTTPRouter) {
         router.on([
-            (Endpoints.smartActions, list),
-            (Endpoints.smartActionReceived, received),
-            (Endpoints.smartActionResult, result),
-            (Endpoints.smartActionStatus, status),
+            (Endpoints.smartActions, list(.chat)),
+            (Endpoints.smartActionReceived, received(.chat)),
+            (Endpoints.smartActionResult, result(.chat)),
+            (Endpoints.smartActionStatus, status(.chat)),
+            (Endpoints.callSmartActions, list(.call)),
+            (Endpoints.callSmartActionReceived, received(.call)),
+            (Endpoints.callSmartActionResult, result(.call)),
+            (Endpoints.callSmartActionStatus, status(.call)),
         ], sessions: sessions)
     }
 
-    private func list(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
-        try .json(try await smartActions.all(ofChat: try await sessions.ownChat(request, session).id))
+    private func list(_ kind: CommunicationRouter.CommunicationType) -> SessionHandler {
+        { request, session in try .json(try await smartActions.all(of: try await ownSession(kind, request, session))) }
     }
 
-    private func received(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
-        try .json(try await smartActions.received(try await ownAction(request, session)))
+    private func received(_ kind: CommunicationRouter.CommunicationType) -> SessionHandler {
+        { request, session in try .json(try await smartActions.received(try await ownAction(kind, request, session))) }
     }
 
-    private func result(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
-        let action = try await ownAction(request, session)
-        return try .json(try await smartActions.addResult(try request.decode(SmartActionResult.self), to: action))
+    private func result(_ kind: CommunicationRouter.CommunicationType) -> SessionHandler {
+        { request, session in
+            let action = try await ownAction(kind, request, session)
+            return try .json(try await smartActions.addResult(try request.decode(SmartActionResult.self), to: action))
+        }
     }
 
-    private func status(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
-        let action = try await ownAction(request, session)
-        return try .json(try await smartActions.setStatus(try request.decode(SmartActionStatusUpdate.self).status, of: action))
+    private func status(_ kind: CommunicationRouter.CommunicationType) -> SessionHandler {
+        { request, session in
+            let action = try await ownAction(kind, request, session)
+            return try .json(try await smartActions.setStatus(try request.decode(SmartActionStatusUpdate.self).status, of: action))
+        }
     }
 
-    /// The smart action named in the path, of the caller's chat.
-    private func ownAction(_ request: HTTPRequest, _ session: Session) async throws -> SmartAction {
-        let chat = try await sessions.ownChat(request, session)
-        return try await smartActions.action(try request.integerParameter("action", "smart action id"), inChat: chat.id)
+    /// The caller's chat or call named in the path; another end user's is not found.
+    private func ownSession(_ kind: CommunicationRouter.CommunicationType, _ request: HTTPRequest, _ session: Session) async throws
+        -> CommunicationRouter
+    {
+        switch kind {
+        case .chat: return CommunicationRouter(id: try await sessions.ownChat(request, session).id, type: .chat)
+        case .call:
+            let call = try await calls.call(try request.integerParameter("id", "call id"), endUserID: try session.endUserID())
+            return CommunicationRouter(id: call.id, type: .call)
+        }
+    }
+
+    /// The smart action named in the path, of the caller's chat or call.
+    private func ownAction(_ kind: CommunicationRouter.CommunicationType, _ request: HTTPRequest, _ session: Session) async throws
+        -> SmartAction
+    {
+        let owner = try await ownSession(kind, request, session)
+        return try await smartActions.action(try request.integerParameter("action", "smart action id"), in: owner)
     }
 }

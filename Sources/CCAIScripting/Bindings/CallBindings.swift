@@ -21,7 +21,7 @@ import LuaRuntime
 /// ccai.call.end_call()
 /// ```
 enum CallBindings {
-    static func initializeFunction(_ context: SDKContext) -> LuaFunctionBody {
+    static func initializeFunction(_ context: SDKContext, smartActions: EventBridge.Started) -> LuaFunctionBody {
         let ccai = context.sdk
         let bridge = EventBridge.Started()
         return { call in
@@ -39,6 +39,7 @@ enum CallBindings {
                     if case .audibleMessagePlayed(let playback) = event { log(playback, to: logger) }
                     return (event.name.rawValue, luaValue(event))
                 }
+                SmartActionBindings.startRequests(context, started: smartActions, in: state)
             }
             return .none
         }

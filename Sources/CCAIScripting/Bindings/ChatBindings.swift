@@ -13,7 +13,7 @@ public protocol ClaimsSigner: Sendable {
 /// its messages (MessageBindings), escalations (EscalationBindings), forms (FormBindings),
 /// post-session and transcripts (PostSessionBindings), and its events (EventBridge).
 enum ChatBindings {
-    static func initializeFunction(_ context: SDKContext) -> LuaFunctionBody {
+    static func initializeFunction(_ context: SDKContext, smartActions: EventBridge.Started) -> LuaFunctionBody {
         let bridge = EventBridge.Started()
         let ccai = context.sdk
         return { call in
@@ -38,27 +38,20 @@ enum ChatBindings {
             if !bridge.started, let service = ccai.chatService, let state = call.context.state {
                 bridge.started = true
                 startBridges(service, context: context, in: state)
+                SmartActionBindings.startRequests(context, started: smartActions, in: state)
                 call.context.attachment(SDKMetricsRecorder.self)?.observe(service.chatEvents())
-                if let plugins = context.plugins {
-                    SmartActionResponder(context: context, plugins: plugins).answerRequests(while: state)
-                    FormResponder(context: context, plugins: plugins).answerRequests(while: state)
-                }
+                if let plugins = context.plugins { FormResponder(context: context, plugins: plugins).answerRequests(while: state) }
             }
             return .none
         }
     }
 
-    /// Emits the chat service's typed events and the smart action requests into the
-    /// state until it closes (screen share has its bridge, started with its service).
+    /// Emits the chat service's typed events into the state until it closes (screen share
+    /// has its bridge, started with its service; smart actions theirs, with chat or call).
     private static func startBridges(_ service: ChatService, context: SDKContext, in state: LuaState) {
         if let chat = context.emitters[.chat] {
             EventBridge.forward(service.chatEvents(), into: chat, in: state) { event in
                 (event.name.rawValue, EventBridge.luaValue(event))
-            }
-        }
-        if let smartAction = context.emitters[.smartAction], let requests = context.sdk.smartActionService?.requests() {
-            EventBridge.forward(requests, into: smartAction, in: state) { action in
-                ("requested", (try? LuaEncoder().encode(action)) ?? .nil)
             }
         }
     }

@@ -4,7 +4,8 @@ import Foundation
 import LuaRuntime
 
 /// `ccai.smart_action` (seed 003's `smartActionService`): the `requested` event and the
-/// methods that answer a request. `router` defaults to the current chat.
+/// methods that answer a request, during a chat or a call. `router` defaults to the
+/// session in progress: the current chat, else the current call.
 ///
 /// ```lua
 /// ccai.smart_action.on("requested", function(action)
@@ -67,6 +68,20 @@ enum SmartActionBindings {
         return module
     }
 
+    /// Emits the requests of the state's chats and calls as `requested` and lets the
+    /// plugins answer them, once per state: from `initialize_chat` or `initialize_call`,
+    /// whichever comes first.
+    static func startRequests(_ context: SDKContext, started: EventBridge.Started, in state: LuaState) {
+        guard !started.started else { return }
+        started.started = true
+        if let smartAction = context.emitters[.smartAction], let requests = context.sdk.smartActionService?.requests() {
+            EventBridge.forward(requests, into: smartAction, in: state) { action in
+                ("requested", (try? LuaEncoder().encode(action)) ?? .nil)
+            }
+        }
+        if let plugins = context.plugins { SmartActionResponder(context: context, plugins: plugins).answerRequests(while: state) }
+    }
+
     /// The service, the router and `smart_action_id` of a call's options.
     private static func target(_ call: LuaCall, _ ccai: CCAI) throws -> (SmartActionService, CommunicationRouter, Int) {
         let service = try SDKBindings.require(ccai.smartActionService, call)
@@ -76,12 +91,16 @@ enum SmartActionBindings {
         return (service, try router(call, ccai), Int(id))
     }
 
-    /// `options.router`, or the current chat's.
+    /// `options.router`, or the session in progress: the current chat, else the current
+    /// call, else the chat that ended last.
     private static func router(_ call: LuaCall, _ ccai: CCAI) throws -> CommunicationRouter {
         let value = try call.options(1, "options").value("router")
         if value.isNil {
-            guard let chat = ccai.chatService?.currentChat else {
-                throw call.argumentError(1, "options.router", "{ id = ..., type = \"chat\" } expected (there is no current chat)")
+            let chat = ccai.chatService?.currentChat
+            if let chat, chat.isInProgress { return CommunicationRouter(id: chat.id, type: .chat) }
+            if let current = ccai.callService?.currentCall, current.isInProgress { return CommunicationRouter(id: current.id, type: .call) }
+            guard let chat else {
+                throw call.argumentError(1, "options.router", "{ id = ..., type = \"chat\"|\"call\" } expected (there is no current chat or call)")
             }
             return CommunicationRouter(id: chat.id, type: .chat)
         }

@@ -13,7 +13,7 @@ struct SmartActionResponder: PluginResponder {
     let plugins: PluginHost
     let logger: ScriptLogger
 
-    /// Answers the in-session requests of the SDK's chats for as long as `state` lives.
+    /// Answers the in-session requests of the SDK's chats and calls for as long as `state` lives.
     func answerRequests(while state: LuaState) {
         guard let stream = sdk.smartActionService?.requests() else { return }
         Task { [weak state] in
@@ -45,7 +45,8 @@ struct SmartActionResponder: PluginResponder {
         let router = action.router
         do {
             try await service.notifySmartActionReceived(router: router, smartActionId: action.id)
-            let context: LuaValue = ["chat_id": .integer(Int64(action.chatId)), "pre_session": .boolean(action.preSession)]
+            let context = LuaValue.table(LuaTable(fields: [.string(Self.sessionField(action)): .integer(Int64(router.id)),
+                                                              "pre_session": .boolean(action.preSession)]))
             switch await plugins.answer(.smartActions, key: action.type.rawValue, argument: (try? LuaEncoder().encode(action)) ?? .nil,
                                         context: context) {
             case .unhandled:
@@ -65,9 +66,14 @@ struct SmartActionResponder: PluginResponder {
             }
         } catch {
             logger.log(LogRecord(level: .error, message: "answering smart action \(action.id) failed: \(error)",
-                                 fields: [("chat_id", .integer(Int64(action.chatId))), ("type", .string(action.type.rawValue))]))
+                                 fields: [(Self.sessionField(action), .integer(Int64(router.id))), ("type", .string(action.type.rawValue))]))
         }
         return true
+    }
+
+    /// Where the action was asked, as a handler's `ctx` and the log name it: `chat_id` or `call_id`.
+    private static func sessionField(_ action: SmartAction) -> String {
+        action.router.type == .chat ? "chat_id" : "call_id"
     }
 
     private func deliver(_ answer: SmartActionAnswer, for action: SmartAction, service: SmartActionService) async throws {

@@ -76,6 +76,13 @@ public enum Endpoints {
                                                    operationID: "sendSmartActionResult")
     public static let smartActionStatus = Endpoint("PUT", "/chats/{id}/smart_actions/{action}/status",
                                                    operationID: "updateSmartActionStatus")
+    public static let callSmartActions = Endpoint("GET", "/calls/{id}/smart_actions", operationID: "getCallSmartActions")
+    public static let callSmartActionReceived = Endpoint("POST", "/calls/{id}/smart_actions/{action}/received",
+                                                         operationID: "notifyCallSmartActionReceived")
+    public static let callSmartActionResult = Endpoint("POST", "/calls/{id}/smart_actions/{action}/result",
+                                                       operationID: "sendCallSmartActionResult")
+    public static let callSmartActionStatus = Endpoint("PUT", "/calls/{id}/smart_actions/{action}/status",
+                                                       operationID: "updateCallSmartActionStatus")
 
     // Forms
     public static let customForm = Endpoint("GET", "/custom_forms/{id}", operationID: "getCustomFormDetails")
@@ -122,6 +129,7 @@ public enum Endpoints {
         declineIncomingCall, updatePushToken, pushes,
         uploadMedia, downloadMedia,
         smartActions, smartActionReceived, smartActionResult, smartActionStatus,
+        callSmartActions, callSmartActionReceived, callSmartActionResult, callSmartActionStatus,
         customForm, submitCustomForm, fetchWebForm, validateWebForm, formComplete,
         createScreenShare, screenShare, activateScreenShare, screenShareRemoteControl, screenShareOptions, endScreenShare,
         screenShareEvent, queueMenus, waitTimes,

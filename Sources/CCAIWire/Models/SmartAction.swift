@@ -74,19 +74,21 @@ public struct SmartActionResult: Codable, Equatable, Sendable {
 }
 
 /// A smart action: an agent's request for a photo, a video, a screenshot, text, a
-/// verification or a screen share during a session, or one a queue requires before the
-/// session (`preSession`). The `smart_action_requested` event carries it (seed 003's
-/// `SmartActionRequest`); answering it fills `result` and moves `status`.
+/// verification or a screen share during a session (a chat, or a call: then text, a
+/// verification or a screen share), or one a queue requires before a chat
+/// (`preSession`). The `smart_action_requested` event carries it (seed 003's
+/// `SmartActionRequest`); answering it fills `result` and moves `status`. On the wire a
+/// chat's action carries `chat_id`, a call's `call_id`.
 ///
 /// ```swift
 /// for await action in ccai.smartActionService!.requests() where action.type == .text {
-///     let router = CommunicationRouter(id: action.chatId, type: .chat)
-///     try await ccai.smartActionService!.notifySmartActionReceived(router: router, smartActionId: action.id)
+///     try await ccai.smartActionService!.notifySmartActionReceived(router: action.router, smartActionId: action.id)
 /// }
 /// ```
 public struct SmartAction: Codable, Equatable, Sendable {
     public var id: Int
-    public var chatId: Int
+    /// The session the action belongs to (seed 003's `CommunicationRouter`).
+    public var router: CommunicationRouter
     public var type: SmartActionType
     public var status: SmartActionStatus
     public var preSession: Bool
@@ -97,20 +99,26 @@ public struct SmartAction: Codable, Equatable, Sendable {
     public var createdAt: Double
     public var updatedAt: Double
 
+    /// The chat's id, for a chat's action.
+    public var chatId: Int? { router.type == .chat ? router.id : nil }
+    /// The call's id, for a call's action.
+    public var callId: Int? { router.type == .call ? router.id : nil }
+
     enum CodingKeys: String, CodingKey {
         case id, type, status, result
         case chatId = "chat_id"
+        case callId = "call_id"
         case preSession = "pre_session"
         case requestedBy = "requested_by"
         case createdAt = "created_at"
         case updatedAt = "updated_at"
     }
 
-    public init(id: Int, chatId: Int, type: SmartActionType, status: SmartActionStatus = .requested,
+    public init(id: Int, router: CommunicationRouter, type: SmartActionType, status: SmartActionStatus = .requested,
                 preSession: Bool = false, requestedBy: String? = nil, result: SmartActionResult? = nil,
                 createdAt: Double, updatedAt: Double) {
         self.id = id
-        self.chatId = chatId
+        self.router = router
         self.type = type
         self.status = status
         self.preSession = preSession
@@ -120,8 +128,39 @@ public struct SmartAction: Codable, Equatable, Sendable {
         self.updatedAt = updatedAt
     }
 
-    /// The router of the action's chat.
-    public var router: CommunicationRouter { CommunicationRouter(id: chatId, type: .chat) }
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(Int.self, forKey: .id)
+        if let callID = try container.decodeIfPresent(Int.self, forKey: .callId) {
+            router = CommunicationRouter(id: callID, type: .call)
+        } else if let chatID = try container.decodeIfPresent(Int.self, forKey: .chatId) {
+            router = CommunicationRouter(id: chatID, type: .chat)
+        } else {
+            throw DecodingError.keyNotFound(CodingKeys.chatId, .init(codingPath: container.codingPath,
+                                                                     debugDescription: "a smart action names its chat_id or its call_id"))
+        }
+        type = try container.decode(SmartActionType.self, forKey: .type)
+        status = try container.decode(SmartActionStatus.self, forKey: .status)
+        preSession = try container.decode(Bool.self, forKey: .preSession)
+        requestedBy = try container.decodeIfPresent(String.self, forKey: .requestedBy)
+        result = try container.decodeIfPresent(SmartActionResult.self, forKey: .result)
+        createdAt = try container.decode(Double.self, forKey: .createdAt)
+        updatedAt = try container.decode(Double.self, forKey: .updatedAt)
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encodeIfPresent(chatId, forKey: .chatId)
+        try container.encodeIfPresent(callId, forKey: .callId)
+        try container.encode(type, forKey: .type)
+        try container.encode(status, forKey: .status)
+        try container.encode(preSession, forKey: .preSession)
+        try container.encodeIfPresent(requestedBy, forKey: .requestedBy)
+        try container.encodeIfPresent(result, forKey: .result)
+        try container.encode(createdAt, forKey: .createdAt)
+        try container.encode(updatedAt, forKey: .updatedAt)
+    }
 }
 
 /// `PUT .../smart_actions/{id}/status`.

@@ -9,6 +9,7 @@ return {
     { id = 3, name = "Uploads", channels = { chat = {} } },
     { id = 4, name = "Forms", channels = { chat = {} } },
     { id = 5, name = "Co-browse", channels = { chat = {} } },
+    { id = 6, name = "Phone claims", channels = { voice_call = { instant = true } } },
   },
   agents = {
     { name = "Sam", menus = { 1 }, script = "agents/claims.lua" },
@@ -16,6 +17,7 @@ return {
     { name = "Uma", menus = { 3 } },
     { name = "Fay", menus = { 4 }, script = "agents/forms.lua" },
     { name = "Cole", menus = { 5 }, script = "agents/screen_share.lua" },
+    { name = "Cal", menus = { 6 }, script = "agents/phone_claims.lua" },
   },
   custom_forms = {
     { id = 10, title = "Contact details", questions = {

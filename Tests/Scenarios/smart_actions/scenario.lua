@@ -223,3 +223,19 @@ ok, err = pcall(ccai.screen_share.create, { initiated_from = "end_user" })
 assert(not ok and err.code == "conflict" and err.message:find("screen%-shareable"), tostring(err))
 ccai.chat.end_chat()
 ccai.log.info("screen share scenario passed")
+
+-- During a call, the agent's requests (text, verification: a call carries no files) reach
+-- the same plugin, whose handlers see ctx.call_id.
+ccai.initialize_call{ play_audible_messages = false }
+local phone = ccai.call.start_instant_call{ menu_id = 6 }
+ccai.call.wait_for("call_received", { timeout = 30, match = function(c) return c.id == phone.id and c.status == "ended" end })
+local asked = ccai.smart_action.get_smart_actions{ router = { id = phone.id, type = "call" } }
+assert(#asked == 2 and asked[1].call_id == phone.id and asked[1].chat_id == nil, #asked .. " actions")
+assert(asked[1].type == "text" and asked[1].status == "finished" and asked[1].result.text == "call " .. phone.id)
+assert(asked[2].type == "verification" and asked[2].status == "finished" and asked[2].result.verified == true)
+ok, err = pcall(ccai.smart_action.update_smart_action_status, { router = { id = phone.id, type = "call" }, smart_action_id = asked[1].id,
+                                                                 status = "failed" })
+assert(not ok and err.code == "conflict", "a final action takes no more changes: " .. tostring(err))
+ok, err = pcall(ccai.smart_action.get_smart_actions, { router = { id = phone.id + 1000, type = "call" } })
+assert(not ok and err.code == "not_found", tostring(err))
+ccai.log.info("call smart actions scenario passed")

@@ -9,6 +9,7 @@ return {
   config = { account_number = "ACME-1234" },
   smart_actions = {
     text = function(action, ctx)
+      if ctx.call_id then return { text = "call " .. ctx.call_id } end   -- asked during a call
       if not ctx.pre_session then
         texts = texts + 1
         if texts > 1 then return { decline = "already given" } end
@@ -21,7 +22,8 @@ return {
     end,
     screenshot = function() return { images = { { path = "screen.png", mime_type = "image/png" } } } end,
     video = function() return { videos = { { data = string.rep("v", 4096), mime_type = "video/mp4", name = "clip.mp4" } } } end,
-    verification = function(action)
+    verification = function(action, ctx)
+      if ctx.call_id then return { verified = action.call_id == ctx.call_id } end
       verifications = verifications + 1
       if verifications > 1 then error("face not recognised") end   -- a failing handler fails the action
       return { verified = true }
