@@ -137,7 +137,9 @@ public final class CCAI: @unchecked Sendable {
             guard var current = services, current.call == nil else { return }
             let messages = AudibleMessageService(api: current.api, language: current.language)
             current.audibleMessage = messages
-            current.call = CallService(api: current.api, pump: current.pump, options: options, messages: messages)
+            let endUser = current.endUser
+            current.call = CallService(api: current.api, pump: current.pump, options: options, messages: messages,
+                                       signedCustomData: { endUser.signedCustomData })
             services = current
         }
     }

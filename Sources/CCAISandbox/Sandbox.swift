@@ -101,7 +101,8 @@ public final class Sandbox: Sendable {
         let chats = Chats(store: store, lifecycle: lifecycle, conversation: conversation, queues: queues, clock: clock)
         let callLifecycle = CallLifecycle(store: store, publisher: publisher, clock: clock, changes: changes,
                                           handleTimeSeconds: configuration.handleTimeSeconds ?? 300,
-                                          deflections: WaitDeflections(configuration: configuration))
+                                          deflections: WaitDeflections(configuration: configuration),
+                                          postSession: { configuration.postSessionSettings(forMenu: $0) })
         let calls = Calls(configuration: configuration, store: store, lifecycle: callLifecycle, queues: queues, quotas: quotas,
                           clock: clock)
         self.calls = calls
@@ -120,8 +121,8 @@ public final class Sandbox: Sendable {
                             clock: clock)
         chatStarts = ChatStarts(configuration: configuration, store: store, lifecycle: lifecycle, queues: queues, quotas: quotas,
                                 clock: clock)
-        postSessions = PostSessions(configuration: configuration, store: store, lifecycle: lifecycle, publisher: publisher,
-                                    clock: clock)
+        postSessions = PostSessions(configuration: configuration, store: store, lifecycle: lifecycle, callLifecycle: callLifecycle,
+                                    publisher: publisher, clock: clock)
         transcripts = Transcripts(configuration: configuration, store: store, conversation: conversation,
                                   renderer: TranscriptRenderer(), cache: TranscriptCache())
         let environment = AgentEnvironment(
@@ -185,7 +186,7 @@ public final class Sandbox: Sendable {
         MediaRoutes(sessions: sessions, files: files).register(in: &router)
         FormRoutes(sessions: sessions, forms: forms).register(in: &router)
         ScreenShareRoutes(sessions: sessions, screenShares: screenShares).register(in: &router)
-        PostSessionRoutes(sessions: sessions, postSessions: postSessions, desk: desk).register(in: &router)
+        PostSessionRoutes(sessions: sessions, calls: calls, postSessions: postSessions, desk: desk).register(in: &router)
         TranscriptRoutes(sessions: sessions, transcripts: transcripts).register(in: &router)
         router.adminToken = configuration.adminToken
         return router
@@ -247,7 +248,7 @@ public final class Sandbox: Sendable {
         }
         var talking: [ChatResponse] = []
         for (chat, endUserID) in try await store.chatsInReadyPostSession() {
-            guard let id = try await postSessions.virtualAgent(of: chat) else { continue }
+            guard let id = try await postSessions.virtualAgent(of: .chat(chat)) else { continue }
             await agentDesk.startPostSession(chat, virtualAgentID: id, endUserID: endUserID, resumed: true)
             talking.append(chat)
         }

@@ -9,6 +9,8 @@ local closed = { mon = false, tue = false, wed = false, thu = false, fri = false
 return {
   company = {
     name = "Acme Phone", languages = { "en" }, time_zone = "UTC", key = "dev-key", secret = "dev-secret",
+    -- After a call someone talked on, the caller is asked for a CSAT rating (seed 000).
+    post_session = { csat = true },
     -- Announcements of every queue's calls; a queue may override them kind by kind.
     audible_messages = {
       welcome = { text = "Thanks for calling Acme." },

@@ -1,6 +1,7 @@
 -- A voice call from the customer's side (seed 002): recording consent, waiting, the
--- agent, hold, a cellular call interrupting, resume, hang up. There is no audio: a call
--- is its signalling, and the script plays the device.
+-- agent, hold, a smart action, a cellular call interrupting, resume, hang up, and the
+-- CSAT after it. There is no audio: a call is its signalling, and the script plays the
+-- device.
 -- Run: ./scripts/run examples/calls/scenario.lua --sandbox examples/calls/sandbox.lua
 ccai.initialize_call{ play_audible_messages = false }
 
@@ -66,4 +67,16 @@ ccai.sleep(0)
 -- disconnected; the refused second call, made while on the line, left the line alone.
 assert(table.concat(lines, ",") == "connecting,disconnected,connecting,connected,disconnected", "the line: " .. table.concat(lines, ","))
 ccai.log.info("call done", { statuses = table.concat(statuses, ","), line = table.concat(lines, ",") })
+
+-- After the call: the post-session flow the hierarchy chose (virtual agent > survey > CSAT),
+-- here the company's CSAT, for communication_type "calls".
+local flow = ccai.call.get_post_session_flow()
+assert(flow.type == "csat" and flow.communication_type == "calls" and flow.communication_id == call.id, "the company's CSAT")
+assert(ccai.chat.get_post_session_flow().communication_id == call.id, "the session that ended last is the call")
+assert(ended.post_session_required and ccai.rate.get_rate_target().communication_type == "calls")
+ccai.call.start_post_session()
+assert(ccai.call.ready_post_session().post_session_transfer_status == "ready")
+ccai.rate.rate{ communication_id = call.id, communication_type = "calls", rating = 5, feedback = "Quick and clear" }
+ccai.call.wait_for("call_received", { timeout = 10, match = function(c) return c.post_session_transfer_status == "completed" end })
+ccai.rate.clear_rate_target()
 print("calls scenario passed")

@@ -41,8 +41,14 @@ public final class CallService: @unchecked Sendable {
     private var providerState: CallProviderState = .disconnected
     /// The callbacks already told as `incomingCallEvent` (each once, however it arrived).
     private var announcedIncoming = Set<Int>()
+    /// The custom data of the request that started a call, by call.
+    private var requestedCustomData: (callID: Int, data: CustomData?)?
+    /// The sign-in's signed custom data (``EndUserService/signedCustomData``).
+    private let signedCustomData: @Sendable () -> [String: JSONValue]
 
-    init(api: APIClient, pump: EventPump, options: CallOptions, messages: AudibleMessageService) {
+    init(api: APIClient, pump: EventPump, options: CallOptions, messages: AudibleMessageService,
+         signedCustomData: @escaping @Sendable () -> [String: JSONValue] = { [:] }) {
+        self.signedCustomData = signedCustomData
         self.api = api
         self.pump = pump
         self.options = options
@@ -129,6 +135,24 @@ public final class CallService: @unchecked Sendable {
     /// The call this service works on (the last started or resumed), as last reported.
     public var currentCall: CallResponse? { lock.withLock { current } }
 
+    /// The custom data of the current call's session as the app sent it (the project's
+    /// addition, as ``ChatService/sessionCustomData``): the sign-in's signed items with the
+    /// call request's over them. Nil without a current call.
+    public var sessionCustomData: SessionCustomData? {
+        let (call, requested) = lock.withLock { (current, requestedCustomData) }
+        guard let call else { return nil }
+        return SessionCustomData(signedIn: signedCustomData(), request: requested?.callID == call.id ? requested?.data : nil)
+    }
+
+    /// Refreshes the current call from the platform (the project's, as a chat's `checkStatus`).
+    @discardableResult
+    public func checkStatus() async throws -> CallResponse {
+        let call = try requireCurrentCall()
+        let fresh = try await api.send(Endpoints.call, ["id": call.id], as: CallResponse.self)
+        remember(fresh)
+        return fresh
+    }
+
     /// Whether the device's microphone is muted (the device's state: the platform is not told).
     public var isMuted: Bool { lock.withLock { muted } }
     /// Whether the device plays the call on its speaker.
@@ -144,7 +168,9 @@ public final class CallService: @unchecked Sendable {
     /// that says why (voicemail is then the way in).
     @discardableResult
     public func startInstantCall(_ request: InstantCallRequest) async throws -> CallResponse {
-        try await placing { try await api.send(Endpoints.startInstantCall, body: request, as: CallResponse.self) }
+        let call = try await placing { try await api.send(Endpoints.startInstantCall, body: request, as: CallResponse.self) }
+        lock.withLock { requestedCustomData = (call.id, request.customData) }
+        return call
     }
 
     /// Places a call on the line (`connecting`, then `connected` once the platform has it,
@@ -305,6 +331,36 @@ public final class CallService: @unchecked Sendable {
                                          as: CallResponse.self)
         remember(changed)
         return changed
+    }
+
+    // MARK: - Post-session (seed 000, as for chats)
+
+    /// Signals that the post-session phase of the current call, which has ended, begins
+    /// (`postSessionTransferStatus` -> `in_progress`). Out of order, on a call in progress
+    /// or one without post-session: `conflict`.
+    @discardableResult
+    public func startPostSession() async throws -> CallResponse {
+        let call = try requireCurrentCall()
+        let moved = try await api.send(Endpoints.startCallPostSession, ["id": call.id], as: CallResponse.self)
+        remember(moved)
+        return moved
+    }
+
+    /// Signals that the app is ready for the flow (`in_progress` -> `ready`).
+    @discardableResult
+    public func readyPostSession() async throws -> CallResponse {
+        let call = try requireCurrentCall()
+        let moved = try await api.send(Endpoints.readyCallPostSession, ["id": call.id], as: CallResponse.self)
+        remember(moved)
+        return moved
+    }
+
+    /// The one post-session flow of the current call, as the hierarchy chooses it from the
+    /// platform's settings (virtual agent > survey > CSAT), or nil when none is configured.
+    public func getPostSessionFlow() async throws -> PostSessionFlow? {
+        let call = try requireCurrentCall()
+        let settings = try await api.send(Endpoints.callPostSessionSettings, ["id": call.id], as: PostSessionSettings.self)
+        return settings.flow(communicationId: call.id, communicationType: .calls)
     }
 
     /// Plays the device's part of a cellular call (not named by the seeds: the device

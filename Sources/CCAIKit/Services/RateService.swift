@@ -4,13 +4,14 @@ import Foundation
 /// The communication a post-session survey or rating is for.
 public struct RateTarget: Equatable, Sendable {
     public var communicationId: Int
-    /// `chats` (the call slice adds `calls`).
+    /// `chats` or `calls`.
     public var communicationType: String
 }
 
 /// Post-session surveys and CSAT ratings (seed 000's `rateService`). The platform takes
 /// them once the session's post-session phase is `ready` (``ChatService/startPostSession()``,
-/// then ``ChatService/readyPostSession()``); a submission completes the phase.
+/// then ``ChatService/readyPostSession()``; for a call, ``CallService``'s); a submission
+/// completes the phase.
 ///
 /// ```swift
 /// let survey = try await ccai.rateService!.getSurvey(communicationId: chat.id, communicationType: "chats")
@@ -26,11 +27,17 @@ public final class RateService: @unchecked Sendable {
     init(api: APIClient, pump: EventPump) {
         self.api = api
         pump.observe { [weak self] event in
-            guard event.name == PlatformEventName.chatReceived.rawValue, event.data["status"] == "ended",
-                event.data["post_session_required"] == true, let chat = try? event.decoded(as: ChatResponse.self),
-                chat.postSessionTransferStatus != .completed
+            let type: CommunicationType
+            switch event.name {
+            case PlatformEventName.chatReceived.rawValue: type = .chats
+            case PlatformEventName.callReceived.rawValue: type = .calls
+            default: return
+            }
+            guard event.data["status"] == "ended", event.data["post_session_required"] == true,
+                event.data["post_session_transfer_status"] != "completed", case .integer(let raw)? = event.data["id"],
+                let id = Int(exactly: raw)
             else { return }
-            self?.lock.withLock { self?.target = RateTarget(communicationId: chat.id, communicationType: CommunicationType.chats.rawValue) }
+            self?.lock.withLock { self?.target = RateTarget(communicationId: id, communicationType: type.rawValue) }
         }
     }
 
@@ -46,32 +53,34 @@ public final class RateService: @unchecked Sendable {
     /// The survey of a session's queue, in the session's language; `not_found` when its
     /// queue has none.
     public func getSurvey(communicationId: Int, communicationType: String) async throws -> Survey {
-        try await api.send(try Self.endpoint(Endpoints.survey, communicationType), ["id": communicationId], as: Survey.self)
+        try await api.send(try Self.endpoint(communicationType, chats: Endpoints.survey, calls: Endpoints.callSurvey), ["id": communicationId],
+                           as: Survey.self)
     }
 
     /// Submits survey answers (question id to value). Every problem is named
     /// (`invalid_argument`); answers given twice, or before the post-session phase is
     /// ready, are a `conflict`.
     public func submitSurvey(communicationId: Int, communicationType: String, answers: SurveyRequest) async throws {
-        _ = try await api.sendRaw(try Self.endpoint(Endpoints.submitSurvey, communicationType), ["id": communicationId],
-                                  body: answers)
+        _ = try await api.sendRaw(try Self.endpoint(communicationType, chats: Endpoints.submitSurvey, calls: Endpoints.submitCallSurvey),
+                                  ["id": communicationId], body: answers)
     }
 
     /// Submits a CSAT rating, 1 to 5, with optional feedback (out of range:
     /// `invalid_argument`; twice, or before the phase is ready: `conflict`).
     public func rate(communicationId: Int, communicationType: String, request: RatingRequest) async throws {
         if let problem = request.problems.first { throw CCAIError.invalidArgument(problem) }
-        _ = try await api.sendRaw(try Self.endpoint(Endpoints.rate, communicationType), ["id": communicationId], body: request)
+        _ = try await api.sendRaw(try Self.endpoint(communicationType, chats: Endpoints.rate, calls: Endpoints.rateCall), ["id": communicationId],
+                                  body: request)
     }
 
-    /// The kinds of session this SDK rates: chats (calls come with the call service). The
-    /// Lua bindings accept these and no others.
-    public static let ratedTypes: [CommunicationType] = [.chats]
+    /// The kinds of session this SDK rates: chats and calls. The Lua bindings accept these
+    /// and no others.
+    public static let ratedTypes: [CommunicationType] = [.chats, .calls]
 
-    /// The endpoint for a communication type of ``ratedTypes``, or `invalid_argument`.
-    private static func endpoint(_ endpoint: Endpoint, _ communicationType: String) throws -> Endpoint {
+    /// The endpoint of a communication type of ``ratedTypes``, or `invalid_argument`.
+    private static func endpoint(_ communicationType: String, chats: Endpoint, calls: Endpoint) throws -> Endpoint {
         if let problem = problem(communicationType) { throw CCAIError.invalidArgument("communicationType: " + problem) }
-        return endpoint
+        return CommunicationType(rawValue: communicationType) == .calls ? calls : chats
     }
 
     /// What is wrong with a communication type, if it is not one of ``ratedTypes``.
@@ -79,6 +88,5 @@ public final class RateService: @unchecked Sendable {
         let type = CommunicationType(rawValue: communicationType)
         guard !ratedTypes.contains(type) else { return nil }
         return ratedTypes.map { "'\($0)'" }.joined(separator: " or ") + " expected, got '\(communicationType)'"
-            + (type == .calls ? " (ratings of calls come with the call service)" : "")
     }
 }

@@ -167,6 +167,30 @@ actor AgentDesk: SessionChangeObserver {
         }
     }
 
+    /// The post-session phase of an ended call is ready and its flow is a virtual agent:
+    /// its script runs on the ended call (`session.post_session == true`; there is no line
+    /// left to talk on, so it does what it does, say `agent.wait{ seconds = 20 }` for a
+    /// voice survey's length), and the phase completes when it returns; without a script,
+    /// at once.
+    func startPostSession(_ call: CallResponse, virtualAgentID id: String, endUserID: Int) {
+        guard let configuration = environment.configuration.virtualAgents?[id] else { return }
+        let actions = CallAgentActions(environment: environment, desk: self, callID: call.id, endUserID: endUserID,
+                                       name: configuration.name ?? id, kind: .virtual)
+        let script = virtualScripts[id]
+        let clock = environment.clock
+        Task {
+            if let script {
+                await ScriptedCallAgent(actions: actions, script: script, mailbox: AgentMailbox(clock: clock)).run(call, joined: true,
+                                                                                                                   postSession: true)
+            }
+            do {
+                try await actions.completePostSession()
+            } catch {
+                actions.environment.log("sandbox: the post-session phase of call \(call.id) could not complete: \(error)")
+            }
+        }
+    }
+
     private func postSessionActions(_ chat: ChatResponse, id: String, configuration: VirtualAgentConfiguration, endUserID: Int) -> AgentActions {
         var actions = agentActions(chat.id, endUserID: endUserID, name: configuration.name ?? id, kind: .virtual)
         actions.isPostSession = true

@@ -86,6 +86,11 @@ struct CallAgentActions: Sendable {
         try await environment.calls.call(callID, endUserID: endUserID).isInProgress
     }
 
+    /// The post-session virtual agent of the ended call finished: the phase is completed.
+    func completePostSession() async throws {
+        _ = try await lifecycle.advancePostSession(callID, endUserID: endUserID, from: .ready, to: .completed)
+    }
+
     /// Ends the call as the agent; false when it had already ended.
     func end() async throws -> Bool {
         try await lifecycle.end(callID, endUserID: endUserID, reason: .agent) != nil

@@ -34,8 +34,9 @@ final class ScriptedCallAgent: Sendable {
         self.mailbox = mailbox
     }
 
-    /// Takes the call (unless the desk did: `joined`) and runs the script on it.
-    func run(_ call: CallResponse, joined: Bool = false) async {
+    /// Takes the call (unless the desk did: `joined`) and runs the script on it; a
+    /// post-session virtual agent's gets `session.post_session == true`.
+    func run(_ call: CallResponse, joined: Bool = false, postSession: Bool = false) async {
         let label = "\(actions.kind == .virtual ? "virtual agent" : "agent") \(actions.name) (\(script.path)), call \(call.id)"
         let environment = actions.environment
         do {
@@ -48,6 +49,7 @@ final class ScriptedCallAgent: Sendable {
             let customData = try await environment.calls.customData(call.id)
             session.fields["custom_data"] = try LuaEncoder().encode(ScriptedAgent.agentView(of: customData))
             session.fields["resumed"] = .boolean(false)
+            session.fields["post_session"] = .boolean(postSession)
             try await ScriptedAgent.runScript(script, label: label, log: environment.log, agent: makeModule(), session: session)
         } catch {
             environment.log("sandbox: \(label) failed: \(error)")

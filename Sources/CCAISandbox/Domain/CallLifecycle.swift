@@ -24,6 +24,9 @@ struct CallLifecycle: Sendable {
     /// The seconds an agent is expected to spend on a session (wait estimates).
     let handleTimeSeconds: Double
     let deflections: WaitDeflections
+    /// The post-session settings of a queue (its own over the company's), given to a call
+    /// when it ends.
+    let postSession: @Sendable (_ menuID: Int) -> PostSessionSettings
 
     /// Creates an end user's instant call, waiting, unless one is in progress (the store
     /// decides both in one transaction); a created call is published, handed to the desk
@@ -101,15 +104,23 @@ struct CallLifecycle: Sendable {
         try await published(try await store.escalateCall(id: callID), endUserID)
     }
 
-    /// Ends a call in progress for `reason` (``CallTransition/fail`` for a restart).
+    /// Ends a call in progress for `reason` (``CallTransition/fail`` for a restart). A call
+    /// someone talked on gets its queue's post-session settings, published with the end.
     func end(_ callID: Int, endUserID: Int, reason: CallEndReason, _ transition: CallTransition = .end) async throws
         -> CallResponse?
     {
-        guard let ended = try await published(try await store.updateCall(id: callID, transition, endReason: reason, now: clock.now()),
-                                              endUserID)
-        else { return nil }
+        guard var ended = try await store.updateCall(id: callID, transition, endReason: reason, now: clock.now()) else { return nil }
+        if transition == .end, let given = try await store.recordPostSession(callID: callID, postSession(ended.menuId)) { ended = given }
+        try await publisher.call(ended, endUserID: endUserID)
         await changes.publish(.callEnded(ended))
         return ended
+    }
+
+    /// Moves an ended call's post-session phase from `from` (nil: not started) to `to`.
+    func advancePostSession(_ callID: Int, endUserID: Int, from: PostSessionTransferStatus?, to: PostSessionTransferStatus)
+        async throws -> CallResponse?
+    {
+        try await published(try await store.advancePostSession(callID: callID, from: from, to: to), endUserID)
     }
 
     /// A cold transfer: the call waits on another queue, without its agent.

@@ -105,7 +105,7 @@ struct ChatLifecycle: Sendable {
 
     /// The post-session flow the hierarchy chooses for a chat, if any.
     func postSessionFlow(of chat: ChatResponse) async throws -> PostSessionFlow? {
-        try await store.postSessionSettings(chatID: chat.id).flow(communicationId: chat.id, communicationType: .chats)
+        try await store.postSessionSettings(.chats, id: chat.id).flow(communicationId: chat.id, communicationType: .chats)
     }
 
     /// Whether the end user may write in the chat: while it is in progress, and on the

@@ -1,64 +1,103 @@
 import CCAIWire
 import Foundation
 
-/// The post-session phase of an ended chat (docs/post-session.md): its settings, the
-/// lifecycle `start` (-> `in_progress`) and `ready` (-> `ready`, where a virtual agent's
-/// flow starts its agent), the survey and its answers, the CSAT rating, and the operator's
-/// `GET /admin/ratings`. The rules are ``PostSessions``'.
+/// The post-session phase of an ended chat or call (docs/post-session.md), the same six
+/// routes under `/chats/{id}` and `/calls/{id}`: its settings, the lifecycle `start` (->
+/// `in_progress`) and `ready` (-> `ready`, where a virtual agent's flow starts its
+/// agent), the survey and its answers, the CSAT rating; and the operator's `GET
+/// /admin/ratings`. The rules are ``PostSessions``'.
 struct PostSessionRoutes: Sendable {
     let sessions: SessionResolver
+    let calls: Calls
     let postSessions: PostSessions
     let desk: AgentDesk
 
     func register(in router: inout HTTPRouter) {
         router.on([
-            (Endpoints.postSessionSettings, postSessionSettings),
-            (Endpoints.startPostSession, startPostSession),
-            (Endpoints.readyPostSession, readyPostSession),
-            (Endpoints.survey, survey),
-            (Endpoints.submitSurvey, submitSurvey),
-            (Endpoints.rate, rate),
+            (Endpoints.postSessionSettings, settings(.chats)),
+            (Endpoints.startPostSession, start(.chats)),
+            (Endpoints.readyPostSession, ready(.chats)),
+            (Endpoints.survey, survey(.chats)),
+            (Endpoints.submitSurvey, submitSurvey(.chats)),
+            (Endpoints.rate, rate(.chats)),
+            (Endpoints.callPostSessionSettings, settings(.calls)),
+            (Endpoints.startCallPostSession, start(.calls)),
+            (Endpoints.readyCallPostSession, ready(.calls)),
+            (Endpoints.callSurvey, survey(.calls)),
+            (Endpoints.submitCallSurvey, submitSurvey(.calls)),
+            (Endpoints.rateCall, rate(.calls)),
         ], sessions: sessions)
         router.on(Endpoints.ratings, ratings)
     }
 
-    /// The operator's report (admin token, not an end user's session).
+    /// The operator's report (admin token, not an end user's session), of chats unless
+    /// `communication_type=calls`.
     private func ratings(_ request: HTTPRequest) async throws -> HTTPResponse {
         let page = try request.page(.ratings)
-        return try .json(try await postSessions.report(after: page.after, limit: page.limit))
-    }
-
-    private func postSessionSettings(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
-        try .json(try await postSessions.settings(of: try await sessions.ownChat(request, session)))
-    }
-
-    private func startPostSession(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
-        let chat = try await sessions.ownChat(request, session)
-        return try .json(try await postSessions.advance(chat, owner: try session.endUserID(), from: nil, to: .inProgress))
-    }
-
-    private func readyPostSession(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
-        let (chat, owner) = (try await sessions.ownChat(request, session), try session.endUserID())
-        let ready = try await postSessions.advance(chat, owner: owner, from: .inProgress, to: .ready)
-        if let id = try await postSessions.virtualAgent(of: ready) {
-            await desk.startPostSession(ready, virtualAgentID: id, endUserID: owner)
+        let type = CommunicationType(rawValue: request.query["communication_type"] ?? CommunicationType.chats.rawValue)
+        guard CommunicationType.allCases.contains(type) else {
+            throw HTTPError.badRequest("communication_type must be 'chats' or 'calls', got '\(TerminalText.escaped(String(type.rawValue.prefix(40))))'")
         }
-        return try .json(ready)
+        return try .json(try await postSessions.report(type, after: page.after, limit: page.limit))
     }
 
-    private func survey(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
-        try .json(try await postSessions.survey(of: try await sessions.ownChat(request, session)))
+    private func settings(_ type: CommunicationType) -> SessionHandler {
+        { request, session in try .json(try await postSessions.settings(of: try await own(type, request, session))) }
     }
 
-    private func submitSurvey(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
-        let chat = try await sessions.ownChat(request, session)
-        try await postSessions.submit(try request.decode(SurveyRequest.self).answers, toSurveyOf: chat, owner: try session.endUserID())
-        return .noContent
+    private func start(_ type: CommunicationType) -> SessionHandler {
+        { request, session in
+            let subject = try await own(type, request, session)
+            return try json(try await postSessions.advance(subject, owner: try session.endUserID(), from: nil, to: .inProgress))
+        }
     }
 
-    private func rate(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
-        let chat = try await sessions.ownChat(request, session)
-        try await postSessions.rate(try request.decode(RatingRequest.self), chat: chat, owner: try session.endUserID())
-        return .noContent
+    private func ready(_ type: CommunicationType) -> SessionHandler {
+        { request, session in
+            let (subject, owner) = (try await own(type, request, session), try session.endUserID())
+            let ready = try await postSessions.advance(subject, owner: owner, from: .inProgress, to: .ready)
+            if let id = try await postSessions.virtualAgent(of: ready) {
+                switch ready {
+                case .chat(let chat): await desk.startPostSession(chat, virtualAgentID: id, endUserID: owner)
+                case .call(let call): await desk.startPostSession(call, virtualAgentID: id, endUserID: owner)
+                }
+            }
+            return try json(ready)
+        }
+    }
+
+    private func survey(_ type: CommunicationType) -> SessionHandler {
+        { request, session in try .json(try await postSessions.survey(of: try await own(type, request, session))) }
+    }
+
+    private func submitSurvey(_ type: CommunicationType) -> SessionHandler {
+        { request, session in
+            let subject = try await own(type, request, session)
+            try await postSessions.submit(try request.decode(SurveyRequest.self).answers, toSurveyOf: subject, owner: try session.endUserID())
+            return .noContent
+        }
+    }
+
+    private func rate(_ type: CommunicationType) -> SessionHandler {
+        { request, session in
+            let subject = try await own(type, request, session)
+            try await postSessions.rate(try request.decode(RatingRequest.self), for: subject, owner: try session.endUserID())
+            return .noContent
+        }
+    }
+
+    /// The caller's chat or call named in the path; another end user's is not found.
+    private func own(_ type: CommunicationType, _ request: HTTPRequest, _ session: Session) async throws -> PostSessions.Subject {
+        if type == .calls {
+            return .call(try await calls.call(try request.integerParameter("id", "call id"), endUserID: try session.endUserID()))
+        }
+        return .chat(try await sessions.ownChat(request, session))
+    }
+
+    private func json(_ subject: PostSessions.Subject) throws -> HTTPResponse {
+        switch subject {
+        case .chat(let chat): try .json(chat)
+        case .call(let call): try .json(call)
+        }
     }
 }

@@ -83,6 +83,10 @@ extension SandboxStore {
               agent_name TEXT,
               virtual_agent_name TEXT,
               escalated INTEGER NOT NULL DEFAULT 0,
+              post_session TEXT,
+              post_session_required INTEGER NOT NULL DEFAULT 0,
+              post_session_opt_in INTEGER NOT NULL DEFAULT 0,
+              post_session_status TEXT,
               recording_permission TEXT,
               recorded INTEGER NOT NULL,
               estimated_wait INTEGER,
@@ -102,7 +106,10 @@ extension SandboxStore {
             """)
         try addMissingColumns(in: database, to: "calls", [("type", "TEXT NOT NULL DEFAULT 'instant'"), ("voicemail_reason", "TEXT"),
                                                           ("deflection", "TEXT"), ("phone_number", "TEXT"), ("schedule_time", "REAL"),
-                                                          ("rang_at", "REAL"), ("escalated", "INTEGER NOT NULL DEFAULT 0")])
+                                                          ("rang_at", "REAL"), ("escalated", "INTEGER NOT NULL DEFAULT 0"),
+                                                          ("post_session", "TEXT"), ("post_session_required", "INTEGER NOT NULL DEFAULT 0"),
+                                                          ("post_session_opt_in", "INTEGER NOT NULL DEFAULT 0"),
+                                                          ("post_session_status", "TEXT")])
         try database.execute("CREATE INDEX IF NOT EXISTS calls_by_type ON calls (type, id)")
         try database.execute("CREATE INDEX IF NOT EXISTS calls_by_slot ON calls (type, status, menu_id, schedule_time)")
     }
@@ -150,7 +157,8 @@ extension SandboxStore {
 
     private static let callColumns =
         "id, menu_id, status, estimated_wait, agent_name, virtual_agent_name, recording_permission, recorded, end_reason, "
-        + "created_at, connected_at, ended_at, type, voicemail_reason, phone_number, schedule_time"
+        + "created_at, connected_at, ended_at, type, voicemail_reason, phone_number, schedule_time, post_session_required, "
+        + "post_session_opt_in, post_session_status"
 
     func calls(where condition: String, _ parameters: [SQLiteValue]) throws -> [CallResponse] {
         try database.query("SELECT \(SandboxStore.callColumns) FROM calls WHERE \(condition)", parameters).compactMap { row in
@@ -167,7 +175,9 @@ extension SandboxStore {
                                 recorded: row[7].integerValue == 1, endReason: row[8].textValue.map(CallEndReason.init(rawValue:)),
                                 voicemailReason: row[13].textValue.flatMap(VoicemailReason.init(rawValue:)),
                                 phoneNumber: row[14].textValue, scheduleTime: time(row[15]), createdAt: created,
-                                connectedAt: time(row[10]), endedAt: time(row[11]))
+                                connectedAt: time(row[10]), endedAt: time(row[11]), postSessionRequired: row[16].integerValue == 1,
+                                postSessionOptInRequired: row[16].integerValue == 1 ? row[17].integerValue == 1 : nil,
+                                postSessionTransferStatus: row[18].textValue.flatMap(PostSessionTransferStatus.init(rawValue:)))
         }
     }
 
@@ -229,6 +239,19 @@ extension SandboxStore {
              endReason.map { .text($0.rawValue) } ?? .null,
              .integer(transition == .ring ? 1 : 0), .real(now.timeIntervalSince1970), .integer(Int64(id))])
         return changed == 1 ? try call(id: id) : nil
+    }
+
+    /// Gives an ended call the post-session settings of its queue when someone talked on
+    /// it (it connected, and it is not a voicemail); nil otherwise.
+    func recordPostSession(callID: Int, _ settings: PostSessionSettings) throws -> CallResponse? {
+        let changed = try database.run(
+            """
+            UPDATE calls SET post_session = ?, post_session_required = ?, post_session_opt_in = ?
+              WHERE id = ? AND status = 'ended' AND type != 'voicemail' AND connected_at IS NOT NULL
+            """,
+            [try Self.json(settings), .integer(settings.isFlowConfigured ? 1 : 0), .integer(settings.optIn == true ? 1 : 0),
+             .integer(Int64(callID))])
+        return changed == 1 ? try call(id: callID) : nil
     }
 
     /// The queue's virtual agent `name` answers a waiting call that nobody escalated and

@@ -1,8 +1,9 @@
 import CCAIWire
 import Foundation
 
-/// The post-session phase of ended chats, and the ratings and survey answers end users
-/// give (docs/post-session.md).
+/// The post-session phase of ended chats and calls, and the ratings and survey answers end
+/// users give (docs/post-session.md). A session is named by its communication type
+/// (`chats`, `calls`: also its table) and id.
 extension SandboxStore {
     static func createPostSessionTables(in database: SQLiteDatabase) throws {
         try database.execute("""
@@ -34,74 +35,96 @@ extension SandboxStore {
         value.textValue.flatMap { try? JSONDecoder().decode(PostSessionSettings.self, from: Data($0.utf8)) } ?? PostSessionSettings()
     }
 
-    /// The post-session settings in force for a chat.
-    func postSessionSettings(chatID: Int) throws -> PostSessionSettings {
-        Self.postSessionSettings(try database.query("SELECT post_session FROM chats WHERE id = ?", [.integer(Int64(chatID))])
+    /// The table of a communication type's sessions (never a caller's text: the two known types).
+    private static func table(_ type: CommunicationType) -> String {
+        type == .calls ? "calls" : "chats"
+    }
+
+    /// The post-session settings in force for a chat, or for a call (given when it ended).
+    func postSessionSettings(_ type: CommunicationType, id: Int) throws -> PostSessionSettings {
+        Self.postSessionSettings(try database.query("SELECT post_session FROM \(Self.table(type)) WHERE id = ?", [.integer(Int64(id))])
             .first?.first ?? .null)
     }
 
     /// Moves an ended chat's post-session phase from `from` (nil: not started) to `to`;
     /// nil when it is not there.
     func advancePostSession(chatID: Int, from: PostSessionTransferStatus?, to: PostSessionTransferStatus) throws -> ChatResponse? {
-        let changed = try database.run(
-            "UPDATE chats SET post_session_status = ? WHERE id = ? AND status = 'ended' AND coalesce(post_session_status, '') = ?",
-            [.text(to.rawValue), .integer(Int64(chatID)), .text(from?.rawValue ?? "")])
-        return changed == 1 ? try chats(where: "id = ?", [.integer(Int64(chatID))]).first : nil
+        try advancePostSession(.chats, id: chatID, from: from, to: to) ? try chats(where: "id = ?", [.integer(Int64(chatID))]).first : nil
+    }
+
+    /// Moves an ended call's post-session phase, as ``advancePostSession(chatID:from:to:)``
+    /// a chat's; a call without a flow has none to move.
+    func advancePostSession(callID: Int, from: PostSessionTransferStatus?, to: PostSessionTransferStatus) throws -> CallResponse? {
+        try advancePostSession(.calls, id: callID, from: from, to: to) ? try call(id: callID) : nil
+    }
+
+    private func advancePostSession(_ type: CommunicationType, id: Int, from: PostSessionTransferStatus?, to: PostSessionTransferStatus)
+        throws -> Bool
+    {
+        let required = type == .calls ? " AND post_session_required = 1" : ""
+        return try database.run(
+            """
+            UPDATE \(Self.table(type)) SET post_session_status = ?
+              WHERE id = ? AND status = 'ended' AND coalesce(post_session_status, '') = ?\(required)
+            """,
+            [.text(to.rawValue), .integer(Int64(id)), .text(from?.rawValue ?? "")]) == 1
     }
 
     /// What a submission met: stored (and the post-session completed), or why not.
     enum Submission {
-        case completed(ChatResponse)
+        case completed
         case alreadyGiven
         case notReady(PostSessionTransferStatus?)
     }
 
-    /// Stores an end user's rating of a chat, once, and completes its post-session phase.
-    func rate(chatID: Int, endUserID: Int, rating: Int, feedback: String?, now: Date) throws -> Submission {
-        try submit(chatID: chatID, table: "ratings") {
+    /// Stores an end user's rating of a chat or call, once, and completes its post-session phase.
+    func rate(_ type: CommunicationType, id: Int, endUserID: Int, rating: Int, feedback: String?, now: Date) throws -> Submission {
+        try submit(type, id: id, table: "ratings") {
             try database.run("""
                 INSERT INTO ratings (communication_type, communication_id, end_user_id, rating, feedback, created_at)
-                VALUES ('chats', ?, ?, ?, ?, ?)
-                """, [.integer(Int64(chatID)), .integer(Int64(endUserID)), .integer(Int64(rating)),
+                VALUES (?, ?, ?, ?, ?, ?)
+                """, [.text(type.rawValue), .integer(Int64(id)), .integer(Int64(endUserID)), .integer(Int64(rating)),
                       feedback.map { .text($0) } ?? .null, .real(now.timeIntervalSince1970)])
         }
     }
 
-    /// Stores an end user's answers to a chat's survey, once, and completes its
+    /// Stores an end user's answers to a chat's or call's survey, once, and completes its
     /// post-session phase.
-    func submitSurvey(chatID: Int, endUserID: Int, surveyID: Int, answers: [Int: String], now: Date) throws -> Submission {
+    func submitSurvey(_ type: CommunicationType, id: Int, endUserID: Int, surveyID: Int, answers: [Int: String], now: Date) throws
+        -> Submission
+    {
         let text = String(decoding: try JSONEncoder().encode(SurveyRequest(answers: answers)), as: UTF8.self)
-        return try submit(chatID: chatID, table: "survey_answers") {
+        return try submit(type, id: id, table: "survey_answers") {
             try database.run("""
                 INSERT INTO survey_answers (communication_type, communication_id, end_user_id, survey_id, answers, created_at)
-                VALUES ('chats', ?, ?, ?, ?, ?)
-                """, [.integer(Int64(chatID)), .integer(Int64(endUserID)), .integer(Int64(surveyID)), .text(text),
+                VALUES (?, ?, ?, ?, ?, ?)
+                """, [.text(type.rawValue), .integer(Int64(id)), .integer(Int64(endUserID)), .integer(Int64(surveyID)), .text(text),
                       .real(now.timeIntervalSince1970)])
         }
     }
 
-    private func submit(chatID: Int, table: String, insert: () throws -> Int) throws -> Submission {
+    private func submit(_ type: CommunicationType, id: Int, table: String, insert: () throws -> Int) throws -> Submission {
         try database.transaction {
-            let given = try database.query("SELECT 1 FROM \(table) WHERE communication_type = 'chats' AND communication_id = ?",
-                                           [.integer(Int64(chatID))])
+            let given = try database.query("SELECT 1 FROM \(table) WHERE communication_type = ? AND communication_id = ?",
+                                           [.text(type.rawValue), .integer(Int64(id))])
             guard given.isEmpty else { return .alreadyGiven }
-            guard let completed = try advancePostSession(chatID: chatID, from: .ready, to: .completed) else {
-                let status = try database.query("SELECT post_session_status FROM chats WHERE id = ?", [.integer(Int64(chatID))])
+            guard try advancePostSession(type, id: id, from: .ready, to: .completed) else {
+                let status = try database.query("SELECT post_session_status FROM \(Self.table(type)) WHERE id = ?", [.integer(Int64(id))])
                     .first?.first?.textValue.flatMap(PostSessionTransferStatus.init(rawValue:))
                 return .notReady(status)
             }
             _ = try insert()
-            return .completed(completed)
+            return .completed
         }
     }
 
-    /// A page of the ratings and survey answers, by chat id: at most `limit` of each, of
-    /// the chats after `after`.
-    func ratingsReport(after: Int, limit: Int) throws -> RatingsReport {
-        let page: [SQLiteValue] = [.integer(Int64(after)), .integer(Int64(limit))]
+    /// A page of the ratings and survey answers of one communication type, by session id:
+    /// at most `limit` of each, of the sessions after `after`.
+    func ratingsReport(_ type: CommunicationType, after: Int, limit: Int) throws -> RatingsReport {
+        let page: [SQLiteValue] = [.text(type.rawValue), .integer(Int64(after)), .integer(Int64(limit))]
         let ratings = try database.query("""
             SELECT communication_id, communication_type, end_user_id, rating, feedback, created_at FROM ratings
-            WHERE communication_id > ? ORDER BY communication_id LIMIT ?
+            WHERE communication_type = ? AND communication_id > ? ORDER BY communication_id LIMIT ?
             """, page).compactMap { row -> RatingsReport.Rating? in
             guard let id = row[0].integerValue, let type = row[1].textValue, let user = row[2].integerValue,
                 let rating = row[3].integerValue, case .real(let created) = row[5]
@@ -111,7 +134,7 @@ extension SandboxStore {
         }
         let surveys = try database.query("""
             SELECT communication_id, communication_type, end_user_id, survey_id, answers, created_at FROM survey_answers
-            WHERE communication_id > ? ORDER BY communication_id LIMIT ?
+            WHERE communication_type = ? AND communication_id > ? ORDER BY communication_id LIMIT ?
             """, page).compactMap { row -> RatingsReport.SurveyAnswers? in
             guard let id = row[0].integerValue, let type = row[1].textValue, let user = row[2].integerValue,
                 let survey = row[3].integerValue, let text = row[4].textValue, case .real(let created) = row[5],

@@ -203,6 +203,7 @@ enum CallBindings {
             let service = try requireCall(ccai, call)
             return try SDKBindings.sdk(call) { try await service.escalateToHumanAgent() }
         }
+        PostSessionBindings.install(intoCall: &module, ccai)
         module.function("end_call", LuaSignature("Hangs up the current call.")) { call in
             let service = try requireCall(ccai, call)
             return try SDKBindings.sdk(call, { try await service.endCall() }, push: { _, _ in })

@@ -35,28 +35,36 @@ enum PluginBindings {
             }
         }
         module.function("run_post_session", LuaSignature(
-            "Runs the post-session phase of the ended chat: the hierarchy's flow, post_session hooks, opt-in, start/ready, then the survey, csat or virtual agent flow. Returns the flow that ran (\"virtual_agent\", \"survey\", \"csat\") and what was submitted, or \"none\" and { reason }.",
-            parameters: ["session: ccai.Chat", "options?: { opt_in: boolean? }"], returns: ["string", "table"])) { call in
-            guard let id = try call.options(1, "session").integer("id") else {
-                throw call.argumentError(1, "session", "the chat (a table with its id) expected")
+            "Runs the post-session phase of the ended chat or call: the hierarchy's flow, post_session hooks, opt-in, start/ready, then the survey, csat or virtual agent flow. Returns the flow that ran (\"virtual_agent\", \"survey\", \"csat\") and what was submitted, or \"none\" and { reason }.",
+            parameters: ["session: ccai.Chat|ccai.Call", "options?: { opt_in: boolean? }"], returns: ["string", "table"])) { call in
+            let given = try call.options(1, "session")
+            guard let id = try given.integer("id") else {
+                throw call.argumentError(1, "session", "the chat or call (a table with its id) expected")
             }
+            let isCall = !(try given.value("recorded")).isNil   // a call's table has it, a chat's has not
             let optIn = try call.options(2, "options").boolean("opt_in")
             let sdk = try SDKBindings.require(sdk, call)
-            let service = try SDKBindings.require(sdk.chatService, call)
-            guard let chat = service.currentChat, chat.id == id else {
-                throw call.argumentError(1, "session", "chat \(id) is not the current chat (\(service.currentChat.map { String($0.id) } ?? "none"))")
+            var runner = PostSessionRunner(sdk: sdk, plugins: host)
+            runner.logger = logger
+            runner.clock = clock
+            let run: @Sendable () async throws -> PostSessionOutcome
+            if isCall {
+                let service = try SDKBindings.require(sdk.callService, call)
+                guard let current = service.currentCall, current.id == id else {
+                    throw call.argumentError(1, "session", "call \(id) is not the current call (\(service.currentCall.map { String($0.id) } ?? "none"))")
+                }
+                run = { [runner] in try await runner.run(call: current, optIn: optIn) }
+            } else {
+                let service = try SDKBindings.require(sdk.chatService, call)
+                guard let chat = service.currentChat, chat.id == id else {
+                    throw call.argumentError(1, "session", "chat \(id) is not the current chat (\(service.currentChat.map { String($0.id) } ?? "none"))")
+                }
+                run = { [runner] in try await runner.run(chat: chat, optIn: optIn) }
             }
-            let runner = {
-                var runner = PostSessionRunner(sdk: sdk, plugins: host)
-                runner.logger = logger
-                runner.clock = clock
-                return runner
-            }()
-            return try SDKBindings.sdk(call, { try await runner.run(chat: chat, optIn: optIn) },
-                                       push: { outcome, output in
-                                           output.push(.string(outcome.name))
-                                           output.push(outcome.result)
-                                       })
+            return try SDKBindings.sdk(call, run, push: { outcome, output in
+                output.push(.string(outcome.name))
+                output.push(outcome.result)
+            })
         }
         return module
     }

@@ -17,14 +17,14 @@ enum RateBindings {
         var rate = LuaModule(name: "ccai.rate")
         rate.function("get_survey", LuaSignature(
             "The survey of a session's queue, in its language.",
-            parameters: ["request: { communication_id: integer, communication_type: \"chats\" }"], returns: ["ccai.Survey"])) { call in
+            parameters: ["request: { communication_id: integer, communication_type: \"chats\"|\"calls\" }"], returns: ["ccai.Survey"])) { call in
             let (id, type) = try communication(call)
             let service = try SDKBindings.require(ccai.rateService, call)
             return try SDKBindings.sdk(call) { try await service.getSurvey(communicationId: id, communicationType: type) }
         }
         rate.function("submit_survey", LuaSignature(
             "Submits survey answers { [question_id] = \"value\" }: every problem is named (invalid_argument); twice is a conflict.",
-            parameters: ["request: { communication_id: integer, communication_type: \"chats\", answers: table<integer, string> }"])) { call in
+            parameters: ["request: { communication_id: integer, communication_type: \"chats\"|\"calls\", answers: table<integer, string> }"])) { call in
             let (id, type) = try communication(call)
             let answers = try surveyAnswers(call)
             let service = try SDKBindings.require(ccai.rateService, call)
@@ -34,7 +34,7 @@ enum RateBindings {
         }
         rate.function("rate", LuaSignature(
             "Submits a CSAT rating from 1 to 5 with optional feedback; twice is a conflict.",
-            parameters: ["request: { communication_id: integer, communication_type: \"chats\", rating: integer, feedback: string? }"])) { call in
+            parameters: ["request: { communication_id: integer, communication_type: \"chats\"|\"calls\", rating: integer, feedback: string? }"])) { call in
             let (id, type) = try communication(call)
             let options = try call.options(1, "request")
             guard let rating = try options.integer("rating") else {

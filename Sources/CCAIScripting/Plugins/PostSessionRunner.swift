@@ -12,14 +12,14 @@ public struct PostSessionOutcome: Sendable {
     public var result: LuaValue
 }
 
-/// Runs the post-session phase of an ended chat where the app would (docs/plugins.md,
-/// post-session): the hierarchy's flow (`getPostSessionFlow`), the plugins'
-/// `post_session` hooks (another flow or `"none"`), opt-in (`post_session_opt_in` hooks,
-/// default yes), `startPostSession` and `readyPostSession`, then the flow: the `survey`
-/// hook's answers through `submitSurvey`, the `csat` hook's rating through `rate`, or the
-/// post-session virtual agent talking on the chat. A hook that fails or answers what
-/// does not fit is reported with its plugin's name and never stops the host; the SDK's
-/// refusals are thrown.
+/// Runs the post-session phase of an ended chat or call where the app would
+/// (docs/plugins.md, post-session): the hierarchy's flow (`getPostSessionFlow`), the
+/// plugins' `post_session` hooks (another flow or `"none"`), opt-in
+/// (`post_session_opt_in` hooks, default yes), `startPostSession` and `readyPostSession`,
+/// then the flow: the `survey` hook's answers through `submitSurvey`, the `csat` hook's
+/// rating through `rate`, or the post-session virtual agent. A hook that fails or answers
+/// what does not fit is reported with its plugin's name and never stops the host; the
+/// SDK's refusals are thrown.
 ///
 /// ```swift
 /// let outcome = try await PostSessionRunner(sdk: ccai, plugins: host).run(chat: ended)
@@ -48,25 +48,62 @@ public struct PostSessionRunner: Sendable {
         self.plugins = plugins
     }
 
+    /// The ended session the runner works on, through its service.
+    struct Subject: Sendable {
+        /// "chat 3", "call 4".
+        var name: String
+        var id: Int
+        var communicationType: CommunicationType
+        /// The session as the platform has it now: as Lua data, whether it goes on, and
+        /// whether the end user must opt in.
+        var refresh: @Sendable () async throws -> (value: LuaValue, isInProgress: Bool, optInRequired: Bool?)
+        var flow: @Sendable () async throws -> PostSessionFlow?
+        var start: @Sendable () async throws -> Void
+        var ready: @Sendable () async throws -> Void
+        var customData: SessionCustomData?
+    }
+
+    /// Runs the post-session phase of the SDK's current chat, which has ended.
     public func run(chat: ChatResponse, optIn: Bool? = nil) async throws -> PostSessionOutcome {
         guard let service = sdk.chatService else { throw CCAIError.notInitialized("chat") }
         guard service.currentChat?.id == chat.id else {
             throw CCAIError.invalidArgument("chat \(chat.id) is not the SDK's current chat (\(service.currentChat.map { String($0.id) } ?? "none"))")
         }
-        let current = try await service.checkStatus()
-        guard !current.isInProgress else {
-            throw CCAIError(code: .conflict, message: "chat \(chat.id) is still in progress; post-session runs once it has ended")
+        return try await run(Subject(name: "chat \(chat.id)", id: chat.id, communicationType: .chats, refresh: {
+            let current = try await service.checkStatus()
+            return (try LuaEncoder().encode(current), current.isInProgress, current.postSessionOptInRequired)
+        }, flow: { try await service.getPostSessionFlow() }, start: { try await service.startPostSession() },
+        ready: { try await service.readyPostSession() }, customData: service.sessionCustomData), optIn: optIn)
+    }
+
+    /// Runs the post-session phase of the SDK's current call, which has ended.
+    public func run(call: CallResponse, optIn: Bool? = nil) async throws -> PostSessionOutcome {
+        guard let service = sdk.callService else { throw CCAIError.notInitialized("call") }
+        guard service.currentCall?.id == call.id else {
+            throw CCAIError.invalidArgument("call \(call.id) is not the SDK's current call (\(service.currentCall.map { String($0.id) } ?? "none"))")
         }
-        let configured = try await service.getPostSessionFlow()
+        return try await run(Subject(name: "call \(call.id)", id: call.id, communicationType: .calls, refresh: {
+            let current = try await service.checkStatus()
+            return (try LuaEncoder().encode(current), current.isInProgress || current.status == .scheduled, current.postSessionOptInRequired)
+        }, flow: { try await service.getPostSessionFlow() }, start: { try await service.startPostSession() },
+        ready: { try await service.readyPostSession() }, customData: service.sessionCustomData), optIn: optIn)
+    }
+
+    private func run(_ subject: Subject, optIn: Bool?) async throws -> PostSessionOutcome {
+        let current = try await subject.refresh()
+        guard !current.isInProgress else {
+            throw CCAIError(code: .conflict, message: "\(subject.name) is still in progress; post-session runs once it has ended")
+        }
+        let configured = try await subject.flow()
         let encoder = LuaEncoder()
-        let session = try encoder.encode(current)
+        let session = current.value
         var context = LuaTable()
         for field in ContextField.allCases {
             switch field {
             case .flow: context[field.rawValue] = try configured.map { try encoder.encode($0) } ?? .nil
             case .session: context[field.rawValue] = session
             case .now: context[field.rawValue] = .number(clock.now().timeIntervalSince1970)
-            case .customData: context[field.rawValue] = try encoder.encode(service.sessionCustomData ?? SessionCustomData())
+            case .customData: context[field.rawValue] = try encoder.encode(subject.customData ?? SessionCustomData())
             case .endUser: context[field.rawValue] = try await endUser().map { try encoder.encode($0) } ?? .nil
             }
         }
@@ -77,7 +114,7 @@ public struct PostSessionRunner: Sendable {
             switch chosenFlow(answer) {
             case .some(.none): return PostSessionOutcome(name: "none", result: reason("plugin", plugin: plugin))
             case .some(.some(.virtualAgent)) where configured?.type != .virtualAgent:
-                await plugins.recordError(plugin: plugin, "post_session: chose \"virtual_agent\", but chat \(chat.id)'s queue has no "
+                await plugins.recordError(plugin: plugin, "post_session: chose \"virtual_agent\", but \(subject.name)'s queue has no "
                                           + "post-session virtual agent; the configured flow runs")
             case .some(.some(let type)): flowType = type
             case .none:
@@ -87,7 +124,7 @@ public struct PostSessionRunner: Sendable {
         }
         guard let flowType else { return PostSessionOutcome(name: "none", result: reason("not_configured")) }
 
-        if current.postSessionOptInRequired == true {
+        if current.optInRequired == true {
             var consented = optIn
             if consented == nil, let plugins,
                 case .answered(let answer, let plugin, _) = await plugins.ask(.postSessionOptIn, argument: session, context: .table(context))
@@ -100,17 +137,17 @@ public struct PostSessionRunner: Sendable {
             }
             if consented == false { return PostSessionOutcome(name: "none", result: reason("opt_in_declined")) }
         }
-        try await service.startPostSession()
-        try await service.readyPostSession()
+        try await subject.start()
+        try await subject.ready()
         switch flowType {
         case .virtualAgent:
             var result = LuaTable()
             result["virtual_agent_id"] = configured?.virtualAgentId.map { .string($0) } ?? .nil
             return PostSessionOutcome(name: "virtual_agent", result: .table(result))
         case .survey:
-            return try await survey(chat: current, session: session, context: context)
+            return try await survey(subject, context: context)
         case .csat:
-            return try await csat(chat: current, session: session, context: context)
+            return try await csat(subject, session: session, context: context)
         }
     }
 
@@ -139,15 +176,15 @@ public struct PostSessionRunner: Sendable {
     }
 
     /// The `survey` hook answers the survey; its answers are checked, then submitted.
-    private func survey(chat: ChatResponse, session: LuaValue, context: LuaTable) async throws -> PostSessionOutcome {
+    private func survey(_ subject: Subject, context: LuaTable) async throws -> PostSessionOutcome {
         guard let rate = sdk.rateService else { throw CCAIError.notInitialized("the SDK") }
-        let survey = try await rate.getSurvey(communicationId: chat.id, communicationType: CommunicationType.chats.rawValue)
+        let survey = try await rate.getSurvey(communicationId: subject.id, communicationType: subject.communicationType.rawValue)
         var result = LuaTable()
         result["survey_id"] = survey.id.map { .integer(Int64($0)) } ?? .nil
         guard let plugins, case .answered(let answer, let plugin, _) = await plugins.ask(.survey, argument: try LuaEncoder().encode(survey),
                                                                                         context: .table(context))
         else {
-            logger.log(LogRecord(level: .warn, message: "post-session: no plugin answered the survey of chat \(chat.id); it waits, ready"))
+            logger.log(LogRecord(level: .warn, message: "post-session: no plugin answered the survey of \(subject.name); it waits, ready"))
             return PostSessionOutcome(name: "survey", result: .table(result))
         }
         var answers: [Int: String] = [:]
@@ -163,7 +200,8 @@ public struct PostSessionRunner: Sendable {
             result["plugin"] = .string(plugin)
             return PostSessionOutcome(name: "survey", result: .table(result))
         }
-        try await rate.submitSurvey(communicationId: chat.id, communicationType: CommunicationType.chats.rawValue, answers: SurveyRequest(answers: answers))
+        try await rate.submitSurvey(communicationId: subject.id, communicationType: subject.communicationType.rawValue,
+                                    answers: SurveyRequest(answers: answers))
         rate.clearRateTarget()
         var submitted = LuaTable()
         for (id, value) in answers { submitted[.integer(Int64(id))] = .string(value) }
@@ -173,11 +211,11 @@ public struct PostSessionRunner: Sendable {
     }
 
     /// The `csat` hook gives `{ rating = 1..5, feedback? }`; it is checked, then submitted.
-    private func csat(chat: ChatResponse, session: LuaValue, context: LuaTable) async throws -> PostSessionOutcome {
+    private func csat(_ subject: Subject, session: LuaValue, context: LuaTable) async throws -> PostSessionOutcome {
         guard let rate = sdk.rateService else { throw CCAIError.notInitialized("the SDK") }
         guard let plugins, case .answered(let answer, let plugin, _) = await plugins.ask(.csat, argument: session, context: .table(context))
         else {
-            logger.log(LogRecord(level: .warn, message: "post-session: no plugin rated chat \(chat.id); it waits, ready"))
+            logger.log(LogRecord(level: .warn, message: "post-session: no plugin rated \(subject.name); it waits, ready"))
             return PostSessionOutcome(name: "csat", result: .table(LuaTable()))
         }
         let table = answer.tableValue
@@ -191,7 +229,7 @@ public struct PostSessionRunner: Sendable {
             result["error"] = .string(problems.joined(separator: "; "))
             return PostSessionOutcome(name: "csat", result: .table(result))
         }
-        try await rate.rate(communicationId: chat.id, communicationType: CommunicationType.chats.rawValue, request: request)
+        try await rate.rate(communicationId: subject.id, communicationType: subject.communicationType.rawValue, request: request)
         rate.clearRateTarget()
         result["rating"] = .integer(rating)
         result["feedback"] = request.feedback.map { .string($0) } ?? .nil

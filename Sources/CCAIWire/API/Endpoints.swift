@@ -111,6 +111,12 @@ public enum Endpoints {
     public static let survey = Endpoint("GET", "/chats/{id}/survey", operationID: "getSurvey")
     public static let submitSurvey = Endpoint("POST", "/chats/{id}/survey", operationID: "submitSurvey")
     public static let rate = Endpoint("POST", "/chats/{id}/rating", operationID: "rate")
+    public static let callPostSessionSettings = Endpoint("GET", "/calls/{id}/post_session", operationID: "getCallPostSessionFlow")
+    public static let startCallPostSession = Endpoint("POST", "/calls/{id}/post_session/start", operationID: "startCallPostSession")
+    public static let readyCallPostSession = Endpoint("POST", "/calls/{id}/post_session/ready", operationID: "readyCallPostSession")
+    public static let callSurvey = Endpoint("GET", "/calls/{id}/survey", operationID: "getCallSurvey")
+    public static let submitCallSurvey = Endpoint("POST", "/calls/{id}/survey", operationID: "submitCallSurvey")
+    public static let rateCall = Endpoint("POST", "/calls/{id}/rating", operationID: "rateCall")
     /// A PDF, read up to 32 MiB.
     public static let transcript = Endpoint("GET", "/chats/{id}/transcript",
                                             operationID: "downloadChatTranscript", maximumResponseBytes: 32 << 20)
@@ -133,6 +139,8 @@ public enum Endpoints {
         customForm, submitCustomForm, fetchWebForm, validateWebForm, formComplete,
         createScreenShare, screenShare, activateScreenShare, screenShareRemoteControl, screenShareOptions, endScreenShare,
         screenShareEvent, queueMenus, waitTimes,
-        postSessionSettings, startPostSession, readyPostSession, survey, submitSurvey, rate, transcript, ratings, health,
+        postSessionSettings, startPostSession, readyPostSession, survey, submitSurvey, rate,
+        callPostSessionSettings, startCallPostSession, readyCallPostSession, callSurvey, submitCallSurvey, rateCall,
+        transcript, ratings, health,
     ]
 }

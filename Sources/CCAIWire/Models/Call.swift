@@ -148,9 +148,18 @@ public struct CallResponse: Codable, Equatable, Sendable {
     public var createdAt: Double
     public var connectedAt: Double?
     public var endedAt: Double?
+    /// Whether a post-session flow is configured for the call (seed 000, as for chats).
+    public var postSessionRequired: Bool
+    /// Whether the end user must opt in before the flow runs (when one is configured).
+    public var postSessionOptInRequired: Bool?
+    /// Where the post-session phase of the ended call is: `in_progress`, `ready`, `completed`.
+    public var postSessionTransferStatus: PostSessionTransferStatus?
 
     enum CodingKeys: String, CodingKey {
         case id, type, status, agent, recorded
+        case postSessionRequired = "post_session_required"
+        case postSessionOptInRequired = "post_session_opt_in_required"
+        case postSessionTransferStatus = "post_session_transfer_status"
         case menuId = "menu_id"
         case estimatedWait = "estimated_wait"
         case virtualAgent = "virtual_agent"
@@ -168,7 +177,11 @@ public struct CallResponse: Codable, Equatable, Sendable {
                 agent: ChatAgent? = nil, virtualAgent: ChatAgent? = nil, recordingPermission: RecordingPermission? = nil,
                 recorded: Bool = false, endReason: CallEndReason? = nil, voicemailReason: VoicemailReason? = nil,
                 phoneNumber: String? = nil, scheduleTime: Double? = nil, createdAt: Double, connectedAt: Double? = nil,
-                endedAt: Double? = nil) {
+                endedAt: Double? = nil, postSessionRequired: Bool = false, postSessionOptInRequired: Bool? = nil,
+                postSessionTransferStatus: PostSessionTransferStatus? = nil) {
+        self.postSessionRequired = postSessionRequired
+        self.postSessionOptInRequired = postSessionOptInRequired
+        self.postSessionTransferStatus = postSessionTransferStatus
         self.id = id
         self.menuId = menuId
         self.type = type
@@ -185,6 +198,31 @@ public struct CallResponse: Codable, Equatable, Sendable {
         self.createdAt = createdAt
         self.connectedAt = connectedAt
         self.endedAt = endedAt
+    }
+
+    /// Reads a call; a record from before calls had post-session (a stored event, a push)
+    /// has none.
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(Int.self, forKey: .id)
+        menuId = try container.decode(Int.self, forKey: .menuId)
+        type = try container.decode(CallType.self, forKey: .type)
+        status = try container.decode(CallStatus.self, forKey: .status)
+        estimatedWait = try container.decodeIfPresent(Int.self, forKey: .estimatedWait)
+        agent = try container.decodeIfPresent(ChatAgent.self, forKey: .agent)
+        virtualAgent = try container.decodeIfPresent(ChatAgent.self, forKey: .virtualAgent)
+        recordingPermission = try container.decodeIfPresent(RecordingPermission.self, forKey: .recordingPermission)
+        recorded = try container.decode(Bool.self, forKey: .recorded)
+        endReason = try container.decodeIfPresent(CallEndReason.self, forKey: .endReason)
+        voicemailReason = try container.decodeIfPresent(VoicemailReason.self, forKey: .voicemailReason)
+        phoneNumber = try container.decodeIfPresent(String.self, forKey: .phoneNumber)
+        scheduleTime = try container.decodeIfPresent(Double.self, forKey: .scheduleTime)
+        createdAt = try container.decode(Double.self, forKey: .createdAt)
+        connectedAt = try container.decodeIfPresent(Double.self, forKey: .connectedAt)
+        endedAt = try container.decodeIfPresent(Double.self, forKey: .endedAt)
+        postSessionRequired = try container.decodeIfPresent(Bool.self, forKey: .postSessionRequired) ?? false
+        postSessionOptInRequired = try container.decodeIfPresent(Bool.self, forKey: .postSessionOptInRequired)
+        postSessionTransferStatus = try container.decodeIfPresent(PostSessionTransferStatus.self, forKey: .postSessionTransferStatus)
     }
 
     /// Whether the call is live: not over, and not only booked for later.

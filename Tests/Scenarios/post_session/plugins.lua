@@ -62,6 +62,19 @@ ccai.chat.wait_for("chat_received", { timeout = 10, match = function(c)
 assert(not pcall(ccai.plugins.run_post_session, { id = 1 }), "only the current chat")
 assert(not pcall(ccai.plugins.run_post_session, "chat"), "a table expected")
 
+-- A call: the same hooks run, for communication_type "calls"; ctx has the call request's
+-- custom data.
+ccai.initialize_call{ play_audible_messages = false }
+local phone = ccai.call.start_instant_call{ menu_id = 6, custom_data = { unsigned = { device = { label = "Device", value = "Pixel" } } } }
+ccai.call.wait_for("call_received", { timeout = 10, match = function(c) return c.id == phone.id and c.status == "connected" end })
+ccai.call.end_call()
+name, result = ccai.plugins.run_post_session(ccai.call.get_current_call())
+assert(name == "csat" and result.rating == 5 and result.feedback == "Quick, csat, for " .. me .. " (Pixel)", "call csat: " .. tostring(result.feedback))
+ccai.call.wait_for("call_received", { timeout = 10, match = function(c)
+  return c.id == phone.id and c.post_session_transfer_status == "completed" end })
+local other, refusal = pcall(ccai.plugins.run_post_session, { id = phone.id + 1, recorded = true })
+assert(not other and refusal.code == "invalid_argument" and refusal.message:find("not the current call", 1, true), tostring(refusal))
+
 -- The failing plugin is reported with its name; the host kept going.
 for _, plugin in ipairs(ccai.plugins.list()) do
   if plugin.name == "broken" then

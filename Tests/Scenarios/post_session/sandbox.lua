@@ -1,6 +1,7 @@
 -- Overlapping post-session rules: CSAT company-wide, a survey on Support (inherited by
 -- Returns), a post-session virtual agent on Escalations (it wins over the survey), none
--- on Quiet, CSAT with opt-in on Opt-in, a scripted post-session virtual agent on Scripted.
+-- on Quiet, CSAT with opt-in on Opt-in, a scripted post-session virtual agent on Scripted;
+-- Phone takes calls, with the company's CSAT.
 local always = { mon = true, tue = true, wed = true, thu = true, fri = true, sat = true, sun = true }
 return {
   company = { name = "Feedback Co", languages = { "en", "el" }, time_zone = "Europe/Athens",
@@ -17,8 +18,9 @@ return {
     { id = 3, name = "Quiet", channels = { chat = {} }, post_session = { csat = false } },
     { id = 4, name = "Opt-in", channels = { chat = {} }, post_session = { opt_in = true } },
     { id = 5, name = "Scripted", channels = { chat = {} }, post_session = { virtual_agent = "scripted-feedback" } },
+    { id = 6, name = "Phone", channels = { voice_call = { instant = true } } },
   },
-  agents = { { name = "Ada", menus = { 1, 11, 12, 2, 3, 4, 5 } } },
+  agents = { { name = "Ada", menus = { 1, 11, 12, 2, 3, 4, 5, 6 } } },
   virtual_agents = {
     feedback = { name = "Quinn", rules = { { keywords = { "great" }, answer = "Glad to hear it!" } } },
     ["scripted-feedback"] = { name = "Sage", script = "agents/feedback.lua" },

@@ -34,10 +34,12 @@ refused("invalid_argument", ccai.rate.rate, { communication_id = sales.id, commu
 refused("invalid_argument", ccai.rate.rate, { communication_id = sales.id, communication_type = "chats", rating = 0 })
 refused("invalid_argument", ccai.rate.rate, { communication_id = sales.id, communication_type = "chats" })
 refused("invalid_argument", ccai.rate.rate, { communication_id = sales.id, communication_type = "emails", rating = 4 })
--- The binding accepts what the SDK rates (RateService.ratedTypes), and says why calls are not yet.
-local calls = refused("invalid_argument", ccai.rate.rate, { communication_id = sales.id, communication_type = "calls", rating = 4 })
-assert(calls.message:find("request.communication_type", 1, true) and calls.message:find("ratings of calls come with the call service", 1, true),
-  calls.message)
+-- The binding accepts what the SDK rates (RateService.ratedTypes: chats and calls); a chat's
+-- id is no call of this end user's.
+local calls = refused("not_found", ccai.rate.rate, { communication_id = sales.id, communication_type = "calls", rating = 4 })
+assert(calls.message:find("no call", 1, true), calls.message)
+local emails = refused("invalid_argument", ccai.rate.rate, { communication_id = sales.id, communication_type = "emails", rating = 4 })
+assert(emails.message:find("'chats' or 'calls' expected", 1, true), emails.message)
 refused("not_found", ccai.rate.get_survey, { communication_id = sales.id, communication_type = "chats" })
 ccai.rate.rate{ communication_id = sales.id, communication_type = "chats", rating = 4, feedback = "Quick and kind" }
 transfer_status(sales, "completed")
