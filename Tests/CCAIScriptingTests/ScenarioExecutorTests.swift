@@ -48,16 +48,33 @@ import Timekeeping
         }
     }
 
-    /// A Poisson process from the fixed seed: the same gaps every time, averaging the interval.
+    /// A Poisson process from the run's seed: the same gaps for the same seed, others for
+    /// another, averaging the interval.
     @Test func poissonArrivalsAreReproducibleAndAverageTheRate() {
-        var first = ArrivalSpacing(interval: 0.5, poisson: true), second = ArrivalSpacing(interval: 0.5, poisson: true)
+        var first = ArrivalSpacing(interval: 0.5, poisson: true, seed: RandomSeed(9))
+        var second = ArrivalSpacing(interval: 0.5, poisson: true, seed: RandomSeed(9))
+        var other = ArrivalSpacing(interval: 0.5, poisson: true, seed: RandomSeed(10))
         let gaps = (0..<20_000).map { _ in first.next() }
         #expect(gaps == (0..<20_000).map { _ in second.next() })
+        #expect(gaps.prefix(10) != (0..<10).map { _ in other.next() }[...])
         let mean = gaps.reduce(0, +) / Double(gaps.count)
         #expect(abs(mean - 0.5) < 0.02, "\(mean)")
         #expect(gaps.allSatisfy { $0 > 0 && $0.isFinite })
-        var even = ArrivalSpacing(interval: 0.25, poisson: false)
+        var even = ArrivalSpacing(interval: 0.25, poisson: false, seed: RandomSeed(9))
         #expect((0..<4).map { _ in even.next() } == [0.25, 0.25, 0.25, 0.25])
+    }
+
+    /// A seed's streams are apart from one another, and its UUIDs are version 4.
+    @Test func aSeedsStreamsDifferAndItsUUIDsAreVersionFour() {
+        var vu1 = RandomSeed(5).generator(stream: 1), vu2 = RandomSeed(5).generator(stream: 2)
+        #expect((0..<8).map { _ in vu1.next() } != (0..<8).map { _ in vu2.next() })
+        var again = RandomSeed(5).generator(stream: 1)
+        _ = (0..<8).map { _ in again.next() }
+        let uuid = vu1.uuid().uuidString
+        #expect(uuid == again.uuid().uuidString)
+        #expect(Array(uuid)[14] == "4" && "89AB".contains(Array(uuid)[19]), "\(uuid)")
+        #expect(RandomSeed(parsing: "9223372036854775807")?.value == UInt64(Int64.max))
+        #expect(RandomSeed(parsing: "-1") == nil && RandomSeed(parsing: "9223372036854775808") == nil && RandomSeed(parsing: "x") == nil)
     }
 
     /// Three recorders' summaries written as files, read back and merged: the same
@@ -117,13 +134,15 @@ import Timekeeping
     /// slice) and what it folds as a run does (errors past the distinct ones kept); tags
     /// with empty values come back from a file as they went.
     @Test func mergesRefuseWhatIsNotOneRunAndFoldWhatARunWould() throws {
-        func report(_ segment: String, errors: Range<Int>) -> ScenarioReport {
+        func report(_ segment: String, errors: Range<Int>, seed: UInt64 = 0) -> ScenarioReport {
             let metrics = ScenarioMetrics()
             _ = metrics.declare("hits", kind: .counter)
             metrics.add("hits", value: 1, tags: ["q": ""])
             metrics.add("hits", value: 1, tags: [:])
             for index in errors { metrics.recordIteration(seconds: 0.1, error: "boom \(index)") }
-            var made = ScenarioReport(metrics.snapshot(), options: ScenarioOptions(), elapsed: 1, script: "s.lua", segment: .whole)
+            var options = ScenarioOptions()
+            options.seed = RandomSeed(seed)
+            var made = ScenarioReport(metrics.snapshot(), options: options, elapsed: 1, script: "s.lua", segment: .whole)
             made.segment = segment
             return made
         }
@@ -131,11 +150,13 @@ import Timekeeping
         let read = try JSONDecoder().decode(ScenarioReport.self, from: try first.json())
         #expect(try read.snapshot().metric(named: "hits")?.series.keys.sorted() == ["", "q:"], "an empty tag value round-trips")
         let merged = try ScenarioReport.merge([first, second])
+        #expect(merged.seed == 0 && read.seed == 0, "the seed is recorded and kept by the merge")
         #expect(merged.errors.count == ScenarioMetrics.distinctErrors + 1 && merged.errors.last?.message == "other errors")
         #expect(merged.errors.reduce(0) { $0 + $1.count } == 120)
         for (pair, message) in [([report("1/1", errors: 0..<1), report("1/1", errors: 0..<1)], "already in the merge"),
                                 ([report("1/2", errors: 0..<1), report("2/3", errors: 0..<1)], "cut in 3, the others in 2"),
-                                ([report("1/2", errors: 0..<1), report("x", errors: 0..<1)], "is not a segment")] {
+                                ([report("1/2", errors: 0..<1), report("x", errors: 0..<1)], "is not a segment"),
+                                ([report("1/2", errors: 0..<1), report("2/2", errors: 0..<1, seed: 3)], "its seed (3) differs")] {
             #expect(throws: ScenarioReport.Problem.self) { try ScenarioReport.merge(pair) }
             do { _ = try ScenarioReport.merge(pair) } catch let problem as ScenarioReport.Problem {
                 #expect(problem.message.contains(message), "\(problem.message)")

@@ -174,12 +174,51 @@ import Testing
         (#"{ vus = 3, iterations = 2 }"#, [], "3 VUs cannot share 2 iterations"),
         (#"{ timeout = true }"#, [], "options.timeout: a duration such as"),
         (#"{ thresholds = { ["checks{check"] = "rate > 0" } }"#, [], "a sub-metric is written name{tag:value,...}"),
+        (#"{ seed = -1 }"#, [], "options.seed: a whole number from 0"),
+        (#"{ seed = 1.5 }"#, [], "options.seed: a whole number from 0"),
+        (#"{}"#, ["--seed", "lucky"], "--seed: a whole number from 0"),
+        (#"{}"#, ["--seed", "9223372036854775808"], "--seed: a whole number from 0"),
     ])
     func badOptionsAreUsageErrors(_ options: String, _ flags: [String], _ message: String) async throws {
         let path = try scenario("return { options = \(options), run = function() end }")
         defer { try? FileManager.default.removeItem(atPath: path) }
         let output = try await CLI.run(["run", path, "--quiet"] + flags)
         #expect(output.status == 2 && output.stderr.contains(message), "\(output.status) \(output.stderr)")
+    }
+
+    /// The same seed gives every VU the same `math.random` and `ccai.uuid` draws, run
+    /// after run; another seed others; `options.seed` counts when `--seed` is not given,
+    /// and a run without either chooses a seed and prints it in the summary.
+    @Test func theSeedDecidesTheRandomDraws() async throws {
+        let path = try scenario("""
+            return {
+              options = { vus = 2, iterations = 2, seed = 7 },
+              run = function(ctx)
+                print(string.format("draw %d %d %d %s", ctx.vu, ctx.iteration, math.random(1, 1000000), ccai.uuid()))
+              end,
+            }
+            """)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        func draws(_ flags: [String]) async throws -> (draws: [String], stdout: String) {
+            let output = try await CLI.run(["run", path, "--quiet"] + flags)
+            #expect(output.status == 0, "\(output.stderr)")
+            let lines = output.stdout.split(separator: "\n").filter { $0.hasPrefix("draw ") }.map(String.init).sorted()
+            #expect(lines.count == 2, "\(output.stdout)")
+            return (lines, output.stdout)
+        }
+        let first = try await draws(["--seed", "42"])
+        #expect(first.stdout.contains(": 42 (replay the run's random draws with --seed 42)"), "\(first.stdout)")
+        #expect(try await draws(["--seed", "42"]).draws == first.draws, "the same seed, the same draws")
+        #expect(try await draws(["--seed", "43"]).draws != first.draws, "another seed, other draws")
+        let fromOptions = try await draws([])
+        #expect(fromOptions.stdout.contains(": 7 (replay the run's random draws with --seed 7)"), "options.seed: \(fromOptions.stdout)")
+        #expect(try await draws(["--seed", "7"]).draws == fromOptions.draws)
+        #expect(Set(first.draws.map { $0.split(separator: " ")[4] }).count == 2, "each VU draws its own uuids: \(first.draws)")
+
+        let unseeded = try scenario("return { options = { vus = 1, iterations = 1 }, run = function() end }")
+        defer { try? FileManager.default.removeItem(atPath: unseeded) }
+        let chosen = try await CLI.run(["run", unseeded, "--quiet"])
+        #expect(chosen.status == 0 && chosen.stdout.contains("     seed....") && chosen.stdout.contains("(replay the run's random draws with --seed "), "\(chosen.stdout)")
     }
 
     /// A plain chunk runs as before, once; VU flags need a scenario; checks in a plain

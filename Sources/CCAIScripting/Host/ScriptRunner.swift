@@ -40,6 +40,9 @@ public struct ScriptRunner: Sendable {
     /// The files `ccai.data` read, shared by the states of a run (a scenario's VUs); each
     /// state made without it reads its own.
     public var sharedData: ScenarioData?
+    /// The run's seed and the state's stream of it (a VU's number): its `math.random` and
+    /// `ccai.uuid` draw from them (``RandomSeed``); nil: the system's randomness.
+    public var random: (seed: RandomSeed, stream: UInt64)?
 
     /// Writes lines to standard output, whole (for ``printOutput``).
     public static let standardOutput: @Sendable (String) -> Void = { line in
@@ -62,11 +65,12 @@ public struct ScriptRunner: Sendable {
     public func makeState(modulePaths extraPaths: [String] = [], printing: (@Sendable (String) -> Void)? = nil,
                           printTag: String? = nil) async throws -> LuaState {
         let (environment, sdk, signer, plugins, clock, logger) = (self.environment, self.sdk, self.signer, self.plugins, self.clock, self.logger)
-        let (outputDirectory, metrics) = (self.outputDirectory, self.metrics)
+        let (outputDirectory, metrics, random) = (self.outputDirectory, self.metrics, self.random)
         let data = sharedData ?? ScenarioData()
         return try await makeState(modulePaths: extraPaths + modulePaths, printing: printing, printTag: printTag,
                                    decorate: { table, lua in
                                        try ScenarioBindings.decorate(table, in: lua, metrics: metrics, data: data)
+                                       if let random { try random.seed.install(in: lua, stream: random.stream) }
                                        if let metrics, sdk != nil { lua.attach(SDKMetricsRecorder(metrics: metrics, clock: clock)) }
                                    }) { lua in
             var context = sdk.map { SDKContext(sdk: $0, signer: signer, plugins: plugins, fileRoot: extraPaths.first, logger: logger) }

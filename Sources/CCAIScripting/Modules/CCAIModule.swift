@@ -20,7 +20,10 @@ public enum CCAIModule {
         if let sdk { SDKBindings.install(sdk, into: &ccai) }
         LuaTaskLibrary.install(into: &ccai)
         ccai.function("now", LuaSignature("Unix time in seconds.", returns: ["number"])) { call in call.returning(.number(clock.now().timeIntervalSince1970)) }
-        ccai.function("uuid", LuaSignature("A random UUID (lowercase).", returns: ["string"])) { call in call.returning(.string(UUID().uuidString.lowercased())) }
+        ccai.function("uuid", LuaSignature("A random UUID (lowercase); in a scenario run, drawn from the run's seed.", returns: ["string"])) { call in
+            let uuid = call.context.attachment(SeededUUIDs.self)?.next() ?? UUID()
+            return call.returning(.string(uuid.uuidString.lowercased()))
+        }
         var env = LuaTable()
         for (key, value) in environment { env[key] = .string(value) }
         ccai.readOnly("env", env)

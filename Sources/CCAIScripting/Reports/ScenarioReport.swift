@@ -61,6 +61,9 @@ public struct ScenarioReport: Codable, Equatable, Sendable {
     public var format = Self.formatName
     public var version = Self.currentVersion
     public var script: String
+    /// The seed the run drew its random numbers from (``RandomSeed``); the slices of a run
+    /// share it.
+    public var seed: UInt64?
     /// `"I/N"`; a merged summary lists the segments it holds, comma-separated.
     public var segment: String
     public var elapsedSeconds: Double
@@ -71,7 +74,7 @@ public struct ScenarioReport: Codable, Equatable, Sendable {
     public var metrics: [StoredMetric]
 
     enum CodingKeys: String, CodingKey {
-        case format, version, script, segment, thresholds, checks, errors, metrics
+        case format, version, script, seed, segment, thresholds, checks, errors, metrics
         case elapsedSeconds = "elapsed_seconds"
         case abortedBy = "aborted_by"
     }
@@ -79,6 +82,7 @@ public struct ScenarioReport: Codable, Equatable, Sendable {
     public init(_ snapshot: ScenarioMetrics.Snapshot, options: ScenarioOptions, elapsed: Double, script: String,
                 segment: ScenarioSegment, abortedBy: Threshold? = nil) {
         self.script = script
+        seed = options.seed?.value
         self.segment = segment.description
         elapsedSeconds = elapsed
         thresholds = options.thresholds.map(Self.stored)
@@ -244,6 +248,7 @@ public struct ScenarioReport: Codable, Equatable, Sendable {
         } catch let problem as ScenarioOptions.Problem {
             throw Problem(message: "\(source): \(problem)")
         }
+        options.seed = seed.map(RandomSeed.init)
         return options
     }
 
@@ -271,6 +276,10 @@ public struct ScenarioReport: Codable, Equatable, Sendable {
                 guard report.thresholds == first.thresholds else {
                     throw Problem(message: "\(source): its thresholds differ from \(names[0])'s: not a segment of the same run")
                 }
+                guard report.seed == first.seed else {
+                    throw Problem(message: "\(source): its seed (\(report.seed.map(String.init) ?? "none")) differs from \(names[0])'s "
+                                  + "(\(first.seed.map(String.init) ?? "none")): not a segment of the same run")
+                }
             }
             for text in report.segment.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
                 guard let segment = try? ScenarioSegment(text) else {
@@ -294,6 +303,7 @@ public struct ScenarioReport: Codable, Equatable, Sendable {
         var result = ScenarioReport(snapshot, options: try first.options(source: names[0]), elapsed: merged.elapsedSeconds,
                                     script: merged.script, segment: .whole)
         result.segment = segments.map(\.description).joined(separator: ",")
+        result.seed = first.seed
         result.abortedBy = merged.abortedBy
         _ = try result.snapshot(source: "the merge")
         return result

@@ -62,6 +62,10 @@ public enum ScenarioSummary {
             lines.append("     errors that failed iterations:")
             for error in snapshot.errors { lines.append("       \(error.count)× \(TerminalText.escaped(error.message))") }
         }
+        if let seed = options.seed {
+            lines.append("")
+            lines.append(row("seed", indent: 5, "\(seed) (replay the run's random draws with --seed \(seed))"))
+        }
         return lines.joined(separator: "\n") + "\n"
     }
 

@@ -38,6 +38,9 @@ public struct ScenarioOptions: Sendable, Equatable {
     public var gracefulStop: Double = 30
     /// Seconds the whole run may take; nil: no limit.
     public var timeout: Double?
+    /// The seed of the run's random numbers (`seed = 42`; `--seed` wins over it); once the
+    /// run has started, the seed it ran with, given or chosen (``RandomSeed``).
+    public var seed: RandomSeed?
     /// The run's pass/fail criteria, in the order of their metrics' names.
     public var thresholds: [Threshold] = []
     /// Ramping VUs: each stage moves the number of VUs running from the previous target
@@ -116,8 +119,8 @@ public struct ScenarioOptions: Sendable, Equatable {
     static let maximumStages = 1_000
 
     /// The options a later version will read, refused for now with a message that says so.
-    static let notYetSupported = ["plugins", "sandbox", "env", "virtual_time", "start", "seed"]
-    static let known = ["vus", "iterations", "duration", "stages", "arrival", "graceful_stop", "thresholds", "timeout"]
+    static let notYetSupported = ["plugins", "sandbox", "env", "virtual_time", "start"]
+    static let known = ["vus", "iterations", "duration", "stages", "arrival", "graceful_stop", "thresholds", "timeout", "seed"]
 
     public init() {}
 
@@ -139,6 +142,12 @@ public struct ScenarioOptions: Sendable, Equatable {
         if let value = fields["duration"] { duration = try Self.seconds(value, "options.duration") }
         if let value = fields["graceful_stop"] { gracefulStop = try Self.seconds(value, "options.graceful_stop") }
         if let value = fields["thresholds"] { thresholds = try Threshold.parse(value, declared: declared) }
+        if let value = fields["seed"] {
+            guard let number = value.integerValue, number >= 0 else {
+                throw Problem(option: "options.seed", message: "a whole number from 0 to \(Int64.max) expected, got \(Self.shown(value))")
+            }
+            seed = RandomSeed(UInt64(number))
+        }
         if let value = fields["timeout"] {
             timeout = try Self.seconds(value, "options.timeout")
             guard timeout != 0 else { throw Problem(option: "options.timeout", message: "a duration above 0 expected, got 0") }

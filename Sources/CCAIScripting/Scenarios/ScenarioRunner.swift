@@ -60,6 +60,13 @@ public struct ScenarioRunner: Sendable {
     public var segment = ScenarioSegment.whole
     /// Seconds the whole run may take (`--timeout`; over `options.timeout`); nil: no limit.
     public var timeout: Double?
+    /// The seed `--seed` gave, over `options.seed`; with neither, ``fallbackSeed``.
+    public var seed: RandomSeed?
+    /// The seed of a run given none: chosen by the command line (and printed), or fixed
+    /// for a slice of a split run, whose slices must draw the same arrivals.
+    public var fallbackSeed = RandomSeed(0)
+    /// The seed the run draws from, once its options are read.
+    private let runSeed = RunSeed()
     /// The VUs of the run, to stop them all.
     private let liveUsers = LiveUsers()
     /// What `ccai.data` read, shared by every VU of the run.
@@ -161,6 +168,15 @@ public struct ScenarioRunner: Sendable {
             throw Failure.options(problem.description)
         }
         options.override(vus: overrides.vus, iterations: overrides.iterations, duration: overrides.duration)
+        let resolvedSeed = seed ?? options.seed ?? fallbackSeed
+        options.seed = resolvedSeed
+        runSeed.value = resolvedSeed
+        if resolvedSeed != seed ?? fallbackSeed {
+            do { try await first.reseed(resolvedSeed) } catch {
+                await first.close()
+                throw error
+            }
+        }
         if case .sharedIterations(let total) = options.executor, total < options.vus {
             await first.close()
             throw Failure.options("\(options.vus) VUs cannot share \(total) iterations: give at least one per VU "
@@ -229,6 +245,7 @@ public struct ScenarioRunner: Sendable {
         var runner = try await makeRunner(number)
         runner.metrics = metrics
         runner.sharedData = sharedData
+        runner.random = (runSeed.value ?? seed ?? fallbackSeed, UInt64(number))
         return runner
     }
 
@@ -293,7 +310,7 @@ public struct ScenarioRunner: Sendable {
                     return await counter.sleep(until: start.addingTimeInterval(activation), clock: clock)
                 })
             case .arrivalRate(let arrival):
-                await run.arrivals(arrival, start: start, segment: segment, pool: pool) { number in
+                await run.arrivals(arrival, start: start, segment: segment, seed: runSeed.value ?? fallbackSeed, pool: pool) { number in
                     try await VirtualUser.start(number, script: script, chunk: chunk, runner: try await runner(for: number), in: liveUsers)
                 }
             }
@@ -351,15 +368,15 @@ struct RunLoop: Sendable {
     }
 
     /// The open model: iterations start at the arrival rate (evenly spaced, or as a Poisson
-    /// process from a fixed seed, so that every slice of a run sees the same arrivals), each
+    /// process from the run's seed, so that every slice of a run sees the same arrivals), each
     /// on a free VU of the pool; a VU is made when none is free and the pool is under its
     /// share of `max_vus`; otherwise the arrival is dropped (`dropped_iterations`).
-    func arrivals(_ arrival: ScenarioOptions.Arrival, start: Date, segment: ScenarioSegment, pool: UserPool,
+    func arrivals(_ arrival: ScenarioOptions.Arrival, start: Date, segment: ScenarioSegment, seed: RandomSeed, pool: UserPool,
                   make: @escaping @Sendable (Int) async throws -> VirtualUser) async {
         let numbers = segment.vus(upTo: arrival.maxVUs)
         let end = start.addingTimeInterval(arrival.duration)
         metrics.record(.vus, 0)
-        var spacing = ArrivalSpacing(interval: arrival.interval, poisson: arrival.poisson)
+        var spacing = ArrivalSpacing(interval: arrival.interval, poisson: arrival.poisson, seed: seed)
         await withTaskGroup(of: Void.self) { group in
             var next = start, number = 0
             while next < end {
@@ -408,6 +425,17 @@ struct RunLoop: Sendable {
 }
 
 /// How many VUs take part in the run now (the `vus` gauge).
+/// The seed a run draws from, set once its options are read.
+final class RunSeed: @unchecked Sendable {
+    private let lock = NSLock()
+    private var seed: RandomSeed?
+
+    var value: RandomSeed? {
+        get { lock.withLock { seed } }
+        set { lock.withLock { seed = newValue } }
+    }
+}
+
 final class ActiveUsers: @unchecked Sendable {
     private let lock = NSLock()
     private var value = 0
@@ -466,16 +494,18 @@ final class UserPool: @unchecked Sendable {
 
 /// When arrivals come: every interval (arrival n at n times it, no error piling up), or
 /// after gaps drawn from an exponential distribution with that mean (a Poisson process)
-/// from a generator with a fixed seed.
+/// from the run's seed (``RandomSeed/arrivalStream``), so that every slice of a run given
+/// the same seed sees the same arrivals.
 struct ArrivalSpacing {
     let interval: Double
     let poisson: Bool
-    private var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+    private var generator: SeededGenerator
     private var elapsed = 0.0
 
-    init(interval: Double, poisson: Bool) {
+    init(interval: Double, poisson: Bool, seed: RandomSeed) {
         self.interval = interval
         self.poisson = poisson
+        generator = seed.generator(stream: RandomSeed.arrivalStream)
     }
 
     /// Seconds from the first arrival (number 0) to arrival `number`; asked in order, one
@@ -489,19 +519,10 @@ struct ArrivalSpacing {
     /// The next gap.
     mutating func next() -> Double {
         guard poisson else { return interval }
-        // SplitMix64, then a uniform draw in (0, 1].
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        z ^= z >> 31
-        let uniform = (Double(z >> 11) + 1) / 9_007_199_254_740_992
-        return -log(uniform) * interval
+        return -log(generator.unitInterval()) * interval
     }
 }
 
-/// The number of VUs a ramping run wants at each moment: from `startVUs`, each stage moves
-/// linearly to its target over its duration (rounded down, reached at the stage's end).
 struct RampingSchedule: Sendable {
     let startVUs: Int
     let stages: [ScenarioOptions.Stage]

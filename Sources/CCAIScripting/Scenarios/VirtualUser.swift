@@ -44,6 +44,13 @@ actor VirtualUser {
         return user
     }
 
+    /// Makes the user's `math.random` and `ccai.uuid` draw from `seed` (its stream is the
+    /// user's number): the first VU's, once the file's `options.seed` is known.
+    func reseed(_ seed: RandomSeed) async throws {
+        let stream = UInt64(number)
+        try await state.withContext { lua in try seed.install(in: lua, stream: stream) }
+    }
+
     /// The shape of what the file returned (functions read as `"function"`) when it is a
     /// scenario (a table with a `run` function); nil for a plain chunk.
     func scenarioShape() async -> LuaValue? {

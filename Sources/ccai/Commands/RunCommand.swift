@@ -61,6 +61,11 @@ struct RunCommand {
                                    options.timeout; a plain script too): past it,
                                    every VU is stopped, the summary of what ran is
                                    printed, and the exit status is 1
+          --seed N                 the seed of the run's random numbers (over
+                                   options.seed): each VU's math.random and ccai.uuid,
+                                   and Poisson arrivals, draw the same from the same
+                                   seed; without one a run chooses a seed and prints it
+                                   (a slice of a split run uses 0, so its slices agree)
           --segment I/N            run the I-th of N slices of the scenario (VUs striped:
                                    VU n is slice (n-1)%N+1's; iterations and arrivals
                                    alike); the slices' --summary-out files merge with
@@ -147,6 +152,8 @@ struct RunCommand {
     var timeout: Double?
     /// `--segment I/N`: the slice of the run this process runs.
     var segment = ScenarioSegment.whole
+    /// `--seed N`: the seed of the run's random numbers.
+    var seed: RandomSeed?
     /// `--out json=FILE`, `--out junit=FILE`, `--out html=FILE`, `--summary-out FILE`.
     var outputs = RunOutputs()
     /// `--quiet`: no progress line, and only warnings and errors in the log.
@@ -207,6 +214,13 @@ struct RunCommand {
                     throw UsageError(message: "--timeout: \(problem.message)", command: "run")
                 }
                 guard timeout != 0 else { throw UsageError(message: "--timeout: a duration above 0 expected, got '\(value)'", command: "run") }
+            case .option("--seed"):
+                let value = try reader.value(for: "--seed")
+                guard let given = RandomSeed(parsing: value) else {
+                    throw UsageError(message: "--seed: a whole number from 0 to \(Int64.max) expected, got '\(TerminalText.escaped(String(value.prefix(40))))'",
+                                     command: "run")
+                }
+                seed = given
             case .option("--strict-plugins"):
                 strictPlugins = true
             case .option("--quiet"), .option("-q"):
@@ -343,6 +357,8 @@ struct RunCommand {
         scenario.overrides = overrides
         scenario.timeout = timeout
         scenario.segment = segment
+        scenario.seed = seed
+        scenario.fallbackSeed = segment.isWhole ? RandomSeed.chosen() : RandomSeed(0)
         let jsonLines: JSONLinesOutput?
         do {
             jsonLines = try outputs.json.map { try JSONLinesOutput(path: $0) }
