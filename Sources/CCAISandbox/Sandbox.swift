@@ -238,6 +238,13 @@ public final class Sandbox: Sendable {
     /// (queued, then taken) and keeps its chat; messages its SDK retried through the
     /// outage are stored once by their client id. `ccai sandbox serve` does it before it
     /// serves; one log line counts them.
+    /// The sessions waiting for an agent (queued chats and waiting calls) and the human
+    /// agents busy with at least one, now: what a scenario run samples as `queue_length`
+    /// and `agents_busy`.
+    public func occupancy() async throws -> (waiting: Int, busyAgents: Int) {
+        (try await store.waitingCount(), await agentDesk.busyAgents())
+    }
+
     @discardableResult
     public func resumeChatsLeftOpen() async throws -> (chats: [ChatResponse], postSessions: [ChatResponse]) {
         var resumed: [ChatResponse] = []

@@ -110,6 +110,52 @@ import Testing
         #expect(output.stdout.contains("iteration_failed...............: 0.00%"))
     }
 
+    /// The contact-center metrics of a run against the embedded sandbox: how long an agent
+    /// had a chat, the share of chats that ended before anyone took them, and the queue and
+    /// busy agents sampled each second.
+    @Test func contactCenterMetricsAreRecorded() async throws {
+        let sandbox = try scenario("""
+            return { company = { name = "x", languages = { "en" }, time_zone = "UTC", key = "dev-key", secret = "dev-secret" },
+                     menus = { { id = 1, name = "Staffed", channels = { chat = {} } }, { id = 2, name = "Unstaffed", channels = { chat = {} } } },
+                     agents = { { name = "Ada", menus = { 1 } } } }
+            """)
+        let path = try scenario("""
+            return {
+              options = { vus = 1, iterations = 1 },
+              run = function()
+                ccai.initialize_chat()
+                local served = ccai.chat.start{ menu_id = 1 }
+                ccai.chat.wait_for("chat_received", { timeout = 10, match = function(c) return c.id == served.id and c.agent ~= nil end })
+                ccai.sleep(2.2)                     -- Ada is busy across a sample
+                ccai.chat.end_chat()
+                ccai.chat.wait_for("chat_received", { timeout = 10, match = function(c) return c.id == served.id and c.status == "ended" end })
+                local left = ccai.chat.start{ menu_id = 2 }
+                ccai.sleep(2.2)                     -- it waits across a sample, and nobody takes it
+                ccai.chat.end_chat()
+                ccai.chat.wait_for("chat_received", { timeout = 10, match = function(c) return c.id == left.id and c.status == "ended" end })
+                ccai.sleep(0)
+              end,
+            }
+            """)
+        let html = FileManager.default.temporaryDirectory.appendingPathComponent("cc-\(UUID().uuidString).html").path
+        let points = FileManager.default.temporaryDirectory.appendingPathComponent("cc-\(UUID().uuidString).json").path
+        defer { for file in [sandbox, path, html, points] { try? FileManager.default.removeItem(atPath: file) } }
+        let output = try await CLI.run(["run", path, "--quiet", "--sandbox", sandbox, "--out", "html=\(html)", "--out", "json=\(points)"])
+        #expect(output.status == 0, "\(output.stderr)")
+        let lines = output.stdout.split(separator: "\n").map(String.init)
+        func row(_ name: String) -> String? { lines.first { $0.hasPrefix("     \(name)..") } }
+        #expect(row("abandoned")?.contains("50.00% ✓ 1  ✗ 1") == true, "one of the two chats was abandoned: \(output.stdout)")
+        #expect(row("chat_handle_seconds")?.contains("avg=2.") == true, "Ada had the chat some 2.2 s: \(output.stdout)")
+        #expect(row("queue_length")?.hasSuffix("max=1") == true, "\(output.stdout)")
+        #expect(row("agents_busy")?.hasSuffix("max=1") == true, "\(output.stdout)")
+        let report = try String(contentsOfFile: html, encoding: .utf8)
+        #expect(report.contains("Queue and agents") && report.contains("Chat wait"), "the HTML report charts them")
+        let samples = try String(contentsOfFile: points, encoding: .utf8)
+        for metric in ["queue_length", "agents_busy", "chat_handle_seconds", "abandoned"] {
+            #expect(samples.contains(#""metric":"\#(metric)","type":"Point""#), "\(metric) in the JSON points")
+        }
+    }
+
     /// Failed iterations are counted, and each distinct error is reported once with its
     /// count; checks that failed show how many did. The run itself succeeds.
     @Test func failedIterationsAndChecksAreCountedOnce() async throws {

@@ -364,6 +364,11 @@ actor AgentDesk: SessionChangeObserver {
         holder(of: .chat(chatID))
     }
 
+    /// How many human agents have at least one chat or call.
+    func busyAgents() -> Int {
+        load.values.filter { !$0.isEmpty }.count
+    }
+
     /// The human agent who has the chat or call, by the desk's own record.
     func holder(of item: WorkItem) -> String? {
         load.first { $0.value.contains(item) }?.key

@@ -147,6 +147,12 @@ extension SandboxStore {
         return (chats, max(1, Int((total + Int64(perPage) - 1) / Int64(perPage))))
     }
 
+    /// Sessions waiting on every queue, queued chats and waiting calls together.
+    func waitingCount() throws -> Int {
+        let sql = "SELECT (SELECT count(*) FROM chats WHERE status = 'queued') + (SELECT count(*) FROM calls WHERE status = 'waiting')"
+        return Int(try database.query(sql).first?.first?.integerValue ?? 0)
+    }
+
     /// Sessions waiting per queue, queued chats and waiting calls together (what capacity
     /// and wait estimates count).
     func waitingCounts() throws -> [Int: Int] {

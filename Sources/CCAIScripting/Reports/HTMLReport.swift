@@ -95,7 +95,7 @@ public enum HTMLReport {
         func percentile(_ digest: (Timeline.Slice) -> TrendDigest, _ percent: Double) -> [(Double, Double)] {
             points { digest($0).count > 0 ? digest($0).percentile(percent) : nil }
         }
-        return [
+        var charts = [
             SVGChart(title: "VUs", unit: .count, lines: [("vus", "#1a73e8", points(\.vus))]),
             SVGChart(title: "Iterations per second", unit: .count, lines: [
                 ("ended", "#1a73e8", points { Double($0.iterations) / step }),
@@ -107,7 +107,17 @@ public enum HTMLReport {
             SVGChart(title: "First response", unit: .seconds, lines: [
                 ("p(50)", "#1a73e8", percentile(\.firstResponse, 50)), ("p(95)", "#e37400", percentile(\.firstResponse, 95)),
             ]),
-        ].map(\.svg).joined(separator: "\n")
+            SVGChart(title: "Chat wait", unit: .seconds, lines: [
+                ("p(50)", "#1a73e8", percentile(\.chatWait, 50)), ("p(80)", "#e37400", percentile(\.chatWait, 80)),
+            ]),
+        ]
+        // The embedded sandbox's queue and agents (none against a remote platform).
+        if timeline.slices.contains(where: { $0.queueLength != nil }) {
+            charts.append(SVGChart(title: "Queue and agents", unit: .count, lines: [
+                ("queue_length", "#c5221f", points(\.queueLength)), ("agents_busy", "#1a73e8", points(\.agentsBusy)),
+            ]))
+        }
+        return charts.map(\.svg).joined(separator: "\n")
     }
 }
 

@@ -167,15 +167,20 @@ public enum BuiltInMetric: String, CaseIterable, Sendable {
     case chatStart = "chat_start_seconds"
     case chatFirstResponse = "chat_first_response_seconds"
     case chatWait = "chat_wait_seconds"
+    case chatHandle = "chat_handle_seconds"
+    case abandoned
     case messageRoundTrip = "message_round_trip_seconds"
     case csatRating = "csat_rating"
+    case queueLength = "queue_length"
+    case agentsBusy = "agents_busy"
 
     public var kind: MetricKind {
         switch self {
-        case .checks, .iterationFailed: return .rate
+        case .checks, .iterationFailed, .abandoned: return .rate
         case .iterations, .droppedIterations: return .counter
-        case .vus: return .gauge
-        case .iterationDuration, .sdkCall, .chatStart, .chatFirstResponse, .chatWait, .messageRoundTrip, .csatRating: return .trend
+        case .vus, .queueLength, .agentsBusy: return .gauge
+        case .iterationDuration, .sdkCall, .chatStart, .chatFirstResponse, .chatWait, .chatHandle, .messageRoundTrip, .csatRating:
+            return .trend
         }
     }
 
@@ -192,6 +197,10 @@ public enum BuiltInMetric: String, CaseIterable, Sendable {
         case .chatStart: return "ccai.chat.start, from the call until the chat is created"
         case .chatFirstResponse: return "from ccai.chat.start until the first agent or virtual agent message"
         case .chatWait: return "from ccai.chat.start until an agent or virtual agent takes the chat"
+        case .chatHandle: return "from an agent or virtual agent taking a chat until it ends"
+        case .abandoned: return "the share of the VUs' chats that ended before an agent or virtual agent took them"
+        case .queueLength: return "chats and calls waiting for an agent in the embedded sandbox, sampled each second"
+        case .agentsBusy: return "the embedded sandbox's human agents with at least one chat or call, sampled each second"
         case .messageRoundTrip: return "from a customer message until the next agent or virtual agent message"
         case .csatRating: return "the ratings the customers gave (ccai.rate)"
         }

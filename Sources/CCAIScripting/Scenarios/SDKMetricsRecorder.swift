@@ -7,7 +7,8 @@ import Timekeeping
 /// section 6): every call's duration (`sdk_call_seconds`, tagged `service`, `method` and
 /// `status`: `ok` or the error code), and of its chats the start, the wait until an agent
 /// or a virtual agent takes the chat, the first response, each customer message's round
-/// trip to the next agent message, and the ratings it gave. Attached to the VU's state,
+/// trip to the next agent message, how long an agent had the chat (`chat_handle_seconds`),
+/// whether it ended before anyone took it (`abandoned`), and the ratings it gave. Attached to the VU's state,
 /// where every binding that calls the SDK finds it.
 ///
 /// ```swift
@@ -99,10 +100,17 @@ final class SDKMetricsRecorder: @unchecked Sendable {
     func observe(_ event: ChatServiceEvent, at now: Date) {
         switch event {
         case .chatReceived(let chat?) where chat.status == .ended:
-            lock.withLock {
-                chats[chat.id] = nil
+            let times: ChatTimes? = lock.withLock {
                 order.removeAll { $0 == chat.id }
+                return chats.removeValue(forKey: chat.id)
             }
+            // Only the chats this VU started, seen from their start: an abandoned one ended
+            // while it waited.
+            guard let times, times.began != nil else { return }
+            if let taken = times.taken {
+                metrics.record(.chatHandle, max(0, now.timeIntervalSince(taken)))
+            }
+            metrics.record(.abandoned, times.taken == nil ? 1 : 0)
         case .chatReceived(let chat?) where chat.agent != nil || chat.virtualAgent != nil:
             update(chat.id) { times in
                 if times.taken == nil { times.taken = now }

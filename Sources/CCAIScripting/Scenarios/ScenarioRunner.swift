@@ -67,6 +67,9 @@ public struct ScenarioRunner: Sendable {
     public var fallbackSeed = RandomSeed(0)
     /// The seed the run draws from, once its options are read.
     private let runSeed = RunSeed()
+    /// The embedded sandbox's waiting sessions and busy agents, sampled with `vus` as
+    /// `queue_length` and `agents_busy`; nil (a remote platform): not sampled.
+    public var occupancy: (@Sendable () async -> (waiting: Int, busyAgents: Int)?)?
     /// The VUs of the run, to stop them all.
     private let liveUsers = LiveUsers()
     /// What `ccai.data` read, shared by every VU of the run.
@@ -269,7 +272,7 @@ public struct ScenarioRunner: Sendable {
         status.begin(options: options, at: start, active: active, peakVUs: pool.all.count,
                      plannedIterations: counter.total)
         let end = options.plannedSeconds.map { start.addingTimeInterval($0) }
-        let clock = self.clock, metrics = self.metrics
+        let clock = self.clock, metrics = self.metrics, occupancy = self.occupancy
         let aborting = options.thresholds.filter(\.abortOnFail)
         let aborted = AbortingThreshold()
         await withTaskGroup(of: Void.self) { timers in
@@ -283,6 +286,10 @@ public struct ScenarioRunner: Sendable {
             timers.addTask {
                 while (try? await clock.sleep(for: Self.abortCheckInterval)) != nil {
                     metrics.record(.vus, Double(active.count))
+                    if let now = await occupancy?() {
+                        metrics.record(.queueLength, Double(now.waiting))
+                        metrics.record(.agentsBusy, Double(now.busyAgents))
+                    }
                     guard !aborting.isEmpty, aborted.threshold == nil else { continue }
                     let snapshot = metrics.snapshot()
                     let elapsed = clock.now().timeIntervalSince(start)

@@ -1,8 +1,8 @@
 import Foundation
 
 /// What a run did over time, for the charts of the HTML report: by slice of time, the VUs
-/// taking part, the iterations that ended and failed, and digests of the message round
-/// trips and first responses. Slices start at one second; when a run outlasts
+/// taking part, the iterations that ended and failed, the embedded sandbox's queue and
+/// busy agents, and digests of the chat waits, message round trips and first responses. Slices start at one second; when a run outlasts
 /// ``maximumSlices`` of them they double in length (neighbours merged), so a long run
 /// keeps at most that many.
 ///
@@ -15,13 +15,20 @@ public struct Timeline: Sendable, Equatable {
     public struct Slice: Sendable, Equatable {
         /// The last `vus` sample in the slice; nil when none came.
         public var vus: Double?
+        /// The last `queue_length` and `agents_busy` samples in the slice; nil when none came.
+        public var queueLength: Double?
+        public var agentsBusy: Double?
         public var iterations = 0
         public var failedIterations = 0
         public var roundTrip = TrendDigest()
         public var firstResponse = TrendDigest()
+        public var chatWait = TrendDigest()
 
         mutating func merge(_ later: Slice) {
             vus = later.vus ?? vus
+            queueLength = later.queueLength ?? queueLength
+            agentsBusy = later.agentsBusy ?? agentsBusy
+            chatWait.merge(later.chatWait)
             iterations += later.iterations
             failedIterations += later.failedIterations
             roundTrip.merge(later.roundTrip)
@@ -40,7 +47,8 @@ public struct Timeline: Sendable, Equatable {
     public init() {}
 
     /// The metrics the timeline follows.
-    static let followed: Set<BuiltInMetric> = [.vus, .iterations, .iterationFailed, .messageRoundTrip, .chatFirstResponse]
+    static let followed: Set<BuiltInMetric> = [.vus, .iterations, .iterationFailed, .messageRoundTrip, .chatFirstResponse, .chatWait,
+                                               .queueLength, .agentsBusy]
 
     mutating func record(_ metric: BuiltInMetric, _ value: Double, at time: Date) {
         guard Self.followed.contains(metric) else { return }
@@ -59,6 +67,9 @@ public struct Timeline: Sendable, Equatable {
         case .iterationFailed where value != 0: slices[index].failedIterations += 1
         case .messageRoundTrip: slices[index].roundTrip.add(value)
         case .chatFirstResponse: slices[index].firstResponse.add(value)
+        case .chatWait: slices[index].chatWait.add(value)
+        case .queueLength: slices[index].queueLength = value
+        case .agentsBusy: slices[index].agentsBusy = value
         default: break
         }
     }

@@ -75,7 +75,9 @@ struct RunCommand {
           --out junit=FILE         the thresholds and checks as JUnit XML testcases
           --out html=FILE          a self-contained HTML report: the summary and
                                    charts over time (VUs, iterations a second,
-                                   failures, round-trip and first-response percentiles)
+                                   failures, round-trip, first-response and chat
+                                   wait percentiles, the embedded sandbox's queue
+                                   and busy agents)
           --summary-out FILE       the summary as JSON, with mergeable digests (what
                                    'ccai report merge' reads)
           --strict-plugins         a plugin that fails to load fails the run (exit 1)
@@ -358,6 +360,7 @@ struct RunCommand {
         scenario.timeout = timeout
         scenario.segment = segment
         scenario.seed = seed
+        scenario.occupancy = platform.occupancy
         scenario.fallbackSeed = segment.isWhole ? RandomSeed.chosen() : RandomSeed(0)
         let jsonLines: JSONLinesOutput?
         do {
