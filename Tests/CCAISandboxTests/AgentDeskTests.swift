@@ -137,7 +137,7 @@ import Timekeeping
         for step in ["end", "post_session/start", "post_session/ready"] {
             _ = try await SandboxHTTP.call(server, "POST", "/chats/\(chat.id)/\(step)", ana)
         }
-        func quinnGreetings(_ server: HTTPServer, count: Int) async throws -> Int {
+        func quinnGreetings(_ server: some SandboxEndpoint, count: Int) async throws -> Int {
             var found = 0
             _ = try await eventually {
                 found = try SandboxHTTP.decode(try await SandboxHTTP.call(server, "GET", "/chats/\(chat.id)/messages", ana),

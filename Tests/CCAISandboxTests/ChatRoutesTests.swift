@@ -53,7 +53,7 @@ import Timekeeping
     }
 
     /// Polls `GET /chats/current` until `condition` holds (or 10 seconds pass).
-    private func current(_ server: HTTPServer, _ token: String, until condition: (ChatResponse) -> Bool) async throws
+    private func current(_ server: some SandboxEndpoint, _ token: String, until condition: (ChatResponse) -> Bool) async throws
         -> ChatResponse
     {
         var found: ChatResponse?
@@ -65,7 +65,7 @@ import Timekeeping
     }
 
     /// The chat's messages once `condition` holds for them (or after 10 seconds).
-    private func messages(_ server: HTTPServer, _ chat: Int, _ token: String, until condition: ([ChatMessage]) -> Bool)
+    private func messages(_ server: some SandboxEndpoint, _ chat: Int, _ token: String, until condition: ([ChatMessage]) -> Bool)
         async throws -> [ChatMessage]
     {
         var messages: [ChatMessage] = []

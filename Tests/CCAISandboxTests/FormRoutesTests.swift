@@ -34,7 +34,7 @@ import Timekeeping
         return try Sandbox(configuration: configuration, clock: clock).serve()
     }
 
-    private func agentMessages(_ server: HTTPServer, _ chat: Int, _ token: String, count: Int) async throws -> [ChatMessage] {
+    private func agentMessages(_ server: some SandboxEndpoint, _ chat: Int, _ token: String, count: Int) async throws -> [ChatMessage] {
         try await SandboxHTTP.agentMessages(server, chat, token, count: count)
     }
 

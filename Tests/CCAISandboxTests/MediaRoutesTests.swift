@@ -13,7 +13,7 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(1))) func uploadsKeepToTheLimits() async throws {
-        let (_, server) = try SandboxHTTP.serve(configuration: try await LuaConfigurations.configuration(
+        let (_, server) = try SandboxHTTP.serveOverTheWire(configuration: try await LuaConfigurations.configuration(
             "menus = { { id = 1, name = \"Help\", channels = { chat = {} } } }"))
         let ana = try await SandboxHTTP.token(server, "media-ana")
         let chat = try SandboxHTTP.decode(try await SandboxHTTP.call(server, "POST", "/chats", ana, #"{"menu_id": 1}"#),
@@ -66,7 +66,7 @@ import Testing
     /// What a client generated from docs/openapi.yaml sends: the file as the `file` part of
     /// a form, named by its filename.
     @Test func aFileSentAsAFormIsStoredAsSentAndDownloadsTheSame() async throws {
-        let (_, server) = try SandboxHTTP.serve(configuration: try await LuaConfigurations.configuration(
+        let (_, server) = try SandboxHTTP.serveOverTheWire(configuration: try await LuaConfigurations.configuration(
             "menus = { { id = 1, name = \"Help\", channels = { chat = {} } } }"))
         let ana = try await SandboxHTTP.token(server, "form-ana")
         let chat = try SandboxHTTP.decode(try await SandboxHTTP.call(server, "POST", "/chats", ana, #"{"menu_id": 1}"#),

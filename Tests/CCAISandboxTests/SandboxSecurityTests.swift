@@ -15,7 +15,7 @@ import Timekeeping
     private static let help = "menus = { { id = 1, name = \"Help\", channels = { chat = {} } } }"
 
     @Test func requestsAreRefusedOnTheirHeadersBeforeTheBodyIsRead() async throws {
-        let (_, server) = try SandboxHTTP.serve(configuration: try await LuaConfigurations.configuration(Self.help))
+        let (_, server) = try SandboxHTTP.serveOverTheWire(configuration: try await LuaConfigurations.configuration(Self.help))
         let big = Data(repeating: 0x61, count: 30 << 20)
         let anonymous = try await Curl.request("POST", "\(server.baseURL)/chats/1/media?kind=video", body: big,
                                                headers: ["Content-Type": "video/mp4"])
@@ -39,7 +39,7 @@ import Timekeeping
     }
 
     @Test func signingInTakesAJWTNotAnUpload() async throws {
-        let (_, server) = try SandboxHTTP.serve(configuration: try await LuaConfigurations.configuration(Self.help))
+        let (_, server) = try SandboxHTTP.serveOverTheWire(configuration: try await LuaConfigurations.configuration(Self.help))
         let padded = #"{"company_key":"dev-key","jwt":"\#(String(repeating: "a", count: 40_000))"}"#
         let refused = try await Curl.request("POST", "\(server.baseURL)/auth/end_user", body: Data(padded.utf8))
         #expect(refused.status == 413 && refused.body.contains("takes at most \(Endpoints.authenticate.maximumBodyBytes)"),
@@ -101,7 +101,7 @@ import Timekeeping
     }
 
     @Test func textWithNULIsKeptWholeAndIdentifiersRefuseIt() async throws {
-        let (_, server) = try SandboxHTTP.serve(configuration: try await LuaConfigurations.configuration(Self.help))
+        let (_, server) = try SandboxHTTP.serveOverTheWire(configuration: try await LuaConfigurations.configuration(Self.help))
         let jwt = try JWTSigner(algorithm: .hs384, secret: "dev-secret")
             .sign(["identifier": "victim\u{0}x"], issuedAt: QueueMenuTests.mondayMorning, lifetime: 600)
         let signIn = try await Curl.request("POST", "\(server.baseURL)/auth/end_user",
@@ -125,7 +125,7 @@ import Timekeeping
     }
 
     @Test func numbersFromClientsNeverCrashTheServer() async throws {
-        let (_, server) = try SandboxHTTP.serve(configuration: try await LuaConfigurations.configuration(Self.help))
+        let (_, server) = try SandboxHTTP.serveOverTheWire(configuration: try await LuaConfigurations.configuration(Self.help))
         let ana = try await SandboxHTTP.token(server, "numbers-ana")
         for page in ["9223372036854775807", "9223372036854775808", "-1", "0", "1e300", "nan", "1000001"] {
             let reply = try await SandboxHTTP.call(server, "GET", "/chats/previous?page=\(page)", ana)
@@ -143,7 +143,7 @@ import Timekeeping
     }
 
     @Test func uploadsAreImagesAndDownloadsCannotInjectHeaders() async throws {
-        let (_, server) = try SandboxHTTP.serve(configuration: try await LuaConfigurations.configuration(Self.help))
+        let (_, server) = try SandboxHTTP.serveOverTheWire(configuration: try await LuaConfigurations.configuration(Self.help))
         let ana = try await SandboxHTTP.token(server, "download-ana")
         let chat = try await chat(server, ana)
         func upload(_ mimeType: String, name: String) async throws -> Curl.Reply {
@@ -175,7 +175,7 @@ import Timekeeping
     }
 
     @Test func quotasAndTheRateAnswer429() async throws {
-        let (_, server) = try SandboxHTTP.serve(configuration: try await LuaConfigurations.configuration(Self.help + """
+        let (_, server) = try SandboxHTTP.serveOverTheWire(configuration: try await LuaConfigurations.configuration(Self.help + """
             , limits = { chats_per_hour = 2, uploads_per_hour = 1, upload_bytes_per_hour = 100 }
             """))
         let ana = try await SandboxHTTP.token(server, "quota-ana")
@@ -197,7 +197,7 @@ import Timekeeping
         let second = try await upload(10)
         #expect(second.status == 429 && second.body.contains("limits.uploads_per_hour"), "\(second.body)")
 
-        let (_, limited) = try SandboxHTTP.serve(configuration: try await LuaConfigurations.configuration(Self.help + """
+        let (_, limited) = try SandboxHTTP.serveOverTheWire(configuration: try await LuaConfigurations.configuration(Self.help + """
             , limits = { requests_per_second = 0.001, burst = 3 }
             """))
         let cara = try await SandboxHTTP.token(limited, "rate-cara")
@@ -276,7 +276,7 @@ import Timekeeping
     /// a 400, oversized headers and URLs are refused by the HTTP layer, lowercase or `none`
     /// algorithms are refused.
     @Test func whatHeldUpStaysSo() async throws {
-        let (_, server) = try SandboxHTTP.serve(configuration: try await LuaConfigurations.configuration(Self.help))
+        let (_, server) = try SandboxHTTP.serveOverTheWire(configuration: try await LuaConfigurations.configuration(Self.help))
         let injection = "x'); DROP TABLE end_users; --"
         let ana = try await SandboxHTTP.token(server, injection)
         let me = try await SandboxHTTP.call(server, "GET", "/end_user", ana)

@@ -24,6 +24,10 @@ import Timekeeping
         let chat = try SandboxHTTP.decode(try await SandboxHTTP.call(server, "POST", "/chats", ana,
                                                                     #"{"menu_id": 1, "is_screen_shareable": true}"#), as: ChatResponse.self)
         #expect(chat.isSupportingScreenShare)
+        // Ada takes the chat on her own task; the share she joins is that of her chat.
+        _ = try await eventually {
+            try SandboxHTTP.decode(try await SandboxHTTP.call(server, "GET", "/chats/\(chat.id)", ana), as: ChatResponse.self).agent != nil
+        }
         let create = #"{"communication_id": \#(chat.id), "communication_type": "chat", "initiated_from": "end_user"}"#
         let created = try await SandboxHTTP.call(server, "POST", "/screen_shares", ana, create)
         #expect(created.status == 201)

@@ -5,7 +5,7 @@ import Testing
 
 /// Pre-session smart actions, the answers of the end user's app, and `enqueue`.
 @Suite struct SmartActionRoutesTests {
-    private func serve() async throws -> (Sandbox, HTTPServer) {
+    private func serve() async throws -> (Sandbox, ServedSandbox) {
         try SandboxHTTP.serve(configuration: try await LuaConfigurations.configuration("""
             menus = {
               { id = 1, name = "Devices", pre_session_smart_action = true,

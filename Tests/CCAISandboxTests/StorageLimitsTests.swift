@@ -21,7 +21,7 @@ import Timekeeping
     }
 
     @Test func everyStoredFieldIsBoundedAndNamesAreNames() async throws {
-        let (_, server) = try SandboxHTTP.serve(configuration: try await LuaConfigurations.configuration(Self.help))
+        let (_, server) = try SandboxHTTP.serveOverTheWire(configuration: try await LuaConfigurations.configuration(Self.help))
         let longName = try await signIn(server, ["identifier": "bounded-ana", "name": .string(String(repeating: "n", count: 300))])
         #expect(longName.status == 400 && longName.body.contains("'name' may be at most 256 bytes, got 300"), "\(longName.body)")
         let reversed = try await signIn(server, ["identifier": "bounded-ana", "name": "Ana \u{202E}nimda"])
@@ -95,7 +95,7 @@ import Timekeeping
     }
 
     @Test func messagesAreReadByPages() async throws {
-        let (_, server) = try SandboxHTTP.serve(configuration: try await LuaConfigurations.configuration(Self.help))
+        let (_, server) = try SandboxHTTP.serveOverTheWire(configuration: try await LuaConfigurations.configuration(Self.help))
         let ana = try await SandboxHTTP.token(server, "pages-ana")
         let chat = try SandboxHTTP.decode(try await chat(server, ana), as: ChatResponse.self)
         for index in 1...5 {

@@ -4,7 +4,7 @@ import Foundation
 
 /// An end user's calls to a sandbox's router in the same process: no sockets, the same
 /// admission and handlers as the server (`HTTPRouter.respond(to:)`).
-public struct InProcessClient {
+public struct InProcessClient: Sendable {
     public let sandbox: Sandbox
     public let router: HTTPRouter
 
