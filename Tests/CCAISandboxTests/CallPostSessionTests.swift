@@ -105,6 +105,8 @@ import Testing
         #expect(!left.postSessionRequired && left.postSessionOptInRequired == nil, "a voicemail has no one to rate")
         let refused = await di.call("POST", "/calls/\(voicemail.id)/post_session/start")
         #expect(refused.status == 409 && refused.text.contains("no post-session flow"), "\(refused.text)")
+        let rated = await di.call("POST", "/calls/\(voicemail.id)/rating", #"{"rating": 5}"#)
+        #expect(rated.status == 409 && rated.text.contains("takes no feedback"), "\(rated.text)")
     }
 
     @Test func aPostSessionVirtualAgentsScriptRunsOnTheEndedCallAndCompletesThePhase() async throws {

@@ -87,6 +87,14 @@ import Testing
         #expect(text.contains("Léa (agent)") && text.contains("Je suis client VIP") && text.contains("Northwind"), "\(text)")
     }
 
+    /// The embedded sandbox lives as long as the run: its chore rings a booked call back
+    /// (it went with the sandbox's last reference once, and no callback came).
+    @Test func theSchedulingExampleRingsBackInARun() async throws {
+        let output = try await CLI.run(["run", "examples/calls/scheduling.lua", "--sandbox", "examples/calls/scheduling-sandbox.lua"])
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stdout.contains("scheduling scenario passed"), "\(output.stdout)")
+    }
+
     @Test func theQuickStartRuns() async throws {
         let output = try await CLI.run(["run", "examples/quickstart.lua", "--env", "CUSTOMERS=2"])
         #expect(output.status == 0, "\(output.stderr)")

@@ -223,6 +223,8 @@ import Testing
         (#"{ seed = -1 }"#, [], "options.seed: a whole number from 0"),
         (#"{ seed = 1.5 }"#, [], "options.seed: a whole number from 0"),
         (#"{}"#, ["--seed", "lucky"], "--seed: a whole number from 0"),
+        (#"{}"#, ["--virtual-time"], "--virtual-time: not supported by this version of ccai yet"),
+        (#"{ virtual_time = true }"#, [], "options.virtual_time: not supported by this version of ccai yet"),
         (#"{}"#, ["--seed", "9223372036854775808"], "--seed: a whole number from 0"),
     ])
     func badOptionsAreUsageErrors(_ options: String, _ flags: [String], _ message: String) async throws {

@@ -1,6 +1,21 @@
 -- call:can_escalate on every call table (results, events), and what a wrong use says.
 -- Run against examples/calls/sandbox.lua: queue 5 has a voice virtual agent callers may skip.
 ccai.initialize_call{ play_audible_messages = false }
+assert(ccai.chat.get_post_session_flow() == nil, "no session yet: no flow")
+
+-- A method with one parameter also takes it alone (LUA-API section 1); a misspelt field
+-- is named, not ignored.
+assert(#ccai.audible_message.resolve_messages(1) >= 1, "resolve_messages(menu_id)")
+local missing, why = pcall(ccai.call.cancel_scheduled_call, 999999)
+assert(not missing and why.code == "not_found", tostring(why))
+missing, why = pcall(ccai.call.get_call_deflection, 999999)
+assert(not missing and why.code == "not_found", tostring(why))
+local typo, said = pcall(ccai.call.start_instant_call, { menuid = 5 })
+assert(not typo and said.code == "invalid_argument" and said.message:find("unknown field 'menuid'", 1, true)
+       and said.message:find("did you mean 'menu_id'", 1, true), tostring(said))
+typo, said = pcall(ccai.call.get_scheduled_time_slots, { menu_id = 1, call_id_for_reschedule = 5 })
+assert(not typo and said.code == "invalid_argument" and said.message:find("call_id_for_rescheduling", 1, true), tostring(said))
+
 local with_method = {}
 ccai.call.on("call_received", function(c) with_method[#with_method + 1] = type(c.can_escalate) == "function" end)
 

@@ -139,7 +139,7 @@ public enum CallError: SDKError, Equatable {
         case .noCurrentCall: "no current call; start or resume one"
         case .noCallInProgress(let id, let status): "no call in progress (call \(id) has \(status.rawValue)); start or resume one"
         case .invalidPhoneNumber(let number):
-            "phoneNumber must be in E.164 form (a '+', the country code and the number, up to 15 digits, like "
+            "phone_number must be in E.164 form (a '+', the country code and the number, up to 15 digits, like "
                 + "+14155550123), got '\(String(String.UnicodeScalarView(number.unicodeScalars.prefix(40))))'"
         case .invalidInterruption(let seconds): "seconds must be from 0 to 86400, got \(seconds)"
         }

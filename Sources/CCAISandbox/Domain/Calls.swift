@@ -43,7 +43,8 @@ struct Calls: Sendable {
         try await quotas.check(.calls, endUserID: owner)
         let engine = try await queues.engine()
         if let deflection = engine.deflection(menu) {
-            throw HTTPError.conflict("queue \(menu.id) is not taking calls now (\(deflection.reason)); voicemail is the way in")
+            throw HTTPError.conflict("queue \(menu.id) is not taking calls now (\(deflection.reason)); "
+                                     + (voice.phoneNumber != nil ? "voicemail is the way in" : "it has no voicemail box either"))
         }
         let customData = try CustomDataIntake(configuration: configuration, clock: clock).sessionData(request.customData, session: session)
         switch try await lifecycle.create(endUserID: owner, menuID: menu.id, recordingPermission: request.recordingPermission,

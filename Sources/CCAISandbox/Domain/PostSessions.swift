@@ -159,6 +159,10 @@ struct PostSessions: Sendable {
             }
         case .alreadyGiven:
             throw HTTPError.conflict("\(subject.name) already has \(what)")
+        case .notReady where !subject.postSessionRequired:
+            throw HTTPError.conflict("\(subject.name) has no post-session flow (post_session_required is false): it takes no feedback")
+        case .notReady(.completed?):
+            throw HTTPError.conflict("\(subject.name)'s post-session phase is completed: its feedback was given")
         case .notReady(let status):
             throw HTTPError.conflict("\(subject.name)'s post-session phase is \(status?.rawValue ?? "not started"); "
                                      + "\(what) is taken once it is ready (start_post_session, then ready_post_session)")

@@ -29,7 +29,7 @@ enum CallBindings {
                 throw LuaErrorValue(code: ErrorCode.notInitialized.rawValue, message: "the SDK is not initialized",
                                     fields: ["service": "call", "method": "initialize_call"])
             }
-            let options = try call.options(1, "options")
+            let options = try call.checkedOptions(1, "options", known: ["play_audible_messages", "call_kit_enabled"])
             ccai.initializeCall(CallOptions(playAudibleMessages: try options.boolean("play_audible_messages") ?? true,
                                             callKitEnabled: try options.boolean("call_kit_enabled") ?? true))
             if !bridge.started, let service = ccai.callService, let emitter = context.emitters[.call], let state = call.context.state {
@@ -74,8 +74,8 @@ enum CallBindings {
         module.function("resolve_messages", LuaSignature(
             "The queue's announcements in the SDK's language, one per kind the admin set (welcome, all_agents_busy, "
                 + "recording_notice, on_hold, goodbye): each { kind, text, audio_url }.",
-            parameters: ["options: { menu_id: integer }"], returns: ["ccai.AudibleMessage[]"])) { call in
-            guard let menuID = try call.options(1, "options").integer("menu_id") else {
+            parameters: ["options: { menu_id: integer }|integer"], returns: ["ccai.AudibleMessage[]"])) { call in
+            guard let menuID = try call.checkedOptions(1, "options", known: ["menu_id"], positional: "menu_id").integer("menu_id") else {
                 throw call.argumentError(1, "options", "field 'menu_id': integer expected, got nil")
             }
             guard let service = ccai.audibleMessageService else {
@@ -107,7 +107,7 @@ enum CallBindings {
                 + "end it with end_call. A queue taking calls is a conflict.",
             parameters: ["request: { menu_id: integer, custom_data: table?, ticket_id: string? }"],
             returns: ["ccai.Call"])) { call in
-            let options = try call.options(1, "request")
+            let options = try call.checkedOptions(1, "request", known: ["menu_id", "custom_data", "ticket_id"])
             guard let menuID = try options.integer("menu_id") else {
                 throw call.argumentError(1, "request", "field 'menu_id': integer expected, got nil")
             }
@@ -119,8 +119,8 @@ enum CallBindings {
         module.function("get_call_deflection", LuaSignature(
             "The wait-time deflection offered to a call ({ call_id, menu_id, estimated_wait, threshold_seconds, offers, "
                 + "phone_number, message, offered_at }), or nil when none was.",
-            parameters: ["options: { call_id: integer }"], returns: ["ccai.CallDeflection?"])) { call in
-            guard let callID = try call.options(1, "options").integer("call_id") else {
+            parameters: ["options: { call_id: integer }|integer"], returns: ["ccai.CallDeflection?"])) { call in
+            guard let callID = try call.checkedOptions(1, "options", known: ["call_id"], positional: "call_id").integer("call_id") else {
                 throw call.argumentError(1, "options", "field 'call_id': integer expected, got nil")
             }
             let service = try requireCall(ccai, call)
@@ -132,7 +132,7 @@ enum CallBindings {
                 + "time zone and its calls per slot); with call_id_for_rescheduling, that booking does not take its own slot. "
                 + "A queue without scheduled calls is a conflict.",
             parameters: ["options: { menu_id: integer, call_id_for_rescheduling: integer? }"], returns: ["number[]"])) { call in
-            let options = try call.options(1, "options")
+            let options = try call.checkedOptions(1, "options", known: ["menu_id", "call_id_for_rescheduling"])
             guard let menuID = try options.integer("menu_id") else {
                 throw call.argumentError(1, "options", "field 'menu_id': integer expected, got nil")
             }
@@ -154,7 +154,7 @@ enum CallBindings {
         }
         module.function("cancel_scheduled_call", LuaSignature(
             "Cancels a booking that has not come due; returns it, ended (end_reason 'cancelled').",
-            parameters: ["options: { call_id: integer }"], returns: ["ccai.Call"])) { call in
+            parameters: ["options: { call_id: integer }|integer"], returns: ["ccai.Call"])) { call in
             let callID = try callID(call)
             let service = try requireCall(ccai, call)
             return try SDKBindings.sdk(call) { try await service.cancelScheduledCall(callId: callID) }
@@ -162,14 +162,14 @@ enum CallBindings {
         module.function("accept_incoming_call", LuaSignature(
             "Answers the platform's callback (an incoming_call_event): the call becomes the current one and waits for an agent. "
                 + "A call that is not ringing is a conflict.",
-            parameters: ["options: { call_id: integer }"], returns: ["ccai.Call"])) { call in
+            parameters: ["options: { call_id: integer }|integer"], returns: ["ccai.Call"])) { call in
             let callID = try callID(call)
             let service = try requireCall(ccai, call)
             return try SDKBindings.sdk(call) { try await service.acceptIncomingCall(callId: callID) }
         }
         module.function("decline_incoming_call", LuaSignature(
             "Declines the platform's callback; returns the call, ended (end_reason 'declined').",
-            parameters: ["options: { call_id: integer }"], returns: ["ccai.Call"])) { call in
+            parameters: ["options: { call_id: integer }|integer"], returns: ["ccai.Call"])) { call in
             let callID = try callID(call)
             let service = try requireCall(ccai, call)
             return try SDKBindings.sdk(call) { try await service.declineIncomingCall(callId: callID) }
@@ -239,8 +239,8 @@ enum CallBindings {
         module.function("simulate_interruption", LuaSignature(
             "Plays a cellular call on the device: the call is interrupted (interruption_detected), and this returns after "
                 + "seconds; resume it with resume_call.",
-            parameters: ["options: { seconds: number }"])) { call in
-            guard let seconds = try call.options(1, "options").number("seconds"), seconds >= 0, seconds <= 86_400 else {
+            parameters: ["options: { seconds: number }|number"])) { call in
+            guard let seconds = try call.checkedOptions(1, "options", known: ["seconds"], positional: "seconds").number("seconds"), seconds >= 0, seconds <= 86_400 else {
                 throw call.argumentError(1, "options.seconds", "a number of seconds from 0 to 86400 expected")
             }
             let service = try requireCall(ccai, call)
@@ -294,7 +294,7 @@ enum CallBindings {
 
     /// Reads `{ call_id }`.
     private static func callID(_ call: LuaCall) throws -> Int {
-        guard let id = try call.options(1, "options").integer("call_id") else {
+        guard let id = try call.checkedOptions(1, "options", known: ["call_id"], positional: "call_id").integer("call_id") else {
             throw call.argumentError(1, "options", "field 'call_id': integer expected, got nil")
         }
         return Int(id)
@@ -303,7 +303,7 @@ enum CallBindings {
     /// Reads `{ menu_id, phone_number, schedule_time, recording_permission,
     /// call_id_for_rescheduling, custom_data, ticket_id }`.
     static func scheduledCallRequest(_ call: LuaCall, signer: ClaimsSigner?) throws -> ScheduledCallRequest {
-        let options = try call.options(1, "request")
+        let options = try call.checkedOptions(1, "request", known: ["menu_id", "phone_number", "schedule_time", "recording_permission", "call_id_for_rescheduling", "custom_data", "ticket_id"])
         guard let menuID = try options.integer("menu_id") else {
             throw call.argumentError(1, "request", "field 'menu_id': integer expected, got nil")
         }
@@ -333,7 +333,7 @@ enum CallBindings {
 
     /// Reads `{ menu_id, recording_permission, custom_data, ticket_id }`.
     static func instantCallRequest(_ call: LuaCall, signer: ClaimsSigner?) throws -> InstantCallRequest {
-        let options = try call.options(1, "request")
+        let options = try call.checkedOptions(1, "request", known: ["menu_id", "recording_permission", "custom_data", "ticket_id"])
         guard let menuID = try options.integer("menu_id") else {
             throw call.argumentError(1, "request", "field 'menu_id': integer expected, got nil")
         }

@@ -30,11 +30,13 @@ enum PostSessionBindings {
         }
         chat.function("get_post_session_flow", LuaSignature(
             "The one post-session flow (virtual agent > survey > CSAT) of the session that ended last: the current chat, or "
-                + "the current call when it ended after it; nil when none is configured.",
+                + "the current call when it ended after it; nil when none is configured, or there is no session yet.",
             returns: ["ccai.PostSessionFlow?"])) { call in
             if let calls = ccai.callService, endedLast(calls.currentCall, than: ccai.chatService?.currentChat) {
                 return try flow(call) { try await calls.getPostSessionFlow() }
             }
+            // With neither a chat nor an ended call there is no flow to tell.
+            if ccai.chatService?.currentChat == nil, ccai.chatService != nil || ccai.callService != nil { return call.returning(.nil) }
             let service = try ChatBindings.requireChat(ccai, call)
             return try flow(call) { try await service.getPostSessionFlow() }
         }

@@ -175,6 +175,22 @@ public struct LuaCall {
         return LuaOptions(call: self, index: index, name: name)
     }
 
+    /// The options table at `index`, where a method with one parameter may also be given
+    /// it alone (LUA-API section 1): `cancel_scheduled_call(7)` reads as
+    /// `cancel_scheduled_call{ call_id = 7 }` when `key` is `"call_id"`. A value that is
+    /// neither a table nor nil becomes `{ [key] = value }` in the argument's place.
+    public func options(_ index: Int, _ name: String? = nil, positional key: String) throws -> LuaOptions {
+        if !isNil(index), type(index) != LUA_TTABLE {
+            lua_checkstack(L, 2)
+            lua_createtable(L, 0, 1)
+            lua_pushvalue(L, Int32(index))
+            lua_setfield(L, -2, key)
+            lua_copy(L, -1, Int32(index))
+            lrt_pop(L, 1)
+        }
+        return try options(index, name)
+    }
+
     /// The Swift object of a userdata argument of `type`.
     public func userdata<Object: AnyObject>(_ index: Int, _ type: LuaUserdataType<Object>, _ name: String? = nil)
         throws -> Object

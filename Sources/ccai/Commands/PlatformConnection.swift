@@ -113,10 +113,17 @@ struct PlatformConnection {
     /// A platform ready for end users: the embedded sandbox started (once, whatever the
     /// number of end users), or the `--host` to reach.
     struct Platform: Sendable {
+        /// The embedded sandbox, kept for the whole run: its chores (calls that come due,
+        /// idle chats, pruning) hold it weakly and stop when it goes. Nil with `--host`.
+        var sandbox: Sandbox?
         /// The embedded sandbox's server, to stop afterwards; nil with `--host`.
         var server: HTTPServer?
+
         /// The embedded sandbox's waiting sessions and busy agents now; nil with `--host`.
-        var occupancy: (@Sendable () async -> (waiting: Int, busyAgents: Int)?)?
+        var occupancy: (@Sendable () async -> (waiting: Int, busyAgents: Int)?)? {
+            guard let sandbox else { return nil }
+            return { try? await sandbox.occupancy() }
+        }
         var clock: any Clock = SystemClock()
         fileprivate let connect: @Sendable (EndUser) throws -> Session
 
@@ -140,7 +147,7 @@ struct PlatformConnection {
             let urlHost = server.map { "127.0.0.1:\($0.port)" } ?? Self.embeddedHost
             let algorithm: JWTAlgorithm = configuration.algorithms.contains(.hs384) ? .hs384 : .hs256
             let company = configuration.company, clock = sandbox.businessClock
-            return Platform(server: server, occupancy: { try? await sandbox.occupancy() }, clock: clock) { identity in
+            return Platform(sandbox: sandbox, server: server, clock: clock) { identity in
                 let sdk = CCAI(http: http, pushNetwork: devices)
                 let delegate = HostAuthenticator(signing: .secret(company.secret, algorithm), identity: identity, ccai: sdk)
                 try sdk.initialize(options: InitOptions(key: company.key, urlHost: urlHost, delegate: delegate, cacheAuthToken: false))

@@ -216,6 +216,9 @@ struct RunCommand {
                     throw UsageError(message: "--timeout: \(problem.message)", command: "run")
                 }
                 guard timeout != 0 else { throw UsageError(message: "--timeout: a duration above 0 expected, got '\(value)'", command: "run") }
+            case .option(let name) where name == "--virtual-time" || name == "--start":
+                throw UsageError(message: "\(name): not supported by this version of ccai yet (virtual time, LUA-API section 14, "
+                                 + "is still to come)", command: "run")
             case .option("--seed"):
                 let value = try reader.value(for: "--seed")
                 guard let given = RandomSeed(parsing: value) else {
