@@ -4,6 +4,8 @@ assert(not ok and err.code == "not_initialized", "chat needs initialize_chat")
 
 ccai.initialize_chat{ greeting = "Hello!", download_transcript_visibility = "hide_in_post_chat" }
 assert(ccai.chat.get_last_chat_in_progress() == nil, "no chat yet")
+local typo, said = pcall(ccai.chat.start, { menu = 7 })
+assert(not typo and said.code == "invalid_argument" and said.message:find("unknown field 'menu'", 1, true), tostring(said))
 
 -- Events arrive over the platform's event stream: every `on` handler sees them, and
 -- wait_for returns the oldest one not yet returned.

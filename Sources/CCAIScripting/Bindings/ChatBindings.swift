@@ -133,9 +133,12 @@ enum ChatBindings {
     }
 
     /// Reads `{ menu_id, lang, ticket_id, greeting, custom_data, display_order_in_adapter,
-    /// is_screen_shareable, is_verifiable }`.
+    /// is_screen_shareable, is_verifiable }` (and `enqueue`, which `start` reads); another
+    /// field is refused, named.
     static func chatRequest(_ call: LuaCall, signer: ClaimsSigner?) throws -> ChatRequest {
-        let options = try call.options(1, "request")
+        let options = try call.checkedOptions(1, "request", known: ["menu_id", "lang", "ticket_id", "greeting", "custom_data",
+                                                                    "display_order_in_adapter", "is_screen_shareable",
+                                                                    "is_verifiable", "enqueue"])
         guard let menuID = try options.integer("menu_id") else {
             throw call.argumentError(1, "request", "field 'menu_id': integer expected, got nil")
         }

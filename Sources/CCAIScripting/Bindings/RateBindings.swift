@@ -18,14 +18,14 @@ enum RateBindings {
         rate.function("get_survey", LuaSignature(
             "The survey of a session's queue, in its language.",
             parameters: ["request: { communication_id: integer, communication_type: \"chats\"|\"calls\" }"], returns: ["ccai.Survey"])) { call in
-            let (id, type) = try communication(call)
+            let (id, type) = try communication(call, also: [])
             let service = try SDKBindings.require(ccai.rateService, call)
             return try SDKBindings.sdk(call) { try await service.getSurvey(communicationId: id, communicationType: type) }
         }
         rate.function("submit_survey", LuaSignature(
             "Submits survey answers { [question_id] = \"value\" }: every problem is named (invalid_argument); twice is a conflict.",
             parameters: ["request: { communication_id: integer, communication_type: \"chats\"|\"calls\", answers: table<integer, string> }"])) { call in
-            let (id, type) = try communication(call)
+            let (id, type) = try communication(call, also: ["answers"])
             let answers = try surveyAnswers(call)
             let service = try SDKBindings.require(ccai.rateService, call)
             return try SDKBindings.sdk(call, {
@@ -35,7 +35,7 @@ enum RateBindings {
         rate.function("rate", LuaSignature(
             "Submits a CSAT rating from 1 to 5 with optional feedback; twice is a conflict.",
             parameters: ["request: { communication_id: integer, communication_type: \"chats\"|\"calls\", rating: integer, feedback: string? }"])) { call in
-            let (id, type) = try communication(call)
+            let (id, type) = try communication(call, also: ["rating", "feedback"])
             let options = try call.options(1, "request")
             guard let rating = try options.integer("rating") else {
                 throw call.argumentError(1, "request.rating", "an integer from 1 to 5 expected")
@@ -70,9 +70,10 @@ enum RateBindings {
     }
 
     /// `communication_id` (an integer) and `communication_type` (`chats` by default; one
-    /// of ``RateService/ratedTypes``).
-    private static func communication(_ call: LuaCall) throws -> (Int, String) {
-        let options = try call.options(1, "request")
+    /// of ``RateService/ratedTypes``); the request's other fields are `also` (another is
+    /// refused, named).
+    private static func communication(_ call: LuaCall, also: Set<String>) throws -> (Int, String) {
+        let options = try call.checkedOptions(1, "request", known: also.union(["communication_id", "communication_type"]))
         guard let id = try options.integer("communication_id") else {
             throw call.argumentError(1, "request.communication_id", "an integer expected")
         }

@@ -38,6 +38,8 @@ refused("invalid_argument", ccai.rate.rate, { communication_id = sales.id, commu
 -- id is no call of this end user's.
 local calls = refused("not_found", ccai.rate.rate, { communication_id = sales.id, communication_type = "calls", rating = 4 })
 assert(calls.message:find("no call", 1, true), calls.message)
+local typo = refused("invalid_argument", ccai.rate.rate, { communication_id = sales.id, communication_type = "chats", ratting = 4 })
+assert(typo.message:find("unknown field 'ratting' (did you mean 'rating'?)", 1, true), typo.message)
 local emails = refused("invalid_argument", ccai.rate.rate, { communication_id = sales.id, communication_type = "emails", rating = 4 })
 assert(emails.message:find("'chats' or 'calls' expected", 1, true), emails.message)
 refused("not_found", ccai.rate.get_survey, { communication_id = sales.id, communication_type = "chats" })
