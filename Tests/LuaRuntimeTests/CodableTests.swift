@@ -183,9 +183,12 @@ import Testing
             lua.defineClass(Ticket.luaClassName, methods: methods)
             lua.setGlobal("ticket", try LuaEncoder().encode(Ticket(id: 3, open: true)))
             lua.setGlobal("desk", try LuaEncoder().encode(Desk(tickets: [Ticket(id: 4, open: false)])))
-            return try lua.evaluate("return ticket:is_open(), desk.tickets[1]:is_open(), tostring(ticket):match('^test%.Ticket'), ticket.id")
+            return try lua.evaluate("""
+                return ticket:is_open(), desk.tickets[1]:is_open(), tostring(ticket):match('^test%.Ticket'), ticket.id,
+                       getmetatable(ticket), (pcall(setmetatable, ticket, nil))
+                """)
         }
-        #expect(results == [true, false, "test.Ticket", 3])
+        #expect(results == [true, false, "test.Ticket", 3, "test.Ticket", false], "the metatable is protected")
     }
 
     @Test func aClassTheStateNeverDefinedLeavesTablesPlain() async throws {

@@ -134,7 +134,9 @@ public struct LuaContext {
     }
 
     /// Defines the class `name` (``LuaClass``): tables marked with it get `module`'s
-    /// functions as methods when they are pushed, and `tostring` shows the name.
+    /// functions as methods when they are pushed, and `tostring` shows the name. The
+    /// metatable is protected, as the runtime's others are: `getmetatable` answers the
+    /// name, and a script cannot swap or strip it.
     ///
     /// ```swift
     /// var methods = LuaModule(name: "ccai.Call")
@@ -143,9 +145,11 @@ public struct LuaContext {
     /// ```
     public func defineClass(_ name: String, methods: LuaModule) {
         lua_checkstack(L, 3)
-        lua_createtable(L, 0, 2)
+        lua_createtable(L, 0, 3)
         lua_pushstring(L, name)
         lua_setfield(L, -2, "__name")
+        lua_pushstring(L, name)
+        lua_setfield(L, -2, "__metatable")
         push(methods)
         lua_setfield(L, -2, "__index")
         lua_setfield(L, lrt_registryindex(), name)
