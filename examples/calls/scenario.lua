@@ -78,5 +78,6 @@ ccai.call.start_post_session()
 assert(ccai.call.ready_post_session().post_session_transfer_status == "ready")
 ccai.rate.rate{ communication_id = call.id, communication_type = "calls", rating = 5, feedback = "Quick and clear" }
 ccai.call.wait_for("call_received", { timeout = 10, match = function(c) return c.post_session_transfer_status == "completed" end })
+assert(ccai.call.get_current_call().post_session_transfer_status == "completed", "the SDK's record follows the platform's")
 ccai.rate.clear_rate_target()
 print("calls scenario passed")

@@ -406,13 +406,26 @@ public final class CallService: @unchecked Sendable {
     /// back in progress.
     private func updateCurrent(_ call: CallResponse) {
         let change: (previous: CallResponse, finished: Bool)? = lock.withLock {
-            guard let known = current, known.id == call.id, known.isInProgress else { return nil }
+            guard let known = current, known.id == call.id else { return nil }
+            guard known.isInProgress else {
+                // An ended call changes only by its post-session phase, which only moves
+                // on: a late record of an earlier step is not taken back.
+                if !call.isInProgress, Self.step(call.postSessionTransferStatus) > Self.step(known.postSessionTransferStatus) {
+                    current = call
+                }
+                return nil
+            }
             current = call
             return (known, !call.isInProgress)
         }
         guard let change else { return }
         announcer?.announce(previous: change.previous, now: call)
         if change.finished { callFinished() }
+    }
+
+    /// How far a post-session phase is: not started, in progress, ready, completed.
+    private static func step(_ status: PostSessionTransferStatus?) -> Int {
+        status.map { 1 + (PostSessionTransferStatus.allCases.firstIndex(of: $0) ?? 0) } ?? 0
     }
 
     /// The call is over: the device's controls reset and the line goes down.
