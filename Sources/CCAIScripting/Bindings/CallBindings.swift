@@ -240,8 +240,10 @@ enum CallBindings {
             "Plays a cellular call on the device: the call is interrupted (interruption_detected), and this returns after "
                 + "seconds; resume it with resume_call.",
             parameters: ["options: { seconds: number }|number"])) { call in
-            guard let seconds = try call.checkedOptions(1, "options", known: ["seconds"], positional: "seconds").number("seconds"), seconds >= 0, seconds <= 86_400 else {
-                throw call.argumentError(1, "options.seconds", "a number of seconds from 0 to 86400 expected")
+            let options = try call.checkedOptions(1, "options", known: ["seconds"], positional: "seconds")
+            guard let seconds = try options.number("seconds"), seconds >= 0, seconds <= 86_400 else {
+                throw call.argumentError(1, "options.seconds", "a number of seconds from 0 to 86400 expected, got "
+                                         + (try options.value("seconds")).description)
             }
             let service = try requireCall(ccai, call)
             return try SDKBindings.sdk(call, { try await service.simulateInterruption(seconds: seconds) }, push: { _, _ in })

@@ -39,9 +39,10 @@ enum PushBindings {
                 throw call.argumentError(1, "options", "unknown field '\(unknown)'" + Suggestion.didYouMean(unknown, among: ["data", "type"])
                                          + ": { data = token bytes or nil, type = 'apns' or 'voip' } expected")
             }
-            guard let name = try options.string("type"), let type = PushTokenType(rawValue: name) else {
+            let name = try options.string("type")
+            guard let name, let type = PushTokenType(rawValue: name) else {
                 throw call.argumentError(1, "options", "field 'type': " + PushTokenType.allCases.map { "'\($0.rawValue)'" }.joined(separator: " or ")
-                                         + " expected")
+                                         + " expected, got " + (name.map { "'\(TerminalText.escaped(String($0.prefix(40))))'" } ?? "nil"))
             }
             let data = try options.data("data")
             let service = try SDKBindings.require(ccai.pushNotificationService, call)
