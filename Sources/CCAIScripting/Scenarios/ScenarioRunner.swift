@@ -431,7 +431,6 @@ struct RunLoop: Sendable {
     }
 }
 
-/// How many VUs take part in the run now (the `vus` gauge).
 /// The seed a run draws from, set once its options are read.
 final class RunSeed: @unchecked Sendable {
     private let lock = NSLock()
@@ -443,6 +442,7 @@ final class RunSeed: @unchecked Sendable {
     }
 }
 
+/// How many VUs take part in the run now (the `vus` gauge).
 final class ActiveUsers: @unchecked Sendable {
     private let lock = NSLock()
     private var value = 0
