@@ -34,7 +34,7 @@ enum EscalationBindings {
     /// `{ escalation_id = 123, deflection_channel = "email" }` as a `ChatEscalationOption`.
     private static func escalationOption(_ call: LuaCall) throws -> ChatEscalationOption {
         guard !call.isNil(1) else { throw call.argumentError(1, "option", "a table { escalation_id = ... } expected") }
-        let options = try call.options(1, "option")
+        let options = try call.checkedOptions(1, "option", known: ["escalation_id", "deflection_channel"])
         guard let id = try options.integer("escalation_id") else {
             throw call.argumentError(1, "option.escalation_id", "an integer expected")
         }

@@ -13,7 +13,7 @@ enum QueueMenuBindings {
         module.function("get", LuaSignature("The queue menu tree (or the queue of a direct access key) and whether the key matched.",
                                             parameters: ["options?: { key: string?, language: string? }"],
                                             returns: ["ccai.QueueMenus", "boolean"])) { call in
-            let options = try call.options(1, "options")
+            let options = try call.checkedOptions(1, "options", known: ["key", "language"])
             let key = try options.string("key"), language = try options.string("language")
             let service = try SDKBindings.require(ccai.queueMenuService, call)
             return try SDKBindings.sdk(call, {
@@ -33,7 +33,7 @@ enum QueueMenuBindings {
                 menuID = try call.integer(1, "menu_id")
                 language = nil
             } else {
-                let options = try call.options(1, "options")
+                let options = try call.checkedOptions(1, "options", known: ["menu_id", "language"])
                 guard let id = try options.integer("menu_id") else {
                     throw call.argumentError(1, "options", "field 'menu_id': integer expected, got nil")
                 }

@@ -22,7 +22,7 @@ enum ScreenShareBindings {
         let ccai = context.sdk
         let bridge = EventBridge.Started()
         return { call in
-            let options = try call.options(1, "options")
+            let options = try call.checkedOptions(1, "options", known: ["key", "domain"])
             guard let key = try options.string("key") ?? ccai.options?.key, !key.isEmpty else {
                 throw call.argumentError(1, "options.key", "the screen share key expected")
             }
@@ -102,7 +102,7 @@ enum ScreenShareBindings {
         }
         module.function("update_options", LuaSignature("Replaces the options (key, domain).",
                                                        parameters: ["options: { key: string, domain: string? }"])) { call in
-            let options = try call.options(1, "options")
+            let options = try call.checkedOptions(1, "options", known: ["key", "domain"])
             guard let key = try options.string("key"), !key.isEmpty else { throw call.argumentError(1, "options.key", "a key expected") }
             let service = try service(ccai, call)
             service.updateOptions(ScreenShareOptions(key: key, domain: try options.string("domain")))
