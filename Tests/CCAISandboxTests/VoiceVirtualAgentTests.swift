@@ -107,6 +107,18 @@ import Testing
         #expect(try sandbox.calls.escalationRefusal(waiting(on: 3)) != nil)
         #expect(waiting(on: 1).canEscalate(allowSkipVirtualAgent: true) && !waiting(on: 1).canEscalate(allowSkipVirtualAgent: false))
 
+        // A waiting call escalated before its virtual agent answers is marked so: the
+        // virtual agent no longer takes it, and a second escalation is refused.
+        let user = try #require(try await sandbox.store.endUser(identifier: "voice-va-skip", name: nil, email: nil, phone: nil,
+                                                                now: Date()).id)
+        guard case .created(let waitingCall) = try await sandbox.store.createCall(
+            endUserID: user, menuID: 1, .instant(recordingPermission: nil, recorded: false, estimatedWait: 0), customData: [:], now: Date())
+        else { Issue.record("no call"); return }
+        let marked = try await sandbox.store.escalateCall(id: waitingCall.id)
+        #expect(marked?.status == .waiting && marked?.virtualAgent == nil)
+        #expect(try await sandbox.store.answerCall(id: waitingCall.id, virtualAgent: "Robo", now: Date()) == nil)
+        #expect(try await sandbox.store.escalateCall(id: waitingCall.id) == nil, "escalated once")
+
         let menus = try await Caller(InProcessClient(sandbox), "voice-va-eve").call("GET", "/queue_menus").decode(as: QueueMenusResponse.self)
         let voice = menus.menus.first { $0.id == 1 }?.channels?.voiceCall
         #expect(voice?.virtualAgent == true && voice?.allowSkipVirtualAgent == true, "the app reads the setting from the menu")
