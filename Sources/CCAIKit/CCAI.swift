@@ -1,5 +1,6 @@
 import CCAIWire
 import Foundation
+import Timekeeping
 
 /// The SDK's entry point (seed 004): initialize it, then use its services. `shared` is the
 /// app's instance; scenarios that simulate many customers make one instance each.
@@ -43,6 +44,10 @@ public final class CCAI: @unchecked Sendable {
         self.http = http
         self.pushNetwork = pushNetwork
     }
+
+    /// The time of the SDK's waits, retries and timestamps: its HTTP client's clock (a
+    /// simulation's in virtual time).
+    public var clock: any Clock { http.clock }
 
     /// Whether the app is in the background (``setInBackground(_:)``).
     public var isInBackground: Bool { lock.withLock { inBackground } }

@@ -1,5 +1,6 @@
 #include "CLuaShim.h"
 #include "internal.h"
+#include <math.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -352,6 +353,38 @@ static int sandbox_xpcall(lua_State *L) {
     return finish_protected_call(L, status, 2);
 }
 
+// os.time() with no table, and os.date() with no time, read the state's clock when the host
+// gave one (a simulation's); the originals are the upvalues.
+static int sandbox_os_time(lua_State *L) {
+    lrt_context *c = lrt_context_of(L);
+    if (!lua_isnoneornil(L, 1) || !c->now) {
+        lua_pushvalue(L, lua_upvalueindex(1));
+        lua_insert(L, 1);
+        lua_call(L, lua_gettop(L) - 1, 1);
+        return 1;
+    }
+    lua_pushinteger(L, (lua_Integer)floor(c->now(c->owner)));
+    return 1;
+}
+
+static int sandbox_os_date(lua_State *L) {
+    lrt_context *c = lrt_context_of(L);
+    if (c->now && lua_isnoneornil(L, 2)) {
+        lua_settop(L, 1);
+        lua_pushinteger(L, (lua_Integer)floor(c->now(c->owner)));
+    }
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, 1);
+    return 1;
+}
+
+static void wrap_field(lua_State *L, const char *name, lua_CFunction wrapper) {
+    lua_getfield(L, -1, name);
+    lua_pushcclosure(L, wrapper, 1);
+    lua_setfield(L, -2, name);
+}
+
 void lrt_open_safe_libs(lua_State *L) {
     static const luaL_Reg libs[] = {
         {LUA_GNAME, luaopen_base},         {LUA_COLIBNAME, luaopen_coroutine},
@@ -369,6 +402,8 @@ void lrt_open_safe_libs(lua_State *L) {
     remove_fields(L, base_removed);
     lua_getfield(L, -1, LUA_OSLIBNAME);
     remove_fields(L, os_removed);
+    wrap_field(L, "time", sandbox_os_time);
+    wrap_field(L, "date", sandbox_os_date);
     lua_pop(L, 1);
     lua_pushcfunction(L, sandbox_pcall);
     lua_setfield(L, -2, "pcall");

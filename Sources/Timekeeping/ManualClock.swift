@@ -23,20 +23,27 @@ public final class ManualClock: Clock, @unchecked Sendable {
     private var pending: [Pending] = []
     private var nextID = 0
     private var watchers: [(condition: @Sendable ([Double]) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
+    private let runDue: @Sendable (@escaping @Sendable () -> Void) -> Void
 
-    /// A clock that reads `start` until it is advanced.
-    public init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) {
+    /// A clock that reads `start` until it is advanced. Timers scheduled with no delay
+    /// are handed to `runningDueTimers` (by default, a global dispatch queue: they run at
+    /// once, as a real clock's would; a ``VirtualTime`` runs them in its order).
+    public init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000),
+                runningDueTimers: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void = {
+                    DispatchQueue.global().async(execute: $0)
+                }) {
         current = start
+        runDue = runningDueTimers
     }
 
     public func now() -> Date { lock.withLock { current } }
 
-    /// Timers whose delay has already passed run at once (on a global queue, as a real
-    /// clock's would); the others wait for `advance`.
+    /// Timers whose delay has already passed run at once (see `runningDueTimers`); the
+    /// others wait for `advance`.
     public func schedule(after seconds: Double, _ action: @escaping @Sendable () -> Void) -> ClockTimer {
         let delay = ClockDelay.clamped(seconds)
         if delay == 0 {
-            DispatchQueue.global().async(execute: action)
+            runDue(action)
             return ClockTimer {}
         }
         let (id, ready) = lock.withLock { () -> (Int, [CheckedContinuation<Void, Never>]) in
@@ -86,6 +93,16 @@ public final class ManualClock: Clock, @unchecked Sendable {
             due.action()
         }
         lock.withLock { current = max(current, date) }
+    }
+
+    /// Sets the clock to `date`, back or forth, running no timer: those waiting keep their
+    /// delays. For a clock that starts once its user knows when (``VirtualTime/begin(at:)``).
+    func move(to date: Date) {
+        lock.withLock {
+            let shift = date.timeIntervalSince(current)
+            current = date
+            pending = pending.map { Pending(id: $0.id, deadline: $0.deadline.addingTimeInterval(shift), action: $0.action) }
+        }
     }
 
     /// Moves the clock forward by `seconds` one deadline at a time, for code that sleeps

@@ -61,4 +61,10 @@ func main(_ arguments: [String]) async -> Int32 {
 
 // Before libcurl or anything else starts OpenSSL: no clean-up at exit under running threads.
 CryptoLibrary.prepare()
-exit(await main(Array(CommandLine.arguments.dropFirst())))
+let arguments = Array(CommandLine.arguments.dropFirst())
+// Before the first await: in virtual time every asynchronous job runs on the simulation.
+do { try VirtualTimeSetup.prepare(arguments) } catch {
+    printError(error)
+    exit(1)
+}
+exit(await main(arguments))

@@ -25,6 +25,13 @@ enum CLI {
         return root.appendingPathComponent(".build/debug/ccai")
     }
 
+    /// Writes `source` to a new Lua file in the temporary folder; returns its path.
+    static func script(_ source: String) throws -> String {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("script-\(UUID().uuidString).lua")
+        try source.write(to: url, atomically: true, encoding: .utf8)
+        return url.path
+    }
+
     /// Runs `ccai` with `arguments` from the package root (or `directory`); a run longer
     /// than `timeout` seconds is terminated.
     static func run(_ arguments: [String], timeout: TimeInterval = 60, environment: [String: String] = [:],

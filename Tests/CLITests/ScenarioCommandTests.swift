@@ -7,11 +7,7 @@ import Testing
 /// tokens, shared iterations, durations, setup and teardown, checks, the summary, and the
 /// exit statuses of bad options and failed setups.
 @Suite struct ScenarioCommandTests {
-    private func scenario(_ source: String) throws -> String {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("scenario-\(UUID().uuidString).lua")
-        try source.write(to: url, atomically: true, encoding: .utf8)
-        return url.path
-    }
+    private func scenario(_ source: String) throws -> String { try CLI.script(source) }
 
     /// Seven iterations shared by three VUs: each VU is its own end user with its own
     /// token, counts its own iterations from 1, and together they run exactly seven.
@@ -223,8 +219,9 @@ import Testing
         (#"{ seed = -1 }"#, [], "options.seed: a whole number from 0"),
         (#"{ seed = 1.5 }"#, [], "options.seed: a whole number from 0"),
         (#"{}"#, ["--seed", "lucky"], "--seed: a whole number from 0"),
-        (#"{}"#, ["--virtual-time"], "--virtual-time: not supported by this version of ccai yet"),
-        (#"{ virtual_time = true }"#, [], "options.virtual_time: not supported by this version of ccai yet"),
+        (#"{ virtual_time = "yes" }"#, [], "options.virtual_time: a boolean expected, got string"),
+        (#"{ start = "tomorrow" }"#, [], "options.start: an ISO 8601 time like 2026-12-07T08:00:00"),
+        (#"{ start = 1800000000 }"#, [], "options.start: an ISO 8601 time as a string expected"),
         (#"{}"#, ["--seed", "9223372036854775808"], "--seed: a whole number from 0"),
     ])
     func badOptionsAreUsageErrors(_ options: String, _ flags: [String], _ message: String) async throws {

@@ -60,6 +60,32 @@ import Timekeeping
         #expect(error?.kind == .limit && error?.structured?.fields["limit"] == "time")
     }
 
+    /// A simulation's clock stands still while a script spins: its budget keeps the real time.
+    @Test func aBudgetClockApartFromTheStatesClockStillStopsLongRuns() async throws {
+        let state = try LuaState(limits: LuaLimits(memoryBytes: 8 << 20, instructions: 0, seconds: 0.2),
+                                 sandbox: LuaSandbox(), diagnostics: CollectedDiagnostics().diagnostics, clock: ManualClock(),
+                                 budgetClock: SystemClock())
+        let error = await expectScriptError(state, "while true do end")
+        #expect(error?.kind == .limit && error?.structured?.fields["limit"] == "time")
+    }
+
+    /// `os.time()` and `os.date()` read the state's clock; with a table or a time given they
+    /// convert it as Lua does.
+    @Test func osTimeAndDateReadTheStatesClock() async throws {
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_796_630_400))
+        let state = try makeState(clock: clock)
+        let before = try await state.run(source: "return os.time(), os.date('!%Y-%m-%dT%H:%M:%S'), os.date('!%H', 0)",
+                                         chunkName: "=t")
+        #expect(before == [.integer(1_796_630_400), .string("2026-12-07T08:00:00"), .string("00")])
+        clock.advance(by: 90.5)
+        let after = try await state.run(source: "local t = os.date('!*t') return os.time(), t.min, t.sec, os.date('!%c') ~= nil",
+                                        chunkName: "=t")
+        #expect(after == [.integer(1_796_630_490), .integer(1), .integer(30), .boolean(true)])
+        let converted = try await state.run(source: "return os.time{ year = 2026, month = 1, day = 2, hour = 12 } ~= os.time()",
+                                            chunkName: "=t")
+        #expect(converted == [.boolean(true)])
+    }
+
     @Test func budgetsApplyBetweenYields() async throws {
         let state = try makeState(limits: LuaLimits(memoryBytes: 8 << 20, instructions: 3_000_000, seconds: 5))
         await installTasks(state)

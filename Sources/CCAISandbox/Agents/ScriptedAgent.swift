@@ -1,6 +1,7 @@
 import CCAIWire
 import Foundation
 import LuaRuntime
+import Timekeeping
 
 /// A sandbox agent driven by its Lua script (docs/sdk-and-sandbox.md, agent scripts). The agent takes the
 /// chat, then the script runs as `function(agent, session)` in a fresh sandboxed state:
@@ -69,17 +70,20 @@ public final class ScriptedAgent: Sendable {
             var crm = LuaTable()
             for (name, flag) in ReservedCRMKey.flags(in: data.customData["signed"] ?? [:]) { crm[name] = .boolean(flag) }
             session.fields["crm"] = .table(crm)
-            try await Self.runScript(script, label: label, log: actions.environment.log, agent: makeModule(), session: session)
+            try await Self.runScript(script, label: label, environment: actions.environment, agent: makeModule(), session: session)
         } catch {
             actions.environment.log("sandbox: \(label) failed: \(error)")
         }
     }
 
     /// Runs `script` as `function(agent, session)` in a fresh sandboxed state, with
-    /// `agent` as the agent table; its `print`s go to `log` under `label`.
-    static func runScript(_ script: AgentScript, label: String, log: @escaping @Sendable (String) -> Void, agent: LuaModule,
+    /// `agent` as the agent table; its `print`s go to the environment's log under `label`.
+    /// Its `os.time()` reads the sandbox's clock; its budget, the real time.
+    static func runScript(_ script: AgentScript, label: String, environment: AgentEnvironment, agent: LuaModule,
                           session: LuaTable) async throws {
-        let state = try LuaState(limits: limits, sandbox: LuaSandbox(print: { log("[\(label)] \($0)") }))
+        let log = environment.log
+        let state = try LuaState(limits: limits, sandbox: LuaSandbox(print: { log("[\(label)] \($0)") }),
+                                 clock: environment.clock, budgetClock: SystemClock())
         do {
             try await state.run(source: script.source, chunkName: "@" + script.path, keepingResultAs: "script")
             guard await state.inspect(kept: "script") == .string("function") else {

@@ -50,7 +50,7 @@ final class ScriptedCallAgent: Sendable {
             session.fields["custom_data"] = try LuaEncoder().encode(ScriptedAgent.agentView(of: customData))
             session.fields["resumed"] = .boolean(false)
             session.fields["post_session"] = .boolean(postSession)
-            try await ScriptedAgent.runScript(script, label: label, log: environment.log, agent: makeModule(), session: session)
+            try await ScriptedAgent.runScript(script, label: label, environment: environment, agent: makeModule(), session: session)
         } catch {
             environment.log("sandbox: \(label) failed: \(error)")
         }

@@ -1,5 +1,6 @@
 import CCAIWire
 import Foundation
+import Timekeeping
 
 /// Renders transcripts one at a time on a thread of its own (started when there is work,
 /// gone when there is none): cairo and pango run synchronously for up to a second, and
@@ -100,7 +101,13 @@ final class TranscriptRenderer: Sendable {
             defer { state.isDrawing = true }
             return !state.isDrawing
         }
-        if startsThread { Thread { self.drawUntilIdle() }.start() }
+        guard startsThread else { return }
+        // In virtual time the clock waits for the drawing: it is work in flight.
+        let hold = VirtualTime.current?.hold()
+        Thread {
+            self.drawUntilIdle()
+            hold?.release()
+        }.start()
     }
 
     /// The renderer's thread: draws what is ready, in order, until nothing is.

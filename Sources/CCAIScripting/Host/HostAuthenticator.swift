@@ -84,7 +84,7 @@ public final class HostAuthenticator: CCAIDelegate, CCAIAuthenticationDiagnostic
             throw CCAIError(code: .invalidArgument, message: "signed custom data needs the company secret (not --jwt-command)")
         }
         try policy?.permit(signedClaims: claims)
-        return try JWTSigner(algorithm: algorithm, secret: secret).sign(claims, issuedAt: Date(), lifetime: 600)
+        return try JWTSigner(algorithm: algorithm, secret: secret).sign(claims, issuedAt: ccai?.clock.now() ?? Date(), lifetime: 600)
     }
 
     func makeJWT() async throws -> String {
@@ -97,7 +97,7 @@ public final class HostAuthenticator: CCAIDelegate, CCAIAuthenticationDiagnostic
         if let phone = user.phone { claims["phone"] = .string(phone) }
         switch lock.withLock({ signing }) {
         case .secret(let secret, let algorithm, _):
-            return try JWTSigner(algorithm: algorithm, secret: secret).sign(claims, issuedAt: Date(), lifetime: 600)
+            return try JWTSigner(algorithm: algorithm, secret: secret).sign(claims, issuedAt: ccai?.clock.now() ?? Date(), lifetime: 600)
         case .command(let command):
             let document = try JSONValue.object(claims).jsonText()
             var environment = ProcessInfo.processInfo.environment

@@ -27,8 +27,11 @@ public struct ScriptRunner: Sendable {
     public var signer: ClaimsSigner?
     /// The time of `ccai.now()`, plugins' `ctx.now`, `ccai.sleep`, timeouts and the
     /// wall-clock budget: the platform's clock when the host knows it (an embedded sandbox
-    /// with `clock_start`), else the real time; a ``ManualClock`` in tests.
+    /// with `clock_start`, or a simulation's), else the real time; a ``ManualClock`` in tests.
     public var clock: any Clock = SystemClock()
+    /// The time of the wall-clock budget when it is not `clock`: the real time under a
+    /// simulation, whose clock stands still while a script spins.
+    public var budgetClock: (any Clock)?
     /// Where the `print`s of a script run with ``run(file:)`` go, line by line; nil: the log.
     public var printOutput: (@Sendable (String) -> Void)?
     /// The folder scripts write files to (`download_chat_transcript{ to = ... }`), and
@@ -108,7 +111,8 @@ public struct ScriptRunner: Sendable {
             handlerError: { event, error in
                 logger.log(LogRecord(level: .error, message: "error in '\(event)' handler: \(error)"))
             })
-        let state = try LuaState(limits: limits, sandbox: sandbox, diagnostics: diagnostics, clock: clock)
+        let state = try LuaState(limits: limits, sandbox: sandbox, diagnostics: diagnostics, clock: clock,
+                                 budgetClock: budgetClock)
         let hasSDK = sdk != nil
         try await state.withContext { lua in
             lua.setErrorTypeName("ccai.Error")

@@ -1,6 +1,7 @@
 import CCAIWire
 import Foundation
 import LuaRuntime
+import Timekeeping
 
 /// Writes log records as text lines to a file handle (standard error by default), one
 /// line per record whatever the record holds (control characters are escaped:
@@ -11,14 +12,20 @@ public struct StreamLogger: ScriptLogger {
     public let minimumLevel: LogLevel
     private let handle: FileHandle
     private let lock = NSLock()
+    private let clock: (any Clock)?
 
-    public init(minimumLevel: LogLevel = .info, handle: FileHandle = .standardError) {
+    /// With `clock`, lines are stamped with its time when written (a simulation's, in
+    /// virtual time) rather than with the record's.
+    public init(minimumLevel: LogLevel = .info, handle: FileHandle = .standardError, clock: (any Clock)? = nil) {
         self.minimumLevel = minimumLevel
         self.handle = handle
+        self.clock = clock
     }
 
     public func log(_ record: LogRecord) {
         guard record.level >= minimumLevel else { return }
+        var record = record
+        if let clock { record.time = clock.now() }
         lock.withLock { handle.write(Data((StreamLogger.format(record) + "\n").utf8)) }
     }
 

@@ -69,7 +69,7 @@ struct FormResponder: PluginResponder {
                                                   answers: answers)
             let payload = FormCompletePayload(signature: form.signature, data: FormCompleteData(
                 smartActionId: form.smartActionId, status: answers == nil ? .failure : .success,
-                timestamp: ISO8601DateFormatter().string(from: Date()), details: details))
+                timestamp: ISO8601DateFormatter().string(from: sdk.clock.now()), details: details))
             try await chat.sendMessage(.formComplete(payload: payload))
         } catch {
             report("answering web form \(request.externalFormId) failed: \(error)", request.smartActionId)

@@ -66,6 +66,11 @@ public enum ScenarioSummary {
             lines.append("")
             lines.append(row("seed", indent: 5, "\(seed) (replay the run's random draws with --seed \(seed))"))
         }
+        if options.virtualTime, let start = options.start {
+            let end = ISO8601DateFormatter().string(from: start.date(in: .gmt).addingTimeInterval(elapsed))
+            lines.append(row("virtual time", indent: 5, "\(start) to \(end) (replay with --virtual-time --start \(start)"
+                             + (options.seed.map { " --seed \($0)" } ?? "") + ")"))
+        }
         return lines.joined(separator: "\n") + "\n"
     }
 

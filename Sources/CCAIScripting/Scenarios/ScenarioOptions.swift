@@ -41,6 +41,10 @@ public struct ScenarioOptions: Sendable, Equatable {
     /// The seed of the run's random numbers (`seed = 42`; `--seed` wins over it); once the
     /// run has started, the seed it ran with, given or chosen (``RandomSeed``).
     public var seed: RandomSeed?
+    /// `virtual_time = true`: the run goes in virtual time (LUA-API 14; `--virtual-time`).
+    public var virtualTime = false
+    /// `start = "2026-12-07T08:00"`: the moment the run begins (`--start` wins over it).
+    public var start: ScenarioStart?
     /// The run's pass/fail criteria, in the order of their metrics' names.
     public var thresholds: [Threshold] = []
     /// Ramping VUs: each stage moves the number of VUs running from the previous target
@@ -119,8 +123,9 @@ public struct ScenarioOptions: Sendable, Equatable {
     static let maximumStages = 1_000
 
     /// The options a later version will read, refused for now with a message that says so.
-    static let notYetSupported = ["plugins", "sandbox", "env", "virtual_time", "start"]
-    static let known = ["vus", "iterations", "duration", "stages", "arrival", "graceful_stop", "thresholds", "timeout", "seed"]
+    static let notYetSupported = ["plugins", "sandbox", "env"]
+    static let known = ["vus", "iterations", "duration", "stages", "arrival", "graceful_stop", "thresholds", "timeout", "seed",
+                        "virtual_time", "start"]
 
     public init() {}
 
@@ -147,6 +152,20 @@ public struct ScenarioOptions: Sendable, Equatable {
                 throw Problem(option: "options.seed", message: "a whole number from 0 to \(Int64.max) expected, got \(Self.shown(value))")
             }
             seed = RandomSeed(UInt64(number))
+        }
+        if let value = fields["virtual_time"] {
+            guard case .boolean(let flag) = value else {
+                throw Problem(option: "options.virtual_time", message: "a boolean expected, got \(value.typeName)")
+            }
+            virtualTime = flag
+        }
+        if let value = fields["start"] {
+            guard case .string(let text) = value else {
+                throw Problem(option: "options.start", message: "an ISO 8601 time as a string expected, got \(Self.shown(value))")
+            }
+            do { start = try ScenarioStart(text) } catch let problem as ScenarioStart.Problem {
+                throw Problem(option: "options.start", message: problem.description)
+            }
         }
         if let value = fields["timeout"] {
             timeout = try Self.seconds(value, "options.timeout")

@@ -43,13 +43,24 @@ public struct ScenarioRunner: Sendable {
     public enum Failure: Error, CustomStringConvertible {
         case options(String)
         case setup(LuaScriptError)
+        /// The options ask for a clock the run was not started with (`virtual_time`,
+        /// `start`): the run must begin again with these arguments added; nothing has run
+        /// but the first VU's top level.
+        case restart(arguments: [String])
         public var description: String {
             switch self {
             case .options(let message): return message
             case .setup(let error): return "setup failed: \(error.message)"
+            case .restart(let arguments): return "the run must start again with \(arguments.joined(separator: " "))"
             }
         }
     }
+
+    /// Checks the scenario's clock options (`virtual_time`, `start`) against the run's
+    /// before anything else runs: returns the arguments to start again with when the run
+    /// lacks them (``Failure/restart(arguments:)``), nil when it has them; throws
+    /// ``Failure/options(_:)`` when they cannot be had.
+    public var clockCheck: (@Sendable (ScenarioOptions) throws -> [String]?)?
 
     public var script: String
     public var overrides = Overrides()
@@ -171,6 +182,12 @@ public struct ScenarioRunner: Sendable {
             throw Failure.options(problem.description)
         }
         options.override(vus: overrides.vus, iterations: overrides.iterations, duration: overrides.duration)
+        do {
+            if let arguments = try clockCheck?(options) { throw Failure.restart(arguments: arguments) }
+        } catch {
+            await first.close()
+            throw error
+        }
         let resolvedSeed = seed ?? options.seed ?? fallbackSeed
         options.seed = resolvedSeed
         runSeed.value = resolvedSeed

@@ -44,6 +44,7 @@ typedef struct lrt_context {
     double time_limit;          ///< seconds per slice; 0: unlimited
     double slice_started;       ///< clock seconds at the start of the slice
     double (*clock)(void *owner);///< the budget's clock, given the owner; NULL: CLOCK_MONOTONIC
+    double (*now)(void *owner); ///< the time of os.time() and os.date(), in Unix seconds; NULL: time(NULL)
     int hook_interval;
     lrt_kill_reason killed;     ///< sticky once set
     int lua_depth;              ///< runs of Lua code in progress (nested calls from Swift count)

@@ -18,8 +18,11 @@ final class LuaCore {
     private(set) var limits: LuaLimits
     weak var owner: LuaState?
     var diagnostics: LuaDiagnostics
-    /// The time of `sleep`, of timeouts and of the wall-clock budget.
+    /// The time of `sleep`, of timeouts, of `os.time()` and `os.date()`.
     let clock: any Clock
+    /// The time of the wall-clock budget: `clock` unless the host gave another (the real
+    /// time, under a simulation whose clock stands still while a script spins).
+    let budgetClock: any Clock
 
     /// Function boxes stay alive as long as the state: Lua holds unretained pointers.
     private var boxes: [LuaFunctionBox] = []
@@ -41,7 +44,8 @@ final class LuaCore {
     let lifetime: LuaLifetime
     var isClosed: Bool { lifetime.isClosed }
 
-    init(limits: LuaLimits, diagnostics: LuaDiagnostics, clock: any Clock = SystemClock()) throws {
+    init(limits: LuaLimits, diagnostics: LuaDiagnostics, clock: any Clock = SystemClock(),
+         budgetClock: (any Clock)? = nil) throws {
         _ = dispatchInstalled
         context = .allocate(capacity: 1)
         context.initialize(to: lrt_context())
@@ -55,11 +59,17 @@ final class LuaCore {
         self.limits = limits
         self.diagnostics = diagnostics
         self.clock = clock
+        self.budgetClock = budgetClock ?? clock
         context.pointee.owner = Unmanaged.passUnretained(self).toOpaque()
-        if !(clock is SystemClock) {
+        if !(self.budgetClock is SystemClock) {
             // The budget's hook reads this clock; the system clock's monotonic time is read in C.
             context.pointee.clock = { owner in
-                Unmanaged<LuaCore>.fromOpaque(owner!).takeUnretainedValue().clock.now().timeIntervalSinceReferenceDate
+                Unmanaged<LuaCore>.fromOpaque(owner!).takeUnretainedValue().budgetClock.now().timeIntervalSinceReferenceDate
+            }
+        }
+        if !(clock is SystemClock) {
+            context.pointee.now = { owner in
+                Unmanaged<LuaCore>.fromOpaque(owner!).takeUnretainedValue().clock.now().timeIntervalSince1970
             }
         }
         errorMetatable = makeErrorMetatable()

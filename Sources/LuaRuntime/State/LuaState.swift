@@ -29,13 +29,18 @@ public actor LuaState {
     public static let luaRelease = String(cString: lrt_lua_release())
 
     /// Creates a sandboxed state with the given budgets. `clock` is the time of `sleep`,
-    /// of `wait` and `wait_for` timeouts and of the wall-clock budget (a ``ManualClock``
-    /// in tests). `threads` are the threads it runs on.
+    /// of `wait` and `wait_for` timeouts, of `os.time()` and `os.date()`, and of the
+    /// wall-clock budget unless `budgetClock` is given (a simulation keeps the budget on
+    /// the real time). `threads` are the threads it runs on.
+    ///
+    /// ```swift
+    /// let state = try LuaState(clock: simulation.clock, budgetClock: SystemClock())
+    /// ```
     public init(limits: LuaLimits = LuaLimits(), sandbox: LuaSandbox = LuaSandbox(),
                 diagnostics: LuaDiagnostics = .standardError, clock: any Clock = SystemClock(),
-                threads: LuaThreads = .shared) throws {
+                budgetClock: (any Clock)? = nil, threads: LuaThreads = .shared) throws {
         executor = LuaExecutor(threads: threads)
-        core = try LuaCore(limits: limits, diagnostics: diagnostics, clock: clock)
+        core = try LuaCore(limits: limits, diagnostics: diagnostics, clock: clock, budgetClock: budgetClock)
         stopContext = core.context
         try core.installSandbox(sandbox)
         core.owner = self

@@ -1,4 +1,5 @@
 import Foundation
+import Timekeeping
 
 /// The threads Lua states run on: a few dedicated threads, apart from Swift's cooperative
 /// pool. A script or a plugin hook that spins until its time budget kills it holds one of
@@ -50,8 +51,14 @@ public final class LuaThreads: @unchecked Sendable {
         return condition.withLock { threadIDs.contains { pthread_equal($0, current) != 0 } }
     }
 
-    /// Puts a state that has work in line.
+    /// Puts a state that has work in line: the simulation's, when the process runs in
+    /// virtual time (every state's turns then run there, in order, and the clock waits
+    /// for them).
     func schedule(_ executor: LuaExecutor) {
+        if let simulation = VirtualTime.current {
+            simulation.submit { executor.runTurn() }
+            return
+        }
         condition.lock()
         ready.append(executor)
         if sleeping > 0 { condition.signal() }

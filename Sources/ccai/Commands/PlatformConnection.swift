@@ -20,6 +20,12 @@ struct PlatformConnection {
     /// which costs no file descriptors: over loopback each event stream holds two, and a
     /// run of 10,000 VUs would need more than most limits allow).
     var loopback = false
+    /// `--virtual-time`: the embedded sandbox, the SDK and the scripts share the clock of
+    /// the simulation `ccai` runs on (LUA-API 14; ``VirtualTimeSetup``).
+    var virtualTime = false
+    /// `--start`: when the run begins: the simulation's start, or without virtual time
+    /// the embedded sandbox's business clock (its configuration's `clock_start`).
+    var start: ScenarioStart?
 
     /// Checks the connection options of `ccai run` (by option name; `identities` are the
     /// `--identities` given, in order).
@@ -125,6 +131,8 @@ struct PlatformConnection {
             return { try? await sandbox.occupancy() }
         }
         var clock: any Clock = SystemClock()
+        /// The simulation the run goes on with `--virtual-time`.
+        var simulation: VirtualTime?
         fileprivate let connect: @Sendable (EndUser) throws -> Session
 
         /// A new SDK instance signed in as `identity` (its own token, never cached or shared).
@@ -139,19 +147,34 @@ struct PlatformConnection {
         case .embedded(let file):
             var configuration = SandboxConfiguration.builtIn
             if let file { configuration = try await SandboxConfiguration.load(file: file) }
+            let timeZone = TimeZone(identifier: configuration.company.timeZone) ?? .gmt
+            var clock: any Clock = SystemClock()
+            var simulation: VirtualTime?
+            if virtualTime {
+                guard let installed = VirtualTime.current else { throw VirtualTimeSetup.NotInstalled() }
+                // --start, else the configuration's clock_start, else now: the whole clock starts there.
+                let configured = configuration.clockStart.flatMap { ISO8601DateFormatter().date(from: $0) }
+                if let begin = start?.date(in: timeZone) ?? configured { installed.begin(at: begin) }
+                simulation = installed
+                clock = installed.clock
+                configuration.clockStart = nil
+            } else if let start {
+                configuration.clockStart = ISO8601DateFormatter().string(from: start.date(in: timeZone))
+            }
             // The run's devices get the sandbox's pushes at the tokens they registered.
             let devices = LocalPushNetwork()
-            let sandbox = try Sandbox(configuration: configuration, pushSink: devices)
+            let sandbox = try Sandbox(configuration: configuration, clock: clock, pushSink: devices)
             let server = loopback ? try sandbox.serve(address: "127.0.0.1", port: 0) : nil
-            let http = server == nil ? HTTPClient(transport: RouterTransport(router: sandbox.router)) : HTTPClient()
+            let http = server == nil ? HTTPClient(clock: clock, transport: RouterTransport(router: sandbox.router))
+                : HTTPClient(clock: clock)
             let urlHost = server.map { "127.0.0.1:\($0.port)" } ?? Self.embeddedHost
             let algorithm: JWTAlgorithm = configuration.algorithms.contains(.hs384) ? .hs384 : .hs256
-            let company = configuration.company, clock = sandbox.businessClock
-            return Platform(sandbox: sandbox, server: server, clock: clock) { identity in
+            let company = configuration.company, businessClock = sandbox.businessClock
+            return Platform(sandbox: sandbox, server: server, clock: businessClock, simulation: simulation) { identity in
                 let sdk = CCAI(http: http, pushNetwork: devices)
                 let delegate = HostAuthenticator(signing: .secret(company.secret, algorithm), identity: identity, ccai: sdk)
                 try sdk.initialize(options: InitOptions(key: company.key, urlHost: urlHost, delegate: delegate, cacheAuthToken: false))
-                return Session(sdk: sdk, server: server, delegate: delegate, clock: clock)
+                return Session(sdk: sdk, server: server, delegate: delegate, clock: businessClock)
             }
         case .remote(let host, let key, let signing, let policy):
             let http = HTTPClient()

@@ -66,6 +66,14 @@ struct RunCommand {
                                    and Poisson arrivals, draw the same from the same
                                    seed; without one a run chooses a seed and prints it
                                    (a slice of a split run uses 0, so its slices agree)
+          --virtual-time           run on a simulated clock (over options.virtual_time;
+                                   embedded sandbox only): it jumps to the next deadline
+                                   whenever nothing is left to do, so a day of traffic
+                                   takes seconds, and with --seed a run replays alike
+          --start TIME             when the run begins (over options.start), ISO 8601;
+                                   without an offset, in the company's time zone:
+                                   2026-12-07T08:00 (the simulated clock's start, or
+                                   without --virtual-time the sandbox's business hours)
           --segment I/N            run the I-th of N slices of the scenario (VUs striped:
                                    VU n is slice (n-1)%N+1's; iterations and arrivals
                                    alike); the slices' --summary-out files merge with
@@ -154,14 +162,21 @@ struct RunCommand {
     var timeout: Double?
     /// `--segment I/N`: the slice of the run this process runs.
     var segment = ScenarioSegment.whole
+    /// `--virtual-time`: the run goes in virtual time (LUA-API 14).
+    var virtualTime = false
+    /// `--start TIME`: the moment the run begins.
+    var start: ScenarioStart?
     /// `--seed N`: the seed of the run's random numbers.
     var seed: RandomSeed?
     /// `--out json=FILE`, `--out junit=FILE`, `--out html=FILE`, `--summary-out FILE`.
     var outputs = RunOutputs()
     /// `--quiet`: no progress line, and only warnings and errors in the log.
     var quiet = false
+    /// The arguments as given, for a run that must start again (``Restart``).
+    var arguments: [String]
 
     init(arguments: [String]) throws {
+        self.arguments = arguments
         var reader = ArgumentReader(arguments, command: "run")
         var script: String?
         var connectionOptions: [String: String] = [:]
@@ -216,9 +231,13 @@ struct RunCommand {
                     throw UsageError(message: "--timeout: \(problem.message)", command: "run")
                 }
                 guard timeout != 0 else { throw UsageError(message: "--timeout: a duration above 0 expected, got '\(value)'", command: "run") }
-            case .option(let name) where name == "--virtual-time" || name == "--start":
-                throw UsageError(message: "\(name): not supported by this version of ccai yet (virtual time, LUA-API section 14, "
-                                 + "is still to come)", command: "run")
+            case .option("--virtual-time"):
+                virtualTime = true
+            case .option("--start"):
+                let value = try reader.value(for: "--start")
+                do { start = try ScenarioStart(value) } catch let problem as ScenarioStart.Problem {
+                    throw UsageError(message: "--start: \(TerminalText.escaped(problem.description))", command: "run")
+                }
             case .option("--seed"):
                 let value = try reader.value(for: "--seed")
                 guard let given = RandomSeed(parsing: value) else {
@@ -269,6 +288,18 @@ struct RunCommand {
         guard let script else { throw UsageError(message: "run needs a script to run", command: "run") }
         self.script = script
         connection = try PlatformConnection.parse(connectionOptions, identities: identities)
+        if virtualTime || start != nil {
+            guard case .embedded = connection.target else {
+                throw UsageError(message: "\(virtualTime ? "--virtual-time" : "--start") moves the embedded sandbox's clock; "
+                                 + "a platform at --host keeps its own time", command: "run")
+            }
+            guard !(virtualTime && loopback) else {
+                throw UsageError(message: "--virtual-time runs the embedded sandbox in the process, and --loopback reaches it "
+                                 + "over sockets, whose requests the simulated clock cannot wait for", command: "run")
+            }
+            connection.virtualTime = virtualTime
+            connection.start = start
+        }
         if loopback {
             guard case .embedded = connection.target else {
                 throw UsageError(message: "--loopback is for the embedded sandbox; with --host the SDK reaches that host", command: "run")
@@ -318,10 +349,12 @@ struct RunCommand {
             return 1
         }
         // Thousands of VUs failing alike write one line each time, counted at the end.
-        let logger = RepeatCountingLogger(StreamLogger(minimumLevel: logLevel))
+        let logger = RepeatCountingLogger(StreamLogger(minimumLevel: logLevel, clock: platform.simulation?.clock))
         var template = ScriptRunner(environment: environment, limits: limits, logger: logger)
         template.printOutput = ScriptRunner.standardOutput
         template.clock = platform.clock
+        // A simulation's clock stands still while a script spins: budgets keep the real time.
+        if platform.simulation != nil { template.budgetClock = SystemClock() }
         template.outputDirectory = outputDirectory
         var pluginRunner = template
         pluginRunner.sdk = firstSession.sdk
@@ -348,7 +381,8 @@ struct RunCommand {
                 await platform.server?.stop()
                 return 1
             }
-            await plugins.startWatching()
+            // Files do not change in the seconds a simulated day takes: no reloads in virtual time.
+            if platform.simulation == nil { await plugins.startWatching() }
             template.plugins = plugins
         }
         let runnerTemplate = template
@@ -364,6 +398,21 @@ struct RunCommand {
         scenario.segment = segment
         scenario.seed = seed
         scenario.occupancy = platform.occupancy
+        let runClock: any Clock = platform.simulation?.clock ?? SystemClock()
+        scenario.clock = runClock
+        scenario.metrics = ScenarioMetrics(clock: runClock)
+        let virtualTime = self.virtualTime, givenStart = self.start
+        scenario.clockCheck = { options in
+            var missing: [String] = []
+            if options.virtualTime, !virtualTime { missing.append("--virtual-time") }
+            if let start = options.start, givenStart == nil { missing += ["--start", start.text] }
+            guard !missing.isEmpty else { return nil }
+            guard platform.sandbox != nil else {
+                throw ScenarioRunner.Failure.options("options.virtual_time and options.start move the embedded sandbox's clock; "
+                                                     + "a platform at --host keeps its own time")
+            }
+            return missing
+        }
         scenario.fallbackSeed = segment.isWhole ? RandomSeed.chosen() : RandomSeed(0)
         let jsonLines: JSONLinesOutput?
         do {
@@ -378,7 +427,7 @@ struct RunCommand {
             scenario.metrics.streamSamples(to: jsonLines.write)
             scenario.onOptions = { jsonLines.describe($0.thresholds) }
         }
-        let started = Date()
+        let started = runClock.now()
         let stoppable = scenario
         let interruption = Interruption { _ in stoppable.interrupt() }
         let progress = ProgressLine()
@@ -386,12 +435,21 @@ struct RunCommand {
         var thresholdsFailed = false, teardownFailed = false, outputFailed = false
         var failure: String?
         let status = await Self.status(failed: { failure = $0 }) {
-            let outcome = try await scenario.run()
+            let outcome: ScenarioRunner.Outcome
+            do { outcome = try await scenario.run() } catch ScenarioRunner.Failure.restart(let missing) {
+                progress.stop()
+                try VirtualTimeSetup.restart(with: missing + arguments)
+                return
+            }
             progress.stop()
             let snapshot = scenario.metrics.snapshot()
-            let elapsed = Date().timeIntervalSince(started)
+            let elapsed = runClock.now().timeIntervalSince(started)
             switch outcome {
-            case .scenario(let options, let abortedBy):
+            case .scenario(var options, let abortedBy):
+                if let simulation = platform.simulation {
+                    options.virtualTime = true
+                    options.start = ScenarioStart(simulation.start)
+                }
                 let report = ScenarioReport(snapshot, options: options, elapsed: elapsed, script: script, segment: segment,
                                             abortedBy: abortedBy)
                 for problem in outputs.write(report, timeline: snapshot.timeline, jsonLines: jsonLines) {
