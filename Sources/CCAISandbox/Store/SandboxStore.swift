@@ -87,6 +87,7 @@ actor SandboxStore {
             );
             CREATE INDEX IF NOT EXISTS chat_events_by_time ON chat_events (created_at);
             CREATE INDEX IF NOT EXISTS chats_by_user ON chats (end_user_id, status);
+            CREATE INDEX IF NOT EXISTS chats_by_status ON chats (status, menu_id);
             DROP TABLE IF EXISTS auth_tokens;
             CREATE TABLE IF NOT EXISTS end_user_tokens (
               token_digest TEXT PRIMARY KEY,
