@@ -193,6 +193,20 @@ import Testing
         #expect(abs(meanWait - erlangMeanWait) / erlangMeanWait < 0.2, "simulated \(meanWait) s, Erlang C \(erlangMeanWait) s")
     }
 
+    /// examples/staffing at a fifth of its traffic: the day runs from 08:00 to 19:30 in
+    /// virtual time, Support closes at 18:00 and deflects the evening's customers to Nova,
+    /// the others are taken, talk and rate their chats, and the thresholds hold.
+    @Test func theStaffingExampleRunsItsDay() async throws {
+        let output = try await CLI.run(["run", "examples/staffing/day.lua", "--sandbox", "examples/staffing/sandbox.lua",
+                                        "--quiet", "--seed", "3", "--env", "PEAK=24"], timeout: 300)
+        #expect(output.status == 0, "\(output.stdout)\n\(output.stderr)")
+        #expect(output.stdout.contains("2026-12-07T16:00:00Z to 2026-12-08T03:30:00Z"), "\(output.stdout)")
+        #expect(output.stdout.contains("✓ Nova answered after hours"), "\(output.stdout)")
+        #expect(output.stdout.contains("✓ the chat was rated"), "\(output.stdout)")
+        let deflected = output.stdout.split(separator: "\n").first { $0.contains("deflected_after_hours") }
+        #expect(deflected.map { !$0.contains("✓ 0 ") } == true, "some customers came after 18:00: \(output.stdout)")
+    }
+
     /// Virtual time is the embedded sandbox's: with `--host` (whose platform keeps its own
     /// time) or `--loopback` (sockets it cannot wait for) the run says why it cannot.
     @Test(arguments: [
