@@ -96,6 +96,27 @@ import Timekeeping
         await server.stop()
     }
 
+    /// Between agents equally free, the one idle the longest takes the chat (then the
+    /// first configured): work spreads over the team, and a replay chooses alike.
+    @Test func theAgentIdleTheLongestTakesTheNextChat() async throws {
+        let (sandbox, server) = try SandboxHTTP.serve(configuration: try await LuaConfigurations.configuration("""
+            menus = { { id = 1, name = "Help", channels = { chat = {} } } },
+            agents = { { name = "Ava", menus = { 1 }, max_chats = 1 }, { name = "Ben", menus = { 1 }, max_chats = 1 } }
+            """))
+        var takers: [String] = []
+        for customer in 1...4 {
+            let token = try await SandboxHTTP.token(server, "idle-longest-\(customer)")
+            _ = try await SandboxHTTP.call(server, "POST", "/chats", token, #"{"menu_id": 1}"#)
+            let taken = try await current(server, token) { $0.status == .active }
+            takers.append(taken.agent?.name ?? "nobody")
+            _ = try await SandboxHTTP.call(server, "POST", "/chats/\(taken.id)/end", token)
+            // The agent is free again before the next customer comes.
+            _ = try await eventually { await sandbox.agentDesk.humanAgent(of: taken.id) == nil }
+        }
+        #expect(takers == ["Ava", "Ben", "Ava", "Ben"])
+        await server.stop()
+    }
+
     @Test(.timeLimit(.minutes(1))) func chatsWhoseEndUserIsSilentTooLongTimeOut() async throws {
         let configuration = try await LuaConfigurations.configuration("""
             chat_timeout_seconds = 60, menus = { { id = 1, name = "Help", channels = { chat = {} } } }

@@ -4,7 +4,8 @@ import Foundation
 /// Hands each chat and call to its agents and the customer's messages to whoever has the
 /// chat. A queue with a virtual agent gives it the chat first; otherwise, or after an
 /// escalation, the least busy human agent of the queue with room (`max_chats`, counting
-/// chats and calls together) takes it, or it waits until one has room; an agent with
+/// chats and calls together; between equals, the one idle the longest, as contact
+/// centers route) takes it, or it waits until one has room; an agent with
 /// room takes the oldest chat or call waiting on its queues. An agent runs its script
 /// when the configuration gives one, the default behaviour otherwise. Agents' loads are
 /// counted from this process's start.
@@ -21,6 +22,10 @@ actor AgentDesk: SessionChangeObserver {
     /// What each human agent has: their load is counted in work items, whatever the
     /// kind of conversation (``WorkItem``), against their `max_chats`.
     private var load: [String: Set<WorkItem>] = [:]
+    /// When each human agent last let a chat or call go, as a count of such moments: the
+    /// lower, the longer ago (an agent who has not yet is lower still).
+    private var lastReleased: [String: Int] = [:]
+    private var releases = 0
     /// Ended chats whose post-session virtual agent talks, with its id.
     private var postSessions: [Int: String] = [:]
 
@@ -347,6 +352,8 @@ actor AgentDesk: SessionChangeObserver {
     private func release(_ item: WorkItem) async {
         guard let name = holder(of: item), let agent = environment.configuration.agents?.first(where: { $0.name == name }) else { return }
         load[name]?.remove(item)
+        releases += 1
+        lastReleased[name] = releases
         let held = Set(load.values.joined()).union([item])   // a transferred session is the next queue's
         let chat = try? await environment.chats.waiting(onMenus: agent.menus).first(where: { !held.contains(.chat($0.chat.id)) })
         let call = try? await environment.calls.waiting(onMenus: agent.menus).first(where: { !held.contains(.call($0.call.id)) })
@@ -374,12 +381,17 @@ actor AgentDesk: SessionChangeObserver {
         load.first { $0.value.contains(item) }?.key
     }
 
-    /// The least busy human agent of a queue with room (`max_chats` work items), if any.
+    /// The least busy human agent of a queue with room (`max_chats` work items), if any;
+    /// between equals, the one idle the longest (then the first configured): the same
+    /// events give the same choices, so a simulation replays them.
     private func leastBusyAgent(onMenu menuID: Int) -> String? {
         let candidates = (environment.configuration.agents ?? []).filter { agent in
             agent.menus.contains(menuID) && (load[agent.name]?.count ?? 0) < (agent.maxChats ?? .max)
         }
-        return candidates.min(by: { (load[$0.name]?.count ?? 0) < (load[$1.name]?.count ?? 0) })?.name
+        return candidates.min(by: { first, second in
+            (load[first.name]?.count ?? 0, lastReleased[first.name] ?? 0)
+                < (load[second.name]?.count ?? 0, lastReleased[second.name] ?? 0)
+        })?.name
     }
 
     /// The least busy human agent of the chat's queue with room takes it; without one the
