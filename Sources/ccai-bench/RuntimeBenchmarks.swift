@@ -30,6 +30,7 @@ struct RuntimeBenchmarks {
             ("sandbox_rss_per_1000_chats", SoakBenchmarks().sandboxRSSPer1000Chats),
             ("vu_memory_bytes", { try await Self.scenarios { try await $0.vuMemory() } }),
             ("vus_10000", { try await Self.scenarios { try await $0.tenThousandVUs() } }),
+            ("virtual_day_speedup", { try await Self.scenarios { try await $0.virtualDaySpeedup() } }),
             ("sandbox_throughput_ratio", { try await Self.scenarios { try await $0.sandboxThroughputRatio() } }),
             ("peer_ratio", { try await Self.scenarios { try await $0.peerRatios() } }),
         ]

@@ -130,6 +130,33 @@ struct ScenarioBenchmarks {
                            trips.percentile(50) * 1000, trips.percentile(95) * 1000))]
     }
 
+    // MARK: - A day in virtual time
+
+    /// `virtual_day_speedup`: simulated seconds per wall second of examples/staffing's day
+    /// (08:00 to 19:30, about 960 chats on 16 agents, CSATs, after-hours deflection), the
+    /// whole `ccai run` process timed, start-up included.
+    func virtualDaySpeedup() async throws -> [BenchmarkResult] {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let example = root.appendingPathComponent("examples/staffing")
+        let summary = folder.appendingPathComponent("virtual_day.json").path
+        let start = DispatchTime.now().uptimeNanoseconds
+        let result = try await ChildProcess.run(binary, ["run", example.appendingPathComponent("day.lua").path,
+                                                         "--sandbox", example.appendingPathComponent("sandbox.lua").path,
+                                                         "--quiet", "--seed", "1", "--summary-out", summary],
+                                                timeout: 600, errorsTo: .pipe)
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        guard result.status == 0 else {
+            throw BenchmarkFailure("the staffing day: exit \(result.status): \(String(decoding: result.errors.suffix(2_000), as: UTF8.self))")
+        }
+        let report = try ScenarioReport.read(summary)
+        let simulated = report.elapsedSeconds
+        let chats = try report.snapshot().metric(.chatWait).total.count
+        return [BenchmarkResult(
+            name: "virtual_day_speedup", value: simulated / seconds, target: ">= 1000",
+            detail: String(format: "simulated s per wall s: %.1f simulated hours in %.1f s wall, %d chats taken "
+                           + "(examples/staffing/day.lua, seed 1)", simulated / 3600, seconds, chats))]
+    }
+
     // MARK: - A served sandbox against nginx
 
     func sandboxThroughputRatio() async throws -> [BenchmarkResult] {

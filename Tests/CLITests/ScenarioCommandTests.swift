@@ -233,7 +233,9 @@ import Testing
 
     /// The same seed gives every VU the same `math.random` and `ccai.uuid` draws, run
     /// after run; another seed others; `options.seed` counts when `--seed` is not given,
-    /// and a run without either chooses a seed and prints it in the summary.
+    /// and a run without either chooses a seed and prints it in the summary. The runs go in
+    /// virtual time: on the wall clock which VU takes which of the shared iterations (and
+    /// so the draws each iteration sees) depends on the machine's load.
     @Test func theSeedDecidesTheRandomDraws() async throws {
         let path = try scenario("""
             return {
@@ -245,7 +247,7 @@ import Testing
             """)
         defer { try? FileManager.default.removeItem(atPath: path) }
         func draws(_ flags: [String]) async throws -> (draws: [String], stdout: String) {
-            let output = try await CLI.run(["run", path, "--quiet"] + flags)
+            let output = try await CLI.run(["run", path, "--quiet", "--virtual-time"] + flags)
             #expect(output.status == 0, "\(output.stderr)")
             let lines = output.stdout.split(separator: "\n").filter { $0.hasPrefix("draw ") }.map(String.init).sorted()
             #expect(lines.count == 2, "\(output.stdout)")

@@ -52,6 +52,16 @@ import Testing
         #expect(pdf.starts(with: Data("%PDF".utf8)))
     }
 
+    /// The simulated clock stands still while a script spins; the per-run budget keeps
+    /// the real time and stops it.
+    @Test func aSpinningScriptIsStoppedByItsRealTimeBudget() async throws {
+        let path = try script("local n = 0 while true do n = n + 1 end")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let output = try await CLI.run(["run", path, "--quiet", "--virtual-time", "--time-limit", "0.5"])
+        #expect(output.status == 1, "\(output.stderr)")
+        #expect(output.stderr.contains("more than 0.5 seconds without yielding"), "\(output.stderr)")
+    }
+
     /// Billing (queue 1) is open 09:00-17:00 on weekdays in the company's time zone: a
     /// chat ten seconds before nine is refused, ten seconds after is queued, and so at five.
     @Test func businessHoursOpenAndCloseAtTheirTimes() async throws {
@@ -178,7 +188,7 @@ import Testing
         defer { [sandbox, scenario].forEach { try? FileManager.default.removeItem(atPath: $0) } }
         defer { try? FileManager.default.removeItem(at: summary) }
         let output = try await CLI.run(["run", scenario, "--quiet", "--seed", "1", "--sandbox", sandbox, "--summary-out", summary.path],
-                                       timeout: 300)
+                                       timeout: 600, niced: true)
         #expect(output.status == 0, "\(output.stderr)")
         let report = try JSONSerialization.jsonObject(with: Data(contentsOf: summary)) as? [String: Any]
         let metrics = (report?["metrics"] as? [[String: Any]]) ?? []
@@ -198,7 +208,7 @@ import Testing
     /// the others are taken, talk and rate their chats, and the thresholds hold.
     @Test func theStaffingExampleRunsItsDay() async throws {
         let output = try await CLI.run(["run", "examples/staffing/day.lua", "--sandbox", "examples/staffing/sandbox.lua",
-                                        "--quiet", "--seed", "3", "--env", "PEAK=24"], timeout: 300)
+                                        "--quiet", "--seed", "3", "--env", "PEAK=24"], timeout: 600, niced: true)
         #expect(output.status == 0, "\(output.stdout)\n\(output.stderr)")
         #expect(output.stdout.contains("2026-12-07T16:00:00Z to 2026-12-08T03:30:00Z"), "\(output.stdout)")
         #expect(output.stdout.contains("✓ Nova answered after hours"), "\(output.stdout)")

@@ -76,6 +76,11 @@ public final class ScriptedAgent: Sendable {
         }
     }
 
+    /// The threads agent scripts run on, apart from the customers' scripts and plugins: a
+    /// script of theirs that spins until its budget stops it holds a thread of the
+    /// customers' for that long, never the agents', who keep answering.
+    static let threads = LuaThreads(count: 2, name: "agent")
+
     /// Runs `script` as `function(agent, session)` in a fresh sandboxed state, with
     /// `agent` as the agent table; its `print`s go to the environment's log under `label`.
     /// Its `os.time()` reads the sandbox's clock; its budget, the real time.
@@ -83,7 +88,7 @@ public final class ScriptedAgent: Sendable {
                           session: LuaTable) async throws {
         let log = environment.log
         let state = try LuaState(limits: limits, sandbox: LuaSandbox(print: { log("[\(label)] \($0)") }),
-                                 clock: environment.clock, budgetClock: SystemClock())
+                                 clock: environment.clock, budgetClock: SystemClock(), threads: threads)
         do {
             try await state.run(source: script.source, chunkName: "@" + script.path, keepingResultAs: "script")
             guard await state.inspect(kept: "script") == .string("function") else {
