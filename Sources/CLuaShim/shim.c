@@ -354,29 +354,36 @@ static int sandbox_xpcall(lua_State *L) {
 }
 
 // os.time() with no table, and os.date() with no time, read the state's clock when the host
-// gave one (a simulation's); the originals are the upvalues.
-static int sandbox_os_time(lua_State *L) {
-    lrt_context *c = lrt_context_of(L);
-    if (!lua_isnoneornil(L, 1) || !c->now) {
-        lua_pushvalue(L, lua_upvalueindex(1));
-        lua_insert(L, 1);
-        lua_call(L, lua_gettop(L) - 1, 1);
-        return 1;
+// gives one (a simulation's, a business clock); otherwise the stock functions (upvalue 1)
+// run, and their errors read as theirs would: the caller's position, the function's name.
+static int call_stock(lua_State *L, const char *name) {
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    int status = lua_pcall(L, lua_gettop(L) - 1, 1, 0);
+    if (status == LUA_OK) return 1;
+    if (status == LUA_ERRRUN && lua_type(L, -1) == LUA_TSTRING) {
+        luaL_gsub(L, lua_tostring(L, -1), "to '?'", name);
+        luaL_where(L, 1);
+        lua_insert(L, -2);
+        lua_concat(L, 2);
     }
+    return lua_error(L);
+}
+
+static int sandbox_os_time(lua_State *L) {
+    if (!lua_isnoneornil(L, 1)) return call_stock(L, "to 'time'");
+    lrt_context *c = lrt_context_of(L);
     lua_pushinteger(L, (lua_Integer)floor(c->now(c->owner)));
     return 1;
 }
 
 static int sandbox_os_date(lua_State *L) {
-    lrt_context *c = lrt_context_of(L);
-    if (c->now && lua_isnoneornil(L, 2)) {
+    if (lua_isnoneornil(L, 2)) {
+        lrt_context *c = lrt_context_of(L);
         lua_settop(L, 1);
         lua_pushinteger(L, (lua_Integer)floor(c->now(c->owner)));
     }
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
-    lua_call(L, lua_gettop(L) - 1, 1);
-    return 1;
+    return call_stock(L, "to 'date'");
 }
 
 static void wrap_field(lua_State *L, const char *name, lua_CFunction wrapper) {
@@ -402,8 +409,10 @@ void lrt_open_safe_libs(lua_State *L) {
     remove_fields(L, base_removed);
     lua_getfield(L, -1, LUA_OSLIBNAME);
     remove_fields(L, os_removed);
-    wrap_field(L, "time", sandbox_os_time);
-    wrap_field(L, "date", sandbox_os_date);
+    if (lrt_context_of(L)->now) {
+        wrap_field(L, "time", sandbox_os_time);
+        wrap_field(L, "date", sandbox_os_date);
+    }
     lua_pop(L, 1);
     lua_pushcfunction(L, sandbox_pcall);
     lua_setfield(L, -2, "pcall");

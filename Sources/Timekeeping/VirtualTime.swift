@@ -3,13 +3,14 @@ import Synchronization
 
 /// A process run as a discrete-event simulation: every piece of asynchronous work runs on
 /// one thread, one at a time and in the order it was handed over, and the ``clock`` (a
-/// ``ManualClock``) jumps to its next deadline whenever no work is left: nothing runnable,
-/// nothing running, and no ``hold()`` outstanding. A 24-hour sleep returns as soon as
-/// everything else is asleep too, and two runs of the same inputs interleave alike.
+/// ``ManualClock``) jumps to its next deadline whenever no work is left: nothing runnable
+/// and nothing running. A 24-hour sleep returns as soon as everything else is asleep too,
+/// and two runs of the same inputs interleave alike.
 ///
 /// ``install()`` makes it the process's scheduler: Swift's global executor, every Lua
-/// state's turns (``current``) and the clock's due timers all feed it. Work done on a
-/// thread of its own (a renderer) takes a ``hold()`` so that the clock waits for it.
+/// state's turns (``current``) and the clock's due timers all feed it. Work that would run
+/// on a thread of its own (a renderer's) runs on the simulation's when ``current`` is set,
+/// so that the clock never moves while it is under way.
 ///
 /// ```swift
 /// // In main.swift, before the first `await`: everything async runs on the simulation.
@@ -51,21 +52,8 @@ public final class VirtualTime: @unchecked Sendable {
         queue.submit(.job(job))
     }
 
-    /// Keeps the clock still until the returned hold is released: for work the simulation
-    /// cannot see, on a thread of its own, whose end will hand it new work.
-    ///
-    /// ```swift
-    /// let hold = VirtualTime.current?.hold()
-    /// Thread { render(); resumeWaiters(); hold?.release() }.start()
-    /// ```
-    public func hold() -> Hold {
-        queue.changeHolds(by: 1)
-        return Hold(queue)
-    }
-
     /// Runs the work there is, in order, then moves the clock to its next deadline (running
-    /// the timers due then) when nothing holds it. False when there was nothing to do: no
-    /// work, and no timer or a hold keeping the clock still.
+    /// the timers due then). False when there was nothing to do: no work and no timer.
     @discardableResult
     public func step() -> Bool {
         var ran = false
@@ -73,32 +61,14 @@ public final class VirtualTime: @unchecked Sendable {
             work.run()
             ran = true
         }
-        guard !queue.isHeld, let deadline = clock.nextDeadline else { return ran }
+        guard let deadline = clock.nextDeadline else { return ran }
         clock.advance(to: deadline)
         return true
     }
 
-    /// Steps until nothing is left to do: every timer has fired or is held back.
+    /// Steps until nothing is left to do: every timer has fired.
     public func runUntilIdle() {
         while step() {}
-    }
-
-    /// Keeps the clock still while it exists, until ``release()``.
-    public final class Hold: Sendable {
-        private let queue: WorkQueue
-        private let released = Atomic<Bool>(false)
-
-        fileprivate init(_ queue: WorkQueue) {
-            self.queue = queue
-        }
-
-        /// Lets the clock move again (once; later calls do nothing).
-        public func release() {
-            guard !released.exchange(true, ordering: .acquiringAndReleasing) else { return }
-            queue.changeHolds(by: -1)
-        }
-
-        deinit { release() }
     }
 
     // MARK: The process's simulation
@@ -149,7 +119,7 @@ public final class VirtualTime: @unchecked Sendable {
     }
 }
 
-/// The simulation's work in order, and the holds on its clock.
+/// The simulation's work, in order.
 private final class WorkQueue: @unchecked Sendable {
     enum Work {
         case job(UnownedJob)
@@ -166,10 +136,9 @@ private final class WorkQueue: @unchecked Sendable {
     private let condition = NSCondition()
     private var items: [Work] = []
     private var head = 0
-    private var holds = 0
     private var isWaiting = false
-    /// Counts the work handed over and the clock let go, so that the driver never sleeps
-    /// through one that came while it looked for work.
+    /// Counts the work handed over, so that the driver never sleeps through work that came
+    /// while it looked for some.
     private var changeCount = 0
 
     var changes: Int { condition.withLock { changeCount } }
@@ -195,21 +164,8 @@ private final class WorkQueue: @unchecked Sendable {
         return work
     }
 
-    var isHeld: Bool { condition.withLock { holds > 0 } }
-
-    func changeHolds(by change: Int) {
-        condition.lock()
-        holds += change
-        if holds == 0 {
-            changeCount &+= 1
-            if isWaiting { condition.signal() }
-        }
-        condition.unlock()
-    }
-
-    /// Sleeps until work comes or the last hold goes after `changes` read `seen`
-    /// (real-time events: a signal, a delay waited out on the side, a renderer's thread
-    /// finishing).
+    /// Sleeps until work comes after `changes` read `seen` (from the real time: a signal,
+    /// a `Task.sleep` waited out on the side).
     func waitForChange(since seen: Int) {
         condition.lock()
         while changeCount == seen {

@@ -51,16 +51,6 @@ import Testing
         #expect(outcome.everything.contains("audio_url=https://cdn.acme.test/busy.mp3"))
     }
 
-    /// Business time starts 15 s before the queue opens (`clock_start`), so the first slot
-    /// comes due and rings while the scenario waits for it.
-    @Test func theSchedulingExampleBooksMovesCancelsAndAnswersTheCallback() async throws {
-        let outcome = try await LuaScenario("../../examples/calls/scheduling.lua",
-                                            sandbox: "../../examples/calls/scheduling-sandbox.lua").run()
-        outcome.expectPassed("scheduling scenario passed")
-        #expect(outcome.everything.contains("incoming call") && outcome.everything.contains("via=event_stream"), "\(outcome.everything)")
-        #expect(outcome.everything.contains("agent=Sam"), "\(outcome.everything)")
-    }
-
     /// An agent's reply while the app is in the background comes as a push to the device's
     /// token (`push`), and the reply itself once the app is back (seed 004).
     @Test func anAgentsReplyWhileAwayComesAsAPush() async throws {

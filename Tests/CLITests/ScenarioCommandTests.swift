@@ -222,6 +222,7 @@ import Testing
         (#"{ virtual_time = "yes" }"#, [], "options.virtual_time: a boolean expected, got string"),
         (#"{ start = "tomorrow" }"#, [], "options.start: an ISO 8601 time like 2026-12-07T08:00:00"),
         (#"{ start = 1800000000 }"#, [], "options.start: an ISO 8601 time as a string expected"),
+        (#"{ virtual_time = true }"#, ["--loopback"], "options.virtual_time runs the embedded sandbox in the process, and --loopback"),
         (#"{}"#, ["--seed", "9223372036854775808"], "--seed: a whole number from 0"),
     ])
     func badOptionsAreUsageErrors(_ options: String, _ flags: [String], _ message: String) async throws {

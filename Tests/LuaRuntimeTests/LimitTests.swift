@@ -84,6 +84,11 @@ import Timekeeping
         let converted = try await state.run(source: "return os.time{ year = 2026, month = 1, day = 2, hour = 12 } ~= os.time()",
                                             chunkName: "=t")
         #expect(converted == [.boolean(true)])
+        // Their errors read as the stock functions' do: the caller's line, the function's name.
+        let missing = await expectScriptError(state, "local x = 1\nreturn os.time({ year = 2026 })")
+        #expect(missing?.message.contains(":2: field 'month' missing in date table") == true, "\(missing?.message ?? "")")
+        let badTime = await expectScriptError(state, "return os.date('*t', 'soon')")
+        #expect(badTime?.message.contains(":1: bad argument #2 to 'date'") == true, "\(badTime?.message ?? "")")
     }
 
     @Test func budgetsApplyBetweenYields() async throws {

@@ -4,7 +4,7 @@ import Timekeeping
 
 /// A simulation stepped by hand (never installed: the test process keeps its executor):
 /// work runs in the order it was handed over, and the clock moves only when no work is
-/// left and nothing holds it.
+/// left.
 @Suite struct VirtualTimeTests {
     typealias Log = ClockTests.Log
 
@@ -34,23 +34,6 @@ import Timekeeping
         simulation.runUntilIdle()
         #expect(log.all == ["work", "due now", "more work"])
         #expect(simulation.clock.now() == Date(timeIntervalSince1970: 0))
-    }
-
-    @Test func aHoldKeepsTheClockStillUntilItIsReleased() {
-        let simulation = VirtualTime(start: Date(timeIntervalSince1970: 0))
-        let log = Log()
-        let timer = simulation.clock.schedule(after: 3_600) { log.add("an hour later") }
-        let hold = simulation.hold()
-        #expect(!simulation.step(), "held: the work off the simulation's thread is not done")
-        #expect(simulation.clock.now() == Date(timeIntervalSince1970: 0) && log.all.isEmpty)
-        // The held work ends and hands its result over, then lets go.
-        simulation.submit { log.add("rendered") }
-        hold.release()
-        hold.release()
-        simulation.runUntilIdle()
-        #expect(log.all == ["rendered", "an hour later"])
-        #expect(simulation.clock.now() == Date(timeIntervalSince1970: 3_600))
-        _ = timer
     }
 
     @Test func timersAtTheSameInstantRunInTheOrderTheyWereSet() {

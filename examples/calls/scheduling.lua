@@ -3,6 +3,8 @@
 -- back when the slot comes (incoming_call_event, and the VoIP push the OS would deliver),
 -- answered and talked through with the queue's agent.
 -- Run: ./scripts/run examples/calls/scheduling.lua --sandbox examples/calls/scheduling-sandbox.lua
+-- (about 15 seconds: business time starts just before the queue opens; add --virtual-time
+-- and it takes none, docs/virtual-time.md)
 ccai.initialize_call()
 local phone = "+14155550123"
 

@@ -55,6 +55,7 @@ return {
     -- whose rate follows the day (an arrival is kept with probability rate_at(hour) / peak).
     arrival = { rate = peak, time_unit = "1h", duration = "11h30m", max_vus = 100, poisson = true },
     graceful_stop = "1h",                              -- chats under way at 19:30 end normally
+    timeout = "1d",                                    -- in simulated time: a stuck day ends anyway
     thresholds = {
       chat_wait_seconds = "p(80) < 20",                -- 80% of the day's customers taken within 20 s
       ["answered_within_20s{period:peak}"] = "rate >= 0.8",   -- and 80% of the peak's

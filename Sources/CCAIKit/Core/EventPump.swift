@@ -33,7 +33,9 @@ final class EventPump: @unchecked Sendable {
     private let api: APIClient
     private let http: HTTPClient
     private let lock = NSLock()
-    private var subscribers: [UUID: AsyncStream<PlatformEvent>.Continuation] = [:]
+    /// Subscribers by the order they came in, told in that order.
+    private var subscribers: [Int: AsyncStream<PlatformEvent>.Continuation] = [:]
+    private var lastSubscriber = 0
     /// Called with every event before any subscriber gets it (services keeping state).
     private var observers: [@Sendable (PlatformEvent) -> Void] = []
     private var task: Task<Void, Never>?
@@ -64,7 +66,10 @@ final class EventPump: @unchecked Sendable {
     /// publisher): each later change follows it once, none is missed or told twice.
     func subscribe(currentState: Bool = false) -> AsyncStream<PlatformEvent> {
         let (stream, continuation) = AsyncStream<PlatformEvent>.makeStream()
-        let id = UUID()
+        let id = lock.withLock { () -> Int in
+            lastSubscriber += 1
+            return lastSubscriber
+        }
         continuation.onTermination = { [weak self] _ in self?.unsubscribe(id) }
         lock.withLock {
             subscribers[id] = continuation
@@ -134,7 +139,7 @@ final class EventPump: @unchecked Sendable {
     }
 
     /// The pump stops with its last subscriber.
-    private func unsubscribe(_ id: UUID) {
+    private func unsubscribe(_ id: Int) {
         let idle: Task<Void, Never>? = lock.withLock {
             subscribers.removeValue(forKey: id)
             guard subscribers.isEmpty else { return nil }
@@ -172,7 +177,7 @@ final class EventPump: @unchecked Sendable {
         let listeners: Listeners? = lock.withLock {
             guard providerState != state else { return nil }
             providerState = state
-            return (observers, Array(subscribers.values))
+            return (observers, subscribers.sorted { $0.key < $1.key }.map(\.value))
         }
         if let listeners { deliver(Self.stateEvent(state), to: listeners) }
     }

@@ -79,18 +79,23 @@ public final class PushNotificationService: Sendable {
 /// The readers of a device's pushes.
 private final class LockedInbox: @unchecked Sendable {
     private let lock = NSLock()
-    private var readers: [UUID: AsyncStream<ReceivedPush>.Continuation] = [:]
+    /// Readers by the order they subscribed, told in that order.
+    private var readers: [Int: AsyncStream<ReceivedPush>.Continuation] = [:]
+    private var lastReader = 0
 
     func subscribe() -> AsyncStream<ReceivedPush> {
         let (stream, continuation) = AsyncStream<ReceivedPush>.makeStream(bufferingPolicy: .bufferingNewest(Self.bufferedPushes))
-        let id = UUID()
+        let id = lock.withLock { () -> Int in
+            lastReader += 1
+            return lastReader
+        }
         continuation.onTermination = { [weak self] _ in self?.lock.withLock { _ = self?.readers.removeValue(forKey: id) } }
         lock.withLock { readers[id] = continuation }
         return stream
     }
 
     func deliver(_ push: ReceivedPush) {
-        for reader in lock.withLock({ Array(readers.values) }) { reader.yield(push) }
+        for (_, reader) in lock.withLock({ readers.sorted { $0.key < $1.key } }) { reader.yield(push) }
     }
 
     /// Pushes kept for a reader that does not keep up (the oldest go first), as a device

@@ -21,7 +21,9 @@ actor OutcomeBoard<Value: Sendable> {
         }
     }
 
-    private var waiters: [Key: [UUID: (continuation: CheckedContinuation<Value?, Never>, timer: ClockTimer)]] = [:]
+    /// Waiters by the order they came in, answered in that order.
+    private var waiters: [Key: [Int: (continuation: CheckedContinuation<Value?, Never>, timer: ClockTimer)]] = [:]
+    private var lastWaiter = 0
     private let clock: any Clock
 
     init(clock: any Clock) {
@@ -32,7 +34,8 @@ actor OutcomeBoard<Value: Sendable> {
     /// waiter is registered, so an answer in between is not missed), else the next
     /// `resolve`; nil after `timeout` seconds or when the session ends.
     func wait(for key: Key, timeout: TimeInterval, answered: @escaping @Sendable () async -> Value?) async -> Value? {
-        let id = UUID()
+        lastWaiter += 1
+        let id = lastWaiter
         return await withCheckedContinuation { continuation in
             let timer = clock.schedule(after: timeout) { Task { await self.finish(key, id, with: nil) } }
             waiters[key, default: [:]][id] = (continuation, timer)
@@ -44,7 +47,7 @@ actor OutcomeBoard<Value: Sendable> {
 
     /// Hands `value` to everyone waiting for `key`.
     func resolve(_ key: Key, with value: Value) {
-        for id in waiters[key]?.keys.map({ $0 }) ?? [] { finish(key, id, with: value) }
+        for id in waiters[key]?.keys.sorted() ?? [] { finish(key, id, with: value) }
     }
 
     /// The session ended: its waiters get nil.
@@ -59,7 +62,7 @@ actor OutcomeBoard<Value: Sendable> {
         ended(CommunicationRouter(id: chatID, type: .chat))
     }
 
-    private func finish(_ key: Key, _ id: UUID, with value: Value?) {
+    private func finish(_ key: Key, _ id: Int, with value: Value?) {
         guard let waiter = waiters[key]?.removeValue(forKey: id) else { return }
         if waiters[key]?.isEmpty == true { waiters[key] = nil }
         waiter.timer.cancel()

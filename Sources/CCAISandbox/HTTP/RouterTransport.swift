@@ -1,5 +1,6 @@
 import CCAIKit
 import Foundation
+import Timekeeping
 
 /// The SDK's transport to a sandbox in the same process: each request goes to the
 /// router's admission and handlers (``HTTPRouter/respond(to:)``, what the HTTP server
@@ -7,21 +8,26 @@ import Foundation
 /// So a run's end users cost no file descriptors, however many there are (over loopback
 /// HTTP, each open event stream holds two), and nothing is parsed twice.
 ///
+/// A request's timeout runs on `clock`: the run's, so that in virtual time a request
+/// times out after simulated seconds, as everything else does, however busy the machine.
+///
 /// ```swift
 /// let http = HTTPClient(transport: RouterTransport(router: sandbox.router))
 /// let sdk = CCAI(http: http)
 /// ```
 public struct RouterTransport: HTTPTransport {
     public let router: HTTPRouter
+    public let clock: any Clock
 
-    public init(router: HTTPRouter) {
+    public init(router: HTTPRouter, clock: any Clock = SystemClock()) {
         self.router = router
+        self.clock = clock
     }
 
     public func perform(_ request: HTTPClientRequest, onChunk: ((Int, Data) -> Bool)?) async throws -> HTTPClientResponse {
         try Task.checkCancellation()
         let routed = try Self.request(request)
-        let response = try await Self.withTimeout(request.timeout) { await router.respond(to: routed) }
+        let response = try await Self.withTimeout(request.timeout, on: clock) { await router.respond(to: routed) }
         var headers: [String: String] = [:]
         for (name, value) in response.headers { headers[name.lowercased()] = value }
         if let write = response.stream {
@@ -76,12 +82,12 @@ public struct RouterTransport: HTTPTransport {
         }
     }
 
-    /// Fails with ``TransportError/timeout(_:)`` when `body` takes longer than `seconds`
-    /// (0 or less: no limit), and with `CancellationError` when the caller is cancelled,
+    /// Fails with ``TransportError/timeout(_:)`` when `body` takes longer than `seconds` of
+    /// `clock` (0 or less: no limit), and with `CancellationError` when the caller is cancelled,
     /// at once in both cases: a handler that does not stop when cancelled is left to end
     /// on its own, as it would be when a client's connection drops.
-    static func withTimeout<Value: Sendable>(_ seconds: TimeInterval, _ body: @escaping @Sendable () async -> Value)
-        async throws -> Value
+    static func withTimeout<Value: Sendable>(_ seconds: TimeInterval, on clock: any Clock,
+                                             _ body: @escaping @Sendable () async -> Value) async throws -> Value
     {
         let outcome = Outcome<Value>()
         let work = Task {
@@ -90,7 +96,7 @@ public struct RouterTransport: HTTPTransport {
         }
         let timer = Task {
             guard seconds > 0, seconds.isFinite else { return }
-            try await Task.sleep(nanoseconds: UInt64(min(seconds, 1e9) * 1e9))
+            try await clock.sleep(for: seconds)
             outcome.settle(.failure(TransportError.timeout(seconds)))
             work.cancel()
         }

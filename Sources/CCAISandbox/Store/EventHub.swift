@@ -8,7 +8,10 @@ import Timekeeping
 actor EventHub {
     private let clock: any Clock
     private var versions: [Int: Int] = [:]
-    private var waiters: [Int: [UUID: CheckedContinuation<Void, Never>]] = [:]
+    /// Each user's waiting streams by the order they came in, woken in that order (the
+    /// same every run, as a simulation needs).
+    private var waiters: [Int: [Int: CheckedContinuation<Void, Never>]] = [:]
+    private var lastWaiter = 0
 
     init(clock: any Clock) {
         self.clock = clock
@@ -18,18 +21,20 @@ actor EventHub {
 
     func notify(endUserID: Int) {
         versions[endUserID, default: 0] += 1
-        for waiter in (waiters.removeValue(forKey: endUserID) ?? [:]).values { waiter.resume() }
+        wake(endUserID: endUserID)
     }
 
     /// Wakes the user's waiting streams without a publication (one of them was closed).
     func wake(endUserID: Int) {
-        for waiter in (waiters.removeValue(forKey: endUserID) ?? [:]).values { waiter.resume() }
+        let woken = (waiters.removeValue(forKey: endUserID) ?? [:]).sorted { $0.key < $1.key }
+        for (_, waiter) in woken { waiter.resume() }
     }
 
     /// Returns once the user's version passes `seen`, or after `timeout` seconds.
     func wait(endUserID: Int, after seen: Int, timeout: TimeInterval) async {
         guard version(endUserID: endUserID) <= seen else { return }
-        let id = UUID()
+        lastWaiter += 1
+        let id = lastWaiter
         let timer = clock.schedule(after: timeout) { [weak self] in Task { await self?.wake(endUserID: endUserID, id: id) } }
         await withCheckedContinuation { continuation in
             waiters[endUserID, default: [:]][id] = continuation
@@ -37,7 +42,7 @@ actor EventHub {
         timer.cancel()
     }
 
-    private func wake(endUserID: Int, id: UUID) {
+    private func wake(endUserID: Int, id: Int) {
         waiters[endUserID]?.removeValue(forKey: id)?.resume()
         if waiters[endUserID]?.isEmpty == true { waiters[endUserID] = nil }
     }

@@ -102,12 +102,12 @@ final class TranscriptRenderer: Sendable {
             return !state.isDrawing
         }
         guard startsThread else { return }
-        // In virtual time the clock waits for the drawing: it is work in flight.
-        let hold = VirtualTime.current?.hold()
-        Thread {
-            self.drawUntilIdle()
-            hold?.release()
-        }.start()
+        if VirtualTime.current != nil {
+            // In virtual time drawing is the simulation's work: on its thread, in its order.
+            drawUntilIdle()
+        } else {
+            Thread { self.drawUntilIdle() }.start()
+        }
     }
 
     /// The renderer's thread: draws what is ready, in order, until nothing is.

@@ -687,7 +687,9 @@ final class IterationCounter: @unchecked Sendable {
     private let lock = NSLock()
     private var remaining: Int?
     private var stopped = false
-    private var sleepers: [UUID: CheckedContinuation<Void, Never>] = [:]
+    /// Sleepers by the order they came in, woken in that order.
+    private var sleepers: [Int: CheckedContinuation<Void, Never>] = [:]
+    private var lastSleeper = 0
 
     /// The iterations it hands out in all; nil: any number.
     let total: Int?
@@ -703,7 +705,7 @@ final class IterationCounter: @unchecked Sendable {
             remaining = 0
             stopped = true
             defer { sleepers = [:] }
-            return Array(sleepers.values)
+            return sleepers.sorted { $0.key < $1.key }.map(\.value)
         }
         for sleeper in waiting { sleeper.resume() }
     }
@@ -732,7 +734,10 @@ final class IterationCounter: @unchecked Sendable {
     }
 
     private func waitForStop() async {
-        let id = UUID()
+        let id = lock.withLock { () -> Int in
+            lastSleeper += 1
+            return lastSleeper
+        }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let resumeNow = lock.withLock {

@@ -11,7 +11,13 @@ import Foundation
 public struct ScenarioStart: Sendable, Equatable, CustomStringConvertible {
     /// The text as given.
     public let text: String
-    private let absolute: Date?
+    private let moment: Moment
+
+    private enum Moment: Equatable {
+        case absolute(Date)
+        /// A date and time of day without an offset: read in a time zone when known.
+        case local(DateComponents)
+    }
 
     /// Why a text is not a start.
     public struct Problem: Error, CustomStringConvertible {
@@ -24,42 +30,59 @@ public struct ScenarioStart: Sendable, Equatable, CustomStringConvertible {
         self.text = text
         let withOffset = ISO8601DateFormatter()
         if let date = withOffset.date(from: text) {
-            absolute = date
+            moment = .absolute(date)
             return
         }
         withOffset.formatOptions.insert(.withFractionalSeconds)
         if let date = withOffset.date(from: text) {
-            absolute = date
+            moment = .absolute(date)
             return
         }
-        absolute = nil
-        guard Self.local(text, in: TimeZone(identifier: "UTC")!) != nil else {
+        guard let components = Self.localComponents(text) else {
             throw Problem(description: "an ISO 8601 time like 2026-12-07T08:00:00 (the company's time zone) or "
                           + "2026-12-07T08:00:00-08:00 expected, got '\(text.prefix(60))'")
         }
+        moment = .local(components)
     }
 
     /// `date` in UTC (`2026-12-07T16:00:00Z`).
     public init(_ date: Date) {
         text = ISO8601DateFormatter().string(from: date)
-        absolute = date
+        moment = .absolute(date)
     }
 
-    /// The moment, reading a time without an offset in `timeZone`.
+    /// The moment, reading a time without an offset in `timeZone`. A time that the zone
+    /// skips (a daylight-saving gap: 02:30 on the night clocks go forward) is the moment
+    /// the clocks reach it after the jump; a time the zone has twice, the first.
     public func date(in timeZone: TimeZone) -> Date {
-        absolute ?? Self.local(text, in: timeZone)!
+        switch moment {
+        case .absolute(let date):
+            return date
+        case .local(let components):
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = timeZone
+            var utc = Calendar(identifier: .gregorian)
+            utc.timeZone = TimeZone(identifier: "UTC") ?? timeZone
+            return calendar.date(from: components) ?? utc.date(from: components) ?? Date(timeIntervalSince1970: 0)
+        }
     }
 
     public var description: String { text }
 
-    private static func local(_ text: String, in timeZone: TimeZone) -> Date? {
+    /// The fields of a time without an offset, checked by reading it in UTC (where every
+    /// date and time of day exists).
+    private static func localComponents(_ text: String) -> DateComponents? {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.calendar = Calendar(identifier: .gregorian)
-        formatter.timeZone = timeZone
+        formatter.timeZone = TimeZone(identifier: "UTC")
         for format in localFormats {
             formatter.dateFormat = format
-            if let date = formatter.date(from: text) { return date }
+            if let date = formatter.date(from: text), let calendar = formatter.calendar {
+                var utc = calendar
+                utc.timeZone = formatter.timeZone
+                return utc.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+            }
         }
         return nil
     }

@@ -165,7 +165,7 @@ struct PlatformConnection {
             let devices = LocalPushNetwork()
             let sandbox = try Sandbox(configuration: configuration, clock: clock, pushSink: devices)
             let server = loopback ? try sandbox.serve(address: "127.0.0.1", port: 0) : nil
-            let http = server == nil ? HTTPClient(clock: clock, transport: RouterTransport(router: sandbox.router))
+            let http = server == nil ? HTTPClient(clock: clock, transport: RouterTransport(router: sandbox.router, clock: clock))
                 : HTTPClient(clock: clock)
             let urlHost = server.map { "127.0.0.1:\($0.port)" } ?? Self.embeddedHost
             let algorithm: JWTAlgorithm = configuration.algorithms.contains(.hs384) ? .hs384 : .hs256

@@ -401,7 +401,7 @@ struct RunCommand {
         let runClock: any Clock = platform.simulation?.clock ?? SystemClock()
         scenario.clock = runClock
         scenario.metrics = ScenarioMetrics(clock: runClock)
-        let virtualTime = self.virtualTime, givenStart = self.start
+        let virtualTime = self.virtualTime, givenStart = self.start, loopback = connection.loopback
         scenario.clockCheck = { options in
             var missing: [String] = []
             if options.virtualTime, !virtualTime { missing.append("--virtual-time") }
@@ -410,6 +410,10 @@ struct RunCommand {
             guard platform.sandbox != nil else {
                 throw ScenarioRunner.Failure.options("options.virtual_time and options.start move the embedded sandbox's clock; "
                                                      + "a platform at --host keeps its own time")
+            }
+            guard !(options.virtualTime && loopback) else {
+                throw ScenarioRunner.Failure.options("options.virtual_time runs the embedded sandbox in the process, and --loopback "
+                                                     + "reaches it over sockets, whose requests the simulated clock cannot wait for")
             }
             return missing
         }
@@ -438,6 +442,7 @@ struct RunCommand {
             let outcome: ScenarioRunner.Outcome
             do { outcome = try await scenario.run() } catch ScenarioRunner.Failure.restart(let missing) {
                 progress.stop()
+                interruption.cancel()
                 try VirtualTimeSetup.restart(with: missing + arguments)
                 return
             }

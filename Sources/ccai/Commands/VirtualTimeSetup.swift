@@ -15,19 +15,25 @@ enum VirtualTimeSetup {
         guard arguments.first == "run", let command = try? RunCommand(arguments: Array(arguments.dropFirst())),
             command.virtualTime
         else { return }
-        if getenv(hashingVariable) == nil { try restart(with: Array(arguments.dropFirst())) }
+        if ProcessInfo.processInfo.environment[hashingVariable] != "1" { try restart(with: Array(arguments.dropFirst())) }
         _ = try VirtualTime.install()
     }
 
-    /// Replaces the process with `ccai run` and `arguments` (a scenario whose options ask
-    /// for virtual time or a start it was not given: only its first VU's top level has
-    /// run); returns only by throwing.
+    /// Replaces the process with `ccai run` and `arguments`, with deterministic hashing
+    /// (a scenario whose options ask for virtual time or a start it was not given: only its
+    /// first VU's top level has run); returns only by throwing. Signals a run ignores (it
+    /// handles Ctrl-C itself) must have their default action back first: an ignored signal
+    /// stays ignored in the program `exec` starts.
     static func restart(with arguments: [String]) throws {
-        setenv(hashingVariable, "1", 1)
-        fflush(stdout)
+        var environment = ProcessInfo.processInfo.environment
+        environment[hashingVariable] = "1"
         let argv = ([CommandLine.arguments.first ?? "ccai", "run"] + arguments).map { strdup($0) } + [nil]
-        execv("/proc/self/exe", argv)
-        throw Failure(reason: String(cString: strerror(errno)))
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        fflush(stdout)
+        execve("/proc/self/exe", argv, envp)
+        let reason = String(cString: strerror(errno))
+        (argv + envp).forEach { free($0) }
+        throw Failure(reason: reason)
     }
 
     struct Failure: Error, CustomStringConvertible {
