@@ -69,7 +69,8 @@ struct RunCommand {
           --virtual-time           run on a simulated clock (over options.virtual_time;
                                    embedded sandbox only): it jumps to the next deadline
                                    whenever nothing is left to do, so a day of traffic
-                                   takes seconds, and with --seed a run replays alike
+                                   takes seconds, and with --seed and --start a run
+                                   replays alike
           --start TIME             when the run begins (over options.start), ISO 8601;
                                    without an offset, in the company's time zone:
                                    2026-12-07T08:00 (the simulated clock's start, or
@@ -172,7 +173,8 @@ struct RunCommand {
     var outputs = RunOutputs()
     /// `--quiet`: no progress line, and only warnings and errors in the log.
     var quiet = false
-    /// The arguments as given, for a run that must start again (``Restart``).
+    /// The arguments as given, for a run that must start again
+    /// (``VirtualTimeSetup/restart(with:)``).
     var arguments: [String]
 
     init(arguments: [String]) throws {
