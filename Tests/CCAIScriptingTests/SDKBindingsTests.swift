@@ -45,7 +45,7 @@ import Testing
         #expect(results[1].stringValue?.hasPrefix("bad argument #1 'end_user' to 'update_end_user' (field 'id'") == true)
         #expect(results[2] == "bad argument #1 'end_user' to 'update_end_user' (table expected, got number)")
         #expect(results[3] == "bad argument #1 'language_code' to 'set_language_code' (a language code expected, got '')")
-        #expect(results[4] == "bad argument #1 'jwt' to 'authenticate' (a JWT string expected)")
+        #expect(results[4] == "bad argument #1 'jwt' to 'authenticate' (field 'jwt' is required)")
         withExtendedLifetime(delegate) {}
         await server.stop()
     }

@@ -8,49 +8,50 @@ import LuaRuntime
 /// whole tree) and each menu `menu:get_enabled_channels()`, `menu:compose_email()` and
 /// `menu:get_deflection_links()` (what the app would open).
 enum QueueMenuBindings {
+    static let rows: [Binding<QueueMenuService>] = [
+        Binding("get", "The queue menu tree (or the queue of a direct access key) and whether the key matched.", get,
+                returns: [.named("ccai.QueueMenus"), .model(Bool.self)]),
+        Binding("get_wait_times", "Estimated waits of a queue's channels, in seconds.", getWaitTimes,
+                returns: [.model(WaitTimes.self)]),
+    ]
+
     static func module(_ ccai: CCAI) -> LuaModule {
         var module = LuaModule(name: "ccai.queue_menu")
-        module.function("get", LuaSignature("The queue menu tree (or the queue of a direct access key) and whether the key matched.",
-                                            parameters: ["options?: { key: string?, language: string? }"],
-                                            returns: ["ccai.QueueMenus", "boolean"])) { call in
-            let options = try call.checkedOptions(1, "options", known: ["key", "language"])
-            let key = try options.string("key"), language = try options.string("language")
-            let service = try SDKBindings.require(ccai.queueMenuService, call)
-            return try SDKBindings.sdk(call, {
-                let (menus, direct) = try await service.get(key: key, language: language)
-                return MenusResult(menus: menus, isDirectAccess: direct)
-            }, push: { result, output in
-                output.push(try LuaEncoder().encode(result.menus))
-                output.push(.boolean(result.isDirectAccess))
-            })
-        }
-        module.function("get_wait_times", LuaSignature("Estimated waits of a queue's channels, in seconds.",
-                                                       parameters: ["options: { menu_id: integer, language: string? }|integer"],
-                                                       returns: ["ccai.WaitTimes"])) { call in
-            let menuID: Int64
-            let language: String?
-            if (try? call.optionalNumber(1)) != nil {
-                menuID = try call.integer(1, "menu_id")
-                language = nil
-            } else {
-                let options = try call.checkedOptions(1, "options", known: ["menu_id", "language"])
-                guard let id = try options.integer("menu_id") else {
-                    throw call.argumentError(1, "options", "field 'menu_id': integer expected, got nil")
-                }
-                menuID = id
-                language = try options.string("language")
-            }
-            let service = try SDKBindings.require(ccai.queueMenuService, call)
-            return try SDKBindings.sdk(call) {
-                try await service.getWaitTimes(menuId: Int(menuID), language: language)
-            }
-        }
+        module.functions(rows) { try SDKBindings.require(ccai.queueMenuService, $0) }
         return module
+    }
+
+    static func get(_ service: QueueMenuService, _ options: MenuRequest, _ call: LuaCall) throws -> LuaReturn {
+        try SDKBindings.sdk(call, {
+            let (menus, direct) = try await service.get(key: options.key, language: options.language)
+            return MenusResult(menus: menus, isDirectAccess: direct)
+        }, push: { result, output in
+            output.push(try LuaEncoder().encode(result.menus))
+            output.push(.boolean(result.isDirectAccess))
+        })
+    }
+
+    static func getWaitTimes(_ service: QueueMenuService, _ options: WaitTimesRequest, _ call: LuaCall) throws -> LuaReturn {
+        try SDKBindings.sdk(call) { try await service.getWaitTimes(menuId: options.menuId, language: options.language) }
     }
 
     struct MenusResult: Sendable {
         var menus: [QueueMenu]
         var isDirectAccess: Bool
+    }
+
+    /// `ccai.queue_menu.get{ key, language }`: a direct access key, the menus' language.
+    struct MenuRequest: BindingArguments {
+        static let layout = ArgumentLayout.table("options")
+        var key: String?
+        var language: String?
+    }
+
+    /// `ccai.queue_menu.get_wait_times{ menu_id, language }`, or the menu id alone.
+    struct WaitTimesRequest: BindingArguments {
+        static let layout = ArgumentLayout.positional("options", field: "menu_id")
+        var menuId: Int
+        var language: String?
     }
 
     /// Wraps `ccai.queue_menu.get` so that its results have their methods.

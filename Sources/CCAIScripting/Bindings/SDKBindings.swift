@@ -35,141 +35,20 @@ enum SDKBindings {
         let (voipSignature, voipBody) = PushBindings.handleVoIPPush(ccai)
         module.function("handle_voip_push", voipSignature, voipBody)
         PushBindings.install(background: ccai, into: &module)
-        module.module(auth(ccai))
-        module.module(company(ccai))
-        module.module(endUser(ccai))
-        module.module(language(ccai))
+        module.module(AuthBindings.module(ccai))
+        module.module(CompanyBindings.module(ccai))
+        module.module(EndUserBindings.module(ccai))
+        module.module(LanguageBindings.module(ccai))
         module.module(QueueMenuBindings.module(ccai))
-        module.module(options(ccai))
+        module.module(OptionsBindings.module(ccai))
     }
 
     /// The services a plugin may call (``PluginModule``): the company, the language (read
     /// only), the queue menus and their wait times.
     static func installReadOnly(_ ccai: CCAI, into module: inout LuaModule) {
-        module.module(company(ccai))
-        module.module(language(ccai, settable: false))
+        module.module(CompanyBindings.module(ccai))
+        module.module(LanguageBindings.module(ccai, settable: false))
         module.module(QueueMenuBindings.module(ccai))
-    }
-
-    static func options(_ ccai: CCAI) -> LuaModule {
-        var options = LuaModule(name: "ccai.options")
-        options.function("get", LuaSignature("The options the SDK runs with: key, url_host, base_url, cache_auth_token, language_code.",
-                                             returns: ["table"])) { call in
-            let service = try require(ccai.optionsService, call)
-            return call.returning([
-                "key": .string(service.key), "url_host": .string(service.urlHost), "base_url": .string(service.baseURL),
-                "cache_auth_token": .boolean(service.cacheAuthToken), "language_code": .string(service.languageCode),
-            ])
-        }
-        return options
-    }
-
-    static func auth(_ ccai: CCAI) -> LuaModule {
-        var auth = LuaModule(name: "ccai.auth")
-        auth.function("authenticate", LuaSignature("Exchanges a JWT signed with the company secret for an auth token.",
-                                                   parameters: ["jwt: string"], returns: ["string"])) { call in
-            let jwt = try call.optionalString(1, "jwt") ?? (try call.options(1, "options").string("jwt"))
-            guard let jwt else { throw call.argumentError(1, "jwt", "a JWT string expected") }
-            let service = try require(ccai.authService, call)
-            return try sdk(call) { try await service.authenticate(jwt) }
-        }
-        auth.function("update_auth_token", LuaSignature("Sets the auth token, or clears it with nil (which revokes it on the platform and waits for that).",
-                                                        parameters: ["token?: string"])) { call in
-            let service = try require(ccai.authService, call)
-            guard let token = try call.optionalString(1, "token") else {
-                return try sdk(call, { try await service.signOut() }) { _, _ in }
-            }
-            service.updateAuthToken(token)
-            return .none
-        }
-        auth.function("get_auth_token", LuaSignature("The auth token in use, if any.", returns: ["string?"])) { call in
-            let service = try require(ccai.authService, call)
-            return call.returning(service.authToken.map { .string($0) } ?? .nil)
-        }
-        return auth
-    }
-
-    static func company(_ ccai: CCAI) -> LuaModule {
-        var company = LuaModule(name: "ccai.company")
-        company.function("get", LuaSignature("The company's settings.", returns: ["ccai.CompanyResponse"])) { call in
-            let service = try require(ccai.companyService, call)
-            return try sdk(call) { try await service.get() }
-        }
-        return company
-    }
-
-    static func endUser(_ ccai: CCAI) -> LuaModule {
-        var endUser = LuaModule(name: "ccai.end_user")
-        endUser.function("get_end_user", LuaSignature("The end user the SDK holds.", returns: ["ccai.EndUser?"])) { call in
-            let service = try require(ccai.endUserService, call)
-            return call.returning(try service.endUser.map { try LuaEncoder().encode($0) } ?? .nil)
-        }
-        endUser.function("update_end_user", LuaSignature("Replaces the end user the SDK holds (nil clears it); the next authentication is for this identity. Refused (conflict) while a chat of another end user is in progress.",
-                                                     parameters: ["end_user?: ccai.EndUser"])) { call in
-            let service = try require(ccai.endUserService, call)
-            if call.isNil(1) {
-                service.updateEndUser(nil)
-                return .none
-            }
-            let table = try call.table(1, "end_user")
-            let user: EndUser
-            do {
-                user = try LuaDecoder().decode(EndUser.self, from: .table(table))
-            } catch let error as DecodingError {
-                throw call.argumentError(1, "end_user", describe(error))
-            }
-            if let current = service.endUser?.identifier, current != user.identifier,
-                let chat = ccai.chatService?.currentChat, chat.isInProgress
-            {
-                // The chat is the current end user's: as another one, its next call would be refused.
-                throw LuaErrorValue(code: ErrorCode.conflict.rawValue,
-                                    message: "chat \(chat.id) is in progress as \(current): end it (ccai.chat.end_chat()) before "
-                                        + "becoming another end user; in a scenario each VU is one end user for the whole run, "
-                                        + "so more customers are more VUs (options.vus)",
-                                    fields: ["service": "end_user", "method": "update_end_user"])
-            }
-            service.updateEndUser(user)
-            return .none
-        }
-        endUser.function("fetch", LuaSignature("Reads the end user's profile from the platform.", returns: ["ccai.EndUser"])) { call in
-            let service = try require(ccai.endUserService, call)
-            return try sdk(call) { try await service.fetch() }
-        }
-        endUser.function("save", LuaSignature("Saves name, email and phone on the platform.",
-                                          parameters: ["end_user: ccai.EndUser"], returns: ["ccai.EndUser"])) { call in
-            let service = try require(ccai.endUserService, call)
-            let user: EndUser
-            do {
-                user = try LuaDecoder().decode(EndUser.self, from: .table(try call.table(1, "end_user")))
-            } catch let error as DecodingError {
-                throw call.argumentError(1, "end_user", describe(error))
-            }
-            return try sdk(call) { try await service.save(user) }
-        }
-        return endUser
-    }
-
-    /// `ccai.language`; without `set_language_code` unless `settable`.
-    static func language(_ ccai: CCAI, settable: Bool = true) -> LuaModule {
-        var language = LuaModule(name: "ccai.language")
-        language.function("get_language_code", LuaSignature("The SDK's language.", returns: ["string"])) { call in
-            let service = try require(ccai.languageService, call)
-            return call.returning(.string(service.languageCode))
-        }
-        guard settable else { return language }
-        language.function("set_language_code", LuaSignature("Sets the language, before a session starts (a conflict while a chat is in progress).",
-                                                        parameters: ["language_code: string"])) { call in
-            let service = try require(ccai.languageService, call)
-            let code = try call.string(1, "language_code")
-            guard !code.isEmpty else { throw call.argumentError(1, "language_code", "a language code expected, got ''") }
-            do {
-                try service.setLanguageCode(code)
-            } catch let error as any SDKError {
-                throw luaError(error, service: "language", method: "set_language_code")
-            }
-            return .none
-        }
-        return language
     }
 
     // MARK: - Helpers

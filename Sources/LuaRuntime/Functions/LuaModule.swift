@@ -78,6 +78,12 @@ public struct LuaSignature: Sendable, Equatable {
         public var name: String
         public var type: String
         public var isOptional: Bool
+
+        public init(name: String, type: String, isOptional: Bool) {
+            self.name = name
+            self.type = type
+            self.isOptional = isOptional
+        }
     }
 
     public var summary: String
@@ -94,6 +100,13 @@ public struct LuaSignature: Sendable, Equatable {
             if isOptional { name.removeLast() }
             return Parameter(name: name, type: parts.count > 1 ? parts[1] : "any", isOptional: isOptional)
         }
+        self.returns = returns
+    }
+
+    /// A signature whose parameters are already described (derived from an argument model).
+    public init(_ summary: String, described parameters: [Parameter], returns: [String]) {
+        self.summary = summary
+        self.parameters = parameters
         self.returns = returns
     }
 }

@@ -205,6 +205,8 @@ private struct LuaValueDecoder: Decoder {
     /// Decodes the value as `type`, with the project's words for what was expected.
     private func decodeShaped<T: Decodable>(_ type: T.Type) throws -> T {
         switch type {
+        case is LuaValue.Type:
+            return value as! T
         case is Data.Type:
             guard let data = value.dataValue else { throw mismatch(type, "string") }
             return data as! T

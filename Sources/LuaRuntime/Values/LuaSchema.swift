@@ -153,6 +153,7 @@ final class ShapeProbe {
         case is Date.Type: return (Date(timeIntervalSince1970: 0) as! T, .number)
         case is Data.Type: return (Data() as! T, .string)
         case is URL.Type: return (URL(fileURLWithPath: "/") as! T, .string)
+        case is LuaValue.Type: return (LuaValue.nil as! T, schema.givenShapes[id] ?? .any)
         default: break
         }
         if let enumeration = type as? any (CaseIterable & RawRepresentable).Type {

@@ -1,0 +1,154 @@
+import CCAIWire
+import LuaRuntime
+
+/// A binding's arguments: a model that ``LuaDecoder`` reads from what the script passed (its
+/// properties are the options table's keys in snake_case). The same model gives the
+/// signature (``ArgumentLayout/parameters(of:)``) and the fields a call may name.
+///
+/// ```swift
+/// struct RatingRequest: BindingArguments {
+///     static let layout = ArgumentLayout.table("request")
+///     var communicationId: Int
+///     var rating: Int
+///     func problem() -> ArgumentProblem? {
+///         (1...5).contains(rating) ? nil : ArgumentProblem("rating", "an integer from 1 to 5 expected, got \(rating)")
+///     }
+/// }
+/// ```
+protocol BindingArguments: Decodable {
+    /// How a script passes them.
+    static var layout: ArgumentLayout { get }
+    /// What the type cannot say (a range, a non-empty string), checked after decoding.
+    func problem() -> ArgumentProblem?
+}
+
+extension BindingArguments {
+    func problem() -> ArgumentProblem? { nil }
+}
+
+/// A value the model's type admits but the binding does not: its field in the options
+/// table (nil: the argument itself) and what was expected.
+struct ArgumentProblem: Error, Equatable {
+    var field: String?
+    var expected: String
+
+    init(_ field: String?, _ expected: String) {
+        self.field = field
+        self.expected = expected
+    }
+}
+
+/// The arguments of a function that takes none (any given are ignored).
+struct NoArguments: BindingArguments {
+    static let layout = ArgumentLayout.none
+}
+
+/// How a script passes a binding's arguments (LUA-API section 1: one options table, last;
+/// with one parameter, also that parameter alone).
+enum ArgumentLayout: Sendable {
+    /// No arguments.
+    case none
+    /// One options table, called `name` in errors and stubs; absent, it reads as empty.
+    case table(String)
+    /// One options table, or the value of its one field `field` alone:
+    /// `ccai.queue_menu.get_wait_times(12)` is `get_wait_times{ menu_id = 12 }`.
+    case positional(String, field: String)
+    /// One value that is the model itself (`ccai.end_user.save(user)`,
+    /// `ccai.language.set_language_code("es")`), nil allowed when `optional`. A model given
+    /// back as data may carry fields it does not read (`display_name`): they are not refused.
+    case value(String, optional: Bool)
+
+    /// The argument's name in errors and stubs.
+    var name: String? {
+        switch self {
+        case .none: return nil
+        case .table(let name), .positional(let name, _), .value(let name, _): return name
+        }
+    }
+
+    /// Whether a field the model does not read is refused: in an options table, where it is
+    /// a typo; not in a model given back as data.
+    var refusesUnknownFields: Bool {
+        if case .value = self { return false }
+        return true
+    }
+
+    /// The parameters the stubs and the reference show, from the model's shape: optional
+    /// when every field is.
+    func parameters<Arguments: BindingArguments>(of type: Arguments.Type) -> [LuaSignature.Parameter] {
+        guard let name, let shape = try? ResultClasses.schema.shape(of: type) else { return [] }
+        if case .value(_, let optional) = self {
+            return [.init(name: name, type: shape.luaType, isOptional: optional)]
+        }
+        guard case .object(let fields) = shape else {
+            preconditionFailure("the arguments \(type) are not a table of fields")
+        }
+        let table = LuaShape.object(fields)
+        let isOptional = fields.allSatisfy(\.isOptional)
+        switch self {
+        case .none, .value:
+            return []
+        case .table:
+            return [.init(name: name, type: table.luaType, isOptional: isOptional)]
+        case .positional(_, let field):
+            guard let alone = fields.first(where: { $0.name == field }) else { return [] }
+            // A function of one parameter shows it alone (`jwt: string`); its table form is the rule of LUA-API section 1.
+            if fields.count == 1 { return [.init(name: name, type: alone.shape.luaType, isOptional: alone.isOptional)] }
+            return [.init(name: name, type: table.luaType + "|" + alone.shape.luaType, isOptional: isOptional)]
+        }
+    }
+}
+
+extension LuaCall {
+    /// The binding's arguments, read as their layout says. A value of the wrong type, a
+    /// missing field, a field the model does not have (with the nearest it has) and a
+    /// ``BindingArguments/problem()`` are each an `invalid_argument` naming the field.
+    func arguments<Arguments: BindingArguments>(_ type: Arguments.Type) throws -> Arguments {
+        let layout = Arguments.layout
+        // One pass finds every problem; a misspelt field is named first, as it is the likely
+        // cause of a "required" one.
+        let report = LuaDecoder().decodeCollectingProblems(type, from: try argumentTable(layout))
+        if layout.refusesUnknownFields, let first = report.unknownKeys.min(by: { $0.field < $1.field }) {
+            throw argumentError(1, layout.name, "unknown field '\(first.field)'" + Suggestion.didYouMean(first.key, among: first.known)
+                                + " (known: " + first.known.sorted().joined(separator: ", ") + ")")
+        }
+        if let problem = report.problems.first { throw argumentError(1, layout.name, Self.describe(problem)) }
+        guard let decoded = report.value else { throw argumentError(1, layout.name, "unexpected shape") }
+        if let problem = decoded.problem() {
+            let label = [layout.name, problem.field].compactMap { $0 }.joined(separator: ".")
+            throw argumentError(1, label.isEmpty ? nil : label, problem.expected)
+        }
+        return decoded
+    }
+
+    /// A decoding error in the argument's terms: the field it is in, or what was wrong
+    /// with the argument itself.
+    private static func describe(_ error: DecodingError) -> String {
+        switch error {
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            return context.codingPath.isEmpty ? context.debugDescription : SDKBindings.describe(error)
+        default:
+            return SDKBindings.describe(error)
+        }
+    }
+
+    /// The first argument as the table the model is decoded from: empty when absent, and
+    /// `{ [field] = value }` for a positional value.
+    private func argumentTable(_ layout: ArgumentLayout) throws -> LuaValue {
+        switch layout {
+        case .none:
+            return .table(LuaTable())
+        case .table(let name):
+            return isNil(1) ? .table(LuaTable()) : .table(try table(1, name))
+        case .positional(let name, let field):
+            let value = try value(1, name)
+            switch value {
+            case .nil: return .table(LuaTable())
+            case .table: return value
+            default: return [field: value]
+            }
+        case .value(let name, _):
+            return try value(1, name)
+        }
+    }
+}
