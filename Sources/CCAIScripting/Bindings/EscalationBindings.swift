@@ -10,34 +10,30 @@ import LuaRuntime
 /// ccai.chat.escalate{ escalation_id = 123, deflection_channel = "email" }
 /// ```
 enum EscalationBindings {
+    static let rows: [Binding<ChatService>] = [
+        Binding("escalate_to_human_agent", "Leaves the virtual agent for a human agent.", escalateToHumanAgent),
+        Binding("escalate", "Escalates from the virtual agent with the option the end user picked.", escalate),
+        Binding("update_escalation", "Commits an option to an escalation under way.", updateEscalation),
+    ]
+
     static func install(into chat: inout LuaModule, _ ccai: CCAI) {
-        chat.function("escalate_to_human_agent", LuaSignature("Leaves the virtual agent for a human agent.")) { call in
-            let service = try ChatBindings.requireChat(ccai, call)
-            return try SDKBindings.sdk(call, { try await service.escalateToHumanAgent() },
-                                       push: { _, _ in })
-        }
-        chat.function("escalate", LuaSignature("Escalates from the virtual agent with the option the end user picked.",
-                                               parameters: ["option: { escalation_id: integer, deflection_channel: string? }"])) { call in
-            let option = try escalationOption(call)
-            let service = try ChatBindings.requireChat(ccai, call)
-            return try SDKBindings.sdk(call, { try await service.escalate(option: option) }, push: { _, _ in })
-        }
-        chat.function("update_escalation", LuaSignature("Commits an option to an escalation under way.",
-                                                        parameters: ["option: { escalation_id: integer, deflection_channel: string? }"])) { call in
-            let option = try escalationOption(call)
-            let service = try ChatBindings.requireChat(ccai, call)
-            return try SDKBindings.sdk(call, { try await service.updateEscalation(option: option) },
-                                       push: { _, _ in })
-        }
+        chat.functions(rows) { try ChatBindings.requireChat(ccai, $0) }
     }
 
-    /// `{ escalation_id = 123, deflection_channel = "email" }` as a `ChatEscalationOption`.
-    private static func escalationOption(_ call: LuaCall) throws -> ChatEscalationOption {
-        guard !call.isNil(1) else { throw call.argumentError(1, "option", "a table { escalation_id = ... } expected") }
-        let options = try call.checkedOptions(1, "option", known: ["escalation_id", "deflection_channel"])
-        guard let id = try options.integer("escalation_id") else {
-            throw call.argumentError(1, "option.escalation_id", "an integer expected")
-        }
-        return ChatEscalationOption(escalationId: Int(id), deflectionChannel: try options.string("deflection_channel"))
+    static func escalateToHumanAgent(_ service: ChatService, _: NoArguments, _ call: LuaCall) throws -> LuaReturn {
+        try SDKBindings.sdk(call, { try await service.escalateToHumanAgent() }, push: { _, _ in })
     }
+
+    static func escalate(_ service: ChatService, _ option: ChatEscalationOption, _ call: LuaCall) throws -> LuaReturn {
+        try SDKBindings.sdk(call, { try await service.escalate(option: option) }, push: { _, _ in })
+    }
+
+    static func updateEscalation(_ service: ChatService, _ option: ChatEscalationOption, _ call: LuaCall) throws -> LuaReturn {
+        try SDKBindings.sdk(call, { try await service.updateEscalation(option: option) }, push: { _, _ in })
+    }
+}
+
+/// `{ escalation_id = 123, deflection_channel = "email" }`.
+extension ChatEscalationOption: BindingArguments {
+    static var layout: ArgumentLayout { .table("option") }
 }

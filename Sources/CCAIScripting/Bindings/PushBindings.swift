@@ -19,53 +19,57 @@ enum PushBindings {
     /// The event the device's pushes come as.
     static let pushEvent = "push"
 
+    static let rows: [Binding<Device>] = [
+        Binding("register_for_push_notifications", "Asks for permission to notify: there is no OS prompt here, so it answers true.",
+                registerForPushNotifications, returns: [.model(Bool.self)]),
+        Binding("update_push_token", "Registers the device's token of a type with the platform (data: its bytes), or clears it "
+                + "(data = nil).", updatePushToken),
+        Binding("handle_push_notification", "Hands over a notification the device received: true when it is the platform's "
+                + "(its ccai part), handled as its kind (an incoming call becomes ccai.call's incoming_call_event); false for "
+                + "any other payload.", handlePushNotification, returns: [.model(Bool.self)]),
+    ]
+
+    /// What the push functions work with: the service, and the state's `push` event, forwarded
+    /// from the first token on.
+    struct Device {
+        let service: PushNotificationService
+        let context: SDKContext
+        let bridge: EventBridge.Started
+    }
+
     static func module(_ context: SDKContext) -> LuaModule {
-        let ccai = context.sdk
         let bridge = EventBridge.Started()
         var module = LuaModule(name: "ccai.push")
-        module.function("register_for_push_notifications", LuaSignature(
-            "Asks for permission to notify: there is no OS prompt here, so it answers true.", returns: ["boolean"])) { call in
-            let service = try SDKBindings.require(ccai.pushNotificationService, call)
-            return try SDKBindings.sdk(call, { await service.registerForPushNotifications() }, push: { granted, output in
-                output.push(.boolean(granted))
-            })
-        }
-        module.function("update_push_token", LuaSignature(
-            "Registers the device's token of a type with the platform (data: its bytes), or clears it (data = nil).",
-            parameters: ["options: { data: string?, type: \"apns\"|\"voip\" }"])) { call in
-            let options = try call.options(1, "options")
-            // A misspelt field must not read as `data = nil`, which clears the token.
-            if let unknown = options.unknownFields(known: ["data", "type"]).first {
-                throw call.argumentError(1, "options", "unknown field '\(unknown)'" + Suggestion.didYouMean(unknown, among: ["data", "type"])
-                                         + ": { data = token bytes or nil, type = 'apns' or 'voip' } expected")
-            }
-            let name = try options.string("type")
-            guard let name, let type = PushTokenType(rawValue: name) else {
-                throw call.argumentError(1, "options", "field 'type': " + PushTokenType.allCases.map { "'\($0.rawValue)'" }.joined(separator: " or ")
-                                         + " expected, got " + (name.map { "'\(TerminalText.escaped(String($0.prefix(40))))'" } ?? "nil"))
-            }
-            let data = try options.data("data")
-            let service = try SDKBindings.require(ccai.pushNotificationService, call)
-            if !bridge.started, let emitter = context.emitters[.push], let state = call.context.state {
-                bridge.started = true
-                EventBridge.forward(service.receivedPushes(), into: emitter, in: state) { push in
-                    (pushEvent, luaValue(push))
-                }
-            }
-            return try SDKBindings.sdk(call, { try await service.updatePushToken(data: data, type: type) }, push: { _, _ in })
-        }
-        module.function("handle_push_notification", LuaSignature(
-            "Hands over a notification the device received: true when it is the platform's (its ccai part), handled as its "
-                + "kind (an incoming call becomes ccai.call's incoming_call_event); false for any other payload.",
-            parameters: ["payload: table"], returns: ["boolean"])) { call in
-            let payload = try payload(call)
-            let service = try SDKBindings.require(ccai.pushNotificationService, call)
-            return try SDKBindings.sdk(call, { await service.handlePushNotification(payload) }, push: { handled, output in
-                output.push(.boolean(handled))
-            })
+        module.functions(rows) { call in
+            Device(service: try SDKBindings.require(context.sdk.pushNotificationService, call), context: context, bridge: bridge)
         }
         if let events = context.emitters[.push] { module.events(events) }
         return module
+    }
+
+    static func registerForPushNotifications(_ device: Device, _: NoArguments, _ call: LuaCall) throws -> LuaReturn {
+        let service = device.service
+        return try SDKBindings.sdk(call, { await service.registerForPushNotifications() }, push: { granted, output in
+            output.push(.boolean(granted))
+        })
+    }
+
+    static func updatePushToken(_ device: Device, _ token: PushTokenUpdate, _ call: LuaCall) throws -> LuaReturn {
+        let service = device.service
+        if !device.bridge.started, let emitter = device.context.emitters[.push], let state = call.context.state {
+            device.bridge.started = true
+            EventBridge.forward(service.receivedPushes(), into: emitter, in: state) { push in
+                (pushEvent, luaValue(push))
+            }
+        }
+        return try SDKBindings.sdk(call, { try await service.updatePushToken(data: token.data, type: token.type) }, push: { _, _ in })
+    }
+
+    static func handlePushNotification(_ device: Device, _ payload: ReceivedPayloadArgument, _ call: LuaCall) throws -> LuaReturn {
+        let service = device.service
+        return try SDKBindings.sdk(call, { await service.handlePushNotification(payload.fields) }, push: { handled, output in
+            output.push(.boolean(handled))
+        })
     }
 
     /// A push as scripts see it: `{ type = "apns"|"voip", payload = { ccai = { kind, chat_id?,
@@ -77,41 +81,64 @@ enum PushBindings {
         return .table(table)
     }
 
-    /// `ccai.set_in_background(b)` and `ccai.is_in_background()`: the app's lifecycle,
-    /// which the SDK watches on a phone (``CCAI/isInBackground``).
-    static func install(background ccai: CCAI, into module: inout LuaModule) {
-        module.function("set_in_background", LuaSignature(
-            "Puts the app in the background (true: its event stream closes, and once this returns an agent's message comes as "
-                + "a push) or back in the foreground (false: it reconnects from the last event it had; nothing is missed).",
-            parameters: ["in_background: boolean"])) { call in
-            let inBackground = try call.boolean(1, "in_background")
-            return try SDKBindings.sdk(call, { await ccai.setInBackground(inBackground) }, push: { _, _ in })
-        }
-        module.function("is_in_background", LuaSignature("Whether the app is in the background (ccai.set_in_background).",
-                                                         returns: ["boolean"])) { call in
-            call.returning(.boolean(ccai.isInBackground))
-        }
+    /// `ccai.set_in_background(b)`, `ccai.is_in_background()` and `ccai.handle_voip_push(payload)`:
+    /// the app's lifecycle, which the SDK watches on a phone (``CCAI/isInBackground``), and
+    /// PushKit's payloads, handed over.
+    static let appRows: [Binding<CCAI>] = [
+        Binding("set_in_background", "Puts the app in the background (true: its event stream closes, and once this returns an "
+                + "agent's message comes as a push) or back in the foreground (false: it reconnects from the last event it had; "
+                + "nothing is missed).", setInBackground),
+        Binding("is_in_background", "Whether the app is in the background (ccai.set_in_background).", isInBackground,
+                returns: [.model(Bool.self)]),
+        Binding("handle_voip_push", "Hands over a VoIP push the device received: true when it is the platform's callback of a "
+                + "scheduled call, told as ccai.call's incoming_call_event; false for any other payload.", handleVoIPPush,
+                returns: [.model(Bool.self)]),
+    ]
+
+    static func install(app ccai: CCAI, into module: inout LuaModule) {
+        module.functions(appRows) { _ in ccai }
     }
 
-    /// `ccai.handle_voip_push(payload)`: PushKit's payload, handed over; true when it was
-    /// the platform's callback.
-    static func handleVoIPPush(_ ccai: CCAI) -> (LuaSignature, LuaFunctionBody) {
-        (LuaSignature("Hands over a VoIP push the device received: true when it is the platform's callback of a scheduled "
-                      + "call, told as ccai.call's incoming_call_event; false for any other payload.",
-                      parameters: ["payload: table"], returns: ["boolean"]), { call in
-            let payload = try payload(call)
-            let service = try SDKBindings.require(ccai.pushNotificationService, call)
-            return try SDKBindings.sdk(call, { await service.handlePushNotification(payload) }, push: { handled, output in
-                output.push(.boolean(handled))
-            })
+    static func setInBackground(_ ccai: CCAI, _ argument: BackgroundArgument, _ call: LuaCall) throws -> LuaReturn {
+        try SDKBindings.sdk(call, { await ccai.setInBackground(argument.inBackground) }, push: { _, _ in })
+    }
+
+    static func isInBackground(_ ccai: CCAI, _: NoArguments, _ call: LuaCall) throws -> LuaReturn {
+        call.returning(.boolean(ccai.isInBackground))
+    }
+
+    static func handleVoIPPush(_ ccai: CCAI, _ payload: ReceivedPayloadArgument, _ call: LuaCall) throws -> LuaReturn {
+        let service = try SDKBindings.require(ccai.pushNotificationService, call)
+        return try SDKBindings.sdk(call, { await service.handlePushNotification(payload.fields) }, push: { handled, output in
+            output.push(.boolean(handled))
         })
     }
+}
 
-    private static func payload(_ call: LuaCall) throws -> [String: JSONValue] {
-        do {
-            return try LuaDecoder().decode([String: JSONValue].self, from: .table(try call.table(1, "payload")))
-        } catch let error as DecodingError {
-            throw call.argumentError(1, "payload", "a table of data expected (\(SDKBindings.describe(error)))")
-        }
+/// `ccai.push.update_push_token{ data = token bytes or nil, type = "apns"|"voip" }`: a
+/// misspelt field is refused, never read as `data = nil` (which clears the token).
+struct PushTokenUpdate: BindingArguments {
+    static let layout = ArgumentLayout.table("options")
+    var data: Data?
+    var type: PushTokenType
+}
+
+/// A push's payload, as the device received it: a table of data.
+struct ReceivedPayloadArgument: BindingArguments {
+    static let layout = ArgumentLayout.value("payload", optional: false)
+    var fields: [String: JSONValue]
+
+    init(from decoder: Decoder) throws {
+        fields = try decoder.singleValueContainer().decode([String: JSONValue].self)
+    }
+}
+
+/// `ccai.set_in_background(true)`.
+struct BackgroundArgument: BindingArguments {
+    static let layout = ArgumentLayout.value("in_background", optional: false)
+    var inBackground: Bool
+
+    init(from decoder: Decoder) throws {
+        inBackground = try decoder.singleValueContainer().decode(Bool.self)
     }
 }
