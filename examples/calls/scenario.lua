@@ -23,13 +23,14 @@ local joined = ccai.call.wait_for("participant_updated", { timeout = 10 })
 ccai.log.info("agent joined", { name = joined.participant.name })
 ccai.call.wait_for("call_received", { timeout = 10, match = function(c) return c.status == "connected" end })
 
-local busy, second = pcall(ccai.call.start_instant_call, { menu_id = 1, recording_permission = "granted" })
-assert(not busy and second.code == "conflict", "one call at a time")
-
--- The agent puts the caller on hold, then comes back.
+-- The agent puts the caller on hold, then comes back. (is_on_hold reads the call as it is
+-- now, so it is asked as soon as the hold is told, before anything else can take time.)
 ccai.call.wait_for("call_received", { timeout = 10, match = function(c) return c.status == "on_hold" end })
 assert(ccai.call.is_on_hold())
 ccai.call.wait_for("call_received", { timeout = 10, match = function(c) return c.status == "connected" end })
+
+local busy, second = pcall(ccai.call.start_instant_call, { menu_id = 1, recording_permission = "granted" })
+assert(not busy and second.code == "conflict", "one call at a time")
 
 -- The agent asks the caller to confirm who they are: the app answers the smart action
 -- (without a router, the functions act on the session in progress: here, the call).

@@ -112,7 +112,7 @@ extension LuaCall {
             throw argumentError(1, layout.name, "unknown field '\(first.field)'" + Suggestion.didYouMean(first.key, among: first.known)
                                 + " (known: " + first.known.sorted().joined(separator: ", ") + ")")
         }
-        if let problem = report.problems.first { throw argumentError(1, layout.name, Self.describe(problem)) }
+        if let problem = report.problems.first { throw decodingError(problem, layout) }
         guard let decoded = report.value else { throw argumentError(1, layout.name, "unexpected shape") }
         if let problem = decoded.problem() {
             let label = [layout.name, problem.field].compactMap { $0 }.joined(separator: ".")
@@ -121,14 +121,20 @@ extension LuaCall {
         return decoded
     }
 
-    /// A decoding error in the argument's terms: the field it is in, or what was wrong
-    /// with the argument itself.
-    private static func describe(_ error: DecodingError) -> String {
+    /// A decoding error in the argument's terms. In an options table a wrong value is named
+    /// by its field (`bad argument #1 'options.status' to ...`), as a failed check is; in a
+    /// model given as a value, the message names the field within it.
+    private func decodingError(_ error: DecodingError, _ layout: ArgumentLayout) -> LuaErrorValue {
         switch error {
         case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
-            return context.codingPath.isEmpty ? context.debugDescription : SDKBindings.describe(error)
+            guard !context.codingPath.isEmpty else { return argumentError(1, layout.name, context.debugDescription) }
+            guard layout.refusesUnknownFields, let name = layout.name else {
+                return argumentError(1, layout.name, SDKBindings.describe(error))
+            }
+            let field = context.codingPath.map { LuaKeyStrategy.snakeCased($0.stringValue) }.joined(separator: ".")
+            return argumentError(1, name + "." + field, context.debugDescription)
         default:
-            return SDKBindings.describe(error)
+            return argumentError(1, layout.name, SDKBindings.describe(error))
         }
     }
 

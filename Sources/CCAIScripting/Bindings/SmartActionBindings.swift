@@ -16,56 +16,49 @@ import LuaRuntime
 /// end)
 /// ```
 enum SmartActionBindings {
+    static let rows: [Binding<CCAI>] = [
+        Binding("notify_smart_action_received", "Tells the platform the app has the request (status received).",
+                notifySmartActionReceived),
+        Binding("update_smart_action_status", "Moves the action to received, finished (its result sent) or failed.",
+                updateSmartActionStatus),
+        Binding("send_smart_action_result", "Sends what a text, verification or screen-share action asks for, or the reason "
+                + "the end user declined.", sendSmartActionResult),
+        Binding("get_smart_actions", "The session's smart actions so far, oldest first.", getSmartActions,
+                returns: [.model([SmartAction].self)]),
+    ]
+
     static func module(_ context: SDKContext) -> LuaModule {
         let ccai = context.sdk
         var module = LuaModule(name: EventService.smartAction.module)
         if let events = context.emitters[.smartAction] { module.events(events) }
-        let routerParameter = "router: { id: integer, type: \"chat\"|\"call\" }?"
-        module.function("notify_smart_action_received", LuaSignature(
-            "Tells the platform the app has the request (status received).",
-            parameters: ["options: { \(routerParameter), smart_action_id: integer }"])) { call in
-            let (service, router, id) = try target(call, ccai)
-            return try SDKBindings.sdk(call, {
-                try await service.notifySmartActionReceived(router: router, smartActionId: id)
-            }, push: { _, _ in })
-        }
-        module.function("update_smart_action_status", LuaSignature(
-            "Moves the action to received, finished (its result sent) or failed.",
-            parameters: ["options: { \(routerParameter), smart_action_id: integer, status: \"received\"|\"finished\"|\"failed\" }"])) { call in
-            let (service, router, id) = try target(call, ccai)
-            let name = try call.options(1, "options").string("status")
-            guard let status = name.flatMap(SmartActionStatus.init(rawValue:)), status != .requested else {
-                throw call.argumentError(1, "options.status", "'received', 'finished' or 'failed' expected, got "
-                                            + (name.map { "'\($0)'" } ?? "nil"))
-            }
-            return try SDKBindings.sdk(call, {
-                try await service.updateSmartActionStatus(router: router, smartActionId: id, status: status)
-            }, push: { _, _ in })
-        }
-        module.function("send_smart_action_result", LuaSignature(
-            "Sends what a text, verification or screen-share action asks for, or the reason the end user declined.",
-            parameters: ["options: { \(routerParameter), smart_action_id: integer, result: { text: string?, verified: boolean?, screen_share: boolean?, decline_reason: string? } }"])) { call in
-            let (service, router, id) = try target(call, ccai)
-            let value = try call.options(1, "options").value("result")
-            guard value.tableValue != nil else { throw call.argumentError(1, "options.result", "a table { text = ... } expected") }
-            let result: SmartActionResult
-            do {
-                result = try LuaDecoder().decode(SmartActionResult.self, from: value)
-            } catch let error as DecodingError {
-                throw call.argumentError(1, "options.result", SDKBindings.describe(error))
-            }
-            return try SDKBindings.sdk(call, {
-                try await service.sendSmartActionResult(router: router, smartActionId: id, result: result)
-            }, push: { _, _ in })
-        }
-        module.function("get_smart_actions", LuaSignature("The session's smart actions so far, oldest first.",
-                                                          parameters: ["options?: { \(routerParameter) }"],
-                                                          returns: ["ccai.SmartAction[]"])) { call in
-            let service = try SDKBindings.require(ccai.smartActionService, call)
-            let router = try self.router(call, ccai)
-            return try SDKBindings.sdk(call) { try await service.getSmartActions(router: router) }
-        }
+        module.functions(rows) { _ in ccai }
         return module
+    }
+
+    static func notifySmartActionReceived(_ ccai: CCAI, _ options: SmartActionTarget, _ call: LuaCall) throws -> LuaReturn {
+        let (service, router) = try session(options.router, ccai, call)
+        return try SDKBindings.sdk(call, {
+            try await service.notifySmartActionReceived(router: router, smartActionId: options.smartActionId)
+        }, push: { _, _ in })
+    }
+
+    static func updateSmartActionStatus(_ ccai: CCAI, _ options: SmartActionStatusUpdate, _ call: LuaCall) throws -> LuaReturn {
+        let (service, router) = try session(options.router, ccai, call)
+        return try SDKBindings.sdk(call, {
+            try await service.updateSmartActionStatus(router: router, smartActionId: options.smartActionId, status: options.status)
+        }, push: { _, _ in })
+    }
+
+    static func sendSmartActionResult(_ ccai: CCAI, _ options: SmartActionResultRequest, _ call: LuaCall) throws -> LuaReturn {
+        let (service, router) = try session(options.router, ccai, call)
+        return try SDKBindings.sdk(call, {
+            try await service.sendSmartActionResult(router: router, smartActionId: options.smartActionId, result: options.result)
+        }, push: { _, _ in })
+    }
+
+    static func getSmartActions(_ ccai: CCAI, _ options: SmartActionSession, _ call: LuaCall) throws -> LuaReturn {
+        let (service, router) = try session(options.router, ccai, call)
+        return try SDKBindings.sdk(call) { try await service.getSmartActions(router: router) }
     }
 
     /// Emits the requests of the state's chats and calls as `requested` and lets the
@@ -82,32 +75,54 @@ enum SmartActionBindings {
         if let plugins = context.plugins { SmartActionResponder(context: context, plugins: plugins).answerRequests(while: state) }
     }
 
-    /// The service, the router and `smart_action_id` of a call's options.
-    private static func target(_ call: LuaCall, _ ccai: CCAI) throws -> (SmartActionService, CommunicationRouter, Int) {
+    /// The service, and the session: `router`, or the one in progress: the current chat,
+    /// else the current call, else the chat that ended last.
+    private static func session(_ router: CommunicationRouter?, _ ccai: CCAI, _ call: LuaCall) throws
+        -> (SmartActionService, CommunicationRouter)
+    {
         let service = try SDKBindings.require(ccai.smartActionService, call)
-        guard let id = try call.options(1, "options").integer("smart_action_id") else {
-            throw call.argumentError(1, "options.smart_action_id", "an integer expected")
+        if let router { return (service, router) }
+        let chat = ccai.chatService?.currentChat
+        if let chat, chat.isInProgress { return (service, CommunicationRouter(id: chat.id, type: .chat)) }
+        if let current = ccai.callService?.currentCall, current.isInProgress {
+            return (service, CommunicationRouter(id: current.id, type: .call))
         }
-        return (service, try router(call, ccai), Int(id))
+        guard let chat else {
+            throw call.argumentError(1, "options.router", "{ id = ..., type = \"chat\"|\"call\" } expected (there is no current chat or call)")
+        }
+        return (service, CommunicationRouter(id: chat.id, type: .chat))
     }
+}
 
-    /// `options.router`, or the session in progress: the current chat, else the current
-    /// call, else the chat that ended last.
-    private static func router(_ call: LuaCall, _ ccai: CCAI) throws -> CommunicationRouter {
-        let value = try call.options(1, "options").value("router")
-        if value.isNil {
-            let chat = ccai.chatService?.currentChat
-            if let chat, chat.isInProgress { return CommunicationRouter(id: chat.id, type: .chat) }
-            if let current = ccai.callService?.currentCall, current.isInProgress { return CommunicationRouter(id: current.id, type: .call) }
-            guard let chat else {
-                throw call.argumentError(1, "options.router", "{ id = ..., type = \"chat\"|\"call\" } expected (there is no current chat or call)")
-            }
-            return CommunicationRouter(id: chat.id, type: .chat)
-        }
-        do {
-            return try LuaDecoder().decode(CommunicationRouter.self, from: value)
-        } catch let error as DecodingError {
-            throw call.argumentError(1, "options.router", "{ id = ..., type = \"chat\"|\"call\" } expected: \(SDKBindings.describe(error))")
-        }
+/// The session whose smart actions are meant: `router`, or the one in progress.
+struct SmartActionSession: BindingArguments {
+    static let layout = ArgumentLayout.table("options")
+    var router: CommunicationRouter?
+}
+
+/// One smart action of a session.
+struct SmartActionTarget: BindingArguments {
+    static let layout = ArgumentLayout.table("options")
+    var router: CommunicationRouter?
+    var smartActionId: Int
+}
+
+/// `update_smart_action_status`'s options: a status the app may set (not `requested`).
+struct SmartActionStatusUpdate: BindingArguments {
+    static let layout = ArgumentLayout.table("options")
+    var router: CommunicationRouter?
+    var smartActionId: Int
+    var status: SmartActionStatus
+
+    func problem() -> ArgumentProblem? {
+        status == .requested ? ArgumentProblem("status", "'received', 'finished' or 'failed' expected, got 'requested'") : nil
     }
+}
+
+/// `send_smart_action_result`'s options: what the action asked for.
+struct SmartActionResultRequest: BindingArguments {
+    static let layout = ArgumentLayout.table("options")
+    var router: CommunicationRouter?
+    var smartActionId: Int
+    var result: SmartActionResult
 }
