@@ -78,7 +78,7 @@ let package = Package(
             name: "SystemLibrariesTests",
             dependencies: ["CCurl", "CSSL", "CMicroHTTPD", "CSQLite", "CLua"]
         ),
-        .testTarget(name: "CLITests", dependencies: ["CCAIScripting", "CCAIKit", "CCAIWire", "TestSupport", "CPangoCairo"]),
+        .testTarget(name: "CLITests", dependencies: ["ccai", "CCAIScripting", "CCAIKit", "CCAIWire", "TestSupport", "CPangoCairo"]),
     ],
     swiftLanguageModes: [.v5]
 )

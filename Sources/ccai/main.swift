@@ -1,61 +1,38 @@
 import CCAIWire
 import Foundation
 
-/// Entry point: dispatches to a command and exits with its status.
-func main(_ arguments: [String]) async -> Int32 {
-    guard let command = arguments.first else {
+/// Entry point: runs the command `arguments` name; what goes wrong is rendered in one
+/// place (``ErrorReport``), which also gives the exit status.
+func main(_ arguments: [String]) async -> ExitStatus {
+    guard let name = arguments.first else {
         print(HelpCommand.overview)
-        return 2
+        return .usage
     }
     do {
         // `ccai run -h`, `ccai sandbox serve --help`: the command's own help.
-        if command != "help", arguments.dropFirst().contains(where: { $0 == "-h" || $0 == "--help" }),
-            let text = HelpCommand.text(for: command)
+        if name != "help", arguments.dropFirst().contains(where: { $0 == "-h" || $0 == "--help" }),
+            let text = HelpCommand.text(for: name)
         {
             print(text)
-            return 0
+            return .success
         }
-        switch command {
-        case "run":
-            return try await RunCommand(arguments: Array(arguments.dropFirst())).execute()
-        case "sandbox":
-            if arguments.dropFirst().first == "check" {
-                return try await SandboxCheckCommand(arguments: Array(arguments.dropFirst(2))).execute()
-            }
-            if arguments.dropFirst().first == "show" {
-                return try await SandboxShowCommand(arguments: Array(arguments.dropFirst(2))).execute()
-            }
-            return try await SandboxCommand(arguments: Array(arguments.dropFirst())).execute()
-        case "plugins":
-            return try await PluginsCommand(arguments: Array(arguments.dropFirst())).execute()
-        case "types":
-            return try TypesCommand(arguments: Array(arguments.dropFirst())).execute()
-        case "reference":
-            return try ReferenceCommand(arguments: Array(arguments.dropFirst())).execute()
-        case "report":
-            return try ReportCommand(arguments: Array(arguments.dropFirst())).execute()
-        case "jwt":
-            return try JWTCommand(arguments: Array(arguments.dropFirst())).execute()
+        switch name {
         case "help", "-h", "--help":
-            let topic = command == "help" ? arguments.dropFirst().first : nil
+            let topic = name == "help" ? arguments.dropFirst().first : nil
             guard let text = HelpCommand.text(for: topic) else {
-                throw UsageError(message: "unknown command '\(topic ?? "")'")
+                throw UsageError(message: "unknown command '\(topic ?? "")'"
+                                 + Suggestion.didYouMean(topic ?? "", among: CommandTable.topicNames))
             }
             print(text)
-            return 0
+            return .success
         case "--version", "version":
             print(HelpCommand.versionText)
-            return 0
+            return .success
         default:
-            throw UsageError(message: "unknown command '\(command)'")
+            return try await CommandTable.command(for: arguments).execute()
         }
-    } catch let error as UsageError {
-        printError("error: \(error.message)")
-        printError("Run 'ccai help\(error.command.map { " " + $0 } ?? "")' for usage.")
-        return 2
     } catch {
-        printError(error)
-        return 1
+        return ErrorReport.render(error)
     }
 }
 
@@ -64,7 +41,6 @@ CryptoLibrary.prepare()
 let arguments = Array(CommandLine.arguments.dropFirst())
 // Before the first await: in virtual time every asynchronous job runs on the simulation.
 do { try VirtualTimeSetup.prepare(arguments) } catch {
-    printError(error)
-    exit(1)
+    exit(ErrorReport.render(error).rawValue)
 }
-exit(await main(arguments))
+exit(await main(arguments).rawValue)

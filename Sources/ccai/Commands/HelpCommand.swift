@@ -1,46 +1,45 @@
 import LuaRuntime
 
-/// `ccai help [COMMAND]` and `ccai --version`.
+/// `ccai help [COMMAND]` and `ccai --version`: the overview lists every command of
+/// ``CommandTable`` from its declaration.
 enum HelpCommand {
     static let version = "0.1.0"
 
-    static let overview = """
-        ccai: a scripting host for Contact Center AI Platform automation (Lua 5.4).
+    /// `ccai help` itself, as the command list shows it.
+    static let spec = CommandSpec(["help"], arguments: "[COMMAND]", abstract: "show help for ccai or for one command")
 
-        Usage: ccai COMMAND [options]
+    /// The options `ccai` takes without a command.
+    static let options = [
+        OptionSpec("--version", help: "print the version"),
+        OptionSpec("--help", aliases: ["-h"], help: "show this help"),
+    ]
 
-        Commands:
-          run SCRIPT        run a Lua script in the sandboxed runtime
-          sandbox serve     serve the platform emulator over HTTP
-          sandbox check     validate sandbox configurations and compile their agent scripts
-          plugins check     load and validate plugins
-          report merge      merge the summaries of a run's segments into one
-          jwt sign          sign an end-user JWT with a company secret
-          types --out DIR   write LuaLS stubs, .luarc.json and luacheck settings
-          reference --out DIR  write the Markdown reference generated from the code
-          help [COMMAND]    show help for ccai or for one command
+    static var overview: String {
+        let commands = CommandTable.topics.joined().map { $0.spec } + [spec]
+        let rows = commands.map { command in
+            (label: ([command.name, command.arguments] + command.options.filter(\.isRequired).map(\.synopsis))
+                .filter { !$0.isEmpty }.joined(separator: " "), help: command.abstract)
+        }
+        return """
+            ccai: a scripting host for Contact Center AI Platform automation (Lua 5.4).
 
-        Options:
-          --version         print the version
-          -h, --help        show this help
+            Usage: ccai COMMAND [options]
 
-        Run 'ccai help run' for the options of a command.
-        """
+            Commands:
+            \(HelpText.rows(rows))
+
+            Options:
+            \(HelpText.rows(options.flatMap(HelpText.rows(of:))))
+
+            Run 'ccai help run' for the options of a command.
+            """
+    }
 
     static var versionText: String { "ccai \(version) (\(LuaState.luaRelease))" }
 
-    /// The help text of `command`, or nil when there is no such command.
-    static func text(for command: String?) -> String? {
-        switch command {
-        case nil, "help": return overview
-        case "run": return RunCommand.help
-        case "jwt": return JWTCommand.help
-        case "sandbox": return SandboxCommand.help
-        case "plugins": return PluginsCommand.help
-        case "report": return ReportCommand.help
-        case "types": return TypesCommand.help
-        case "reference": return ReferenceCommand.help
-        default: return nil
-        }
+    /// The help text of `topic` (nil or `help`: the overview), or nil when there is no such command.
+    static func text(for topic: String?) -> String? {
+        guard let topic, topic != "help" else { return overview }
+        return CommandTable.help(for: topic)
     }
 }

@@ -3,40 +3,25 @@ import CCAIWire
 import Foundation
 
 /// `ccai plugins check DIR...`: loads every plugin and reports; non-zero on any error.
-struct PluginsCommand {
-    static let help = """
-        Usage: ccai plugins check DIR|FILE...
-
-        Loads every plugin of the folders (a *.lua file, or a folder with an init.lua, that
-        returns a spec with at least a name), or the plugin files given, runs their on_load
-        against the embedded sandbox, and prints one line per plugin. Exit status: 0 when
-        all load, 1 otherwise, 2 on usage errors.
-        """
+struct PluginsCommand: Command {
+    static let spec = CommandSpec(
+        ["plugins", "check"], arguments: "DIR|FILE...", abstract: "load and validate plugins",
+        discussion: """
+            Loads every plugin of the folders (a *.lua file, or a folder with an init.lua, that
+            returns a spec with at least a name), or the plugin files given, runs their on_load
+            against the embedded sandbox, and prints one line per plugin.
+            """,
+        epilogue: "Exit status: 0 when all load, 1 otherwise, 2 on usage errors.")
 
     var directories: [String]
 
-    init(arguments: [String]) throws {
-        guard arguments.first == "check" else {
-            throw UsageError(message: arguments.first.map { "unknown plugins command '\($0)'" }
-                                 ?? "plugins needs a command: check", command: "plugins")
-        }
-        directories = Array(arguments.dropFirst())
-        if let option = directories.first(where: { $0.hasPrefix("-") }) {
-            throw UsageError(message: "unknown option '\(option)' for 'ccai plugins'", command: "plugins")
-        }
-        guard !directories.isEmpty else {
-            throw UsageError(message: "plugins check needs at least one folder", command: "plugins")
-        }
+    init(_ arguments: ParsedArguments) throws {
+        directories = arguments.positionals
+        guard !directories.isEmpty else { throw Self.spec.usageError("plugins check needs at least one folder") }
     }
 
-    func execute() async -> Int32 {
-        let session: PlatformConnection.Session
-        do {
-            session = try await PlatformConnection().open(identity: EndUser(identifier: "plugins-check"))
-        } catch {
-            printError(error)
-            return 1
-        }
+    func execute() async throws -> ExitStatus {
+        let session = try await PlatformConnection().open(identity: EndUser(identifier: "plugins-check"))
         let runner = ScriptRunner(logger: StreamLogger(minimumLevel: .warn), sdk: session.sdk)
         let host = PluginHost(directories: directories, runner: runner, logsLoadFailures: false)
         let plugins = await host.load()
@@ -53,6 +38,6 @@ struct PluginsCommand {
         }
         let failed = plugins.filter { $0.state != "loaded" }.count
         print("\(plugins.count - failed) loaded, \(failed) failed")
-        return failed == 0 ? 0 : 1
+        return failed == 0 ? .success : .failure
     }
 }

@@ -4,77 +4,55 @@ import Foundation
 
 /// `ccai report merge FILE...`: the summaries of a run's segments (`ccai run --segment
 /// I/N --summary-out FILE`) as one, with its thresholds evaluated again on the whole.
-struct ReportCommand {
-    static let help = """
-        Usage: ccai report merge FILE... [--summary-out FILE] [--out junit=FILE] [--partial] [--quiet]
+struct ReportCommand: Command {
+    static let summaryOut = OptionSpec("--summary-out", value: "FILE", help: "write the merged summary (which can be merged again)")
+    static let out = OptionSpec("--out", value: "junit=FILE", help: "write the merged thresholds and checks as JUnit XML")
+    static let partialOption = OptionSpec("--partial", help: "merge though segments are missing (a warning names them)")
+    static let quietOption = OptionSpec("--quiet", aliases: ["-q"], help: "print nothing but errors")
 
-        Merges the summaries that `ccai run --segment I/N --summary-out FILE` wrote, one
-        per segment of a run (the processes or Kubernetes pods that ran it), into the
-        summary of the whole run: counts add up, rates are recomputed from the merged
-        counts, and trends merge their digests, so percentiles are those of all the
-        samples (within 1%), not averages of the segments' percentiles. The run lasted
-        as long as its longest segment, and its VUs (the vus gauge) are the segments'
-        added up. The thresholds, which every summary carries, are evaluated again on
-        the merged figures and the summary is printed as `ccai run` prints it. A
-        missing segment (1/3 and 2/3 without 3/3) is an error unless --partial; a
-        segment given twice, or a summary of another scenario (other thresholds), is
-        refused.
+    static let spec = CommandSpec(
+        ["report", "merge"], arguments: "FILE...", abstract: "merge the summaries of a run's segments into one",
+        discussion: """
+            Merges the summaries that `ccai run --segment I/N --summary-out FILE` wrote, one
+            per segment of a run (the processes or Kubernetes pods that ran it), into the
+            summary of the whole run: counts add up, rates are recomputed from the merged
+            counts, and trends merge their digests, so percentiles are those of all the
+            samples (within 1%), not averages of the segments' percentiles. The run lasted
+            as long as its longest segment, and its VUs (the vus gauge) are the segments'
+            added up. The thresholds, which every summary carries, are evaluated again on
+            the merged figures and the summary is printed as `ccai run` prints it. A
+            missing segment (1/3 and 2/3 without 3/3) is an error unless --partial; a
+            segment given twice, or a summary of another scenario (other thresholds), is
+            refused.
+            """,
+        options: [summaryOut, out, partialOption, quietOption],
+        epilogue: """
+            Exit status: 0 every threshold held, 99 a threshold failed (or one aborted a
+            segment), 1 a summary cannot be read or merged or segments are missing, 2
+            usage error.
+            """)
 
-        Options:
-          --summary-out FILE   write the merged summary (which can be merged again)
-          --out junit=FILE     write the merged thresholds and checks as JUnit XML
-          --partial            merge though segments are missing (a warning names them)
-          --quiet              print nothing but errors
-
-        Exit status: 0 every threshold held, 99 a threshold failed (or one aborted a
-        segment), 1 a summary cannot be read or merged or segments are missing, 2
-        usage error.
-        """
-
-    var files: [String] = []
+    var files: [String]
     var outputs = RunOutputs()
-    var quiet = false
+    var quiet: Bool
     /// `--partial`: merge the summaries there are, though segments are missing.
-    var partial = false
+    var partial: Bool
 
-    init(arguments: [String]) throws {
-        guard arguments.first == "merge" else {
-            throw UsageError(message: arguments.first.map { "unknown report command '\($0)': the one there is, is merge" }
-                             ?? "report needs a command: merge", command: "report")
-        }
-        var reader = ArgumentReader(Array(arguments.dropFirst()), command: "report")
-        while let token = reader.next() {
-            switch token {
-            case .positional(let file):
-                files.append(file)
-            case .option("--summary-out"):
-                outputs.summary = try RunOutputs.path(try reader.value(for: "--summary-out"), for: "--summary-out")
-            case .option("--out"):
-                try outputs.add(try reader.value(for: "--out"), allowing: ["junit"])
-            case .option("--quiet"), .option("-q"):
-                quiet = true
-            case .option("--partial"):
-                partial = true
-            case .option(let option):
-                throw reader.unknown(option)
-            }
-        }
-        guard !files.isEmpty else { throw UsageError(message: "report merge needs the summary files to merge", command: "report") }
+    init(_ arguments: ParsedArguments) throws {
+        files = arguments.positionals
+        outputs.summary = try arguments.last(Self.summaryOut) { try RunOutputs.path($0, for: Self.summaryOut.name) }
+        for value in arguments.values(Self.out) { try outputs.add(value, allowing: ["junit"]) }
+        quiet = arguments.has(Self.quietOption)
+        partial = arguments.has(Self.partialOption)
+        guard !files.isEmpty else { throw Self.spec.usageError("report merge needs the summary files to merge") }
         guard files.count <= ScenarioReport.maximumFiles else {
-            throw UsageError(message: "report merge takes at most \(ScenarioReport.maximumFiles) files", command: "report")
+            throw Self.spec.usageError("report merge takes at most \(ScenarioReport.maximumFiles) files")
         }
     }
 
-    func execute() -> Int32 {
-        let merged: ScenarioReport, snapshot: ScenarioMetrics.Snapshot, options: ScenarioOptions
-        do {
-            merged = try ScenarioReport.merge(try files.map(ScenarioReport.read), sources: files)
-            snapshot = try merged.snapshot()
-            options = try merged.options()
-        } catch {
-            printError("error: \(error)")
-            return 1
-        }
+    func execute() throws -> ExitStatus {
+        let merged = try ScenarioReport.merge(try files.map(ScenarioReport.read), sources: files)
+        let snapshot = try merged.snapshot(), options = try merged.options()
         let abortedBy = merged.abortingThreshold()
         if !quiet {
             let summary = ScenarioSummary.text(snapshot, options: options, elapsed: merged.elapsedSeconds, abortedBy: abortedBy)
@@ -83,23 +61,18 @@ struct ReportCommand {
         let missing = merged.missingSegments
         if !missing.isEmpty {
             guard partial else {
-                printError("error: segments \(missing.joined(separator: ", ")) are not in the merge: give every segment's "
-                           + "summary, or --partial to merge those there are")
-                return 1
+                throw CommandFailure("segments \(missing.joined(separator: ", ")) are not in the merge: give every segment's "
+                                     + "summary, or --partial to merge those there are")
             }
             printError("warning: segments \(missing.joined(separator: ", ")) are not in the merge (--partial)")
         }
-        var status: Int32 = 0
-        for problem in outputs.write(merged) {
-            printError("error: \(problem)")
-            status = 1
-        }
+        let problems = outputs.write(merged)
         let failed = ScenarioSummary.failedThresholds(snapshot, options: options, elapsed: merged.elapsedSeconds)
-        if !failed.isEmpty || abortedBy != nil {
-            printError("error: thresholds failed: " + (failed.isEmpty ? [abortedBy!] : failed)
-                .map { "\($0.metric): \($0.source)" }.joined(separator: ", "))
-            return status == 0 ? RunCommand.thresholdsFailedStatus : status
+        let thresholds = ThresholdFailure(failed: failed, abortedBy: abortedBy)
+        guard problems.isEmpty, thresholds == nil else {
+            throw CommandFailure(messages: problems + [thresholds?.message].compactMap { $0 },
+                                 status: problems.isEmpty ? .thresholdsFailed : .failure)
         }
-        return status
+        return .success
     }
 }

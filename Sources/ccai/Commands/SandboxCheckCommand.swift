@@ -5,18 +5,23 @@ import Foundation
 /// `ccai sandbox check CONFIG...`: loads each sandbox configuration as `sandbox serve`
 /// would (validation, agent scripts read and compiled) and says what is wrong, without
 /// serving.
-struct SandboxCheckCommand {
+struct SandboxCheckCommand: Command {
+    static let spec = CommandSpec(
+        ["sandbox", "check"], arguments: "CONFIG.lua...",
+        abstract: "validate sandbox configurations and compile their agent scripts",
+        discussion: """
+            loads each configuration as serve would (validation, agent scripts read and
+            compiled) and prints one line per file; exit status 1 when one fails.
+            """)
+
     var files: [String]
 
-    init(arguments: [String]) throws {
-        files = arguments
-        if let option = files.first(where: { $0.hasPrefix("-") }) {
-            throw UsageError(message: "unknown option '\(option)' for 'ccai sandbox check'", command: "sandbox")
-        }
-        guard !files.isEmpty else { throw UsageError(message: "sandbox check needs a configuration file", command: "sandbox") }
+    init(_ arguments: ParsedArguments) throws {
+        files = arguments.positionals
+        guard !files.isEmpty else { throw Self.spec.usageError("sandbox check needs a configuration file") }
     }
 
-    func execute() async -> Int32 {
+    func execute() async -> ExitStatus {
         var failed = 0
         for file in files {
             do {
@@ -35,6 +40,6 @@ struct SandboxCheckCommand {
                 print("FAIL  \(file): " + ErrorText.sentence(error))
             }
         }
-        return failed == 0 ? 0 : 1
+        return failed == 0 ? .success : .failure
     }
 }

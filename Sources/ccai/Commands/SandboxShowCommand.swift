@@ -4,29 +4,29 @@ import Foundation
 /// `ccai sandbox show [CONFIG]`: the effective configuration as a tree (the built-in
 /// company without a file): menus with their ids and channels, hours, agents and what
 /// each does, virtual agents, surveys, forms and post-session rules.
-struct SandboxShowCommand {
+struct SandboxShowCommand: Command {
+    static let spec = CommandSpec(
+        ["sandbox", "show"], arguments: "[CONFIG.lua]", abstract: "print the effective sandbox configuration as a tree",
+        discussion: """
+            prints the effective configuration as a tree (the built-in company without
+            a file): the company, hours, menus with their ids, channels and rules, agents and
+            what each does, virtual agents, surveys and forms.
+            """)
+
     var file: String?
 
-    init(arguments: [String]) throws {
-        if let option = arguments.first(where: { $0.hasPrefix("-") }) {
-            throw UsageError(message: "unknown option '\(option)' for 'ccai sandbox show'", command: "sandbox")
+    init(_ arguments: ParsedArguments) throws {
+        guard arguments.positionals.count <= 1 else { throw Self.spec.usageError("sandbox show takes one configuration file") }
+        file = arguments.positionals.first
+        if let file, !FileManager.default.isReadableFile(atPath: file) {
+            throw Self.spec.usageError("cannot read the sandbox configuration '\(file)'")
         }
-        guard arguments.count <= 1 else { throw UsageError(message: "sandbox show takes one configuration file", command: "sandbox") }
-        if let file = arguments.first, !FileManager.default.isReadableFile(atPath: file) {
-            throw UsageError(message: "cannot read the sandbox configuration '\(file)'", command: "sandbox")
-        }
-        file = arguments.first
     }
 
-    func execute() async -> Int32 {
-        do {
-            var configuration = SandboxConfiguration.builtIn
-            if let file { configuration = try await SandboxConfiguration.load(file: file) }
-            print(ConfigurationOutline.text(configuration), terminator: "")
-            return 0
-        } catch {
-            printError(error)
-            return 1
-        }
+    func execute() async throws -> ExitStatus {
+        var configuration = SandboxConfiguration.builtIn
+        if let file { configuration = try await SandboxConfiguration.load(file: file) }
+        print(ConfigurationOutline.text(configuration), terminator: "")
+        return .success
     }
 }

@@ -19,12 +19,12 @@ struct RunOutputs {
     mutating func add(_ value: String, allowing kinds: [String] = Self.kinds) throws {
         guard let equals = value.firstIndex(of: "="), kinds.contains(String(value[..<equals])) else {
             throw UsageError(message: "--out expects KIND=FILE with KIND one of \(kinds.joined(separator: ", ")), got '\(value)'",
-                             command: "run")
+                             command: RunCommand.spec.topic)
         }
         let kind = String(value[..<equals])
         let path = try Self.path(String(value[value.index(after: equals)...]), for: "--out \(kind)")
         guard [json, junit, html][Self.kinds.firstIndex(of: kind)!] == nil else {
-            throw UsageError(message: "--out \(kind)= is given twice: one file each", command: "run")
+            throw UsageError(message: "--out \(kind)= is given twice: one file each", command: RunCommand.spec.topic)
         }
         switch kind {
         case "json": json = path
@@ -35,11 +35,11 @@ struct RunOutputs {
 
     /// A file path for `option`: not empty, in a folder that exists.
     static func path(_ path: String, for option: String) throws -> String {
-        guard !path.isEmpty else { throw UsageError(message: "\(option) needs a file name", command: "run") }
+        guard !path.isEmpty else { throw UsageError(message: "\(option) needs a file name", command: RunCommand.spec.topic) }
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
-            throw UsageError(message: "\(option): there is no folder '\(folder)' for '\(path)'", command: "run")
+            throw UsageError(message: "\(option): there is no folder '\(folder)' for '\(path)'", command: RunCommand.spec.topic)
         }
         return path
     }

@@ -12,8 +12,8 @@ enum VirtualTimeSetup {
     /// Installs the simulation when `arguments` (the command line after `ccai`) are a
     /// valid `run --virtual-time`; a run with bad arguments is left to report them.
     static func prepare(_ arguments: [String]) throws {
-        guard arguments.first == "run", let command = try? RunCommand(arguments: Array(arguments.dropFirst())),
-            command.virtualTime
+        guard arguments.first == "run", let command = try? RunCommand.parse(Array(arguments.dropFirst())),
+            command.options.virtualTime
         else { return }
         if ProcessInfo.processInfo.environment[hashingVariable] != "1" { try restart(with: Array(arguments.dropFirst())) }
         _ = try VirtualTime.install()

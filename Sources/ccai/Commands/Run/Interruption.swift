@@ -24,7 +24,7 @@ final class Interruption: @unchecked Sendable {
 
     /// The exit status the run ends with: 130 after Ctrl-C, 143 after SIGTERM; nil when
     /// no signal came.
-    var exitStatus: Int32? { lock.withLock { received.map { 128 + $0 } } }
+    var exitStatus: ExitStatus? { lock.withLock { received.map(ExitStatus.signalled) } }
 
     /// Stops listening; the signals' default actions are back.
     func cancel() {

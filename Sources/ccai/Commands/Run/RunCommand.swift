@@ -1,0 +1,70 @@
+import CCAIScripting
+import Foundation
+import Timekeeping
+
+/// `ccai run SCRIPT [options]`: runs a Lua script in the sandboxed runtime. Its options
+/// are declared in ``RunOptions``, its platform, plugins and runners wired in
+/// ``RunWiring``, and what it shows at the end is ``RunResults``.
+struct RunCommand: Command {
+    var options: RunOptions.Values
+
+    init(_ arguments: ParsedArguments) throws {
+        options = try RunOptions.values(of: arguments)
+    }
+
+    /// Runs the script or scenario; returns the exit status.
+    func execute() async throws -> ExitStatus {
+        let wiring = try await RunWiring.start(options)
+        let runClock: any Clock = wiring.platform.simulation?.clock ?? SystemClock()
+        var scenario = wiring.scenario(clock: runClock)
+        let jsonLines: JSONLinesOutput?
+        do {
+            jsonLines = try options.outputs.json.map { try JSONLinesOutput(path: $0) }
+        } catch {
+            await wiring.stop()
+            throw CommandFailure("\(error)")
+        }
+        if let jsonLines {
+            scenario.metrics.streamSamples(to: jsonLines.write)
+            scenario.onOptions = { jsonLines.describe($0.thresholds) }
+        }
+        let started = runClock.now()
+        let stoppable = scenario
+        let interruption = Interruption { _ in stoppable.interrupt() }
+        let progress = ProgressLine()
+        if !options.quiet { progress.start { stoppable.progress() } }
+        var results = RunResults()
+        var status = ExitStatus.success
+        do {
+            let outcome: ScenarioRunner.Outcome
+            do { outcome = try await scenario.run() } catch ScenarioRunner.Failure.restart(let missing) {
+                progress.stop()
+                interruption.cancel()
+                try VirtualTimeSetup.restart(with: missing + options.commandLine)
+                return .failure
+            }
+            progress.stop()
+            results = RunResults.report(outcome, of: scenario, options: options, platform: wiring.platform,
+                                        elapsed: runClock.now().timeIntervalSince(started), jsonLines: jsonLines,
+                                        interrupted: interruption.exitStatus != nil)
+        } catch {
+            status = ErrorReport.render(error)
+            if let failure = ErrorReport.failureMessage(error) { RunResults.writeJUnitError(failure, options: options) }
+        }
+        progress.stop()
+        // A run that did not get through writes no samples file: an earlier one stays.
+        jsonLines?.abandon()
+        for line in wiring.logger.repeats() { printError(line) }
+        if interruption.exitStatus != nil || scenario.timedOut { await wiring.sessions.endOpenChats() }
+        interruption.cancel()
+        await wiring.stop()
+        if let signalled = interruption.exitStatus {
+            printError("interrupted: the summary above is of what ran; chats still open were ended")
+            return signalled
+        }
+        if scenario.timedOut {
+            throw CommandFailure("the run timed out (--timeout or options.timeout): its VUs were stopped and their open chats ended")
+        }
+        return results.status(status)
+    }
+}

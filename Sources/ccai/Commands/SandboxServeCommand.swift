@@ -1,0 +1,121 @@
+import CCAISandbox
+import Foundation
+
+/// `ccai sandbox serve`: runs the platform emulator as a server until interrupted.
+struct SandboxServeCommand: Command {
+    static let config = OptionSpec("--config", value: "FILE", help: "a sandbox configuration (a Lua file returning a "
+                                   + "table); default: the built-in company (key dev-key, secret dev-secret)")
+    static let listen = OptionSpec("--listen", value: "HOST:PORT", help: "where to listen (default: 127.0.0.1:8787; port 0 picks one)")
+    static let data = OptionSpec("--data", value: "DIR", help: "keep the sandbox's state in DIR (SQLite); without it the "
+                                 + "state lives in memory and is gone at exit. DIR belongs to the company that first used it: "
+                                 + "another company key is refused (exit 1)")
+    static let adminTokenFileOption = OptionSpec("--admin-token-file", value: "FILE", help: "the admin token: the file's "
+                                                 + "one line (printable ASCII, at most 4096 bytes)")
+
+    static let spec = CommandSpec(
+        ["sandbox", "serve"], abstract: "serve the platform emulator over HTTP",
+        discussion: """
+            serves the platform emulator over HTTP until interrupted (Ctrl-C or
+            SIGTERM), then lets requests in progress finish. Prints its base URL on standard
+            output. Agent scripts are read and compiled at start: a syntax error stops it.
+            With --data, a restart resumes what the last run left under way: chats in progress
+            go back to their queues and agents take them again, and post-session virtual
+            agents talk again; the apps keep their chats.
+            The bearer token of GET /admin/ratings is --admin-token-file's, else the
+            configuration's admin_token, else, with --data, the one kept in DIR/admin-token
+            (made at the first run, mode 0600), else one made up for this run; a token made
+            on this run is printed on standard error.
+            """,
+        options: [config, listen, data, adminTokenFileOption])
+
+    var configurationFile: String?
+    var host = "127.0.0.1"
+    var port: UInt16 = 8787
+    var dataDirectory: String?
+    var adminTokenFile: String?
+
+    init(_ arguments: ParsedArguments) throws {
+        if let value = arguments.positionals.first { throw Self.spec.usageError("unexpected argument '\(value)'") }
+        configurationFile = try arguments.last(Self.config) { file in
+            guard FileManager.default.isReadableFile(atPath: file) else {
+                throw Self.spec.usageError("--config: cannot read the sandbox configuration '\(file)'")
+            }
+            return file
+        }
+        if let (host, port) = try arguments.last(Self.listen, Self.address) {
+            self.host = host
+            self.port = port
+        }
+        dataDirectory = arguments.last(Self.data)
+        adminTokenFile = try arguments.last(Self.adminTokenFileOption) { file in
+            guard FileManager.default.isReadableFile(atPath: file) else {
+                throw Self.spec.usageError("--admin-token-file: cannot read '\(file)'")
+            }
+            return file
+        }
+    }
+
+    /// `HOST:PORT` of `--listen`.
+    private static func address(_ value: String) throws -> (String, UInt16) {
+        guard let colon = value.lastIndex(of: ":"), let port = UInt16(value[value.index(after: colon)...]),
+            colon != value.startIndex
+        else {
+            throw spec.usageError("--listen expects HOST:PORT, got '\(value)'")
+        }
+        return (String(value[..<colon]), port)
+    }
+
+    func execute() async throws -> ExitStatus {
+        var configuration = SandboxConfiguration.builtIn
+        if let configurationFile { configuration = try await SandboxConfiguration.load(file: configurationFile) }
+        let admin = try AdminToken.resolve(file: adminTokenFile, configured: configuration.adminToken, dataDirectory: dataDirectory)
+        configuration.adminToken = admin.token
+        let sandbox = try Sandbox(configuration: configuration, dataDirectory: dataDirectory)
+        try await sandbox.resumeChatsLeftOpen()
+        try await sandbox.failCallsLeftOpen()
+        var limits = HTTPServer.Limits()
+        limits.connectionsPerAddress = (sandbox.configuration.limits ?? LimitsConfiguration()).effectiveConnectionsPerAddress
+        let server = try sandbox.serve(address: host, port: port, limits: limits)
+        print(server.baseURL)
+        fflush(stdout)
+        let company = sandbox.configuration.company
+        printError("sandbox: serving \(company.name) on \(server.baseURL) (company key \(company.key))"
+            + (dataDirectory.map { "; state in \($0)" } ?? "; state in memory") + ". Ctrl-C stops.")
+        printError("sandbox: " + admin.notice)
+        await Self.waitForTermination()
+        printError("sandbox: stopping")
+        await server.stop()
+        return .success
+    }
+
+    /// Suspends until SIGINT or SIGTERM.
+    private static func waitForTermination() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let once = ResumeOnce(continuation)
+            for signalNumber in [SIGINT, SIGTERM] {
+                signal(signalNumber, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+                source.setEventHandler { once.resume() }
+                source.resume()
+                ResumeOnce.sources.append(source)
+            }
+        }
+    }
+}
+
+/// Resumes a continuation at most once, from whichever signal comes first.
+private final class ResumeOnce: @unchecked Sendable {
+    nonisolated(unsafe) static var sources: [DispatchSourceSignal] = []
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<Void, Never>?
+
+    init(_ continuation: CheckedContinuation<Void, Never>) { self.continuation = continuation }
+
+    func resume() {
+        let waiting: CheckedContinuation<Void, Never>? = lock.withLock {
+            defer { continuation = nil }
+            return continuation
+        }
+        waiting?.resume()
+    }
+}
