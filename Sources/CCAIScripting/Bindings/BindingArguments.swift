@@ -93,7 +93,7 @@ enum ArgumentLayout: Sendable {
         case .positional(_, let field):
             guard let alone = fields.first(where: { $0.name == field }) else { return [] }
             // A function of one parameter shows it alone (`jwt: string`); its table form is the rule of LUA-API section 1.
-            if fields.count == 1 { return [.init(name: name, type: alone.shape.luaType, isOptional: alone.isOptional)] }
+            if fields.count == 1 { return [.init(name: field, type: alone.shape.luaType, isOptional: alone.isOptional)] }
             return [.init(name: name, type: table.luaType + "|" + alone.shape.luaType, isOptional: isOptional)]
         }
     }

@@ -42,82 +42,86 @@ enum ScreenShareBindings {
         }
     }
 
+    static let rows: [Binding<Screen>] = [
+        Binding("create", "Creates a session for a screen-shareable chat (pending, with the code the agent joins with).", create,
+                returns: [.model(ScreenShareResponse.self)]),
+        Binding("activate", "Starts (accepted, the default) or declines the session the agent joined.", activate,
+                returns: [.model(ScreenShareResponse.self)]),
+        Binding("enable_remote_control", "Answers the agent's remote-control request.", enableRemoteControl,
+                returns: [.model(ScreenShareResponse.self)]),
+        Binding("enable_full_device_sharing", "Lets the agent see the whole device rather than the app.", enableFullDeviceSharing,
+                returns: [.model(ScreenShareResponse.self)]),
+        Binding("end", "Ends the session.", end, returns: [.model(ScreenShareResponse.self)]),
+        Binding("end_session", "Ends the session (end is a Lua keyword: ccai.screen_share[\"end\"]()).", end,
+                returns: [.model(ScreenShareResponse.self)]),
+        Binding("clear", "Forgets the session; the state is none again.", clear),
+        Binding("update_options", "Replaces the options (key, domain).", updateOptions),
+        Binding("get_state", "The current session's state: none, pending, authorizing, active or ended.", getState,
+                returns: [.model(ScreenShareServiceState.self)]),
+        Binding("get_current_session", "The session the service works on, if any.", getCurrentSession,
+                returns: [.model(ScreenShareResponse.self, optional: true)]),
+    ]
+
+    /// What the screen share functions work with: the service, and the SDK for the current chat.
+    struct Screen {
+        let service: ScreenShareService
+        let ccai: CCAI
+    }
+
     static func module(_ context: SDKContext) -> LuaModule {
         let ccai = context.sdk
         var module = LuaModule(name: EventService.screenShare.module)
         if let events = context.emitters[.screenShare] { module.events(events) }
-        module.function("create", LuaSignature("Creates a session for a screen-shareable chat (pending, with the code the agent joins with).",
-                                               parameters: ["request: { communication_id: integer?, communication_type: \"chat\"?, initiated_from: \"agent\"|\"end_user\" }"],
-                                               returns: ["table"])) { call in
-            let service = try service(ccai, call)
-            let argument = call.isNil(1) ? LuaTable() : try call.table(1, "request")
-            let request = argument["request"]?.tableValue ?? argument
-            let given = request["communication_id"] ?? .nil
-            guard given.isNil || given.integerValue != nil else {
-                throw call.argumentError(1, "request.communication_id", "an integer expected, got \(given.typeName)")
-            }
-            guard let id = given.integerValue.map(Int.init) ?? ccai.chatService?.currentChat?.id else {
-                throw call.argumentError(1, "request.communication_id", "a chat id expected (there is no current chat)")
-            }
-            let initiator = request["initiated_from"]?.stringValue ?? "end_user"
-            guard let initiatedFrom = ScreenShareInitiator(rawValue: initiator) else {
-                throw call.argumentError(1, "request.initiated_from", "'agent' or 'end_user' expected, got '\(initiator)'")
-            }
-            let type = request["communication_type"]?.stringValue ?? "chat"
-            guard let communicationType = CommunicationRouter.CommunicationType(rawValue: type) else {
-                throw call.argumentError(1, "request.communication_type", "'chat' or 'call' expected, got '\(type)'")
-            }
-            let screenShare = ScreenShareRequest(communicationId: id, communicationType: communicationType, initiatedFrom: initiatedFrom)
-            return try SDKBindings.sdk(call) { try await service.create(request: screenShare) }
-        }
-        module.function("activate", LuaSignature("Starts (accepted, the default) or declines the session the agent joined.",
-                                                 parameters: ["options?: { accepted: boolean? }|boolean"], returns: ["table"])) { call in
-            let positional: Bool? = (try? call.optionalBoolean(1, "accepted")) ?? nil
-            let accepted = try positional ?? call.options(1, "options").boolean("accepted") ?? true
-            let service = try service(ccai, call)
-            return try SDKBindings.sdk(call) { try await service.activate(accepted: accepted) }
-        }
-        module.function("enable_remote_control", LuaSignature("Answers the agent's remote-control request.",
-                                                              parameters: ["enabled: boolean"], returns: ["table"])) { call in
-            let enabled = try call.boolean(1, "enabled")
-            let service = try service(ccai, call)
-            return try SDKBindings.sdk(call) { try await service.enableRemoteControl(enabled) }
-        }
-        module.function("enable_full_device_sharing", LuaSignature("Lets the agent see the whole device rather than the app.",
-                                                                   parameters: ["enabled: boolean"], returns: ["table"])) { call in
-            let enabled = try call.boolean(1, "enabled")
-            let service = try service(ccai, call)
-            return try SDKBindings.sdk(call) { try await service.enableFullDeviceSharing(enabled) }
-        }
-        let end: LuaFunctionBody = { call in
-            let service = try service(ccai, call)
-            return try SDKBindings.sdk(call) { try await service.end() }
-        }
-        module.function("end", LuaSignature("Ends the session.", returns: ["table"]), end)
-        module.function("end_session", LuaSignature("Ends the session (end is a Lua keyword: ccai.screen_share[\"end\"]()).",
-                                                    returns: ["table"]), end)
-        module.function("clear", LuaSignature("Forgets the session; the state is none again.")) { call in
-            try service(ccai, call).clear()
-            return .none
-        }
-        module.function("update_options", LuaSignature("Replaces the options (key, domain).",
-                                                       parameters: ["options: { key: string, domain: string? }"])) { call in
-            let options = try call.checkedOptions(1, "options", known: ["key", "domain"])
-            guard let key = try options.string("key"), !key.isEmpty else { throw call.argumentError(1, "options.key", "a key expected") }
-            let service = try service(ccai, call)
-            service.updateOptions(ScreenShareOptions(key: key, domain: try options.string("domain")))
-            return .none
-        }
-        module.function("get_state", LuaSignature("The current session's state: none, pending, authorizing, active or ended.",
-                                                  returns: ["string"])) { call in
-            let service = try service(ccai, call)
-            return call.returning(.string(service.state.rawValue))
-        }
-        module.function("get_current_session", LuaSignature("The session the service works on, if any.", returns: ["table?"])) { call in
-            let service = try service(ccai, call)
-            return call.returning(try service.currentSession.map { try LuaEncoder().encode($0) } ?? .nil)
-        }
+        module.functions(rows) { Screen(service: try service(ccai, $0), ccai: ccai) }
         return module
+    }
+
+    static func create(_ screen: Screen, _ request: ScreenShareCreation, _ call: LuaCall) throws -> LuaReturn {
+        guard let id = request.communicationId ?? screen.ccai.chatService?.currentChat?.id else {
+            throw call.argumentError(1, "request.communication_id", "a chat id expected (there is no current chat)")
+        }
+        let screenShare = ScreenShareRequest(communicationId: id, communicationType: request.communicationType ?? .chat,
+                                             initiatedFrom: request.initiatedFrom ?? .endUser)
+        let service = screen.service
+        return try SDKBindings.sdk(call) { try await service.create(request: screenShare) }
+    }
+
+    static func activate(_ screen: Screen, _ options: Activation, _ call: LuaCall) throws -> LuaReturn {
+        let service = screen.service
+        return try SDKBindings.sdk(call) { try await service.activate(accepted: options.accepted ?? true) }
+    }
+
+    static func enableRemoteControl(_ screen: Screen, _ argument: EnabledArgument, _ call: LuaCall) throws -> LuaReturn {
+        let service = screen.service
+        return try SDKBindings.sdk(call) { try await service.enableRemoteControl(argument.enabled) }
+    }
+
+    static func enableFullDeviceSharing(_ screen: Screen, _ argument: EnabledArgument, _ call: LuaCall) throws -> LuaReturn {
+        let service = screen.service
+        return try SDKBindings.sdk(call) { try await service.enableFullDeviceSharing(argument.enabled) }
+    }
+
+    static func end(_ screen: Screen, _: NoArguments, _ call: LuaCall) throws -> LuaReturn {
+        let service = screen.service
+        return try SDKBindings.sdk(call) { try await service.end() }
+    }
+
+    static func clear(_ screen: Screen, _: NoArguments, _: LuaCall) throws -> LuaReturn {
+        screen.service.clear()
+        return .none
+    }
+
+    static func updateOptions(_ screen: Screen, _ options: ScreenShareKey, _ call: LuaCall) throws -> LuaReturn {
+        screen.service.updateOptions(ScreenShareOptions(key: options.key, domain: options.domain))
+        return .none
+    }
+
+    static func getState(_ screen: Screen, _: NoArguments, _ call: LuaCall) throws -> LuaReturn {
+        call.returning(.string(screen.service.state.rawValue))
+    }
+
+    static func getCurrentSession(_ screen: Screen, _: NoArguments, _ call: LuaCall) throws -> LuaReturn {
+        call.returning(try screen.service.currentSession.map { try LuaEncoder().encode($0) } ?? .nil)
     }
 
     /// The screen share service, or `not_initialized` as the seed's
@@ -131,4 +135,38 @@ enum ScreenShareBindings {
         }
         return service
     }
+}
+
+/// `ccai.screen_share.create{ communication_id, communication_type, initiated_from }`: the
+/// current chat, by the end user, unless said.
+struct ScreenShareCreation: BindingArguments {
+    static let layout = ArgumentLayout.table("request")
+    var communicationId: Int?
+    var communicationType: CommunicationRouter.CommunicationType?
+    var initiatedFrom: ScreenShareInitiator?
+}
+
+/// `ccai.screen_share.activate{ accepted = false }`, or the flag alone.
+struct Activation: BindingArguments {
+    static let layout = ArgumentLayout.positional("options", field: "accepted")
+    var accepted: Bool?
+}
+
+/// `enable_remote_control(true)`, `enable_full_device_sharing(false)`.
+struct EnabledArgument: BindingArguments {
+    static let layout = ArgumentLayout.value("enabled", optional: false)
+    var enabled: Bool
+
+    init(from decoder: Decoder) throws {
+        enabled = try decoder.singleValueContainer().decode(Bool.self)
+    }
+}
+
+/// `ccai.screen_share.update_options{ key, domain }`: a key, not empty.
+struct ScreenShareKey: BindingArguments {
+    static let layout = ArgumentLayout.table("options")
+    var key: String
+    var domain: String?
+
+    func problem() -> ArgumentProblem? { key.isEmpty ? ArgumentProblem("key", "a key expected") : nil }
 }
