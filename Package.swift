@@ -34,15 +34,17 @@ let package = Package(
 
         // The clock seam under everything that waits: the SDK, the Lua scheduler, the sandbox.
         .target(name: "Timekeeping"),
+        // The error codes every layer speaks, from the Lua runtime's errors to the wire's.
+        .target(name: "ErrorCodes"),
         .target(
             name: "LuaRuntime",
-            dependencies: ["CLua", "CLuaShim", "Timekeeping"],
+            dependencies: ["CLua", "CLuaShim", "ErrorCodes", "Timekeeping"],
             // The state is confined to one executor by design; dynamic exclusivity checks on
             // the call and event paths cost more than the calls themselves (docs/benchmarks.md).
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
         ),
         // The wire protocol shared by the SDK and the sandbox: JSON values, JWTs.
-        .target(name: "CCAIWire", dependencies: ["CSSL"]),
+        .target(name: "CCAIWire", dependencies: ["CSSL", "ErrorCodes"]),
         // The SDK: transport (libcurl), models, services.
         .target(name: "CCAIKit", dependencies: ["CCurlShim", "CVipsShim", "CCAIWire", "Timekeeping"]),
         // The platform emulator: an HTTP server (libmicrohttpd) with the wire API.

@@ -189,8 +189,10 @@ import Testing
     }
 
     @Test func endpointsFillTheirPaths() {
-        #expect(Endpoints.smartActionStatus.path(["id": 4, "action": 9]) == "/chats/4/smart_actions/9/status")
-        #expect(Endpoints.smartActionStatus.parameterNames == ["id", "action"])
+        #expect(Endpoints.smartActionStatus.chat.path(["id": 4, "action": 9]) == "/chats/4/smart_actions/9/status")
+        #expect(Endpoints.smartActionStatus.chat.parameterNames == ["id", "action"])
+        #expect(Endpoints.smartActionStatus.call.operation == "PUT /calls/{id}/smart_actions/{action}/status"
+                && Endpoints.rate.call.operationID == "rateCall" && Endpoints.rate[.chat].operationID == "rate")
         #expect(Endpoints.customForm.path(["id": "a/b c"]) == "/custom_forms/a%2Fb%20c", "a parameter stays one segment")
         #expect(Endpoints.authenticate.access == .anyone && Endpoints.signOut.access == .endUser)
         #expect(Endpoints.uploadMedia.maximumBodyBytes == 32 << 20 && Endpoints.sendMessage.maximumBodyBytes == 1 << 20)

@@ -341,7 +341,7 @@ public final class CallService: @unchecked Sendable {
     @discardableResult
     public func startPostSession() async throws -> CallResponse {
         let call = try requireCurrentCall()
-        let moved = try await api.send(Endpoints.startCallPostSession, ["id": call.id], as: CallResponse.self)
+        let moved = try await api.send(Endpoints.startPostSession.call, ["id": call.id], as: CallResponse.self)
         remember(moved)
         return moved
     }
@@ -350,7 +350,7 @@ public final class CallService: @unchecked Sendable {
     @discardableResult
     public func readyPostSession() async throws -> CallResponse {
         let call = try requireCurrentCall()
-        let moved = try await api.send(Endpoints.readyCallPostSession, ["id": call.id], as: CallResponse.self)
+        let moved = try await api.send(Endpoints.readyPostSession.call, ["id": call.id], as: CallResponse.self)
         remember(moved)
         return moved
     }
@@ -359,7 +359,7 @@ public final class CallService: @unchecked Sendable {
     /// platform's settings (virtual agent > survey > CSAT), or nil when none is configured.
     public func getPostSessionFlow() async throws -> PostSessionFlow? {
         let call = try requireCurrentCall()
-        let settings = try await api.send(Endpoints.callPostSessionSettings, ["id": call.id], as: PostSessionSettings.self)
+        let settings = try await api.send(Endpoints.postSessionSettings.call, ["id": call.id], as: PostSessionSettings.self)
         return settings.flow(communicationId: call.id, communicationType: .calls)
     }
 

@@ -429,7 +429,7 @@ public final class ChatService: @unchecked Sendable {
     @discardableResult
     public func startPostSession() async throws -> ChatResponse {
         let chat = try requireCurrentChat()
-        let moved = try await api.send(Endpoints.startPostSession, ["id": chat.id], as: ChatResponse.self)
+        let moved = try await api.send(Endpoints.startPostSession.chat, ["id": chat.id], as: ChatResponse.self)
         updateCurrent(moved)
         return moved
     }
@@ -439,7 +439,7 @@ public final class ChatService: @unchecked Sendable {
     @discardableResult
     public func readyPostSession() async throws -> ChatResponse {
         let chat = try requireCurrentChat()
-        let moved = try await api.send(Endpoints.readyPostSession, ["id": chat.id], as: ChatResponse.self)
+        let moved = try await api.send(Endpoints.readyPostSession.chat, ["id": chat.id], as: ChatResponse.self)
         updateCurrent(moved)
         return moved
     }
@@ -449,7 +449,7 @@ public final class ChatService: @unchecked Sendable {
     /// configured.
     public func getPostSessionFlow() async throws -> PostSessionFlow? {
         let chat = try requireCurrentChat()
-        let settings = try await api.send(Endpoints.postSessionSettings, ["id": chat.id], as: PostSessionSettings.self)
+        let settings = try await api.send(Endpoints.postSessionSettings.chat, ["id": chat.id], as: PostSessionSettings.self)
         return settings.flow(communicationId: chat.id, communicationType: .chats)
     }
 

@@ -53,7 +53,7 @@ public final class RateService: @unchecked Sendable {
     /// The survey of a session's queue, in the session's language; `not_found` when its
     /// queue has none.
     public func getSurvey(communicationId: Int, communicationType: String) async throws -> Survey {
-        try await api.send(try Self.endpoint(communicationType, chats: Endpoints.survey, calls: Endpoints.callSurvey), ["id": communicationId],
+        try await api.send(try Self.endpoint(communicationType, Endpoints.survey), ["id": communicationId],
                            as: Survey.self)
     }
 
@@ -61,7 +61,7 @@ public final class RateService: @unchecked Sendable {
     /// (`invalid_argument`); answers given twice, or before the post-session phase is
     /// ready, are a `conflict`.
     public func submitSurvey(communicationId: Int, communicationType: String, answers: SurveyRequest) async throws {
-        _ = try await api.sendRaw(try Self.endpoint(communicationType, chats: Endpoints.submitSurvey, calls: Endpoints.submitCallSurvey),
+        _ = try await api.sendRaw(try Self.endpoint(communicationType, Endpoints.submitSurvey),
                                   ["id": communicationId], body: answers)
     }
 
@@ -69,7 +69,7 @@ public final class RateService: @unchecked Sendable {
     /// `invalid_argument`; twice, or before the phase is ready: `conflict`).
     public func rate(communicationId: Int, communicationType: String, request: RatingRequest) async throws {
         if let problem = request.problems.first { throw CCAIError.invalidArgument(problem) }
-        _ = try await api.sendRaw(try Self.endpoint(communicationType, chats: Endpoints.rate, calls: Endpoints.rateCall), ["id": communicationId],
+        _ = try await api.sendRaw(try Self.endpoint(communicationType, Endpoints.rate), ["id": communicationId],
                                   body: request)
     }
 
@@ -78,9 +78,9 @@ public final class RateService: @unchecked Sendable {
     public static let ratedTypes: [CommunicationType] = [.chats, .calls]
 
     /// The endpoint of a communication type of ``ratedTypes``, or `invalid_argument`.
-    private static func endpoint(_ communicationType: String, chats: Endpoint, calls: Endpoint) throws -> Endpoint {
+    private static func endpoint(_ communicationType: String, _ endpoints: ConversationEndpoints) throws -> Endpoint {
         if let problem = problem(communicationType) { throw CCAIError.invalidArgument("communicationType: " + problem) }
-        return CommunicationType(rawValue: communicationType) == .calls ? calls : chats
+        return CommunicationType(rawValue: communicationType) == .calls ? endpoints.call : endpoints.chat
     }
 
     /// What is wrong with a communication type, if it is not one of ``ratedTypes``.

@@ -34,27 +34,27 @@ public final class SmartActionService: Sendable {
 
     /// Tells the platform the app has the request (status `received`).
     public func notifySmartActionReceived(router: CommunicationRouter, smartActionId: Int) async throws {
-        _ = try await api.send(router.type == .chat ? Endpoints.smartActionReceived : Endpoints.callSmartActionReceived,
+        _ = try await api.send(Endpoints.smartActionReceived[router.type],
                                parameters(router, smartActionId), idempotent: true, as: SmartAction.self)
     }
 
     /// Moves the action to `status`: `finished` once its result is sent, `failed` when the
     /// end user cannot or will not answer. A final action is a `conflict`.
     public func updateSmartActionStatus(router: CommunicationRouter, smartActionId: Int, status: SmartActionStatus) async throws {
-        _ = try await api.send(router.type == .chat ? Endpoints.smartActionStatus : Endpoints.callSmartActionStatus,
+        _ = try await api.send(Endpoints.smartActionStatus[router.type],
                                parameters(router, smartActionId), body: SmartActionStatusUpdate(status: status), as: SmartAction.self)
     }
 
     /// Sends what a text, verification or screen-share action asks for, or the reason the
     /// end user declined.
     public func sendSmartActionResult(router: CommunicationRouter, smartActionId: Int, result: SmartActionResult) async throws {
-        _ = try await api.send(router.type == .chat ? Endpoints.smartActionResult : Endpoints.callSmartActionResult,
+        _ = try await api.send(Endpoints.smartActionResult[router.type],
                                parameters(router, smartActionId), body: result, idempotent: true, as: SmartAction.self)
     }
 
     /// The session's smart actions so far, oldest first.
     public func getSmartActions(router: CommunicationRouter) async throws -> [SmartAction] {
-        try await api.send(router.type == .chat ? Endpoints.smartActions : Endpoints.callSmartActions, parameters(router, nil),
+        try await api.send(Endpoints.smartActions[router.type], parameters(router, nil),
                            as: [SmartAction].self)
     }
 

@@ -3,9 +3,12 @@ import Foundation
 
 /// Who an agent is to the customer: `agent` or `virtual_agent` (message senders and
 /// chat members).
-enum AgentKind: String, Sendable {
-    case human = "agent"
-    case virtual = "virtual_agent"
+enum AgentKind: Sendable {
+    case human
+    case virtual
+
+    /// How messages and member lists name it.
+    var senderType: ChatSenderType { self == .human ? .agent : .virtualAgent }
 }
 
 /// What any sandbox agent does to a chat, scripted or not: join it, type and write, ask
@@ -48,10 +51,10 @@ struct AgentActions: Sendable {
     }
 
     /// This agent as a chat member in events.
-    var member: ChatMember { ChatMember(type: kind.rawValue, name: name) }
+    var member: ChatMember { ChatMember(type: kind.senderType.rawValue, name: name) }
 
     /// This agent as the sender of messages.
-    var sender: ChatMessageSender { ChatMessageSender(type: ChatSenderType(rawValue: kind.rawValue), name: name) }
+    var sender: ChatMessageSender { ChatMessageSender(type: kind.senderType, name: name) }
 
     /// `member_event` for this agent (`joined`, `left`).
     func publishMember(_ change: ChatMemberPayload.Change) async throws {
@@ -63,7 +66,7 @@ struct AgentActions: Sendable {
     func say(_ text: String) async throws {
         try await typing(true)
         defer { Task { try? await typing(false) } }
-        try await environment.conversation.post(.init(sender: sender, type: "text", text: text), in: chatID, endUserID: endUserID)
+        try await environment.conversation.post(.init(sender: sender, type: .text, text: text), in: chatID, endUserID: endUserID)
     }
 
     /// Asks the customer for a smart action and waits up to `timeout` seconds for the

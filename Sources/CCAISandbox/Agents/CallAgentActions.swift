@@ -17,7 +17,7 @@ struct CallAgentActions: Sendable {
     private var lifecycle: CallLifecycle { environment.calls.lifecycle }
 
     /// This agent as a call participant in events.
-    var participant: ChatMember { ChatMember(type: kind.rawValue, name: name) }
+    var participant: ChatMember { ChatMember(type: kind.senderType.rawValue, name: name) }
 
     /// Takes the waiting call: `connecting` with this agent (the calls behind it hear
     /// their new estimates), `participant_updated` (joined), `connected`; a virtual agent

@@ -119,7 +119,7 @@ public final class ScriptedAgent: Sendable {
         do {
             return try await body()
         } catch let error as HTTPError {
-            throw LuaErrorValue(code: error.code.rawValue, message: error.message)
+            throw LuaErrorValue(code: error.code, message: error.message)
         }
     }
 
@@ -161,7 +161,7 @@ public final class ScriptedAgent: Sendable {
                 return try call.suspend {
                     guard try await agent.actions.isChatInProgress() else {
                         let ended = HTTPError.chatEnded(agent.actions.chatID)
-                        throw LuaErrorValue(code: ended.code.rawValue, message: ended.message)
+                        throw LuaErrorValue(code: ended.code, message: ended.message)
                     }
                     try await agent.actions.say(text)
                     return []

@@ -33,18 +33,4 @@ public struct ConfigurationError: Error, CustomStringConvertible, Equatable {
             : "\(escaped.count) problems:\n" + escaped.map { "  - " + $0 }.joined(separator: "\n")
         message = file.map { TerminalText.escaped($0) + ": " + list } ?? list
     }
-
-    static func describe(_ error: DecodingError) -> String {
-        func path(_ keys: [CodingKey]) -> String {
-            keys.map { $0.intValue.map { "[\($0)]" } ?? LuaKeyStrategy.snakeCased($0.stringValue) }
-                .joined(separator: ".").replacingOccurrences(of: ".[", with: "[")
-        }
-        switch error {
-        case .keyNotFound(let key, let context): return "\(path(context.codingPath + [key])) is required"
-        case .typeMismatch(_, let context), .valueNotFound(_, let context):
-            return "\(path(context.codingPath)): \(context.debugDescription)"
-        case .dataCorrupted(let context): return "\(path(context.codingPath)): \(context.debugDescription)"
-        @unknown default: return "the configuration does not have the expected shape"
-        }
-    }
 }

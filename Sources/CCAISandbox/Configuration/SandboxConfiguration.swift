@@ -250,7 +250,7 @@ public struct SandboxConfiguration: Codable, Sendable {
     private static func decode(_ value: LuaValue) -> (SandboxConfiguration?, [String]) {
         guard case .table = value else { return (nil, ["the file must return a table, got \(value.typeName)"]) }
         let report = LuaDecoder().decodeCollectingProblems(SandboxConfiguration.self, from: value)
-        var problems = report.problems.map(ConfigurationError.describe)
+        var problems = report.problems.map { DecodingFailure($0).sentence() }
             + report.unknownKeys.map { unknown in
                 let field = unknown.field.count > 120 ? unknown.field.prefix(120) + "..." : Substring(unknown.field)
                 return "\(field): unknown field" + Suggestion.didYouMean(unknown.key, among: unknown.known)

@@ -61,7 +61,7 @@ struct ChatFiles: Sendable {
                                              data: upload.data, now: clock.now())
         if let action { try await smartActions.attach(media, to: action) }
         return try await conversation.postForAgents(
-            .init(sender: ChatMessageSender(type: "end_user", name: session.endUser.name), type: "media", media: media,
+            .init(sender: ChatMessageSender(type: .endUser, name: session.endUser.name), type: .media, media: media,
                   smartActionID: action?.id, clientMessageID: upload.clientMessageID),
             in: chat, endUserID: owner)
     }
@@ -95,7 +95,7 @@ struct ChatFiles: Sendable {
     {
         let media = try await store.addMedia(chatID: chatID, type: type, name: name, mimeType: mimeType.lowercased(), data: data,
                                              now: clock.now())
-        return try await conversation.post(.init(sender: sender, type: "media", media: media), in: chatID, endUserID: endUserID)
+        return try await conversation.post(.init(sender: sender, type: .media, media: media), in: chatID, endUserID: endUserID)
             .message
     }
 

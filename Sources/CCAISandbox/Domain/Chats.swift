@@ -53,7 +53,7 @@ struct Chats: Sendable {
         }
         guard try await lifecycle.acceptsMessages(chat) else { throw HTTPError.chatEnded(chat.id) }
         return try await conversation.postForAgents(
-            .init(sender: ChatMessageSender(type: "end_user", name: session.endUser.name), type: "text", text: message.text,
+            .init(sender: ChatMessageSender(type: .endUser, name: session.endUser.name), type: .text, text: message.text,
                   clientMessageID: message.clientMessageId),
             in: chat, endUserID: try session.endUserID())
     }

@@ -13,7 +13,7 @@ import Timekeeping
 ///
 /// ```swift
 /// let (message, isNew) = try await conversation.post(
-///     .init(sender: ChatMessageSender(type: "agent", name: "Ada"), type: "text", text: "Hello"),
+///     .init(sender: ChatMessageSender(type: .agent, name: "Ada"), type: .text, text: "Hello"),
 ///     in: chat.id, endUserID: owner)
 /// ```
 struct Conversation: Sendable {
@@ -32,7 +32,7 @@ struct Conversation: Sendable {
 
         /// A notification from the platform itself (`noti`).
         static func notification(_ text: String, event: String) -> Message {
-            Message(sender: ChatMessageSender(type: "system"), type: "noti", text: text, event: event)
+            Message(sender: ChatMessageSender(type: .system), type: .notification, text: text, event: event)
         }
     }
 
@@ -60,7 +60,7 @@ struct Conversation: Sendable {
     /// was posted before (the earlier message is returned).
     @discardableResult
     func post(_ message: Message, in chatID: Int, endUserID: Int) async throws -> (message: ChatMessage, isNew: Bool) {
-        let redacted = message.sender.type == "end_user" ? message.text.map(Redactor.redact) : nil
+        let redacted = message.sender.type == .endUser ? message.text.map(Redactor.redact) : nil
         let (stored, isNew) = try await store.addMessage(
             chatID: chatID, sender: message.sender, type: message.type, text: message.text, event: message.event,
             media: message.media, smartActionID: message.smartActionID, form: message.form, webForm: message.webForm,
@@ -86,7 +86,7 @@ struct Conversation: Sendable {
     /// A message as the chat's agents see it: the end user's text as it was redacted when
     /// stored, when the chat's queue redacts (seed 001, automatic redaction).
     func agentView(of message: ChatMessage, in chat: ChatResponse) async throws -> ChatMessage {
-        guard chat.redactionEnabled, message.sender.type == "end_user", message.text != nil,
+        guard chat.redactionEnabled, message.sender.type == .endUser, message.text != nil,
             let redacted = try await store.redactedText(messageID: message.id)
         else { return message }
         var seen = message
@@ -115,7 +115,7 @@ struct Conversation: Sendable {
         guard chat.redactionEnabled else { return messages }
         let redacted = try await store.redactedTexts(chatID: chat.id)
         return messages.map { message in
-            guard message.sender.type == "end_user", let text = redacted[message.id] else { return message }
+            guard message.sender.type == .endUser, let text = redacted[message.id] else { return message }
             var seen = message
             seen.text = text
             return seen

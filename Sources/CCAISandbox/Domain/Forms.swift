@@ -67,13 +67,13 @@ struct Forms: Sendable {
         case .custom(let details):
             request = try await store.addFormRequest(chatID: chatID, kind: .custom, formID: details.id, externalFormID: nil,
                                                      now: clock.now())
-            message = .init(sender: sender, type: "form", text: details.title ?? details.name, event: "formRequested",
+            message = .init(sender: sender, type: .form, text: details.title ?? details.name, event: "formRequested",
                             form: CustomForm(id: details.id, name: details.name, title: details.title, subtitle: details.subtitle,
                                              smartActionId: request.id, header: details.header, footer: details.footer))
         case .web(let configuration):
             request = try await store.addFormRequest(chatID: chatID, kind: .web, formID: nil,
                                                      externalFormID: configuration.externalFormId, now: clock.now())
-            message = .init(sender: sender, type: "web_form", text: configuration.title, event: "formRequested",
+            message = .init(sender: sender, type: .webForm, text: configuration.title, event: "formRequested",
                             webForm: WebFormRequest(smartActionId: request.id, externalFormId: configuration.externalFormId,
                                                     title: configuration.title))
         }
@@ -142,8 +142,8 @@ struct Forms: Sendable {
     /// The signed form-complete event of a web form in `chat`: posted as the end user's
     /// `form_complete` message, and the agent waiting gets the answers.
     func complete(_ payload: FormCompletePayload, in chat: ChatResponse, by session: Session) async throws -> ChatMessage {
-        guard payload.type == "form_complete" else {
-            throw HTTPError.badRequest("type: 'form_complete' expected, got '\(payload.type)'")
+        guard payload.type == ChatMessageType.formComplete.rawValue else {
+            throw HTTPError.badRequest("type: '\(ChatMessageType.formComplete)' expected, got '\(payload.type)'")
         }
         let endUserID = try session.endUserID()
         let (form, formChat) = try await openRequest(payload.data.smartActionId, kind: .web, endUserID: endUserID)
@@ -158,7 +158,7 @@ struct Forms: Sendable {
         try await settle(form, chat: chat, status: payload.data.status == .success ? .completed : .failed, answers: answers,
                          message: payload.data.details.message)
         let (message, _) = try await conversation.post(
-            .init(sender: ChatMessageSender(type: "end_user", name: session.endUser.name), type: "form_complete",
+            .init(sender: ChatMessageSender(type: .endUser, name: session.endUser.name), type: .formComplete,
                   text: payload.data.details.message, event: payload.data.status.rawValue, smartActionID: form.id),
             in: chat.id, endUserID: endUserID)
         return message

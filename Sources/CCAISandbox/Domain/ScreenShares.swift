@@ -100,7 +100,7 @@ struct ScreenShares: Sendable {
         }
         try chat.requireInProgress()
         return try await conversation.postForAgents(
-            .init(sender: ChatMessageSender(type: "end_user", name: session.endUser.name), type: "screen_share",
+            .init(sender: ChatMessageSender(type: .endUser, name: session.endUser.name), type: .screenShare,
                   text: event.response?.code, event: event.event.rawValue, screenShare: event.response),
             in: chat, endUserID: try session.endUserID()).message
     }
@@ -139,7 +139,7 @@ struct ScreenShares: Sendable {
         }
         let deadline = clock.now().addingTimeInterval(timeout)
         let (message, _) = try await conversation.post(
-            .init(sender: sender, type: "screen_share", event: ChatMessageEvent.screenShareRequestedFromAgent.rawValue),
+            .init(sender: sender, type: .screenShare, event: ChatMessageEvent.screenShareRequestedFromAgent.rawValue),
             in: chat.id, endUserID: endUserID)
         let store = self.store
         guard let created = await outcomes.wait(for: .init(chatID: chat.id, id: 0), timeout: deadline.timeIntervalSince(clock.now()), answered: {

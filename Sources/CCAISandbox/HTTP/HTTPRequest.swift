@@ -1,4 +1,5 @@
 import Foundation
+import LuaRuntime
 
 /// One HTTP request as the server received it.
 public struct HTTPRequest: Sendable {
@@ -47,46 +48,15 @@ public struct HTTPRequest: Sendable {
 
     static let decoder = JSONDecoder()
 
-    /// A readable sentence for a decoding error, naming the field.
+    /// A readable sentence for a decoding error, naming the field (``DecodingFailure``).
     static func describe(_ error: DecodingError) -> String {
-        func path(_ codingPath: [CodingKey]) -> String {
-            codingPath.map { $0.intValue.map { "[\($0)]" } ?? LuaStyle.snake($0.stringValue) }.joined(separator: ".")
-        }
-        switch error {
-        case .keyNotFound(let key, let context):
-            let field = path(context.codingPath + [key])
-            return "the field '\(field)' is required"
-        case .typeMismatch(let type, let context):
-            return "the field '\(path(context.codingPath))' must be \(LuaStyle.describe(type))"
-        case .valueNotFound(let type, let context):
-            return "the field '\(path(context.codingPath))' must be \(LuaStyle.describe(type)), not null"
-        case .dataCorrupted(let context):
-            return context.codingPath.isEmpty ? "the body is not valid JSON"
-                : "the field '\(path(context.codingPath))' is invalid: \(context.debugDescription)"
-        @unknown default:
-            return "the body does not match what this endpoint expects"
-        }
-    }
-}
-
-/// Names as the wire spells them.
-enum LuaStyle {
-    static func snake(_ key: String) -> String {
-        var result = ""
-        for (index, character) in key.enumerated() {
-            if character.isUppercase, index > 0 { result.append("_") }
-            result.append(contentsOf: character.lowercased())
-        }
-        return result
-    }
-
-    static func describe(_ type: Any.Type) -> String {
-        switch type {
-        case is String.Type: return "a string"
-        case is Bool.Type: return "a boolean"
-        case is Int.Type, is Int64.Type, is Int32.Type: return "an integer"
-        case is Double.Type, is Float.Type: return "a number"
-        default: return "of type \(type)"
+        let failure = DecodingFailure(error)
+        let field = "the field '\(failure.field)'"
+        switch failure.reason {
+        case .missing: return failure.sentence { "the field '\($0)'" }
+        case .wrongType(let expected): return "\(field) must be \(expected)"
+        case .null(let expected): return "\(field) must be \(expected), not null"
+        case .invalid: return failure.field.isEmpty ? "the body is not valid JSON" : "\(field) is invalid: \(failure.detail)"
         }
     }
 }

@@ -13,20 +13,16 @@ struct PostSessionRoutes: Sendable {
     let desk: AgentDesk
 
     func register(in router: inout HTTPRouter) {
-        router.on([
-            (Endpoints.postSessionSettings, settings(.chats)),
-            (Endpoints.startPostSession, start(.chats)),
-            (Endpoints.readyPostSession, ready(.chats)),
-            (Endpoints.survey, survey(.chats)),
-            (Endpoints.submitSurvey, submitSurvey(.chats)),
-            (Endpoints.rate, rate(.chats)),
-            (Endpoints.callPostSessionSettings, settings(.calls)),
-            (Endpoints.startCallPostSession, start(.calls)),
-            (Endpoints.readyCallPostSession, ready(.calls)),
-            (Endpoints.callSurvey, survey(.calls)),
-            (Endpoints.submitCallSurvey, submitSurvey(.calls)),
-            (Endpoints.rateCall, rate(.calls)),
-        ], sessions: sessions)
+        for (kind, type) in [(CommunicationRouter.CommunicationType.chat, CommunicationType.chats), (.call, .calls)] {
+            router.on([
+                (Endpoints.postSessionSettings[kind], settings(type)),
+                (Endpoints.startPostSession[kind], start(type)),
+                (Endpoints.readyPostSession[kind], ready(type)),
+                (Endpoints.survey[kind], survey(type)),
+                (Endpoints.submitSurvey[kind], submitSurvey(type)),
+                (Endpoints.rate[kind], rate(type)),
+            ], sessions: sessions)
+        }
         router.on(Endpoints.ratings, ratings)
     }
 

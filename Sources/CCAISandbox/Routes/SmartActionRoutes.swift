@@ -13,16 +13,14 @@ struct SmartActionRoutes: Sendable {
     let smartActions: SmartActions
 
     func register(in router: inout HTTPRouter) {
-        router.on([
-            (Endpoints.smartActions, list(.chat)),
-            (Endpoints.smartActionReceived, received(.chat)),
-            (Endpoints.smartActionResult, result(.chat)),
-            (Endpoints.smartActionStatus, status(.chat)),
-            (Endpoints.callSmartActions, list(.call)),
-            (Endpoints.callSmartActionReceived, received(.call)),
-            (Endpoints.callSmartActionResult, result(.call)),
-            (Endpoints.callSmartActionStatus, status(.call)),
-        ], sessions: sessions)
+        for kind in CommunicationRouter.CommunicationType.allCases {
+            router.on([
+                (Endpoints.smartActions[kind], list(kind)),
+                (Endpoints.smartActionReceived[kind], received(kind)),
+                (Endpoints.smartActionResult[kind], result(kind)),
+                (Endpoints.smartActionStatus[kind], status(kind)),
+            ], sessions: sessions)
+        }
     }
 
     private func list(_ kind: CommunicationRouter.CommunicationType) -> SessionHandler {

@@ -111,9 +111,9 @@ public struct ChatTranscript: Sendable {
 
     private func sender(_ sender: ChatMessageSender) -> String {
         switch sender.type {
-        case "end_user": return sender.name ?? endUserName ?? "Customer"
-        case "agent": return "\(sender.name ?? "Agent") (agent)"
-        case "virtual_agent": return "\(sender.name ?? "Virtual agent") (virtual agent)"
+        case .endUser: return sender.name ?? endUserName ?? "Customer"
+        case .agent: return "\(sender.name ?? "Agent") (agent)"
+        case .virtualAgent: return "\(sender.name ?? "Virtual agent") (virtual agent)"
         default: return "System"
         }
     }
@@ -125,6 +125,6 @@ public struct ChatTranscript: Sendable {
         }
         if let form = message.form { return ("Form: \(form.title ?? form.name ?? "form \(form.id)")", .notice) }
         if let webForm = message.webForm { return ("Web form: \(webForm.externalFormId)", .notice) }
-        return (message.text ?? message.event ?? "", message.type == "noti" || message.type == "screen_share" ? .notice : .body)
+        return (message.text ?? message.event ?? "", message.type == .notification || message.type == .screenShare ? .notice : .body)
     }
 }

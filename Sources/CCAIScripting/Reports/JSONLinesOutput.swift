@@ -1,4 +1,5 @@
 import Foundation
+import LuaRuntime
 
 /// `--out json=FILE`: every sample of a run as it is recorded, one JSON object per line in
 /// k6's format, so that tools reading k6's output read ours. A metric's first sample is
@@ -109,22 +110,11 @@ public final class JSONLinesOutput: @unchecked Sendable {
 
 /// Small pieces of JSON text written by hand where speed matters (a line per sample).
 enum JSONText {
-    /// A JSON string literal of `text`.
+    /// A JSON string literal of `text` (``LuaJSON/writeString(_:into:)``).
     static func string(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x2028 || scalar.value == 0x2029:
-                result += String(format: "\\u%04x", scalar.value)
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result + "\""
+        var result = ""
+        LuaJSON.writeString(text, into: &result)
+        return result
     }
 
     /// `4`, `0.0042`, `1e-05`; JSON has no infinities, which read as null.

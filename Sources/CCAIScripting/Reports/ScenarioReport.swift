@@ -1,4 +1,5 @@
 import Foundation
+import LuaRuntime
 
 /// A run's summary as a file (`--summary-out FILE`, and the last line of `--out json`):
 /// the thresholds as written, the checks, the errors, and every metric's series with their
@@ -159,16 +160,10 @@ public struct ScenarioReport: Codable, Equatable, Sendable {
     }
 
     private static func describe(_ error: Error) -> String {
-        switch error {
-        case DecodingError.keyNotFound(let key, let context):
-            return "no '\((context.codingPath.map(\.stringValue) + [key.stringValue]).joined(separator: "."))'"
-        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context),
-             DecodingError.dataCorrupted(let context):
-            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
-            return path.isEmpty ? "not JSON" : "'\(path)' is not what a summary has"
-        default:
-            return "\(error)"
-        }
+        guard let decoding = error as? DecodingError else { return "\(error)" }
+        let failure = DecodingFailure(decoding)
+        if failure.reason == .missing { return "no '\(failure.field)'" }
+        return failure.field.isEmpty ? "not JSON" : "'\(failure.field)' is not what a summary has"
     }
 
     // MARK: - Back to figures

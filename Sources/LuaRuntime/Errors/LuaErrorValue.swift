@@ -1,14 +1,17 @@
+import ErrorCodes
+
 /// A structured error raised into Lua: scripts receive a table with `code`, `message`,
 /// `function` (the binding that raised it) and any extra `fields`.
 ///
 /// Throw it (or any error conforming to ``LuaErrorConvertible``) from a Swift binding:
 ///
 /// ```swift
-/// throw LuaErrorValue(code: "not_found", message: "no queue 12")
+/// throw LuaErrorValue(code: .notFound, message: "no queue 12")
 /// ```
 ///
 /// In Lua, `tostring(err)` is `"<function>: <message> [<code>]"` and `pcall` catches it.
 public struct LuaErrorValue: Error, Equatable, Sendable, LuaErrorConvertible {
+    /// The code as Lua reads it: an ``ErrorCode``'s text, or any string a script raised.
     public var code: String
     public var message: String
     /// The qualified name of the function that raised it (`"ccai.sleep"`); set by the
@@ -22,6 +25,14 @@ public struct LuaErrorValue: Error, Equatable, Sendable, LuaErrorConvertible {
         self.function = function
         self.fields = fields
     }
+
+    /// An error with one of the contract's codes.
+    public init(code: ErrorCode, message: String, function: String? = nil, fields: [String: LuaValue] = [:]) {
+        self.init(code: code.rawValue, message: message, function: function, fields: fields)
+    }
+
+    /// The contract's code, when ``code`` is one of them (a script may raise any string).
+    public var errorCode: ErrorCode? { ErrorCode(rawValue: code) }
 
     public var luaError: LuaErrorValue { self }
 
@@ -65,23 +76,23 @@ public protocol LuaErrorConvertible: Error {
 /// Codes the runtime itself raises; higher layers add their own.
 extension LuaErrorValue {
     public static func invalidArgument(_ message: String) -> LuaErrorValue {
-        LuaErrorValue(code: "invalid_argument", message: message)
+        LuaErrorValue(code: .invalidArgument, message: message)
     }
 
     public static func cancelled(_ message: String = "the task was cancelled") -> LuaErrorValue {
-        LuaErrorValue(code: "cancelled", message: message)
+        LuaErrorValue(code: .cancelled, message: message)
     }
 
     public static func timeout(_ message: String, function: String? = nil) -> LuaErrorValue {
-        LuaErrorValue(code: "timeout", message: message, function: function)
+        LuaErrorValue(code: .timeout, message: message, function: function)
     }
 
     public static func limitExceeded(_ message: String, limit: String) -> LuaErrorValue {
-        LuaErrorValue(code: "limit_exceeded", message: message, fields: ["limit": .string(limit)])
+        LuaErrorValue(code: .limitExceeded, message: message, fields: ["limit": .string(limit)])
     }
 
     public static func internalError(_ message: String) -> LuaErrorValue {
-        LuaErrorValue(code: "internal", message: message)
+        LuaErrorValue(code: .internal, message: message)
     }
 
     /// Converts any Swift error to what Lua sees.

@@ -284,7 +284,7 @@ public struct LuaCall {
     private func checkYieldable() throws {
         guard lua_isyieldable(L) != 0 else {
             throw LuaErrorValue(
-                code: "invalid_argument",
+                code: .invalidArgument,
                 message: "'\(function.shortName)' suspends and cannot be called here"
                     + " (from a metamethod, an iterator or a callback run by C code)")
         }

@@ -229,6 +229,6 @@ enum LuaSandboxFunctions {
             }
         }
         let searched = tried.isEmpty ? " (no module folders are configured)" : tried.map { "\n\tno file '\($0)'" }.joined()
-        throw LuaErrorValue(code: "not_found", message: "module '\(name)' not found: no host module '\(name)'\(searched)")
+        throw LuaErrorValue(code: .notFound, message: "module '\(name)' not found: no host module '\(name)'\(searched)")
     }
 }

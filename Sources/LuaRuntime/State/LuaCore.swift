@@ -196,8 +196,8 @@ final class LuaCore {
             value = .table(memoryLimitError.table)
             message = memoryLimitError.description
         } else if let structured = LuaErrorValue(raw) {
-            if structured.code == "limit_exceeded" { kind = structured.fields["limit"] == "memory" ? .memory : .limit }
-            if structured.code == "cancelled" { kind = .cancelled }
+            if structured.errorCode == .limitExceeded { kind = structured.fields["limit"] == "memory" ? .memory : .limit }
+            if structured.errorCode == .cancelled { kind = .cancelled }
         } else if case .table = raw, message.hasPrefix("table: ") {
             // A table without __tostring reads as its contents, not its address.
             message = raw.literal()

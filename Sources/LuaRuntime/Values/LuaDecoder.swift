@@ -184,10 +184,7 @@ private struct LuaValueDecoder: Decoder {
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     /// The coding path as a script spells it: `menus[2].channels`.
-    var luaPath: String {
-        codingPath.map { key in key.intValue.map { "[\($0)]" } ?? strategy.luaKey(for: key.stringValue) }
-            .joined(separator: ".").replacingOccurrences(of: ".[", with: "[")
-    }
+    var luaPath: String { DecodingFailure.path(codingPath, keys: strategy) }
 
     func decodeValue<T: Decodable>(_ type: T.Type) throws -> T {
         guard let usage, usage.collectsProblems, value.tableValue != nil else { return try decodeShaped(type) }

@@ -87,7 +87,15 @@ public enum LuaJSON {
         output += (fields.isEmpty ? "" : closing) + "}"
     }
 
-    private static func writeString(_ string: String, into output: inout String) {
+    /// Appends `string` as a JSON string literal: quotes, backslashes and control characters
+    /// escaped, and U+2028 and U+2029 too (JavaScript and line-splitting readers, JSON
+    /// Lines', take them for line ends). The one JSON string writer of the project.
+    ///
+    /// ```swift
+    /// var line = ""
+    /// LuaJSON.writeString("a\"b\n", into: &line)   // line == #""a\"b\n""#
+    /// ```
+    public static func writeString(_ string: String, into output: inout String) {
         output += "\""
         for scalar in string.unicodeScalars {
             switch scalar {
@@ -96,7 +104,7 @@ public enum LuaJSON {
             case "\n": output += "\\n"
             case "\r": output += "\\r"
             case "\t": output += "\\t"
-            case _ where scalar.value < 0x20:
+            case _ where scalar.value < 0x20 || scalar.value == 0x2028 || scalar.value == 0x2029:
                 output += String(format: "\\u%04x", scalar.value)
             default:
                 output.unicodeScalars.append(scalar)

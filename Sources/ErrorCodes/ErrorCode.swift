@@ -1,8 +1,7 @@
-import Foundation
-
 /// The error codes of the scripting contract (docs/lua-runtime.md, errors), shared by every layer:
-/// the SDK's `CCAIError`, the sandbox's HTTP errors and the Lua error values all carry
-/// one, and its HTTP status is said here once.
+/// the Lua runtime's error values, the SDK's `CCAIError` and the sandbox's HTTP errors all
+/// carry one, and its HTTP status is said here once. The module sits below them all;
+/// CCAIWire re-exports it.
 ///
 /// ```swift
 /// ErrorCode.conflict.httpStatus            // 409
