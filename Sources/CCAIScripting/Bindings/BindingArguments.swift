@@ -125,17 +125,12 @@ extension LuaCall {
     /// by its field (`bad argument #1 'options.status' to ...`), as a failed check is; in a
     /// model given as a value, the message names the field within it.
     private func decodingError(_ error: DecodingError, _ layout: ArgumentLayout) -> LuaErrorValue {
-        switch error {
-        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
-            guard !context.codingPath.isEmpty else { return argumentError(1, layout.name, context.debugDescription) }
-            guard layout.refusesUnknownFields, let name = layout.name else {
-                return argumentError(1, layout.name, SDKBindings.describe(error))
-            }
-            let field = context.codingPath.map { LuaKeyStrategy.snakeCased($0.stringValue) }.joined(separator: ".")
-            return argumentError(1, name + "." + field, context.debugDescription)
-        default:
-            return argumentError(1, layout.name, SDKBindings.describe(error))
+        let failure = DecodingFailure(error)
+        if failure.field.isEmpty { return argumentError(1, layout.name, failure.detail) }
+        if failure.reason != .missing, layout.refusesUnknownFields, let name = layout.name {
+            return argumentError(1, name + "." + failure.field, failure.detail)
         }
+        return argumentError(1, layout.name, failure.sentence { "field '\($0)'" })
     }
 
     /// The first argument as the table the model is decoded from: empty when absent, and

@@ -117,15 +117,8 @@ enum SDKBindings {
         return LuaErrorValue(code: error.code.rawValue, message: error.message, fields: fields)
     }
 
+    /// A decoding error as an argument error's text: `field 'menus[2].id': integer expected, got string`.
     static func describe(_ error: DecodingError) -> String {
-        switch error {
-        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
-            let field = context.codingPath.map { LuaKeyStrategy.snakeCased($0.stringValue) }.joined(separator: ".")
-            return "field '\(field)': \(context.debugDescription)"
-        case .keyNotFound(let key, _):
-            return "field '\(LuaKeyStrategy.snakeCased(key.stringValue))' is required"
-        @unknown default:
-            return "unexpected shape"
-        }
+        DecodingFailure(error).sentence { "field '\($0)'" }
     }
 }
