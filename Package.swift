@@ -50,15 +50,17 @@ let package = Package(
         // The platform emulator: an HTTP server (libmicrohttpd) with the wire API.
         .target(
             name: "CCAISandbox",
-            // CCAIKit for its transport protocol only: the router transport hands the SDK's
-            // requests to the router in the same process.
-            dependencies: ["CHTTPShim", "CSQLite", "CPangoCairo", "CCAIWire", "CCAIKit", "LuaRuntime", "Timekeeping"],
+            dependencies: ["CHTTPShim", "CSQLite", "CPangoCairo", "CCAIWire", "LuaRuntime", "Timekeeping"],
             // Route tables name their handlers (`(Endpoints.endChat, end)`): a method of a
             // Sendable route struct is then a Sendable function.
             swiftSettings: [.enableUpcomingFeature("InferSendableFromCaptures")]
         ),
+        // The SDK wired to a sandbox in the same process: the router transport (requests to the
+        // sandbox's router, no socket) and the local push network. Neither side imports the
+        // other; the CLI, the benchmarks and the tests wire them up through this.
+        .target(name: "CCAIBridge", dependencies: ["CCAIKit", "CCAISandbox", "CCAIWire", "Timekeeping"]),
         .target(name: "CCAIScripting", dependencies: ["LuaRuntime", "CCAIKit", "CCAIWire", "Timekeeping", "CSpawnShim"]),
-        .executableTarget(name: "ccai", dependencies: ["CCAIScripting", "CCAIKit", "CCAISandbox", "CCAIWire", "LuaRuntime", "Timekeeping"]),
+        .executableTarget(name: "ccai", dependencies: ["CCAIScripting", "CCAIKit", "CCAIBridge", "CCAISandbox", "CCAIWire", "LuaRuntime", "Timekeeping"]),
         .executableTarget(
             name: "ccai-bench",
             dependencies: ["CCAIScripting", "CCAIKit", "CCAISandbox", "CCAIWire", "LuaRuntime", "Timekeeping", "CLua", "CLuaShim"]
@@ -70,12 +72,12 @@ let package = Package(
                 path: "Tests/TestSupport"),
         .testTarget(name: "TimekeepingTests", dependencies: ["Timekeeping"]),
         .testTarget(name: "LuaRuntimeTests", dependencies: ["LuaRuntime", "Timekeeping", "CLua", "CLuaShim"]),
-        .testTarget(name: "CCAIScriptingTests", dependencies: ["CCAIScripting", "LuaRuntime", "CCAIKit", "CCAISandbox", "CCAIWire", "Timekeeping", "TestSupport"]),
+        .testTarget(name: "CCAIScriptingTests", dependencies: ["CCAIScripting", "LuaRuntime", "CCAIKit", "CCAIBridge", "CCAISandbox", "CCAIWire", "Timekeeping", "TestSupport"]),
         .testTarget(name: "CCAIWireTests", dependencies: ["CCAIWire"]),
         .testTarget(name: "CCAISandboxTests", dependencies: ["CCAISandbox", "CCAIScripting", "CCAIWire", "Timekeeping", "TestSupport"]),
         // Real images for the compression tests, encoded by libvips (noise, EXIF orientation).
         .target(name: "VipsTestImages", dependencies: ["CVips", "CVipsShim"], path: "Tests/VipsTestImages"),
-        .testTarget(name: "CCAIKitTests", dependencies: ["CCAIKit", "CCAISandbox", "Timekeeping", "TestSupport", "VipsTestImages"]),
+        .testTarget(name: "CCAIKitTests", dependencies: ["CCAIKit", "CCAIBridge", "CCAISandbox", "Timekeeping", "TestSupport", "VipsTestImages"]),
         .testTarget(
             name: "SystemLibrariesTests",
             dependencies: ["CCurl", "CSSL", "CMicroHTTPD", "CSQLite", "CLua"]

@@ -1,3 +1,4 @@
+import CCAIBridge
 import CCAIKit
 @testable import CCAISandbox
 import CCAIWire

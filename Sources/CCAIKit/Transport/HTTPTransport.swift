@@ -2,7 +2,7 @@ import Foundation
 
 /// How ``HTTPClient`` reaches a server: one attempt at a request, no retries (the client
 /// retries). Two implementations: ``CurlTransport`` (libcurl, for platforms and served
-/// sandboxes) and the sandbox's router transport, which hands requests to a sandbox in
+/// sandboxes) and CCAIBridge's router transport, which hands requests to a sandbox in
 /// the same process without a socket.
 ///
 /// ```swift

@@ -21,12 +21,12 @@ public final class HTTPEventStream: @unchecked Sendable {
 
     /// A reader in the same process: each write is handed to `deliver` at once (nothing
     /// waits unsent); it stops taking them once `deliver` says false or it is closed.
-    final class InProcessReader: @unchecked Sendable {
+    package final class InProcessReader: @unchecked Sendable {
         private let lock = NSLock()
         private var deliver: ((Data) -> Bool)?
         private var onClose: (() -> Void)?
 
-        init(deliver: @escaping (Data) -> Bool, onClose: @escaping () -> Void) {
+        package init(deliver: @escaping (Data) -> Bool, onClose: @escaping () -> Void) {
             self.deliver = deliver
             self.onClose = onClose
         }
@@ -46,7 +46,7 @@ public final class HTTPEventStream: @unchecked Sendable {
             return isOpen
         }
 
-        func close() {
+        package func close() {
             let closed: (() -> Void)? = lock.withLock {
                 deliver = nil
                 defer { onClose = nil }
@@ -62,7 +62,7 @@ public final class HTTPEventStream: @unchecked Sendable {
         destination = .connection(stream)
     }
 
-    init(reader: InProcessReader) {
+    package init(reader: InProcessReader) {
         destination = .reader(reader)
     }
 

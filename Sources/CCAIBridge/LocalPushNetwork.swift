@@ -1,4 +1,5 @@
 import CCAIKit
+import CCAISandbox
 import CCAIWire
 import Foundation
 
@@ -34,7 +35,7 @@ public final class LocalPushNetwork: PushNetwork, PushSink, @unchecked Sendable 
     public init() {}
 
     /// How many device addresses (token and type) the network holds now.
-    var addressCount: Int { lock.withLock { devices.count } }
+    package var addressCount: Int { lock.withLock { devices.count } }
 
     public func register(_ token: String?, type: PushTokenType, for device: PushNotificationService) {
         let id = ObjectIdentifier(device)
