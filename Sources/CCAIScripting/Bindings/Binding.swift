@@ -54,6 +54,11 @@ struct ReturnType {
         return ReturnType(luaType: optional ? name + "?" : name)
     }
 
+    /// Any number of values of a model, one result each (`ccai.ChatMessage...`).
+    static func variadic<Model: Decodable>(_ type: Model.Type) -> ReturnType {
+        ReturnType(luaType: model(type).luaType + "...")
+    }
+
     /// A class made by hand, not by a model (``TypeStubs/classes``): `ccai.QueueMenus`.
     static func named(_ name: String) -> ReturnType { ReturnType(luaType: name) }
 }

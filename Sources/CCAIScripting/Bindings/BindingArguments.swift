@@ -20,10 +20,14 @@ protocol BindingArguments: Decodable {
     static var layout: ArgumentLayout { get }
     /// What the type cannot say (a range, a non-empty string), checked after decoding.
     func problem() -> ArgumentProblem?
+    /// The shape the stubs show: the model's own, or, for an argument read as the script
+    /// wrote it, the shape of the models that describe what it may be.
+    static func shape(in schema: LuaSchema) throws -> LuaShape
 }
 
 extension BindingArguments {
     func problem() -> ArgumentProblem? { nil }
+    static func shape(in schema: LuaSchema) throws -> LuaShape { try schema.shape(of: Self.self) }
 }
 
 /// A value the model's type admits but the binding does not: its field in the options
@@ -57,13 +61,28 @@ enum ArgumentLayout: Sendable {
     /// `ccai.language.set_language_code("es")`), nil allowed when `optional`. A model given
     /// back as data may carry fields it does not read (`display_name`): they are not refused.
     case value(String, optional: Bool)
+    /// The model's field `field` first, then an options table of its other fields:
+    /// `download_media(media.id, { media_type = "photo" })` (a Swift method whose first
+    /// parameter is unlabeled).
+    case leading(String, options: String)
 
-    /// The argument's name in errors and stubs.
+    /// The argument's name in errors and stubs (the options table's, for ``leading(_:options:)``).
     var name: String? {
         switch self {
         case .none: return nil
-        case .table(let name), .positional(let name, _), .value(let name, _): return name
+        case .table(let name), .positional(let name, _), .value(let name, _), .leading(_, let name): return name
         }
+    }
+
+    /// Where a field is: the argument's position, and its label in errors (`options.status`;
+    /// the argument itself for nil).
+    func place(of field: String?) -> (index: Int, label: String?) {
+        if case .leading(let first, _) = self, let field, field == first || field.hasPrefix(first + ".") || field.hasPrefix(first + "[") {
+            return (1, field)
+        }
+        let label = [name, field].compactMap { $0 }.joined(separator: ".")
+        if case .leading = self { return (2, label) }
+        return (1, label.isEmpty ? nil : label)
     }
 
     /// Whether a field the model does not read is refused: in an options table, where it is
@@ -76,7 +95,7 @@ enum ArgumentLayout: Sendable {
     /// The parameters the stubs and the reference show, from the model's shape: optional
     /// when every field is.
     func parameters<Arguments: BindingArguments>(of type: Arguments.Type) -> [LuaSignature.Parameter] {
-        guard let name, let shape = try? ResultClasses.schema.shape(of: type) else { return [] }
+        guard let name, let shape = try? type.shape(in: ResultClasses.schema) else { return [] }
         if case .value(_, let optional) = self {
             return [.init(name: name, type: shape.luaType, isOptional: optional)]
         }
@@ -88,6 +107,11 @@ enum ArgumentLayout: Sendable {
         switch self {
         case .none, .value:
             return []
+        case .leading(let first, _):
+            guard let lead = fields.first(where: { $0.name == first }) else { return [] }
+            let others = fields.filter { $0.name != first }
+            return [.init(name: first, type: lead.shape.luaType, isOptional: lead.isOptional),
+                    .init(name: name, type: LuaShape.object(others).luaType, isOptional: others.allSatisfy(\.isOptional))]
         case .table:
             return [.init(name: name, type: table.luaType, isOptional: isOptional)]
         case .positional(_, let field):
@@ -108,15 +132,17 @@ extension LuaCall {
         // One pass finds every problem; a misspelt field is named first, as it is the likely
         // cause of a "required" one.
         let report = LuaDecoder().decodeCollectingProblems(type, from: try argumentTable(layout))
+        let table = layout.place(of: nil)
         if layout.refusesUnknownFields, let first = report.unknownKeys.min(by: { $0.field < $1.field }) {
-            throw argumentError(1, layout.name, "unknown field '\(first.field)'" + Suggestion.didYouMean(first.key, among: first.known)
+            throw argumentError(table.index, table.label, "unknown field '\(first.field)'"
+                                + Suggestion.didYouMean(first.key, among: first.known)
                                 + " (known: " + first.known.sorted().joined(separator: ", ") + ")")
         }
         if let problem = report.problems.first { throw decodingError(problem, layout) }
-        guard let decoded = report.value else { throw argumentError(1, layout.name, "unexpected shape") }
+        guard let decoded = report.value else { throw argumentError(table.index, table.label, "unexpected shape") }
         if let problem = decoded.problem() {
-            let label = [layout.name, problem.field].compactMap { $0 }.joined(separator: ".")
-            throw argumentError(1, label.isEmpty ? nil : label, problem.expected)
+            let place = layout.place(of: problem.field)
+            throw argumentError(place.index, place.label, problem.expected)
         }
         return decoded
     }
@@ -126,11 +152,17 @@ extension LuaCall {
     /// model given as a value, the message names the field within it.
     private func decodingError(_ error: DecodingError, _ layout: ArgumentLayout) -> LuaErrorValue {
         let failure = DecodingFailure(error)
-        if failure.field.isEmpty { return argumentError(1, layout.name, failure.detail) }
-        if failure.reason != .missing, layout.refusesUnknownFields, let name = layout.name {
-            return argumentError(1, name + "." + failure.field, failure.detail)
+        let table = layout.place(of: nil)
+        if failure.field.isEmpty { return argumentError(table.index, table.label, failure.detail) }
+        if failure.reason != .missing, layout.refusesUnknownFields {
+            let place = layout.place(of: failure.field)
+            return argumentError(place.index, place.label, failure.detail)
         }
-        return argumentError(1, layout.name, failure.sentence { "field '\($0)'" })
+        let place = layout.place(of: failure.reason == .missing ? failure.field : nil)
+        if case .leading(let first, _) = layout, failure.field == first {
+            return argumentError(place.index, place.label, "a value expected, got nil")
+        }
+        return argumentError(table.index, table.label, failure.sentence { "field '\($0)'" })
     }
 
     /// The first argument as the table the model is decoded from: empty when absent, and
@@ -150,6 +182,10 @@ extension LuaCall {
             }
         case .value(let name, _):
             return try value(1, name)
+        case .leading(let first, let options):
+            var table = isNil(2) ? LuaTable() : try self.table(2, options)
+            table[first] = try value(1, first)
+            return .table(table)
         }
     }
 }

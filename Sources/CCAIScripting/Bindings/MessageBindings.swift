@@ -12,80 +12,165 @@ import LuaRuntime
 /// ccai.chat.send_message{ images = { { path = "receipt.jpg", mime_type = "image/jpeg" } } }
 /// ```
 enum MessageBindings {
+    static let rows: [Binding<SDKContext>] = [
+        Binding("send_message", "Sends a message in the current chat: text, images or videos (one message each, returned in "
+                + "order; optionally answering a smart action), or a web form's form-complete event.", sendMessage,
+                returns: [.variadic(ChatMessage.self)]),
+        Binding("typing", "Tells the agent whether the end user is typing.", typing),
+        Binding("send_message_preview", "Shows the agent what the end user is typing; false when a newer preview was already "
+                + "sent.", sendMessagePreview, returns: [.model(Bool.self)]),
+        Binding("send_event", "Reports an interaction of the end user for the platform to track.", sendEvent),
+        Binding("get_messages", "The current chat's messages, in order.", getMessages, returns: [.model([ChatMessage].self)]),
+        Binding("get_previous_chats", "A page (from 1) of ended chats with their messages.", getPreviousChats,
+                returns: [.model(PreviousChatsResponse.self)]),
+        Binding("download_media", "Downloads a file of a chat message (message.media): its bytes and file name.", downloadMedia,
+                returns: [.model(DownloadedMedia.self)]),
+    ]
+
     static func install(into chat: inout LuaModule, _ context: SDKContext) {
-        let ccai = context.sdk
-        chat.function("send_message", LuaSignature("Sends a message in the current chat: text, images or videos (one message each, returned in order; optionally answering a smart action), or a web form's form-complete event.",
-                                                   parameters: ["message: string|{ text: string?, images: { path: string?, data: string?, mime_type: string, name: string? }[]?, videos: { path: string?, data: string?, mime_type: string, name: string? }[]?, smart_action: table?, form_complete: table? }"],
-                                                   returns: ["ccai.ChatMessage..."])) { call in
-            let content = try OutgoingContentReader(call: call, context: context).read()
-            let service = try ChatBindings.requireChat(ccai, call)
-            return try SDKBindings.sdk(call, {
-                try await content.send(with: service)
-            }, push: { messages, output in
-                for message in messages { output.push(try LuaEncoder().encode(message)) }
-            })
-        }
-        chat.function("typing", LuaSignature("Tells the agent whether the end user is typing.",
-                                             parameters: ["is_typing: boolean"])) { call in
-            let typing = try call.boolean(1, "is_typing")
-            try ChatBindings.requireChat(ccai, call).typing(typing)
-            return .none
-        }
-        chat.function("send_message_preview", LuaSignature("Shows the agent what the end user is typing; false when a newer preview was already sent.",
-                                                           parameters: ["text: string"], returns: ["boolean"])) { call in
-            let text = try call.string(1, "text")
-            let service = try ChatBindings.requireChat(ccai, call)
-            return try SDKBindings.sdk(call, { try await service.sendMessagePreview(text) },
-                                       push: { kept, output in output.push(.boolean(kept)) })
-        }
-        chat.function("send_event", LuaSignature("Reports an interaction of the end user for the platform to track.",
-                                                 parameters: ["event: { name: string, payload: table? }"])) { call in
-            let options = try call.options(1, "event")
-            guard let name = try options.string("name"), !name.isEmpty else {
-                throw call.argumentError(1, "event.name", "a non-empty string expected")
+        chat.functions(rows) { _ in context }
+    }
+
+    static func sendMessage(_ context: SDKContext, _ argument: OutgoingMessageArgument, _ call: LuaCall) throws -> LuaReturn {
+        let content: OutgoingContent
+        if let text = argument.message.stringValue {
+            guard !text.isEmpty else { throw call.argumentError(1, "message", "a non-empty text expected") }
+            content = OutgoingContent(content: .text(content: text))
+        } else if let table = argument.message.tableValue {
+            do {
+                content = try OutgoingContent(table, field: "message", folder: try context.files())
+            } catch let error as OutgoingContent.FieldError {
+                throw error.luaError(call)
             }
-            let given = try options.value("payload")
-            var payload: [String: JSONValue]?
-            if !given.isNil {
-                guard let table = given.tableValue, table.sequence.isEmpty,
-                    table.fields.keys.allSatisfy({ $0.stringValue != nil }), let object = ChatBindings.json(given)?.objectValue
-                else { throw call.argumentError(1, "event.payload", "a table with string keys expected") }
-                payload = object
-            }
-            let service = try ChatBindings.requireChat(ccai, call)
-            let event = ChatEvent(name: name, payload: payload)
-            return try SDKBindings.sdk(call, { try await service.sendEvent(event) }, push: { _, _ in })
+        } else {
+            throw call.argumentError(1, "message", "a text (or { text = ... }, { images = ... }, { videos = ... }) expected")
         }
-        chat.function("get_messages", LuaSignature("The current chat's messages, in order.",
-                                                   returns: ["ccai.ChatMessage[]"])) { call in
-            let service = try ChatBindings.requireChat(ccai, call)
-            return try SDKBindings.sdk(call) { try await service.getMessages() }
+        let service = try ChatBindings.requireChat(context.sdk, call)
+        return try SDKBindings.sdk(call, { try await content.send(with: service) }, push: { messages, output in
+            for message in messages { output.push(try LuaEncoder().encode(message)) }
+        })
+    }
+
+    static func typing(_ context: SDKContext, _ argument: TypingArgument, _ call: LuaCall) throws -> LuaReturn {
+        try ChatBindings.requireChat(context.sdk, call).typing(argument.isTyping)
+        return .none
+    }
+
+    static func sendMessagePreview(_ context: SDKContext, _ argument: PreviewArgument, _ call: LuaCall) throws -> LuaReturn {
+        let service = try ChatBindings.requireChat(context.sdk, call)
+        return try SDKBindings.sdk(call, { try await service.sendMessagePreview(argument.text) },
+                                   push: { kept, output in output.push(.boolean(kept)) })
+    }
+
+    static func sendEvent(_ context: SDKContext, _ event: ChatEventArgument, _ call: LuaCall) throws -> LuaReturn {
+        var payload: [String: JSONValue]?
+        if let given = event.payload {
+            guard let table = given.tableValue, table.sequence.isEmpty, table.fields.keys.allSatisfy({ $0.stringValue != nil }),
+                let object = ChatBindings.json(given)?.objectValue
+            else { throw call.argumentError(1, "event.payload", "a table with string keys expected") }
+            payload = object
         }
-        chat.function("get_previous_chats", LuaSignature("A page (from 1) of ended chats with their messages.",
-                                                         parameters: ["options?: { current_page: integer? }|integer"],
-                                                         returns: ["{ chats: ccai.Chat[], messages: ccai.ChatMessage[], current_page: integer, total_pages: integer }"])) { call in
-            let positional: Int64? = (try? call.optionalInteger(1, "current_page")) ?? nil
-            let page = try positional ?? call.options(1, "options").integer("current_page") ?? 1
-            let service = try ChatBindings.requireChat(ccai, call)
-            return try SDKBindings.sdk(call) { try await service.getPreviousChats(currentPage: Int(page)) }
-        }
-        chat.function("download_media", LuaSignature("Downloads a file of a chat message (message.media): its bytes and file name.",
-                                                     parameters: ["media_id: integer", "options?: { media_type: string? }"],
-                                                     returns: ["{ data: string, file_name: string? }"])) { call in
-            let id = try call.integer(1, "media_id")
-            let typeName = try call.options(2, "options").string("media_type") ?? "document"
-            guard let type = ChatMediaType(rawValue: typeName) else {
-                throw call.argumentError(2, "options.media_type", ChatMediaType.allCases.map { "'\($0.rawValue)'" }
-                                            .joined(separator: ", ") + " expected, got '\(typeName)'")
-            }
-            let service = try ChatBindings.requireChat(ccai, call)
-            return try SDKBindings.sdk(call, { try await service.downloadMedia(Int(id), mediaType: type) },
-                                       push: { file, output in
-                                           var table = LuaTable()
-                                           table["data"] = .data(file.data)
-                                           if let name = file.fileName { table["file_name"] = .string(name) }
-                                           output.push(.table(table))
-                                       })
+        let service = try ChatBindings.requireChat(context.sdk, call)
+        let chatEvent = ChatEvent(name: event.name, payload: payload)
+        return try SDKBindings.sdk(call, { try await service.sendEvent(chatEvent) }, push: { _, _ in })
+    }
+
+    static func getMessages(_ context: SDKContext, _: NoArguments, _ call: LuaCall) throws -> LuaReturn {
+        let service = try ChatBindings.requireChat(context.sdk, call)
+        return try SDKBindings.sdk(call) { try await service.getMessages() }
+    }
+
+    static func getPreviousChats(_ context: SDKContext, _ options: PreviousChatsPage, _ call: LuaCall) throws -> LuaReturn {
+        let service = try ChatBindings.requireChat(context.sdk, call)
+        return try SDKBindings.sdk(call) { try await service.getPreviousChats(currentPage: options.currentPage ?? 1) }
+    }
+
+    static func downloadMedia(_ context: SDKContext, _ request: MediaDownload, _ call: LuaCall) throws -> LuaReturn {
+        let service = try ChatBindings.requireChat(context.sdk, call)
+        return try SDKBindings.sdk(call) {
+            let file = try await service.downloadMedia(request.mediaId, mediaType: request.mediaType ?? .document)
+            return DownloadedMedia(data: file.data, fileName: file.fileName)
         }
     }
+}
+
+/// `send_message("text")` or `send_message{ text | images | videos | form_complete |
+/// screen_share, smart_action }`, read by ``OutgoingContent`` (which reads files).
+struct OutgoingMessageArgument: BindingArguments {
+    static let layout = ArgumentLayout.value("message", optional: false)
+    var message: LuaValue
+
+    init(from decoder: Decoder) throws {
+        message = try decoder.singleValueContainer().decode(LuaValue.self)
+    }
+
+    static func shape(in schema: LuaSchema) throws -> LuaShape {
+        .union([.string, try schema.shape(of: OutgoingMessageFields.self)])
+    }
+}
+
+/// The fields of a message table, as the stubs show them.
+struct OutgoingMessageFields: Decodable {
+    /// An image or a video: from a file under the script's folder (`path`) or from bytes.
+    struct File: Decodable {
+        var path: String?
+        var data: Data?
+        var mimeType: String
+        var name: String?
+    }
+
+    var text: String?
+    var images: [File]?
+    var videos: [File]?
+    var smartAction: SmartAction?
+    var formComplete: FormCompletePayload?
+    var screenShare: ScreenShareEventMessage?
+}
+
+/// `typing(true)`.
+struct TypingArgument: BindingArguments {
+    static let layout = ArgumentLayout.value("is_typing", optional: false)
+    var isTyping: Bool
+
+    init(from decoder: Decoder) throws {
+        isTyping = try decoder.singleValueContainer().decode(Bool.self)
+    }
+}
+
+/// `send_message_preview("what the end user is typing")`.
+struct PreviewArgument: BindingArguments {
+    static let layout = ArgumentLayout.value("text", optional: false)
+    var text: String
+
+    init(from decoder: Decoder) throws {
+        text = try decoder.singleValueContainer().decode(String.self)
+    }
+}
+
+/// `send_event{ name = "...", payload = { ... } }`: a name, and a table with string keys.
+struct ChatEventArgument: BindingArguments {
+    static let layout = ArgumentLayout.table("event")
+    var name: String
+    var payload: LuaValue?
+
+    func problem() -> ArgumentProblem? { name.isEmpty ? ArgumentProblem("name", "a non-empty string expected") : nil }
+}
+
+/// `get_previous_chats{ current_page = 2 }`, or the page alone; the first by default.
+struct PreviousChatsPage: BindingArguments {
+    static let layout = ArgumentLayout.positional("options", field: "current_page")
+    var currentPage: Int?
+}
+
+/// `download_media(media.id, { media_type = "photo" })`: a document unless said.
+struct MediaDownload: BindingArguments {
+    static let layout = ArgumentLayout.leading("media_id", options: "options")
+    var mediaId: Int
+    var mediaType: ChatMediaType?
+}
+
+/// What `download_media` returns: the file's bytes and its name.
+struct DownloadedMedia: Codable, Sendable {
+    var data: Data
+    var fileName: String?
 }
