@@ -69,185 +69,103 @@ enum CallBindings {
     }
 
     /// `ccai.audible_message`: a queue's announcements, available after `initialize_call`.
+    static let audibleMessageRows: [Binding<AudibleMessageService>] = [
+        Binding("resolve_messages", "The queue's announcements in the SDK's language, one per kind the admin set (welcome, "
+                + "all_agents_busy, recording_notice, on_hold, goodbye): each { kind, text, audio_url }.", resolveMessages,
+                returns: [.model([AudibleMessage].self)]),
+    ]
+
     static func audibleMessageModule(_ ccai: CCAI) -> LuaModule {
         var module = LuaModule(name: "ccai.audible_message")
-        module.function("resolve_messages", LuaSignature(
-            "The queue's announcements in the SDK's language, one per kind the admin set (welcome, all_agents_busy, "
-                + "recording_notice, on_hold, goodbye): each { kind, text, audio_url }.",
-            parameters: ["options: { menu_id: integer }|integer"], returns: ["ccai.AudibleMessage[]"])) { call in
-            guard let menuID = try call.checkedOptions(1, "options", known: ["menu_id"], positional: "menu_id").integer("menu_id") else {
-                throw call.argumentError(1, "options", "field 'menu_id': integer expected, got nil")
-            }
+        module.functions(audibleMessageRows) { call in
             guard let service = ccai.audibleMessageService else {
-                throw LuaErrorValue(code: ErrorCode.notInitialized.rawValue, message: "call is not initialized: call ccai.initialize_call() first",
+                throw LuaErrorValue(code: .notInitialized, message: "call is not initialized: call ccai.initialize_call() first",
                                     fields: ["service": "audible_message", "method": "resolve_messages"])
             }
-            return try SDKBindings.sdk(call) { try await service.resolveMessages(menuId: Int(menuID)) }
+            return service
         }
         return module
+    }
+
+    static func resolveMessages(_ service: AudibleMessageService, _ options: MenuArgument, _ call: LuaCall) throws -> LuaReturn {
+        try SDKBindings.sdk(call) { try await service.resolveMessages(menuId: options.menuId) }
+    }
+
+    static let rows: [Binding<CallContext>] = sessionRows + schedulingRows + deviceRows
+
+    /// Starting, finding, resuming, escalating and ending calls.
+    static let sessionRows: [Binding<CallContext>] = [
+        Binding("start_instant_call", "Starts an instant call on a queue: it waits for an agent, then connects (each change a "
+                + "call_received). On a queue that asks about recording (ask_user), recording_permission must be 'granted' or "
+                + "'denied'. A call in progress, or a queue closed or over capacity, is a conflict that says why.",
+                startInstantCall, returns: [.model(CallResponse.self)]),
+        Binding("start_voicemail", "Leaves a message for a queue that cannot take the call now (after hours, over capacity, "
+                + "redirecting its callers), or that a wait-time deflection offered to the waiting call (which then ends). "
+                + "Connected at once; end it with end_call. A queue taking calls is a conflict.", startVoicemail,
+                returns: [.model(CallResponse.self)]),
+        Binding("get_call_deflection", "The wait-time deflection offered to a call ({ call_id, menu_id, estimated_wait, "
+                + "threshold_seconds, offers, phone_number, message, offered_at }), or nil when none was.", getCallDeflection,
+                returns: [.model(CallDeflection.self, optional: true)]),
+        Binding("get_last_call_in_progress", "The end user's call in progress, if any.", getLastCallInProgress,
+                returns: [.model(CallResponse.self, optional: true)]),
+        Binding("get_current_call", "The call the SDK works on, as last reported.", getCurrentCall,
+                returns: [.model(CallResponse.self, optional: true)]),
+        Binding("resume_call", "Brings a call in progress back (an interrupted call connects again); a call that has ended is "
+                + "a conflict.", resumeCall),
+        Binding("escalate_to_human_agent", "Leaves the queue's virtual agent for a human (the app's Talk to a person button, "
+                + "shown when call:can_escalate says so): the call waits for an agent again. A call no virtual agent has (or, "
+                + "while it waits, on a queue that does not let callers skip it) is a conflict.", escalateToHumanAgent,
+                returns: [.model(CallResponse.self)]),
+        Binding("end_call", "Hangs up the current call.", endCall),
+    ]
+
+    /// Scheduled calls and the platform's callback.
+    static let schedulingRows: [Binding<CallContext>] = [
+        Binding("get_scheduled_time_slots", "The slots a queue offers scheduled calls, soonest first, as Unix times (from its "
+                + "business hours in the company's time zone and its calls per slot); with call_id_for_rescheduling, that "
+                + "booking does not take its own slot. A queue without scheduled calls is a conflict.", getScheduledTimeSlots,
+                returns: [.model([Double].self)]),
+        Binding("create_scheduled_call", "Books a slot of get_scheduled_time_slots for a callback to phone_number (E.164, like "
+                + "+14155550123): the call, status 'scheduled'. With call_id_for_rescheduling it replaces that booking and "
+                + "frees its slot. A bad number, a slot not offered or taken is an invalid_argument naming it; a second booking "
+                + "a conflict.", createScheduledCall, returns: [.model(CallResponse.self)]),
+        Binding("cancel_scheduled_call", "Cancels a booking that has not come due; returns it, ended (end_reason 'cancelled').",
+                cancelScheduledCall, returns: [.model(CallResponse.self)]),
+        Binding("accept_incoming_call", "Answers the platform's callback (an incoming_call_event): the call becomes the current "
+                + "one and waits for an agent. A call that is not ringing is a conflict.", acceptIncomingCall,
+                returns: [.model(CallResponse.self)]),
+        Binding("decline_incoming_call", "Declines the platform's callback; returns the call, ended (end_reason 'declined').",
+                declineIncomingCall, returns: [.model(CallResponse.self)]),
+    ]
+
+    /// What the device does: hold, mute, speaker, a cellular call interrupting.
+    static let deviceRows: [Binding<CallContext>] = [
+        Binding("set_on_hold", "Puts the connected call on hold (true) or takes it off hold (false); the agent hears it. A call "
+                + "in another status is a conflict.", setOnHold, returns: [.model(CallResponse.self)]),
+        Binding("is_on_hold", "Whether the call is on hold, by either side.", isOnHold, returns: [.model(Bool.self)]),
+        Binding("set_muted", "Mutes the device's microphone, or not (not_found without a call in progress).", setMuted),
+        Binding("is_muted", "Whether the device's microphone is muted.", isMuted, returns: [.model(Bool.self)]),
+        Binding("set_speaker_enabled", "Plays the call on the device's speaker, or not (not_found without a call in progress).",
+                setSpeakerEnabled),
+        Binding("is_speaker_enabled", "Whether the call plays on the device's speaker.", isSpeakerEnabled,
+                returns: [.model(Bool.self)]),
+        Binding("simulate_interruption", "Plays a cellular call on the device: the call is interrupted (interruption_detected), "
+                + "and this returns after seconds; resume it with resume_call.", simulateInterruption),
+    ]
+
+    /// What the call functions work with: the service, and the host's signer for signed
+    /// custom data.
+    struct CallContext {
+        let service: CallService
+        let signer: ClaimsSigner?
     }
 
     static func module(_ context: SDKContext) -> LuaModule {
         let ccai = context.sdk
         var module = LuaModule(name: EventService.call.module)
         if let events = context.emitters[.call] { module.events(events) }
-        module.function("start_instant_call", LuaSignature(
-            "Starts an instant call on a queue: it waits for an agent, then connects (each change a call_received). On a queue "
-                + "that asks about recording (ask_user), recording_permission must be 'granted' or 'denied'. A call in progress, "
-                + "or a queue closed or over capacity, is a conflict that says why.",
-            parameters: ["request: { menu_id: integer, recording_permission: \"granted\"|\"denied\"|\"not_asked\"?, custom_data: table?, ticket_id: string? }"],
-            returns: ["ccai.Call"])) { call in
-            let request = try instantCallRequest(call, signer: context.signer)
-            let service = try requireCall(ccai, call)
-            return try SDKBindings.sdk(call) { try await service.startInstantCall(request) }
-        }
-        module.function("start_voicemail", LuaSignature(
-            "Leaves a message for a queue that cannot take the call now (after hours, over capacity, redirecting its "
-                + "callers), or that a wait-time deflection offered to the waiting call (which then ends). Connected at once; "
-                + "end it with end_call. A queue taking calls is a conflict.",
-            parameters: ["request: { menu_id: integer, custom_data: table?, ticket_id: string? }"],
-            returns: ["ccai.Call"])) { call in
-            let options = try call.checkedOptions(1, "request", known: ["menu_id", "custom_data", "ticket_id"])
-            guard let menuID = try options.integer("menu_id") else {
-                throw call.argumentError(1, "request", "field 'menu_id': integer expected, got nil")
-            }
-            let request = VoicemailRequest(menuId: Int(menuID), customData: try ChatBindings.customData(call, options, signer: context.signer),
-                                           ticketId: try options.string("ticket_id"))
-            let service = try requireCall(ccai, call)
-            return try SDKBindings.sdk(call) { try await service.startVoicemail(request) }
-        }
-        module.function("get_call_deflection", LuaSignature(
-            "The wait-time deflection offered to a call ({ call_id, menu_id, estimated_wait, threshold_seconds, offers, "
-                + "phone_number, message, offered_at }), or nil when none was.",
-            parameters: ["options: { call_id: integer }|integer"], returns: ["ccai.CallDeflection?"])) { call in
-            guard let callID = try call.checkedOptions(1, "options", known: ["call_id"], positional: "call_id").integer("call_id") else {
-                throw call.argumentError(1, "options", "field 'call_id': integer expected, got nil")
-            }
-            let service = try requireCall(ccai, call)
-            return try SDKBindings.sdk(call, { try await service.getCallDeflection(callId: Int(callID)) },
-                                       push: { result, output in output.push(try result.map { try LuaEncoder().encode($0) } ?? .nil) })
-        }
-        module.function("get_scheduled_time_slots", LuaSignature(
-            "The slots a queue offers scheduled calls, soonest first, as Unix times (from its business hours in the company's "
-                + "time zone and its calls per slot); with call_id_for_rescheduling, that booking does not take its own slot. "
-                + "A queue without scheduled calls is a conflict.",
-            parameters: ["options: { menu_id: integer, call_id_for_rescheduling: integer? }"], returns: ["number[]"])) { call in
-            let options = try call.checkedOptions(1, "options", known: ["menu_id", "call_id_for_rescheduling"])
-            guard let menuID = try options.integer("menu_id") else {
-                throw call.argumentError(1, "options", "field 'menu_id': integer expected, got nil")
-            }
-            let rescheduling = try options.integer("call_id_for_rescheduling").map { Int($0) }
-            let service = try requireCall(ccai, call)
-            return try SDKBindings.sdk(call, { try await service.getScheduledTimeSlots(menuId: Int(menuID), callIdForRescheduling: rescheduling) },
-                                       push: { slots, output in output.push(try LuaEncoder().encode(slots.map(\.timeIntervalSince1970))) })
-        }
-        module.function("create_scheduled_call", LuaSignature(
-            "Books a slot of get_scheduled_time_slots for a callback to phone_number (E.164, like +14155550123): the call, "
-                + "status 'scheduled'. With call_id_for_rescheduling it replaces that booking and frees its slot. A bad number, "
-                + "a slot not offered or taken is an invalid_argument naming it; a second booking a conflict.",
-            parameters: ["request: { menu_id: integer, phone_number: string, schedule_time: number, recording_permission: "
-                         + "\"granted\"|\"denied\"|\"not_asked\"?, call_id_for_rescheduling: integer?, custom_data: table?, ticket_id: string? }"],
-            returns: ["ccai.Call"])) { call in
-            let request = try scheduledCallRequest(call, signer: context.signer)
-            let service = try requireCall(ccai, call)
-            return try SDKBindings.sdk(call) { try await service.createScheduledCall(request) }
-        }
-        module.function("cancel_scheduled_call", LuaSignature(
-            "Cancels a booking that has not come due; returns it, ended (end_reason 'cancelled').",
-            parameters: ["options: { call_id: integer }|integer"], returns: ["ccai.Call"])) { call in
-            let callID = try callID(call)
-            let service = try requireCall(ccai, call)
-            return try SDKBindings.sdk(call) { try await service.cancelScheduledCall(callId: callID) }
-        }
-        module.function("accept_incoming_call", LuaSignature(
-            "Answers the platform's callback (an incoming_call_event): the call becomes the current one and waits for an agent. "
-                + "A call that is not ringing is a conflict.",
-            parameters: ["options: { call_id: integer }|integer"], returns: ["ccai.Call"])) { call in
-            let callID = try callID(call)
-            let service = try requireCall(ccai, call)
-            return try SDKBindings.sdk(call) { try await service.acceptIncomingCall(callId: callID) }
-        }
-        module.function("decline_incoming_call", LuaSignature(
-            "Declines the platform's callback; returns the call, ended (end_reason 'declined').",
-            parameters: ["options: { call_id: integer }|integer"], returns: ["ccai.Call"])) { call in
-            let callID = try callID(call)
-            let service = try requireCall(ccai, call)
-            return try SDKBindings.sdk(call) { try await service.declineIncomingCall(callId: callID) }
-        }
-        module.function("get_last_call_in_progress", LuaSignature("The end user's call in progress, if any.", returns: ["ccai.Call?"])) { call in
-            let service = try requireCall(ccai, call)
-            return try SDKBindings.sdk(call, { try await service.getLastCallInProgress() },
-                                       push: { result, output in output.push(try result.map { try LuaEncoder().encode($0) } ?? .nil) })
-        }
-        module.function("get_current_call", LuaSignature("The call the SDK works on, as last reported.", returns: ["ccai.Call?"])) { call in
-            let service = try requireCall(ccai, call)
-            return call.returning(try service.currentCall.map { try LuaEncoder().encode($0) } ?? .nil)
-        }
-        module.function("resume_call", LuaSignature(
-            "Brings a call in progress back (an interrupted call connects again); a call that has ended is a conflict.",
-            parameters: ["call: ccai.Call"])) { call in
-            let resumed: CallResponse
-            do {
-                resumed = try LuaDecoder().decode(CallResponse.self, from: .table(try call.table(1, "call")))
-            } catch let error as DecodingError {
-                throw call.argumentError(1, "call", "a call expected (\(SDKBindings.describe(error)))")
-            }
-            let service = try requireCall(ccai, call)
-            return try SDKBindings.sdk(call, { try await service.resumeCall(resumed) }, push: { _, _ in })
-        }
-        module.function("escalate_to_human_agent", LuaSignature(
-            "Leaves the queue's virtual agent for a human (the app's Talk to a person button, shown when call:can_escalate "
-                + "says so): the call waits for an agent again. A call no virtual agent has (or, while it waits, on a queue "
-                + "that does not let callers skip it) is a conflict.",
-            returns: ["ccai.Call"])) { call in
-            let service = try requireCall(ccai, call)
-            return try SDKBindings.sdk(call) { try await service.escalateToHumanAgent() }
-        }
+        module.functions(rows) { CallContext(service: try requireCall(ccai, $0), signer: context.signer) }
         PostSessionBindings.install(intoCall: &module, ccai)
-        module.function("end_call", LuaSignature("Hangs up the current call.")) { call in
-            let service = try requireCall(ccai, call)
-            return try SDKBindings.sdk(call, { try await service.endCall() }, push: { _, _ in })
-        }
-        module.function("set_on_hold", LuaSignature(
-            "Puts the connected call on hold (true) or takes it off hold (false); the agent hears it. A call in another status is a conflict.",
-            parameters: ["on_hold: boolean"], returns: ["ccai.Call"])) { call in
-            let onHold = try call.boolean(1, "on_hold")
-            let service = try requireCall(ccai, call)
-            return try SDKBindings.sdk(call) { try await service.setOnHold(onHold) }
-        }
-        module.function("is_on_hold", LuaSignature("Whether the call is on hold, by either side.", returns: ["boolean"])) { call in
-            call.returning(.boolean(try requireCall(ccai, call).isOnHold))
-        }
-        module.function("set_muted", LuaSignature("Mutes the device's microphone, or not (not_found without a call in progress).",
-                                                  parameters: ["muted: boolean"])) { call in
-            let muted = try call.boolean(1, "muted")
-            try device(call) { try requireCall(ccai, call).setMuted(muted) }
-            return .none
-        }
-        module.function("is_muted", LuaSignature("Whether the device's microphone is muted.", returns: ["boolean"])) { call in
-            call.returning(.boolean(try requireCall(ccai, call).isMuted))
-        }
-        module.function("set_speaker_enabled", LuaSignature("Plays the call on the device's speaker, or not (not_found without a call in progress).",
-                                                            parameters: ["enabled: boolean"])) { call in
-            let enabled = try call.boolean(1, "enabled")
-            try device(call) { try requireCall(ccai, call).setSpeakerEnabled(enabled) }
-            return .none
-        }
-        module.function("is_speaker_enabled", LuaSignature("Whether the call plays on the device's speaker.", returns: ["boolean"])) { call in
-            call.returning(.boolean(try requireCall(ccai, call).isSpeakerEnabled))
-        }
-        module.function("simulate_interruption", LuaSignature(
-            "Plays a cellular call on the device: the call is interrupted (interruption_detected), and this returns after "
-                + "seconds; resume it with resume_call.",
-            parameters: ["options: { seconds: number }|number"])) { call in
-            let options = try call.checkedOptions(1, "options", known: ["seconds"], positional: "seconds")
-            guard let seconds = try options.number("seconds"), seconds >= 0, seconds <= 86_400 else {
-                throw call.argumentError(1, "options.seconds", "a number of seconds from 0 to 86400 expected, got "
-                                         + (try options.value("seconds")).description)
-            }
-            let service = try requireCall(ccai, call)
-            return try SDKBindings.sdk(call, { try await service.simulateInterruption(seconds: seconds) }, push: { _, _ in })
-        }
         return module
     }
 
@@ -294,54 +212,116 @@ enum CallBindings {
         return service
     }
 
-    /// Reads `{ call_id }`.
-    private static func callID(_ call: LuaCall) throws -> Int {
-        guard let id = try call.checkedOptions(1, "options", known: ["call_id"], positional: "call_id").integer("call_id") else {
-            throw call.argumentError(1, "options", "field 'call_id': integer expected, got nil")
-        }
-        return Int(id)
+    static func startInstantCall(_ context: CallContext, _ request: InstantCallArguments, _ call: LuaCall) throws -> LuaReturn {
+        let instant = InstantCallRequest(menuId: request.menuId, recordingPermission: request.recordingPermission,
+                                         customData: try ChatBindings.customData(call, request.customData ?? .nil, signer: context.signer),
+                                         ticketId: request.ticketId)
+        let service = context.service
+        return try SDKBindings.sdk(call) { try await service.startInstantCall(instant) }
     }
 
-    /// Reads `{ menu_id, phone_number, schedule_time, recording_permission,
-    /// call_id_for_rescheduling, custom_data, ticket_id }`.
-    static func scheduledCallRequest(_ call: LuaCall, signer: ClaimsSigner?) throws -> ScheduledCallRequest {
-        let options = try call.checkedOptions(1, "request", known: ["menu_id", "phone_number", "schedule_time", "recording_permission", "call_id_for_rescheduling", "custom_data", "ticket_id"])
-        guard let menuID = try options.integer("menu_id") else {
-            throw call.argumentError(1, "request", "field 'menu_id': integer expected, got nil")
-        }
-        guard let phoneNumber = try options.string("phone_number") else {
-            throw call.argumentError(1, "request", "field 'phone_number': string expected (E.164, like +14155550123), got nil")
-        }
-        guard let time = try options.number("schedule_time"), time.isFinite, abs(time) < 1e11 else {
-            throw call.argumentError(1, "request", "field 'schedule_time': a Unix time expected (a slot of get_scheduled_time_slots)")
-        }
-        return ScheduledCallRequest(menuId: Int(menuID), phoneNumber: phoneNumber, scheduleTime: Date(timeIntervalSince1970: time),
-                                    recordingPermission: try recordingPermission(call, options) ?? .notAsked,
-                                    callIdForRescheduling: try options.integer("call_id_for_rescheduling").map { Int($0) },
-                                    customData: try ChatBindings.customData(call, options, signer: signer),
-                                    ticketId: try options.string("ticket_id"))
+    static func startVoicemail(_ context: CallContext, _ request: VoicemailArguments, _ call: LuaCall) throws -> LuaReturn {
+        let voicemail = VoicemailRequest(menuId: request.menuId,
+                                         customData: try ChatBindings.customData(call, request.customData ?? .nil, signer: context.signer),
+                                         ticketId: request.ticketId)
+        let service = context.service
+        return try SDKBindings.sdk(call) { try await service.startVoicemail(voicemail) }
     }
 
-    /// The request's `recording_permission`, checked against the seed's names.
-    private static func recordingPermission(_ call: LuaCall, _ options: LuaOptions) throws -> RecordingPermission? {
-        guard let name = try options.string("recording_permission") else { return nil }
-        guard let known = RecordingPermission(rawValue: name) else {
-            throw call.argumentError(1, "request", "field 'recording_permission': "
-                                     + RecordingPermission.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")
-                                     + " expected, got '\(name)'")
-        }
-        return known
+    static func getCallDeflection(_ context: CallContext, _ options: CallArgument, _ call: LuaCall) throws -> LuaReturn {
+        let service = context.service
+        return try SDKBindings.sdk(call, { try await service.getCallDeflection(callId: options.callId) },
+                                   push: { result, output in output.push(try result.map { try LuaEncoder().encode($0) } ?? .nil) })
     }
 
-    /// Reads `{ menu_id, recording_permission, custom_data, ticket_id }`.
-    static func instantCallRequest(_ call: LuaCall, signer: ClaimsSigner?) throws -> InstantCallRequest {
-        let options = try call.checkedOptions(1, "request", known: ["menu_id", "recording_permission", "custom_data", "ticket_id"])
-        guard let menuID = try options.integer("menu_id") else {
-            throw call.argumentError(1, "request", "field 'menu_id': integer expected, got nil")
-        }
-        return InstantCallRequest(menuId: Int(menuID), recordingPermission: try recordingPermission(call, options),
-                                  customData: try ChatBindings.customData(call, options, signer: signer),
-                                  ticketId: try options.string("ticket_id"))
+    static func getLastCallInProgress(_ context: CallContext, _: NoArguments, _ call: LuaCall) throws -> LuaReturn {
+        let service = context.service
+        return try SDKBindings.sdk(call, { try await service.getLastCallInProgress() },
+                                   push: { result, output in output.push(try result.map { try LuaEncoder().encode($0) } ?? .nil) })
+    }
+
+    static func getCurrentCall(_ context: CallContext, _: NoArguments, _ call: LuaCall) throws -> LuaReturn {
+        call.returning(try context.service.currentCall.map { try LuaEncoder().encode($0) } ?? .nil)
+    }
+
+    static func resumeCall(_ context: CallContext, _ argument: CallValueArgument, _ call: LuaCall) throws -> LuaReturn {
+        let service = context.service
+        return try SDKBindings.sdk(call, { try await service.resumeCall(argument.call) }, push: { _, _ in })
+    }
+
+    static func escalateToHumanAgent(_ context: CallContext, _: NoArguments, _ call: LuaCall) throws -> LuaReturn {
+        let service = context.service
+        return try SDKBindings.sdk(call) { try await service.escalateToHumanAgent() }
+    }
+
+    static func endCall(_ context: CallContext, _: NoArguments, _ call: LuaCall) throws -> LuaReturn {
+        let service = context.service
+        return try SDKBindings.sdk(call, { try await service.endCall() }, push: { _, _ in })
+    }
+
+    static func getScheduledTimeSlots(_ context: CallContext, _ options: TimeSlotsArguments, _ call: LuaCall) throws -> LuaReturn {
+        let service = context.service
+        return try SDKBindings.sdk(call, {
+            try await service.getScheduledTimeSlots(menuId: options.menuId, callIdForRescheduling: options.callIdForRescheduling)
+        }, push: { slots, output in output.push(try LuaEncoder().encode(slots.map(\.timeIntervalSince1970))) })
+    }
+
+    static func createScheduledCall(_ context: CallContext, _ request: ScheduledCallArguments, _ call: LuaCall) throws -> LuaReturn {
+        let booking = ScheduledCallRequest(menuId: request.menuId, phoneNumber: request.phoneNumber,
+                                           scheduleTime: Date(timeIntervalSince1970: request.scheduleTime),
+                                           recordingPermission: request.recordingPermission ?? .notAsked,
+                                           callIdForRescheduling: request.callIdForRescheduling,
+                                           customData: try ChatBindings.customData(call, request.customData ?? .nil, signer: context.signer),
+                                           ticketId: request.ticketId)
+        let service = context.service
+        return try SDKBindings.sdk(call) { try await service.createScheduledCall(booking) }
+    }
+
+    static func cancelScheduledCall(_ context: CallContext, _ options: CallArgument, _ call: LuaCall) throws -> LuaReturn {
+        let service = context.service
+        return try SDKBindings.sdk(call) { try await service.cancelScheduledCall(callId: options.callId) }
+    }
+
+    static func acceptIncomingCall(_ context: CallContext, _ options: CallArgument, _ call: LuaCall) throws -> LuaReturn {
+        let service = context.service
+        return try SDKBindings.sdk(call) { try await service.acceptIncomingCall(callId: options.callId) }
+    }
+
+    static func declineIncomingCall(_ context: CallContext, _ options: CallArgument, _ call: LuaCall) throws -> LuaReturn {
+        let service = context.service
+        return try SDKBindings.sdk(call) { try await service.declineIncomingCall(callId: options.callId) }
+    }
+
+    static func setOnHold(_ context: CallContext, _ argument: OnHoldArgument, _ call: LuaCall) throws -> LuaReturn {
+        let service = context.service
+        return try SDKBindings.sdk(call) { try await service.setOnHold(argument.onHold) }
+    }
+
+    static func isOnHold(_ context: CallContext, _: NoArguments, _ call: LuaCall) throws -> LuaReturn {
+        call.returning(.boolean(context.service.isOnHold))
+    }
+
+    static func setMuted(_ context: CallContext, _ argument: MutedArgument, _ call: LuaCall) throws -> LuaReturn {
+        try device(call) { try context.service.setMuted(argument.muted) }
+        return .none
+    }
+
+    static func isMuted(_ context: CallContext, _: NoArguments, _ call: LuaCall) throws -> LuaReturn {
+        call.returning(.boolean(context.service.isMuted))
+    }
+
+    static func setSpeakerEnabled(_ context: CallContext, _ argument: EnabledArgument, _ call: LuaCall) throws -> LuaReturn {
+        try device(call) { try context.service.setSpeakerEnabled(argument.enabled) }
+        return .none
+    }
+
+    static func isSpeakerEnabled(_ context: CallContext, _: NoArguments, _ call: LuaCall) throws -> LuaReturn {
+        call.returning(.boolean(context.service.isSpeakerEnabled))
+    }
+
+    static func simulateInterruption(_ context: CallContext, _ options: InterruptionArgument, _ call: LuaCall) throws -> LuaReturn {
+        let service = context.service
+        return try SDKBindings.sdk(call, { try await service.simulateInterruption(seconds: options.seconds) }, push: { _, _ in })
     }
 }
 

@@ -154,7 +154,11 @@ enum ChatBindings {
     /// A session request's `custom_data`: `{ signed = {...} }` (signed here with the
     /// company secret) or `{ unsigned = {...} }`; nil when not given.
     static func customData(_ call: LuaCall, _ options: LuaOptions, signer: ClaimsSigner?) throws -> CustomData? {
-        let customData = try options.value("custom_data")
+        try customData(call, try options.value("custom_data"), signer: signer)
+    }
+
+    /// The same, from the value of `custom_data` as the script wrote it.
+    static func customData(_ call: LuaCall, _ customData: LuaValue, signer: ClaimsSigner?) throws -> CustomData? {
         guard !customData.isNil else { return nil }
         guard let table = customData.tableValue else {
             throw call.argumentError(1, "request", "field 'custom_data': table expected, got \(customData.typeName)")
