@@ -23,7 +23,7 @@ enum AuthBindings {
     }
 
     static func updateAuthToken(_ service: AuthService, _ arguments: TokenArgument, _ call: LuaCall) throws -> LuaReturn {
-        guard let token = arguments.token else {
+        guard let token = arguments.value else {
             return try SDKBindings.sdk(call, { try await service.signOut() }) { _, _ in }
         }
         service.updateAuthToken(token)
@@ -42,12 +42,7 @@ struct JWTArgument: BindingArguments {
 }
 
 /// `ccai.auth.update_auth_token(token)`: a token, or nil to sign out.
-struct TokenArgument: BindingArguments {
-    static let layout = ArgumentLayout.value("token", optional: true)
-    var token: String?
-
-    init(from decoder: Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        token = try container.decodeNil() ? nil : container.decode(String.self)
-    }
+struct TokenArgument: ValueArgument {
+    static let name = "token"
+    var value: String?
 }

@@ -42,6 +42,32 @@ struct ArgumentProblem: Error, Equatable {
     }
 }
 
+/// An argument that is one value, not an options table: `set_muted(true)`,
+/// `end_user.save(user)` (``ArgumentLayout/value(_:optional:)``; nil allowed when the value
+/// is optional).
+///
+/// ```swift
+/// struct MutedArgument: ValueArgument {
+///     static let name = "muted"
+///     var value: Bool
+/// }
+/// ```
+protocol ValueArgument: BindingArguments {
+    associatedtype Value: Decodable
+    /// The argument's name in errors and stubs.
+    static var name: String { get }
+    var value: Value { get }
+    init(value: Value)
+}
+
+extension ValueArgument {
+    static var layout: ArgumentLayout { .value(name, optional: Value.self is ExpressibleByNilLiteral.Type) }
+
+    init(from decoder: Decoder) throws {
+        self.init(value: try decoder.singleValueContainer().decode(Value.self))
+    }
+}
+
 /// The arguments of a function that takes none (any given are ignored).
 struct NoArguments: BindingArguments {
     static let layout = ArgumentLayout.none

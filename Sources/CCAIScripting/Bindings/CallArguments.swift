@@ -15,13 +15,9 @@ struct CallArgument: BindingArguments {
 }
 
 /// A call table, as the SDK returned it (`ccai.call.resume_call(call)`).
-struct CallValueArgument: BindingArguments {
-    static let layout = ArgumentLayout.value("call", optional: false)
-    var call: CallResponse
-
-    init(from decoder: Decoder) throws {
-        call = try decoder.singleValueContainer().decode(CallResponse.self)
-    }
+struct CallValueArgument: ValueArgument {
+    static let name = "call"
+    var value: CallResponse
 }
 
 /// `start_instant_call{ menu_id, recording_permission, custom_data, ticket_id }`.
@@ -68,23 +64,15 @@ struct ScheduledCallArguments: BindingArguments {
 }
 
 /// `set_on_hold(true)`.
-struct OnHoldArgument: BindingArguments {
-    static let layout = ArgumentLayout.value("on_hold", optional: false)
-    var onHold: Bool
-
-    init(from decoder: Decoder) throws {
-        onHold = try decoder.singleValueContainer().decode(Bool.self)
-    }
+struct OnHoldArgument: ValueArgument {
+    static let name = "on_hold"
+    var value: Bool
 }
 
 /// `set_muted(true)`.
-struct MutedArgument: BindingArguments {
-    static let layout = ArgumentLayout.value("muted", optional: false)
-    var muted: Bool
-
-    init(from decoder: Decoder) throws {
-        muted = try decoder.singleValueContainer().decode(Bool.self)
-    }
+struct MutedArgument: ValueArgument {
+    static let name = "muted"
+    var value: Bool
 }
 
 /// `simulate_interruption{ seconds = 2 }`, or the seconds alone: at most a day.

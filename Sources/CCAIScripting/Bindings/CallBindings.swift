@@ -246,7 +246,7 @@ enum CallBindings {
 
     static func resumeCall(_ context: CallContext, _ argument: CallValueArgument, _ call: LuaCall) throws -> LuaReturn {
         let service = context.service
-        return try SDKBindings.sdk(call, { try await service.resumeCall(argument.call) }, push: { _, _ in })
+        return try SDKBindings.sdk(call, { try await service.resumeCall(argument.value) }, push: { _, _ in })
     }
 
     static func escalateToHumanAgent(_ context: CallContext, _: NoArguments, _ call: LuaCall) throws -> LuaReturn {
@@ -294,7 +294,7 @@ enum CallBindings {
 
     static func setOnHold(_ context: CallContext, _ argument: OnHoldArgument, _ call: LuaCall) throws -> LuaReturn {
         let service = context.service
-        return try SDKBindings.sdk(call) { try await service.setOnHold(argument.onHold) }
+        return try SDKBindings.sdk(call) { try await service.setOnHold(argument.value) }
     }
 
     static func isOnHold(_ context: CallContext, _: NoArguments, _ call: LuaCall) throws -> LuaReturn {
@@ -302,7 +302,7 @@ enum CallBindings {
     }
 
     static func setMuted(_ context: CallContext, _ argument: MutedArgument, _ call: LuaCall) throws -> LuaReturn {
-        try device(call) { try context.service.setMuted(argument.muted) }
+        try device(call) { try context.service.setMuted(argument.value) }
         return .none
     }
 
@@ -311,7 +311,7 @@ enum CallBindings {
     }
 
     static func setSpeakerEnabled(_ context: CallContext, _ argument: EnabledArgument, _ call: LuaCall) throws -> LuaReturn {
-        try device(call) { try context.service.setSpeakerEnabled(argument.enabled) }
+        try device(call) { try context.service.setSpeakerEnabled(argument.value) }
         return .none
     }
 

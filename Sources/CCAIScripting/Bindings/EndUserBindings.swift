@@ -26,7 +26,7 @@ enum EndUserBindings {
 
     static func updateEndUser(_ ccai: CCAI, _ arguments: OptionalEndUserArgument, _ call: LuaCall) throws -> LuaReturn {
         let service = try SDKBindings.require(ccai.endUserService, call)
-        guard let user = arguments.endUser else {
+        guard let user = arguments.value else {
             service.updateEndUser(nil)
             return .none
         }
@@ -51,27 +51,18 @@ enum EndUserBindings {
 
     static func save(_ ccai: CCAI, _ arguments: EndUserArgument, _ call: LuaCall) throws -> LuaReturn {
         let service = try SDKBindings.require(ccai.endUserService, call)
-        return try SDKBindings.sdk(call) { try await service.save(arguments.endUser) }
+        return try SDKBindings.sdk(call) { try await service.save(arguments.value) }
     }
 }
 
 /// `ccai.end_user.save(user)`: an end user table (`ccai.EndUser`).
-struct EndUserArgument: BindingArguments {
-    static let layout = ArgumentLayout.value("end_user", optional: false)
-    var endUser: EndUser
-
-    init(from decoder: Decoder) throws {
-        endUser = try decoder.singleValueContainer().decode(EndUser.self)
-    }
+struct EndUserArgument: ValueArgument {
+    static let name = "end_user"
+    var value: EndUser
 }
 
 /// `ccai.end_user.update_end_user(user)`: an end user table, or nil to clear it.
-struct OptionalEndUserArgument: BindingArguments {
-    static let layout = ArgumentLayout.value("end_user", optional: true)
-    var endUser: EndUser?
-
-    init(from decoder: Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        endUser = try container.decodeNil() ? nil : container.decode(EndUser.self)
-    }
+struct OptionalEndUserArgument: ValueArgument {
+    static let name = "end_user"
+    var value: EndUser?
 }

@@ -28,7 +28,7 @@ enum FormBindings {
     }
 
     static func getCustomFormDetails(_ service: ChatService, _ form: FormArgument, _ call: LuaCall) throws -> LuaReturn {
-        try SDKBindings.sdk(call) { try await service.getCustomFormDetails(form.form) }
+        try SDKBindings.sdk(call) { try await service.getCustomFormDetails(form.value) }
     }
 
     static func submitCustomForm(_ service: ChatService, _ request: SubmitCustomFormRequest, _ call: LuaCall) throws -> LuaReturn {
@@ -36,11 +36,11 @@ enum FormBindings {
     }
 
     static func fetchWebForm(_ service: ChatService, _ request: WebFormArgument, _ call: LuaCall) throws -> LuaReturn {
-        try SDKBindings.sdk(call) { try await service.fetchWebForm(request.request) }
+        try SDKBindings.sdk(call) { try await service.fetchWebForm(request.value) }
     }
 
     static func validateWebForm(_ service: ChatService, _ response: WebFormResponseArgument, _ call: LuaCall) throws -> LuaReturn {
-        try SDKBindings.sdk(call, { try await service.validateWebForm(response.response) },
+        try SDKBindings.sdk(call, { try await service.validateWebForm(response.value) },
                             push: { valid, output in output.push(.boolean(valid)) })
     }
 }
@@ -51,31 +51,19 @@ extension SubmitCustomFormRequest: BindingArguments {
 }
 
 /// A form as an agent's message carries it (`message.form`).
-struct FormArgument: BindingArguments {
-    static let layout = ArgumentLayout.value("form", optional: false)
-    var form: CustomForm
-
-    init(from decoder: Decoder) throws {
-        form = try decoder.singleValueContainer().decode(CustomForm.self)
-    }
+struct FormArgument: ValueArgument {
+    static let name = "form"
+    var value: CustomForm
 }
 
 /// A web form request as an agent's message carries it (`message.web_form`).
-struct WebFormArgument: BindingArguments {
-    static let layout = ArgumentLayout.value("request", optional: false)
-    var request: WebFormRequest
-
-    init(from decoder: Decoder) throws {
-        request = try decoder.singleValueContainer().decode(WebFormRequest.self)
-    }
+struct WebFormArgument: ValueArgument {
+    static let name = "request"
+    var value: WebFormRequest
 }
 
 /// The table `fetch_web_form` returned.
-struct WebFormResponseArgument: BindingArguments {
-    static let layout = ArgumentLayout.value("response", optional: false)
-    var response: WebFormResponse
-
-    init(from decoder: Decoder) throws {
-        response = try decoder.singleValueContainer().decode(WebFormResponse.self)
-    }
+struct WebFormResponseArgument: ValueArgument {
+    static let name = "response"
+    var value: WebFormResponse
 }

@@ -26,7 +26,7 @@ enum LanguageBindings {
 
     static func setLanguageCode(_ service: LanguageService, _ arguments: LanguageCodeArgument, _ call: LuaCall) throws -> LuaReturn {
         do {
-            try service.setLanguageCode(arguments.languageCode)
+            try service.setLanguageCode(arguments.value)
         } catch let error as any SDKError {
             throw SDKBindings.luaError(error, service: "language", method: "set_language_code")
         }
@@ -35,15 +35,11 @@ enum LanguageBindings {
 }
 
 /// `ccai.language.set_language_code(code)`: a language code, not empty.
-struct LanguageCodeArgument: BindingArguments {
-    static let layout = ArgumentLayout.value("language_code", optional: false)
-    var languageCode: String
-
-    init(from decoder: Decoder) throws {
-        languageCode = try decoder.singleValueContainer().decode(String.self)
-    }
+struct LanguageCodeArgument: ValueArgument {
+    static let name = "language_code"
+    var value: String
 
     func problem() -> ArgumentProblem? {
-        languageCode.isEmpty ? ArgumentProblem(nil, "a language code expected, got ''") : nil
+        value.isEmpty ? ArgumentProblem(nil, "a language code expected, got ''") : nil
     }
 }

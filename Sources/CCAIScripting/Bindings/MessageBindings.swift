@@ -33,10 +33,10 @@ enum MessageBindings {
 
     static func sendMessage(_ context: SDKContext, _ argument: OutgoingMessageArgument, _ call: LuaCall) throws -> LuaReturn {
         let content: OutgoingContent
-        if let text = argument.message.stringValue {
+        if let text = argument.value.stringValue {
             guard !text.isEmpty else { throw call.argumentError(1, "message", "a non-empty text expected") }
             content = OutgoingContent(content: .text(content: text))
-        } else if let table = argument.message.tableValue {
+        } else if let table = argument.value.tableValue {
             do {
                 content = try OutgoingContent(table, field: "message", folder: try context.files())
             } catch let error as OutgoingContent.FieldError {
@@ -52,13 +52,13 @@ enum MessageBindings {
     }
 
     static func typing(_ context: SDKContext, _ argument: TypingArgument, _ call: LuaCall) throws -> LuaReturn {
-        try ChatBindings.requireChat(context.sdk, call).typing(argument.isTyping)
+        try ChatBindings.requireChat(context.sdk, call).typing(argument.value)
         return .none
     }
 
     static func sendMessagePreview(_ context: SDKContext, _ argument: PreviewArgument, _ call: LuaCall) throws -> LuaReturn {
         let service = try ChatBindings.requireChat(context.sdk, call)
-        return try SDKBindings.sdk(call, { try await service.sendMessagePreview(argument.text) },
+        return try SDKBindings.sdk(call, { try await service.sendMessagePreview(argument.value) },
                                    push: { kept, output in output.push(.boolean(kept)) })
     }
 
@@ -96,13 +96,9 @@ enum MessageBindings {
 
 /// `send_message("text")` or `send_message{ text | images | videos | form_complete |
 /// screen_share, smart_action }`, read by ``OutgoingContent`` (which reads files).
-struct OutgoingMessageArgument: BindingArguments {
-    static let layout = ArgumentLayout.value("message", optional: false)
-    var message: LuaValue
-
-    init(from decoder: Decoder) throws {
-        message = try decoder.singleValueContainer().decode(LuaValue.self)
-    }
+struct OutgoingMessageArgument: ValueArgument {
+    static let name = "message"
+    var value: LuaValue
 
     static func shape(in schema: LuaSchema) throws -> LuaShape {
         .union([.string, try schema.shape(of: OutgoingMessageFields.self)])
@@ -128,23 +124,15 @@ struct OutgoingMessageFields: Decodable {
 }
 
 /// `typing(true)`.
-struct TypingArgument: BindingArguments {
-    static let layout = ArgumentLayout.value("is_typing", optional: false)
-    var isTyping: Bool
-
-    init(from decoder: Decoder) throws {
-        isTyping = try decoder.singleValueContainer().decode(Bool.self)
-    }
+struct TypingArgument: ValueArgument {
+    static let name = "is_typing"
+    var value: Bool
 }
 
 /// `send_message_preview("what the end user is typing")`.
-struct PreviewArgument: BindingArguments {
-    static let layout = ArgumentLayout.value("text", optional: false)
-    var text: String
-
-    init(from decoder: Decoder) throws {
-        text = try decoder.singleValueContainer().decode(String.self)
-    }
+struct PreviewArgument: ValueArgument {
+    static let name = "text"
+    var value: String
 }
 
 /// `send_event{ name = "...", payload = { ... } }`: a name, and a table with string keys.

@@ -67,7 +67,7 @@ enum PushBindings {
 
     static func handlePushNotification(_ device: Device, _ payload: ReceivedPayloadArgument, _ call: LuaCall) throws -> LuaReturn {
         let service = device.service
-        return try SDKBindings.sdk(call, { await service.handlePushNotification(payload.fields) }, push: { handled, output in
+        return try SDKBindings.sdk(call, { await service.handlePushNotification(payload.value) }, push: { handled, output in
             output.push(.boolean(handled))
         })
     }
@@ -100,7 +100,7 @@ enum PushBindings {
     }
 
     static func setInBackground(_ ccai: CCAI, _ argument: BackgroundArgument, _ call: LuaCall) throws -> LuaReturn {
-        try SDKBindings.sdk(call, { await ccai.setInBackground(argument.inBackground) }, push: { _, _ in })
+        try SDKBindings.sdk(call, { await ccai.setInBackground(argument.value) }, push: { _, _ in })
     }
 
     static func isInBackground(_ ccai: CCAI, _: NoArguments, _ call: LuaCall) throws -> LuaReturn {
@@ -109,7 +109,7 @@ enum PushBindings {
 
     static func handleVoIPPush(_ ccai: CCAI, _ payload: ReceivedPayloadArgument, _ call: LuaCall) throws -> LuaReturn {
         let service = try SDKBindings.require(ccai.pushNotificationService, call)
-        return try SDKBindings.sdk(call, { await service.handlePushNotification(payload.fields) }, push: { handled, output in
+        return try SDKBindings.sdk(call, { await service.handlePushNotification(payload.value) }, push: { handled, output in
             output.push(.boolean(handled))
         })
     }
@@ -124,21 +124,13 @@ struct PushTokenUpdate: BindingArguments {
 }
 
 /// A push's payload, as the device received it: a table of data.
-struct ReceivedPayloadArgument: BindingArguments {
-    static let layout = ArgumentLayout.value("payload", optional: false)
-    var fields: [String: JSONValue]
-
-    init(from decoder: Decoder) throws {
-        fields = try decoder.singleValueContainer().decode([String: JSONValue].self)
-    }
+struct ReceivedPayloadArgument: ValueArgument {
+    static let name = "payload"
+    var value: [String: JSONValue]
 }
 
 /// `ccai.set_in_background(true)`.
-struct BackgroundArgument: BindingArguments {
-    static let layout = ArgumentLayout.value("in_background", optional: false)
-    var inBackground: Bool
-
-    init(from decoder: Decoder) throws {
-        inBackground = try decoder.singleValueContainer().decode(Bool.self)
-    }
+struct BackgroundArgument: ValueArgument {
+    static let name = "in_background"
+    var value: Bool
 }

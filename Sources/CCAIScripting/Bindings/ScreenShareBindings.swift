@@ -93,12 +93,12 @@ enum ScreenShareBindings {
 
     static func enableRemoteControl(_ screen: Screen, _ argument: EnabledArgument, _ call: LuaCall) throws -> LuaReturn {
         let service = screen.service
-        return try SDKBindings.sdk(call) { try await service.enableRemoteControl(argument.enabled) }
+        return try SDKBindings.sdk(call) { try await service.enableRemoteControl(argument.value) }
     }
 
     static func enableFullDeviceSharing(_ screen: Screen, _ argument: EnabledArgument, _ call: LuaCall) throws -> LuaReturn {
         let service = screen.service
-        return try SDKBindings.sdk(call) { try await service.enableFullDeviceSharing(argument.enabled) }
+        return try SDKBindings.sdk(call) { try await service.enableFullDeviceSharing(argument.value) }
     }
 
     static func end(_ screen: Screen, _: NoArguments, _ call: LuaCall) throws -> LuaReturn {
@@ -153,13 +153,9 @@ struct Activation: BindingArguments {
 }
 
 /// `enable_remote_control(true)`, `enable_full_device_sharing(false)`.
-struct EnabledArgument: BindingArguments {
-    static let layout = ArgumentLayout.value("enabled", optional: false)
-    var enabled: Bool
-
-    init(from decoder: Decoder) throws {
-        enabled = try decoder.singleValueContainer().decode(Bool.self)
-    }
+struct EnabledArgument: ValueArgument {
+    static let name = "enabled"
+    var value: Bool
 }
 
 /// `ccai.screen_share.update_options{ key, domain }`: a key, not empty.
