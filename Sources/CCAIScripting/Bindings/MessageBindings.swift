@@ -98,6 +98,8 @@ enum MessageBindings {
 /// screen_share, smart_action }`, read by ``OutgoingContent`` (which reads files).
 struct OutgoingMessageArgument: ValueArgument {
     static let name = "message"
+    /// Required, though a Lua value may be nil: nil is refused, with what was expected.
+    static let layout = ArgumentLayout.value(name, optional: false)
     var value: LuaValue
 
     static func shape(in schema: LuaSchema) throws -> LuaShape {
