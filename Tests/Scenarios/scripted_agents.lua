@@ -41,9 +41,9 @@ ccai.chat.wait_for("chat_received", { timeout = 10, match = function(e) return e
 
 -- Seed 001's ChatRequest: display_order_in_adapter and is_verifiable reach the agent's side.
 local ok, err = pcall(ccai.chat.start, { menu_id = 9, display_order_in_adapter = "reserved_bad_actor" })
-assert(not ok and err.message:find("field 'display_order_in_adapter': a list of custom data keys expected, got string", 1, true), tostring(err))
+assert(not ok and err.message:find("'request.display_order_in_adapter' to 'start' (table expected, got string)", 1, true), tostring(err))
 ok, err = pcall(ccai.chat.start, { menu_id = 9, display_order_in_adapter = { "plan", 7 } })
-assert(not ok and err.message:find("field 'display_order_in_adapter[2]': string expected, got number", 1, true), tostring(err))
+assert(not ok and err.message:find("'request.display_order_in_adapter[2]' to 'start' (string expected, got number)", 1, true), tostring(err))
 ok, err = pcall(ccai.chat.start, { menu_id = 9, display_order_in_adapter = { "plan", "plan" } })
 assert(not ok and err.code == "invalid_argument"
        and err.message:find("the field 'display_order_in_adapter[2]' repeats the key 'plan'", 1, true), tostring(err))

@@ -68,58 +68,69 @@ enum ChatBindings {
     }
 
     /// Starting, resuming, checking and ending chats.
+    static let lifecycleRows: [Binding<SDKContext>] = [
+        Binding("start", "Starts a chat on a queue. On a queue that requires pre-session smart actions the host answers them "
+                + "through plugins and enqueues the chat, unless enqueue = false (the chat then stays pending until "
+                + "enqueue_current_chat).", start, returns: [.model(ChatResponse.self)]),
+        Binding("enqueue_current_chat", "Moves a pending chat (waiting for its pre-session smart actions) into its queue, then "
+                + "refreshes it.", enqueueCurrentChat),
+        Binding("get_last_chat_in_progress", "The end user's chat in progress, if any.", getLastChatInProgress,
+                returns: [.model(ChatResponse.self, optional: true)]),
+        Binding("resume_chat", "Continues with a chat in progress.", resumeChat),
+        Binding("check_status", "Refreshes the current chat from the platform.", checkStatus, returns: [.model(ChatResponse.self)]),
+        Binding("end_chat", "Ends the current chat.", endChat),
+        Binding("get_current_chat", "The chat the SDK works on.", getCurrentChat, returns: [.model(ChatResponse.self, optional: true)]),
+    ]
+
     private static func installLifecycle(into chat: inout LuaModule, _ context: SDKContext) {
-        let ccai = context.sdk
-        chat.function("start", LuaSignature("Starts a chat on a queue. On a queue that requires pre-session smart actions the host answers them through plugins and enqueues the chat, unless enqueue = false (the chat then stays pending until enqueue_current_chat).",
-                                            parameters: ["request: { menu_id: integer, lang: string?, ticket_id: string?, greeting: string?, custom_data: table?, display_order_in_adapter: string[]?, is_screen_shareable: boolean?, is_verifiable: boolean?, enqueue: boolean? }"],
-                                            returns: ["ccai.Chat"])) { call in
-            let request = try chatRequest(call, signer: context.signer)
-            let enqueue = try call.options(1, "request").boolean("enqueue") ?? true
-            let service = try requireChat(ccai, call)
-            let responder = context.plugins.map { SmartActionResponder(context: context, plugins: $0) }
-            return try SDKBindings.sdk(call) {
-                let chat = try await service.start(request: request)
-                guard chat.status == .pending, enqueue else { return chat }
-                await responder?.answerPreSession(chat)
-                try await service.enqueueCurrentChat()
-                return service.currentChat ?? chat
-            }
+        chat.functions(lifecycleRows) { _ in context }
+    }
+
+    static func start(_ context: SDKContext, _ options: ChatStartArguments, _ call: LuaCall) throws -> LuaReturn {
+        var request = ChatRequest(menuId: options.menuId, lang: options.lang, ticketId: options.ticketId, greeting: options.greeting,
+                                  displayOrderInAdapter: options.displayOrderInAdapter,
+                                  isScreenShareable: options.isScreenShareable, isVerifiable: options.isVerifiable)
+        request.customData = try customData(call, options.customData ?? .nil, signer: context.signer)
+        let service = try requireChat(context.sdk, call)
+        let responder = context.plugins.map { SmartActionResponder(context: context, plugins: $0) }
+        let enqueue = options.enqueue ?? true
+        return try SDKBindings.sdk(call) {
+            let chat = try await service.start(request: request)
+            guard chat.status == .pending, enqueue else { return chat }
+            await responder?.answerPreSession(chat)
+            try await service.enqueueCurrentChat()
+            return service.currentChat ?? chat
         }
-        chat.function("enqueue_current_chat", LuaSignature("Moves a pending chat (waiting for its pre-session smart actions) into its queue, then refreshes it.")) { call in
-            let service = try requireChat(ccai, call)
-            return try SDKBindings.sdk(call, { try await service.enqueueCurrentChat() },
-                                       push: { _, _ in })
-        }
-        chat.function("get_last_chat_in_progress", LuaSignature("The end user's chat in progress, if any.",
-                                                                returns: ["ccai.Chat?"])) { call in
-            let service = try requireChat(ccai, call)
-            return try SDKBindings.sdk(call, {
-                try await service.getLastChatInProgress()
-            }, push: { chat, output in output.push(try chat.map { try LuaEncoder().encode($0) } ?? .nil) })
-        }
-        chat.function("resume_chat", LuaSignature("Continues with a chat in progress.", parameters: ["chat: ccai.Chat"])) { call in
-            let chat: ChatResponse
-            do {
-                chat = try LuaDecoder().decode(ChatResponse.self, from: .table(try call.table(1, "chat")))
-            } catch let error as DecodingError {
-                throw call.argumentError(1, "chat", "a chat expected (\(SDKBindings.describe(error)))")
-            }
-            let service = try requireChat(ccai, call)
-            return try SDKBindings.sdk(call, { try await service.resumeChat(chat) },
-                                       push: { _, _ in })
-        }
-        chat.function("check_status", LuaSignature("Refreshes the current chat from the platform.", returns: ["ccai.Chat"])) { call in
-            let service = try requireChat(ccai, call)
-            return try SDKBindings.sdk(call) { try await service.checkStatus() }
-        }
-        chat.function("end_chat", LuaSignature("Ends the current chat.")) { call in
-            let service = try requireChat(ccai, call)
-            return try SDKBindings.sdk(call, { try await service.endChat() }, push: { _, _ in })
-        }
-        chat.function("get_current_chat", LuaSignature("The chat the SDK works on.", returns: ["ccai.Chat?"])) { call in
-            let service = try requireChat(ccai, call)
-            return call.returning(try service.currentChat.map { try LuaEncoder().encode($0) } ?? .nil)
-        }
+    }
+
+    static func enqueueCurrentChat(_ context: SDKContext, _: NoArguments, _ call: LuaCall) throws -> LuaReturn {
+        let service = try requireChat(context.sdk, call)
+        return try SDKBindings.sdk(call, { try await service.enqueueCurrentChat() }, push: { _, _ in })
+    }
+
+    static func getLastChatInProgress(_ context: SDKContext, _: NoArguments, _ call: LuaCall) throws -> LuaReturn {
+        let service = try requireChat(context.sdk, call)
+        return try SDKBindings.sdk(call, { try await service.getLastChatInProgress() },
+                                   push: { chat, output in output.push(try chat.map { try LuaEncoder().encode($0) } ?? .nil) })
+    }
+
+    static func resumeChat(_ context: SDKContext, _ argument: ChatValueArgument, _ call: LuaCall) throws -> LuaReturn {
+        let service = try requireChat(context.sdk, call)
+        return try SDKBindings.sdk(call, { try await service.resumeChat(argument.value) }, push: { _, _ in })
+    }
+
+    static func checkStatus(_ context: SDKContext, _: NoArguments, _ call: LuaCall) throws -> LuaReturn {
+        let service = try requireChat(context.sdk, call)
+        return try SDKBindings.sdk(call) { try await service.checkStatus() }
+    }
+
+    static func endChat(_ context: SDKContext, _: NoArguments, _ call: LuaCall) throws -> LuaReturn {
+        let service = try requireChat(context.sdk, call)
+        return try SDKBindings.sdk(call, { try await service.endChat() }, push: { _, _ in })
+    }
+
+    static func getCurrentChat(_ context: SDKContext, _: NoArguments, _ call: LuaCall) throws -> LuaReturn {
+        call.returning(try requireChat(context.sdk, call).currentChat.map { try LuaEncoder().encode($0) } ?? .nil)
     }
 
     /// The chat service, or `not_initialized` naming the method.
@@ -132,32 +143,8 @@ enum ChatBindings {
         return service
     }
 
-    /// Reads `{ menu_id, lang, ticket_id, greeting, custom_data, display_order_in_adapter,
-    /// is_screen_shareable, is_verifiable }` (and `enqueue`, which `start` reads); another
-    /// field is refused, named.
-    static func chatRequest(_ call: LuaCall, signer: ClaimsSigner?) throws -> ChatRequest {
-        let options = try call.checkedOptions(1, "request", known: ["menu_id", "lang", "ticket_id", "greeting", "custom_data",
-                                                                    "display_order_in_adapter", "is_screen_shareable",
-                                                                    "is_verifiable", "enqueue"])
-        guard let menuID = try options.integer("menu_id") else {
-            throw call.argumentError(1, "request", "field 'menu_id': integer expected, got nil")
-        }
-        var request = ChatRequest(menuId: Int(menuID), lang: try options.string("lang"),
-                                  ticketId: try options.string("ticket_id"), greeting: try options.string("greeting"),
-                                  displayOrderInAdapter: try displayOrder(call, options),
-                                  isScreenShareable: try options.boolean("is_screen_shareable"),
-                                  isVerifiable: try options.boolean("is_verifiable"))
-        request.customData = try customData(call, options, signer: signer)
-        return request
-    }
-
     /// A session request's `custom_data`: `{ signed = {...} }` (signed here with the
     /// company secret) or `{ unsigned = {...} }`; nil when not given.
-    static func customData(_ call: LuaCall, _ options: LuaOptions, signer: ClaimsSigner?) throws -> CustomData? {
-        try customData(call, try options.value("custom_data"), signer: signer)
-    }
-
-    /// The same, from the value of `custom_data` as the script wrote it.
     static func customData(_ call: LuaCall, _ customData: LuaValue, signer: ClaimsSigner?) throws -> CustomData? {
         guard !customData.isNil else { return nil }
         guard let table = customData.tableValue else {
@@ -187,21 +174,6 @@ enum ChatBindings {
         }
     }
 
-    /// `display_order_in_adapter`: a list of custom data keys, or nil.
-    private static func displayOrder(_ call: LuaCall, _ options: LuaOptions) throws -> [String]? {
-        let value = try options.value("display_order_in_adapter")
-        guard !value.isNil else { return nil }
-        guard let table = value.tableValue, table.fields.isEmpty else {
-            throw call.argumentError(1, "request", "field 'display_order_in_adapter': a list of custom data keys expected, got \(value.typeName)")
-        }
-        return try table.sequence.enumerated().map { index, key in
-            guard let name = key.stringValue else {
-                throw call.argumentError(1, "request", "field 'display_order_in_adapter[\(index + 1)]': string expected, got \(key.typeName)")
-            }
-            return name
-        }
-    }
-
     /// A Lua value as JSON.
     static func json(_ value: LuaValue) -> JSONValue? {
         switch value {
@@ -221,4 +193,28 @@ enum ChatBindings {
             return .object(object)
         }
     }
+}
+
+/// `ccai.chat.start{ menu_id, lang, ticket_id, greeting, custom_data, display_order_in_adapter,
+/// is_screen_shareable, is_verifiable, enqueue }` (seed 001's `ChatRequest`, and `enqueue`).
+struct ChatStartArguments: BindingArguments {
+    static let layout = ArgumentLayout.table("request")
+    var menuId: Int
+    var lang: String?
+    var ticketId: String?
+    var greeting: String?
+    /// `{ signed = {...} }` (signed by the host) or `{ unsigned = {...} }`, read by ``ChatBindings/customData(_:_:signer:)``.
+    var customData: LuaValue?
+    /// Custom data keys, in the order the agent's adapter shows them.
+    var displayOrderInAdapter: [String]?
+    var isScreenShareable: Bool?
+    var isVerifiable: Bool?
+    /// Whether a chat waiting for pre-session smart actions is enqueued once they are answered.
+    var enqueue: Bool?
+}
+
+/// A chat table, as the SDK returned it (`ccai.chat.resume_chat(chat)`).
+struct ChatValueArgument: ValueArgument {
+    static let name = "chat"
+    var value: ChatResponse
 }
