@@ -25,8 +25,7 @@ struct InstantCallArguments: BindingArguments {
     static let layout = ArgumentLayout.table("request")
     var menuId: Int
     var recordingPermission: RecordingPermission?
-    /// `{ signed = {...} }` (signed by the host) or `{ unsigned = {...} }`, read by ``ChatBindings/customData(_:_:signer:)``.
-    var customData: LuaValue?
+    var customData: CustomDataArgument?
     var ticketId: String?
 }
 
@@ -34,7 +33,7 @@ struct InstantCallArguments: BindingArguments {
 struct VoicemailArguments: BindingArguments {
     static let layout = ArgumentLayout.table("request")
     var menuId: Int
-    var customData: LuaValue?
+    var customData: CustomDataArgument?
     var ticketId: String?
 }
 
@@ -54,7 +53,7 @@ struct ScheduledCallArguments: BindingArguments {
     var scheduleTime: Double
     var recordingPermission: RecordingPermission?
     var callIdForRescheduling: Int?
-    var customData: LuaValue?
+    var customData: CustomDataArgument?
     var ticketId: String?
 
     func problem() -> ArgumentProblem? {

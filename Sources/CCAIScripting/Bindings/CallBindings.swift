@@ -214,7 +214,7 @@ enum CallBindings {
 
     static func startInstantCall(_ context: CallContext, _ request: InstantCallArguments, _ call: LuaCall) throws -> LuaReturn {
         let instant = InstantCallRequest(menuId: request.menuId, recordingPermission: request.recordingPermission,
-                                         customData: try ChatBindings.customData(call, request.customData ?? .nil, signer: context.signer),
+                                         customData: try ChatBindings.customData(call, request.customData?.value ?? .nil, signer: context.signer),
                                          ticketId: request.ticketId)
         let service = context.service
         return try SDKBindings.sdk(call) { try await service.startInstantCall(instant) }
@@ -222,7 +222,7 @@ enum CallBindings {
 
     static func startVoicemail(_ context: CallContext, _ request: VoicemailArguments, _ call: LuaCall) throws -> LuaReturn {
         let voicemail = VoicemailRequest(menuId: request.menuId,
-                                         customData: try ChatBindings.customData(call, request.customData ?? .nil, signer: context.signer),
+                                         customData: try ChatBindings.customData(call, request.customData?.value ?? .nil, signer: context.signer),
                                          ticketId: request.ticketId)
         let service = context.service
         return try SDKBindings.sdk(call) { try await service.startVoicemail(voicemail) }
@@ -271,7 +271,7 @@ enum CallBindings {
                                            scheduleTime: Date(timeIntervalSince1970: request.scheduleTime),
                                            recordingPermission: request.recordingPermission ?? .notAsked,
                                            callIdForRescheduling: request.callIdForRescheduling,
-                                           customData: try ChatBindings.customData(call, request.customData ?? .nil, signer: context.signer),
+                                           customData: try ChatBindings.customData(call, request.customData?.value ?? .nil, signer: context.signer),
                                            ticketId: request.ticketId)
         let service = context.service
         return try SDKBindings.sdk(call) { try await service.createScheduledCall(booking) }

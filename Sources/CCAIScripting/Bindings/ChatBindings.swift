@@ -90,7 +90,7 @@ enum ChatBindings {
         var request = ChatRequest(menuId: options.menuId, lang: options.lang, ticketId: options.ticketId, greeting: options.greeting,
                                   displayOrderInAdapter: options.displayOrderInAdapter,
                                   isScreenShareable: options.isScreenShareable, isVerifiable: options.isVerifiable)
-        request.customData = try customData(call, options.customData ?? .nil, signer: context.signer)
+        request.customData = try customData(call, options.customData?.value ?? .nil, signer: context.signer)
         let service = try requireChat(context.sdk, call)
         let responder = context.plugins.map { SmartActionResponder(context: context, plugins: $0) }
         let enqueue = options.enqueue ?? true
@@ -203,8 +203,7 @@ struct ChatStartArguments: BindingArguments {
     var lang: String?
     var ticketId: String?
     var greeting: String?
-    /// `{ signed = {...} }` (signed by the host) or `{ unsigned = {...} }`, read by ``ChatBindings/customData(_:_:signer:)``.
-    var customData: LuaValue?
+    var customData: CustomDataArgument?
     /// Custom data keys, in the order the agent's adapter shows them.
     var displayOrderInAdapter: [String]?
     var isScreenShareable: Bool?
@@ -217,4 +216,14 @@ struct ChatStartArguments: BindingArguments {
 struct ChatValueArgument: ValueArgument {
     static let name = "chat"
     var value: ChatResponse
+}
+
+/// A session request's `custom_data`: `{ signed = {...} }` (signed by the host) or
+/// `{ unsigned = {...} }`, read as the script wrote it by ``ChatBindings/customData(_:_:signer:)``.
+struct CustomDataArgument: Decodable {
+    var value: LuaValue
+
+    init(from decoder: Decoder) throws {
+        value = try decoder.singleValueContainer().decode(LuaValue.self)
+    }
 }

@@ -98,6 +98,7 @@ enum ResultClasses {
         LuaSchema(classNames: Dictionary(uniqueKeysWithValues: entries.map { ($0.type, $0.name) }),
                   givenShapes: [ObjectIdentifier(JSONValue.self): .any,
                                 ObjectIdentifier(SurveyAnswers.self): .map(key: .integer, value: .string),
+                                ObjectIdentifier(CustomDataArgument.self): .map(key: .string, value: .any),
                                 ObjectIdentifier(CustomFormQuestionOption.self): .object([
                                     .init(name: "value", shape: .string, isOptional: false),
                                     .init(name: "label", shape: .string, isOptional: true)])])
