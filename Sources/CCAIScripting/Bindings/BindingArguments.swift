@@ -112,10 +112,17 @@ enum ArgumentLayout: Sendable {
     }
 
     /// Whether a field the model does not read is refused: in an options table, where it is
-    /// a typo; not in a model given back as data.
+    /// a typo; not in a model given back as data (a value, or a leading one).
     var refusesUnknownFields: Bool {
         if case .value = self { return false }
         return true
+    }
+
+    /// Whether an unknown field at `path` is refused: not inside a leading value.
+    func refusesUnknownFields(at path: String) -> Bool {
+        guard refusesUnknownFields else { return false }
+        guard case .leading(let first, _) = self else { return true }
+        return !(path.hasPrefix(first + ".") || path.hasPrefix(first + "["))
     }
 
     /// The parameters the stubs and the reference show, from the model's shape: optional
@@ -159,7 +166,8 @@ extension LuaCall {
         // cause of a "required" one.
         let report = LuaDecoder().decodeCollectingProblems(type, from: try argumentTable(layout))
         let table = layout.place(of: nil)
-        if layout.refusesUnknownFields, let first = report.unknownKeys.min(by: { $0.field < $1.field }) {
+        let unknown = report.unknownKeys.filter { layout.refusesUnknownFields(at: $0.field) }
+        if let first = unknown.min(by: { $0.field < $1.field }) {
             throw argumentError(table.index, table.label, "unknown field '\(first.field)'"
                                 + Suggestion.didYouMean(first.key, among: first.known)
                                 + " (known: " + first.known.sorted().joined(separator: ", ") + ")")

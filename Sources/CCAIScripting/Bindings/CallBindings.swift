@@ -21,27 +21,14 @@ import LuaRuntime
 /// ccai.call.end_call()
 /// ```
 enum CallBindings {
-    static func initializeFunction(_ context: SDKContext, smartActions: EventBridge.Started) -> LuaFunctionBody {
-        let ccai = context.sdk
-        let bridge = EventBridge.Started()
-        return { call in
-            guard ccai.options != nil else {
-                throw LuaErrorValue(code: ErrorCode.notInitialized.rawValue, message: "the SDK is not initialized",
-                                    fields: ["service": "call", "method": "initialize_call"])
-            }
-            let options = try call.checkedOptions(1, "options", known: ["play_audible_messages", "call_kit_enabled"])
-            ccai.initializeCall(CallOptions(playAudibleMessages: try options.boolean("play_audible_messages") ?? true,
-                                            callKitEnabled: try options.boolean("call_kit_enabled") ?? true))
-            if !bridge.started, let service = ccai.callService, let emitter = context.emitters[.call], let state = call.context.state {
-                bridge.started = true
-                let logger = context.logger
-                EventBridge.forward(service.callEvents(), into: emitter, in: state) { event in
-                    if case .audibleMessagePlayed(let playback) = event { log(playback, to: logger) }
-                    return (event.name.rawValue, luaValue(event))
-                }
-                SmartActionBindings.startRequests(context, started: smartActions, in: state)
-            }
-            return .none
+    /// Emits the call service's typed events into the state until it closes, saying each
+    /// announcement the SDK plays in the run's log.
+    static func startBridges(_ service: CallService, context: SDKContext, in state: LuaState) {
+        guard let emitter = context.emitters[.call] else { return }
+        let logger = context.logger
+        EventBridge.forward(service.callEvents(), into: emitter, in: state) { event in
+            if case .audibleMessagePlayed(let playback) = event { log(playback, to: logger) }
+            return (event.name.rawValue, luaValue(event))
         }
     }
 

@@ -13,42 +13,9 @@ public protocol ClaimsSigner: Sendable {
 /// its messages (MessageBindings), escalations (EscalationBindings), forms (FormBindings),
 /// post-session and transcripts (PostSessionBindings), and its events (EventBridge).
 enum ChatBindings {
-    static func initializeFunction(_ context: SDKContext, smartActions: EventBridge.Started) -> LuaFunctionBody {
-        let bridge = EventBridge.Started()
-        let ccai = context.sdk
-        return { call in
-            guard ccai.options != nil else {
-                throw LuaErrorValue(code: ErrorCode.notInitialized.rawValue, message: "the SDK is not initialized",
-                                    fields: ["service": "chat", "method": "initialize_chat"])
-            }
-            let options = try call.options(1, "options")
-            var visibility: DownloadTranscriptVisibility = []
-            let value = try options.value("download_transcript_visibility")
-            let names = value.stringValue.map { [$0] } ?? value.arrayValue?.compactMap(\.stringValue) ?? []
-            for name in names {
-                switch name {
-                case "hide_in_option_menu": visibility.insert(.hideInOptionMenu)
-                case "hide_in_post_chat": visibility.insert(.hideInPostChat)
-                case "hide_all": visibility.formUnion(.hideAll)
-                default:
-                    throw call.argumentError(1, "options", "field 'download_transcript_visibility': 'hide_in_option_menu', 'hide_in_post_chat' or 'hide_all' expected, got '\(name)'")
-                }
-            }
-            ccai.initializeChat(ChatOptions(downloadTranscriptVisibility: visibility, greeting: try options.string("greeting")))
-            if !bridge.started, let service = ccai.chatService, let state = call.context.state {
-                bridge.started = true
-                startBridges(service, context: context, in: state)
-                SmartActionBindings.startRequests(context, started: smartActions, in: state)
-                call.context.attachment(SDKMetricsRecorder.self)?.observe(service.chatEvents())
-                if let plugins = context.plugins { FormResponder(context: context, plugins: plugins).answerRequests(while: state) }
-            }
-            return .none
-        }
-    }
-
     /// Emits the chat service's typed events into the state until it closes (screen share
     /// has its bridge, started with its service; smart actions theirs, with chat or call).
-    private static func startBridges(_ service: ChatService, context: SDKContext, in state: LuaState) {
+    static func startBridges(_ service: ChatService, context: SDKContext, in state: LuaState) {
         if let chat = context.emitters[.chat] {
             EventBridge.forward(service.chatEvents(), into: chat, in: state) { event in
                 (event.name.rawValue, EventBridge.luaValue(event))

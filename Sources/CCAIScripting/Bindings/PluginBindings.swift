@@ -7,66 +7,72 @@ import Timekeeping
 /// `ccai.plugins`: `list()`, `evaluate_deflection(menu, { channel = "chat" })` and
 /// `run_post_session(session, { opt_in })` (docs/plugins.md).
 enum PluginBindings {
+    static let rows: [Binding<Plugins>] = [
+        Binding("list", "The plugins: name, version, file, state, errors, priority, hooks.", list,
+                returns: [.named("ccai.PluginInfo[]")]),
+        Binding("evaluate_deflection", "Asks the plugins where a customer of this queue goes; the SDK's default when none "
+                + "answers.", evaluateDeflection, returns: [.named("ccai.DeflectionDecision")]),
+        Binding("run_post_session", "Runs the post-session phase of the ended chat or call: the hierarchy's flow, post_session "
+                + "hooks, opt-in, start/ready, then the survey, csat or virtual agent flow. Returns the flow that ran "
+                + "(\"virtual_agent\", \"survey\", \"csat\") and what was submitted, or \"none\" and { reason }.", runPostSession,
+                returns: [.model(String.self), .named("table")]),
+    ]
+
+    /// What the plugin functions work with: the host (none: no plugins), the SDK, the log
+    /// and the clock of the run.
+    struct Plugins {
+        let host: PluginHost?
+        let sdk: CCAI?
+        let logger: ScriptLogger
+        let clock: any Clock
+    }
+
     static func module(_ host: PluginHost?, sdk: CCAI?, logger: ScriptLogger = StreamLogger(minimumLevel: .warn),
                        clock: any Clock = SystemClock()) -> LuaModule {
         var module = LuaModule(name: "ccai.plugins")
-        module.function("list", LuaSignature("The plugins: name, version, file, state, errors, priority, hooks.",
-                                             returns: ["ccai.PluginInfo[]"])) { call in
-            guard let host else { return call.returning(.array([])) }
-            return try call.suspend { [.array(await host.list().map(\.luaValue))] }
-        }
-        module.function("evaluate_deflection", LuaSignature("Asks the plugins where a customer of this queue goes; the SDK's default when none answers.",
-                                                            parameters: ["menu: ccai.QueueMenu", "options?: { channel: string? }"],
-                                                            returns: ["ccai.DeflectionDecision"])) { call in
-            let menu: QueueMenu
-            do {
-                menu = try LuaDecoder().decode(QueueMenu.self, from: .table(try call.table(1, "menu")))
-            } catch let error as DecodingError {
-                throw call.argumentError(1, "menu", "a queue menu expected (\(SDKBindings.describe(error)))")
-            }
-            let channel = try call.options(2, "options").string("channel") ?? "chat"
-            guard ["chat", "voice_call", "email"].contains(channel) else {
-                throw call.argumentError(2, "options", "field 'channel': 'chat', 'voice_call' or 'email' expected, got '\(channel)'")
-            }
-            return try call.suspend {
-                let context = await deflectionContext(menu: menu, channel: channel, sdk: sdk, now: clock.now())
-                guard let host else { return [DeflectionDecision.sdkDefault(for: menu, channel: channel).luaValue] }
-                return [await host.evaluateDeflection(menu: menu, channel: channel, context: context).luaValue]
-            }
-        }
-        module.function("run_post_session", LuaSignature(
-            "Runs the post-session phase of the ended chat or call: the hierarchy's flow, post_session hooks, opt-in, start/ready, then the survey, csat or virtual agent flow. Returns the flow that ran (\"virtual_agent\", \"survey\", \"csat\") and what was submitted, or \"none\" and { reason }.",
-            parameters: ["session: ccai.Chat|ccai.Call", "options?: { opt_in: boolean? }"], returns: ["string", "table"])) { call in
-            let given = try call.options(1, "session")
-            guard let id = try given.integer("id") else {
-                throw call.argumentError(1, "session", "the chat or call (a table with its id) expected")
-            }
-            let isCall = !(try given.value("recorded")).isNil   // a call's table has it, a chat's has not
-            let optIn = try call.options(2, "options").boolean("opt_in")
-            let sdk = try SDKBindings.require(sdk, call)
-            var runner = PostSessionRunner(sdk: sdk, plugins: host)
-            runner.logger = logger
-            runner.clock = clock
-            let run: @Sendable () async throws -> PostSessionOutcome
-            if isCall {
-                let service = try SDKBindings.require(sdk.callService, call)
-                guard let current = service.currentCall, current.id == id else {
-                    throw call.argumentError(1, "session", "call \(id) is not the current call (\(service.currentCall.map { String($0.id) } ?? "none"))")
-                }
-                run = { [runner] in try await runner.run(call: current, optIn: optIn) }
-            } else {
-                let service = try SDKBindings.require(sdk.chatService, call)
-                guard let chat = service.currentChat, chat.id == id else {
-                    throw call.argumentError(1, "session", "chat \(id) is not the current chat (\(service.currentChat.map { String($0.id) } ?? "none"))")
-                }
-                run = { [runner] in try await runner.run(chat: chat, optIn: optIn) }
-            }
-            return try SDKBindings.sdk(call, run, push: { outcome, output in
-                output.push(.string(outcome.name))
-                output.push(outcome.result)
-            })
-        }
+        let plugins = Plugins(host: host, sdk: sdk, logger: logger, clock: clock)
+        module.functions(rows) { _ in plugins }
         return module
+    }
+
+    static func list(_ plugins: Plugins, _: NoArguments, _ call: LuaCall) throws -> LuaReturn {
+        guard let host = plugins.host else { return call.returning(.array([])) }
+        return try call.suspend { [.array(await host.list().map(\.luaValue))] }
+    }
+
+    static func evaluateDeflection(_ plugins: Plugins, _ request: DeflectionRequest, _ call: LuaCall) throws -> LuaReturn {
+        let (menu, channel) = (request.menu, (request.channel ?? .chat).rawValue)
+        return try call.suspend {
+            let context = await deflectionContext(menu: menu, channel: channel, sdk: plugins.sdk, now: plugins.clock.now())
+            guard let host = plugins.host else { return [DeflectionDecision.sdkDefault(for: menu, channel: channel).luaValue] }
+            return [await host.evaluateDeflection(menu: menu, channel: channel, context: context).luaValue]
+        }
+    }
+
+    static func runPostSession(_ plugins: Plugins, _ request: PostSessionRequest, _ call: LuaCall) throws -> LuaReturn {
+        let sdk = try SDKBindings.require(plugins.sdk, call)
+        var runner = PostSessionRunner(sdk: sdk, plugins: plugins.host)
+        runner.logger = plugins.logger
+        runner.clock = plugins.clock
+        let (id, optIn) = (request.session.id, request.optIn)
+        let run: @Sendable () async throws -> PostSessionOutcome
+        if request.session.isCall {
+            let service = try SDKBindings.require(sdk.callService, call)
+            guard let current = service.currentCall, current.id == id else {
+                throw call.argumentError(1, "session", "call \(id) is not the current call (\(service.currentCall.map { String($0.id) } ?? "none"))")
+            }
+            run = { [runner] in try await runner.run(call: current, optIn: optIn) }
+        } else {
+            let service = try SDKBindings.require(sdk.chatService, call)
+            guard let chat = service.currentChat, chat.id == id else {
+                throw call.argumentError(1, "session", "chat \(id) is not the current chat (\(service.currentChat.map { String($0.id) } ?? "none"))")
+            }
+            run = { [runner] in try await runner.run(chat: chat, optIn: optIn) }
+        }
+        return try SDKBindings.sdk(call, run, push: { outcome, output in
+            output.push(.string(outcome.name))
+            output.push(outcome.result)
+        })
     }
 
     /// The `ctx` of a `deflection` hook: the queue's deflection metadata, wait times,
@@ -99,5 +105,41 @@ enum PluginBindings {
             "wday": .integer(Int64(parts.weekday ?? 0)), "time_zone": .string(timeZone.identifier),
         ]
         return .table(context)
+    }
+}
+
+/// `evaluate_deflection(menu, { channel = "chat" })`: a queue menu as `ccai.queue_menu.get`
+/// returned it, and the channel the customer asks for.
+struct DeflectionRequest: BindingArguments {
+    static let layout = ArgumentLayout.leading("menu", options: "options")
+    var menu: QueueMenu
+    var channel: DeflectionChannel?
+
+    /// The channels a deflection hook is asked about.
+    enum DeflectionChannel: String, Decodable, CaseIterable {
+        case chat
+        case voiceCall = "voice_call"
+        case email
+    }
+}
+
+/// `run_post_session(session, { opt_in })`: the ended chat or call (its table: its id, and
+/// `recorded`, which a call has and a chat has not).
+struct PostSessionRequest: BindingArguments {
+    static let layout = ArgumentLayout.leading("session", options: "options")
+    var session: EndedSession
+    var optIn: Bool?
+
+    struct EndedSession: Decodable {
+        var id: Int
+        var recorded: Bool?
+
+        var isCall: Bool { recorded != nil }
+    }
+
+    static func shape(in schema: LuaSchema) throws -> LuaShape {
+        let chat = ReturnType.model(ChatResponse.self).luaType, call = ReturnType.model(CallResponse.self).luaType
+        return .object([.init(name: "session", shape: .union([.named(chat), .named(call)]), isOptional: false),
+                 .init(name: "opt_in", shape: .boolean, isOptional: true)])
     }
 }

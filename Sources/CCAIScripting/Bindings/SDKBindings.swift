@@ -15,20 +15,11 @@ enum SDKBindings {
     /// Adds the SDK's services to the `ccai` module.
     static func install(_ context: SDKContext, into module: inout LuaModule) {
         let ccai = context.sdk
-        let smartActions = EventBridge.Started()   // the requests flow once chat or call is initialized
-        module.function("initialize_chat", LuaSignature("Registers the chat module; ccai.chat works afterwards.",
-                                                        parameters: ["options?: { greeting: string?, download_transcript_visibility: string|string[]? }"]),
-                        ChatBindings.initializeFunction(context, smartActions: smartActions))
+        InitializationBindings.install(context, into: &module)
         module.module(ChatBindings.module(context))
         module.module(SmartActionBindings.module(context))
         module.module(RateBindings.module(ccai))
-        module.function("initialize_screen_share", LuaSignature("Registers screen sharing; ccai.screen_share works afterwards and chats start screen-shareable.",
-                                                                parameters: ["options?: { key: string?, domain: string? }"]),
-                        ScreenShareBindings.initializeFunction(context))
         module.module(ScreenShareBindings.module(context))
-        module.function("initialize_call", LuaSignature("Registers the call module; ccai.call works afterwards.",
-                                                        parameters: ["options?: { play_audible_messages: boolean?, call_kit_enabled: boolean? }"]),
-                        CallBindings.initializeFunction(context, smartActions: smartActions))
         module.module(CallBindings.module(context))
         module.module(CallBindings.audibleMessageModule(ccai))
         module.module(PushBindings.module(context))

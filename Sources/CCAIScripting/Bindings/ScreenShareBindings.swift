@@ -15,31 +15,12 @@ import LuaRuntime
 /// ccai.chat.send_message{ screen_share = { event = "screen_share_code_generated", response = session } }
 /// ```
 enum ScreenShareBindings {
-    /// `initialize_screen_share`: registers the service and starts its bridge, which emits
-    /// the service's `states()` (the current session's) as `state` and its `requests()`
-    /// as `request`.
-    static func initializeFunction(_ context: SDKContext) -> LuaFunctionBody {
-        let ccai = context.sdk
-        let bridge = EventBridge.Started()
-        return { call in
-            let options = try call.checkedOptions(1, "options", known: ["key", "domain"])
-            guard let key = try options.string("key") ?? ccai.options?.key, !key.isEmpty else {
-                throw call.argumentError(1, "options.key", "the screen share key expected")
-            }
-            do {
-                try ccai.initializeScreenShare(options: ScreenShareOptions(key: key, domain: try options.string("domain")))
-            } catch let error as any SDKError {
-                throw SDKBindings.luaError(error, service: "screen_share", method: "initialize_screen_share")
-            }
-            if !bridge.started, let service = ccai.screenShareService, let emitter = context.emitters[.screenShare],
-                let state = call.context.state
-            {
-                bridge.started = true
-                EventBridge.forward(service.states(), into: emitter, in: state) { ("state", .string($0.rawValue)) }
-                EventBridge.forward(service.requests(), into: emitter, in: state) { ("request", .string($0.rawValue)) }
-            }
-            return .none
-        }
+    /// Emits the service's `states()` (the current session's) as `state` and its
+    /// `requests()` as `request`, until the state closes.
+    static func startBridges(_ service: ScreenShareService, context: SDKContext, in state: LuaState) {
+        guard let emitter = context.emitters[.screenShare] else { return }
+        EventBridge.forward(service.states(), into: emitter, in: state) { ("state", .string($0.rawValue)) }
+        EventBridge.forward(service.requests(), into: emitter, in: state) { ("request", .string($0.rawValue)) }
     }
 
     static let rows: [Binding<Screen>] = [
