@@ -19,11 +19,7 @@ public enum CCAIModule {
         var ccai = LuaModule(name: "ccai")
         if let sdk { SDKBindings.install(sdk, into: &ccai) }
         LuaTaskLibrary.install(into: &ccai)
-        ccai.function("now", LuaSignature("Unix time in seconds.", returns: ["number"])) { call in call.returning(.number(clock.now().timeIntervalSince1970)) }
-        ccai.function("uuid", LuaSignature("A random UUID (lowercase); in a scenario run, drawn from the run's seed.", returns: ["string"])) { call in
-            let uuid = call.context.attachment(SeededUUIDs.self)?.next() ?? UUID()
-            return call.returning(.string(uuid.uuidString.lowercased()))
-        }
+        ccai.functions(utilityRows) { _ in clock }
         var env = LuaTable()
         for (key, value) in environment { env[key] = .string(value) }
         ccai.readOnly("env", env)
@@ -32,6 +28,23 @@ public enum CCAIModule {
         return ccai
     }
 
+    static let utilityRows: [Binding<any Clock>] = [
+        Binding("now", "Unix time in seconds.", now, returns: [.model(Double.self)]),
+        Binding("uuid", "A random UUID (lowercase); in a scenario run, drawn from the run's seed.", uuid,
+                returns: [.model(String.self)]),
+    ]
+
+    static func now(_ clock: any Clock, _: NoArguments, _ call: LuaCall) throws -> LuaReturn {
+        call.returning(.number(clock.now().timeIntervalSince1970))
+    }
+
+    static func uuid(_: any Clock, _: NoArguments, _ call: LuaCall) throws -> LuaReturn {
+        let uuid = call.context.attachment(SeededUUIDs.self)?.next() ?? UUID()
+        return call.returning(.string(uuid.uuidString.lowercased()))
+    }
+
+    /// `ccai.log.debug|info|warn|error(message, fields)`: a message and a table of any
+    /// fields, which no argument model describes; so these stay functions of their own.
     static func logModule(_ logger: ScriptLogger) -> LuaModule {
         var log = LuaModule(name: "ccai.log")
         for level in LogLevel.allCases {
@@ -59,28 +72,44 @@ public enum CCAIModule {
         return LogRecord(level: level, message: message, fields: fields, source: call.callerLocation)
     }
 
+    static let jsonRows: [Binding<Void>] = [
+        Binding("encode", "JSON text of a value (keys sorted).", encode, returns: [.model(String.self)]),
+        Binding("decode", "The value of JSON text (null reads as nil).", decode, returns: [.named("any")]),
+    ]
+
     static func jsonModule() -> LuaModule {
         var json = LuaModule(name: "ccai.json")
-        json.function("encode", LuaSignature("JSON text of a value (keys sorted).",
-                                             parameters: ["value: any", "options?: { pretty: boolean? }"],
-                                             returns: ["string"])) { call in
-            let value = try call.value(1, "value")
-            let pretty = try call.options(2, "options").boolean("pretty") ?? false
-            do {
-                return call.returning(.string(try LuaJSON.encode(value, pretty: pretty)))
-            } catch let error as LuaJSON.Error {
-                throw call.argumentError(1, "value", error.message)
-            }
-        }
-        json.function("decode", LuaSignature("The value of JSON text (null reads as nil).",
-                                             parameters: ["text: string"], returns: ["any"])) { call in
-            let text = try call.data(1, "text")
-            do {
-                return call.returning(try LuaJSON.decode(text))
-            } catch let error as LuaJSON.Error {
-                throw call.argumentError(1, "text", error.message)
-            }
-        }
+        json.functions(jsonRows) { _ in () }
         return json
     }
+
+    static func encode(_: Void, _ request: JSONEncoding, _ call: LuaCall) throws -> LuaReturn {
+        do {
+            return call.returning(.string(try LuaJSON.encode(request.value ?? .nil, pretty: request.pretty ?? false)))
+        } catch let error as LuaJSON.Error {
+            throw call.argumentError(1, "value", error.message)
+        }
+    }
+
+    static func decode(_: Void, _ text: JSONTextArgument, _ call: LuaCall) throws -> LuaReturn {
+        do {
+            return call.returning(try LuaJSON.decode(text.value))
+        } catch let error as LuaJSON.Error {
+            throw call.argumentError(1, "text", error.message)
+        }
+    }
+}
+
+/// `ccai.json.encode(value, { pretty = true })`.
+struct JSONEncoding: BindingArguments {
+    static let layout = ArgumentLayout.leading("value", options: "options")
+    /// Any value; nil encodes as null.
+    var value: LuaValue?
+    var pretty: Bool?
+}
+
+/// `ccai.json.decode(text)`.
+struct JSONTextArgument: ValueArgument {
+    static let name = "text"
+    var value: Data
 }
