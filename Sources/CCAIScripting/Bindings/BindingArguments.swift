@@ -162,9 +162,15 @@ extension LuaCall {
     /// ``BindingArguments/problem()`` are each an `invalid_argument` naming the field.
     func arguments<Arguments: BindingArguments>(_ type: Arguments.Type) throws -> Arguments {
         let layout = Arguments.layout
-        // One pass finds every problem; a misspelt field is named first, as it is the likely
-        // cause of a "required" one.
-        let report = LuaDecoder().decodeCollectingProblems(type, from: try argumentTable(layout))
+        let value = try argumentTable(layout)
+        if let (decoded, unknown) = try? LuaDecoder().decodeReportingUnknownKeys(type, from: value),
+            !unknown.contains(where: { layout.refusesUnknownFields(at: $0.field) }), decoded.problem() == nil
+        {
+            return decoded
+        }
+        // Something is wrong: one pass that finds every problem, to name a misspelt field
+        // first, as it is the likely cause of a "required" one.
+        let report = LuaDecoder().decodeCollectingProblems(type, from: value)
         let table = layout.place(of: nil)
         let unknown = report.unknownKeys.filter { layout.refusesUnknownFields(at: $0.field) }
         if let first = unknown.min(by: { $0.field < $1.field }) {
