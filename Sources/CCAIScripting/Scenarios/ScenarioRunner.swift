@@ -440,11 +440,13 @@ struct RunLoop: Sendable {
         }
     }
 
+    /// Runs one iteration on `user`, then gives it back to the pool: free again, or, when a
+    /// budget killed its state, out of it for good (no arrival goes to a dead VU and is lost).
     private func iterate(_ user: VirtualUser, in pool: UserPool) async {
         active.enter()
         await user.iterate(data: data, clock: clock, metrics: metrics)
         active.leave()
-        pool.release(user)
+        if await user.isKilled { pool.retire(user) } else { pool.release(user) }
     }
 }
 
@@ -509,6 +511,8 @@ final class UserPool: @unchecked Sendable {
     }
 
     func release(_ user: VirtualUser) { lock.withLock { free.append(user) } }
+    /// A VU whose state is dead: never free again (its number stays taken).
+    func retire(_ user: VirtualUser) { lock.withLock { free.removeAll { $0 === user } } }
     func failedToMake(_ number: Int) { _ = lock.withLock { reserved.remove(number) } }
 
     func closeAll() async {

@@ -196,7 +196,11 @@ final class LuaCore {
             value = .table(memoryLimitError.table)
             message = memoryLimitError.description
         } else if let structured = LuaErrorValue(raw) {
-            if structured.errorCode == .limitExceeded { kind = structured.fields["limit"] == "memory" ? .memory : .limit }
+            // A budget of the state names its limit; a platform's quota (`limit_exceeded` from
+            // an SDK call) does not, and leaves the state alive.
+            if structured.errorCode == .limitExceeded, let limit = structured.fields["limit"] {
+                kind = limit == "memory" ? .memory : .limit
+            }
             if structured.errorCode == .cancelled { kind = .cancelled }
         } else if case .table = raw, message.hasPrefix("table: ") {
             // A table without __tostring reads as its contents, not its address.
