@@ -148,23 +148,9 @@ public struct ScenarioRunner: Sendable {
     private func runUsers() async throws -> Outcome {
         // The file is read and compiled once; every VU runs that chunk.
         let chunk = try LuaState.compile(file: script)
-        let script = self.script
         // The first VU reads the scenario's shape and options: this slice's first VU.
-        let firstNumber = segment.index
         let began = clock.now()
-        let first: VirtualUser
-        do {
-            first = try await VirtualUser.start(firstNumber, script: script, chunk: chunk, runner: try await runner(for: firstNumber),
-                                                in: liveUsers)
-        } catch let error as LuaScriptError {
-            // It failed before its shape was known: counted as a failed iteration, which it
-            // is for a plain chunk (the run's one iteration); a scenario's run ends with exit 1.
-            // A plain chunk stopped by Ctrl-C or its timeout says so, as an iteration would.
-            let stopped = error.kind == .cancelled && (timing.interrupted || timing.timedOut)
-            metrics.recordIteration(seconds: clock.now().timeIntervalSince(began),
-                                    error: stopped ? VirtualUser.stoppedAtTheEnd : error.message)
-            throw error
-        }
+        let first = try await startFirstUser(chunk: chunk, began: began)
         guard let scenario = await first.scenarioShape() else {
             metrics.recordIteration(seconds: clock.now().timeIntervalSince(began), error: nil)
             await first.close()
@@ -174,68 +160,19 @@ public struct ScenarioRunner: Sendable {
             }
             return .plainChunk
         }
-        var options: ScenarioOptions
+        let options: ScenarioOptions, initial: [Int]
         do {
-            options = try ScenarioOptions(table: scenario["options"], declared: metrics.declaredKinds)
-        } catch let problem as ScenarioOptions.Problem {
-            await first.close()
-            throw Failure.options(problem.description)
-        }
-        options.override(vus: overrides.vus, iterations: overrides.iterations, duration: overrides.duration)
-        do {
-            if let arguments = try clockCheck?(options) { throw Failure.restart(arguments: arguments) }
+            options = try await readOptions(of: scenario, first: first)
+            initial = try initialUsers(options)
         } catch {
             await first.close()
             throw error
-        }
-        let resolvedSeed = seed ?? options.seed ?? fallbackSeed
-        options.seed = resolvedSeed
-        runSeed.value = resolvedSeed
-        if resolvedSeed != seed ?? fallbackSeed {
-            do { try await first.reseed(resolvedSeed) } catch {
-                await first.close()
-                throw error
-            }
-        }
-        if case .sharedIterations(let total) = options.executor, total < options.vus {
-            await first.close()
-            throw Failure.options("\(options.vus) VUs cannot share \(total) iterations: give at least one per VU "
-                                  + "(options.iterations or --iterations), or fewer VUs")
-        }
-        // The VUs made before the run starts: all of this slice's, or for arrivals its share
-        // of `vus` (at least its first); a slice that has none is a usage error.
-        let initial: [Int]
-        if case .arrivalRate(let arrival) = options.executor {
-            let owned = segment.vus(upTo: arrival.maxVUs)
-            initial = Array(owned.prefix(max(1, segment.vus(upTo: min(options.vus, arrival.maxVUs)).count)))
-        } else {
-            initial = segment.vus(upTo: options.peakVUs)
-        }
-        guard !initial.isEmpty else {
-            await first.close()
-            let most: Int
-            if case .arrivalRate(let arrival) = options.executor { most = arrival.maxVUs } else { most = options.peakVUs }
-            throw Failure.options("--segment \(segment): \(most) VUs make at most \(most) segments, and this one would have none")
         }
         if timeout == nil, let seconds = options.timeout { timing.arm(after: seconds, clock: clock, users: liveUsers) }
         timing.gracefulStop = options.gracefulStop
         onOptions?(options)
 
-        var data: LuaValue = .nil
-        var setupContext: VirtualUser?
-        if scenario["setup"]?.stringValue == "function" || scenario["teardown"]?.stringValue == "function" {
-            let context = try await VirtualUser.start(0, script: script, chunk: chunk, runner: try await runner(for: 0), in: liveUsers)
-            setupContext = context
-            if scenario["setup"]?.stringValue == "function" {
-                do {
-                    data = try await context.call("setup", []).first ?? .nil
-                } catch let error as LuaScriptError {
-                    await context.close()
-                    await first.close()
-                    throw Failure.setup(error)
-                }
-            }
-        }
+        let (data, setupContext) = try await setUp(scenario, chunk: chunk, first: first)
         let pool = UserPool(first: first)
         do {
             // After Ctrl-C or SIGTERM no VU is made any more: the run ends with those there are.
@@ -250,15 +187,94 @@ public struct ScenarioRunner: Sendable {
         }
         let abortedBy = await execute(pool, options: options, data: data, chunk: chunk)
         await pool.closeAll()
-        if let setupContext {
-            if scenario["teardown"]?.stringValue == "function", !liveUsers.isStopped {
-                do { _ = try await setupContext.call("teardown", [data]) } catch let error as LuaScriptError {
-                    if !liveUsers.isStopped { timing.teardownError = error }
-                }
-            }
-            await setupContext.close()
-        }
+        try await tearDown(scenario, context: setupContext, data: data)
         return .scenario(options, abortedBy: abortedBy)
+    }
+
+    /// Starts this slice's first VU. One that fails before its shape is known is counted as a
+    /// failed iteration, which it is for a plain chunk (the run's one iteration); a scenario's
+    /// run ends with exit 1. A plain chunk stopped by Ctrl-C or its timeout says so, as an
+    /// iteration would.
+    private func startFirstUser(chunk: LuaChunk, began: Date) async throws -> VirtualUser {
+        let number = segment.index
+        do {
+            return try await VirtualUser.start(number, script: script, chunk: chunk, runner: try await runner(for: number),
+                                               in: liveUsers)
+        } catch let error as LuaScriptError {
+            let stopped = error.kind == .cancelled && (timing.interrupted || timing.timedOut)
+            metrics.recordIteration(seconds: clock.now().timeIntervalSince(began),
+                                    error: stopped ? VirtualUser.stoppedAtTheEnd : error.message)
+            throw error
+        }
+    }
+
+    /// The scenario's options with the command line's overrides, and the run's seed (the
+    /// first VU draws from it); a run to start again in virtual time says so
+    /// (``Failure/restart(arguments:)``).
+    private func readOptions(of scenario: LuaValue, first: VirtualUser) async throws -> ScenarioOptions {
+        var options: ScenarioOptions
+        do {
+            options = try ScenarioOptions(table: scenario["options"], declared: metrics.declaredKinds)
+        } catch let problem as ScenarioOptions.Problem {
+            throw Failure.options(problem.description)
+        }
+        options.override(vus: overrides.vus, iterations: overrides.iterations, duration: overrides.duration)
+        if let arguments = try clockCheck?(options) { throw Failure.restart(arguments: arguments) }
+        let resolvedSeed = seed ?? options.seed ?? fallbackSeed
+        options.seed = resolvedSeed
+        runSeed.value = resolvedSeed
+        if resolvedSeed != seed ?? fallbackSeed { try await first.reseed(resolvedSeed) }
+        if case .sharedIterations(let total) = options.executor, total < options.vus {
+            throw Failure.options("\(options.vus) VUs cannot share \(total) iterations: give at least one per VU "
+                                  + "(options.iterations or --iterations), or fewer VUs")
+        }
+        return options
+    }
+
+    /// The VUs made before the run starts: all of this slice's, or for arrivals its share of
+    /// `vus` (at least its first); a slice that has none is a usage error.
+    private func initialUsers(_ options: ScenarioOptions) throws -> [Int] {
+        let initial: [Int], most: Int
+        if case .arrivalRate(let arrival) = options.executor {
+            let owned = segment.vus(upTo: arrival.maxVUs)
+            initial = Array(owned.prefix(max(1, segment.vus(upTo: min(options.vus, arrival.maxVUs)).count)))
+            most = arrival.maxVUs
+        } else {
+            initial = segment.vus(upTo: options.peakVUs)
+            most = options.peakVUs
+        }
+        guard !initial.isEmpty else {
+            throw Failure.options("--segment \(segment): \(most) VUs make at most \(most) segments, and this one would have none")
+        }
+        return initial
+    }
+
+    /// Runs `setup` in a context of its own (VU 0), kept for `teardown`: what it returned
+    /// (`ctx.data`) and the context; none when the scenario has neither.
+    private func setUp(_ scenario: LuaValue, chunk: LuaChunk, first: VirtualUser) async throws -> (LuaValue, VirtualUser?) {
+        guard scenario["setup"]?.stringValue == "function" || scenario["teardown"]?.stringValue == "function" else {
+            return (.nil, nil)
+        }
+        let context = try await VirtualUser.start(0, script: script, chunk: chunk, runner: try await runner(for: 0), in: liveUsers)
+        guard scenario["setup"]?.stringValue == "function" else { return (.nil, context) }
+        do {
+            return (try await context.call("setup", []).first ?? .nil, context)
+        } catch let error as LuaScriptError {
+            await context.close()
+            await first.close()
+            throw Failure.setup(error)
+        }
+    }
+
+    /// Runs `teardown(data)` unless the run was stopped, then closes the setup context.
+    private func tearDown(_ scenario: LuaValue, context: VirtualUser?, data: LuaValue) async throws {
+        guard let context else { return }
+        if scenario["teardown"]?.stringValue == "function", !liveUsers.isStopped {
+            do { _ = try await context.call("teardown", [data]) } catch let error as LuaScriptError {
+                if !liveUsers.isStopped { timing.teardownError = error }
+            }
+        }
+        await context.close()
     }
 
     private func runner(for number: Int) async throws -> ScriptRunner {
