@@ -15,92 +15,8 @@ actor SandboxStore {
     /// A store in `directory` (created if needed, mode 0700, files 0600), or in memory for nil.
     init(directory: String?, companyKey: String, now: Date = Date()) throws {
         self.companyKey = companyKey
-        if let directory {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
-            try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory)
-            let path = URL(fileURLWithPath: directory).appendingPathComponent("sandbox.sqlite").path
-            let mask = umask(0o077)
-            defer { umask(mask) }
-            database = try SQLiteDatabase(path: path)
-            for file in [path, path + "-wal", path + "-shm"] where FileManager.default.fileExists(atPath: file) {
-                try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
-            }
-        } else {
-            database = try SQLiteDatabase(path: nil)
-        }
-        try database.execute("""
-            CREATE TABLE IF NOT EXISTS end_users (
-              id INTEGER PRIMARY KEY AUTOINCREMENT,
-              identifier TEXT NOT NULL UNIQUE,
-              name TEXT, email TEXT, phone TEXT,
-              created_at REAL NOT NULL
-            );
-            CREATE TABLE IF NOT EXISTS events (
-              id INTEGER PRIMARY KEY AUTOINCREMENT,
-              end_user_id INTEGER NOT NULL REFERENCES end_users(id),
-              name TEXT NOT NULL,
-              data TEXT NOT NULL,
-              created_at REAL NOT NULL
-            );
-            CREATE INDEX IF NOT EXISTS events_by_user ON events (end_user_id, id);
-            CREATE TABLE IF NOT EXISTS chats (
-              id INTEGER PRIMARY KEY AUTOINCREMENT,
-              end_user_id INTEGER NOT NULL REFERENCES end_users(id),
-              menu_id INTEGER NOT NULL,
-              lang TEXT NOT NULL,
-              status TEXT NOT NULL,
-              redaction INTEGER NOT NULL,
-              custom_data TEXT NOT NULL,
-              created_at REAL NOT NULL,
-              ended_at REAL,
-              ended_by TEXT,
-              agent_name TEXT,
-              preview_text TEXT,
-              preview_at REAL,
-              typing INTEGER NOT NULL DEFAULT 0,
-              virtual_agent_name TEXT,
-              escalated INTEGER NOT NULL DEFAULT 0,
-              escalation_id INTEGER,
-              escalation_channel TEXT
-            );
-            CREATE TABLE IF NOT EXISTS messages (
-              id INTEGER PRIMARY KEY AUTOINCREMENT,
-              chat_id INTEGER NOT NULL REFERENCES chats(id),
-              sequence INTEGER NOT NULL,
-              client_message_id TEXT,
-              sender_type TEXT NOT NULL,
-              sender_name TEXT,
-              type TEXT NOT NULL,
-              text TEXT,
-              event TEXT,
-              created_at REAL NOT NULL,
-              UNIQUE (chat_id, sequence),
-              UNIQUE (chat_id, client_message_id)
-            );
-            CREATE TABLE IF NOT EXISTS chat_events (
-              id INTEGER PRIMARY KEY AUTOINCREMENT,
-              chat_id INTEGER NOT NULL REFERENCES chats(id),
-              name TEXT NOT NULL,
-              payload TEXT NOT NULL,
-              created_at REAL NOT NULL
-            );
-            CREATE INDEX IF NOT EXISTS chat_events_by_time ON chat_events (created_at);
-            CREATE INDEX IF NOT EXISTS chats_by_user ON chats (end_user_id, status);
-            CREATE INDEX IF NOT EXISTS chats_by_status ON chats (status, menu_id);
-            DROP TABLE IF EXISTS auth_tokens;
-            CREATE TABLE IF NOT EXISTS end_user_tokens (
-              token_digest TEXT PRIMARY KEY,
-              company_key TEXT NOT NULL,
-              end_user_id INTEGER NOT NULL REFERENCES end_users(id),
-              expires_at REAL NOT NULL,
-              custom_data TEXT NOT NULL
-            );
-            CREATE TABLE IF NOT EXISTS sandbox_settings (
-              name TEXT PRIMARY KEY,
-              value TEXT NOT NULL
-            );
-            """)
+        database = try Self.open(directory)
+        try database.execute(StoreSchema.coreTables)
         try Self.bind(database, toCompany: companyKey, folder: directory)
         try database.run("DELETE FROM end_user_tokens WHERE expires_at <= ?", [.real(now.timeIntervalSince1970)])
         for row in try database.query("SELECT token_digest, end_user_id, expires_at FROM end_user_tokens WHERE company_key = ?",
@@ -109,15 +25,7 @@ actor SandboxStore {
                 tokens.insert(digest: digest, endUserID: Int(user), expiresAt: expiry)
             }
         }
-        try Self.addMissingColumns(in: database, to: "chats", [
-            ("virtual_agent_name", "TEXT"), ("escalated", "INTEGER NOT NULL DEFAULT 0"), ("escalation_id", "INTEGER"),
-            ("escalation_channel", "TEXT"), ("screen_shareable", "INTEGER NOT NULL DEFAULT 0"),
-            ("post_session", "TEXT"), ("post_session_status", "TEXT"),
-            ("post_session_required", "INTEGER NOT NULL DEFAULT 0"), ("post_session_opt_in", "INTEGER NOT NULL DEFAULT 0"),
-            ("is_verifiable", "INTEGER NOT NULL DEFAULT 0"), ("display_order", "TEXT"),
-        ])
-        try Self.addMissingColumns(in: database, to: "messages", [("media_id", "INTEGER"), ("smart_action_id", "INTEGER"),
-                                                                 ("form", "TEXT"), ("web_form", "TEXT"), ("screen_share", "TEXT")])
+        for (table, columns) in StoreSchema.addedColumns { try Self.addMissingColumns(in: database, to: table, columns) }
         try Self.addRedactedTexts(in: database)
         try Self.createSmartActionTables(in: database)
         try Self.createMediaTables(in: database)
@@ -127,6 +35,22 @@ actor SandboxStore {
         try Self.createPostSessionTables(in: database)
         try Self.createQuotaTables(in: database)
         try Self.createPushTables(in: database)
+    }
+
+    /// The database in `directory` (made if needed, mode 0700, its files 0600), or in memory.
+    private static func open(_ directory: String?) throws -> SQLiteDatabase {
+        guard let directory else { return try SQLiteDatabase(path: nil) }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory)
+        let path = URL(fileURLWithPath: directory).appendingPathComponent("sandbox.sqlite").path
+        let mask = umask(0o077)
+        defer { umask(mask) }
+        let database = try SQLiteDatabase(path: path)
+        for file in [path, path + "-wal", path + "-shm"] where FileManager.default.fileExists(atPath: file) {
+            try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
+        }
+        return database
     }
 
     /// Records the company a store belongs to the first time it is opened, and refuses it
