@@ -131,6 +131,13 @@ public final class Sandbox: Sendable {
             log: log)
         agentDesk = AgentDesk(environment: environment, scripts: scripts.agents, virtualScripts: scripts.virtualAgents)
         changes.subscribe(agentDesk)
+        startChores()
+    }
+
+    /// What the sandbox does on its own while it lives, on its clock: pruning old data every
+    /// minute; ending idle chats and placing the scheduled calls due every 5 seconds, when
+    /// the configuration has them.
+    private func startChores() {
         var chores = [clock.repeating(every: 60) { [weak self] in
             guard let self else { return }
             do { try await self.pruneOldData() } catch { self.log("sandbox: pruning old events and files failed: \(error)") }
