@@ -83,6 +83,9 @@ enum ResultClasses {
         Entry("ccai.QueueMenuSetting", QueueMenuSetting.self),
         Entry("ccai.QueueMenuDeflection", QueueMenuDeflection.self),
         Entry("ccai.QueueMenuRedirection", QueueMenuRedirection.self),
+        // A hook's answer and a plugin's description keep their words in strings; the stubs offer the words.
+        Entry("ccai.DeflectionDecision", DeflectionDecision.self, fieldShapes: ["action": .literals(DeflectionDecision.actions)]),
+        Entry("ccai.PluginInfo", PluginInfo.self, fieldShapes: ["state": .literals(PluginInfo.states)]),
     ]
 
     /// The schema that names these classes. Given, not found: JSON values (custom data)
