@@ -48,4 +48,32 @@ import Testing
         }
         _ = try LuaState.evaluate(ConfigurationStubs.sandbox + ConfigurationStubs.agentSession, chunkName: "=sandbox.lua")
     }
+
+    /// The generated classes and aliases are those users had, with their fields' types and notes.
+    @Test func theGeneratedStubsKeepEveryClassAliasAndNote() {
+        let lines = Set(ConfigurationStubs.sandbox.split(separator: "\n").map(String.init))
+        let classes = ["Configuration", "Company", "Menu", "Channels", "ChatChannel", "VoiceCallChannel", "Scheduling",
+                       "WaitDeflection", "AudibleMessage", "EmailChannel", "Capacity", "Deflection", "PostSession", "Agent",
+                       "VirtualAgent", "Survey", "SurveyQuestion", "WebForm", "Limits"]
+        for name in classes { #expect(lines.contains("---@class ccai.sandbox.\(name)"), "\(name)") }
+        let known = [
+            "---@alias ccai.sandbox.Text string|table<string, string> one text, or one per language code",
+            #"---@alias ccai.sandbox.Hours table<"mon"|"tue"|"wed"|"thu"|"fri"|"sat"|"sun", string|boolean> "09:00-17:00", true (all day) or false"#,
+            #"---@alias ccai.sandbox.AudibleMessageKind "welcome"|"all_agents_busy"|"recording_notice"|"on_hold"|"goodbye""#,
+            "---@field company ccai.sandbox.Company",
+            "---@field hours ccai.sandbox.Hours? the company's business hours; none: always open",
+            "---@field virtual_agents table<string, ccai.sandbox.VirtualAgent>? by id",
+            #"---@field jwt_algorithms ("HS256"|"HS384")[]?"#,
+            "---@field audible_messages table<ccai.sandbox.AudibleMessageKind, ccai.sandbox.AudibleMessage>? over the parent's, kind by kind",
+            "---@field name ccai.sandbox.Text",
+            #"---@field pre_session_smart_action_types ("photo"|"video"|"screenshot"|"text"|"verification"|"screen_share")[]?"#,
+            #"---@field recording "always"|"never"|"ask_user"|nil"#,
+            #"---@field offers ("scheduled_call"|"phone_number"|"voicemail")[] in this order"#,
+            "---@field options (string|{ value: string, label: string? })[]? the choices of an enumeration (end users get the values)",
+            "---@field rules ({ keywords: string[], answer: string })[]?",
+            "---@field script string? a file returning function(agent, session), relative to the configuration",
+            "---@field connections_per_address integer? (default 128; 0: no limit; connections a served sandbox takes at once from one address, loopback aside)",
+        ]
+        for line in known { #expect(lines.contains(line), "\(line)") }
+    }
 }

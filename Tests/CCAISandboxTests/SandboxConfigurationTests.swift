@@ -22,6 +22,22 @@ import Testing
         #expect(configuration.algorithms == [.hs256])
     }
 
+    /// Issue 33: a wrong optional field does not hide a cross-reference's problem (a queue
+    /// naming a virtual agent that does not exist); each problem is listed once.
+    @Test func aWrongFieldDoesNotHideAnUnknownVirtualAgent() async throws {
+        let path = try file("""
+            return { company = { name = "x", languages = { "en" }, time_zone = "UTC", key = "k", secret = "s" },
+                     menus = { { id = 1, name = "Help", channels = { chat = { virtual_agent = "bott" } } } },
+                     agents = { { name = "Ava", menus = { 1 }, max_chats = "two" } },
+                     virtual_agents = { bot = {} } }
+            """)
+        let error = await #expect(throws: ConfigurationError.self) { try await SandboxConfiguration.load(file: path) }
+        let problems = error?.problems ?? []
+        #expect(problems.count == 2, "\(problems)")
+        #expect(problems.contains("agents[1].max_chats: integer expected, got string"), "\(problems)")
+        #expect(problems.contains { $0.hasPrefix("menus[id 1].channels.chat.virtual_agent: there is no virtual agent 'bott'") }, "\(problems)")
+    }
+
     @Test(arguments: [
         ("return 42", "must return a table, got number"),
         ("return {}", "company is required"),

@@ -68,6 +68,18 @@ func stubFields(of className: String, in stubs: String) -> [String] {
         }
     }
 
+    /// Issue 33: a hook's decision and a plugin's description are their types' shapes, with the words offered.
+    @Test func pluginClassesAreTheirTypesShapes() throws {
+        let stubs = TypeStubs.stubs(CCAIModule.documented)
+        for line in [#"---@field action "allow"|"redirect"|"phone"|"url"|"message"|"voicemail"|"schedule_call"|"email""#,
+                     "---@field menu_id integer?", "---@field display_name string?", "---@field plugin string?",
+                     #"---@field state "loaded"|"failed""#, "---@field errors string[]", "---@field priority number",
+                     "---@field hooks string[]"] {
+            #expect(stubs.contains(line + "\n"), "\(line)")
+        }
+        #expect(stubs.contains("---@class ccai.DeflectionDecision\n") && stubs.contains("---@class ccai.PluginInfo\n"))
+    }
+
     @Test func everyKeyTheBindingsWriteIsInItsClass() throws {
         #expect(try ResultClasses.unlistedFields() == [])
     }

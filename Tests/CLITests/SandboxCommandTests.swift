@@ -88,20 +88,28 @@ import Testing
         #expect(served.status == 1 && served.stderr.contains("bad.lua:3:"), "\(served.stderr)")
     }
 
-    /// Issue 20, item 1: a type error, a misspelt key and an agent script's syntax error
-    /// are three problems of one run, each on its line, not three runs.
-    @Test func everyProblemOfAFileIsListedInOneCheck() async throws {
+    /// Writes, in a folder of its own, `bad.lua` (a syntax error on line 3) and
+    /// `config.lua` (Acme, a chat queue with id 1, and `fields`); returns the configuration's path.
+    private func configurationBesideABadScript(_ fields: String) throws -> String {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("check-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
         try "return function(agent)\n  agent.send(\"hi\"\nend\n".write(to: folder.appendingPathComponent("bad.lua"), atomically: true, encoding: .utf8)
         try """
             return { company = { name = "Acme", languages = { "en" }, time_zone = "UTC", key = "k", secret = "s" },
                      menus = { { id = 1, name = "Help", channels = { chat = {} } } },
-                     agents = { { name = "Ava", menus = { 1 }, max_chats = "two", script = "bad.lua" } },
-                     chat_timeout_second = 60 }
+                     \(fields) }
             """.write(to: folder.appendingPathComponent("config.lua"), atomically: true, encoding: .utf8)
-        let config = folder.appendingPathComponent("config.lua").path
+        return folder.appendingPathComponent("config.lua").path
+    }
+
+    /// Issue 20, item 1: a type error, a misspelt key and an agent script's syntax error
+    /// are three problems of one run, each on its line, not three runs.
+    @Test func everyProblemOfAFileIsListedInOneCheck() async throws {
+        let config = try configurationBesideABadScript("""
+            agents = { { name = "Ava", menus = { 1 }, max_chats = "two", script = "bad.lua" } },
+            chat_timeout_second = 60
+            """)
+        defer { try? FileManager.default.removeItem(atPath: (config as NSString).deletingLastPathComponent) }
         let checked = try await CLI.run(["sandbox", "check", config])
         #expect(checked.status == 1)
         let lines = checked.stdout.split(separator: "\n").map(String.init)
@@ -111,6 +119,23 @@ import Testing
         #expect(lines.contains { $0.hasPrefix("  - agents[Ava].script: ") && $0.contains("bad.lua:3:") }, "\(checked.stdout)")
         let served = try await CLI.run(["sandbox", "serve", "--listen", "127.0.0.1:0", "--config", config], timeout: 20)
         #expect(served.status == 1 && served.stderr.contains("3 problems:\n  - "), "the list keeps its lines: \(served.stderr)")
+    }
+
+    /// Issue 33: an agent entry's type error does not hide its script's syntax error, nor
+    /// a wrong field elsewhere; each is reported once, and the check fails as before.
+    @Test func anAgentsTypeErrorDoesNotHideItsScriptsSyntaxError() async throws {
+        let config = try configurationBesideABadScript("""
+            agents = { { name = "Ava", menus = "one", script = "bad.lua" } },
+            limits = { burst = "lots" }
+            """)
+        defer { try? FileManager.default.removeItem(atPath: (config as NSString).deletingLastPathComponent) }
+        let checked = try await CLI.run(["sandbox", "check", config])
+        #expect(checked.status == 1)
+        let lines = checked.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first == "FAIL  \(config): 3 problems:", "\(checked.stdout)")
+        #expect(lines.filter { $0.hasPrefix("  - agents[1].menus: ") }.count == 1, "\(checked.stdout)")
+        #expect(lines.filter { $0.hasPrefix("  - limits.burst: ") }.count == 1, "\(checked.stdout)")
+        #expect(lines.filter { $0.hasPrefix("  - agents[Ava].script: ") && $0.contains("bad.lua:3:") }.count == 1, "\(checked.stdout)")
     }
 
     /// A file error is a sentence naming the file, not Foundation's dump.

@@ -44,6 +44,12 @@ struct AgentScripts {
         }
     }
 
+    /// Compiles scripts named by the field that gives each, for their problems only (the
+    /// scripts of a configuration that may not have decoded: ``ScriptReferences``).
+    init(compiling scripts: [(field: String, path: String)]) {
+        for (field, path) in scripts { _ = compile(field: field, path: path) }
+    }
+
     private mutating func compile(field: String, path: String) -> AgentScript? {
         do {
             return try AgentScript(field: field, path: path)

@@ -187,28 +187,22 @@ public struct SandboxConfiguration: Codable, Sendable {
             throw ConfigurationError(message: "cannot read the sandbox configuration '\(path)'")
         }
         let value = try await evaluate(String(decoding: data, as: UTF8.self), name: path)
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
         var (configuration, problems) = decode(value)
-        if var read = configuration {
-            read.resolveScripts(relativeTo: URL(fileURLWithPath: path).deletingLastPathComponent())
-            problems += AgentScripts(configuration: read).problems
-            configuration = read
-        }
+        configuration?.resolveScripts(relativeTo: folder)
+        problems += AgentScripts(compiling: ScriptReferences(in: value, relativeTo: folder).scripts).problems
         guard let configuration, problems.isEmpty else { throw ConfigurationError(problems: problems, in: path) }
         return configuration
     }
 
     /// Makes relative agent and virtual agent script paths relative to `folder`.
     private mutating func resolveScripts(relativeTo folder: URL) {
-        func resolve(_ script: String?) -> String? {
-            guard let script, !script.hasPrefix("/") else { return script }
-            return folder.appendingPathComponent(script).path
-        }
         for index in (agents ?? []).indices {
-            let script = resolve(agents?[index].script)
+            let script = agents?[index].script.map { ScriptReferences.resolve($0, relativeTo: folder) }
             agents?[index].script = script
         }
         for id in (virtualAgents ?? [:]).keys {
-            let script = resolve(virtualAgents?[id]?.script)
+            let script = virtualAgents?[id]?.script.map { ScriptReferences.resolve($0, relativeTo: folder) }
             virtualAgents?[id]?.script = script
         }
     }
@@ -244,9 +238,10 @@ public struct SandboxConfiguration: Codable, Sendable {
 
     /// Decodes the returned table in one pass that finds every problem: wrong fields (a
     /// wrong optional field does not hide the rest), unknown fields with a "did you mean",
-    /// and, when the fields decode, every problem of ``problems()`` (not before: a field
-    /// left out by a decoding problem would be reported again in other words). The
-    /// configuration is nil when a required part could not be read.
+    /// and, when the configuration decodes (its wrong fields optional ones, read as
+    /// absent), every problem of ``problems()``: a wrong `max_chats` does not hide a queue
+    /// naming a virtual agent that does not exist. The configuration is nil when a
+    /// required part could not be read (its stand-in would be judged, not the file).
     private static func decode(_ value: LuaValue) -> (SandboxConfiguration?, [String]) {
         guard case .table = value else { return (nil, ["the file must return a table, got \(value.typeName)"]) }
         let report = LuaDecoder().decodeCollectingProblems(SandboxConfiguration.self, from: value)
@@ -255,7 +250,7 @@ public struct SandboxConfiguration: Codable, Sendable {
                 let field = unknown.field.count > 120 ? unknown.field.prefix(120) + "..." : Substring(unknown.field)
                 return "\(field): unknown field" + Suggestion.didYouMean(unknown.key, among: unknown.known)
             }
-        if let configuration = report.value, report.problems.isEmpty { problems += configuration.problems() }
+        if let configuration = report.value { problems += configuration.problems() }
         let unlisted = report.unreportedProblems + max(0, problems.count - LuaDecoder.problemLimit)
         problems = Array(problems.prefix(LuaDecoder.problemLimit))
         if unlisted > 0 { problems.append("... and \(unlisted) more problem(s) like these") }

@@ -4,7 +4,7 @@ import LuaRuntime
 /// What a `deflection` hook decides (docs/plugins.md): `allow`, `redirect` (`menu_id`),
 /// `phone` (`number`), `url` (`url`, `display_name`), `message` (`text`), `voicemail`,
 /// `schedule_call` or `email`; any may carry a `message`.
-public struct DeflectionDecision: Equatable, Sendable {
+public struct DeflectionDecision: Codable, Equatable, Sendable {
     public static let actions = ["allow", "redirect", "phone", "url", "message", "voicemail", "schedule_call", "email"]
 
     public var action: String

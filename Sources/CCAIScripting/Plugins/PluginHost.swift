@@ -4,11 +4,14 @@ import LuaRuntime
 import Timekeeping
 
 /// A loaded plugin as `ccai.plugins.list()` and `ccai plugins check` describe it.
-public struct PluginInfo: Sendable, Equatable {
+public struct PluginInfo: Codable, Sendable, Equatable {
+    /// What ``state`` may be.
+    static let states = ["loaded", "failed"]
+
     public var name: String
     public var version: String?
     public var file: String
-    /// `"loaded"` or `"failed"`.
+    /// `"loaded"` or `"failed"` (``states``).
     public var state: String
     /// Load, reload and hook errors, oldest first (the last 20).
     public var errors: [String]

@@ -10,30 +10,23 @@ import LuaRuntime
 /// let lines = try ResultClasses.stubLines()   // ["---@class ccai.ChatMessage", "---@field id integer", ...]
 /// ```
 enum ResultClasses {
-    /// One class: its name, the model it is made of, a note per field where the model's
-    /// name does not say enough, and what the bindings add to the model's fields.
+    /// One class: its stub (the model's fields, a note per field where the model's name
+    /// does not say enough, what the bindings add) and the keys the bindings encode.
     struct Entry {
-        let name: String
-        let type: ObjectIdentifier
-        let shape: (LuaSchema) throws -> LuaShape
+        let stub: LuaStubClass
         /// The keys a script sees of a full value, as the bindings encode it.
         let encodedKeys: (LuaSchema) throws -> [String]
-        var notes: [String: String] = [:]
-        /// Fields or methods the bindings add, as LuaLS lines.
-        var added: [String] = []
         /// The names of the added fields, for the check that the stubs list all the encoder writes.
         var addedFields: [String] = []
 
-        init<Model: Codable>(_ name: String, _ model: Model.Type, notes: [String: String] = [:], added: [String] = [],
-                               addedFields: [String] = []) {
-            self.name = name
-            type = ObjectIdentifier(model)
-            shape = { try $0.shape(of: Model.self) }
+        var name: String { stub.name }
+
+        init<Model: Codable>(_ name: String, _ model: Model.Type, notes: [String: String] = [:],
+                               fieldShapes: [String: LuaShape] = [:], added: [String] = [], addedFields: [String] = []) {
+            stub = LuaStubClass(name, model, notes: notes, fieldShapes: fieldShapes, added: added)
             encodedKeys = { schema in
                 (try LuaEncoder().encode(try schema.sample(of: Model.self))).tableValue?.fields.keys.compactMap(\.stringValue) ?? []
             }
-            self.notes = notes
-            self.added = added
             self.addedFields = addedFields
         }
     }
@@ -90,12 +83,15 @@ enum ResultClasses {
         Entry("ccai.QueueMenuSetting", QueueMenuSetting.self),
         Entry("ccai.QueueMenuDeflection", QueueMenuDeflection.self),
         Entry("ccai.QueueMenuRedirection", QueueMenuRedirection.self),
+        // A hook's answer and a plugin's description keep their words in strings; the stubs offer the words.
+        Entry("ccai.DeflectionDecision", DeflectionDecision.self, fieldShapes: ["action": .literals(DeflectionDecision.actions)]),
+        Entry("ccai.PluginInfo", PluginInfo.self, fieldShapes: ["state": .literals(PluginInfo.states)]),
     ]
 
     /// The schema that names these classes. Given, not found: JSON values (custom data)
     /// are `any`, and an option reads a plain string too but is always written as a table.
     static var schema: LuaSchema {
-        LuaSchema(classNames: Dictionary(uniqueKeysWithValues: entries.map { ($0.type, $0.name) }),
+        LuaSchema(naming: entries.map(\.stub),
                   givenShapes: [ObjectIdentifier(JSONValue.self): .any,
                                 ObjectIdentifier(SurveyAnswers.self): .map(key: .integer, value: .string),
                                 ObjectIdentifier(CustomDataArgument.self): .map(key: .string, value: .any),
@@ -106,8 +102,7 @@ enum ResultClasses {
 
     /// The fields of a class as the bindings encode them.
     static func fields(of entry: Entry) throws -> [LuaShape.Field] {
-        guard case .object(let fields) = try entry.shape(schema) else { return [] }
-        return fields
+        try entry.stub.fields(in: schema)
     }
 
     /// `class.field` for every key the bindings write that its class does not list
@@ -121,14 +116,6 @@ enum ResultClasses {
 
     /// Every class as LuaLS lines, a blank line after each.
     static func stubLines() throws -> [String] {
-        var lines: [String] = []
-        for entry in entries {
-            lines.append("---@class \(entry.name)")
-            for field in try fields(of: entry) {
-                lines.append("---@field \(field.name) \(field.luaType)" + (entry.notes[field.name].map { " " + $0 } ?? ""))
-            }
-            lines += entry.added + [""]
-        }
-        return lines
+        try entries.flatMap { try $0.stub.lines(in: schema) + [""] }
     }
 }

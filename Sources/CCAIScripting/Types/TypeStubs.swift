@@ -108,8 +108,10 @@ public enum TypeStubs {
         }
     }
 
-    /// The shapes of what the functions return that are not models (``ResultClasses``
-    /// makes the models' classes).
+    /// The shapes of what the functions return that no Swift type is the shape of
+    /// (``ResultClasses`` makes the models' classes): an error's table (its own fields and
+    /// those a binding adds), tasks, metrics and subscriptions (methods on handles), a
+    /// channel (an enumeration with values, encoded by hand) and the menu tree's method.
     static let classes = """
         ---@class ccai.Error
         ---@field code string invalid_argument, not_initialized, unauthenticated, forbidden, not_found, conflict, too_large, unavailable, timeout, cancelled, limit_exceeded, internal
@@ -159,25 +161,6 @@ public enum TypeStubs {
         ---@param id integer
         ---@return ccai.QueueMenu?
         function QueueMenus:find_menu(id) end
-
-        ---@class ccai.DeflectionDecision
-        ---@field action "allow"|"redirect"|"phone"|"url"|"message"|"voicemail"|"schedule_call"|"email"
-        ---@field menu_id integer?
-        ---@field number string?
-        ---@field url string?
-        ---@field display_name string?
-        ---@field text string?
-        ---@field message string?
-        ---@field plugin string?
-
-        ---@class ccai.PluginInfo
-        ---@field name string
-        ---@field version string?
-        ---@field file string
-        ---@field state "loaded"|"failed"
-        ---@field errors string[]
-        ---@field priority number
-        ---@field hooks string[]
 
         """.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
 

@@ -174,8 +174,8 @@ final class ShapeProbe {
         defer { inProgress.remove(id) }
         let recorder = ShapeRecorder()
         let value = try T(from: ProbeDecoder(probe: self, recorder: recorder, codingPath: []))
-        if let given = schema.givenShapes[id] { return (value, given) }
         if naming, let name = schema.classNames[id] { return (value, .named(name)) }
+        if let given = schema.givenShapes[id] { return (value, given) }
         return (value, recorder.shape)
     }
 }
