@@ -1,5 +1,5 @@
 // Lua 5.4's string patterns (reference manual §6.4.1) behind `string.find`, `match`,
-// `gmatch` and `gsub` in the sandbox. A count hook never fires inside a C function, so
+// `gmatch` and `gsub` in a confined state. A count hook never fires inside a C function, so
 // the stock matcher can backtrack for minutes past every budget; this one counts its
 // matching steps and charges them to the state's budget every PM_CHECK_STEPS steps
 // (`lrt_charge`), ending in the same sticky kill as the hook. Results and error messages

@@ -312,7 +312,7 @@ static void remove_fields(lua_State *L, const char *const *names) {
 // MARK: - Protected calls
 
 // A refused allocation reaches a protected call as Lua's own "not enough memory" string;
-// the sandbox's pcall and xpcall hand the state's memory limit error (a ccai.Error with
+// the confined state's pcall and xpcall hand the state's memory limit error (a ccai.Error with
 // code limit_exceeded) instead, as an uncaught one would be. Lua calls no message
 // handler for memory errors, so xpcall's result is replaced the same way.
 static int is_memory_error(lua_State *L, int status) {

@@ -75,7 +75,7 @@ struct RuntimeBenchmarks {
             detail: String(format: "Swift binding %.1f ns/call, C function %.1f ns/call", swift, c))
     }
 
-    /// An async Swift binding that completes at once (in a task of the sandboxed runtime)
+    /// An async Swift binding that completes at once (in a task of the confined runtime)
     /// vs a coroutine.resume/coroutine.yield pair in a stock Lua state.
     func asyncCallRatio() async throws -> BenchmarkResult {
         let state = try await makeState()
@@ -173,7 +173,7 @@ struct RuntimeBenchmarks {
             detail: String(format: "sandbox %.2f ms, stock Lua %.2f ms per round of 6 calls on 20 KB", ours / 1e6, theirs / 1e6))
     }
 
-    /// Memory of one fresh sandboxed state with the `ccai` module, after a full collection.
+    /// Memory of one fresh confined state with the `ccai` module, after a full collection.
     func stateMemory() async throws -> BenchmarkResult {
         let state = try await makeState()
         let bytes = await state.withContext { lua in
@@ -181,7 +181,7 @@ struct RuntimeBenchmarks {
             return lua.memoryUsed
         }
         return BenchmarkResult(name: "state_memory_bytes", value: Double(bytes), target: "<= 65536",
-                               detail: "a sandboxed state with the ccai module (SDK bindings included), after a full collection")
+                               detail: "a confined state with the ccai module (SDK bindings included), after a full collection")
     }
 }
 

@@ -63,7 +63,7 @@ import Timekeeping
     /// A simulation's clock stands still while a script spins: its budget keeps the real time.
     @Test func aBudgetClockApartFromTheStatesClockStillStopsLongRuns() async throws {
         let state = try LuaState(limits: LuaLimits(memoryBytes: 8 << 20, instructions: 0, seconds: 0.2),
-                                 sandbox: LuaSandbox(), diagnostics: CollectedDiagnostics().diagnostics, clock: ManualClock(),
+                                 confinement: LuaConfinement(), diagnostics: CollectedDiagnostics().diagnostics, clock: ManualClock(),
                                  budgetClock: SystemClock())
         let error = await expectScriptError(state, "while true do end")
         #expect(error?.kind == .limit && error?.structured?.fields["limit"] == "time")

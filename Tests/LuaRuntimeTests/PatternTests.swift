@@ -22,7 +22,7 @@ import Testing
         return text
     }
 
-    /// Runs the same driver in a sandboxed state: the shim's functions.
+    /// Runs the same driver in a confined state: the shim's functions.
     private static func runSandboxed(seed: Int, cases: Int) async throws -> String {
         let state = try makeState(limits: .unlimited)
         let results = try await state.run(source: driver, chunkName: "=driver", arguments: [.number(Double(seed)), .number(Double(cases))])

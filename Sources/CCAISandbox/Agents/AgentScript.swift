@@ -3,7 +3,7 @@ import Foundation
 import LuaRuntime
 
 /// The Lua script of a sandbox agent (docs/sdk-and-sandbox.md, agent scripts): a file that returns
-/// `function(agent, session)`, run in a fresh sandboxed state for each session. It is
+/// `function(agent, session)`, run in a fresh confined state for each session. It is
 /// compiled when the sandbox starts, so a syntax error stops the start, not the first chat.
 struct AgentScript: Sendable {
     /// Where the script was read from (its chunk name in error messages).

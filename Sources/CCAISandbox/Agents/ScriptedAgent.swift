@@ -4,7 +4,7 @@ import LuaRuntime
 import Timekeeping
 
 /// A sandbox agent driven by its Lua script (docs/sdk-and-sandbox.md, agent scripts). The agent takes the
-/// chat, then the script runs as `function(agent, session)` in a fresh sandboxed state:
+/// chat, then the script runs as `function(agent, session)` in a fresh confined state:
 /// `agent.send(text)`, `agent.wait_for_message{ timeout = 60 }`,
 /// `agent.request_smart_action{ type = "photo" }`, `agent.send_file{ name, mime_type, data }`,
 /// `agent.send_form{ id = 10 }`, `agent.send_web_form{ external_form_id = "form123" }`,
@@ -81,13 +81,13 @@ public final class ScriptedAgent: Sendable {
     /// customers' for that long, never the agents', who keep answering.
     static let threads = LuaThreads(count: 2, name: "agent")
 
-    /// Runs `script` as `function(agent, session)` in a fresh sandboxed state, with
+    /// Runs `script` as `function(agent, session)` in a fresh confined state, with
     /// `agent` as the agent table; its `print`s go to the environment's log under `label`.
     /// Its `os.time()` reads the sandbox's clock; its budget, the real time.
     static func runScript(_ script: AgentScript, label: String, environment: AgentEnvironment, agent: LuaModule,
                           session: LuaTable) async throws {
         let log = environment.log
-        let state = try LuaState(limits: limits, sandbox: LuaSandbox(print: { log("[\(label)] \($0)") }),
+        let state = try LuaState(limits: limits, confinement: LuaConfinement(print: { log("[\(label)] \($0)") }),
                                  clock: environment.clock, budgetClock: SystemClock(), threads: threads)
         do {
             try await state.run(source: script.source, chunkName: "@" + script.path, keepingResultAs: "script")

@@ -178,7 +178,7 @@ public struct SandboxConfiguration: Codable, Sendable {
         return problems + formProblems() + postSessionProblems() + callProblems()
     }
 
-    /// Reads a configuration file: a Lua chunk run in the sandboxed runtime. Agent and
+    /// Reads a configuration file: a Lua chunk run in the confined runtime. Agent and
     /// virtual agent script paths are relative to the file's folder. Every problem of the
     /// file is in the one ``ConfigurationError``: wrong fields, unknown ones, what
     /// ``validate()`` checks, and scripts that cannot be read or compiled.

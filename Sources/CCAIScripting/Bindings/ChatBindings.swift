@@ -4,7 +4,7 @@ import Foundation
 import LuaRuntime
 
 /// Signs claims into a JWT with the company secret, for `custom_data = { signed = {...} }`
-/// (docs/lua-runtime.md, the sandbox: the host signs, scripts never see the secret).
+/// (docs/lua-runtime.md, the confined state: the host signs, scripts never see the secret).
 public protocol ClaimsSigner: Sendable {
     func signClaims(_ claims: [String: JSONValue]) throws -> String
 }

@@ -3,7 +3,7 @@ import Foundation
 import LuaRuntime
 import Timekeeping
 
-/// Runs scripts in sandboxed states that have the `ccai` module, with the runtime's
+/// Runs scripts in confined states that have the `ccai` module, with the runtime's
 /// diagnostics going to the logger, and `print` too unless ``printOutput`` takes a
 /// script's prints (`ccai run` writes them to standard output, as stock Lua does; a
 /// plugin's go to the log, tagged with its file).
@@ -63,7 +63,7 @@ public struct ScriptRunner: Sendable {
         self.plugins = plugins
     }
 
-    /// A fresh sandboxed state with `ccai` as a global and as `require("ccai")`.
+    /// A fresh confined state with `ccai` as a global and as `require("ccai")`.
     /// `printing` takes the state's `print`s; nil: the log, prefixed with `printTag` when given.
     public func makeState(modulePaths extraPaths: [String] = [], printing: (@Sendable (String) -> Void)? = nil,
                           printTag: String? = nil) async throws -> LuaState {
@@ -88,7 +88,7 @@ public struct ScriptRunner: Sendable {
         }
     }
 
-    /// A fresh sandboxed state for a plugin: its `ccai` is ``PluginModule``'s (read-only
+    /// A fresh confined state for a plugin: its `ccai` is ``PluginModule``'s (read-only
     /// services, no sign-in, chat or post-session), `require` searches `folder` only (a
     /// folder plugin's own folder; nil for a single-file plugin: host modules only), and
     /// its `print`s go to the log tagged with `printTag`.
@@ -103,7 +103,7 @@ public struct ScriptRunner: Sendable {
                            decorate: @escaping @Sendable (LuaReference, LuaContext) throws -> Void = { _, _ in },
                            module: @escaping @Sendable (LuaContext) -> LuaModule) async throws -> LuaState {
         let logger = self.logger
-        let sandbox = LuaSandbox(modulePaths: modulePaths) { line in
+        let confinement = LuaConfinement(modulePaths: modulePaths) { line in
             if let printing { printing(line) } else { logger.log(LogRecord(level: .info, message: printTag.map { "[\($0)] " + line } ?? line)) }
         }
         let diagnostics = LuaDiagnostics(
@@ -111,7 +111,7 @@ public struct ScriptRunner: Sendable {
             handlerError: { event, error in
                 logger.log(LogRecord(level: .error, message: "error in '\(event)' handler: \(error)"))
             })
-        let state = try LuaState(limits: limits, sandbox: sandbox, diagnostics: diagnostics, clock: clock,
+        let state = try LuaState(limits: limits, confinement: confinement, diagnostics: diagnostics, clock: clock,
                                  budgetClock: budgetClock)
         let hasSDK = sdk != nil
         try await state.withContext { lua in

@@ -32,7 +32,7 @@ public struct PluginInfo: Codable, Sendable, Equatable {
     }
 }
 
-/// Loads plugins (docs/plugins.md) from folders, each in a sandboxed state of its own
+/// Loads plugins (docs/plugins.md) from folders, each in a confined state of its own
 /// (its own globals and budgets), runs their hooks in priority order with errors isolated,
 /// and reloads a changed plugin only when the new version loads cleanly.
 ///
@@ -158,11 +158,11 @@ public actor PluginHost {
     }
 
     /// The source of a plugin, read inside its folder (``ConfinedFolder``: no symlink that
-    /// leads out, regular files only, at most ``LuaSandbox/maximumModuleBytes``).
+    /// leads out, regular files only, at most ``LuaConfinement/maximumModuleBytes``).
     private func read(_ source: Source) throws -> String {
         if let refusal = source.refusal { throw PluginLoadError(refusal) }
         do {
-            let bytes = try ConfinedFolder(source.folder).read(source.relative, maximumBytes: LuaSandbox.maximumModuleBytes)
+            let bytes = try ConfinedFolder(source.folder).read(source.relative, maximumBytes: LuaConfinement.maximumModuleBytes)
             return String(decoding: bytes, as: UTF8.self)
         } catch let refusal as ConfinedFolder.Refusal {
             throw PluginLoadError("\(source.file): \(refusal.message.replacingOccurrences(of: "script's folder", with: "plugins folder"))")

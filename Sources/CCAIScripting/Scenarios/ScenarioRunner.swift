@@ -5,7 +5,7 @@ import Timekeeping
 /// Runs a scenario file (LUA-API section 6): `return { options = {...}, setup = fn,
 /// run = fn(ctx), teardown = fn }` in many virtual users, or a plain chunk once, as VU 1.
 ///
-/// Each VU has its own sandboxed state, its own SDK instance and end user (what
+/// Each VU has its own confined state, its own SDK instance and end user (what
 /// ``makeRunner`` gives it: `vu-<n>`), and runs the file's top level once (k6's init
 /// code). `setup()` runs once before the VUs start, in a context of its own (number 0);
 /// its result is `ctx.data`, copied into each call. `teardown(data)` runs once after.

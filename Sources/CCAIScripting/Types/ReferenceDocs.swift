@@ -235,7 +235,7 @@ public enum ReferenceDocs {
             # Agent scripts
 
             A sandbox agent's script (`agents[i].script`, `virtual_agents[id].script`) returns
-            `function(agent, session)`. It runs in a sandboxed state of its own with the base
+            `function(agent, session)`. It runs in a confined state of its own with the base
             library, `string`, `table`, `math`, `utf8`, `coroutine` and `os.time`/`clock`/`date`/
             `difftime`; it has no `ccai` global (lint it with `agent.luacheckrc` of `ccai types`),
             and its `print` goes to the sandbox's log.

@@ -93,7 +93,7 @@ int lrt_dump(lua_State *L, char **bytes, size_t *len);
 /// Loads bytecode that lrt_dump made, in binary mode only. Returns a Lua status; pushes the
 /// function or an error.
 int lrt_load_binary(lua_State *L, const char *bytes, size_t len, const char *chunkname);
-/// Opens the libraries a sandboxed state may use (no io, debug, package).
+/// Opens the libraries a confined state may use (no io, debug, package).
 void lrt_open_safe_libs(lua_State *L);
 /// Pops the value on top and keeps it as the error raised for `kind`.
 void lrt_set_limit_error(lua_State *L, lrt_limit_error kind);

@@ -39,7 +39,7 @@ final class LuaCore {
     var attachments: [ObjectIdentifier: Any] = [:]
     /// Emitters made for this state; detached when it closes.
     var emitters: [LuaEventEmitter] = []
-    /// The sandbox's function making read-only views of tables.
+    /// The confinement's function making read-only views of tables.
     var readOnlyProxy: LuaReference?
     let lifetime: LuaLifetime
     var isClosed: Bool { lifetime.isClosed }

@@ -3,7 +3,7 @@ import CLuaShim
 import Foundation
 import Timekeeping
 
-/// A sandboxed Lua 5.4 state with one owner. Everything that touches the state runs on
+/// A confined Lua 5.4 state with one owner. Everything that touches the state runs on
 /// this actor, so no state is ever used by two threads. The actor's executor runs on
 /// ``LuaThreads``, a few threads that many states share apart from Swift's cooperative
 /// pool: a script spinning until its budget stops it never holds a thread that the rest of
@@ -28,7 +28,7 @@ public actor LuaState {
     /// The embedded Lua release (`"Lua 5.4.4"`).
     public static let luaRelease = String(cString: lrt_lua_release())
 
-    /// Creates a sandboxed state with the given budgets. `clock` is the time of `sleep`,
+    /// Creates a confined state with the given budgets. `clock` is the time of `sleep`,
     /// of `wait` and `wait_for` timeouts, of `os.time()` and `os.date()`, and of the
     /// wall-clock budget unless `budgetClock` is given (a simulation keeps the budget on
     /// the real time). `threads` are the threads it runs on.
@@ -36,17 +36,17 @@ public actor LuaState {
     /// ```swift
     /// let state = try LuaState(clock: simulation.clock, budgetClock: SystemClock())
     /// ```
-    public init(limits: LuaLimits = LuaLimits(), sandbox: LuaSandbox = LuaSandbox(),
+    public init(limits: LuaLimits = LuaLimits(), confinement: LuaConfinement = LuaConfinement(),
                 diagnostics: LuaDiagnostics = .standardError, clock: any Clock = SystemClock(),
                 budgetClock: (any Clock)? = nil, threads: LuaThreads = .shared) throws {
         executor = LuaExecutor(threads: threads)
         core = try LuaCore(limits: limits, diagnostics: diagnostics, clock: clock, budgetClock: budgetClock)
         stopContext = core.context
-        try core.installSandbox(sandbox)
+        try core.installConfinement(confinement)
         core.owner = self
     }
 
-    /// Runs a chunk to completion in a fresh sandboxed state of its own and returns its
+    /// Runs a chunk to completion in a fresh confined state of its own and returns its
     /// results (the data among them). For configuration files and other code that does
     /// not suspend; callable from any thread.
     public static func evaluate(_ source: String, chunkName: String, limits: LuaLimits = LuaLimits()) throws
@@ -54,7 +54,7 @@ public actor LuaState {
     {
         let core = try LuaCore(limits: limits, diagnostics: .standardError)
         defer { core.close() }
-        try core.installSandbox(LuaSandbox(print: { _ in }))
+        try core.installConfinement(LuaConfinement(print: { _ in }))
         return try LuaContext(core: core).evaluate(source, chunkName: chunkName)
     }
 

@@ -2,7 +2,7 @@ import CCAIScripting
 import Foundation
 import Timekeeping
 
-/// `ccai run SCRIPT [options]`: runs a Lua script in the sandboxed runtime. Its options
+/// `ccai run SCRIPT [options]`: runs a Lua script in the confined runtime. Its options
 /// are declared in ``RunOptions``, its platform, plugins and runners wired in
 /// ``RunWiring``, and what it shows at the end is ``RunResults``.
 struct RunCommand: Command {

@@ -1,9 +1,9 @@
 /// `ccai run`'s declaration: its options (``RunOptions``) and the prose of its help.
 extension RunCommand {
     static let spec = CommandSpec(
-        ["run"], arguments: "SCRIPT", abstract: "run a Lua script in the sandboxed runtime",
+        ["run"], arguments: "SCRIPT", abstract: "run a Lua script in the confined runtime",
         discussion: """
-            Runs a Lua script in the sandboxed runtime with the `ccai` module. The run ends
+            Runs a Lua script in the confined runtime with the `ccai` module. The run ends
             when the script and every task it spawned have ended.
 
             A scenario is a script that returns { options = {...}, setup = fn, run = fn(ctx),

@@ -2,7 +2,7 @@ import CLua
 import CLuaShim
 import Foundation
 
-/// What a sandboxed state offers scripts beyond the safe standard libraries.
+/// What a confined state offers scripts beyond the safe standard libraries.
 ///
 /// The globals are the base library without `dofile`/`loadfile`, with `load` in text mode
 /// only (defaulting to the caller's environment); `string` without `dump`, `table`,
@@ -12,9 +12,9 @@ import Foundation
 /// ``modulePaths`` only.
 ///
 /// ```swift
-/// let lua = try LuaState(sandbox: LuaSandbox(modulePaths: ["/srv/plugins/acme"]))
+/// let lua = try LuaState(confinement: LuaConfinement(modulePaths: ["/srv/plugins/acme"]))
 /// ```
-public struct LuaSandbox: Sendable {
+public struct LuaConfinement: Sendable {
     /// Folders where `require("a.b")` looks for `a/b.lua` and `a/b/init.lua`.
     public var modulePaths: [String]
     /// Where `print` writes (its arguments joined by tabs).
@@ -30,31 +30,31 @@ public struct LuaSandbox: Sendable {
 }
 
 extension LuaCore {
-    /// Opens the safe libraries and installs the sandbox's own `load`, `print`,
+    /// Opens the safe libraries and installs the confinement's own `load`, `print`,
     /// `collectgarbage`, `require` and the coroutine functions that let async calls
     /// suspend through user coroutines.
-    func installSandbox(_ sandbox: LuaSandbox) throws {
+    func installConfinement(_ confinement: LuaConfinement) throws {
         lrt_open_safe_libs(L)
         let context = LuaContext(core: self)
-        context.register("load") { call in try LuaSandboxFunctions.load(call) }
+        context.register("load") { call in try LuaConfinementFunctions.load(call) }
         context.register("print") { call in
             var parts: [String] = []
             for index in 1...max(call.argumentCount, 1) where index <= call.argumentCount {
                 parts.append(call.stack.describe(at: Int32(index)))
             }
-            sandbox.print(parts.joined(separator: "\t"))
+            confinement.print(parts.joined(separator: "\t"))
             return .none
         }
         context.register("collectgarbage") { call in
             let option = try call.optionalString(1, "opt") ?? "collect"
             guard option == "count" else {
-                throw call.argumentError(1, "opt", "only 'count' is allowed in the sandbox, got '\(option)'")
+                throw call.argumentError(1, "opt", "only 'count' is allowed in a confined state, got '\(option)'")
             }
             return call.returning(.number(Double(call.core.context.pointee.memory_used) / 1024))
         }
-        try context.load(LuaSandboxFunctions.prelude, chunkName: "=sandbox")
+        try context.load(LuaConfinementFunctions.prelude, chunkName: "=confinement")
         lua_pushlightuserdata(L, lrt_async_marker())
-        pushFunction("require.find") { call in try LuaSandboxFunctions.find(call, paths: sandbox.modulePaths) }
+        pushFunction("require.find") { call in try LuaConfinementFunctions.find(call, paths: confinement.modulePaths) }
         pushFunction("require.host") { call in
             let name = try call.string(1, "name")
             guard let module = call.core.hostModules[name] else { return call.returning(.nil) }
@@ -75,8 +75,8 @@ extension LuaCore {
     }
 }
 
-/// The Swift halves of the sandbox's functions.
-enum LuaSandboxFunctions {
+/// The Swift halves of the confinement's functions.
+enum LuaConfinementFunctions {
     /// Installs the coroutine wrappers and `require` (arguments: marker, find, host, env);
     /// returns the function that makes read-only tables.
     static let prelude = """
@@ -128,7 +128,7 @@ enum LuaSandboxFunctions {
         local rawget = rawget
         _ENV.setmetatable = function(t, mt)
           if type(mt) == "table" and rawget(mt, "__gc") ~= nil then
-            error("bad argument #2 to 'setmetatable' (__gc metamethods are not allowed in the sandbox)", 2)
+            error("bad argument #2 to 'setmetatable' (__gc metamethods are not allowed in a confined state)", 2)
           end
           return setmetatable(t, mt)
         end
@@ -224,7 +224,7 @@ enum LuaSandboxFunctions {
             for candidate in ["\(relative).lua", "\(relative)/init.lua"] {
                 let file = root.root + "/" + candidate
                 tried.append(file)
-                guard let source = try? root.read(candidate, maximumBytes: LuaSandbox.maximumModuleBytes) else { continue }
+                guard let source = try? root.read(candidate, maximumBytes: LuaConfinement.maximumModuleBytes) else { continue }
                 return call.returning(.data(source), .string(file))
             }
         }

@@ -2,7 +2,7 @@ import Foundation
 import LuaRuntime
 import Testing
 
-@Suite struct SandboxTests {
+@Suite struct ConfinementTests {
     private func evaluate(_ source: String, modulePaths: [String] = []) async throws -> [LuaValue] {
         let state = try makeState(modulePaths: modulePaths)
         return try await state.run(source: source, chunkName: "=sandbox")
@@ -39,7 +39,7 @@ import Testing
             local fine = setmetatable({}, { __index = { x = 1 } })
             return ok, err, fine.x
             """)
-        #expect(results == [false, "bad argument #2 to 'setmetatable' (__gc metamethods are not allowed in the sandbox)", 1])
+        #expect(results == [false, "bad argument #2 to 'setmetatable' (__gc metamethods are not allowed in a confined state)", 1])
     }
 
     @Test func loadAcceptsTextOnly() async throws {
