@@ -337,7 +337,7 @@ public struct ScenarioRunner: Sendable {
                     return
                 }
             }
-            let run = RunLoop(clock: clock, metrics: metrics, counter: counter, active: active, data: data, end: end)
+            let run = ExecutorLoop(clock: clock, metrics: metrics, counter: counter, active: active, data: data, end: end)
             switch options.executor {
             case .sharedIterations, .constantVUs:
                 await run.everyUser(pool)
@@ -361,7 +361,7 @@ public struct ScenarioRunner: Sendable {
 }
 
 /// How the VUs of a run loop over iterations, for each executor.
-struct RunLoop: Sendable {
+struct ExecutorLoop: Sendable {
     let clock: any Clock
     let metrics: ScenarioMetrics
     let counter: IterationCounter

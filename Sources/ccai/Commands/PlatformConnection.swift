@@ -109,7 +109,7 @@ struct PlatformConnection {
 
     /// A running connection: the SDK instance, the embedded server to stop afterwards, and
     /// the delegate (the options hold it weakly).
-    struct Session {
+    struct Connection {
         var sdk: CCAI
         var server: HTTPServer?
         var delegate: HostAuthenticator
@@ -126,7 +126,7 @@ struct PlatformConnection {
         /// The embedded sandbox's server, to stop afterwards; nil with `--host`.
         var server: HTTPServer?
 
-        /// The embedded sandbox's waiting sessions and busy agents now; nil with `--host`.
+        /// The embedded sandbox's waiting connections and busy agents now; nil with `--host`.
         var occupancy: (@Sendable () async -> (waiting: Int, busyAgents: Int)?)? {
             guard let sandbox else { return nil }
             return { try? await sandbox.occupancy() }
@@ -134,13 +134,13 @@ struct PlatformConnection {
         var clock: any Clock = SystemClock()
         /// The simulation the run goes on with `--virtual-time`.
         var simulation: VirtualTime?
-        fileprivate let connect: @Sendable (EndUser) throws -> Session
+        fileprivate let connect: @Sendable (EndUser) throws -> Connection
 
         /// A new SDK instance signed in as `identity` (its own token, never cached or shared).
-        func session(for identity: EndUser) throws -> Session { try connect(identity) }
+        func connection(for identity: EndUser) throws -> Connection { try connect(identity) }
     }
 
-    /// Starts the embedded sandbox if needed. Every session of the platform shares one
+    /// Starts the embedded sandbox if needed. Every connection to the platform shares one
     /// transport, whatever the number of end users: the embedded sandbox's router, or one
     /// libcurl thread multiplexing all their requests and event streams.
     func start() async throws -> Platform {
@@ -175,7 +175,7 @@ struct PlatformConnection {
                 let sdk = CCAI(http: http, pushNetwork: devices)
                 let delegate = HostAuthenticator(signing: .secret(company.secret, algorithm), identity: identity, ccai: sdk)
                 try sdk.initialize(options: InitOptions(key: company.key, urlHost: urlHost, delegate: delegate, cacheAuthToken: false))
-                return Session(sdk: sdk, server: server, delegate: delegate, clock: businessClock)
+                return Connection(sdk: sdk, server: server, delegate: delegate, clock: businessClock)
             }
         case .remote(let host, let key, let signing, let policy):
             let http = HTTPClient()
@@ -183,7 +183,7 @@ struct PlatformConnection {
                 let sdk = CCAI(http: http)
                 let delegate = HostAuthenticator(signing: signing, identity: identity, ccai: sdk, policy: policy)
                 try sdk.initialize(options: InitOptions(key: key, urlHost: host, delegate: delegate, cacheAuthToken: false))
-                return Session(sdk: sdk, server: nil, delegate: delegate)
+                return Connection(sdk: sdk, server: nil, delegate: delegate)
             }
         }
     }
@@ -193,7 +193,7 @@ struct PlatformConnection {
     static let embeddedHost = "embedded-sandbox.invalid"
 
     /// Starts the embedded sandbox if needed and initializes an SDK instance for `identity`.
-    func open(identity: EndUser) async throws -> Session {
-        try await start().session(for: identity)
+    func open(identity: EndUser) async throws -> Connection {
+        try await start().connection(for: identity)
     }
 }

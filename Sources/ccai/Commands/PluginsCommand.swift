@@ -21,13 +21,13 @@ struct PluginsCommand: Command {
     }
 
     func execute() async throws -> ExitStatus {
-        let session = try await PlatformConnection().open(identity: EndUser(identifier: "plugins-check"))
-        let runner = ScriptRunner(logger: StreamLogger(minimumLevel: .warn), sdk: session.sdk)
+        let connection = try await PlatformConnection().open(identity: EndUser(identifier: "plugins-check"))
+        let runner = ScriptRunner(logger: StreamLogger(minimumLevel: .warn), sdk: connection.sdk)
         let host = PluginHost(directories: directories, runner: runner, logsLoadFailures: false)
         let plugins = await host.load()
         await host.shutdown()
-        await session.server?.stop()
-        withExtendedLifetime(session.delegate) {}
+        await connection.server?.stop()
+        withExtendedLifetime(connection.delegate) {}
         for plugin in plugins {
             if plugin.state == "loaded" {
                 let version = plugin.version.map { " \($0)" } ?? ""

@@ -55,7 +55,7 @@ struct RunCommand: Command {
         // A run that did not get through writes no samples file: an earlier one stays.
         jsonLines?.abandon()
         for line in wiring.logger.repeats() { printError(line) }
-        if interruption.exitStatus != nil || scenario.timedOut { await wiring.sessions.endOpenChats() }
+        if interruption.exitStatus != nil || scenario.timedOut { await wiring.connections.endOpenChats() }
         interruption.cancel()
         await wiring.stop()
         if let signalled = interruption.exitStatus {

@@ -5,11 +5,11 @@ import LuaRuntime
 import Timekeeping
 
 /// What a run is wired to: the platform the SDK talks to (``PlatformConnection``), the
-/// SDK sessions of its VUs, the log, the plugins, and the runner every VU copies.
+/// SDK connections of its VUs, the log, the plugins, and the runner every VU copies.
 struct RunWiring {
     let options: RunOptions.Values
     let platform: PlatformConnection.Platform
-    let sessions = Sessions()
+    let connections = Connections()
     /// Thousands of VUs failing alike write one line each time, counted at the end.
     let logger: RepeatCountingLogger
     /// The runner each VU's is made from: environment, limits, clocks, output folder, plugins.
@@ -44,14 +44,14 @@ struct RunWiring {
 
     /// Loads the plugins into the template; with `--strict-plugins`, one that fails fails the run.
     private mutating func loadPlugins() async throws {
-        let firstSession = try sessions.session(1, on: platform)
+        let firstConnection = try connections.connection(1, on: platform)
         let directories = pluginDirectories
         guard !directories.isEmpty else {
             logger.log(LogRecord(level: .debug, message: "no plugins: no folder \(besideScript) beside the script, and no --plugins"))
             return
         }
         var pluginRunner = template
-        pluginRunner.sdk = firstSession.sdk
+        pluginRunner.sdk = firstConnection.sdk
         let plugins = PluginHost(directories: directories, runner: pluginRunner)
         let loaded = await plugins.load()
         let files = loaded.map { "\(URL(fileURLWithPath: $0.file).lastPathComponent) (\($0.state))" }
@@ -68,14 +68,14 @@ struct RunWiring {
         template.plugins = plugins
     }
 
-    /// The scenario runner: each VU gets its own session and a copy of the template.
+    /// The scenario runner: each VU gets its own connection and a copy of the template.
     func scenario(clock: any Clock) -> ScenarioRunner {
-        let runnerTemplate = template, sessions = sessions, platform = platform
+        let runnerTemplate = template, connections = connections, platform = platform
         var scenario = ScenarioRunner(script: options.script) { number in
-            let session = try sessions.session(number, on: platform)
+            let connection = try connections.connection(number, on: platform)
             var runner = runnerTemplate
-            runner.sdk = session.sdk
-            runner.signer = session.delegate
+            runner.sdk = connection.sdk
+            runner.signer = connection.delegate
             return runner
         }
         scenario.overrides = options.overrides
@@ -118,18 +118,18 @@ struct RunWiring {
         await platform.server?.stop()
     }
 
-    /// The SDK sessions of a run by VU number (0: setup and teardown), each its own end
+    /// The SDK connections of a run by VU number (0: setup and teardown), each its own end
     /// user (`vu-<n>`, `vu-setup`), kept until the run ends: the SDK holds its delegate weakly.
-    final class Sessions: @unchecked Sendable {
+    final class Connections: @unchecked Sendable {
         private let lock = NSLock()
-        private var byNumber: [Int: PlatformConnection.Session] = [:]
+        private var byNumber: [Int: PlatformConnection.Connection] = [:]
 
-        func session(_ number: Int, on platform: PlatformConnection.Platform) throws -> PlatformConnection.Session {
+        func connection(_ number: Int, on platform: PlatformConnection.Platform) throws -> PlatformConnection.Connection {
             try lock.withLock {
-                if let session = byNumber[number] { return session }
-                let session = try platform.session(for: EndUser(identifier: number == 0 ? "vu-setup" : "vu-\(number)"))
-                byNumber[number] = session
-                return session
+                if let connection = byNumber[number] { return connection }
+                let connection = try platform.connection(for: EndUser(identifier: number == 0 ? "vu-setup" : "vu-\(number)"))
+                byNumber[number] = connection
+                return connection
             }
         }
 
@@ -138,8 +138,8 @@ struct RunWiring {
         func endOpenChats() async {
             let all = lock.withLock { Array(byNumber.values) }
             await withTaskGroup(of: Void.self) { group in
-                for session in all {
-                    guard let chats = session.sdk.chatService else { continue }
+                for connection in all {
+                    guard let chats = connection.sdk.chatService else { continue }
                     group.addTask {
                         guard let chat = try? await chats.getLastChatInProgress() else { return }
                         try? await chats.resumeChat(chat)
