@@ -7,8 +7,8 @@ import Testing
 @Suite struct ArrivalAccountingTests {
     /// The newcomer's case: 200 arrivals a minute for a minute on the built-in sandbox,
     /// whose end users may start 60 chats an hour. A VU whose end user reaches its quota fails
-    /// its iterations (`limit_exceeded`); it is not killed, and no arrival is handed to a dead
-    /// VU and lost.
+    /// its iterations (`limit_exceeded`) at once; it is not killed, and no arrival is handed to
+    /// a dead VU and lost.
     @Test func anEndUsersQuotaLosesNoArrival() async throws {
         let path = try CLI.script("""
             ccai.initialize_chat()
@@ -33,6 +33,9 @@ import Testing
         }
         #expect(count("iterations") + count("dropped_iterations") == 200,
                 "iterations \(count("iterations")) + dropped \(count("dropped_iterations")): \(output.stdout)")
+        let calls = metrics.first { $0["name"] as? String == "sdk_call_seconds" }?["values"] as? [String: Any]
+        #expect(((calls?["max"] as? NSNumber)?.doubleValue ?? .infinity) < 1,
+                "a quota's refusal is the answer at once, not retried for 30 s: \(calls ?? [:])")
         let errors = (summary?["errors"] as? [[String: Any]])?.compactMap { $0["message"] as? String } ?? []
         #expect(errors.contains { $0.contains("limits.chats_per_hour") }, "the quota's refusals fail their iterations: \(errors)")
     }

@@ -5,8 +5,9 @@ import Foundation
 ///
 /// - **The transport** (``HTTPClient``) sends an idempotent request again after a dropped
 ///   connection or a 502, 503 or 504, up to ``maximumRetries`` times, ``initialBackoff``
-///   seconds first and doubling; any request answered 429 waits for `Retry-After` (at most
-///   ``maximumRetryAfter``) the same number of times.
+///   seconds first and doubling; any request answered 429 waits for `Retry-After` the same
+///   number of times, when it is at most ``maximumRetryAfter`` and the request's timeout: a
+///   longer one (a quota, such as an end user's chats an hour) fails the call at once.
 /// - **A refused token** is renewed through the delegate once per call, and the call made
 ///   once more (``reauthentications``).
 /// - **Outgoing messages** wait for the platform up to ``messagePatience`` seconds, tried
@@ -27,8 +28,8 @@ public struct RetryPolicy: Sendable, Equatable {
     public var maximumRetries: Int
     /// Seconds before the transport's first retry; doubled each time (default 0.1).
     public var initialBackoff: TimeInterval
-    /// The longest `Retry-After` honoured (default 10 s): a platform cannot park a request
-    /// for longer.
+    /// The longest `Retry-After` waited for (default 10 s): a platform cannot park a request
+    /// for longer, and a 429 that asks for more is not retried (a quota, not a rate).
     public var maximumRetryAfter: TimeInterval
     /// Renewals of a refused token per call (the seeds' delegate is asked once).
     public let reauthentications = 1

@@ -7,7 +7,8 @@ import Timekeeping
 /// cancelled, and retried as
 /// ``RetryPolicy`` says: idempotent ones with exponential backoff when the server is
 /// unreachable or answers 502, 503 or 504, any one answered 429 (refused before it was
-/// processed) after the server's `Retry-After`. Its waits, and every wait of the SDK
+/// processed) after the server's `Retry-After` when it is short enough to wait for (a
+/// quota's is not: that 429 is the answer). Its waits, and every wait of the SDK
 /// instances that share it, are on `clock`.
 ///
 /// ```swift
@@ -39,9 +40,12 @@ public final class HTTPClient: Sendable {
             var delay = retryPolicy.initialBackoff * pow(2, Double(attempt))
             do {
                 let response = try await perform(request)
-                if response.status == 429, attempt < retryPolicy.maximumRetries {
+                if response.status == 429 {
+                    // A rate limit passes within moments; a quota (an hour's chats) does not,
+                    // and its Retry-After says so: past what the request may wait, it fails now.
                     let asked = response.headers["retry-after"].flatMap { Double($0.trimmingCharacters(in: .whitespaces)) } ?? delay
-                    delay = min(max(asked, 0), retryPolicy.maximumRetryAfter)
+                    guard attempt < retryPolicy.maximumRetries, asked <= longestRetryAfter(for: request) else { return response }
+                    delay = max(asked, 0)
                 } else {
                     guard request.isIdempotent, [502, 503, 504].contains(response.status), attempt < failureRetries
                     else { return response }
@@ -52,6 +56,12 @@ public final class HTTPClient: Sendable {
             try await clock.sleep(for: delay)
             attempt += 1
         }
+    }
+
+    /// The longest `Retry-After` a retry of `request` waits for: the policy's, and less
+    /// than the request's own timeout.
+    private func longestRetryAfter(for request: HTTPClientRequest) -> TimeInterval {
+        request.timeout > 0 ? min(retryPolicy.maximumRetryAfter, request.timeout) : retryPolicy.maximumRetryAfter
     }
 
     /// Sends a request whose 2xx body is a stream: `onChunk` gets each piece as it
