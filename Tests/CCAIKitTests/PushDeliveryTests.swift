@@ -1,3 +1,4 @@
+@testable import CCAIBridge
 import CCAIKit
 @testable import CCAISandbox
 import CCAIWire

@@ -1,3 +1,4 @@
+import CCAIBridge
 import CCAIKit
 import CCAISandbox
 import CCAIScripting

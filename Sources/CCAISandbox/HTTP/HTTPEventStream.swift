@@ -21,12 +21,15 @@ public final class HTTPEventStream: @unchecked Sendable {
 
     /// A reader in the same process: each write is handed to `deliver` at once (nothing
     /// waits unsent); it stops taking them once `deliver` says false or it is closed.
-    final class InProcessReader: @unchecked Sendable {
+    /// Package access: the router transport (CCAIBridge) reads a stream through it.
+    package final class InProcessReader: @unchecked Sendable {
         private let lock = NSLock()
         private var deliver: ((Data) -> Bool)?
         private var onClose: (() -> Void)?
 
-        init(deliver: @escaping (Data) -> Bool, onClose: @escaping () -> Void) {
+        /// A reader handing each write to `deliver` (false: stop) and calling `onClose` once,
+        /// when it stops taking writes.
+        package init(deliver: @escaping (Data) -> Bool, onClose: @escaping () -> Void) {
             self.deliver = deliver
             self.onClose = onClose
         }
@@ -46,7 +49,8 @@ public final class HTTPEventStream: @unchecked Sendable {
             return isOpen
         }
 
-        func close() {
+        /// Stops taking writes; `onClose` runs if it has not yet.
+        package func close() {
             let closed: (() -> Void)? = lock.withLock {
                 deliver = nil
                 defer { onClose = nil }
@@ -62,7 +66,8 @@ public final class HTTPEventStream: @unchecked Sendable {
         destination = .connection(stream)
     }
 
-    init(reader: InProcessReader) {
+    /// A stream written to `reader` in the same process.
+    package init(reader: InProcessReader) {
         destination = .reader(reader)
     }
 

@@ -1,4 +1,5 @@
 import CCAIKit
+import CCAISandbox
 import Foundation
 import Timekeeping
 
