@@ -26,7 +26,7 @@ import Testing
     }
 
     /// A sandbox whose agent sends custom form 1, then web form "refund", and reports.
-    private func serve() async throws -> HTTPServer {
+    private func formSandbox() async throws -> Sandbox {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sdk-forms-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try """
@@ -45,13 +45,12 @@ import Testing
                        { id = 1, type = "number", text = "Amount", required = true } } } } }
             """.write(to: folder.appendingPathComponent("sandbox.lua"), atomically: true, encoding: .utf8)
         return try Sandbox(configuration: try await SandboxConfiguration.load(file: folder.appendingPathComponent("sandbox.lua").path))
-            .serve()
     }
 
     @Test(.timeLimit(.minutes(1))) func formsAreAnsweredThroughTheSDK() async throws {
-        let server = try await serve()
+        let sandbox = try await formSandbox()
         let delegate = SigningDelegate(identifier: "form-filler")
-        let ccai = try makeSDK(port: server.port, delegate: delegate, cache: false)
+        let ccai = try makeSDK(sandbox, delegate: delegate, cache: false)
         let webForms = WebForms()
         ccai.initializeChat(ChatOptions(webFormDelegate: webForms))
         let chat = try #require(ccai.chatService)
@@ -90,7 +89,6 @@ import Testing
         }
         #expect(report == "name=Ana refund=42")
         try await chat.endChat()
-        await server.stop()
         #expect(delegate.calls >= 1)
     }
 }
