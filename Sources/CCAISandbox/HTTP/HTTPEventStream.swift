@@ -1,5 +1,6 @@
 import CHTTPShim
 import Foundation
+import Timekeeping
 
 /// A Server-Sent Events response in progress: the route writes events as they happen;
 /// the client reads them as they arrive.
@@ -94,6 +95,18 @@ public final class HTTPEventStream: @unchecked Sendable {
         switch destination {
         case .connection(let stream): return chttp_stream_pending(stream)
         case .reader: return 0
+        }
+    }
+
+    /// Waits until at most `bytes` wait unsent (the client read) or the stream has ended;
+    /// false when `patience` seconds of `clock` pass first. A reader in the process takes
+    /// each write as it comes: nothing waits unsent.
+    func drained(toAtMost bytes: Int, patience: TimeInterval, on clock: any Clock) async -> Bool {
+        switch destination {
+        case .connection(let stream):
+            if chttp_stream_pending(stream) <= bytes { return true }
+            return await DrainWatch.wait(for: stream, toAtMost: bytes, patience: patience, on: clock)
+        case .reader: return true
         }
     }
 
