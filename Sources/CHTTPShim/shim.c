@@ -31,6 +31,7 @@ struct chttp_stream {
     void (*drained)(void *);    // the drain watch: called once, when at most drained_at bytes
     void *drained_context;      // wait unsent or the stream has ended
     size_t drained_at;
+    int drained_at_end_only;    // the watch waits for the end alone
     struct chttp_stream *next, *previous;
 };
 
@@ -724,7 +725,8 @@ typedef struct { void (*wake)(void *); void *context; } drain_watch;
 
 static drain_watch take_drain_watch(chttp_stream *stream, int ended) {
     drain_watch watch = {NULL, NULL};
-    if (!stream->drained || (!ended && stream->len - stream->offset > stream->drained_at)) return watch;
+    if (!stream->drained) return watch;
+    if (!ended && (stream->drained_at_end_only || stream->len - stream->offset > stream->drained_at)) return watch;
     watch.wake = stream->drained;
     watch.context = stream->drained_context;
     stream->drained = NULL;
@@ -852,16 +854,25 @@ int chttp_stream_is_open(chttp_stream *stream) {
     return open;
 }
 
-void chttp_stream_when_drained(chttp_stream *stream, size_t at_most, void (*wake)(void *), void *context) {
+static void watch_stream(chttp_stream *stream, size_t at_most, int end_only, void (*wake)(void *), void *context) {
     pthread_mutex_lock(&stream->lock);
     drain_watch replaced = {stream->drained, stream->drained_context};
     stream->drained = wake;
     stream->drained_context = context;
     stream->drained_at = at_most;
+    stream->drained_at_end_only = end_only;
     drain_watch due = take_drain_watch(stream, stream->gone || stream->overflowed);
     pthread_mutex_unlock(&stream->lock);
     call_drain_watch(replaced);
     call_drain_watch(due);
+}
+
+void chttp_stream_when_drained(chttp_stream *stream, size_t at_most, void (*wake)(void *), void *context) {
+    watch_stream(stream, at_most, 0, wake, context);
+}
+
+void chttp_stream_when_ended(chttp_stream *stream, void (*wake)(void *), void *context) {
+    watch_stream(stream, 0, 1, wake, context);
 }
 
 size_t chttp_stream_pending(chttp_stream *stream) {

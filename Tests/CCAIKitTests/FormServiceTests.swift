@@ -54,10 +54,10 @@ import Testing
         let webForms = WebForms()
         ccai.initializeChat(ChatOptions(webFormDelegate: webForms))
         let chat = try #require(ccai.chatService)
-        let messages = chat.events(named: "messages_received")
+        var messages = chat.events(named: "messages_received").makeAsyncIterator()
         try await chat.start(request: ChatRequest(menuId: 1))
         var form: CustomForm?
-        for await data in messages {
+        while let data = await messages.next() {
             if let found = try data.decoded(as: [ChatMessage].self).compactMap(\.form).first { form = found; break }
         }
         let custom = try #require(form)
@@ -83,9 +83,9 @@ import Testing
         #expect(sent.first?.type == "form_complete")
         #expect(try await chat.validateWebForm(web) == false, "answered")
         var report: String?
-        _ = try await eventually {
-            report = try await chat.getMessages().last { $0.sender.type == "agent" && ($0.text ?? "").hasPrefix("name=") }?.text
-            return report != nil
+        while report == nil, let data = await messages.next() {   // the agent's report, as it arrives
+            report = try data.decoded(as: [ChatMessage].self)
+                .last { $0.sender.type == "agent" && ($0.text ?? "").hasPrefix("name=") }?.text
         }
         #expect(report == "name=Ana refund=42")
         try await chat.endChat()

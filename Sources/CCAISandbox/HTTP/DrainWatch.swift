@@ -28,4 +28,13 @@ final class DrainWatch: Sendable {
         }, Unmanaged.passRetained(watch).toOpaque())
         return await watch.drained.value()
     }
+
+    /// Waits until `stream` has ended: the client left, or the server stopped.
+    static func ended(_ stream: OpaquePointer) async {
+        let ended = Settlement<Void>()
+        chttp_stream_when_ended(stream, { context in
+            Unmanaged<Settlement<Void>>.fromOpaque(context!).takeRetainedValue().settle(())
+        }, Unmanaged.passRetained(ended).toOpaque())
+        await ended.value()
+    }
 }

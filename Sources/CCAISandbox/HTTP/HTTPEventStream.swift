@@ -27,6 +27,8 @@ public final class HTTPEventStream: @unchecked Sendable {
         private let lock = NSLock()
         private var deliver: ((Data) -> Bool)?
         private var onClose: (() -> Void)?
+        /// Settled once the reader stops taking writes.
+        let stopped = Settlement<Void>()
 
         /// A reader handing each write to `deliver` (false: stop) and calling `onClose` once,
         /// when it stops taking writes.
@@ -46,7 +48,10 @@ public final class HTTPEventStream: @unchecked Sendable {
                 defer { onClose = nil }
                 return onClose
             }
-            closed?()
+            if let closed {
+                closed()
+                stopped.settle(())
+            }
             return isOpen
         }
 
@@ -58,6 +63,7 @@ public final class HTTPEventStream: @unchecked Sendable {
                 return onClose
             }
             closed?()
+            stopped.settle(())
         }
     }
 
@@ -101,12 +107,21 @@ public final class HTTPEventStream: @unchecked Sendable {
     /// Waits until at most `bytes` wait unsent (the client read) or the stream has ended;
     /// false when `patience` seconds of `clock` pass first. A reader in the process takes
     /// each write as it comes: nothing waits unsent.
-    func drained(toAtMost bytes: Int, patience: TimeInterval, on clock: any Clock) async -> Bool {
+    package func drained(toAtMost bytes: Int, patience: TimeInterval, on clock: any Clock) async -> Bool {
         switch destination {
         case .connection(let stream):
             if chttp_stream_pending(stream) <= bytes { return true }
             return await DrainWatch.wait(for: stream, toAtMost: bytes, patience: patience, on: clock)
         case .reader: return true
+        }
+    }
+
+    /// Waits until the stream has ended: the client left, or the server stopped (for a
+    /// reader in the process: it stopped reading or was closed).
+    package func ended() async {
+        switch destination {
+        case .connection(let stream): await DrainWatch.ended(stream)
+        case .reader(let reader): await reader.stopped.value()
         }
     }
 
