@@ -48,6 +48,7 @@ let package = Package(
         // The SDK: transport (libcurl), models, services.
         .target(name: "CCAIKit", dependencies: ["CCurlShim", "CVipsShim", "CCAIWire", "Timekeeping"]),
         // The platform emulator: an HTTP server (libmicrohttpd) with the wire API.
+        // It knows nothing of the SDK: no libcurl, no libvips (CCAIBridge joins the two).
         .target(
             name: "CCAISandbox",
             dependencies: ["CHTTPShim", "CSQLite", "CPangoCairo", "CCAIWire", "LuaRuntime", "Timekeeping"],
@@ -55,29 +56,33 @@ let package = Package(
             // Sendable route struct is then a Sendable function.
             swiftSettings: [.enableUpcomingFeature("InferSendableFromCaptures")]
         ),
-        // The SDK wired to a sandbox in the same process: the router transport (requests to the
-        // sandbox's router, no socket) and the local push network. Neither side imports the
-        // other; the CLI, the benchmarks and the tests wire them up through this.
+        // The SDK wired to a sandbox in the same process: the router transport (CCAIKit's
+        // HTTPTransport answered by the sandbox's router, no socket) and the local push
+        // network (CCAIKit's PushNetwork and the sandbox's PushSink). A bridge rather than
+        // protocols moved down into CCAIWire: they speak in the SDK's own types (requests,
+        // responses, transport errors, the push service), which the wire contract has no
+        // business holding. Neither side imports the other; the CLI and the tests wire them.
         .target(name: "CCAIBridge", dependencies: ["CCAIKit", "CCAISandbox", "CCAIWire", "Timekeeping"]),
         .target(name: "CCAIScripting", dependencies: ["LuaRuntime", "CCAIKit", "CCAIWire", "Timekeeping", "CSpawnShim"]),
-        .executableTarget(name: "ccai", dependencies: ["CCAIScripting", "CCAIKit", "CCAIBridge", "CCAISandbox", "CCAIWire", "LuaRuntime", "Timekeeping"]),
+        .executableTarget(name: "ccai", dependencies: ["CCAIScripting", "CCAIKit", "CCAISandbox", "CCAIBridge", "CCAIWire", "LuaRuntime", "Timekeeping"]),
         .executableTarget(
             name: "ccai-bench",
             dependencies: ["CCAIScripting", "CCAIKit", "CCAISandbox", "CCAIWire", "LuaRuntime", "Timekeeping", "CLua", "CLuaShim"]
         ),
 
-        // What several test targets use: SDK makers, a signing delegate, an in-process
-        // client of the sandbox's router, eventually(timeout:), runTool.
-        .target(name: "TestSupport", dependencies: ["CCAIKit", "CCAISandbox", "CCAIScripting", "CCAIWire", "Timekeeping"],
+        // What several test targets use: SDK makers (in process by default, over loopback
+        // HTTP for the transport's own tests), a signing delegate, an in-process client of
+        // the sandbox's router, eventually(timeout:), runTool.
+        .target(name: "TestSupport", dependencies: ["CCAIKit", "CCAISandbox", "CCAIBridge", "CCAIScripting", "CCAIWire", "Timekeeping"],
                 path: "Tests/TestSupport"),
         .testTarget(name: "TimekeepingTests", dependencies: ["Timekeeping"]),
         .testTarget(name: "LuaRuntimeTests", dependencies: ["LuaRuntime", "Timekeeping", "CLua", "CLuaShim"]),
-        .testTarget(name: "CCAIScriptingTests", dependencies: ["CCAIScripting", "LuaRuntime", "CCAIKit", "CCAIBridge", "CCAISandbox", "CCAIWire", "Timekeeping", "TestSupport"]),
+        .testTarget(name: "CCAIScriptingTests", dependencies: ["CCAIScripting", "LuaRuntime", "CCAIKit", "CCAISandbox", "CCAIBridge", "CCAIWire", "Timekeeping", "TestSupport"]),
         .testTarget(name: "CCAIWireTests", dependencies: ["CCAIWire"]),
         .testTarget(name: "CCAISandboxTests", dependencies: ["CCAISandbox", "CCAIScripting", "CCAIWire", "Timekeeping", "TestSupport"]),
         // Real images for the compression tests, encoded by libvips (noise, EXIF orientation).
         .target(name: "VipsTestImages", dependencies: ["CVips", "CVipsShim"], path: "Tests/VipsTestImages"),
-        .testTarget(name: "CCAIKitTests", dependencies: ["CCAIKit", "CCAIBridge", "CCAISandbox", "Timekeeping", "TestSupport", "VipsTestImages"]),
+        .testTarget(name: "CCAIKitTests", dependencies: ["CCAIKit", "CCAISandbox", "CCAIBridge", "Timekeeping", "TestSupport", "VipsTestImages"]),
         .testTarget(
             name: "SystemLibrariesTests",
             dependencies: ["CCurl", "CSSL", "CMicroHTTPD", "CSQLite", "CLua"]

@@ -70,14 +70,14 @@ public struct RouterTransport: HTTPTransport {
     /// or keep-alive, as it does when a connection drops).
     static func stream(_ write: @escaping @Sendable (HTTPEventStream) async -> Void, status: Int,
                        to onChunk: @escaping (Int, Data) -> Bool) async {
-        let ended = StreamEnd()
-        let reader = HTTPEventStream.InProcessReader(deliver: { onChunk(status, $0) }, onClose: { ended.signal() })
+        let ended = Settlement<Void>()
+        let reader = HTTPEventStream.InProcessReader(deliver: { onChunk(status, $0) }, onClose: { ended.settle(()) })
         Task {
             await write(HTTPEventStream(reader: reader))
             reader.close()
         }
         await withTaskCancellationHandler {
-            await ended.wait()
+            await ended.value()
         } onCancel: {
             reader.close()
         }
@@ -90,7 +90,7 @@ public struct RouterTransport: HTTPTransport {
     static func withTimeout<Value: Sendable>(_ seconds: TimeInterval, on clock: any Clock,
                                              _ body: @escaping @Sendable () async -> Value) async throws -> Value
     {
-        let outcome = Outcome<Value>()
+        let outcome = Settlement<Result<Value, Error>>()
         let work = Task {
             let value = await body()
             outcome.settle(.success(value))
@@ -103,65 +103,10 @@ public struct RouterTransport: HTTPTransport {
         }
         defer { timer.cancel() }
         return try await withTaskCancellationHandler {
-            try await outcome.value()
+            try await outcome.value().get()
         } onCancel: {
             outcome.settle(.failure(CancellationError()))
             work.cancel()
-        }
-    }
-}
-
-/// A result settled once, by whichever comes first; its one waiter gets it.
-private final class Outcome<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var result: Result<Value, Error>?
-    private var waiter: CheckedContinuation<Value, Error>?
-
-    func settle(_ settled: Result<Value, Error>) {
-        let waiting: CheckedContinuation<Value, Error>? = lock.withLock {
-            guard result == nil else { return nil }
-            result = settled
-            defer { waiter = nil }
-            return waiter
-        }
-        waiting?.resume(with: settled)
-    }
-
-    func value() async throws -> Value {
-        try await withCheckedThrowingContinuation { continuation in
-            let settled: Result<Value, Error>? = lock.withLock {
-                if let result { return result }
-                waiter = continuation
-                return nil
-            }
-            if let settled { continuation.resume(with: settled) }
-        }
-    }
-}
-
-/// Signalled once when a stream ends; its waiter wakes then (or at once, if it already has).
-private final class StreamEnd: @unchecked Sendable {
-    private let lock = NSLock()
-    private var ended = false
-    private var waiter: CheckedContinuation<Void, Never>?
-
-    func signal() {
-        let waiting: CheckedContinuation<Void, Never>? = lock.withLock {
-            ended = true
-            defer { waiter = nil }
-            return waiter
-        }
-        waiting?.resume()
-    }
-
-    func wait() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let now: Bool = lock.withLock {
-                if ended { return true }
-                waiter = continuation
-                return false
-            }
-            if now { continuation.resume() }
         }
     }
 }

@@ -28,6 +28,10 @@ struct chttp_stream {
     int gone;                   // the daemon released it: the client left or the server stopped
     int reader_suspended;       // the reader suspended the connection waiting for data
     int parked;                 // counted in the server's parked readers
+    void (*drained)(void *);    // the drain watch: called once, when at most drained_at bytes
+    void *drained_context;      // wait unsent or the stream has ended
+    size_t drained_at;
+    int drained_at_end_only;    // the watch waits for the end alone
     struct chttp_stream *next, *previous;
 };
 
@@ -709,9 +713,29 @@ static void stream_release(chttp_stream *stream) {
     int left = --stream->references;
     pthread_mutex_unlock(&stream->lock);
     if (left > 0) return;
+    if (stream->drained) stream->drained(stream->drained_context);  // a watch outliving the daemon's part
     pthread_mutex_destroy(&stream->lock);
     free(stream->data);
     free(stream);
+}
+
+/// The drain watch, taken off the stream if it is due: at most its bytes unsent, or the
+/// stream ended (stream lock held; the caller calls it once the lock is released).
+typedef struct { void (*wake)(void *); void *context; } drain_watch;
+
+static drain_watch take_drain_watch(chttp_stream *stream, int ended) {
+    drain_watch watch = {NULL, NULL};
+    if (!stream->drained) return watch;
+    if (!ended && (stream->drained_at_end_only || stream->len - stream->offset > stream->drained_at)) return watch;
+    watch.wake = stream->drained;
+    watch.context = stream->drained_context;
+    stream->drained = NULL;
+    stream->drained_context = NULL;
+    return watch;
+}
+
+static void call_drain_watch(drain_watch watch) {
+    if (watch.wake) watch.wake(watch.context);
 }
 
 static ssize_t stream_reader(void *cls, uint64_t pos, char *buf, size_t max) {
@@ -729,7 +753,9 @@ static ssize_t stream_reader(void *cls, uint64_t pos, char *buf, size_t max) {
         stream->offset += count;
         __atomic_sub_fetch(&stream->server->streams_pending, count, __ATOMIC_SEQ_CST);
         if (stream->offset == stream->len) stream->offset = stream->len = 0;
+        drain_watch watch = take_drain_watch(stream, 0);
         pthread_mutex_unlock(&stream->lock);
+        call_drain_watch(watch);
         return (ssize_t)count;
     }
     if (stream->overflowed) {
@@ -765,7 +791,9 @@ static void stream_free(void *cls) {
     free(stream->data);
     stream->data = NULL;
     stream->len = stream->cap = stream->offset = 0;
+    drain_watch watch = take_drain_watch(stream, 1);
     pthread_mutex_unlock(&stream->lock);
+    call_drain_watch(watch);
     stream_release(stream);
 }
 
@@ -796,7 +824,9 @@ int chttp_stream_write(chttp_stream *stream, const char *data, size_t len) {
         stream->data = NULL;
         stream->len = stream->cap = stream->offset = 0;
         wake_reader(stream);
+        drain_watch watch = take_drain_watch(stream, 1);
         pthread_mutex_unlock(&stream->lock);
+        call_drain_watch(watch);
         return 0;
     }
     buffer b = {stream->data, stream->len, stream->cap};
@@ -822,6 +852,27 @@ int chttp_stream_is_open(chttp_stream *stream) {
     int open = !stream->gone && !stream->closed;
     pthread_mutex_unlock(&stream->lock);
     return open;
+}
+
+static void watch_stream(chttp_stream *stream, size_t at_most, int end_only, void (*wake)(void *), void *context) {
+    pthread_mutex_lock(&stream->lock);
+    drain_watch replaced = {stream->drained, stream->drained_context};
+    stream->drained = wake;
+    stream->drained_context = context;
+    stream->drained_at = at_most;
+    stream->drained_at_end_only = end_only;
+    drain_watch due = take_drain_watch(stream, stream->gone || stream->overflowed);
+    pthread_mutex_unlock(&stream->lock);
+    call_drain_watch(replaced);
+    call_drain_watch(due);
+}
+
+void chttp_stream_when_drained(chttp_stream *stream, size_t at_most, void (*wake)(void *), void *context) {
+    watch_stream(stream, at_most, 0, wake, context);
+}
+
+void chttp_stream_when_ended(chttp_stream *stream, void (*wake)(void *), void *context) {
+    watch_stream(stream, 0, 1, wake, context);
 }
 
 size_t chttp_stream_pending(chttp_stream *stream) {

@@ -58,9 +58,9 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(1))) func imagesAndVideosGoUpAndComeBackWithTheirNames() async throws {
-        let server = try await openSandbox()
+        let sandbox = try await openSandbox()
         let delegate = SigningDelegate(identifier: "uploader")
-        let ccai = try makeSDK(port: server.port, delegate: delegate, cache: false)
+        let ccai = try makeSDK(sandbox, delegate: delegate, cache: false)
         ccai.initializeChat()
         let service = try #require(ccai.chatService)
         try await service.start(request: ChatRequest(menuId: 1))
@@ -98,14 +98,13 @@ import Testing
             #expect(error.code == .invalidArgument && error.message.contains("image 1 could not be decoded as an image"), "\(error)")
         }
         try await service.endChat()
-        await server.stop()
         #expect(delegate.calls >= 1)
     }
 
     @Test(.timeLimit(.minutes(1))) func preSessionActionsAreAnsweredBeforeTheChatIsEnqueued() async throws {
-        let server = try await openSandbox()
+        let sandbox = try await openSandbox()
         let delegate = SigningDelegate(identifier: "pre-session")
-        let ccai = try makeSDK(port: server.port, delegate: delegate, cache: false)
+        let ccai = try makeSDK(sandbox, delegate: delegate, cache: false)
         ccai.initializeChat()
         let (chatService, smartActions) = (try #require(ccai.chatService), try #require(ccai.smartActionService))
         let chat = try await chatService.start(request: ChatRequest(menuId: 2))
@@ -123,7 +122,6 @@ import Testing
             try await smartActions.updateSmartActionStatus(router: text.router, smartActionId: text.id, status: .failed)
         }
         try await chatService.endChat()
-        await server.stop()
         #expect(delegate.calls >= 1)
     }
 }

@@ -17,7 +17,7 @@ import Timekeeping
     }
 
     /// A sandbox open all day whose queue 1 asks about recording; Ada takes its calls.
-    private func callSandbox() async throws -> HTTPServer {
+    private func callSandbox() async throws -> Sandbox {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("calls-\(UUID().uuidString).lua").path
         try """
             return { company = { name = "x", languages = { "en" }, time_zone = "UTC", key = "dev-key", secret = "dev-secret" },
@@ -25,14 +25,14 @@ import Timekeeping
                      agents = { { name = "Ada", menus = { 1 } } } }
             """.write(toFile: path, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        return try Sandbox(configuration: try await SandboxConfiguration.load(file: path)).serve()
+        return try Sandbox(configuration: try await SandboxConfiguration.load(file: path))
     }
 
     @Test(.timeLimit(.minutes(1))) func aCallConnectsIsControlledInterruptedResumedAndEnded() async throws {
-        let server = try await callSandbox()
+        let sandbox = try await callSandbox()
         let clock = ManualClock()
         let delegate = SigningDelegate(identifier: "caller")
-        let ccai = try makeSDK(port: server.port, delegate: delegate, cache: false, clock: clock)
+        let ccai = try makeSDK(sandbox, delegate: delegate, cache: false, clock: clock)
         #expect(ccai.callService == nil, "nil until initializeCall")
         ccai.initializeCall(CallOptions(playAudibleMessages: false))
         let service = try #require(ccai.callService)
@@ -74,7 +74,6 @@ import Timekeeping
         #expect(!service.isMuted && !service.isSpeakerEnabled, "the device's controls reset with the call")
         #expect(try await service.getLastCallInProgress() == nil)
         withExtendedLifetime(delegate) {}
-        await server.stop()
     }
 
     @Test(.timeLimit(.minutes(1))) func announcementsPlayAtTheirMomentsAndAnOfferedVoicemailReplacesTheWait() async throws {
@@ -88,9 +87,9 @@ import Timekeeping
                                                              wait_deflection = { after_seconds = 0, offers = { "voicemail" } } } } } } }
             """.write(toFile: path, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let server = try Sandbox(configuration: try await SandboxConfiguration.load(file: path)).serve()
+        let sandbox = try Sandbox(configuration: try await SandboxConfiguration.load(file: path))
         let delegate = SigningDelegate(identifier: "announced-caller")
-        let ccai = try makeSDK(port: server.port, delegate: delegate, cache: false)
+        let ccai = try makeSDK(sandbox, delegate: delegate, cache: false)
         #expect(ccai.audibleMessageService == nil, "nil until initializeCall")
         ccai.initializeCall()
         let service = try #require(ccai.callService)
@@ -116,13 +115,12 @@ import Timekeeping
         }
         #expect(voicemailKinds == [.welcome, .goodbye])
         withExtendedLifetime(delegate) {}
-        await server.stop()
     }
 
     @Test(.timeLimit(.minutes(1))) func refusalsSayWhyAndControlsNeedACall() async throws {
-        let server = try await callSandbox()
+        let sandbox = try await callSandbox()
         let delegate = SigningDelegate(identifier: "refused-caller")   // the SDK holds its delegate weakly
-        let ccai = try makeSDK(port: server.port, delegate: delegate, cache: false)
+        let ccai = try makeSDK(sandbox, delegate: delegate, cache: false)
         ccai.initializeCall()
         let service = try #require(ccai.callService)
         func code(_ body: () async throws -> Void) async -> ErrorCode? {
@@ -152,7 +150,6 @@ import Timekeeping
         #expect(throws: CallError.noCallInProgress(callId: call.id, status: .ended)) { try service.setSpeakerEnabled(true) }
         #expect(await code { try await service.resumeCall(call) } == .conflict, "an ended call cannot be resumed")
         withExtendedLifetime(delegate) {}
-        await server.stop()
     }
 
     /// A queue's voice virtual agent answers first; `canEscalate` shows the app's button and
@@ -165,9 +162,9 @@ import Timekeeping
                      agents = { { name = "Ada", menus = { 1 } } }, virtual_agents = { bot = { name = "Bot" } } }
             """.write(toFile: path, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let server = try Sandbox(configuration: try await SandboxConfiguration.load(file: path)).serve()
+        let sandbox = try Sandbox(configuration: try await SandboxConfiguration.load(file: path))
         let delegate = SigningDelegate(identifier: "escalating-caller")
-        let ccai = try makeSDK(port: server.port, delegate: delegate, cache: false)
+        let ccai = try makeSDK(sandbox, delegate: delegate, cache: false)
         ccai.initializeCall(CallOptions(playAudibleMessages: false))
         let service = try #require(ccai.callService)
         await #expect(throws: CallError.noCurrentCall) { try await service.escalateToHumanAgent() }
@@ -187,7 +184,6 @@ import Timekeeping
         await #expect(throws: (any Error).self, "no virtual agent is left") { try await service.escalateToHumanAgent() }
         try await service.endCall()
         withExtendedLifetime(delegate) {}
-        await server.stop()
     }
 
     /// A booked call comes due: the SDK tells the callback once, from the event stream or
@@ -205,9 +201,8 @@ import Timekeeping
         let sink = PushCollector()
         let sandbox = try Sandbox(configuration: try await SandboxConfiguration.load(file: path), clock: sandboxClock, pushSink: sink,
                                   log: { _ in })
-        let server = try sandbox.serve()
         let delegate = SigningDelegate(identifier: "booker")
-        let ccai = try makeSDK(port: server.port, delegate: delegate, cache: false)
+        let ccai = try makeSDK(sandbox, delegate: delegate, cache: false)
         ccai.initializeCall(CallOptions(playAudibleMessages: false))
         let service = try #require(ccai.callService)
         let push = try #require(ccai.pushNotificationService)
@@ -249,6 +244,5 @@ import Timekeeping
         try await service.endCall()
         #expect(service.currentCall?.status == .ended)
         withExtendedLifetime(delegate) {}
-        await server.stop()
     }
 }

@@ -8,9 +8,9 @@ import Timekeeping
 
 @Suite struct ChatServiceTests {
     @Test func startsResumesChecksAndEndsChats() async throws {
-        let server = try Sandbox().serve()
+        let sandbox = try Sandbox()
         let delegate = SigningDelegate(identifier: "chatter")
-        let ccai = try makeSDK(port: server.port, delegate: delegate, cache: false)
+        let ccai = try makeSDK(sandbox, delegate: delegate, cache: false)
         #expect(ccai.chatService == nil, "chat needs initializeChat")
         ccai.initializeChat(ChatOptions(downloadTranscriptVisibility: .hideAll, greeting: "Hi"))
         let service = try #require(ccai.chatService)
@@ -24,11 +24,8 @@ import Timekeeping
         } catch let error as CCAIError {
             #expect(error.code == .conflict)
         }
-        let other = CCAI()
         let otherDelegate = SigningDelegate(identifier: "chatter")
-        otherDelegate.ccai = other
-        try other.initialize(options: InitOptions(key: "dev-key", urlHost: "127.0.0.1:\(server.port)", delegate: otherDelegate,
-                                                  cacheAuthToken: false))
+        let other = try makeSDK(sandbox, delegate: otherDelegate, cache: false)
         other.initializeChat()
         let found = try #require(try await other.chatService!.getLastChatInProgress())
         try await other.chatService!.resumeChat(found)
@@ -39,13 +36,12 @@ import Timekeeping
             try await service.resumeChat(chat)
         }
         #expect(ChatProviderError.chatEnded(chatId: chat.id).code == .conflict)
-        await server.stop()
     }
 
     @Test func previewsOlderThanTheLastAreSkipped() async throws {
-        let server = try Sandbox().serve()
+        let sandbox = try Sandbox()
         let delegate = SigningDelegate(identifier: "previewer")
-        let ccai = try makeSDK(port: server.port, delegate: delegate, cache: false)
+        let ccai = try makeSDK(sandbox, delegate: delegate, cache: false)
         ccai.initializeChat()
         let service = try #require(ccai.chatService)
         try await service.start(request: ChatRequest(menuId: 8))
@@ -54,125 +50,18 @@ import Timekeeping
         #expect(try await service.sendMessagePreview("he", at: now.addingTimeInterval(-1)) == false)
         #expect(try await service.sendMessagePreview("hello", at: now.addingTimeInterval(1)))
         try await service.endChat()
-        await server.stop()
-    }
-
-    @Test(.timeLimit(.minutes(1))) func chatEventsArriveThroughThePlatformStream() async throws {
-        let server = try Sandbox().serve()
-        let delegate = SigningDelegate(identifier: "listener")
-        let ccai = try makeSDK(port: server.port, delegate: delegate, cache: false)
-        ccai.initializeChat()
-        let service = try #require(ccai.chatService)
-        var states = service.stateChanged.makeAsyncIterator()
-        let chats = service.chatReceived
-        #expect(await states.next() == .disconnected, "the state as it is first")
-        #expect(await states.next() == .connecting, "subscribing starts the provider")
-        #expect(await states.next() == .connected)
-        // Seed 000: stateChanged is a CurrentValueSubject: a late subscriber gets the state now.
-        var late = service.stateChanged.makeAsyncIterator()
-        #expect(await late.next() == .connected)
-        let started = try await service.start(request: ChatRequest(menuId: 8))
-        var seen: [ChatStatus] = []
-        for await chat in chats {
-            let chat = try #require(chat)
-            #expect(chat.id == started.id)
-            seen.append(chat.status)
-            if chat.status == .active { try await service.endChat() }
-            if chat.status == .ended { break }
-        }
-        #expect(seen == [.queued, .assigned, .active, .ended], "every change of the chat, in order: \(seen)")
-        #expect(service.currentChat?.status == .ended)
-        await server.stop()
-        #expect(await states.next() == .disconnected, "the provider state, not the chat's")
-        #expect(await states.next() == .connecting)
     }
 
     @Test(.timeLimit(.minutes(1))) func aProviderThatCannotAuthenticateSaysSo() async throws {
-        let server = try Sandbox().serve()
+        let sandbox = try Sandbox()
         let delegate = SigningDelegate(identifier: "nobody", secret: "wrong")
-        let ccai = try makeSDK(port: server.port, delegate: delegate, cache: false)
+        let ccai = try makeSDK(sandbox, delegate: delegate, cache: false)
         ccai.initializeChat()
         var states = try #require(ccai.chatService).stateChanged.makeAsyncIterator()
         #expect(await states.next() == .disconnected)
         #expect(await states.next() == .connecting)
         guard case .error(let message)? = await states.next() else { Issue.record("an error state"); return }
         #expect(message == "the delegate provided no auth token", "the sign-in failure, as the SDK reports it: \(message)")
-        await server.stop()
     }
 
-    /// A chat with the platform stopped under it, on an SDK whose waits a manual clock drives.
-    private func chatOffline(_ identifier: String) async throws
-        -> (sandbox: Sandbox, port: UInt16, clock: ManualClock, service: ChatService, delegate: SigningDelegate)
-    {
-        let sandbox = try Sandbox()
-        let server = try sandbox.serve(port: try restartablePort())   // the tests listen on it again
-        let clock = ManualClock()
-        let delegate = SigningDelegate(identifier: identifier)
-        let ccai = try makeSDK(port: server.port, delegate: delegate, cache: false, clock: clock)
-        ccai.initializeChat()
-        let service = try #require(ccai.chatService)
-        try await service.start(request: ChatRequest(menuId: 8))
-        await server.stop()
-        return (sandbox, server.port, clock, service, delegate)
-    }
-
-    /// A download that fails while the platform is unreachable is tried again 1, then 2
-    /// seconds later (RetryPolicy.downloadAttempts), and the file is saved once it comes.
-    @Test(.timeLimit(.minutes(1))) func transcriptDownloadsAreTriedAgainOnTheSDKsClock() async throws {
-        let (sandbox, port, clock, service, delegate) = try await chatOffline("transcript-retry")
-        let saved = Saved()
-        let downloading = Task { try await service.downloadChatTranscript { saved.keep($0) } }
-        await clock.waitForTimers { $0.contains(1) }   // the first attempt failed
-        clock.advance(by: 1)
-        await clock.waitForTimers { $0.contains(2) }   // the second too
-        let restarted = try sandbox.serve(port: port)
-        clock.advance(by: 2)
-        try await downloading.value
-        #expect(saved.data.starts(with: Data("%PDF".utf8)), "the third attempt brought the PDF")
-        withExtendedLifetime(delegate) {}
-        await restarted.stop()
-    }
-
-    /// A hostile platform's "PDF" is not saved: a transcript must start with `%PDF-`, and
-    /// one that does not is an error at once (not retried), with nothing handed to `save`.
-    @Test(.timeLimit(.minutes(1))) func aTranscriptThatIsNotAPDFIsNotSaved() async throws {
-        let (_, port, clock, service, delegate) = try await chatOffline("transcript-not-a-pdf")
-        var router = HTTPRouter()
-        router.add("GET", "/chats/:id/transcript", authentication: .none) { _ in
-            HTTPResponse(status: 200, headers: ["Content-Type": "application/pdf"], body: Data("#!/bin/sh\nrm -rf ~\n".utf8))
-        }
-        let hostile = try HTTPServer(router: router, port: port)
-        let saved = Saved()
-        do {
-            try await service.downloadChatTranscript { saved.keep($0) }
-            Issue.record("expected an error")
-        } catch let error as CCAIError {
-            #expect(error.code == .internal && error.message.contains("not a PDF"), "\(error)")
-        }
-        #expect(saved.data.isEmpty && clock.pendingTimers == 0, "nothing saved, nothing retried")
-        await #expect(throws: CCAIError.self) { try await service.downloadChatTranscriptData() }
-        withExtendedLifetime(delegate) {}
-        await hostile.stop()
-    }
-
-    @Test(.timeLimit(.minutes(1))) func aTranscriptDownloadGivesUpAfterItsAttempts() async throws {
-        let (_, _, clock, service, delegate) = try await chatOffline("transcript-gives-up")
-        let saved = Saved()
-        let downloading = Task { try await service.downloadChatTranscript { saved.keep($0) } }
-        await clock.waitForTimers { $0.contains(1) }
-        clock.advance(by: 1)
-        await clock.waitForTimers { $0.contains(2) }
-        clock.advance(by: 2)
-        await #expect(throws: NetworkError.self, "the platform stays unreachable") { try await downloading.value }
-        #expect(saved.data.isEmpty && clock.pendingTimers == 0, "three attempts, then the error; nothing saved")
-        withExtendedLifetime(delegate) {}
-    }
-}
-
-/// Bytes a save closure hands to the test.
-private final class Saved: @unchecked Sendable {
-    private let lock = NSLock()
-    private var kept = Data()
-    func keep(_ data: Data) { lock.withLock { kept = data } }
-    var data: Data { lock.withLock { kept } }
 }

@@ -23,9 +23,7 @@ import Testing
                 for n in start...min(start + 2, 6) {
                     stream.send(id: String(n), event: "tick", data: "event \(n)")
                 }
-                if start + 2 >= 6 {
-                    while stream.isOpen { try? await Task.sleep(nanoseconds: 10_000_000) }
-                }
+                if start + 2 >= 6 { await stream.ended() }   // held open until the client leaves
             }
         }
         router.add("GET", "/missing", authentication: .none) { _ in throw HTTPError.notFound("no such stream") }
@@ -111,7 +109,7 @@ import Testing
         router.add("GET", "/forever", authentication: .none) { _ in
             .eventStream { stream in
                 stream.send(id: "1", data: "first")
-                while stream.isOpen { try? await Task.sleep(nanoseconds: 10_000_000) }
+                await stream.ended()
             }
         }
         let server = try HTTPServer(router: router)

@@ -26,7 +26,7 @@ import Testing
     }
 
     /// A sandbox whose agent sends custom form 1, then web form "refund", and reports.
-    private func serve() async throws -> HTTPServer {
+    private func formSandbox() async throws -> Sandbox {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sdk-forms-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try """
@@ -45,20 +45,19 @@ import Testing
                        { id = 1, type = "number", text = "Amount", required = true } } } } }
             """.write(to: folder.appendingPathComponent("sandbox.lua"), atomically: true, encoding: .utf8)
         return try Sandbox(configuration: try await SandboxConfiguration.load(file: folder.appendingPathComponent("sandbox.lua").path))
-            .serve()
     }
 
     @Test(.timeLimit(.minutes(1))) func formsAreAnsweredThroughTheSDK() async throws {
-        let server = try await serve()
+        let sandbox = try await formSandbox()
         let delegate = SigningDelegate(identifier: "form-filler")
-        let ccai = try makeSDK(port: server.port, delegate: delegate, cache: false)
+        let ccai = try makeSDK(sandbox, delegate: delegate, cache: false)
         let webForms = WebForms()
         ccai.initializeChat(ChatOptions(webFormDelegate: webForms))
         let chat = try #require(ccai.chatService)
-        let messages = chat.events(named: "messages_received")
+        var messages = chat.events(named: "messages_received").makeAsyncIterator()
         try await chat.start(request: ChatRequest(menuId: 1))
         var form: CustomForm?
-        for await data in messages {
+        while let data = await messages.next() {
             if let found = try data.decoded(as: [ChatMessage].self).compactMap(\.form).first { form = found; break }
         }
         let custom = try #require(form)
@@ -84,13 +83,12 @@ import Testing
         #expect(sent.first?.type == "form_complete")
         #expect(try await chat.validateWebForm(web) == false, "answered")
         var report: String?
-        _ = try await eventually {
-            report = try await chat.getMessages().last { $0.sender.type == "agent" && ($0.text ?? "").hasPrefix("name=") }?.text
-            return report != nil
+        while report == nil, let data = await messages.next() {   // the agent's report, as it arrives
+            report = try data.decoded(as: [ChatMessage].self)
+                .last { $0.sender.type == "agent" && ($0.text ?? "").hasPrefix("name=") }?.text
         }
         #expect(report == "name=Ana refund=42")
         try await chat.endChat()
-        await server.stop()
         #expect(delegate.calls >= 1)
     }
 }

@@ -4,6 +4,7 @@ import CCAISandbox
 import Foundation
 import TestSupport
 import Testing
+import Timekeeping
 
 @Suite struct HTTPClientTests {
     /// Counts calls, for routes that fail a number of times first.
@@ -88,10 +89,8 @@ import Testing
                 let chunk = String(repeating: "x", count: 64 << 10)
                 var bytes = 0
                 while stream.isOpen, bytes < 64 << 20 {
-                    if stream.pendingBytes > 1 << 20 {
-                        try? await Task.sleep(nanoseconds: 1_000_000)
-                        continue
-                    }
+                    // Holds at most 1 MiB unsent: waits for the client to read (or leave) first.
+                    guard await stream.drained(toAtMost: 1 << 20, patience: 60, on: SystemClock()) else { break }
                     stream.sendComment(chunk)
                     bytes += chunk.count
                     if bytes % (1 << 20) == 0 { _ = await written.next() }

@@ -238,9 +238,9 @@ enum TestImages {
     @Test(.timeLimit(.minutes(1))) func aPNGOverTwoMegabytesReachesTheSandboxAsAJPEG() async throws {
         let png = try await TestImages.noise("png", width: 2000, height: 1500)
         #expect(png.count > AttachmentLimits.imageBytes)
-        let server = try await openSandbox()
+        let sandbox = try await openSandbox()
         let delegate = SigningDelegate(identifier: "photographer")   // the SDK holds its delegate weakly
-        let ccai = try makeSDK(port: server.port, delegate: delegate, cache: false)
+        let ccai = try makeSDK(sandbox, delegate: delegate, cache: false)
         ccai.initializeChat()
         let service = try #require(ccai.chatService)
         try await service.start(request: ChatRequest(menuId: 1))
@@ -251,7 +251,6 @@ enum TestImages {
         let file = try await service.downloadMedia(media.id, mediaType: .photo)
         #expect(file.fileName == "photo.jpg" && file.data.starts(with: [0xFF, 0xD8]) && file.data.count == media.size)
         try await service.endChat()
-        await server.stop()
         #expect(delegate.calls >= 1)
     }
 }

@@ -9,9 +9,8 @@ import Testing
 @Suite struct MessagePagingTests {
     @Test func getMessagesFollowsEveryPage() async throws {
         let sandbox = try Sandbox()
-        let server = try sandbox.serve()
         let delegate = SigningDelegate(identifier: "long-chatter")
-        let ccai = try makeSDK(port: server.port, delegate: delegate, cache: false)
+        let ccai = try makeSDK(sandbox, delegate: delegate, cache: false)
         ccai.initializeChat()
         let service = try #require(ccai.chatService)
         let chat = try await service.start(request: ChatRequest(menuId: 8))
@@ -25,7 +24,6 @@ import Testing
         let texts = messages.compactMap(\.text).filter { $0.hasPrefix("m") }
         #expect(texts.count == count && texts.first == "m1" && texts.last == "m\(count)", "\(texts.count) of \(count)")
         #expect(Set(messages.map(\.id)).count == messages.count, "no message twice")
-        await server.stop()
         _ = delegate
     }
 }

@@ -6,7 +6,9 @@ import TestSupport
 import Testing
 import Timekeeping
 
-/// The sandbox's real-time stream (`GET /events`) read with the SDK's EventSource.
+/// The sandbox's real-time stream (`GET /events`) read with the SDK's EventSource, end to
+/// end over loopback HTTP: a stream on a real connection, dropped when the server stops and
+/// resumed when it listens again on the same port.
 @Suite struct PlatformEventsTests {
     private func authenticate(_ server: HTTPServer, identifier: String) async throws -> (token: String, id: Int) {
         let ccai = CCAI()
@@ -83,7 +85,7 @@ import Timekeeping
         let port = try restartablePort()   // listened on again below
         let server = try sandbox.serve(port: port)
         let delegate = SigningDelegate(identifier: "events-drop")
-        let ccai = try makeSDK(port: port, delegate: delegate, cache: false)
+        let ccai = try makeLoopbackSDK(port: port, delegate: delegate, cache: false)
         ccai.initializeChat()
         let service = try #require(ccai.chatService)
         var ticks = service.events(named: PlatformEventName.typingEvent.rawValue).makeAsyncIterator()
@@ -120,7 +122,7 @@ import Timekeeping
         let server = try sandbox.serve(port: port)
         let delegate = SigningDelegate(identifier: "offline-writer")
         let clock = ManualClock()
-        let ccai = try makeSDK(port: port, delegate: delegate, cache: false, clock: clock)
+        let ccai = try makeLoopbackSDK(port: port, delegate: delegate, cache: false, clock: clock)
         ccai.initializeChat()
         let service = try #require(ccai.chatService)
         try await service.start(request: ChatRequest(menuId: 8))

@@ -1,4 +1,4 @@
-import CCAIBridge
+@testable import CCAIBridge
 import CCAIKit
 @testable import CCAISandbox
 import CCAIWire
@@ -23,12 +23,8 @@ import Testing
     }
 
     private func device(_ sandbox: Sandbox, network: LocalPushNetwork, _ identifier: String) throws -> (CCAI, SigningDelegate) {
-        let ccai = CCAI(http: HTTPClient(transport: RouterTransport(router: sandbox.router)), pushNetwork: network)
         let delegate = SigningDelegate(identifier: identifier)
-        delegate.ccai = ccai
-        try ccai.initialize(options: InitOptions(key: "dev-key", urlHost: "embedded-sandbox.invalid", delegate: delegate,
-                                                 cacheAuthToken: false))
-        return (ccai, delegate)
+        return (try makeSDK(sandbox, delegate: delegate, cache: false, pushNetwork: network), delegate)
     }
 
     /// The next message from the agent among those received.

@@ -7,9 +7,9 @@ import Testing
 
 @Suite struct QueueMenuServiceTests {
     @Test func menusWaitTimesAndDirectAccess() async throws {
-        let server = try Sandbox().serve()
+        let sandbox = try Sandbox()
         let delegate = SigningDelegate(identifier: "menus")
-        let ccai = try makeSDK(port: server.port, delegate: delegate, cache: false, language: "es")
+        let ccai = try makeSDK(sandbox, delegate: delegate, cache: false, language: "es")
         let service = try #require(ccai.queueMenuService)
         let (menus, direct) = try await service.get()
         #expect(!direct && menus.first?.name == "Facturación", "the SDK's language by default")
@@ -24,6 +24,5 @@ import Testing
         } catch let error as CCAIError {
             #expect(error.code == .notFound && error.status == 404)
         }
-        await server.stop()
     }
 }

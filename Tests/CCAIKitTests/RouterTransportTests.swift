@@ -12,12 +12,8 @@ import Testing
 @Suite struct RouterTransportTests {
     /// An SDK instance on the router transport, and its delegate (which the SDK holds weakly).
     private func sdk(_ sandbox: Sandbox, _ identifier: String) throws -> (CCAI, SigningDelegate) {
-        let ccai = CCAI(http: HTTPClient(transport: RouterTransport(router: sandbox.router)))
         let delegate = SigningDelegate(identifier: identifier)
-        delegate.ccai = ccai
-        try ccai.initialize(options: InitOptions(key: "dev-key", urlHost: "embedded-sandbox.invalid", delegate: delegate,
-                                                 cacheAuthToken: false))
-        return (ccai, delegate)
+        return (try makeSDK(sandbox, delegate: delegate, cache: false), delegate)
     }
 
     /// A chat's every change and its agent's messages come through the event stream, in
@@ -32,16 +28,7 @@ import Testing
         #expect(await states.next() == .disconnected)
         #expect(await states.next() == .connecting)
         #expect(await states.next() == .connected)
-        let chats = service.chatReceived
-        let started = try await service.start(request: ChatRequest(menuId: 8))
-        var seen: [ChatStatus] = []
-        for await chat in chats {
-            let chat = try #require(chat)
-            #expect(chat.id == started.id)
-            seen.append(chat.status)
-            if chat.status == .active { try await service.endChat() }
-            if chat.status == .ended { break }
-        }
+        let seen = try await statusesOfAChatEndedOnceActive(service)
         #expect(seen == [.queued, .assigned, .active, .ended], "\(seen)")
         #expect(try await ccai.companyService?.get().displayName == SandboxConfiguration.builtIn.company.name)
     }

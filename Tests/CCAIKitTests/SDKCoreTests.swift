@@ -1,3 +1,4 @@
+import CCAIBridge
 import CCAIKit
 import CCAISandbox
 import CCAIWire
@@ -18,11 +19,11 @@ import Timekeeping
     }
 
     @Test func authenticatesThroughTheDelegateAndReadsTheCompany() async throws {
-        let server = try Sandbox().serve()
+        let sandbox = try Sandbox()
         let delegate = SigningDelegate(identifier: "sdk-1")
         let folder = tokenFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let ccai = try makeSDK(port: server.port, delegate: delegate, tokens: folder)
+        let ccai = try makeSDK(sandbox, delegate: delegate, tokens: folder)
         let company = try await ccai.companyService!.get()
         #expect(company.displayName == "Acme")
         #expect(company.languages == ["en", "es"])
@@ -37,53 +38,50 @@ import Timekeeping
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
 
         let secondRun = SigningDelegate(identifier: "sdk-1")
-        let again = try makeSDK(port: server.port, delegate: secondRun, tokens: folder)
+        let again = try makeSDK(sandbox, delegate: secondRun, tokens: folder)
         _ = try await again.companyService!.get()
         #expect(secondRun.calls == 0, "the cached token is reused")
-        await server.stop()
     }
 
     @Test func aRefusedTokenTriggersOneReauthentication() async throws {
-        let server = try Sandbox().serve()
+        let sandbox = try Sandbox()
         let delegate = SigningDelegate(identifier: "sdk-2")
-        let ccai = try makeSDK(port: server.port, delegate: delegate, cache: false)
+        let ccai = try makeSDK(sandbox, delegate: delegate, cache: false)
         ccai.authService!.updateAuthToken("stale-token")
         #expect(try await ccai.companyService!.get().displayName == "Acme")
         #expect(delegate.calls == 1)
         #expect(ccai.authService!.authToken != "stale-token")
-        await server.stop()
     }
 
     @Test func signingOutRevokesTheTokenOnThePlatform() async throws {
-        let server = try Sandbox().serve()
+        let sandbox = try Sandbox()
         let delegate = SigningDelegate(identifier: "sdk-signout")
-        let ccai = try makeSDK(port: server.port, delegate: delegate, cache: false)
+        let ccai = try makeSDK(sandbox, delegate: delegate, cache: false)
         _ = try await ccai.companyService!.get()
         let token = try #require(ccai.authService!.authToken)
         try await ccai.authService!.signOut()
         #expect(ccai.authService!.authToken == nil)
-        let other = try makeSDK(port: server.port, delegate: nil, cache: false)
+        let other = try makeSDK(sandbox, delegate: nil, cache: false)
         other.authService!.updateAuthToken(token)
         await #expect(throws: CCAIError.self, "the old token is revoked, not only forgotten") {
             try await other.companyService!.get()
         }
-        await server.stop()
     }
 
     @Test func authenticationFailuresAreClearErrors() async throws {
-        let server = try Sandbox().serve()
-        let noDelegate = try makeSDK(port: server.port, delegate: nil, cache: false)
+        let sandbox = try Sandbox()
+        let noDelegate = try makeSDK(sandbox, delegate: nil, cache: false)
         await #expect(throws: CCAIError.self) { try await noDelegate.companyService!.get() }
         let silent = SigningDelegate(identifier: "x")
         silent.returnsNothing = true
-        let refused = try makeSDK(port: server.port, delegate: silent, cache: false)
+        let refused = try makeSDK(sandbox, delegate: silent, cache: false)
         do {
             _ = try await refused.companyService!.get()
             Issue.record("expected unauthenticated")
         } catch let error as CCAIError {
             #expect(error.code == .unauthenticated)
         }
-        let wrongSecret = try makeSDK(port: server.port, delegate: nil, cache: false)
+        let wrongSecret = try makeSDK(sandbox, delegate: nil, cache: false)
         let jwt = try JWTSigner(algorithm: .hs384, secret: "wrong").sign(["identifier": "x"], issuedAt: Date(), lifetime: 60)
         do {
             _ = try await wrongSecret.authService!.authenticate(jwt)
@@ -91,26 +89,6 @@ import Timekeeping
         } catch let error as CCAIError {
             #expect(error.code == .unauthenticated && error.status == 401)
             #expect(error.message.contains("signature"))
-        }
-        await server.stop()
-    }
-
-    @Test func anUnreachablePlatformIsUnavailable() async throws {
-        let server = try Sandbox().serve()
-        let port = server.port
-        await server.stop()
-        let ccai = CCAI(http: HTTPClient(retryPolicy: .init(maximumRetries: 1, initialBackoff: 0.01)))
-        try ccai.initialize(options: InitOptions(key: "dev-key", urlHost: "127.0.0.1:\(port)", cacheAuthToken: false))
-        ccai.authService!.updateAuthToken("t")
-        do {
-            _ = try await ccai.companyService!.get()
-            Issue.record("expected unavailable")
-        } catch let error as NetworkError {
-            guard case .unavailable(let operation, _) = error else {
-                Issue.record("\(error)")
-                return
-            }
-            #expect(error.code == .unavailable && error.retryable && operation == "GET /company", "seed 000's NetworkError")
         }
     }
 
@@ -138,12 +116,11 @@ import Timekeeping
         #expect(LanguageService.resolve(explicit: nil, device: "de-AT", enabled: ["en", "es"]) == "en")
         #expect(LanguageService.resolve(explicit: nil, device: nil, enabled: ["es"]) == "en")
 
-        let server = try Sandbox().serve()
-        let ccai = try makeSDK(port: server.port, delegate: SigningDelegate(identifier: "lang"), cache: false, language: "es")
+        let sandbox = try Sandbox()
+        let ccai = try makeSDK(sandbox, delegate: SigningDelegate(identifier: "lang"), cache: false, language: "es")
         #expect(ccai.languageService!.languageCode == "es")
         try ccai.languageService!.setLanguageCode("en")
         #expect(ccai.languageService!.languageCode == "en")
-        await server.stop()
     }
 
     /// A platform that refuses every event stream with 401 does not make the host sign in
@@ -156,12 +133,12 @@ import Timekeeping
             try .json(AuthResponse(authToken: "token", expiresAt: 4_000_000_000, endUser: EndUser(identifier: "vu-1")))
         }
         router.add("GET", "/events", authentication: .none) { _ in throw HTTPError.unauthenticated("refused") }
-        let server = try HTTPServer(router: router)
         let clock = ManualClock()
         let delegate = PatientDelegate(clock: clock, patience: 20)
-        let ccai = CCAI(http: HTTPClient(clock: clock))
+        // Requests time out on the real clock, so that the manual one holds only the SDK's waits.
+        let ccai = CCAI(http: HTTPClient(clock: clock, transport: RouterTransport(router: router)))
         delegate.signing.ccai = ccai
-        try ccai.initialize(options: InitOptions(key: "dev-key", urlHost: "127.0.0.1:\(server.port)", delegate: delegate,
+        try ccai.initialize(options: InitOptions(key: "dev-key", urlHost: inProcessHost, delegate: delegate,
                                                  cacheAuthToken: false))
         ccai.initializeChat()
         let events = ccai.chatService!.events()
@@ -173,7 +150,6 @@ import Timekeeping
         }
         #expect((6...12).contains(delegate.signing.calls), "\(delegate.signing.calls) sign-ins in a virtual minute")
         listening.cancel()
-        await server.stop()
     }
 }
 

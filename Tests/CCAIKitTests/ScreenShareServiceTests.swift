@@ -8,9 +8,9 @@ import Testing
 /// The SDK's screen share service against the sandbox.
 @Suite struct ScreenShareServiceTests {
     @Test(.timeLimit(.minutes(1))) func aShareTheEndUserStartsIsJoinedAcceptedAndEnded() async throws {
-        let server = try await openSandbox()
+        let sandbox = try await openSandbox()
         let delegate = SigningDelegate(identifier: "sharer")
-        let ccai = try makeSDK(port: server.port, delegate: delegate, cache: false)
+        let ccai = try makeSDK(sandbox, delegate: delegate, cache: false)
         ccai.initializeChat()
         #expect(ccai.screenShareService == nil, "nil until initializeScreenShare")
         #expect(throws: CCAIError.self) { try ccai.initializeScreenShare(options: ScreenShareOptions(key: "")) }
@@ -41,7 +41,6 @@ import Testing
         await #expect(throws: ScreenShareError.noSession, "seed 002's ScreenShareError") { try await share.activate() }
         #expect(ScreenShareError.serviceNotAvailable.code == .notInitialized)
         try await chat.endChat()
-        await server.stop()
         #expect(delegate.calls >= 1)
     }
 }

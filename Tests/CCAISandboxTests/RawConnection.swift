@@ -15,9 +15,14 @@ final class RawConnection: @unchecked Sendable {
     private let lock = NSLock()
     private var isClosed = false
 
-    init(port: UInt16) throws {
+    /// A connection to `port`; with `receiveBuffer`, the kernel holds at most about that
+    /// many bytes unread for it (a client that does not read then holds the server back).
+    init(port: UInt16, receiveBuffer: Int32? = nil) throws {
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw HTTPError.internalError("no socket (errno \(errno))") }
+        if var bytes = receiveBuffer {
+            setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &bytes, socklen_t(MemoryLayout<Int32>.size))
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
@@ -41,13 +46,13 @@ final class RawConnection: @unchecked Sendable {
 
     /// What arrives within `seconds`, until `done` holds for the text so far or the server
     /// closes the connection (`closed`: it read end of file or a reset).
-    func read(for seconds: TimeInterval, until done: @escaping @Sendable (String) -> Bool = { _ in false }) async throws
+    func read(for seconds: TimeInterval, until done: (@Sendable (String) -> Bool)? = nil) async throws
         -> (text: String, closed: Bool)
     {
         try await offThePool { self.blockingRead(for: seconds, until: done) }
     }
 
-    private func blockingRead(for seconds: TimeInterval, until done: (String) -> Bool) -> (text: String, closed: Bool) {
+    private func blockingRead(for seconds: TimeInterval, until done: ((String) -> Bool)?) -> (text: String, closed: Bool) {
         let deadline = Date().addingTimeInterval(seconds)
         var received: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 16 << 10)
@@ -62,7 +67,7 @@ final class RawConnection: @unchecked Sendable {
             if count < 0, errno == EINTR { continue }
             guard count > 0 else { return (String(decoding: received, as: UTF8.self), true) }
             received += chunk[0..<count]
-            if done(String(decoding: received, as: UTF8.self)) { return (String(decoding: received, as: UTF8.self), false) }
+            if let done, done(String(decoding: received, as: UTF8.self)) { return (String(decoding: received, as: UTF8.self), false) }
         }
     }
 

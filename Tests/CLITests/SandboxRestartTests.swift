@@ -36,7 +36,7 @@ import Testing
         defer { server.terminate() }   // a failure below leaves no server running
 
         let delegate = SigningDelegate(identifier: "crash-ana")
-        let ccai = try makeSDK(port: port, delegate: delegate, cache: false)
+        let ccai = try makeLoopbackSDK(port: port, delegate: delegate, cache: false)
         ccai.initializeChat()
         let service = try #require(ccai.chatService)
         let answers = Answers(service.chatEvents())

@@ -30,6 +30,9 @@ actor Gate {
             lua.register("fetch") { call in
                 let id = try call.integer(1, "id")
                 return try call.suspend {
+                    // A real 5 ms stands for a binding's network latency: what these tests show is
+                    // other coroutines running while one waits on work off the Lua thread that
+                    // takes real time; there is no event to wait for instead.
                     try await Task.sleep(nanoseconds: 5_000_000)
                     if id < 0 { throw LuaErrorValue(code: "not_found", message: "no item \(id)") }
                     return [["id": .integer(id), "name": .string("item \(id)")]]

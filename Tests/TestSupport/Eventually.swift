@@ -17,6 +17,8 @@ public func eventually(timeout: TimeInterval = 10, _ condition: () async throws 
         if try await condition() { return true }
         if Date() > deadline { return false }
         await Task.yield()
+        // One of the two real sleeps left in the tests: the state polled (a row another task
+        // writes, an agent's reply over HTTP) announces itself with no event a test can await.
         try? await Task.sleep(nanoseconds: pause)
         pause = min(pause * 2, 250_000_000)
     }

@@ -1,17 +1,6 @@
 import CCAIKit
 import CCAIWire
 import Foundation
-import Timekeeping
-
-/// An SDK instance for the sandbox on `port`, authenticating through `delegate`.
-public func makeSDK(port: UInt16, delegate: SigningDelegate?, tokens: String? = nil, cache: Bool = true,
-                    language: String? = nil, clock: any Clock = SystemClock()) throws -> CCAI {
-    let ccai = CCAI(http: HTTPClient(clock: clock))
-    delegate?.ccai = ccai
-    try ccai.initialize(options: InitOptions(key: "dev-key", urlHost: "127.0.0.1:\(port)", delegate: delegate,
-                                             languageCode: language, cacheAuthToken: cache, tokenDirectory: tokens))
-    return ccai
-}
 
 /// Signs JWTs for an identifier, as an app's backend would, and counts the requests.
 public final class SigningDelegate: CCAIDelegate, @unchecked Sendable {

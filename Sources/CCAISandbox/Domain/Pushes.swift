@@ -13,7 +13,7 @@ import Timekeeping
 /// }
 /// let sandbox = try Sandbox(pushSink: Collecting())
 /// ```
-/// (``LocalPushNetwork`` delivers them to SDK instances in the same process.)
+/// (`LocalPushNetwork`, in CCAIBridge, delivers them to SDK instances in the same process.)
 public protocol PushSink: Sendable {
     /// Called once for each push sent, after it was recorded, with the whole device token
     /// it goes to (the record keeps only its end).

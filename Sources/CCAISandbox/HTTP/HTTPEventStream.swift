@@ -1,5 +1,6 @@
 import CHTTPShim
 import Foundation
+import Timekeeping
 
 /// A Server-Sent Events response in progress: the route writes events as they happen;
 /// the client reads them as they arrive.
@@ -21,11 +22,16 @@ public final class HTTPEventStream: @unchecked Sendable {
 
     /// A reader in the same process: each write is handed to `deliver` at once (nothing
     /// waits unsent); it stops taking them once `deliver` says false or it is closed.
+    /// Package access: the router transport (CCAIBridge) reads a stream through it.
     package final class InProcessReader: @unchecked Sendable {
         private let lock = NSLock()
         private var deliver: ((Data) -> Bool)?
         private var onClose: (() -> Void)?
+        /// Settled once the reader stops taking writes.
+        let stopped = Settlement<Void>()
 
+        /// A reader handing each write to `deliver` (false: stop) and calling `onClose` once,
+        /// when it stops taking writes.
         package init(deliver: @escaping (Data) -> Bool, onClose: @escaping () -> Void) {
             self.deliver = deliver
             self.onClose = onClose
@@ -42,10 +48,14 @@ public final class HTTPEventStream: @unchecked Sendable {
                 defer { onClose = nil }
                 return onClose
             }
-            closed?()
+            if let closed {
+                closed()
+                stopped.settle(())
+            }
             return isOpen
         }
 
+        /// Stops taking writes; `onClose` runs if it has not yet.
         package func close() {
             let closed: (() -> Void)? = lock.withLock {
                 deliver = nil
@@ -53,6 +63,7 @@ public final class HTTPEventStream: @unchecked Sendable {
                 return onClose
             }
             closed?()
+            stopped.settle(())
         }
     }
 
@@ -62,6 +73,7 @@ public final class HTTPEventStream: @unchecked Sendable {
         destination = .connection(stream)
     }
 
+    /// A stream written to `reader` in the same process.
     package init(reader: InProcessReader) {
         destination = .reader(reader)
     }
@@ -89,6 +101,27 @@ public final class HTTPEventStream: @unchecked Sendable {
         switch destination {
         case .connection(let stream): return chttp_stream_pending(stream)
         case .reader: return 0
+        }
+    }
+
+    /// Waits until at most `bytes` wait unsent (the client read) or the stream has ended;
+    /// false when `patience` seconds of `clock` pass first. A reader in the process takes
+    /// each write as it comes: nothing waits unsent.
+    package func drained(toAtMost bytes: Int, patience: TimeInterval, on clock: any Clock) async -> Bool {
+        switch destination {
+        case .connection(let stream):
+            if chttp_stream_pending(stream) <= bytes { return true }
+            return await DrainWatch.wait(for: stream, toAtMost: bytes, patience: patience, on: clock)
+        case .reader: return true
+        }
+    }
+
+    /// Waits until the stream has ended: the client left, or the server stopped (for a
+    /// reader in the process: it stopped reading or was closed).
+    package func ended() async {
+        switch destination {
+        case .connection(let stream): await DrainWatch.ended(stream)
+        case .reader(let reader): await reader.stopped.value()
         }
     }
 

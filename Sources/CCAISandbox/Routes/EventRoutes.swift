@@ -41,16 +41,12 @@ struct EventRoutes: Sendable {
     static let drainPatienceSeconds: Double = 30
 
     /// Waits until the client has read most of what was written; false when it does not
-    /// read within the patience (the stream is then closed: it resumes with Last-Event-ID).
+    /// read within the patience, on the sandbox's clock (the stream is then closed: it
+    /// resumes with Last-Event-ID).
     private func drained(_ stream: HTTPEventStream) async -> Bool {
-        var waited: Double = 0
-        while stream.pendingBytes > Self.drainAboveBytes {
-            guard stream.isOpen, waited < Self.drainPatienceSeconds else {
-                stream.close()
-                return false
-            }
-            try? await Task.sleep(nanoseconds: 20_000_000)
-            waited += 0.02
+        guard await stream.drained(toAtMost: Self.drainAboveBytes, patience: Self.drainPatienceSeconds, on: sessions.clock) else {
+            stream.close()
+            return false
         }
         return stream.isOpen
     }

@@ -112,6 +112,15 @@ int chttp_stream_is_open(chttp_stream *stream);
 
 /// Bytes written and not yet sent.
 size_t chttp_stream_pending(chttp_stream *stream);
+
+/// Calls `wake(context)` once, on whichever thread gets there: when at most `at_most`
+/// bytes wait unsent (the client read, at once if that holds now) or the stream has ended
+/// (the client left, it overflowed, the server stopped). One watch at a time: a new one
+/// wakes the one it replaces.
+void chttp_stream_when_drained(chttp_stream *stream, size_t at_most, void (*wake)(void *), void *context);
+
+/// The drain watch for the end alone: `wake(context)` once the stream has ended.
+void chttp_stream_when_ended(chttp_stream *stream, void (*wake)(void *), void *context);
 /// Drops the writer's reference.
 void chttp_stream_release(chttp_stream *stream);
 
