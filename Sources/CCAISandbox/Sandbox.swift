@@ -43,7 +43,7 @@ public final class Sandbox: Sendable {
     let lifecycle: ChatLifecycle
     /// Every message posted, stored then published.
     let conversation: Conversation
-    let sessions: SessionResolver
+    let callers: CallerResolver
     let feed: EventFeed
     let streams: EventStreams
     let endUsers: EndUsers
@@ -115,7 +115,7 @@ public final class Sandbox: Sendable {
         let files = ChatFiles(store: store, conversation: conversation, smartActions: smartActions, quotas: quotas, clock: clock)
         (self.publisher, self.lifecycle, self.conversation, self.queues, self.chats) = (publisher, lifecycle, conversation, queues, chats)
         (self.smartActions, self.forms, self.screenShares, self.files) = (smartActions, forms, screenShares, files)
-        sessions = SessionResolver(store: store, quotas: quotas, clock: clock)
+        callers = CallerResolver(store: store, quotas: quotas, clock: clock)
         feed = EventFeed(store: store, hub: hub)
         endUsers = EndUsers(configuration: configuration, store: store, streams: streams, signIns: SignInLimits(limits, clock: clock),
                             clock: clock)
@@ -181,20 +181,20 @@ public final class Sandbox: Sendable {
         }
         let desk = agentDesk
         HealthRoutes().register(in: &router)
-        AuthRoutes(sessions: sessions, endUsers: endUsers).register(in: &router)
-        CompanyRoutes(sessions: sessions, endUsers: endUsers).register(in: &router)
-        QueueMenuRoutes(sessions: sessions, queues: queues).register(in: &router)
-        EventRoutes(sessions: sessions, feed: feed, streams: streams).register(in: &router)
-        ChatRoutes(sessions: sessions, starts: chatStarts, chats: chats, conversation: conversation, lifecycle: lifecycle,
+        AuthRoutes(callers: callers, endUsers: endUsers).register(in: &router)
+        CompanyRoutes(callers: callers, endUsers: endUsers).register(in: &router)
+        QueueMenuRoutes(callers: callers, queues: queues).register(in: &router)
+        EventRoutes(callers: callers, feed: feed, streams: streams).register(in: &router)
+        ChatRoutes(callers: callers, starts: chatStarts, chats: chats, conversation: conversation, lifecycle: lifecycle,
                    smartActions: smartActions, desk: desk).register(in: &router)
-        CallRoutes(sessions: sessions, calls: calls, scheduled: scheduledCalls, desk: desk).register(in: &router)
-        PushRoutes(sessions: sessions, pushes: pushes).register(in: &router)
-        SmartActionRoutes(sessions: sessions, calls: calls, smartActions: smartActions).register(in: &router)
-        MediaRoutes(sessions: sessions, files: files).register(in: &router)
-        FormRoutes(sessions: sessions, forms: forms).register(in: &router)
-        ScreenShareRoutes(sessions: sessions, screenShares: screenShares).register(in: &router)
-        PostSessionRoutes(sessions: sessions, calls: calls, postSessions: postSessions, desk: desk).register(in: &router)
-        TranscriptRoutes(sessions: sessions, transcripts: transcripts).register(in: &router)
+        CallRoutes(callers: callers, calls: calls, scheduled: scheduledCalls, desk: desk).register(in: &router)
+        PushRoutes(callers: callers, pushes: pushes).register(in: &router)
+        SmartActionRoutes(callers: callers, calls: calls, smartActions: smartActions).register(in: &router)
+        MediaRoutes(callers: callers, files: files).register(in: &router)
+        FormRoutes(callers: callers, forms: forms).register(in: &router)
+        ScreenShareRoutes(callers: callers, screenShares: screenShares).register(in: &router)
+        PostSessionRoutes(callers: callers, calls: calls, postSessions: postSessions, desk: desk).register(in: &router)
+        TranscriptRoutes(callers: callers, transcripts: transcripts).register(in: &router)
         router.adminToken = configuration.adminToken
         return router
     }

@@ -28,9 +28,9 @@ struct Calls: Sendable {
     let clock: any Clock
 
     /// Creates the call `request` asks for, waiting for an agent, or says why it cannot start.
-    func start(_ request: InstantCallRequest, session: Session) async throws -> CallResponse {
+    func start(_ request: InstantCallRequest, caller: Caller) async throws -> CallResponse {
         let menu = try queues.menu(request.menuId)
-        let owner = try session.endUserID()
+        let owner = try caller.endUserID()
         if let existing = try await store.currentCall(endUserID: owner) { throw inProgress(existing) }
         guard let voice = menu.channels?.voiceCall else { throw HTTPError.badRequest("queue \(menu.id) has no voice channel") }
         guard voice.instant == true else {
@@ -46,7 +46,7 @@ struct Calls: Sendable {
             throw HTTPError.conflict("queue \(menu.id) is not taking calls now (\(deflection.reason)); "
                                      + (voice.phoneNumber != nil ? "voicemail is the way in" : "it has no voicemail box either"))
         }
-        let customData = try CustomDataIntake(configuration: configuration, clock: clock).sessionData(request.customData, session: session)
+        let customData = try CustomDataIntake(configuration: configuration, clock: clock).sessionData(request.customData, caller: caller)
         switch try await lifecycle.create(endUserID: owner, menuID: menu.id, recordingPermission: request.recordingPermission,
                                           recorded: recorded, agents: engine.agents(for: menu), customData: customData)
         {
@@ -56,9 +56,9 @@ struct Calls: Sendable {
     }
 
     /// Connects the end user to the voicemail box of `request`'s queue, or says why not.
-    func startVoicemail(_ request: VoicemailRequest, session: Session) async throws -> CallResponse {
+    func startVoicemail(_ request: VoicemailRequest, caller: Caller) async throws -> CallResponse {
         let menu = try queues.menu(request.menuId)
-        let owner = try session.endUserID()
+        let owner = try caller.endUserID()
         guard menu.channels?.voiceCall?.phoneNumber != nil else {
             throw HTTPError.badRequest("queue \(menu.id) has no voicemail box (its voice channel has no phone_number)")
         }
@@ -76,7 +76,7 @@ struct Calls: Sendable {
                                      + "redirects its callers, or a long wait whose deflection offers it")
         }
         try await quotas.check(.calls, endUserID: owner)
-        let customData = try CustomDataIntake(configuration: configuration, clock: clock).sessionData(request.customData, session: session)
+        let customData = try CustomDataIntake(configuration: configuration, clock: clock).sessionData(request.customData, caller: caller)
         if let replaced { _ = try await lifecycle.end(replaced.id, endUserID: owner, reason: .voicemail) }
         switch try await lifecycle.createVoicemail(endUserID: owner, menuID: menu.id, reason: reason, customData: customData) {
         case .inProgress(let existing): throw inProgress(existing)

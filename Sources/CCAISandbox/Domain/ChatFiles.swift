@@ -30,7 +30,7 @@ struct ChatFiles: Sendable {
 
     /// Stores the end user's upload in a chat in progress and posts it as a `media`
     /// message; `isNew` is false for a client message id sent before (nothing is stored).
-    func receive(_ upload: Upload, in chat: ChatResponse, from session: Session) async throws -> (message: ChatMessage, isNew: Bool) {
+    func receive(_ upload: Upload, in chat: ChatResponse, from caller: Caller) async throws -> (message: ChatMessage, isNew: Bool) {
         try chat.requireInProgress()
         let (type, limit, noun, accepted): (ChatMediaType, Int, String, Set<String>)
         switch upload.kind {
@@ -54,14 +54,14 @@ struct ChatFiles: Sendable {
         }
         var action: SmartAction?
         if let id = upload.smartActionID { action = try await smartActions.answeredByUpload(id, of: type, inChat: chat.id) }
-        let owner = try session.endUserID()
+        let owner = try caller.endUserID()
         try await quotas.check(.uploads, endUserID: owner)
         try await quotas.check(.uploadBytes, endUserID: owner, adding: upload.data.count)
         let media = try await store.addMedia(chatID: chat.id, type: type, name: upload.name, mimeType: upload.mimeType,
                                              data: upload.data, now: clock.now())
         if let action { try await smartActions.attach(media, to: action) }
         return try await conversation.postForAgents(
-            .init(sender: ChatMessageSender(type: .endUser, name: session.endUser.name), type: .media, media: media,
+            .init(sender: ChatMessageSender(type: .endUser, name: caller.endUser.name), type: .media, media: media,
                   smartActionID: action?.id, clientMessageID: upload.clientMessageID),
             in: chat, endUserID: owner)
     }

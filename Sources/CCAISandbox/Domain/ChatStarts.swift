@@ -30,9 +30,9 @@ struct ChatStarts: Sendable {
     let clock: any Clock
 
     /// Creates the chat `request` asks for, or says why it cannot start.
-    func start(_ request: ChatRequest, session: Session) async throws -> Started {
+    func start(_ request: ChatRequest, caller: Caller) async throws -> Started {
         let menu = try queues.menu(request.menuId)
-        let owner = try session.endUserID()
+        let owner = try caller.endUserID()
         if let existing = try await store.currentChat(endUserID: owner) { throw inProgress(existing) }
         guard let chatChannel = menu.channels?.chat else { throw HTTPError.badRequest("queue \(menu.id) has no chat channel") }
         try await quotas.check(.chats, endUserID: owner)
@@ -40,7 +40,7 @@ struct ChatStarts: Sendable {
         if let deflection = engine.deflection(menu) {
             throw HTTPError.conflict("queue \(menu.id) is not taking chats now (\(deflection.reason))")
         }
-        let customData = try CustomDataIntake(configuration: configuration, clock: clock).sessionData(request.customData, session: session)
+        let customData = try CustomDataIntake(configuration: configuration, clock: clock).sessionData(request.customData, caller: caller)
         let displayOrder = request.displayOrderInAdapter ?? []
         if let problem = ChatSessionData.problem(displayOrder: displayOrder) { throw HTTPError.badRequest(problem) }
         let session = ChatSessionData(customData: customData, isVerifiable: request.isVerifiable ?? false,

@@ -38,7 +38,7 @@ struct Chats: Sendable {
 
     /// The end user's message in a chat that takes messages (``ChatLifecycle/acceptsMessages(_:)``),
     /// stored once by its client id; `isNew` is false for a client id sent before.
-    func receive(_ message: SendMessageRequest, in chat: ChatResponse, from session: Session) async throws
+    func receive(_ message: SendMessageRequest, in chat: ChatResponse, from caller: Caller) async throws
         -> (message: ChatMessage, isNew: Bool)
     {
         guard !message.text.isEmpty else { throw HTTPError.badRequest("the field 'text' must not be empty") }
@@ -53,9 +53,9 @@ struct Chats: Sendable {
         }
         guard try await lifecycle.acceptsMessages(chat) else { throw HTTPError.chatEnded(chat.id) }
         return try await conversation.postForAgents(
-            .init(sender: ChatMessageSender(type: .endUser, name: session.endUser.name), type: .text, text: message.text,
+            .init(sender: ChatMessageSender(type: .endUser, name: caller.endUser.name), type: .text, text: message.text,
                   clientMessageID: message.clientMessageId),
-            in: chat, endUserID: try session.endUserID())
+            in: chat, endUserID: try caller.endUserID())
     }
 
     /// Whether the end user is typing in a chat in progress.

@@ -17,8 +17,8 @@ struct CustomDataIntake: Sendable {
 
     /// `{ unsigned = ..., signed = ... }`, each part present when there is one; an error
     /// names what is refused.
-    func sessionData(_ requested: CustomData?, session: Session) throws -> JSONValue {
-        let signed = try signedCustomData(requested?.signed, session: session)
+    func sessionData(_ requested: CustomData?, caller: Caller) throws -> JSONValue {
+        let signed = try signedCustomData(requested?.signed, caller: caller)
         var customData = try requested?.unsigned.map { try JSONValue(encoding: CustomData(unsigned: $0)) }
         if let unsigned = customData?["unsigned"] {
             let problems = ReservedCRMKey.problems(in: unsigned, signed: false)
@@ -38,8 +38,8 @@ struct CustomDataIntake: Sendable {
     /// The signed part: the auth JWT's claims, with the session's own signed JWT
     /// (verified with the company secret) over it key by key. Reserved CRM keys must be
     /// booleans.
-    private func signedCustomData(_ jwt: String?, session: Session) throws -> JSONValue {
-        var signed = session.signedCustomData.objectValue ?? [:]
+    private func signedCustomData(_ jwt: String?, caller: Caller) throws -> JSONValue {
+        var signed = caller.signedCustomData.objectValue ?? [:]
         guard let jwt else { return .object(signed) }
         let company = configuration.company
         let claims: [String: JSONValue]

@@ -72,18 +72,18 @@ struct EndUsers: Sendable {
     }
 
     /// Revokes the session's token and ends the event streams opened with it.
-    func signOut(_ session: Session) async throws {
-        try await store.revokeToken(session.token)
-        await streams.close(token: session.token)
+    func signOut(_ caller: Caller) async throws {
+        try await store.revokeToken(caller.token)
+        await streams.close(token: caller.token)
     }
 
     /// Changes the caller's profile; its identifier cannot change.
-    func update(_ update: Update, of session: Session) async throws -> EndUser {
-        if let identifier = update.identifier, identifier != session.endUser.identifier {
+    func update(_ update: Update, of caller: Caller) async throws -> EndUser {
+        if let identifier = update.identifier, identifier != caller.endUser.identifier {
             throw HTTPError.forbidden("an end user's identifier cannot be changed; authenticate as the other end user")
         }
         if let problem = update.problem { throw HTTPError.badRequest(problem) }
-        guard let id = session.endUser.id,
+        guard let id = caller.endUser.id,
             let user = try await store.updateEndUser(id: id, name: update.name, email: update.email, phone: update.phone)
         else { throw HTTPError.notFound("the end user no longer exists") }
         return user

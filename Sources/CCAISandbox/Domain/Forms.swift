@@ -141,11 +141,11 @@ struct Forms: Sendable {
 
     /// The signed form-complete event of a web form in `chat`: posted as the end user's
     /// `form_complete` message, and the agent waiting gets the answers.
-    func complete(_ payload: FormCompletePayload, in chat: ChatResponse, by session: Session) async throws -> ChatMessage {
+    func complete(_ payload: FormCompletePayload, in chat: ChatResponse, by caller: Caller) async throws -> ChatMessage {
         guard payload.type == ChatMessageType.formComplete.rawValue else {
             throw HTTPError.badRequest("type: '\(ChatMessageType.formComplete)' expected, got '\(payload.type)'")
         }
-        let endUserID = try session.endUserID()
+        let endUserID = try caller.endUserID()
         let (form, formChat) = try await openRequest(payload.data.smartActionId, kind: .web, endUserID: endUserID)
         guard formChat.id == chat.id else { throw HTTPError.notFound("chat \(chat.id) has no web form \(form.id)") }
         guard isGenuine(payload.signature, for: form) else {
@@ -158,7 +158,7 @@ struct Forms: Sendable {
         try await settle(form, chat: chat, status: payload.data.status == .success ? .completed : .failed, answers: answers,
                          message: payload.data.details.message)
         let (message, _) = try await conversation.post(
-            .init(sender: ChatMessageSender(type: .endUser, name: session.endUser.name), type: .formComplete,
+            .init(sender: ChatMessageSender(type: .endUser, name: caller.endUser.name), type: .formComplete,
                   text: payload.data.details.message, event: payload.data.status.rawValue, smartActionID: form.id),
             in: chat.id, endUserID: endUserID)
         return message

@@ -48,9 +48,9 @@ struct ScheduledCalls: Sendable {
     /// Books the slot `request` asks for, or says why not: a bad number or slot is a 400
     /// naming it, a slot with its calls too; a queue without scheduling or a second
     /// booking is a 409.
-    func book(_ request: ScheduledCallRequest, session: Session) async throws -> CallResponse {
+    func book(_ request: ScheduledCallRequest, caller: Caller) async throws -> CallResponse {
         let menu = try queues.menu(request.menuId)
-        let owner = try session.endUserID()
+        let owner = try caller.endUserID()
         let scheduling = try schedulingSettings(menu)
         guard PhoneNumber.isE164(request.phoneNumber) else {
             throw HTTPError.badRequest("phone_number: '\(TerminalText.escaped(String(request.phoneNumber.prefix(40))))' is not "
@@ -71,7 +71,7 @@ struct ScheduledCalls: Sendable {
         case .askUser: recorded = request.recordingPermission == .granted
         }
         try await quotas.check(.calls, endUserID: owner)
-        let customData = try CustomDataIntake(configuration: configuration, clock: clock).sessionData(request.customData, session: session)
+        let customData = try CustomDataIntake(configuration: configuration, clock: clock).sessionData(request.customData, caller: caller)
         let booking = SandboxStore.Booking(menuID: menu.id, phoneNumber: request.phoneNumber, scheduleTime: request.scheduleTime,
                                            recordingPermission: request.recordingPermission, recorded: recorded,
                                            callsPerSlot: callsPerSlot(menu, scheduling), replacing: request.callIdForRescheduling)

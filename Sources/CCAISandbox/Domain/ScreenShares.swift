@@ -93,16 +93,16 @@ struct ScreenShares: Sendable {
 
     /// A screen share event the app sends in a chat in progress, posted as the end user's
     /// `screen_share` message.
-    func postEvent(_ event: ScreenShareEventMessage, in chat: ChatResponse, by session: Session) async throws -> ChatMessage {
+    func postEvent(_ event: ScreenShareEventMessage, in chat: ChatResponse, by caller: Caller) async throws -> ChatMessage {
         let size = try event.response.map { try JSONEncoder().encode($0).count } ?? 0
         if let problem = FieldLimits.problem("response", size: size, limit: FieldLimits.screenShareBytes) {
             throw HTTPError.badRequest(problem)
         }
         try chat.requireInProgress()
         return try await conversation.postForAgents(
-            .init(sender: ChatMessageSender(type: .endUser, name: session.endUser.name), type: .screenShare,
+            .init(sender: ChatMessageSender(type: .endUser, name: caller.endUser.name), type: .screenShare,
                   text: event.response?.code, event: event.event.rawValue, screenShare: event.response),
-            in: chat, endUserID: try session.endUserID()).message
+            in: chat, endUserID: try caller.endUserID()).message
     }
 
     /// After ``postEvent(_:in:by:)``: with `screen_share_code_generated` for the chat's

@@ -5,16 +5,16 @@ import Foundation
 /// token; `DELETE /auth/end_user` signs out: the caller's token is revoked. The rules are
 /// ``EndUsers``'.
 struct AuthRoutes: Sendable {
-    let sessions: SessionResolver
+    let callers: CallerResolver
     let endUsers: EndUsers
 
     func register(in router: inout HTTPRouter) {
         router.on(Endpoints.authenticate, authenticate)
-        router.on([(Endpoints.signOut, signOut)], sessions: sessions)
+        router.on([(Endpoints.signOut, signOut)], callers: callers)
     }
 
-    private func signOut(_: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
-        try await endUsers.signOut(session)
+    private func signOut(_: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        try await endUsers.signOut(caller)
         return .noContent
     }
 

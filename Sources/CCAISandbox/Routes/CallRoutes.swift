@@ -12,7 +12,7 @@ import Foundation
 /// and ``CallLifecycle``'s, which tell the agent desk what changed; an escalation is the
 /// desk's own act.
 struct CallRoutes: Sendable {
-    let sessions: SessionResolver
+    let callers: CallerResolver
     let calls: Calls
     let scheduled: ScheduledCalls
     let desk: AgentDesk
@@ -34,16 +34,16 @@ struct CallRoutes: Sendable {
             (Endpoints.cancelScheduledCall, cancel),
             (Endpoints.acceptIncomingCall, accept),
             (Endpoints.declineIncomingCall, decline),
-        ], sessions: sessions)
+        ], callers: callers)
         router.on(Endpoints.voicemails, voicemails)
     }
 
-    private func startVoicemail(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
-        try .json(try await calls.startVoicemail(try request.decode(VoicemailRequest.self), session: session), status: 201)
+    private func startVoicemail(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        try .json(try await calls.startVoicemail(try request.decode(VoicemailRequest.self), caller: caller), status: 201)
     }
 
-    private func deflection(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
-        try .json(try await calls.deflection(of: try await ownCall(request, session)))
+    private func deflection(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        try .json(try await calls.deflection(of: try await ownCall(request, caller)))
     }
 
     /// The operator's list (admin token, not an end user's session).
@@ -52,7 +52,7 @@ struct CallRoutes: Sendable {
         return try .json(try await calls.voicemails(after: page.after, limit: page.limit))
     }
 
-    private func slots(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
+    private func slots(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
         let menuID = try request.integerParameter("id", "queue menu id")
         var rescheduling: Int?
         if let text = request.query["call_id_for_rescheduling"], !text.isEmpty {
@@ -61,64 +61,64 @@ struct CallRoutes: Sendable {
             }
             rescheduling = id
         }
-        return try .json(try await scheduled.slots(menuID: menuID, rescheduling: rescheduling, endUserID: try session.endUserID()))
+        return try .json(try await scheduled.slots(menuID: menuID, rescheduling: rescheduling, endUserID: try caller.endUserID()))
     }
 
-    private func book(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
-        try .json(try await scheduled.book(try request.decode(ScheduledCallRequest.self), session: session), status: 201)
+    private func book(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        try .json(try await scheduled.book(try request.decode(ScheduledCallRequest.self), caller: caller), status: 201)
     }
 
-    private func cancel(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
-        try .json(try await scheduled.cancel(try await ownCall(request, session), endUserID: try session.endUserID()))
+    private func cancel(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        try .json(try await scheduled.cancel(try await ownCall(request, caller), endUserID: try caller.endUserID()))
     }
 
-    private func accept(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
-        try .json(try await scheduled.accept(try await ownCall(request, session), endUserID: try session.endUserID()))
+    private func accept(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        try .json(try await scheduled.accept(try await ownCall(request, caller), endUserID: try caller.endUserID()))
     }
 
-    private func decline(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
-        try .json(try await scheduled.decline(try await ownCall(request, session), endUserID: try session.endUserID()))
+    private func decline(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        try .json(try await scheduled.decline(try await ownCall(request, caller), endUserID: try caller.endUserID()))
     }
 
-    private func start(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
-        try .json(try await calls.start(try request.decode(InstantCallRequest.self), session: session), status: 201)
+    private func start(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        try .json(try await calls.start(try request.decode(InstantCallRequest.self), caller: caller), status: 201)
     }
 
-    private func current(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
-        try .json(try await calls.current(endUserID: try session.endUserID()))
+    private func current(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        try .json(try await calls.current(endUserID: try caller.endUserID()))
     }
 
-    private func call(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
-        try .json(try await ownCall(request, session))
+    private func call(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        try .json(try await ownCall(request, caller))
     }
 
-    private func hold(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
+    private func hold(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
         let body = try request.decode(CallHoldRequest.self)
-        return try .json(try await calls.hold(try await ownCall(request, session), onHold: body.onHold, endUserID: try session.endUserID()))
+        return try .json(try await calls.hold(try await ownCall(request, caller), onHold: body.onHold, endUserID: try caller.endUserID()))
     }
 
-    private func interrupt(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
+    private func interrupt(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
         let body = try request.decode(CallInterruptionRequest.self)
         if let seconds = body.seconds, !(seconds >= 0 && seconds.isFinite) {
             throw HTTPError.badRequest("seconds must be a finite number of seconds, 0 or more")
         }
-        return try .json(try await calls.interrupt(try await ownCall(request, session), endUserID: try session.endUserID()))
+        return try .json(try await calls.interrupt(try await ownCall(request, caller), endUserID: try caller.endUserID()))
     }
 
-    private func resume(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
-        try .json(try await calls.resume(try await ownCall(request, session), endUserID: try session.endUserID()))
+    private func resume(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        try .json(try await calls.resume(try await ownCall(request, caller), endUserID: try caller.endUserID()))
     }
 
-    private func end(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
-        try .json(try await calls.end(try await ownCall(request, session), endUserID: try session.endUserID()))
+    private func end(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        try .json(try await calls.end(try await ownCall(request, caller), endUserID: try caller.endUserID()))
     }
 
-    private func escalate(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
-        let call = try await ownCall(request, session)
-        return try .json(try await desk.escalate(callID: call.id, endUserID: try session.endUserID()))
+    private func escalate(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        let call = try await ownCall(request, caller)
+        return try .json(try await desk.escalate(callID: call.id, endUserID: try caller.endUserID()))
     }
 
-    private func ownCall(_ request: HTTPRequest, _ session: Session) async throws -> CallResponse {
-        try await calls.call(try request.integerParameter("id", "call id"), endUserID: try session.endUserID())
+    private func ownCall(_ request: HTTPRequest, _ caller: Caller) async throws -> CallResponse {
+        try await calls.call(try request.integerParameter("id", "call id"), endUserID: try caller.endUserID())
     }
 }

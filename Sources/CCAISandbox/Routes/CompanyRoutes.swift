@@ -3,7 +3,7 @@ import CCAIWire
 /// `GET /company` and the end user's own profile (`GET`/`PATCH /end_user`; changing the
 /// identifier is forbidden).
 struct CompanyRoutes: Sendable {
-    let sessions: SessionResolver
+    let callers: CallerResolver
     let endUsers: EndUsers
 
     func register(in router: inout HTTPRouter) {
@@ -11,18 +11,18 @@ struct CompanyRoutes: Sendable {
             (Endpoints.company, company),
             (Endpoints.endUser, endUser),
             (Endpoints.updateEndUser, updateEndUser),
-        ], sessions: sessions)
+        ], callers: callers)
     }
 
-    private func company(_: HTTPRequest, _: Session) async throws -> HTTPResponse {
+    private func company(_: HTTPRequest, _: Caller) async throws -> HTTPResponse {
         try .json(endUsers.company)
     }
 
-    private func endUser(_: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
-        try .json(session.endUser)
+    private func endUser(_: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        try .json(caller.endUser)
     }
 
-    private func updateEndUser(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
-        try .json(try await endUsers.update(try request.decode(EndUsers.Update.self), of: session))
+    private func updateEndUser(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        try .json(try await endUsers.update(try request.decode(EndUsers.Update.self), of: caller))
     }
 }

@@ -8,7 +8,7 @@ import Foundation
 /// ends at once when the token is revoked, and at the next event or keep-alive once it has
 /// expired; an end user's streams are capped (``EventStreams``).
 struct EventRoutes: Sendable {
-    let sessions: SessionResolver
+    let callers: CallerResolver
     let feed: EventFeed
     let streams: EventStreams
     static let keepAliveSeconds: Double = 15
@@ -16,11 +16,11 @@ struct EventRoutes: Sendable {
     func register(in router: inout HTTPRouter) {
         router.on([
             (Endpoints.events, events),
-        ], sessions: sessions)
+        ], callers: callers)
     }
 
-    private func events(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
-        guard session.endUser.id != nil else { throw HTTPError.unauthenticated("no end user") }
+    private func events(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        guard caller.endUser.id != nil else { throw HTTPError.unauthenticated("no end user") }
         let resumeFrom = request.headers["last-event-id"] ?? request.query["last_event_id"]
         var lastID: Int64 = 0
         if let resumeFrom, !resumeFrom.isEmpty {
@@ -31,7 +31,7 @@ struct EventRoutes: Sendable {
         }
         let start = lastID
         return .eventStream { stream in
-            await serve(stream, session, after: start)
+            await serve(stream, caller, after: start)
         }
     }
 
@@ -44,23 +44,23 @@ struct EventRoutes: Sendable {
     /// read within the patience, on the sandbox's clock (the stream is then closed: it
     /// resumes with Last-Event-ID).
     private func drained(_ stream: HTTPEventStream) async -> Bool {
-        guard await stream.drained(toAtMost: Self.drainAboveBytes, patience: Self.drainPatienceSeconds, on: sessions.clock) else {
+        guard await stream.drained(toAtMost: Self.drainAboveBytes, patience: Self.drainPatienceSeconds, on: callers.clock) else {
             stream.close()
             return false
         }
         return stream.isOpen
     }
 
-    private func serve(_ stream: HTTPEventStream, _ session: Session, after start: Int64) async {
-        guard let endUserID = session.endUser.id else { return }
-        let ticket = await streams.open(stream, endUserID: endUserID, token: session.token)
+    private func serve(_ stream: HTTPEventStream, _ caller: Caller, after start: Int64) async {
+        guard let endUserID = caller.endUser.id else { return }
+        let ticket = await streams.open(stream, endUserID: endUserID, token: caller.token)
         defer { streams.remove(ticket) }
         var lastID = start
         stream.sendRetry(milliseconds: 1_000)
         while stream.isOpen {
             let version = await feed.version(of: endUserID)
             guard let pending = try? await feed.events(of: endUserID, after: lastID) else { break }
-            guard sessions.isCurrent(session) else { break }
+            guard callers.isCurrent(caller) else { break }
             for event in pending {
                 guard stream.send(id: String(event.id), event: event.name, data: event.data) else { return }
                 lastID = event.id
@@ -70,7 +70,7 @@ struct EventRoutes: Sendable {
                 continue
             }
             await feed.wait(for: endUserID, after: version, timeout: Self.keepAliveSeconds)
-            guard stream.isOpen, sessions.isCurrent(session) else { break }
+            guard stream.isOpen, callers.isCurrent(caller) else { break }
             if await feed.version(of: endUserID) == version {
                 guard stream.sendComment("keep-alive") else { return }
             }

@@ -7,7 +7,7 @@ import Foundation
 /// `POST /web_forms/validate`, and `POST /chats/{id}/form_complete` (the signed
 /// form-complete event with the web form's answers). The rules are ``Forms``'.
 struct FormRoutes: Sendable {
-    let sessions: SessionResolver
+    let callers: CallerResolver
     let forms: Forms
 
     func register(in router: inout HTTPRouter) {
@@ -17,29 +17,29 @@ struct FormRoutes: Sendable {
             (Endpoints.fetchWebForm, fetchWebForm),
             (Endpoints.validateWebForm, validateWebForm),
             (Endpoints.formComplete, formComplete),
-        ], sessions: sessions)
+        ], callers: callers)
     }
 
-    private func customForm(_ request: HTTPRequest, _: Session) async throws -> HTTPResponse {
+    private func customForm(_ request: HTTPRequest, _: Caller) async throws -> HTTPResponse {
         try .json(try forms.customForm(try request.integerParameter("id", "custom form id")))
     }
 
-    private func submitCustomForm(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
-        try await forms.submit(try request.decode(SubmitCustomFormRequest.self), endUserID: try session.endUserID())
+    private func submitCustomForm(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        try await forms.submit(try request.decode(SubmitCustomFormRequest.self), endUserID: try caller.endUserID())
         return try .json(["status": "submitted"])
     }
 
-    private func fetchWebForm(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
-        try .json(try await forms.fetch(try request.decode(WebFormRequest.self), endUserID: try session.endUserID()))
+    private func fetchWebForm(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        try .json(try await forms.fetch(try request.decode(WebFormRequest.self), endUserID: try caller.endUserID()))
     }
 
-    private func validateWebForm(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
-        try .json(await forms.validate(try request.decode(Forms.FetchedWebForm.self), endUserID: try session.endUserID()))
+    private func validateWebForm(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        try .json(await forms.validate(try request.decode(Forms.FetchedWebForm.self), endUserID: try caller.endUserID()))
     }
 
-    private func formComplete(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
-        let chat = try await sessions.ownChat(request, session)
-        return try .json(try await forms.complete(try request.decode(FormCompletePayload.self), in: chat, by: session),
+    private func formComplete(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        let chat = try await callers.ownChat(request, caller)
+        return try .json(try await forms.complete(try request.decode(FormCompletePayload.self), in: chat, by: caller),
                          status: 201)
     }
 }

@@ -7,25 +7,25 @@ import Foundation
 /// `GET /media/{id}` downloads a file of one of the caller's chats with its name in
 /// `Content-Disposition`. The rules are ``ChatFiles``'.
 struct MediaRoutes: Sendable {
-    let sessions: SessionResolver
+    let callers: CallerResolver
     let files: ChatFiles
 
     func register(in router: inout HTTPRouter) {
         router.on([
             (Endpoints.uploadMedia, upload),
             (Endpoints.downloadMedia, download),
-        ], sessions: sessions)
+        ], callers: callers)
     }
 
-    private func download(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
-        let (media, data) = try await files.download(try request.integerParameter("id", "media id"), endUserID: try session.endUserID())
+    private func download(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        let (media, data) = try await files.download(try request.integerParameter("id", "media id"), endUserID: try caller.endUserID())
         var headers = ["Content-Type": media.mimeType, "X-Content-Type-Options": "nosniff"]
         if let name = media.name { headers["Content-Disposition"] = ContentDisposition.attachment(named: name) }
         return HTTPResponse(status: 200, headers: headers, body: data)
     }
 
-    private func upload(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
-        let chat = try await sessions.ownChat(request, session)
+    private func upload(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        let chat = try await callers.ownChat(request, caller)
         let mimeType = (request.headers["content-type"] ?? "").split(separator: ";").first
             .map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
         var smartActionID: Int?
@@ -36,7 +36,7 @@ struct MediaRoutes: Sendable {
         let upload = ChatFiles.Upload(kind: request.query["kind"], mimeType: mimeType, name: request.query["name"],
                                       clientMessageID: request.query["client_message_id"].flatMap { $0.isEmpty ? nil : $0 },
                                       smartActionID: smartActionID, data: request.body)
-        let (message, isNew) = try await files.receive(upload, in: chat, from: session)
+        let (message, isNew) = try await files.receive(upload, in: chat, from: caller)
         return try .json(message, status: isNew ? 201 : 200)
     }
 }

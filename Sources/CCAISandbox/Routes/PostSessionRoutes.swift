@@ -7,7 +7,7 @@ import Foundation
 /// agent), the survey and its answers, the CSAT rating; and the operator's `GET
 /// /admin/ratings`. The rules are ``PostSessions``'.
 struct PostSessionRoutes: Sendable {
-    let sessions: SessionResolver
+    let callers: CallerResolver
     let calls: Calls
     let postSessions: PostSessions
     let desk: AgentDesk
@@ -21,7 +21,7 @@ struct PostSessionRoutes: Sendable {
                 (Endpoints.survey[kind], survey(type)),
                 (Endpoints.submitSurvey[kind], submitSurvey(type)),
                 (Endpoints.rate[kind], rate(type)),
-            ], sessions: sessions)
+            ], callers: callers)
         }
         router.on(Endpoints.ratings, ratings)
     }
@@ -37,20 +37,20 @@ struct PostSessionRoutes: Sendable {
         return try .json(try await postSessions.report(type, after: page.after, limit: page.limit))
     }
 
-    private func settings(_ type: CommunicationType) -> SessionHandler {
-        { request, session in try .json(try await postSessions.settings(of: try await own(type, request, session))) }
+    private func settings(_ type: CommunicationType) -> CallerHandler {
+        { request, caller in try .json(try await postSessions.settings(of: try await own(type, request, caller))) }
     }
 
-    private func start(_ type: CommunicationType) -> SessionHandler {
-        { request, session in
-            let subject = try await own(type, request, session)
-            return try json(try await postSessions.advance(subject, owner: try session.endUserID(), from: nil, to: .inProgress))
+    private func start(_ type: CommunicationType) -> CallerHandler {
+        { request, caller in
+            let subject = try await own(type, request, caller)
+            return try json(try await postSessions.advance(subject, owner: try caller.endUserID(), from: nil, to: .inProgress))
         }
     }
 
-    private func ready(_ type: CommunicationType) -> SessionHandler {
-        { request, session in
-            let (subject, owner) = (try await own(type, request, session), try session.endUserID())
+    private func ready(_ type: CommunicationType) -> CallerHandler {
+        { request, caller in
+            let (subject, owner) = (try await own(type, request, caller), try caller.endUserID())
             let ready = try await postSessions.advance(subject, owner: owner, from: .inProgress, to: .ready)
             if let id = try await postSessions.virtualAgent(of: ready) {
                 switch ready {
@@ -62,32 +62,32 @@ struct PostSessionRoutes: Sendable {
         }
     }
 
-    private func survey(_ type: CommunicationType) -> SessionHandler {
-        { request, session in try .json(try await postSessions.survey(of: try await own(type, request, session))) }
+    private func survey(_ type: CommunicationType) -> CallerHandler {
+        { request, caller in try .json(try await postSessions.survey(of: try await own(type, request, caller))) }
     }
 
-    private func submitSurvey(_ type: CommunicationType) -> SessionHandler {
-        { request, session in
-            let subject = try await own(type, request, session)
-            try await postSessions.submit(try request.decode(SurveyRequest.self).answers, toSurveyOf: subject, owner: try session.endUserID())
+    private func submitSurvey(_ type: CommunicationType) -> CallerHandler {
+        { request, caller in
+            let subject = try await own(type, request, caller)
+            try await postSessions.submit(try request.decode(SurveyRequest.self).answers, toSurveyOf: subject, owner: try caller.endUserID())
             return .noContent
         }
     }
 
-    private func rate(_ type: CommunicationType) -> SessionHandler {
-        { request, session in
-            let subject = try await own(type, request, session)
-            try await postSessions.rate(try request.decode(RatingRequest.self), for: subject, owner: try session.endUserID())
+    private func rate(_ type: CommunicationType) -> CallerHandler {
+        { request, caller in
+            let subject = try await own(type, request, caller)
+            try await postSessions.rate(try request.decode(RatingRequest.self), for: subject, owner: try caller.endUserID())
             return .noContent
         }
     }
 
     /// The caller's chat or call named in the path; another end user's is not found.
-    private func own(_ type: CommunicationType, _ request: HTTPRequest, _ session: Session) async throws -> PostSessions.Subject {
+    private func own(_ type: CommunicationType, _ request: HTTPRequest, _ caller: Caller) async throws -> PostSessions.Subject {
         if type == .calls {
-            return .call(try await calls.call(try request.integerParameter("id", "call id"), endUserID: try session.endUserID()))
+            return .call(try await calls.call(try request.integerParameter("id", "call id"), endUserID: try caller.endUserID()))
         }
-        return .chat(try await sessions.ownChat(request, session))
+        return .chat(try await callers.ownChat(request, caller))
     }
 
     private func json(_ subject: PostSessions.Subject) throws -> HTTPResponse {

@@ -5,16 +5,16 @@ import Foundation
 /// token of a type) and the operator's `GET /admin/pushes` (what was sent). The rules are
 /// ``Pushes``'.
 struct PushRoutes: Sendable {
-    let sessions: SessionResolver
+    let callers: CallerResolver
     let pushes: Pushes
 
     func register(in router: inout HTTPRouter) {
-        router.on([(Endpoints.updatePushToken, updateToken)], sessions: sessions)
+        router.on([(Endpoints.updatePushToken, updateToken)], callers: callers)
         router.on(Endpoints.pushes, records)
     }
 
-    private func updateToken(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
-        try await pushes.updateToken(try request.decode(PushTokenRequest.self), endUserID: try session.endUserID())
+    private func updateToken(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        try await pushes.updateToken(try request.decode(PushTokenRequest.self), endUserID: try caller.endUserID())
         return .noContent
     }
 

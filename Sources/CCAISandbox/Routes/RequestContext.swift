@@ -1,8 +1,8 @@
 import CCAIWire
 import Foundation
 
-extension Session {
-    /// The end user the session's token was issued for.
+extension Caller {
+    /// The end user the caller's token was issued for.
     func endUserID() throws -> Int {
         guard let id = endUser.id else { throw HTTPError.unauthenticated("no end user") }
         return id
@@ -27,37 +27,37 @@ extension HTTPRequest {
     }
 }
 
-/// The handler of an end user's endpoint, given the request and the caller's session.
-typealias SessionHandler = @Sendable (HTTPRequest, Session) async throws -> HTTPResponse
+/// The handler of an end user's endpoint, given the request and its caller.
+typealias CallerHandler = @Sendable (HTTPRequest, Caller) async throws -> HTTPResponse
 
 extension HTTPRouter {
-    /// Adds a route table: each endpoint with its named handler, sessions resolved as
-    /// ``on(_:sessions:_:)`` does.
+    /// Adds a route table: each endpoint with its named handler, callers resolved as
+    /// ``on(_:callers:_:)`` does.
     ///
     /// ```swift
-    /// router.on([(Endpoints.currentChat, current), (Endpoints.endChat, end)], sessions: sessions)
+    /// router.on([(Endpoints.currentChat, current), (Endpoints.endChat, end)], callers: callers)
     /// ```
-    mutating func on(_ table: [(Endpoint, SessionHandler)], sessions: SessionResolver) {
-        for (endpoint, handler) in table { on(endpoint, sessions: sessions, handler) }
+    mutating func on(_ table: [(Endpoint, CallerHandler)], callers: CallerResolver) {
+        for (endpoint, handler) in table { on(endpoint, callers: callers, handler) }
     }
 
-    /// Adds the handler of an end user's endpoint with the caller's session resolved
+    /// Adds the handler of an end user's endpoint with its caller resolved
     /// once, before the handler runs: the one place routes get it from. The body of a
     /// request that changes something counts against `limits.stored_bytes_per_hour`: past
     /// it the handler does not run (a 429); a request that fails counts nothing.
     ///
     /// ```swift
-    /// router.on(Endpoints.currentChat, sessions: sessions) { request, session in ... }
+    /// router.on(Endpoints.currentChat, callers: callers) { request, caller in ... }
     /// ```
-    mutating func on(_ endpoint: Endpoint, sessions: SessionResolver, _ handler: @escaping SessionHandler) {
+    mutating func on(_ endpoint: Endpoint, callers: CallerResolver, _ handler: @escaping CallerHandler) {
         let counted = endpoint.countsStoredBytes
         on(endpoint) { request in
-            let session = try await sessions.session(for: request)
-            guard counted, !request.body.isEmpty else { return try await handler(request, session) }
-            let owner = try session.endUserID()
-            try await sessions.quotas.check(.storedBytes, endUserID: owner, adding: request.body.count)
-            let response = try await handler(request, session)
-            try await sessions.quotas.record(storedBytes: request.body.count, endUserID: owner)
+            let caller = try await callers.caller(for: request)
+            guard counted, !request.body.isEmpty else { return try await handler(request, caller) }
+            let owner = try caller.endUserID()
+            try await callers.quotas.check(.storedBytes, endUserID: owner, adding: request.body.count)
+            let response = try await handler(request, caller)
+            try await callers.quotas.record(storedBytes: request.body.count, endUserID: owner)
             return response
         }
     }

@@ -9,7 +9,7 @@ import Foundation
 /// the agent joins (the one who asked, or the chat's agent for a share the end user
 /// started). The rules are ``ScreenShares``'.
 struct ScreenShareRoutes: Sendable {
-    let sessions: SessionResolver
+    let callers: CallerResolver
     let screenShares: ScreenShares
 
     func register(in router: inout HTTPRouter) {
@@ -21,53 +21,53 @@ struct ScreenShareRoutes: Sendable {
             (Endpoints.screenShareOptions, options),
             (Endpoints.endScreenShare, end),
             (Endpoints.screenShareEvent, event),
-        ], sessions: sessions)
+        ], callers: callers)
     }
 
-    private func create(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
+    private func create(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
         let body = try request.decode(ScreenShareRequest.self)
-        return try .json(try await screenShares.create(body, endUserID: try session.endUserID()), status: 201)
+        return try .json(try await screenShares.create(body, endUserID: try caller.endUserID()), status: 201)
     }
 
-    private func screenShare(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
-        try .json(try await ownShare(request, session))
+    private func screenShare(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        try .json(try await ownShare(request, caller))
     }
 
-    private func activate(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
+    private func activate(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
         struct Consent: Decodable { var accepted: Bool }
-        let share = try await ownShare(request, session)
+        let share = try await ownShare(request, caller)
         let accepted = try request.decode(Consent.self).accepted
-        return try .json(try await screenShares.activate(share, accepted: accepted, endUserID: try session.endUserID()))
+        return try .json(try await screenShares.activate(share, accepted: accepted, endUserID: try caller.endUserID()))
     }
 
-    private func remoteControl(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
+    private func remoteControl(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
         struct RemoteControl: Decodable { var enabled: Bool }
-        let share = try await ownShare(request, session)
+        let share = try await ownShare(request, caller)
         return try .json(try await screenShares.setRemoteControl(share, enabled: try request.decode(RemoteControl.self).enabled))
     }
 
-    private func options(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
+    private func options(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
         struct Options: Decodable { var fullDevice: Bool; enum CodingKeys: String, CodingKey { case fullDevice = "full_device" } }
-        let share = try await ownShare(request, session)
+        let share = try await ownShare(request, caller)
         return try .json(try await screenShares.setFullDevice(share, try request.decode(Options.self).fullDevice))
     }
 
-    private func end(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
-        let share = try await ownShare(request, session)
-        return try .json(try await screenShares.end(share, endUserID: try session.endUserID()))
+    private func end(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        let share = try await ownShare(request, caller)
+        return try .json(try await screenShares.end(share, endUserID: try caller.endUserID()))
     }
 
-    private func event(_ request: HTTPRequest, _ session: Session) async throws -> HTTPResponse {
-        let chat = try await sessions.ownChat(request, session)
+    private func event(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        let chat = try await callers.ownChat(request, caller)
         let body = try request.decode(ScreenShareEventMessage.self)
-        let owner = try session.endUserID()
-        let message = try await screenShares.postEvent(body, in: chat, by: session)
+        let owner = try caller.endUserID()
+        let message = try await screenShares.postEvent(body, in: chat, by: caller)
         try await screenShares.codeSent(body, in: chat, endUserID: owner)
         return try .json(message, status: 201)
     }
 
     /// The session named in the path, when it belongs to one of the caller's chats.
-    private func ownShare(_ request: HTTPRequest, _ session: Session) async throws -> ScreenShareResponse {
-        try await screenShares.session(try request.integerParameter("id", "screen share id"), endUserID: try session.endUserID())
+    private func ownShare(_ request: HTTPRequest, _ caller: Caller) async throws -> ScreenShareResponse {
+        try await screenShares.session(try request.integerParameter("id", "screen share id"), endUserID: try caller.endUserID())
     }
 }

@@ -139,8 +139,8 @@ actor SandboxStore {
                                 [.text(digest), .text(companyKey)]) > 0
     }
 
-    /// The session of a token of this company that exists and has not expired.
-    func session(token: String, now: Date) throws -> Session? {
+    /// The caller of a token of this company that exists and has not expired.
+    func caller(token: String, now: Date) throws -> Caller? {
         guard let row = try database.query("""
             SELECT end_user_id, expires_at, custom_data FROM end_user_tokens WHERE token_digest = ? AND company_key = ?
             """, [.text(Digest.sha256Hex(token)), .text(companyKey)]).first,
@@ -149,7 +149,7 @@ actor SandboxStore {
             let user = try endUser(id: Int(userID))
         else { return nil }
         let customData = (try? JSONValue(jsonText: row[2].textValue ?? "{}")) ?? [:]
-        return Session(token: token, endUser: user, signedCustomData: customData)
+        return Caller(token: token, endUser: user, signedCustomData: customData)
     }
 
     private func text(_ value: String?) -> SQLiteValue { value.map { .text($0) } ?? .null }
@@ -164,7 +164,7 @@ struct SandboxEvent: Sendable, Equatable {
 }
 
 /// Who is calling: the end user behind a valid auth token.
-struct Session: Sendable {
+struct Caller: Sendable {
     var token: String
     var endUser: EndUser
     /// The `custom_data` claim of the JWT the token came from (signed, so trusted).

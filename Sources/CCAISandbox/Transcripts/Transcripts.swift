@@ -17,13 +17,13 @@ struct Transcripts: Sendable {
 
     /// The PDF of the session's own chat: the one kept if the chat has not changed since,
     /// else a new rendering (or the 429 or 503 that refuses it).
-    func pdf(of chat: ChatResponse, for session: Session) async throws -> Data {
-        let endUserName = session.endUser.name.map { ChatTranscript.cut($0, toBytes: ChatTranscript.maximumNameBytes) }
+    func pdf(of chat: ChatResponse, for caller: Caller) async throws -> Data {
+        let endUserName = caller.endUser.name.map { ChatTranscript.cut($0, toBytes: ChatTranscript.maximumNameBytes) }
         let version = TranscriptVersion(chat: chat, endUserName: endUserName,
                                         messages: try await store.messagesVersion(chatID: chat.id))
         if let pdf = cache.pdf(chatID: chat.id, version: version) { return pdf }
         let (configuration, conversation, cache) = (self.configuration, self.conversation, self.cache)
-        return try await renderer.render(chatID: chat.id, version: version, endUserID: try session.endUserID()) {
+        return try await renderer.render(chatID: chat.id, version: version, endUserID: try caller.endUserID()) {
             let menu = configuration.allMenus.first { $0.id == chat.menuId }
             let transcript = ChatTranscript(
                 chat: chat, messages: try await conversation.agentView(of: chat, first: ChatTranscript.maximumMessages),
