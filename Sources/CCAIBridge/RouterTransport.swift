@@ -18,9 +18,9 @@ import Timekeeping
 /// ```
 public struct RouterTransport: HTTPTransport {
     public let router: HTTPRouter
-    public let clock: any Clock
+    public let clock: any TimeSource
 
-    public init(router: HTTPRouter, clock: any Clock = SystemClock()) {
+    public init(router: HTTPRouter, clock: any TimeSource = SystemClock()) {
         self.router = router
         self.clock = clock
     }
@@ -87,7 +87,7 @@ public struct RouterTransport: HTTPTransport {
     /// `clock` (0 or less: no limit), and with `CancellationError` when the caller is cancelled,
     /// at once in both cases: a handler that does not stop when cancelled is left to end
     /// on its own, as it would be when a client's connection drops.
-    static func withTimeout<Value: Sendable>(_ seconds: TimeInterval, on clock: any Clock,
+    static func withTimeout<Value: Sendable>(_ seconds: TimeInterval, on clock: any TimeSource,
                                              _ body: @escaping @Sendable () async -> Value) async throws -> Value
     {
         let outcome = Settlement<Result<Value, Error>>()

@@ -47,7 +47,7 @@ public final class CCAI: @unchecked Sendable {
 
     /// The time of the SDK's waits, retries and timestamps: its HTTP client's clock (a
     /// simulation's in virtual time).
-    public var clock: any Clock { http.clock }
+    public var clock: any TimeSource { http.clock }
 
     /// Whether the app is in the background (``setInBackground(_:)``).
     public var isInBackground: Bool { lock.withLock { inBackground } }

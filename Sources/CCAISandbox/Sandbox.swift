@@ -15,14 +15,14 @@ public final class Sandbox: Sendable {
     public let configuration: SandboxConfiguration
     let store: SandboxStore
     /// The time of tokens and JWTs.
-    let clock: any Clock
+    let clock: any TimeSource
     /// When this sandbox started (by `clock`): a chat resumed from an earlier run counts
     /// as active from then, not idle through the outage.
     let startedAt: Date
     /// The time of business hours: `clock`, or the configuration's `clock_start` onwards.
     /// What scripts and plugins of the same run read as the time, so that "after 18:00" is
     /// after 18:00 for all of them.
-    public let businessClock: any Clock
+    public let businessClock: any TimeSource
     /// Requests per end user (`limits.requests_per_second`, `limits.burst`).
     let rateLimiter: RateLimiter<Int>
     /// Hands chats and messages to the agents.
@@ -69,7 +69,7 @@ public final class Sandbox: Sendable {
     /// often. Pushes (a scheduled call's callback, an agent's message to an end user with no
     /// event stream open) are recorded, and handed to `pushSink` when there is one.
     public init(configuration: SandboxConfiguration = .builtIn, dataDirectory: String? = nil,
-                clock: any Clock = SystemClock(), pushSink: (any PushSink)? = nil,
+                clock: any TimeSource = SystemClock(), pushSink: (any PushSink)? = nil,
                 log: @escaping @Sendable (String) -> Void = Sandbox.standardError) throws {
         let scripts = AgentScripts(configuration: configuration)
         let problems = configuration.problems() + scripts.problems

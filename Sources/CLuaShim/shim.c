@@ -335,7 +335,7 @@ static int finish_protected_call(lua_State *L, int status, lua_KContext first_re
     return 2;
 }
 
-static int sandbox_pcall(lua_State *L) {
+static int confined_pcall(lua_State *L) {
     luaL_checkany(L, 1);
     lua_pushboolean(L, 1);
     lua_insert(L, 1);
@@ -343,7 +343,7 @@ static int sandbox_pcall(lua_State *L) {
     return finish_protected_call(L, status, 0);
 }
 
-static int sandbox_xpcall(lua_State *L) {
+static int confined_xpcall(lua_State *L) {
     int arguments = lua_gettop(L);
     luaL_checktype(L, 2, LUA_TFUNCTION);
     lua_pushboolean(L, 1);
@@ -370,14 +370,14 @@ static int call_stock(lua_State *L, const char *name) {
     return lua_error(L);
 }
 
-static int sandbox_os_time(lua_State *L) {
+static int confined_os_time(lua_State *L) {
     if (!lua_isnoneornil(L, 1)) return call_stock(L, "to 'time'");
     lrt_context *c = lrt_context_of(L);
     lua_pushinteger(L, (lua_Integer)floor(c->now(c->owner)));
     return 1;
 }
 
-static int sandbox_os_date(lua_State *L) {
+static int confined_os_date(lua_State *L) {
     if (lua_isnoneornil(L, 2)) {
         lrt_context *c = lrt_context_of(L);
         lua_settop(L, 1);
@@ -410,13 +410,13 @@ void lrt_open_safe_libs(lua_State *L) {
     lua_getfield(L, -1, LUA_OSLIBNAME);
     remove_fields(L, os_removed);
     if (lrt_context_of(L)->now) {
-        wrap_field(L, "time", sandbox_os_time);
-        wrap_field(L, "date", sandbox_os_date);
+        wrap_field(L, "time", confined_os_time);
+        wrap_field(L, "date", confined_os_date);
     }
     lua_pop(L, 1);
-    lua_pushcfunction(L, sandbox_pcall);
+    lua_pushcfunction(L, confined_pcall);
     lua_setfield(L, -2, "pcall");
-    lua_pushcfunction(L, sandbox_xpcall);
+    lua_pushcfunction(L, confined_xpcall);
     lua_setfield(L, -2, "xpcall");
     lua_getfield(L, -1, LUA_STRLIBNAME);
     lua_pushnil(L);

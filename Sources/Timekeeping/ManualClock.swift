@@ -11,7 +11,7 @@ import Foundation
 /// await clock.waitForTimers()        // the code under test is asleep
 /// clock.advance(by: 31)              // and wakes up 31 seconds later
 /// ```
-public final class ManualClock: Clock, @unchecked Sendable {
+public final class ManualClock: TimeSource, @unchecked Sendable {
     private struct Pending {
         let id: Int
         let deadline: Date

@@ -13,7 +13,7 @@ import Foundation
 /// let timer = SystemClock().schedule(after: 600) { mailbox.expire(id) }
 /// timer.cancel()   // the message came first
 /// ```
-public struct SystemClock: Clock {
+public struct SystemClock: TimeSource {
     public init() {}
 
     public func now() -> Date { Date() }

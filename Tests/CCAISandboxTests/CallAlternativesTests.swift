@@ -33,7 +33,7 @@ import Testing
 
     @Test func aClosedQueueTakesAVoicemailThatIsStoredForTheOperator() async throws {
         let client = InProcessClient(try await Self.sandbox())
-        let ana = try await Caller(client, "vm-ana")
+        let ana = try await CallingEndUser(client, "vm-ana")
         let menus = try await ana.call("GET", "/queue_menus").decode(as: QueueMenusResponse.self).menus
         let voice = try #require(menus.first { $0.id == 5 }?.channels?.voiceCall)
         #expect(voice.voicemailReason == .afterHourDeflection && voice.instantEnabled == false)
@@ -61,7 +61,7 @@ import Testing
     }
 
     @Test func aRedirectingQueueSendsEveryCallerToVoicemail() async throws {
-        let bo = try await Caller(InProcessClient(try await Self.sandbox()), "vm-bo")
+        let bo = try await CallingEndUser(InProcessClient(try await Self.sandbox()), "vm-bo")
         let menus = try await bo.call("GET", "/queue_menus").decode(as: QueueMenusResponse.self).menus
         let voice = try #require(menus.first { $0.id == 6 }?.channels?.voiceCall)
         #expect(voice.voicemailReason == .temporaryRedirection && voice.instantEnabled == false)
@@ -72,7 +72,7 @@ import Testing
     }
 
     @Test func voicemailIsRefusedWhereItIsNotOffered() async throws {
-        let cy = try await Caller(InProcessClient(try await Self.sandbox()), "vm-cy")
+        let cy = try await CallingEndUser(InProcessClient(try await Self.sandbox()), "vm-cy")
         let open = await cy.call("POST", "/calls/voicemail", #"{"menu_id": 7}"#)
         #expect(open.status == 409 && open.text.contains("taking calls"), "\(open.text)")
         let noBox = await cy.call("POST", "/calls/voicemail", #"{"menu_id": 9}"#)
@@ -85,7 +85,7 @@ import Testing
 
     @Test func aLongWaitIsOfferedItsDeflectionOnceAndVoicemailEndsTheWaitingCall() async throws {
         let client = InProcessClient(try await Self.sandbox())
-        let (first, second) = (try await Caller(client, "wd-first"), try await Caller(client, "wd-second"))
+        let (first, second) = (try await CallingEndUser(client, "wd-first"), try await CallingEndUser(client, "wd-second"))
         let ahead = try await first.start(#"{"menu_id": 7}"#)
         #expect(ahead.estimatedWait == 0)
         #expect(await first.call("GET", "/calls/\(ahead.id)/deflection").status == 404, "a short wait is offered nothing")
@@ -113,7 +113,7 @@ import Testing
 
     @Test func aCompanyThatPreventsDirectCallsNeverOffersThePhoneNumber() async throws {
         let client = InProcessClient(try await Self.sandbox(preventDirectPstnCall: true))
-        let (first, second) = (try await Caller(client, "pstn-first"), try await Caller(client, "pstn-second"))
+        let (first, second) = (try await CallingEndUser(client, "pstn-first"), try await CallingEndUser(client, "pstn-second"))
         _ = try await first.start(#"{"menu_id": 7}"#)
         let behind = try await second.start(#"{"menu_id": 7}"#)
         let offer = try await second.call("GET", "/calls/\(behind.id)/deflection").decode(as: CallDeflection.self)

@@ -38,7 +38,7 @@ import Testing
     }
 
     /// A call on `menu` that an agent took, then hung up by the caller.
-    private static func endedCall(_ caller: Caller, menu: Int) async throws -> CallResponse {
+    private static func endedCall(_ caller: CallingEndUser, menu: Int) async throws -> CallResponse {
         let call = try await caller.start(#"{"menu_id": \#(menu)}"#)
         _ = try await caller.call(call.id) { $0.status == .connected }
         let early = await caller.call("POST", "/calls/\(call.id)/post_session/start")
@@ -50,7 +50,7 @@ import Testing
         let (sandbox, folder) = try await Self.sandbox()
         defer { try? FileManager.default.removeItem(at: folder) }
         let client = InProcessClient(sandbox)
-        let ana = try await Caller(client, "call-post-ana")
+        let ana = try await CallingEndUser(client, "call-post-ana")
         let ended = try await Self.endedCall(ana, menu: 1)
         #expect(ended.postSessionRequired && ended.postSessionOptInRequired == false && ended.postSessionTransferStatus == nil)
         let settings = try await ana.call("GET", "/calls/\(ended.id)/post_session").decode(as: PostSessionSettings.self)
@@ -74,14 +74,14 @@ import Testing
         let chats = try await client.call("GET", "/admin/ratings", token: "operator-token").decode(as: RatingsReport.self)
         #expect(chats.ratings.isEmpty, "the report lists chats unless asked for calls")
         #expect(await client.call("GET", "/admin/ratings", query: ["communication_type": "emails"], token: "operator-token").status == 400)
-        let bo = try await Caller(client, "call-post-bo")
+        let bo = try await CallingEndUser(client, "call-post-bo")
         #expect(await bo.call("GET", "/calls/\(ended.id)/post_session").status == 404, "another end user's call is never found")
     }
 
     @Test func aCallsSurveyIsAnsweredOnce() async throws {
         let (sandbox, folder) = try await Self.sandbox()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let cy = try await Caller(InProcessClient(sandbox), "call-post-cy")
+        let cy = try await CallingEndUser(InProcessClient(sandbox), "call-post-cy")
         let ended = try await Self.endedCall(cy, menu: 2)
         let survey = try await cy.call("GET", "/calls/\(ended.id)/survey").decode(as: Survey.self)
         #expect(survey.questions.map(\.text) == ["How was the call?", "Anything else?"] && survey.lang == "en")
@@ -99,7 +99,7 @@ import Testing
         let (sandbox, folder) = try await Self.sandbox()
         defer { try? FileManager.default.removeItem(at: folder) }
         let client = InProcessClient(sandbox)
-        let di = try await Caller(client, "call-post-di")
+        let di = try await CallingEndUser(client, "call-post-di")
         let voicemail = try await di.call("POST", "/calls/voicemail", #"{"menu_id": 4}"#).decode(as: CallResponse.self)
         let left = try await di.call("POST", "/calls/\(voicemail.id)/end").decode(as: CallResponse.self)
         #expect(!left.postSessionRequired && left.postSessionOptInRequired == nil, "a voicemail has no one to rate")
@@ -118,7 +118,7 @@ import Testing
             end
             """, log: { line in lines.withLock { $0.append(line) } })
         defer { try? FileManager.default.removeItem(at: folder) }
-        let eve = try await Caller(InProcessClient(sandbox), "call-post-eve")
+        let eve = try await CallingEndUser(InProcessClient(sandbox), "call-post-eve")
         let ended = try await Self.endedCall(eve, menu: 3)
         #expect(ended.postSessionRequired && ended.postSessionOptInRequired == true)
         _ = await eve.call("POST", "/calls/\(ended.id)/post_session/start")
@@ -131,7 +131,7 @@ import Testing
     @Test func aPostSessionVirtualAgentWithoutAScriptCompletesThePhaseAtOnce() async throws {
         let (sandbox, folder) = try await Self.sandbox()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let fay = try await Caller(InProcessClient(sandbox), "call-post-fay")
+        let fay = try await CallingEndUser(InProcessClient(sandbox), "call-post-fay")
         let ended = try await Self.endedCall(fay, menu: 3)
         _ = await fay.call("POST", "/calls/\(ended.id)/post_session/start")
         _ = await fay.call("POST", "/calls/\(ended.id)/post_session/ready")

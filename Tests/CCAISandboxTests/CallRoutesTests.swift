@@ -22,7 +22,7 @@ import Testing
     }
 
     @Test func anInstantCallWaitsConnectsHoldsIsInterruptedResumesAndEnds() async throws {
-        let ana = try await Caller(InProcessClient(try await Self.sandbox()), "call-ana")
+        let ana = try await CallingEndUser(InProcessClient(try await Self.sandbox()), "call-ana")
         let started = try await ana.start(#"{"menu_id": 21}"#)
         #expect(started.status == .waiting && started.recorded, "menu 21 always records")
         let connected = try await ana.call(started.id) { $0.status == .connected }
@@ -56,7 +56,7 @@ import Testing
 
     @Test func recordingFollowsTheQueueAndAskUserNeedsTheAnswer() async throws {
         let client = InProcessClient(try await Self.sandbox())
-        let bo = try await Caller(client, "call-bo")
+        let bo = try await CallingEndUser(client, "call-bo")
         let missing = await bo.call("POST", "/calls", #"{"menu_id": 1}"#)
         #expect(missing.status == 400 && missing.text.contains("recording_permission") && missing.text.contains("ask_user"), "\(missing.text)")
         let notAsked = await bo.call("POST", "/calls", #"{"menu_id": 1, "recording_permission": "not_asked"}"#)
@@ -65,14 +65,14 @@ import Testing
         let denied = try await bo.start(#"{"menu_id": 1, "recording_permission": "denied"}"#)
         #expect(!denied.recorded && denied.recordingPermission == .denied)
 
-        let cy = try await Caller(client, "call-cy")
+        let cy = try await CallingEndUser(client, "call-cy")
         let never = try await cy.start(#"{"menu_id": 22, "recording_permission": "granted"}"#)
         #expect(!never.recorded, "a queue that never records ignores the answer")
     }
 
     @Test func callsThatCannotStartSayWhy() async throws {
         let client = InProcessClient(try await Self.sandbox())
-        let di = try await Caller(client, "call-di")
+        let di = try await CallingEndUser(client, "call-di")
         let noVoice = await di.call("POST", "/calls", #"{"menu_id": 3}"#)
         #expect(noVoice.status == 400 && noVoice.text.contains("no voice channel"), "\(noVoice.text)")
         let scheduledOnly = await di.call("POST", "/calls", #"{"menu_id": 4}"#)
@@ -84,7 +84,7 @@ import Testing
         #expect(second.status == 409 && second.text.contains("already in progress (call \(first.id))"), "\(second.text)")
         #expect(await di.call("POST", "/calls/\(first.id)/interruption", #"{"seconds": -1}"#).status == 400)
 
-        let ed = try await Caller(client, "call-ed")
+        let ed = try await CallingEndUser(client, "call-ed")
         #expect(await ed.call("GET", "/calls/\(first.id)").status == 404, "another user's call is not found")
         #expect(await ed.call("POST", "/calls/\(first.id)/end").status == 404)
         #expect(await ed.call("GET", "/calls/current").status == 404)
@@ -102,19 +102,19 @@ import Testing
             agents = { { name = "Solo", menus = { 1 }, max_chats = 1 } }
             """)
         let client = InProcessClient(try Sandbox(configuration: configuration))
-        let first = try await Caller(client, "line-1")
+        let first = try await CallingEndUser(client, "line-1")
         let taken = try await first.start(#"{"menu_id": 1}"#)
         _ = try await first.call(taken.id) { $0.status == .connected }
 
-        let chatter = try await Caller(client, "line-chat")
+        let chatter = try await CallingEndUser(client, "line-chat")
         let chat = try await chatter.call("POST", "/chats", #"{"menu_id": 1}"#).decode(as: ChatResponse.self)
-        let second = try await Caller(client, "line-2")
+        let second = try await CallingEndUser(client, "line-2")
         let secondCall = try await second.start(#"{"menu_id": 1}"#)
         #expect(secondCall.status == .waiting && secondCall.estimatedWait == 0, "no call ahead of it")
-        let third = try await Caller(client, "line-3")
+        let third = try await CallingEndUser(client, "line-3")
         let thirdCall = try await third.start(#"{"menu_id": 1}"#)
         #expect(thirdCall.estimatedWait == 60, "one call ahead, one agent, 60 s each")
-        let full = await (try await Caller(client, "line-4")).call("POST", "/calls", #"{"menu_id": 1}"#)
+        let full = await (try await CallingEndUser(client, "line-4")).call("POST", "/calls", #"{"menu_id": 1}"#)
         #expect(full.status == 409 && full.text.contains("over_capacity"), "a chat and two calls wait: \(full.text)")
 
         _ = await first.call("POST", "/calls/\(taken.id)/end")
@@ -155,7 +155,7 @@ import Testing
         let logged = Mutex<[String]>([])
         let sandbox = try Sandbox(configuration: try await SandboxConfiguration.load(file: folder.appendingPathComponent("sandbox.lua").path),
                                   log: { line in logged.withLock { $0.append(line) } })
-        let fay = try await Caller(InProcessClient(sandbox), "call-fay")
+        let fay = try await CallingEndUser(InProcessClient(sandbox), "call-fay")
         let call = try await fay.start(#"{"menu_id": 1, "custom_data": {"unsigned": {"plan": {"label": "Plan", "value": "gold"}}}}"#)
         let ended = try await fay.call(call.id) { $0.status == .ended }
         #expect(ended.endReason == .agent, "\(logged.withLock { $0 })")
@@ -186,7 +186,7 @@ import Testing
         let lines = Mutex<[String]>([])
         let sandbox = try Sandbox(configuration: try await SandboxConfiguration.load(file: folder.appendingPathComponent("sandbox.lua").path),
                                   log: { line in lines.withLock { $0.append(line) } })
-        let hal = try await Caller(InProcessClient(sandbox), "call-hal")
+        let hal = try await CallingEndUser(InProcessClient(sandbox), "call-hal")
         let call = try await hal.start(#"{"menu_id": 1}"#)
         let moved = try await hal.call(call.id) { $0.agent?.name == "Dee" && $0.status == .connected }
         #expect(moved.menuId == 2, "\(lines.withLock { $0 })")
@@ -201,12 +201,12 @@ import Testing
     @Test func callsLeftOpenByARestartFail() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("call-restart-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let first = try await Caller(InProcessClient(try await Self.sandbox(dataDirectory: folder)), "call-gus")
+        let first = try await CallingEndUser(InProcessClient(try await Self.sandbox(dataDirectory: folder)), "call-gus")
         let call = try await first.start(#"{"menu_id": 21}"#)
         let restarted = try await Self.sandbox(dataDirectory: folder)
         let failed = try await restarted.failCallsLeftOpen()
         #expect(failed.map(\.id) == [call.id] && failed.first?.status == .failed && failed.first?.endReason == .restart)
-        let again = try await Caller(InProcessClient(restarted), "call-gus")
+        let again = try await CallingEndUser(InProcessClient(restarted), "call-gus")
         #expect(await again.call("GET", "/calls/current").status == 404)
         #expect(try await again.start(#"{"menu_id": 21}"#).id != call.id, "a new call can start")
     }

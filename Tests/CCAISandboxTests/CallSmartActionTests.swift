@@ -36,7 +36,7 @@ import Testing
             """, log: { line in lines.withLock { $0.append(line) } })
         defer { try? FileManager.default.removeItem(at: folder) }
         let client = InProcessClient(sandbox)
-        let ana = try await Caller(client, "call-actions-ana")
+        let ana = try await CallingEndUser(client, "call-actions-ana")
         let call = try await ana.start(#"{"menu_id": 1}"#)
         var asked: [SmartAction] = []
         #expect(try await eventually(timeout: 120) {
@@ -50,7 +50,7 @@ import Testing
 
         let base = "/calls/\(call.id)/smart_actions/\(action.id)"
         #expect(await ana.call("GET", "/chats/\(call.id)/smart_actions").status == 404, "a call's actions are not a chat's")
-        let bo = try await Caller(client, "call-actions-bo")
+        let bo = try await CallingEndUser(client, "call-actions-bo")
         #expect(await bo.call("POST", "\(base)/received").status == 404, "another end user's call is never found")
         #expect(await ana.call("POST", "/calls/\(call.id)/smart_actions/\(action.id + 99)/received").status == 404)
         #expect(try await ana.call("POST", "\(base)/received").decode(as: SmartAction.self).status == .received)
@@ -75,7 +75,7 @@ import Testing
             end
             """, log: { line in lines.withLock { $0.append(line) } })
         defer { try? FileManager.default.removeItem(at: folder) }
-        let cy = try await Caller(InProcessClient(sandbox), "call-actions-cy")
+        let cy = try await CallingEndUser(InProcessClient(sandbox), "call-actions-cy")
         let call = try await cy.start(#"{"menu_id": 1}"#)
         #expect(try await eventually(timeout: 120) {
             !(try await cy.call("GET", "/calls/\(call.id)/smart_actions").decode(as: [SmartAction].self)).isEmpty

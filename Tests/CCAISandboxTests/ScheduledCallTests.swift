@@ -37,13 +37,13 @@ import Timekeeping
     private static let monday = QueueMenuTests.mondayMorning.timeIntervalSince1970   // 18:00
     private static func slot(hours: Double) -> Double { monday + hours * 3_600 }
 
-    private func book(_ caller: Caller, at time: Double, phone: String = "+14155550123", moving: Int? = nil) async -> InProcessClient.Reply {
+    private func book(_ caller: CallingEndUser, at time: Double, phone: String = "+14155550123", moving: Int? = nil) async -> InProcessClient.Reply {
         let moved = moving.map { #", "call_id_for_rescheduling": \#($0)"# } ?? ""
         return await caller.call("POST", "/calls/scheduled",
                                  #"{"menu_id": 10, "phone_number": "\#(phone)", "schedule_time": \#(time)\#(moved)}"#)
     }
 
-    private func slots(_ caller: Caller, moving: Int? = nil) async throws -> [Double] {
+    private func slots(_ caller: CallingEndUser, moving: Int? = nil) async throws -> [Double] {
         let query = moving.map { ["call_id_for_rescheduling": String($0)] } ?? [:]
         return try await caller.call("GET", "/queue_menus/10/scheduled_time_slots", query: query).decode(as: ScheduledTimeSlots.self).timeSlots
     }
@@ -51,7 +51,7 @@ import Timekeeping
     @Test func slotsComeFromTheHoursAndTheCapacityAndABookingTakesOne() async throws {
         let (sandbox, _) = try await Self.sandbox()
         let client = InProcessClient(sandbox)
-        let ana = try await Caller(client, "sched-ana"), bo = try await Caller(client, "sched-bo")
+        let ana = try await CallingEndUser(client, "sched-ana"), bo = try await CallingEndUser(client, "sched-bo")
         let reply = await ana.call("GET", "/queue_menus/10/scheduled_time_slots")
         #expect(reply.status == 200, "\(reply.text)")
         let offered = try reply.decode(as: ScheduledTimeSlots.self)
@@ -117,7 +117,7 @@ import Timekeeping
         let sink = CollectedPushes()
         let (sandbox, clock) = try await Self.sandbox(sink: sink)
         let client = InProcessClient(sandbox)
-        let ana = try await Caller(client, "ring-ana")
+        let ana = try await CallingEndUser(client, "ring-ana")
         let token = String(repeating: "ab", count: 32)
         #expect(await ana.call("PUT", "/push_tokens", #"{"type": "voip", "token": "\#(token)"}"#).status == 204)
         let booking = try await book(ana, at: Self.slot(hours: 0.5)).decode(as: CallResponse.self)
@@ -149,7 +149,7 @@ import Timekeeping
     @Test func aCallbackCanBeDeclinedRingsOutOrFindsItsEndUserBusy() async throws {
         let (sandbox, clock) = try await Self.sandbox()
         let client = InProcessClient(sandbox)
-        let bo = try await Caller(client, "ring-bo"), cy = try await Caller(client, "ring-cy"), di = try await Caller(client, "ring-di")
+        let bo = try await CallingEndUser(client, "ring-bo"), cy = try await CallingEndUser(client, "ring-cy"), di = try await CallingEndUser(client, "ring-di")
         let declined = try await book(bo, at: Self.slot(hours: 0.5)).decode(as: CallResponse.self)
         let unanswered = try await book(cy, at: Self.slot(hours: 2)).decode(as: CallResponse.self)
         let busy = try await book(di, at: Self.slot(hours: 2.5)).decode(as: CallResponse.self)
@@ -181,7 +181,7 @@ import Timekeeping
 
     @Test func pushTokensAreCheckedAndCleared() async throws {
         let (sandbox, _) = try await Self.sandbox()
-        let ana = try await Caller(InProcessClient(sandbox), "push-ana")
+        let ana = try await CallingEndUser(InProcessClient(sandbox), "push-ana")
         for body in [#"{"type": "voip", "token": "not-hex!"}"#, #"{"type": "voip", "token": "abc"}"#,
                      #"{"type": "fax", "token": "abcdef0123"}"#, #"{"type": "apns", "token": "\#(String(repeating: "a", count: 201))"}"#] {
             #expect(await ana.call("PUT", "/push_tokens", body).status == 400, "\(body)")

@@ -30,7 +30,7 @@ import Testing
     @Test func theVirtualAgentAnswersFirstAndTheCallerEscalatesToAHuman() async throws {
         let (sandbox, folder) = try await Self.sandbox()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let ana = try await Caller(InProcessClient(sandbox), "voice-va-ana")
+        let ana = try await CallingEndUser(InProcessClient(sandbox), "voice-va-ana")
         let started = try await ana.start(#"{"menu_id": 1}"#)
         let answered = try await ana.call(started.id) { $0.status == .connected }
         #expect(answered.virtualAgent?.name == "Robo" && answered.agent == nil)
@@ -61,12 +61,12 @@ import Testing
         let (sandbox, folder) = try await Self.sandbox()
         defer { try? FileManager.default.removeItem(at: folder) }
         let client = InProcessClient(sandbox)
-        let bo = try await Caller(client, "voice-va-bo")
+        let bo = try await CallingEndUser(client, "voice-va-bo")
         let call = try await bo.start(#"{"menu_id": 2}"#)
         _ = try await bo.call(call.id) { $0.agent?.name == "Ava" }
         let refused = await bo.call("POST", "/calls/\(call.id)/escalate")
         #expect(refused.status == 409 && refused.text.contains("no virtual agent has it"), "\(refused.text)")
-        let cy = try await Caller(client, "voice-va-cy")
+        let cy = try await CallingEndUser(client, "voice-va-cy")
         #expect(await cy.call("POST", "/calls/\(call.id)/escalate").status == 404, "another end user's call is never found")
     }
 
@@ -84,7 +84,7 @@ import Testing
             end
             """, log: { line in lines.withLock { $0.append(line) } })
         defer { try? FileManager.default.removeItem(at: folder) }
-        let di = try await Caller(InProcessClient(sandbox), "voice-va-di")
+        let di = try await CallingEndUser(InProcessClient(sandbox), "voice-va-di")
         let call = try await di.start(#"{"menu_id": 1}"#)
         _ = try await di.call(call.id) { $0.agent?.name == "Ava" && $0.status == .connected }
         #expect(await eventually(timeout: 120) { lines.withLock { $0 }.contains { $0.hasSuffix("] escalated") } }, "\(lines.withLock { $0 })")
@@ -119,7 +119,7 @@ import Testing
         #expect(try await sandbox.store.answerCall(id: waitingCall.id, virtualAgent: "Robo", now: Date()) == nil)
         #expect(try await sandbox.store.escalateCall(id: waitingCall.id) == nil, "escalated once")
 
-        let menus = try await Caller(InProcessClient(sandbox), "voice-va-eve").call("GET", "/queue_menus").decode(as: QueueMenusResponse.self)
+        let menus = try await CallingEndUser(InProcessClient(sandbox), "voice-va-eve").call("GET", "/queue_menus").decode(as: QueueMenusResponse.self)
         let voice = menus.menus.first { $0.id == 1 }?.channels?.voiceCall
         #expect(voice?.virtualAgent == true && voice?.allowSkipVirtualAgent == true, "the app reads the setting from the menu")
     }

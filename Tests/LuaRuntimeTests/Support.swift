@@ -29,7 +29,7 @@ final class PrintedLines: @unchecked Sendable {
 
 /// A state with `spawn` and `sleep` as globals (as the `ccai` module offers them).
 func makeState(limits: LuaLimits = LuaLimits(), modulePaths: [String] = [], printed: PrintedLines? = nil,
-               diagnostics: LuaDiagnostics = CollectedDiagnostics().diagnostics, clock: any Clock = SystemClock()) throws -> LuaState {
+               diagnostics: LuaDiagnostics = CollectedDiagnostics().diagnostics, clock: any TimeSource = SystemClock()) throws -> LuaState {
     let state = try LuaState(limits: limits, confinement: LuaConfinement(modulePaths: modulePaths, print: { printed?.append($0) }),
                              diagnostics: diagnostics, clock: clock)
     return state

@@ -21,7 +21,7 @@ actor Gate {
 }
 
 @Suite struct TaskTests {
-    private func stateWithAsync(clock: any Clock = SystemClock(), _ configure: (LuaContext) -> Void = { _ in }) async throws
+    private func stateWithAsync(clock: any TimeSource = SystemClock(), _ configure: (LuaContext) -> Void = { _ in }) async throws
         -> LuaState
     {
         let state = try makeState(clock: clock)

@@ -15,7 +15,7 @@ import Timekeeping
 /// runs on the real clock, as libcurl's does over loopback, so that a test advancing a
 /// manual clock finds only the SDK's timers on it.
 public func makeSDK(_ sandbox: Sandbox, delegate: SigningDelegate?, tokens: String? = nil, cache: Bool = true,
-                    language: String? = nil, clock: any Clock = SystemClock(), pushNetwork: LocalPushNetwork? = nil) throws -> CCAI {
+                    language: String? = nil, clock: any TimeSource = SystemClock(), pushNetwork: LocalPushNetwork? = nil) throws -> CCAI {
     let http = HTTPClient(clock: clock, transport: RouterTransport(router: sandbox.router))
     return try initializedSDK(CCAI(http: http, pushNetwork: pushNetwork), urlHost: inProcessHost, delegate: delegate,
                               tokens: tokens, cache: cache, language: language)
@@ -24,7 +24,7 @@ public func makeSDK(_ sandbox: Sandbox, delegate: SigningDelegate?, tokens: Stri
 /// An SDK instance for the sandbox served on `port` over loopback HTTP (libcurl),
 /// authenticating through `delegate`.
 public func makeLoopbackSDK(port: UInt16, delegate: SigningDelegate?, tokens: String? = nil, cache: Bool = true,
-                            language: String? = nil, clock: any Clock = SystemClock()) throws -> CCAI {
+                            language: String? = nil, clock: any TimeSource = SystemClock()) throws -> CCAI {
     try initializedSDK(CCAI(http: HTTPClient(clock: clock)), urlHost: "127.0.0.1:\(port)", delegate: delegate,
                        tokens: tokens, cache: cache, language: language)
 }

@@ -17,7 +17,7 @@ final class APIClient: @unchecked Sendable {
     private let http: HTTPClient
     /// The retries of this SDK instance (its HTTP client's).
     var retryPolicy: RetryPolicy { http.retryPolicy }
-    var clock: any Clock { http.clock }
+    var clock: any TimeSource { http.clock }
 
     init(options: InitOptions, http: HTTPClient) {
         self.options = options

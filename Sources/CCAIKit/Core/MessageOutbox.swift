@@ -9,10 +9,10 @@ import Timekeeping
 actor MessageOutbox {
     /// How long a message waits for the platform before its send fails.
     let patience: TimeInterval
-    private let clock: any Clock
+    private let clock: any TimeSource
     private var tail: Task<Void, Never>?
 
-    init(patience: TimeInterval, clock: any Clock) {
+    init(patience: TimeInterval, clock: any TimeSource) {
         self.patience = patience
         self.clock = clock
     }

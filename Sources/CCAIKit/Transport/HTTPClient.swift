@@ -18,11 +18,11 @@ import Timekeeping
 public final class HTTPClient: Sendable {
     public let retryPolicy: RetryPolicy
     /// The time the SDK waits on: retries, the outbox's patience, reconnections.
-    public let clock: any Clock
+    public let clock: any TimeSource
     /// How requests reach the server.
     public let transport: any HTTPTransport
 
-    public init(retryPolicy: RetryPolicy = .standard, clock: any Clock = SystemClock(),
+    public init(retryPolicy: RetryPolicy = .standard, clock: any TimeSource = SystemClock(),
                 transport: any HTTPTransport = CurlTransport()) {
         self.retryPolicy = retryPolicy
         self.clock = clock

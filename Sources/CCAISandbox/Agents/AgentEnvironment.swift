@@ -20,13 +20,13 @@ final class AgentEnvironment: Sendable {
     let screenShares: ScreenShares
     let files: ChatFiles
     /// The time of agents' waits.
-    let clock: any Clock
+    let clock: any TimeSource
     /// Where a failing agent script and its `print`s are reported.
     let log: @Sendable (String) -> Void
 
     init(configuration: SandboxConfiguration, queues: Queues, chats: Chats, lifecycle: ChatLifecycle, calls: Calls,
          conversation: Conversation, publisher: EventPublisher, smartActions: SmartActions, forms: Forms,
-         screenShares: ScreenShares, files: ChatFiles, clock: any Clock, log: @escaping @Sendable (String) -> Void)
+         screenShares: ScreenShares, files: ChatFiles, clock: any TimeSource, log: @escaping @Sendable (String) -> Void)
     {
         self.configuration = configuration
         self.queues = queues

@@ -9,9 +9,9 @@ actor AgentMailbox {
     private var pending: [ChatMessage] = []
     private var waiter: (id: UUID, continuation: CheckedContinuation<ChatMessage?, Never>, timer: ClockTimer)?
     private var isClosed = false
-    private let clock: any Clock
+    private let clock: any TimeSource
 
-    init(clock: any Clock) {
+    init(clock: any TimeSource) {
         self.clock = clock
     }
 

@@ -19,7 +19,7 @@ import Timekeeping
 struct CallLifecycle: Sendable {
     let store: SandboxStore
     let publisher: EventPublisher
-    let clock: any Clock
+    let clock: any TimeSource
     let changes: SessionChanges
     /// The seconds an agent is expected to spend on a session (wait estimates).
     let handleTimeSeconds: Double

@@ -14,7 +14,7 @@ struct CallerResolver: Sendable {
     let store: SandboxStore
     /// Where the bytes an end user sends to be stored are counted (`limits.stored_bytes_per_hour`).
     let quotas: Quotas
-    let clock: any Clock
+    let clock: any TimeSource
 
     /// The caller of the request's bearer token, or a 401.
     func caller(for request: HTTPRequest) async throws -> Caller {

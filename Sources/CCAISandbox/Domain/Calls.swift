@@ -25,7 +25,7 @@ struct Calls: Sendable {
     let lifecycle: CallLifecycle
     let queues: Queues
     let quotas: Quotas
-    let clock: any Clock
+    let clock: any TimeSource
 
     /// Creates the call `request` asks for, waiting for an agent, or says why it cannot start.
     func start(_ request: InstantCallRequest, caller: Caller) async throws -> CallResponse {

@@ -26,7 +26,7 @@ struct ChatFiles: Sendable {
     let conversation: Conversation
     let smartActions: SmartActions
     let quotas: Quotas
-    let clock: any Clock
+    let clock: any TimeSource
 
     /// Stores the end user's upload in a chat in progress and posts it as a `media`
     /// message; `isNew` is false for a client message id sent before (nothing is stored).

@@ -17,7 +17,7 @@ import Timekeeping
 struct ChatLifecycle: Sendable {
     let store: SandboxStore
     let publisher: EventPublisher
-    let clock: any Clock
+    let clock: any TimeSource
     /// Where queued and ended chats are said (the agent desk listens).
     let changes: SessionChanges
 

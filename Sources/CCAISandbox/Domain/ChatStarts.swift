@@ -27,7 +27,7 @@ struct ChatStarts: Sendable {
     let lifecycle: ChatLifecycle
     let queues: Queues
     let quotas: Quotas
-    let clock: any Clock
+    let clock: any TimeSource
 
     /// Creates the chat `request` asks for, or says why it cannot start.
     func start(_ request: ChatRequest, caller: Caller) async throws -> Started {

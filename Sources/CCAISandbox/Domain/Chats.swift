@@ -15,7 +15,7 @@ struct Chats: Sendable {
     let lifecycle: ChatLifecycle
     let conversation: Conversation
     let queues: Queues
-    let clock: any Clock
+    let clock: any TimeSource
 
     /// The end user's chat in progress, or a 404.
     func current(endUserID: Int) async throws -> ChatResponse {

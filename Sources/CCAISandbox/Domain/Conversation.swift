@@ -38,7 +38,7 @@ struct Conversation: Sendable {
 
     let store: SandboxStore
     let publisher: EventPublisher
-    let clock: any Clock
+    let clock: any TimeSource
     /// Where the end user's messages for the agents are said (the agent desk listens).
     let changes: SessionChanges
     /// Pushes an agent's message to an end user who is not listening.

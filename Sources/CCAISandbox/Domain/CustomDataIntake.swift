@@ -13,7 +13,7 @@ import Timekeeping
 /// ```
 struct CustomDataIntake: Sendable {
     let configuration: SandboxConfiguration
-    let clock: any Clock
+    let clock: any TimeSource
 
     /// `{ unsigned = ..., signed = ... }`, each part present when there is one; an error
     /// names what is refused.

@@ -30,7 +30,7 @@ struct EndUsers: Sendable {
     /// The open event streams, closed with their token.
     let streams: EventStreams
     let signIns: SignInLimits
-    let clock: any Clock
+    let clock: any TimeSource
 
     /// Checks the JWT, finds or creates its end user, and issues an auth token bound to
     /// the company's key; within the sign-in rates of ``SignInLimits``.

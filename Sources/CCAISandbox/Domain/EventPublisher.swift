@@ -12,7 +12,7 @@ import Timekeeping
 struct EventPublisher: Sendable {
     let store: SandboxStore
     let hub: EventHub
-    let clock: any Clock
+    let clock: any TimeSource
 
     /// Records an event whose data is `value` as JSON (encoded once, straight to the text
     /// that is stored and sent); returns its id.

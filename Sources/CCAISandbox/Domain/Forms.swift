@@ -47,11 +47,11 @@ struct Forms: Sendable {
     let configuration: SandboxConfiguration
     let store: SandboxStore
     let conversation: Conversation
-    let clock: any Clock
+    let clock: any TimeSource
     /// Agents waiting for the end user's answers.
     let outcomes: OutcomeBoard<FormOutcome>
 
-    init(configuration: SandboxConfiguration, store: SandboxStore, conversation: Conversation, clock: any Clock) {
+    init(configuration: SandboxConfiguration, store: SandboxStore, conversation: Conversation, clock: any TimeSource) {
         (self.configuration, self.store, self.conversation, self.clock) = (configuration, store, conversation, clock)
         outcomes = OutcomeBoard(clock: clock)
     }

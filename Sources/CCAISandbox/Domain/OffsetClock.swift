@@ -8,11 +8,11 @@ import Timekeeping
 /// ```swift
 /// let business = OffsetClock(base: SystemClock(), start: ISO8601DateFormatter().date(from: "2026-12-07T18:30:00Z")!)
 /// ```
-struct OffsetClock: Clock {
-    private let base: any Clock
+struct OffsetClock: TimeSource {
+    private let base: any TimeSource
     private let offset: TimeInterval
 
-    init(base: any Clock, start: Date) {
+    init(base: any TimeSource, start: Date) {
         self.base = base
         offset = start.timeIntervalSince(base.now())
     }

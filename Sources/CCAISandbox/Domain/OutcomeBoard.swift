@@ -24,9 +24,9 @@ actor OutcomeBoard<Value: Sendable> {
     /// Waiters by the order they came in, answered in that order.
     private var waiters: [Key: [Int: (continuation: CheckedContinuation<Value?, Never>, timer: ClockTimer)]] = [:]
     private var lastWaiter = 0
-    private let clock: any Clock
+    private let clock: any TimeSource
 
-    init(clock: any Clock) {
+    init(clock: any TimeSource) {
         self.clock = clock
     }
 

@@ -63,7 +63,7 @@ struct PostSessions: Sendable {
     let lifecycle: ChatLifecycle
     let callLifecycle: CallLifecycle
     let publisher: EventPublisher
-    let clock: any Clock
+    let clock: any TimeSource
 
     /// The post-session settings the session has (a chat's from its start, a call's from
     /// its end).

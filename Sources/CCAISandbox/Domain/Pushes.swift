@@ -31,7 +31,7 @@ struct Pushes: Sendable {
     let sink: (any PushSink)?
     /// Whether an end user is listening: an agent's message is pushed only when not.
     let streams: EventStreams
-    let clock: any Clock
+    let clock: any TimeSource
     /// Where a push that could not be sent is reported (the message it announced stays posted).
     let log: @Sendable (String) -> Void
 

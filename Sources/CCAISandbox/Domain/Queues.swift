@@ -14,7 +14,7 @@ struct Queues: Sendable {
     let configuration: SandboxConfiguration
     let store: SandboxStore
     /// Business hours' time (docs/sdk-and-sandbox.md, `clock_start`).
-    let businessClock: any Clock
+    let businessClock: any TimeSource
 
     /// The queue menu `id`, or a 404.
     func menu(_ id: Int) throws -> MenuConfiguration {

@@ -12,7 +12,7 @@ import Timekeeping
 struct Quotas: Sendable {
     let store: SandboxStore
     let limits: LimitsConfiguration
-    let clock: any Clock
+    let clock: any TimeSource
 
     /// Refuses with a 429 when `endUserID` has used up a quota in the last hour; `adding`
     /// is what the request would add (bytes for uploads).

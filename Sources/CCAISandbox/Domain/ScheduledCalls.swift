@@ -30,9 +30,9 @@ struct ScheduledCalls: Sendable {
     let queues: Queues
     let quotas: Quotas
     let pushes: Pushes
-    let clock: any Clock
+    let clock: any TimeSource
     /// Business hours' time: slots are in it, and a booking comes due by it.
-    let businessClock: any Clock
+    let businessClock: any TimeSource
 
     /// The slots `menuID` offers now; with `rescheduling`, the end user's booking being
     /// moved does not count against its own slot.

@@ -16,7 +16,7 @@ struct ScreenShares: Sendable {
     let publisher: EventPublisher
     let conversation: Conversation
     let quotas: Quotas
-    let clock: any Clock
+    let clock: any TimeSource
     /// Where a request the chat's app cannot answer is reported.
     let log: @Sendable (String) -> Void
     /// Agents waiting for the end user's side of a session: keyed by the session's id,
@@ -24,7 +24,7 @@ struct ScreenShares: Sendable {
     /// to remote control.
     let outcomes: OutcomeBoard<ScreenShareResponse>
 
-    init(store: SandboxStore, publisher: EventPublisher, conversation: Conversation, quotas: Quotas, clock: any Clock,
+    init(store: SandboxStore, publisher: EventPublisher, conversation: Conversation, quotas: Quotas, clock: any TimeSource,
          log: @escaping @Sendable (String) -> Void)
     {
         (self.store, self.publisher, self.conversation, self.quotas, self.clock, self.log) =

@@ -16,7 +16,7 @@ struct SignInLimits: Sendable {
     private let company: RateLimiter<String>
     private let identifier: RateLimiter<String>
 
-    init(_ limits: LimitsConfiguration, clock: any Clock) {
+    init(_ limits: LimitsConfiguration, clock: any TimeSource) {
         company = RateLimiter(rate: limits.effectiveCompanySignInsPerSecond, burst: limits.effectiveCompanySignInBurst, clock: clock)
         let perMinute = Double(limits.effectiveSignInsPerMinute)
         identifier = RateLimiter(rate: perMinute / 60, burst: perMinute, clock: clock)

@@ -17,11 +17,11 @@ import Timekeeping
 struct SmartActions: Sendable {
     let store: SandboxStore
     let publisher: EventPublisher
-    let clock: any Clock
+    let clock: any TimeSource
     /// Agents waiting for the end user's answers.
     let outcomes: OutcomeBoard<SmartAction>
 
-    init(store: SandboxStore, publisher: EventPublisher, clock: any Clock) {
+    init(store: SandboxStore, publisher: EventPublisher, clock: any TimeSource) {
         (self.store, self.publisher, self.clock) = (store, publisher, clock)
         outcomes = OutcomeBoard(clock: clock)
     }

@@ -11,14 +11,14 @@ final class DrainWatch: Sendable {
     private let drained = Settlement<Bool>()
     private let patience: ClockTimer
 
-    private init(patience seconds: TimeInterval, on clock: any Clock) {
+    private init(patience seconds: TimeInterval, on clock: any TimeSource) {
         let drained = self.drained
         patience = clock.schedule(after: seconds) { drained.settle(false) }
     }
 
     /// Waits on `stream`'s drain watch (at most `bytes` unsent, or the stream ended) for at
     /// most `patience` seconds of `clock`.
-    static func wait(for stream: OpaquePointer, toAtMost bytes: Int, patience: TimeInterval, on clock: any Clock) async -> Bool {
+    static func wait(for stream: OpaquePointer, toAtMost bytes: Int, patience: TimeInterval, on clock: any TimeSource) async -> Bool {
         let watch = DrainWatch(patience: patience, on: clock)
         // The server calls the watch exactly once; it holds a reference until then.
         chttp_stream_when_drained(stream, bytes, { context in

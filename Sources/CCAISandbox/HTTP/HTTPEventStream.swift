@@ -107,7 +107,7 @@ public final class HTTPEventStream: @unchecked Sendable {
     /// Waits until at most `bytes` wait unsent (the client read) or the stream has ended;
     /// false when `patience` seconds of `clock` pass first. A reader in the process takes
     /// each write as it comes: nothing waits unsent.
-    package func drained(toAtMost bytes: Int, patience: TimeInterval, on clock: any Clock) async -> Bool {
+    package func drained(toAtMost bytes: Int, patience: TimeInterval, on clock: any TimeSource) async -> Bool {
         switch destination {
         case .connection(let stream):
             if chttp_stream_pending(stream) <= bytes { return true }

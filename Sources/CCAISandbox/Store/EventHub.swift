@@ -6,14 +6,14 @@ import Timekeeping
 /// user has a version that every publication increments, so that a stream that read the
 /// store at version N never sleeps through a publication made after it.
 actor EventHub {
-    private let clock: any Clock
+    private let clock: any TimeSource
     private var versions: [Int: Int] = [:]
     /// Each user's waiting streams by the order they came in, woken in that order (the
     /// same every run, as a simulation needs).
     private var waiters: [Int: [Int: CheckedContinuation<Void, Never>]] = [:]
     private var lastWaiter = 0
 
-    init(clock: any Clock) {
+    init(clock: any TimeSource) {
         self.clock = clock
     }
 

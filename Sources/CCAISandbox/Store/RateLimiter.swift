@@ -23,9 +23,9 @@ final class RateLimiter<Key: Hashable>: @unchecked Sendable {
     private var buckets: [Key: Bucket] = [:]
     private var lastSweep: Double = 0
 
-    private let clock: any Clock
+    private let clock: any TimeSource
 
-    init(rate: Double, burst: Double, clock: any Clock) {
+    init(rate: Double, burst: Double, clock: any TimeSource) {
         self.rate = rate
         self.burst = max(1, burst)
         self.clock = clock

@@ -24,11 +24,11 @@ enum PluginBindings {
         let host: PluginHost?
         let sdk: CCAI?
         let logger: ScriptLogger
-        let clock: any Clock
+        let clock: any TimeSource
     }
 
     static func module(_ host: PluginHost?, sdk: CCAI?, logger: ScriptLogger = StreamLogger(minimumLevel: .warn),
-                       clock: any Clock = SystemClock()) -> LuaModule {
+                       clock: any TimeSource = SystemClock()) -> LuaModule {
         var module = LuaModule(name: "ccai.plugins")
         let plugins = Plugins(host: host, sdk: sdk, logger: logger, clock: clock)
         module.functions(rows) { _ in plugins }

@@ -28,10 +28,10 @@ public struct ScriptRunner: Sendable {
     /// The time of `ccai.now()`, plugins' `ctx.now`, `ccai.sleep`, timeouts and the
     /// wall-clock budget: the platform's clock when the host knows it (an embedded sandbox
     /// with `clock_start`, or a simulation's), else the real time; a ``ManualClock`` in tests.
-    public var clock: any Clock = SystemClock()
+    public var clock: any TimeSource = SystemClock()
     /// The time of the wall-clock budget when it is not `clock`: the real time under a
     /// simulation, whose clock stands still while a script spins.
-    public var budgetClock: (any Clock)?
+    public var budgetClock: (any TimeSource)?
     /// Where the `print`s of a script run with ``run(file:)`` go, line by line; nil: the log.
     public var printOutput: (@Sendable (String) -> Void)?
     /// The folder scripts write files to (`download_chat_transcript{ to = ... }`), and

@@ -12,11 +12,11 @@ public struct StreamLogger: ScriptLogger {
     public let minimumLevel: LogLevel
     private let handle: FileHandle
     private let lock = NSLock()
-    private let clock: (any Clock)?
+    private let clock: (any TimeSource)?
 
     /// With `clock`, lines are stamped with its time when written (a simulation's, in
     /// virtual time) rather than with the record's.
-    public init(minimumLevel: LogLevel = .info, handle: FileHandle = .standardError, clock: (any Clock)? = nil) {
+    public init(minimumLevel: LogLevel = .info, handle: FileHandle = .standardError, clock: (any TimeSource)? = nil) {
         self.minimumLevel = minimumLevel
         self.handle = handle
         self.clock = clock

@@ -15,7 +15,7 @@ public enum CCAIModule {
     /// The module's table description; with an SDK context, the SDK's services too.
     /// `clock` is the time `ccai.now()` reads (the platform's clock when the host knows it).
     public static func make(environment: [String: String], logger: ScriptLogger, sdk: SDKContext? = nil,
-                            clock: any Clock = SystemClock()) -> LuaModule {
+                            clock: any TimeSource = SystemClock()) -> LuaModule {
         var ccai = LuaModule(name: "ccai")
         if let sdk { SDKBindings.install(sdk, into: &ccai) }
         LuaTaskLibrary.install(into: &ccai)
@@ -28,17 +28,17 @@ public enum CCAIModule {
         return ccai
     }
 
-    static let utilityRows: [Binding<any Clock>] = [
+    static let utilityRows: [Binding<any TimeSource>] = [
         Binding("now", "Unix time in seconds.", now, returns: [.model(Double.self)]),
         Binding("uuid", "A random UUID (lowercase); in a scenario run, drawn from the run's seed.", uuid,
                 returns: [.model(String.self)]),
     ]
 
-    static func now(_ clock: any Clock, _: NoArguments, _ call: LuaCall) throws -> LuaReturn {
+    static func now(_ clock: any TimeSource, _: NoArguments, _ call: LuaCall) throws -> LuaReturn {
         call.returning(.number(clock.now().timeIntervalSince1970))
     }
 
-    static func uuid(_: any Clock, _: NoArguments, _ call: LuaCall) throws -> LuaReturn {
+    static func uuid(_: any TimeSource, _: NoArguments, _ call: LuaCall) throws -> LuaReturn {
         let uuid = call.context.attachment(SeededUUIDs.self)?.next() ?? UUID()
         return call.returning(.string(uuid.uuidString.lowercased()))
     }

@@ -14,7 +14,7 @@ import Timekeeping
 /// ```
 public enum PluginModule {
     public static func make(environment: [String: String], logger: ScriptLogger, sdk: CCAI?,
-                            clock: any Clock = SystemClock()) -> LuaModule {
+                            clock: any TimeSource = SystemClock()) -> LuaModule {
         var ccai = CCAIModule.make(environment: environment, logger: logger, clock: clock)
         if let sdk { SDKBindings.installReadOnly(sdk, into: &ccai) }
         return ccai

@@ -30,7 +30,7 @@ public struct PostSessionRunner: Sendable {
     public let plugins: PluginHost?
     public var logger: ScriptLogger = StreamLogger(minimumLevel: .warn)
     /// The time of the hooks' `ctx.now`.
-    public var clock: any Clock = SystemClock()
+    public var clock: any TimeSource = SystemClock()
 
     /// The fields of a post-session hook's `ctx` (besides the plugin's `config`), in the
     /// order ``TypeStubs`` declares them (`ccai.PostSessionContext`).

@@ -18,7 +18,7 @@ import Timekeeping
 /// ```
 final class SDKMetricsRecorder: @unchecked Sendable {
     let metrics: ScenarioMetrics
-    let clock: any Clock
+    let clock: any TimeSource
     private let lock = NSLock()
     /// What is known of each recent chat, by id (events may come before the call that
     /// started the chat or sent its message returns).
@@ -43,7 +43,7 @@ final class SDKMetricsRecorder: @unchecked Sendable {
         var answers: [(sequence: Int, seen: Date)] = []
     }
 
-    init(metrics: ScenarioMetrics, clock: any Clock) {
+    init(metrics: ScenarioMetrics, clock: any TimeSource) {
         self.metrics = metrics
         self.clock = clock
     }

@@ -104,9 +104,9 @@ public final class ScenarioMetrics: @unchecked Sendable {
     private var sink: (@Sendable (Sample) -> Void)?
 
     /// The time samples are stamped with.
-    public let clock: any Clock
+    public let clock: any TimeSource
 
-    public init(clock: any Clock = SystemClock()) {
+    public init(clock: any TimeSource = SystemClock()) {
         self.clock = clock
         metricIndex = Dictionary(uniqueKeysWithValues: state.metrics.enumerated().map { ($1.name, $0) })
     }

@@ -123,7 +123,7 @@ public struct ScenarioRunner: Sendable {
     }
     public var metrics = ScenarioMetrics()
     /// The clock durations are measured with.
-    public var clock: any Clock = SystemClock()
+    public var clock: any TimeSource = SystemClock()
     /// The ``ScriptRunner`` of VU `n` (0: the setup and teardown context), with its own
     /// SDK instance and end user.
     public var makeRunner: @Sendable (Int) async throws -> ScriptRunner
@@ -362,7 +362,7 @@ public struct ScenarioRunner: Sendable {
 
 /// How the VUs of a run loop over iterations, for each executor.
 struct ExecutorLoop: Sendable {
-    let clock: any Clock
+    let clock: any TimeSource
     let metrics: ScenarioMetrics
     let counter: IterationCounter
     let active: ActiveUsers
@@ -641,7 +641,7 @@ final class RunTiming: @unchecked Sendable {
         if stopNow { counter.stop() }
     }
 
-    func interrupt(clock: any Clock, users: LiveUsers) {
+    func interrupt(clock: any TimeSource, users: LiveUsers) {
         let (counter, grace): (IterationCounter?, Double) = lock.withLock {
             wasInterrupted = true
             return (self.counter, self.grace)
@@ -651,7 +651,7 @@ final class RunTiming: @unchecked Sendable {
         lock.withLock { graceTimer = timer }
     }
 
-    func arm(after seconds: Double, clock: any Clock, users: LiveUsers) {
+    func arm(after seconds: Double, clock: any TimeSource, users: LiveUsers) {
         let timer = clock.schedule(after: seconds) { [weak self] in
             guard let self else { return }
             self.lock.withLock { self.fired = true }
@@ -681,7 +681,7 @@ final class RunStatus: @unchecked Sendable {
         lock.withLock { running = (options, start, active, max(peakVUs, options.peakVUs), plannedIterations) }
     }
 
-    func progress(clock: any Clock, metrics: ScenarioMetrics) -> ScenarioRunner.Progress? {
+    func progress(clock: any TimeSource, metrics: ScenarioMetrics) -> ScenarioRunner.Progress? {
         guard let running = lock.withLock({ running }) else { return nil }
         let snapshot = metrics.snapshot()
         return ScenarioRunner.Progress(options: running.options, elapsed: clock.now().timeIntervalSince(running.start),
@@ -740,7 +740,7 @@ final class IterationCounter: @unchecked Sendable {
     }
 
     /// Sleeps until `deadline`; false when the counter was stopped first (or the task cancelled).
-    func sleep(until deadline: Date, clock: any Clock) async -> Bool {
+    func sleep(until deadline: Date, clock: any TimeSource) async -> Bool {
         await withTaskGroup(of: Bool.self) { group in
             group.addTask { (try? await clock.sleep(until: deadline)) != nil }
             group.addTask {

@@ -69,7 +69,7 @@ actor VirtualUser {
 
     /// Runs one iteration and records it; an app the iteration left in the background
     /// (``CCAI/setInBackground(_:)``) comes back to the foreground after it.
-    func iterate(data: LuaValue, clock: any Clock, metrics: ScenarioMetrics) async {
+    func iterate(data: LuaValue, clock: any TimeSource, metrics: ScenarioMetrics) async {
         guard !isKilled else { return }
         iteration += 1
         let context: LuaValue = ["vu": .integer(Int64(number)), "iteration": .integer(Int64(iteration)), "data": data]

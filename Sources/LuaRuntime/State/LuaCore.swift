@@ -19,10 +19,10 @@ final class LuaCore {
     weak var owner: LuaState?
     var diagnostics: LuaDiagnostics
     /// The time of `sleep`, of timeouts, of `os.time()` and `os.date()`.
-    let clock: any Clock
+    let clock: any TimeSource
     /// The time of the wall-clock budget: `clock` unless the host gave another (the real
     /// time, under a simulation whose clock stands still while a script spins).
-    let budgetClock: any Clock
+    let budgetClock: any TimeSource
 
     /// Function boxes stay alive as long as the state: Lua holds unretained pointers.
     private var boxes: [LuaFunctionBox] = []
@@ -44,8 +44,8 @@ final class LuaCore {
     let lifetime: LuaLifetime
     var isClosed: Bool { lifetime.isClosed }
 
-    init(limits: LuaLimits, diagnostics: LuaDiagnostics, clock: any Clock = SystemClock(),
-         budgetClock: (any Clock)? = nil) throws {
+    init(limits: LuaLimits, diagnostics: LuaDiagnostics, clock: any TimeSource = SystemClock(),
+         budgetClock: (any TimeSource)? = nil) throws {
         _ = dispatchInstalled
         context = .allocate(capacity: 1)
         context.initialize(to: lrt_context())

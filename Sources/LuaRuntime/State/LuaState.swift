@@ -37,8 +37,8 @@ public actor LuaState {
     /// let state = try LuaState(clock: simulation.clock, budgetClock: SystemClock())
     /// ```
     public init(limits: LuaLimits = LuaLimits(), confinement: LuaConfinement = LuaConfinement(),
-                diagnostics: LuaDiagnostics = .standardError, clock: any Clock = SystemClock(),
-                budgetClock: (any Clock)? = nil, threads: LuaThreads = .shared) throws {
+                diagnostics: LuaDiagnostics = .standardError, clock: any TimeSource = SystemClock(),
+                budgetClock: (any TimeSource)? = nil, threads: LuaThreads = .shared) throws {
         executor = LuaExecutor(threads: threads)
         core = try LuaCore(limits: limits, diagnostics: diagnostics, clock: clock, budgetClock: budgetClock)
         stopContext = core.context

@@ -114,7 +114,7 @@ struct PlatformConnection {
         var server: HTTPServer?
         var delegate: HostAuthenticator
         /// The platform's time: the embedded sandbox's business clock (`clock_start`), else the real time.
-        var clock: any Clock = SystemClock()
+        var clock: any TimeSource = SystemClock()
     }
 
     /// A platform ready for end users: the embedded sandbox started (once, whatever the
@@ -131,7 +131,7 @@ struct PlatformConnection {
             guard let sandbox else { return nil }
             return { try? await sandbox.occupancy() }
         }
-        var clock: any Clock = SystemClock()
+        var clock: any TimeSource = SystemClock()
         /// The simulation the run goes on with `--virtual-time`.
         var simulation: VirtualTime?
         fileprivate let connect: @Sendable (EndUser) throws -> Connection
@@ -149,7 +149,7 @@ struct PlatformConnection {
             var configuration = SandboxConfiguration.builtIn
             if let file { configuration = try await SandboxConfiguration.load(file: file) }
             let timeZone = TimeZone(identifier: configuration.company.timeZone) ?? .gmt
-            var clock: any Clock = SystemClock()
+            var clock: any TimeSource = SystemClock()
             var simulation: VirtualTime?
             if virtualTime {
                 guard let installed = VirtualTime.current else { throw VirtualTimeSetup.NotInstalled() }

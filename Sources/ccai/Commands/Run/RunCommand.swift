@@ -15,7 +15,7 @@ struct RunCommand: Command {
     /// Runs the script or scenario; returns the exit status.
     func execute() async throws -> ExitStatus {
         let wiring = try await RunWiring.start(options)
-        let runClock: any Clock = wiring.platform.simulation?.clock ?? SystemClock()
+        let runClock: any TimeSource = wiring.platform.simulation?.clock ?? SystemClock()
         var scenario = wiring.scenario(clock: runClock)
         let jsonLines: JSONLinesOutput?
         do {

@@ -69,7 +69,7 @@ struct RunWiring {
     }
 
     /// The scenario runner: each VU gets its own connection and a copy of the template.
-    func scenario(clock: any Clock) -> ScenarioRunner {
+    func scenario(clock: any TimeSource) -> ScenarioRunner {
         let runnerTemplate = template, connections = connections, platform = platform
         var scenario = ScenarioRunner(script: options.script) { number in
             let connection = try connections.connection(number, on: platform)

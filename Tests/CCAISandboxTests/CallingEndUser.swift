@@ -6,7 +6,7 @@ import Testing
 
 /// An end user of `client`'s sandbox, for the call tests: their token and id, their
 /// requests, and the events published to them.
-struct Caller {
+struct CallingEndUser {
     let client: InProcessClient
     let token: String
     let id: Int

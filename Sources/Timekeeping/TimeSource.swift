@@ -9,12 +9,12 @@ import Synchronization
 /// A clock gives the wall time and runs timers; `sleep` is built on the timers.
 ///
 /// ```swift
-/// let clock: any Clock = SystemClock()
+/// let clock: any TimeSource = SystemClock()
 /// let timer = clock.schedule(after: 30) { print("30 seconds later") }
 /// try await clock.sleep(for: 0.25)
 /// timer.cancel()
 /// ```
-public protocol Clock: Sendable {
+public protocol TimeSource: Sendable {
     /// The current time.
     func now() -> Date
 
@@ -24,7 +24,7 @@ public protocol Clock: Sendable {
     func schedule(after seconds: Double, _ action: @escaping @Sendable () -> Void) -> ClockTimer
 }
 
-extension Clock {
+extension TimeSource {
     /// Suspends the calling task for `seconds`; throws `CancellationError` at once when
     /// the task is cancelled, and the timer goes with it.
     public func sleep(for seconds: Double) async throws {
@@ -124,7 +124,7 @@ private final class Sleeper: @unchecked Sendable {
     }
 }
 
-extension Clock {
+extension TimeSource {
     /// Runs `action` every `seconds`, each time `seconds` after the last run ended, until
     /// the returned timer is cancelled or released.
     ///
