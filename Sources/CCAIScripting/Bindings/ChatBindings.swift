@@ -54,10 +54,10 @@ enum ChatBindings {
     }
 
     static func start(_ context: SDKContext, _ options: ChatStartArguments, _ call: LuaCall) throws -> LuaReturn {
-        var request = ChatRequest(menuId: options.menuId, lang: options.lang, ticketId: options.ticketId, greeting: options.greeting,
+        let request = ChatRequest(menuId: options.menuId, lang: options.lang, ticketId: options.ticketId, greeting: options.greeting,
+                                  customData: try customData(call, options.customData?.value ?? .nil, signer: context.signer),
                                   displayOrderInAdapter: options.displayOrderInAdapter,
                                   isScreenShareable: options.isScreenShareable, isVerifiable: options.isVerifiable)
-        request.customData = try customData(call, options.customData?.value ?? .nil, signer: context.signer)
         let service = try requireChat(context.sdk, call)
         let responder = context.plugins.map { SmartActionResponder(context: context, plugins: $0) }
         let enqueue = options.enqueue ?? true
