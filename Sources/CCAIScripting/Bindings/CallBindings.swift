@@ -201,7 +201,7 @@ enum CallBindings {
 
     static func startInstantCall(_ context: CallContext, _ request: InstantCallArguments, _ call: LuaCall) throws -> LuaReturn {
         let instant = InstantCallRequest(menuId: request.menuId, recordingPermission: request.recordingPermission,
-                                         customData: try ChatBindings.customData(call, request.customData?.value ?? .nil, signer: context.signer),
+                                         customData: try ChatBindings.customData(call, request.customData, signer: context.signer),
                                          ticketId: request.ticketId)
         let service = context.service
         return try SDKBindings.sdk(call) { try await service.startInstantCall(instant) }
@@ -209,7 +209,7 @@ enum CallBindings {
 
     static func startVoicemail(_ context: CallContext, _ request: VoicemailArguments, _ call: LuaCall) throws -> LuaReturn {
         let voicemail = VoicemailRequest(menuId: request.menuId,
-                                         customData: try ChatBindings.customData(call, request.customData?.value ?? .nil, signer: context.signer),
+                                         customData: try ChatBindings.customData(call, request.customData, signer: context.signer),
                                          ticketId: request.ticketId)
         let service = context.service
         return try SDKBindings.sdk(call) { try await service.startVoicemail(voicemail) }
@@ -217,14 +217,12 @@ enum CallBindings {
 
     static func getCallDeflection(_ context: CallContext, _ options: CallArgument, _ call: LuaCall) throws -> LuaReturn {
         let service = context.service
-        return try SDKBindings.sdk(call, { try await service.getCallDeflection(callId: options.callId) },
-                                   push: { result, output in output.push(try result.map { try LuaEncoder().encode($0) } ?? .nil) })
+        return try SDKBindings.sdk(call) { try await service.getCallDeflection(callId: options.callId) }
     }
 
     static func getLastCallInProgress(_ context: CallContext, _: NoArguments, _ call: LuaCall) throws -> LuaReturn {
         let service = context.service
-        return try SDKBindings.sdk(call, { try await service.getLastCallInProgress() },
-                                   push: { result, output in output.push(try result.map { try LuaEncoder().encode($0) } ?? .nil) })
+        return try SDKBindings.sdk(call) { try await service.getLastCallInProgress() }
     }
 
     static func getCurrentCall(_ context: CallContext, _: NoArguments, _ call: LuaCall) throws -> LuaReturn {
@@ -258,7 +256,7 @@ enum CallBindings {
                                            scheduleTime: Date(timeIntervalSince1970: request.scheduleTime),
                                            recordingPermission: request.recordingPermission ?? .notAsked,
                                            callIdForRescheduling: request.callIdForRescheduling,
-                                           customData: try ChatBindings.customData(call, request.customData?.value ?? .nil, signer: context.signer),
+                                           customData: try ChatBindings.customData(call, request.customData, signer: context.signer),
                                            ticketId: request.ticketId)
         let service = context.service
         return try SDKBindings.sdk(call) { try await service.createScheduledCall(booking) }

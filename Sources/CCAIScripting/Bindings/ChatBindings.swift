@@ -55,7 +55,7 @@ enum ChatBindings {
 
     static func start(_ context: SDKContext, _ options: ChatStartArguments, _ call: LuaCall) throws -> LuaReturn {
         let request = ChatRequest(menuId: options.menuId, lang: options.lang, ticketId: options.ticketId, greeting: options.greeting,
-                                  customData: try customData(call, options.customData?.value ?? .nil, signer: context.signer),
+                                  customData: try customData(call, options.customData, signer: context.signer),
                                   displayOrderInAdapter: options.displayOrderInAdapter,
                                   isScreenShareable: options.isScreenShareable, isVerifiable: options.isVerifiable)
         let service = try requireChat(context.sdk, call)
@@ -77,8 +77,7 @@ enum ChatBindings {
 
     static func getLastChatInProgress(_ context: SDKContext, _: NoArguments, _ call: LuaCall) throws -> LuaReturn {
         let service = try requireChat(context.sdk, call)
-        return try SDKBindings.sdk(call, { try await service.getLastChatInProgress() },
-                                   push: { chat, output in output.push(try chat.map { try LuaEncoder().encode($0) } ?? .nil) })
+        return try SDKBindings.sdk(call) { try await service.getLastChatInProgress() }
     }
 
     static func resumeChat(_ context: SDKContext, _ argument: ChatValueArgument, _ call: LuaCall) throws -> LuaReturn {
@@ -112,8 +111,8 @@ enum ChatBindings {
 
     /// A session request's `custom_data`: `{ signed = {...} }` (signed here with the
     /// company secret) or `{ unsigned = {...} }`; nil when not given.
-    static func customData(_ call: LuaCall, _ customData: LuaValue, signer: ClaimsSigner?) throws -> CustomData? {
-        guard !customData.isNil else { return nil }
+    static func customData(_ call: LuaCall, _ argument: CustomDataArgument?, signer: ClaimsSigner?) throws -> CustomData? {
+        guard let customData = argument?.value, !customData.isNil else { return nil }
         guard let table = customData.tableValue else {
             throw call.argumentError(1, "request", "field 'custom_data': table expected, got \(customData.typeName)")
         }
