@@ -48,20 +48,65 @@ import Timekeeping
         }
     }
 
-    /// A Poisson process from the run's seed: the same gaps for the same seed, others for
-    /// another, averaging the interval.
+    /// A Poisson process from the run's seed: the same arrivals for the same seed, others
+    /// for another, averaging the rate; evenly spaced ones at whole intervals.
     @Test func poissonArrivalsAreReproducibleAndAverageTheRate() {
-        var first = ArrivalSpacing(interval: 0.5, poisson: true, seed: RandomSeed(9))
-        var second = ArrivalSpacing(interval: 0.5, poisson: true, seed: RandomSeed(9))
-        var other = ArrivalSpacing(interval: 0.5, poisson: true, seed: RandomSeed(10))
-        let gaps = (0..<20_000).map { _ in first.next() }
-        #expect(gaps == (0..<20_000).map { _ in second.next() })
-        #expect(gaps.prefix(10) != (0..<10).map { _ in other.next() }[...])
+        let arrival = ScenarioOptions.Arrival(rate: 2, duration: 10_000, poisson: true)
+        func offsets(_ seed: UInt64, _ count: Int) -> [Double] {
+            var schedule = ArrivalSchedule(arrival, seed: RandomSeed(seed))
+            return (0..<count).compactMap { _ in schedule.next() }
+        }
+        let times = offsets(9, 19_000)
+        #expect(times == offsets(9, 19_000))
+        #expect(times.prefix(10) != offsets(10, 10)[...])
+        let gaps = zip(times.dropFirst(), times).map { $0 - $1 }
         let mean = gaps.reduce(0, +) / Double(gaps.count)
         #expect(abs(mean - 0.5) < 0.02, "\(mean)")
-        #expect(gaps.allSatisfy { $0 > 0 && $0.isFinite })
-        var even = ArrivalSpacing(interval: 0.25, poisson: false, seed: RandomSeed(9))
-        #expect((0..<4).map { _ in even.next() } == [0.25, 0.25, 0.25, 0.25])
+        #expect(times.first == 0 && gaps.allSatisfy { $0 > 0 && $0.isFinite })
+        var even = ArrivalSchedule(ScenarioOptions.Arrival(rate: 4, duration: 1), seed: RandomSeed(9))
+        #expect((0..<5).map { _ in even.next() } == [0, 0.25, 0.5, 0.75, nil])
+    }
+
+    /// The plan counts every arrival once: 200 a minute for a minute is 200 (not 201, as
+    /// 60 / 0.3 is 200.00000000000003), and a run ending early hands out the rest to be
+    /// counted as dropped, each slice its own share.
+    @Test func theArrivalPlanCountsEveryArrivalOnce() {
+        let newcomer = ScenarioOptions.Arrival(rate: 200, timeUnit: 60, duration: 60)
+        var all = ArrivalSchedule(newcomer, seed: RandomSeed(1))
+        var count = 0
+        while all.next() != nil { count += 1 }
+        #expect(count == 200)
+        for poisson in [false, true] {
+            let arrival = ScenarioOptions.Arrival(rate: 20, duration: 1, poisson: poisson)
+            var whole = ArrivalSchedule(arrival, seed: RandomSeed(3))
+            var planned = 0
+            while whole.next() != nil { planned += 1 }
+            let slices = (1...3).map { try! ScenarioSegment("\($0)/3") }
+            let shares = slices.map { slice -> Int in
+                var schedule = ArrivalSchedule(arrival, seed: RandomSeed(3))
+                var started = 0
+                for number in 1...7 where schedule.next() != nil && slice.owns(arrival: number) { started += 1 }
+                return started + schedule.skipRest(ownedBy: slice)
+            }
+            #expect(shares.reduce(0, +) == planned, "\(shares) of \(planned)")
+        }
+        #expect(ScenarioSegment.whole.arrivals(from: 1, through: 10) == 10)
+        #expect(try! ScenarioSegment("2/3").arrivals(from: 2, through: 8) == 3)
+    }
+
+    /// A ramping rate: from 0 to 60 a minute over a minute, then 60 a minute for a minute,
+    /// is 30 + 60 arrivals, coming faster as the rate rises.
+    @Test func aRampingRateSpacesArrivalsByTheRate() {
+        var arrival = ScenarioOptions.Arrival(rate: 1, timeUnit: 60, duration: 120)
+        arrival.stages = [.init(duration: 60, target: 60), .init(duration: 60, target: 60)]
+        var schedule = ArrivalSchedule(arrival, seed: RandomSeed(1))
+        var times: [Double] = []
+        while let time = schedule.next() { times.append(time) }
+        #expect(times.count == 90, "\(times.count)")
+        #expect(abs(times[1] - (2 * 60.0).squareRoot()) < 1e-9, "\(times[1])")
+        let gaps = zip(times.dropFirst(), times).map { $0 - $1 }
+        #expect(gaps.prefix(29).elementsEqual(gaps.prefix(29).sorted(by: >)))
+        #expect(gaps.suffix(50).allSatisfy { abs($0 - 1) < 1e-9 })
     }
 
     /// A seed's streams are apart from one another, and its UUIDs are version 4.

@@ -45,6 +45,31 @@ import Testing
         #expect(results == ["again", "hello"])
     }
 
+    /// A new round of events (a scenario's iteration) drops the events kept for `wait_for`
+    /// and cancels the subscriptions of the last round; those made before the first stay.
+    @Test func aNewRoundDropsKeptEventsAndTheLastRoundsSubscriptions() async throws {
+        let (state, emitter) = try await makeChatState()
+        let seen = try await state.withContext { lua -> [LuaValue] in
+            try lua.evaluate("""
+                seen = {}
+                chat.on("state_changed", function(value) seen[#seen + 1] = "top level: " .. value end)
+                """)
+            lua.beginEventRound()
+            try lua.evaluate("""
+                chat.on("state_changed", function(value) seen[#seen + 1] = "round 1: " .. value end)
+                """)
+            emitter.emit("state_changed", "first")
+            lua.beginEventRound()
+            emitter.emit("state_changed", "second")
+            return try lua.evaluate("return table.concat(seen, ', ')")
+        }
+        #expect(seen == ["top level: first, round 1: first, top level: second"])
+        let results = try await state.run(source: """
+            return chat.wait_for("state_changed", { timeout = 0 })
+            """, chunkName: "=t")
+        #expect(results == ["second"], "the first event was kept in round 1 and dropped with it")
+    }
+
     @Test func waitForReturnsEventsThatCameFirst() async throws {
         let (state, emitter) = try await makeChatState()
         await state.withContext { _ in

@@ -26,7 +26,7 @@ enum CallBindings {
     static func startBridges(_ service: CallService, context: SDKContext, in state: LuaState) {
         guard let emitter = context.emitters[.call] else { return }
         let logger = context.logger
-        EventBridge.forward(service.callEvents(), into: emitter, in: state) { event in
+        EventBridge.forward(service.callEvents(), into: emitter, in: state, conversations: \.conversations) { event in
             if case .audibleMessagePlayed(let playback) = event { log(playback, to: logger) }
             return (event.name.rawValue, luaValue(event))
         }

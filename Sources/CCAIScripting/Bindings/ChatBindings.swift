@@ -17,7 +17,7 @@ enum ChatBindings {
     /// has its bridge, started with its service; smart actions theirs, with chat or call).
     static func startBridges(_ service: ChatService, context: SDKContext, in state: LuaState) {
         if let chat = context.emitters[.chat] {
-            EventBridge.forward(service.chatEvents(), into: chat, in: state) { event in
+            EventBridge.forward(service.chatEvents(), into: chat, in: state, conversations: \.conversations) { event in
                 (event.name.rawValue, EventBridge.luaValue(event))
             }
         }

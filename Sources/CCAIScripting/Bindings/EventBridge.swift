@@ -20,15 +20,20 @@ enum EventBridge {
         var started = false
     }
 
+    /// `conversations` names the chats or calls an element is about: in a scenario's VU,
+    /// those of its earlier iterations are not emitted (``ConversationScope``).
     static func forward<Element: Sendable>(_ stream: AsyncStream<Element>, into emitter: LuaEventEmitter, in state: LuaState,
+                                           conversations: @escaping @Sendable (Element) -> [ConversationScope.Conversation] = { _ in [] },
                                            as convert: @escaping @Sendable (Element) -> (name: String, value: LuaValue)?) {
         let target = StateConfined(emitter)
         Task { [weak state] in
             for await element in stream {
                 guard let (name, value) = convert(element) else { continue }
                 guard let state else { return }
+                let about = conversations(element)
                 let open = await state.withContext { lua -> Bool in
                     guard !lua.isClosed else { return false }
+                    guard lua.attachment(ConversationScope.self)?.admits(about) ?? true else { return true }
                     target.value.emit(name, value)
                     return true
                 }

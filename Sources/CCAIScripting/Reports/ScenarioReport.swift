@@ -73,9 +73,12 @@ public struct ScenarioReport: Codable, Equatable, Sendable {
     public var checks: [ScenarioMetrics.Check]
     public var errors: [ScenarioMetrics.ErrorCount]
     public var metrics: [StoredMetric]
+    /// The scenario's `summary_tags`, for a merged summary to show the same sub-metrics.
+    public var summaryTags: [String: [String]]?
 
     enum CodingKeys: String, CodingKey {
         case format, version, script, seed, segment, thresholds, checks, errors, metrics
+        case summaryTags = "summary_tags"
         case elapsedSeconds = "elapsed_seconds"
         case abortedBy = "aborted_by"
     }
@@ -90,6 +93,7 @@ public struct ScenarioReport: Codable, Equatable, Sendable {
         self.abortedBy = abortedBy.map(Self.stored)
         checks = snapshot.checks
         errors = snapshot.errors
+        summaryTags = options.summaryTags.isEmpty ? nil : options.summaryTags
         metrics = snapshot.metrics.filter { $0.total.count > 0 }.map { metric in
             StoredMetric(name: metric.name, kind: metric.kind, values: Self.values(of: metric.total, kind: metric.kind, elapsed: elapsed),
                          series: metric.series.sorted { $0.key < $1.key }.map { key, series in
@@ -244,6 +248,7 @@ public struct ScenarioReport: Codable, Equatable, Sendable {
             throw Problem(message: "\(source): \(problem)")
         }
         options.seed = seed.map(RandomSeed.init)
+        options.summaryTags = summaryTags ?? [:]
         return options
     }
 

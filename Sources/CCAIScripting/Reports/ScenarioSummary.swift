@@ -47,14 +47,17 @@ public enum ScenarioSummary {
         }
         if !snapshot.checks.isEmpty { lines.append("") }
         let subMetrics = Dictionary(grouping: options.thresholds.filter { !$0.tags.isEmpty }, by: \.metricName)
+        let summaryTags = options.shownSummaryTags
         for metric in snapshot.metrics.sorted(by: { $0.name < $1.name }) {
             let all = metric.total
             guard all.count > 0 || metric.name == BuiltInMetric.iterations.rawValue else { continue }
             lines.append(row(metric.name, indent: 5, value(of: all, metric, elapsed: elapsed)))
             var shown = Set<String>()
-            for threshold in subMetrics[metric.name] ?? [] where shown.insert(threshold.metric).inserted {
-                let tags = TerminalText.escaped(String(threshold.metric[threshold.metric.firstIndex(of: "{")!...]))
-                lines.append(row(tags, indent: 7, value(of: metric.matching(threshold.tags), metric, elapsed: elapsed)))
+            let named = (subMetrics[metric.name] ?? []).map(\.tags)
+                + (summaryTags[metric.name].map { metric.tagValues($0) } ?? [])
+            for tags in named where shown.insert(Metric.key(tags)).inserted {
+                let label = "{" + Metric.key(tags) + "}"
+                lines.append(row(TerminalText.escaped(label), indent: 7, value(of: metric.matching(tags), metric, elapsed: elapsed)))
             }
         }
         if !snapshot.errors.isEmpty {

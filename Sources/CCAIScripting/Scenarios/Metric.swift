@@ -107,6 +107,20 @@ public struct Metric: Sendable, Equatable {
         }
     }
 
+    /// The distinct values the series give the tags `names` (those series that have them
+    /// all), in the order of their keys: the sub-metrics a summary shows by those tags.
+    public func tagValues(_ names: [String]) -> [[String: String]] {
+        var seen = Set<String>(), values: [[String: String]] = []
+        for key in series.keys.sorted() {
+            let tags = Self.tags(of: key)
+            let picked = names.compactMap { name in tags[name].map { (name, $0) } }
+            guard picked.count == names.count else { continue }
+            let chosen = Dictionary(uniqueKeysWithValues: picked)
+            if seen.insert(Self.key(chosen)).inserted { values.append(chosen) }
+        }
+        return values
+    }
+
     /// The tag set's key: `"method:start,service:chat"`.
     public static func key(_ tags: [String: String]) -> String {
         tags.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: ",")
@@ -190,15 +204,21 @@ public enum BuiltInMetric: String, CaseIterable, Sendable {
         case .checks: return "the share of ccai.check calls that passed (tagged check)"
         case .iterations: return "iterations run"
         case .iterationDuration: return "how long an iteration took"
-        case .iterationFailed: return "the share of iterations that raised an error"
-        case .droppedIterations: return "arrivals that found every VU busy and the pool at max_vus (the open model)"
+        case .iterationFailed:
+            return "the share of iterations that failed (a failed one is tagged reason: error, it raised one; interrupted, the end "
+                + "of the run cut it off)"
+        case .droppedIterations:
+            return "arrivals of the open model that started no iteration (tagged reason: no_free_vu, every VU busy and the pool at "
+                + "max_vus; run_ending, the run ended before they could start)"
         case .vus: return "VUs taking part in the run, sampled each second"
         case .sdkCall: return "each SDK call (tagged service, method, status: ok or the error code)"
         case .chatStart: return "ccai.chat.start, from the call until the chat is created"
         case .chatFirstResponse: return "from ccai.chat.start until the first agent or virtual agent message"
         case .chatWait: return "from ccai.chat.start until an agent or virtual agent takes the chat"
         case .chatHandle: return "from an agent or virtual agent taking a chat until it ends"
-        case .abandoned: return "the share of the VUs' chats that ended before an agent or virtual agent took them"
+        case .abandoned:
+            return "the share of the VUs' chats that ended before an agent or virtual agent took them, or that an iteration "
+                + "cut off by the end of the run left open"
         case .queueLength: return "chats and calls waiting for an agent in the embedded sandbox, sampled each second"
         case .agentsBusy: return "the embedded sandbox's human agents with at least one chat or call, sampled each second"
         case .messageRoundTrip: return "from a customer message until the next agent or virtual agent message"

@@ -87,6 +87,19 @@ final class SDKMetricsRecorder: @unchecked Sendable {
         metrics.record(.csatRating, Double(rating))
     }
 
+    /// The VU's iteration was cut off by the end of the run: the chats it started and left
+    /// open are abandoned (their ends, if they come, are not counted again).
+    func abandonOpenChats() {
+        let open: [ChatTimes] = lock.withLock {
+            defer {
+                chats = [:]
+                order = []
+            }
+            return chats.values.filter { $0.began != nil }
+        }
+        for _ in open { metrics.record(.abandoned, 1) }
+    }
+
     /// Records what the chat's events say, until the stream ends.
     func observe(_ events: AsyncStream<ChatServiceEvent>) {
         Task { [weak self] in

@@ -147,13 +147,38 @@ public final class ScenarioMetrics: @unchecked Sendable {
         }
     }
 
-    /// Records an ended iteration; `error` is the message of what failed it.
+    /// What failed an iteration: its message, and the `reason` its `iteration_failed` sample
+    /// is tagged with.
+    public struct IterationFailure: Sendable, Equatable {
+        public enum Reason: String, Sendable, CaseIterable {
+            /// The iteration raised an error.
+            case error
+            /// The end of the run cut it off: its `graceful_stop` passed, the run timed out,
+            /// or it was stopped by Ctrl-C.
+            case interrupted
+        }
+
+        public var message: String
+        public var reason: Reason
+
+        public init(message: String, reason: Reason) {
+            self.message = message
+            self.reason = reason
+        }
+    }
+
+    /// Records an ended iteration; `error` is the message of what failed it (an error).
     public func recordIteration(seconds: Double, error: String?) {
-        let error = error.map { $0.utf8.count <= Self.maximumErrorBytes ? $0 : Self.cut($0) }
+        recordIteration(seconds: seconds, failure: error.map { IterationFailure(message: $0, reason: .error) })
+    }
+
+    /// Records an ended iteration, failed by `failure` when there is one.
+    public func recordIteration(seconds: Double, failure: IterationFailure?) {
+        let error = failure.map { $0.message.utf8.count <= Self.maximumErrorBytes ? $0.message : Self.cut($0.message) }
         lock.withLock {
             recordLocked(.iterations, 1, tags: [:])
             recordLocked(.iterationDuration, seconds, tags: [:])
-            recordLocked(.iterationFailed, error == nil ? 0 : 1, tags: [:])
+            recordLocked(.iterationFailed, failure == nil ? 0 : 1, tags: failure.map { ["reason": $0.reason.rawValue] } ?? [:])
             guard let error else { return }
             if let index = errorIndex[error] {
                 state.errors[index].count += 1

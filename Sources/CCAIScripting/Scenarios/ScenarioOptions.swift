@@ -47,6 +47,23 @@ public struct ScenarioOptions: Sendable, Equatable {
     public var start: ScenarioStart?
     /// The run's pass/fail criteria, in the order of their metrics' names.
     public var thresholds: [Threshold] = []
+    /// `summary_tags = { sdk_call_seconds = { "method" } }`: the summary shows a sub-metric
+    /// for each value of these tags, besides those thresholds name; over the defaults
+    /// (``defaultSummaryTags``), which a scenario may replace metric by metric.
+    public var summaryTags: [String: [String]] = [:]
+
+    /// The sub-metrics every summary shows: why arrivals were dropped, and why iterations failed.
+    public static let defaultSummaryTags: [String: [String]] = [
+        BuiltInMetric.droppedIterations.rawValue: ["reason"],
+        BuiltInMetric.iterationFailed.rawValue: ["reason"],
+    ]
+
+    /// The tags whose sub-metrics the summary shows, metric by metric.
+    public var shownSummaryTags: [String: [String]] { Self.defaultSummaryTags.merging(summaryTags) { $1 } }
+
+    /// The most metrics `summary_tags` may name, and tags per metric.
+    static let maximumSummaryTags = 100
+
     /// Ramping VUs: each stage moves the number of VUs running from the previous target
     /// (at first `vus`) to its `target` over its duration.
     public var stages: [Stage]?
@@ -74,7 +91,11 @@ public struct ScenarioOptions: Sendable, Equatable {
         public var duration: Double
         public var maxVUs = 100
         public var poisson = false
-        /// Seconds between two arrivals, on average.
+        /// `ramping_arrival`: the rate goes linearly from `startRate` to each stage's
+        /// `target` over its `duration` (arrivals per `timeUnit`); empty: `rate` throughout.
+        public var stages: [RateStage] = []
+        public var startRate = 0.0
+        /// Seconds between two arrivals, on average (at the flat `rate`).
         public var interval: Double { timeUnit / rate }
         public init(rate: Double, timeUnit: Double = 1, duration: Double, maxVUs: Int = 100, poisson: Bool = false) {
             self.rate = rate
@@ -82,6 +103,16 @@ public struct ScenarioOptions: Sendable, Equatable {
             self.duration = duration
             self.maxVUs = maxVUs
             self.poisson = poisson
+        }
+    }
+
+    /// One stage of a ramping arrival rate: `{ target = 100, duration = "1m" }` (arrivals per time unit).
+    public struct RateStage: Sendable, Equatable {
+        public var duration: Double
+        public var target: Double
+        public init(duration: Double, target: Double) {
+            self.duration = duration
+            self.target = target
         }
     }
 
@@ -125,7 +156,7 @@ public struct ScenarioOptions: Sendable, Equatable {
     /// The options a later version will read, refused for now with a message that says so.
     static let notYetSupported = ["plugins", "sandbox", "env"]
     static let known = ["vus", "iterations", "duration", "stages", "arrival", "graceful_stop", "thresholds", "timeout", "seed",
-                        "virtual_time", "start"]
+                        "virtual_time", "start", "summary_tags"]
 
     public init() {}
 
@@ -171,6 +202,7 @@ public struct ScenarioOptions: Sendable, Equatable {
             timeout = try Self.seconds(value, "options.timeout")
             guard timeout != 0 else { throw Problem(option: "options.timeout", message: "a duration above 0 expected, got 0") }
         }
+        if let value = fields["summary_tags"] { summaryTags = try Self.summaryTags(value) }
         if let value = fields["stages"] { stages = try Self.stages(value) }
         if let value = fields["arrival"] { arrival = try Self.arrival(value) }
         if let arrival, vus > arrival.maxVUs {
@@ -202,6 +234,26 @@ public struct ScenarioOptions: Sendable, Equatable {
         }
         stages = nil
         arrival = nil
+    }
+
+    /// `{ metric = { "tag", ... }, ... }`: names of metrics (any: a scenario's own are
+    /// declared later) and of tags.
+    private static func summaryTags(_ value: LuaValue) throws -> [String: [String]] {
+        let expected = "{ sdk_call_seconds = { \"method\" }, ... } expected"
+        guard let fields = value.dictionaryValue, fields.count <= maximumSummaryTags else {
+            throw Problem(option: "options.summary_tags", message: expected + " (at most \(maximumSummaryTags) metrics)")
+        }
+        return try fields.reduce(into: [:]) { tags, field in
+            let option = "options.summary_tags.\(field.key)"
+            guard ScenarioMetrics.isValidName(field.key) else { throw Problem(option: option, message: "a metric name expected") }
+            guard let names = field.value.arrayValue, !names.isEmpty, names.count <= ScenarioMetrics.tagsPerSample,
+                let strings = Optional(names.compactMap(\.stringValue)), strings.count == names.count,
+                strings.allSatisfy({ !$0.isEmpty && $0.utf8.count <= 128 })
+            else {
+                throw Problem(option: option, message: "a list of 1 to \(ScenarioMetrics.tagsPerSample) tag names expected")
+            }
+            tags[field.key] = strings
+        }
     }
 
     private static func stages(_ value: LuaValue) throws -> [Stage] {

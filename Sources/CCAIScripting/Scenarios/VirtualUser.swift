@@ -15,10 +15,22 @@ actor VirtualUser {
     /// True once a budget killed the state (kills are sticky) or the user was closed.
     private(set) var isKilled = false
 
+    /// What the user's SDK calls and chats add to the run's metrics, when the run records them.
+    private var recorder: SDKMetricsRecorder?
+
     private init(number: Int, state: LuaState, sdk: CCAI?) {
         self.number = number
         self.state = state
         self.sdk = sdk
+    }
+
+    /// Keeps the user's iterations apart (``ConversationScope``), and the recorder at hand
+    /// for an iteration cut off.
+    private func prepare() async {
+        recorder = await state.withContext { lua in
+            lua.attach(ConversationScope())
+            return lua.attachment(SDKMetricsRecorder.self)
+        }
     }
 
     /// Makes the user's state and runs the file's top level in it (`chunk`, the file
@@ -35,6 +47,7 @@ actor VirtualUser {
             await user.close()
             throw LuaScriptError(kind: .cancelled, message: "the run was stopped")
         }
+        await user.prepare()
         do {
             try await user.state.run(chunk: chunk, keepingResultAs: "scenario")
         } catch {
@@ -68,24 +81,48 @@ actor VirtualUser {
     static let stoppedAtTheEnd = "stopped when the run ended (its graceful_stop had passed, it timed out or it was interrupted)"
 
     /// Runs one iteration and records it; an app the iteration left in the background
-    /// (``CCAI/setInBackground(_:)``) comes back to the foreground after it.
-    func iterate(data: LuaValue, clock: any TimeSource, metrics: ScenarioMetrics) async {
-        guard !isKilled else { return }
+    /// (``CCAI/setInBackground(_:)``) comes back to the foreground after it. False when the
+    /// user was stopped before it could start: nothing ran.
+    ///
+    /// The iteration starts apart from the earlier ones: no event they left for `wait_for`,
+    /// no `on` subscription they made, and no event of their chats and calls reaches it. One
+    /// cut off by the end of the run fails as `interrupted`, and the chats it left open
+    /// count as abandoned.
+    @discardableResult
+    func iterate(data: LuaValue, clock: any TimeSource, metrics: ScenarioMetrics) async -> Bool {
+        guard !isKilled else { return false }
         iteration += 1
+        await beginRound()
         let context: LuaValue = ["vu": .integer(Int64(number)), "iteration": .integer(Int64(iteration)), "data": data]
         let began = clock.now()
-        var failure: String?
+        var failure: ScenarioMetrics.IterationFailure?
         do {
             _ = try await call("run", [context])
         } catch let error as LuaScriptError {
-            failure = isClosed && error.kind == .cancelled ? Self.stoppedAtTheEnd : error.message
+            let cutOff = isClosed && error.kind == .cancelled
+            failure = cutOff ? ScenarioMetrics.IterationFailure(message: Self.stoppedAtTheEnd, reason: .interrupted)
+                : ScenarioMetrics.IterationFailure(message: error.message, reason: .error)
+            if cutOff { recorder?.abandonOpenChats() }
             if error.kind == .limit || isClosed { isKilled = true }
         } catch {
-            failure = "\(error)"
+            failure = ScenarioMetrics.IterationFailure(message: "\(error)", reason: .error)
         }
-        metrics.recordIteration(seconds: clock.now().timeIntervalSince(began), error: failure)
+        metrics.recordIteration(seconds: clock.now().timeIntervalSince(began), failure: failure)
         // Each iteration starts with the app in the foreground, whatever the last one did.
         if let sdk, sdk.isInBackground, !isKilled { await sdk.setInBackground(false) }
+        return true
+    }
+
+    /// Sets the earlier iterations' events and conversations aside (see ``iterate(data:clock:metrics:)``).
+    private func beginRound() async {
+        var current: [ConversationScope.Conversation] = []
+        if let chat = sdk?.chatService?.currentChat { current.append(.chat(chat.id)) }
+        if let call = sdk?.callService?.currentCall { current.append(.call(call.id)) }
+        await state.withContext { lua in
+            guard !lua.isClosed else { return }
+            lua.beginEventRound()
+            lua.attachment(ConversationScope.self)?.retireAll(current: current)
+        }
     }
 
     /// Stops the user: Lua running in its state ends at once (even a loop that never

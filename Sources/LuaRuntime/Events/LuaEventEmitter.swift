@@ -73,6 +73,12 @@ public final class LuaEventEmitter {
             cancelled.append(false)
         }
 
+        /// Drops the kept events, and cancels the subscriptions made in round `first` or later.
+        func beginRound(cancellingFrom first: Int) {
+            buffer.removeAll()
+            for subscription in subscriptions where subscription.round >= first && !subscription.isCancelled { cancel(subscription) }
+        }
+
         func cancel(_ subscription: LuaEventSubscription) {
             subscription.isCancelled = true
             if let index = subscriptions.firstIndex(where: { $0 === subscription }) { cancelled[index] = true }
@@ -170,6 +176,11 @@ public final class LuaEventEmitter {
         return .success(accepted)
     }
 
+    /// A new round of events begins (``LuaContext/beginEventRound()``).
+    func beginRound(cancellingFrom first: Int) {
+        for channel in channels.values { channel.beginRound(cancellingFrom: first) }
+    }
+
     func addWaiter(_ task: LuaTask, for event: String) {
         channel(event).waiters.append(task)
     }
@@ -198,7 +209,7 @@ public final class LuaEventEmitter {
     func on(_ call: LuaCall) throws -> LuaReturn {
         let event = try checkEventName(call)
         let handler = try call.function(2, "handler")
-        let subscription = LuaEventSubscription(eventName: event, handler: handler, emitter: self)
+        let subscription = LuaEventSubscription(eventName: event, handler: handler, emitter: self, round: core.eventRound)
         channel(event).add(subscription)
         return call.returning { $0.push(subscription, as: LuaEventSubscription.luaType) }
     }
@@ -238,9 +249,12 @@ final class LuaEventSubscription {
     /// Unowned: the state keeps its emitters alive until it closes, and Lua code (the
     /// only caller of `cancel`) cannot run after that.
     unowned(unsafe) let emitter: LuaEventEmitter
+    /// The round of events it was made in (``LuaContext/beginEventRound()``).
+    let round: Int
     var isCancelled = false
 
-    init(eventName: String, handler: LuaReference, emitter: LuaEventEmitter) {
+    init(eventName: String, handler: LuaReference, emitter: LuaEventEmitter, round: Int) {
+        self.round = round
         self.eventName = eventName
         self.handler = handler
         self.handlerSlot = handler.id
@@ -338,6 +352,13 @@ struct LuaEventBuffer: ~Copyable {
         storage.deallocate()
         storage = bigger
         allocated = size
+        start = 0
+    }
+
+    /// Drops every event.
+    mutating func removeAll() {
+        elementsInPlace { $0.deinitialize(count: 1) }
+        count = 0
         start = 0
     }
 

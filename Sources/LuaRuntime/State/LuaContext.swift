@@ -84,6 +84,14 @@ public struct LuaContext {
         LuaEventEmitter(name: name, events: events, bufferCapacity: bufferCapacity, core: core)
     }
 
+    /// Begins a new round of events (a scenario's iteration): the events every emitter kept
+    /// for a later `wait_for` are dropped, and the `on` subscriptions made during the last
+    /// round are cancelled. Those made before the first round (by a file's top level) stay.
+    public func beginEventRound() {
+        for emitter in core.emitters { emitter.beginRound(cancellingFrom: 1) }
+        core.eventRound += 1
+    }
+
     /// Pushes the table of `module`.
     func push(_ module: LuaModule) {
         lua_checkstack(L, 4)

@@ -39,6 +39,8 @@ final class LuaCore {
     var attachments: [ObjectIdentifier: Any] = [:]
     /// Emitters made for this state; detached when it closes.
     var emitters: [LuaEventEmitter] = []
+    /// The round of events `on` subscriptions are made in (``LuaContext/beginEventRound()``).
+    var eventRound = 0
     /// The confinement's function making read-only views of tables.
     var readOnlyProxy: LuaReference?
     let lifetime: LuaLifetime

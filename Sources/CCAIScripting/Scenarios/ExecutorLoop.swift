@@ -1,0 +1,245 @@
+import Foundation
+import LuaRuntime
+import Timekeeping
+
+/// How the VUs of a run loop over iterations, for each executor.
+struct ExecutorLoop: Sendable {
+    let clock: any TimeSource
+    let metrics: ScenarioMetrics
+    let counter: IterationCounter
+    let active: ActiveUsers
+    let data: LuaValue
+    /// When no iteration starts any more (nil: when the counter runs out).
+    let end: Date?
+
+    /// Each VU of the pool runs iterations one after another while the counter gives
+    /// them and before the end, while `wanted(n)` says VU `n` should; when it should not,
+    /// the VU stops taking part until `waitUntilWanted(n)` returns true (false: never again).
+    func everyUser(_ pool: UserPool, wanted: @escaping @Sendable (Int) -> Bool = { _ in true },
+                   waitUntilWanted: @escaping @Sendable (Int) async -> Bool = { _ in false }) async {
+        let users = pool.all
+        // Those wanted from the start take part from the start, as the first `vus` sample says.
+        let startActive = users.map { wanted($0.number) }
+        for case true in startActive { active.enter() }
+        metrics.record(.vus, Double(active.count))
+        await withTaskGroup(of: Void.self) { group in
+            for (user, startsActive) in zip(users, startActive) {
+                group.addTask {
+                    var isActive = startsActive
+                    while !(await user.isKilled) {
+                        if let end, clock.now() >= end { break }
+                        guard wanted(user.number) else {
+                            if isActive {
+                                isActive = false
+                                active.leave()
+                            }
+                            guard await waitUntilWanted(user.number) else { break }
+                            continue
+                        }
+                        if !isActive {
+                            isActive = true
+                            active.enter()
+                        }
+                        guard counter.take() else { break }
+                        await user.iterate(data: data, clock: clock, metrics: metrics)
+                    }
+                    if isActive { active.leave() }
+                }
+            }
+        }
+    }
+
+    /// The open model: iterations start as the schedule says (``ArrivalSchedule``: a flat or
+    /// ramping rate, evenly spaced or a Poisson process from the run's seed, so that every
+    /// slice of a run sees the same arrivals), each on a free VU of the pool; a VU is made
+    /// when none is free and the pool is under its share of `max_vus`. Every arrival this
+    /// slice owns is accounted for: it starts an iteration, or it is counted in
+    /// `dropped_iterations` with its reason (``DroppedArrival``), so that iterations and
+    /// dropped ones add up to the arrivals planned.
+    func arrivals(_ arrival: ScenarioOptions.Arrival, start: Date, segment: ScenarioSegment, seed: RandomSeed, pool: UserPool,
+                  make: @escaping @Sendable (Int) async throws -> VirtualUser) async {
+        let numbers = segment.vus(upTo: arrival.maxVUs)
+        let end = start.addingTimeInterval(arrival.duration)
+        metrics.record(.vus, 0)
+        // Shown in every open-model summary, at 0 too.
+        metrics.record(.droppedIterations, 0)
+        var schedule = ArrivalSchedule(arrival, seed: seed)
+        await withTaskGroup(of: Void.self) { group in
+            // A run that falls behind a high rate starts what is due at once, until its end.
+            while clock.now() < end, let offset = schedule.next() {
+                guard await counter.sleep(until: start.addingTimeInterval(offset), clock: clock), counter.take() else {
+                    drop(1, segment.owns(arrival: schedule.handedOut) ? .runEnding : nil)
+                    break
+                }
+                guard segment.owns(arrival: schedule.handedOut) else { continue }
+                switch pool.take(makingFrom: numbers) {
+                case .free(let user):
+                    group.addTask { await self.iterate(user, in: pool) }
+                case .make(let vu):
+                    group.addTask { await self.make(vu, with: make, in: pool) }
+                case .none:
+                    drop(1, .noFreeVU)
+                }
+            }
+            // The run is ending (its end, an interruption, an aborting threshold): the
+            // arrivals it will not start are dropped.
+            drop(schedule.skipRest(ownedBy: segment), .runEnding)
+            // The run lasts its duration, whatever its last iteration took: rates are per
+            // second of it.
+            _ = await counter.sleep(until: end, clock: clock)
+        }
+    }
+
+    private func drop(_ count: Int, _ reason: DroppedArrival?) {
+        guard count > 0, let reason else { return }
+        metrics.record(.droppedIterations, Double(count), tags: ["reason": reason.rawValue])
+    }
+
+    /// Makes VU `number` for an arrival and runs the iteration on it; a VU that cannot start
+    /// fails the iteration (dropped instead when the run is being stopped).
+    private func make(_ number: Int, with make: @Sendable (Int) async throws -> VirtualUser, in pool: UserPool) async {
+        do {
+            let user = try await make(number)
+            pool.add(user, busy: true)
+            await iterate(user, in: pool)
+        } catch let error as LuaScriptError where error.kind == .cancelled {
+            pool.failedToMake(number)
+            drop(1, .runEnding)
+        } catch {
+            pool.failedToMake(number)
+            metrics.recordIteration(seconds: 0, error: "VU \(number) could not start: " + ((error as? LuaScriptError)?.message ?? "\(error)"))
+        }
+    }
+
+    /// Runs one iteration on `user`, then gives it back to the pool: free again, or, when a
+    /// budget killed its state, out of it for good (no arrival goes to a dead VU and is lost).
+    /// A VU stopped before the iteration could start drops it (the run is ending).
+    private func iterate(_ user: VirtualUser, in pool: UserPool) async {
+        active.enter()
+        let ran = await user.iterate(data: data, clock: clock, metrics: metrics)
+        active.leave()
+        if !ran { drop(1, .runEnding) }
+        if await user.isKilled { pool.retire(user) } else { pool.release(user) }
+    }
+}
+
+/// Why an arrival of the open model started no iteration: the `reason` tag of its
+/// `dropped_iterations` sample.
+public enum DroppedArrival: String, CaseIterable, Sendable {
+    /// Every VU was busy and the pool was at its `max_vus`.
+    case noFreeVU = "no_free_vu"
+    /// The run was ending: its duration was over (it fell behind a rate it could not keep),
+    /// it was interrupted or timed out, or a threshold aborted it.
+    case runEnding = "run_ending"
+}
+
+/// The seed a run draws from, set once its options are read.
+final class RunSeed: @unchecked Sendable {
+    private let lock = NSLock()
+    private var seed: RandomSeed?
+
+    var value: RandomSeed? {
+        get { lock.withLock { seed } }
+        set { lock.withLock { seed = newValue } }
+    }
+}
+
+/// How many VUs take part in the run now (the `vus` gauge).
+final class ActiveUsers: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+    var count: Int { lock.withLock { value } }
+    func enter() { lock.withLock { value += 1 } }
+    func leave() { lock.withLock { value -= 1 } }
+}
+
+/// The VUs of a run: all of them, to close at the end, and those free for an arrival.
+final class UserPool: @unchecked Sendable {
+    enum Taken {
+        case free(VirtualUser)
+        /// No VU is free: make VU number `n`.
+        case make(Int)
+        case none
+    }
+
+    private let lock = NSLock()
+    private var users: [VirtualUser]
+    private var free: [VirtualUser]
+    private var reserved = Set<Int>()
+
+    init(first: VirtualUser) {
+        users = [first]
+        free = [first]
+    }
+
+    var all: [VirtualUser] { lock.withLock { users } }
+
+    func add(_ user: VirtualUser, busy: Bool = false) {
+        lock.withLock {
+            users.append(user)
+            reserved.remove(user.number)
+            if !busy { free.append(user) }
+        }
+    }
+
+    /// A free VU, else the number of one to make (among `numbers`, not yet made), else none.
+    func take(makingFrom numbers: [Int]) -> Taken {
+        lock.withLock {
+            if let user = free.popLast() { return .free(user) }
+            let made = Set(users.map(\.number)).union(reserved)
+            guard let number = numbers.first(where: { !made.contains($0) }) else { return .none }
+            reserved.insert(number)
+            return .make(number)
+        }
+    }
+
+    func release(_ user: VirtualUser) { lock.withLock { free.append(user) } }
+    /// A VU whose state is dead: never free again (its number stays taken).
+    func retire(_ user: VirtualUser) { lock.withLock { free.removeAll { $0 === user } } }
+    func failedToMake(_ number: Int) { _ = lock.withLock { reserved.remove(number) } }
+
+    func closeAll() async {
+        for user in all { await user.close() }
+    }
+}
+
+struct RampingSchedule: Sendable {
+    let startVUs: Int
+    let stages: [ScenarioOptions.Stage]
+
+    var duration: Double { stages.reduce(0) { $0 + $1.duration } }
+
+    func target(at elapsed: Double) -> Int {
+        var from = startVUs, begins = 0.0
+        for stage in stages {
+            let ends = begins + stage.duration
+            if elapsed < ends {
+                let share = stage.duration > 0 ? (elapsed - begins) / stage.duration : 1
+                return from + Int((Double(stage.target - from) * share).rounded(.down))
+            }
+            from = stage.target
+            begins = ends
+        }
+        return elapsed < begins ? from : 0
+    }
+
+    /// The first moment at or after `elapsed` when at least `number` VUs are wanted; nil: never.
+    func activation(of number: Int, from elapsed: Double) -> Double? {
+        var from = startVUs, begins = 0.0
+        for stage in stages {
+            let ends = begins + stage.duration
+            defer {
+                from = stage.target
+                begins = ends
+            }
+            guard ends > elapsed else { continue }
+            if from >= number { return max(elapsed, begins) }
+            if stage.target >= number {
+                let moment = begins + stage.duration * Double(number - from) / Double(stage.target - from)
+                return max(elapsed, moment)
+            }
+        }
+        return nil
+    }
+}
+
