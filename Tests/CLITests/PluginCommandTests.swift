@@ -80,4 +80,34 @@ import Testing
         #expect(alone.stderr.contains("no plugins: no folder \(script.deletingLastPathComponent().path)/plugins beside the script"),
                 "a script run without its plugins says so: \(alone.stderr)")
     }
+
+    /// A hook that raises is counted in `plugin_errors` (tagged plugin and hook), which a
+    /// threshold can hold; the iteration goes on with the default answer, unless
+    /// `--strict-plugins` (or `options.strict_plugins`) makes the failure fail it.
+    @Test func failingHooksAreCountedAndStrictPluginsFailTheirIteration() async throws {
+        let plugins = try folder(["broken.lua": """
+            return { name = "broken", deflection = function() error("no answer today") end }
+            """])
+        let script = FileManager.default.temporaryDirectory.appendingPathComponent("hooks-\(UUID().uuidString).lua")
+        try """
+            return {
+              options = { iterations = 3, thresholds = { plugin_errors = "count == 0" } },
+              run = function()
+                local menus = ccai.queue_menu.get{}
+                local decision = ccai.plugins.evaluate_deflection(menus[1], { channel = "chat" })
+                ccai.check(decision.plugin == nil, "the default answer stands")
+              end,
+            }
+            """.write(to: script, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: script) }
+        let lenient = try await CLI.run(["run", script.path, "--plugins", plugins, "--quiet"])
+        #expect(lenient.status == 99, "the threshold on plugin_errors fails: \(lenient.stdout) \(lenient.stderr)")
+        #expect(lenient.stdout.contains("✗ plugin_errors: count == 0 (count=3)"), "\(lenient.stdout)")
+        #expect(lenient.stdout.contains("✓ the default answer stands"), "\(lenient.stdout)")
+        #expect(lenient.stdout.contains("iteration_failed") && lenient.stdout.contains("0.00% ✓ 0  ✗ 3"), "\(lenient.stdout)")
+        let strict = try await CLI.run(["run", script.path, "--plugins", plugins, "--quiet", "--strict-plugins"])
+        #expect(strict.status == 99, "\(strict.stderr)")
+        #expect(strict.stdout.contains("3× plugin 'broken' failed in its deflection hook"), "\(strict.stdout)")
+        #expect(strict.stdout.contains("100.00% ✓ 3  ✗ 0"), "every iteration failed: \(strict.stdout)")
+    }
 }

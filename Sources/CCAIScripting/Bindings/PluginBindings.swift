@@ -25,12 +25,14 @@ enum PluginBindings {
         let sdk: CCAI?
         let logger: ScriptLogger
         let clock: any TimeSource
+        /// Where the hooks this state sets off report their failures.
+        let failures: PluginFailures?
     }
 
     static func module(_ host: PluginHost?, sdk: CCAI?, logger: ScriptLogger = StreamLogger(minimumLevel: .warn),
-                       clock: any TimeSource = SystemClock()) -> LuaModule {
+                       clock: any TimeSource = SystemClock(), failures: PluginFailures? = nil) -> LuaModule {
         var module = LuaModule(name: "ccai.plugins")
-        let plugins = Plugins(host: host, sdk: sdk, logger: logger, clock: clock)
+        let plugins = Plugins(host: host, sdk: sdk, logger: logger, clock: clock, failures: failures)
         module.functions(rows) { _ in plugins }
         return module
     }
@@ -45,7 +47,7 @@ enum PluginBindings {
         return try call.suspend {
             let context = await deflectionContext(menu: menu, channel: channel, sdk: plugins.sdk, now: plugins.clock.now())
             guard let host = plugins.host else { return [DeflectionDecision.sdkDefault(for: menu, channel: channel).luaValue] }
-            return [await host.evaluateDeflection(menu: menu, channel: channel, context: context).luaValue]
+            return [await host.evaluateDeflection(menu: menu, channel: channel, context: context, reporting: plugins.failures).luaValue]
         }
     }
 
@@ -54,6 +56,7 @@ enum PluginBindings {
         var runner = PostSessionRunner(sdk: sdk, plugins: plugins.host)
         runner.logger = plugins.logger
         runner.clock = plugins.clock
+        runner.failures = plugins.failures
         let (id, optIn) = (request.session.id, request.optIn)
         let run: @Sendable () async throws -> PostSessionOutcome
         if request.session.isCall {

@@ -21,6 +21,9 @@ public struct SDKContext {
     public var emitters: [EventService: LuaEventEmitter] = [:]
     /// The plugins the host runs when a smart action or a form asks for an answer.
     public var plugins: PluginHost?
+    /// Where the hooks this state's answers set off report their failures (the scenario
+    /// runner's `plugin_errors`); nil: only the plugin's own error list and the log.
+    public var pluginFailures: PluginFailures?
     /// The folder file paths (`images = { { path = "receipt.jpg" } }`) are read from, and
     /// confined to: the script's folder. Nil: the working directory.
     public var fileRoot: String?

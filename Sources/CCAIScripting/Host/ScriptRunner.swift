@@ -70,19 +70,25 @@ public struct ScriptRunner: Sendable {
         let (environment, sdk, signer, plugins, clock, logger) = (self.environment, self.sdk, self.signer, self.plugins, self.clock, self.logger)
         let (outputDirectory, metrics, random) = (self.outputDirectory, self.metrics, self.random)
         let data = sharedData ?? ScenarioData()
+        // A scenario's VU counts the hook failures it sets off (`plugin_errors`).
+        let failures = metrics.map { metrics in
+            PluginFailures { metrics.record(.pluginErrors, 1, tags: $0.tags) }
+        }
         return try await makeState(modulePaths: extraPaths + modulePaths, printing: printing, printTag: printTag,
                                    decorate: { table, lua in
                                        try ScenarioBindings.decorate(table, in: lua, metrics: metrics, data: data)
                                        if let random { try random.seed.install(in: lua, stream: random.stream) }
                                        if let metrics, sdk != nil { lua.attach(SDKMetricsRecorder(metrics: metrics, clock: clock)) }
+                                       if let failures { lua.attach(failures) }
                                    }) { lua in
             var context = sdk.map { SDKContext(sdk: $0, signer: signer, plugins: plugins, fileRoot: extraPaths.first, logger: logger) }
             context?.outputRoot = outputDirectory
+            context?.pluginFailures = failures
             for service in EventService.allCases {
                 context?.emitters[service] = lua.makeEmitter(name: service.module, events: service.eventNames)
             }
             var module = CCAIModule.make(environment: environment, logger: logger, sdk: context, clock: clock)
-            module.module(PluginBindings.module(plugins, sdk: sdk, logger: logger, clock: clock))
+            module.module(PluginBindings.module(plugins, sdk: sdk, logger: logger, clock: clock, failures: failures))
             ScenarioBindings.install(into: &module, metrics: metrics, data: data, folder: extraPaths.first)
             return module
         }

@@ -16,6 +16,7 @@ struct FormResponder: PluginResponder {
     let sdk: CCAI
     let plugins: PluginHost
     let logger: ScriptLogger
+    let failures: PluginFailures?
 
     /// Answers the forms agents send in the SDK's chats for as long as `state` lives.
     func answerRequests(while state: LuaState) {
@@ -83,18 +84,18 @@ struct FormResponder: PluginResponder {
     private func answers(key: String, argument: LuaValue, questions: [CustomFormQuestion]?, label: String) async
         -> [SubmitCustomFormRequest.Answer]?
     {
-        switch await plugins.answer(.forms, key: key, argument: argument, context: [:]) {
+        switch await plugins.answer(.forms, key: key, argument: argument, context: [:], reporting: failures) {
         case .unhandled, .failed:
             return nil
         case .answered(let value, let plugin, _):
             guard let table = value.tableValue else {
-                if !value.isNil { await plugins.recordError(plugin: plugin, "\(label): a table { [question_id] = value } expected, got \(value.typeName)") }
+                if !value.isNil { await plugins.recordError(plugin: plugin, hook: "forms", reporting: failures, "\(label): a table { [question_id] = value } expected, got \(value.typeName)") }
                 return nil
             }
             var answers: [SubmitCustomFormRequest.Answer] = []
             for (field, answer) in table.entries {
                 guard let id = field.integerValue ?? field.stringValue.flatMap({ Int64($0) }), let text = Self.text(answer) else {
-                    await plugins.recordError(plugin: plugin, "\(label): answers are { [question_id] = value }, got \(field) = \(answer.typeName)")
+                    await plugins.recordError(plugin: plugin, hook: "forms", reporting: failures, "\(label): answers are { [question_id] = value }, got \(field) = \(answer.typeName)")
                     return nil
                 }
                 answers.append(SubmitCustomFormRequest.Answer(questionId: Int(id), value: text))
@@ -103,7 +104,7 @@ struct FormResponder: PluginResponder {
             guard let questions else { return answers }
             let problems = FormAnswers.problems(answers, for: questions)
             guard problems.isEmpty else {
-                await plugins.recordError(plugin: plugin, "\(label): " + problems.joined(separator: "; "))
+                await plugins.recordError(plugin: plugin, hook: "forms", reporting: failures, "\(label): " + problems.joined(separator: "; "))
                 return nil
             }
             return answers

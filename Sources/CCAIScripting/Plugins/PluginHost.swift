@@ -240,8 +240,9 @@ public actor PluginHost {
 
     // MARK: - Hooks
 
-    /// Runs a hook function with a time limit; errors are recorded on the plugin.
-    private func invoke(_ plugin: inout Plugin, _ path: [LuaValue], _ arguments: [LuaValue])
+    /// Runs a hook function with a time limit; errors are recorded on the plugin, and
+    /// reported to `failures` (the state that set the hook off).
+    private func invoke(_ plugin: inout Plugin, _ path: [LuaValue], _ arguments: [LuaValue], reporting failures: PluginFailures? = nil)
         async -> Result<LuaValue, PluginLoadError>
     {
         let state = plugin.state
@@ -262,6 +263,7 @@ public actor PluginHost {
         case .failure(let error):
             let message = (error as? LuaScriptError).map { $0.message } ?? String(describing: error)
             record(&plugin, "\(path.map(\.description).joined(separator: ".")): \(message)")
+            failures?.report(.init(plugin: plugin.spec.name, hook: path.first?.stringValue ?? "", message: message))
             return .failure(PluginLoadError(message))
         }
     }
@@ -274,21 +276,24 @@ public actor PluginHost {
     }
 
     /// The first non-nil `deflection` answer, in priority order, else the SDK's default.
-    /// A failing or invalid hook is recorded and skipped.
-    public func evaluateDeflection(menu: QueueMenu, channel: String, context: LuaValue) async -> DeflectionDecision {
+    /// A failing or invalid hook is recorded, reported to `failures`, and skipped.
+    public func evaluateDeflection(menu: QueueMenu, channel: String, context: LuaValue, reporting failures: PluginFailures? = nil)
+        async -> DeflectionDecision
+    {
         let menuValue = (try? LuaEncoder().encode(menu)) ?? .nil
         for original in ordered() where original.spec.hooks.contains("deflection") {
             var plugin = original
             defer { plugins[plugin.file]?.errors = plugin.errors }
-            guard case .success(let answer) = await invoke(&plugin, ["deflection"], [menuValue, self.context(context, for: plugin)]),
+            guard case .success(let answer) = await invoke(&plugin, ["deflection"], [menuValue, self.context(context, for: plugin)],
+                                                           reporting: failures),
                 !answer.isNil
             else { continue }
             do {
                 return try DeflectionDecision.parse(answer, plugin: plugin.spec.name)
-            } catch let error as PluginLoadError {
-                record(&plugin, error.message)
             } catch {
-                record(&plugin, String(describing: error))
+                let message = (error as? PluginLoadError)?.message ?? String(describing: error)
+                record(&plugin, message)
+                failures?.report(.init(plugin: plugin.spec.name, hook: "deflection", message: message))
             }
         }
         return DeflectionDecision.sdkDefault(for: menu, channel: channel)
@@ -309,12 +314,14 @@ public actor PluginHost {
     /// the answer that counts: the first non-nil one (`post_session`,
     /// `post_session_opt_in`), or the first plugin's with the hook (`survey`, `csat`). A
     /// failing hook is recorded with the plugin's name and skipped.
-    public func ask(_ hook: PostSessionHook, argument: LuaValue, context: LuaValue) async -> HandlerOutcome {
+    public func ask(_ hook: PostSessionHook, argument: LuaValue, context: LuaValue, reporting failures: PluginFailures? = nil)
+        async -> HandlerOutcome
+    {
         var failure: HandlerOutcome = .unhandled
         for original in ordered() where original.spec.hooks.contains(hook.rawValue) {
             var plugin = original
             defer { plugins[plugin.file]?.errors = plugin.errors }
-            switch await invoke(&plugin, [.string(hook.rawValue)], [argument, self.context(context, for: plugin)]) {
+            switch await invoke(&plugin, [.string(hook.rawValue)], [argument, self.context(context, for: plugin)], reporting: failures) {
             case .success(let answer):
                 if answer.isNil, hook.firstNonNilWins { continue }
                 return .answered(answer, plugin: plugin.spec.name,
@@ -355,7 +362,9 @@ public actor PluginHost {
 
     /// Runs `hook[key]` (or `hook["*"]`) of the first plugin, in priority order, that has
     /// one, with `argument` and `ctx`.
-    public func answer(_ hook: KeyedHook, key: String, argument: LuaValue, context: LuaValue) async -> HandlerOutcome {
+    public func answer(_ hook: KeyedHook, key: String, argument: LuaValue, context: LuaValue, reporting failures: PluginFailures? = nil)
+        async -> HandlerOutcome
+    {
         let keys = hook.keys
         guard let original = ordered().first(where: { $0.spec[keyPath: keys].contains(key) || $0.spec[keyPath: keys].contains("*") })
         else { return .unhandled }
@@ -363,7 +372,8 @@ public actor PluginHost {
         defer { plugins[plugin.file]?.errors = plugin.errors }
         let handler = plugin.spec[keyPath: keys].contains(key) ? key : "*"
         let handlerKey = plugin.spec.originalKeys["\(hook.rawValue).\(handler)"] ?? .string(handler)
-        switch await invoke(&plugin, [.string(hook.rawValue), handlerKey], [argument, self.context(context, for: plugin)]) {
+        switch await invoke(&plugin, [.string(hook.rawValue), handlerKey], [argument, self.context(context, for: plugin)],
+                            reporting: failures) {
         case .success(let answer):
             return .answered(answer, plugin: plugin.spec.name, folder: URL(fileURLWithPath: plugin.file).deletingLastPathComponent().path)
         case .failure(let error):
@@ -371,8 +381,10 @@ public actor PluginHost {
         }
     }
 
-    /// Records a problem with a plugin's answer (found after the hook returned).
-    public func recordError(plugin name: String, _ message: String) {
+    /// Records a problem with a plugin's answer to `hook` (found after the hook returned),
+    /// and reports it to `failures`.
+    public func recordError(plugin name: String, hook: String, reporting failures: PluginFailures? = nil, _ message: String) {
+        failures?.report(.init(plugin: name, hook: hook, message: message))
         guard let file = plugins.values.first(where: { $0.spec.name == name })?.file, var plugin = plugins[file] else { return }
         record(&plugin, message)
         plugins[file] = plugin

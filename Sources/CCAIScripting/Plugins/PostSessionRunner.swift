@@ -28,6 +28,8 @@ public struct PostSessionOutcome: Sendable {
 public struct PostSessionRunner: Sendable {
     public let sdk: CCAI
     public let plugins: PluginHost?
+    /// Where the hooks' failures are reported (the state that ran the flow).
+    public var failures: PluginFailures?
     public var logger: ScriptLogger = StreamLogger(minimumLevel: .warn)
     /// The time of the hooks' `ctx.now`.
     public var clock: any TimeSource = SystemClock()
@@ -110,15 +112,15 @@ public struct PostSessionRunner: Sendable {
 
         var flowType = configured?.type
         if let plugins, case .answered(let answer, let plugin, _) = await plugins.ask(.postSession, argument: session,
-                                                                                        context: .table(context)) {
+                                                                                        context: .table(context), reporting: failures) {
             switch chosenFlow(answer) {
             case .some(.none): return PostSessionOutcome(name: "none", result: reason("plugin", plugin: plugin))
             case .some(.some(.virtualAgent)) where configured?.type != .virtualAgent:
-                await plugins.recordError(plugin: plugin, "post_session: chose \"virtual_agent\", but \(subject.name)'s queue has no "
+                await plugins.recordError(plugin: plugin, hook: "post_session", reporting: failures, "post_session: chose \"virtual_agent\", but \(subject.name)'s queue has no "
                                           + "post-session virtual agent; the configured flow runs")
             case .some(.some(let type)): flowType = type
             case .none:
-                await plugins.recordError(plugin: plugin, "post_session: answered \(answer.description); "
+                await plugins.recordError(plugin: plugin, hook: "post_session", reporting: failures, "post_session: answered \(answer.description); "
                                           + "\"virtual_agent\", \"survey\", \"csat\", \"none\" or a flow table expected")
             }
         }
@@ -127,12 +129,12 @@ public struct PostSessionRunner: Sendable {
         if current.optInRequired == true {
             var consented = optIn
             if consented == nil, let plugins,
-                case .answered(let answer, let plugin, _) = await plugins.ask(.postSessionOptIn, argument: session, context: .table(context))
+                case .answered(let answer, let plugin, _) = await plugins.ask(.postSessionOptIn, argument: session, context: .table(context), reporting: failures)
             {
                 if let flag = answer.boolValue {
                     consented = flag
                 } else {
-                    await plugins.recordError(plugin: plugin, "post_session_opt_in: true or false expected, got \(answer.typeName)")
+                    await plugins.recordError(plugin: plugin, hook: "post_session_opt_in", reporting: failures, "post_session_opt_in: true or false expected, got \(answer.typeName)")
                 }
             }
             if consented == false { return PostSessionOutcome(name: "none", result: reason("opt_in_declined")) }
@@ -182,7 +184,7 @@ public struct PostSessionRunner: Sendable {
         var result = LuaTable()
         result["survey_id"] = survey.id.map { .integer(Int64($0)) } ?? .nil
         guard let plugins, case .answered(let answer, let plugin, _) = await plugins.ask(.survey, argument: try LuaEncoder().encode(survey),
-                                                                                        context: .table(context))
+                                                                                        context: .table(context), reporting: failures)
         else {
             logger.log(LogRecord(level: .warn, message: "post-session: no plugin answered the survey of \(subject.name); it waits, ready"))
             return PostSessionOutcome(name: "survey", result: .table(result))
@@ -195,7 +197,7 @@ public struct PostSessionRunner: Sendable {
         let problems = answer.tableValue == nil ? ["a table { [question_id] = \"value\" } expected, got \(answer.typeName)"]
             : survey.problems(answers)
         guard problems.isEmpty else {
-            await plugins.recordError(plugin: plugin, "survey: " + problems.joined(separator: "; "))
+            await plugins.recordError(plugin: plugin, hook: "survey", reporting: failures, "survey: " + problems.joined(separator: "; "))
             result["error"] = .string(problems.joined(separator: "; "))
             result["plugin"] = .string(plugin)
             return PostSessionOutcome(name: "survey", result: .table(result))
@@ -213,7 +215,7 @@ public struct PostSessionRunner: Sendable {
     /// The `csat` hook gives `{ rating = 1..5, feedback? }`; it is checked, then submitted.
     private func csat(_ subject: Subject, session: LuaValue, context: LuaTable) async throws -> PostSessionOutcome {
         guard let rate = sdk.rateService else { throw CCAIError.notInitialized("the SDK") }
-        guard let plugins, case .answered(let answer, let plugin, _) = await plugins.ask(.csat, argument: session, context: .table(context))
+        guard let plugins, case .answered(let answer, let plugin, _) = await plugins.ask(.csat, argument: session, context: .table(context), reporting: failures)
         else {
             logger.log(LogRecord(level: .warn, message: "post-session: no plugin rated \(subject.name); it waits, ready"))
             return PostSessionOutcome(name: "csat", result: .table(LuaTable()))
@@ -225,7 +227,7 @@ public struct PostSessionRunner: Sendable {
         var result = LuaTable()
         result["plugin"] = .string(plugin)
         guard problems.isEmpty, let rating else {
-            await plugins.recordError(plugin: plugin, "csat: " + problems.joined(separator: "; "))
+            await plugins.recordError(plugin: plugin, hook: "csat", reporting: failures, "csat: " + problems.joined(separator: "; "))
             result["error"] = .string(problems.joined(separator: "; "))
             return PostSessionOutcome(name: "csat", result: .table(result))
         }

@@ -12,6 +12,7 @@ struct SmartActionResponder: PluginResponder {
     let sdk: CCAI
     let plugins: PluginHost
     let logger: ScriptLogger
+    let failures: PluginFailures?
 
     /// Answers the in-session requests of the SDK's chats and calls for as long as `state` lives.
     func answerRequests(while state: LuaState) {
@@ -48,7 +49,8 @@ struct SmartActionResponder: PluginResponder {
             let context = LuaValue.table(LuaTable(fields: [.string(Self.sessionField(action)): .integer(Int64(router.id)),
                                                               "pre_session": .boolean(action.preSession)]))
             switch await plugins.answer(.smartActions, key: action.type.rawValue, argument: (try? LuaEncoder().encode(action)) ?? .nil,
-                                        context: context) {
+                                        context: context,
+                                        reporting: failures) {
             case .unhandled:
                 return false
             case .failed(let plugin, let message):
@@ -58,7 +60,7 @@ struct SmartActionResponder: PluginResponder {
                 do {
                     answer = try SmartActionAnswer(value, for: action, folder: folder)
                 } catch let error as OutgoingContent.FieldError {
-                    await plugins.recordError(plugin: plugin, "smart_actions.\(action.type.rawValue): \(error.field): \(error.message)")
+                    await plugins.recordError(plugin: plugin, hook: "smart_actions", reporting: failures, "smart_actions.\(action.type.rawValue): \(error.field): \(error.message)")
                     try await fail(action, reason: "plugin '\(plugin)' gave no usable answer", service: service)
                     return true
                 }

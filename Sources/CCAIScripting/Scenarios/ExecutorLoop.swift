@@ -9,6 +9,8 @@ struct ExecutorLoop: Sendable {
     let counter: IterationCounter
     let active: ActiveUsers
     let data: LuaValue
+    /// `strict_plugins`: a plugin hook that fails fails the iteration that set it off.
+    let strictPlugins: Bool
     /// When no iteration starts any more (nil: when the counter runs out).
     let end: Date?
 
@@ -41,7 +43,7 @@ struct ExecutorLoop: Sendable {
                             active.enter()
                         }
                         guard counter.take() else { break }
-                        await user.iterate(data: data, clock: clock, metrics: metrics)
+                        await user.iterate(data: data, clock: clock, metrics: metrics, strictPlugins: strictPlugins)
                     }
                     if isActive { active.leave() }
                 }
@@ -116,7 +118,7 @@ struct ExecutorLoop: Sendable {
     /// A VU stopped before the iteration could start drops it (the run is ending).
     private func iterate(_ user: VirtualUser, in pool: UserPool) async {
         active.enter()
-        let ran = await user.iterate(data: data, clock: clock, metrics: metrics)
+        let ran = await user.iterate(data: data, clock: clock, metrics: metrics, strictPlugins: strictPlugins)
         active.leave()
         if !ran { drop(1, .runEnding) }
         if await user.isKilled { pool.retire(user) } else { pool.release(user) }

@@ -176,6 +176,7 @@ public enum BuiltInMetric: String, CaseIterable, Sendable {
     case iterationDuration = "iteration_duration_seconds"
     case iterationFailed = "iteration_failed"
     case droppedIterations = "dropped_iterations"
+    case pluginErrors = "plugin_errors"
     case vus
     case sdkCall = "sdk_call_seconds"
     case chatStart = "chat_start_seconds"
@@ -191,7 +192,7 @@ public enum BuiltInMetric: String, CaseIterable, Sendable {
     public var kind: MetricKind {
         switch self {
         case .checks, .iterationFailed, .abandoned: return .rate
-        case .iterations, .droppedIterations: return .counter
+        case .iterations, .droppedIterations, .pluginErrors: return .counter
         case .vus, .queueLength, .agentsBusy: return .gauge
         case .iterationDuration, .sdkCall, .chatStart, .chatFirstResponse, .chatWait, .chatHandle, .messageRoundTrip, .csatRating:
             return .trend
@@ -210,6 +211,9 @@ public enum BuiltInMetric: String, CaseIterable, Sendable {
         case .droppedIterations:
             return "arrivals of the open model that started no iteration (tagged reason: no_free_vu, every VU busy and the pool at "
                 + "max_vus; run_ending, the run ended before they could start)"
+        case .pluginErrors:
+            return "plugin hooks that raised, timed out or gave an answer that could not be used (tagged plugin and hook); "
+                + "the host went on with the default answer"
         case .vus: return "VUs taking part in the run, sampled each second"
         case .sdkCall: return "each SDK call (tagged service, method, status: ok or the error code)"
         case .chatStart: return "ccai.chat.start, from the call until the chat is created"

@@ -61,6 +61,11 @@ public struct ScenarioOptions: Sendable, Equatable {
     /// The tags whose sub-metrics the summary shows, metric by metric.
     public var shownSummaryTags: [String: [String]] { Self.defaultSummaryTags.merging(summaryTags) { $1 } }
 
+    /// `strict_plugins = true` (`--strict-plugins`): a plugin hook that raises, times out or
+    /// answers what cannot be used fails the iteration that set it off, rather than only
+    /// counting in `plugin_errors` while the host goes on with the default answer.
+    public var strictPlugins = false
+
     /// The most metrics `summary_tags` may name, and tags per metric.
     static let maximumSummaryTags = 100
 
@@ -156,7 +161,7 @@ public struct ScenarioOptions: Sendable, Equatable {
     /// The options a later version will read, refused for now with a message that says so.
     static let notYetSupported = ["plugins", "sandbox", "env"]
     static let known = ["vus", "iterations", "duration", "stages", "arrival", "graceful_stop", "thresholds", "timeout", "seed",
-                        "virtual_time", "start", "summary_tags"]
+                        "virtual_time", "start", "summary_tags", "strict_plugins"]
 
     public init() {}
 
@@ -203,6 +208,12 @@ public struct ScenarioOptions: Sendable, Equatable {
             guard timeout != 0 else { throw Problem(option: "options.timeout", message: "a duration above 0 expected, got 0") }
         }
         if let value = fields["summary_tags"] { summaryTags = try Self.summaryTags(value) }
+        if let value = fields["strict_plugins"] {
+            guard case .boolean(let flag) = value else {
+                throw Problem(option: "options.strict_plugins", message: "a boolean expected, got \(value.typeName)")
+            }
+            strictPlugins = flag
+        }
         if let value = fields["stages"] { stages = try Self.stages(value) }
         if let value = fields["arrival"] { arrival = try Self.arrival(value) }
         if let arrival, vus > arrival.maxVUs {

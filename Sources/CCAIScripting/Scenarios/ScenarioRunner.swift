@@ -69,6 +69,9 @@ public struct ScenarioRunner: Sendable {
     public var onOptions: (@Sendable (ScenarioOptions) -> Void)?
     /// The slice of the run this process runs (`--segment I/N`); the whole run by default.
     public var segment = ScenarioSegment.whole
+    /// `--strict-plugins`: a failing plugin hook fails its iteration, whatever
+    /// `options.strict_plugins` says.
+    public var strictPlugins = false
     /// Seconds the whole run may take (`--timeout`; over `options.timeout`); nil: no limit.
     public var timeout: Double?
     /// The seed `--seed` gave, over `options.seed`; with neither, ``fallbackSeed``.
@@ -220,6 +223,7 @@ public struct ScenarioRunner: Sendable {
             throw Failure.options(problem.description)
         }
         options.override(vus: overrides.vus, iterations: overrides.iterations, duration: overrides.duration)
+        options.strictPlugins = options.strictPlugins || strictPlugins
         if let arguments = try clockCheck?(options) { throw Failure.restart(arguments: arguments) }
         let resolvedSeed = seed ?? options.seed ?? fallbackSeed
         options.seed = resolvedSeed
@@ -338,7 +342,8 @@ public struct ScenarioRunner: Sendable {
                     return
                 }
             }
-            let run = ExecutorLoop(clock: clock, metrics: metrics, counter: counter, active: active, data: data, end: end)
+            let run = ExecutorLoop(clock: clock, metrics: metrics, counter: counter, active: active, data: data,
+                                   strictPlugins: options.strictPlugins, end: end)
             switch options.executor {
             case .sharedIterations, .constantVUs:
                 await run.everyUser(pool)

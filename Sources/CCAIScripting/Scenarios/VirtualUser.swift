@@ -17,6 +17,8 @@ actor VirtualUser {
 
     /// What the user's SDK calls and chats add to the run's metrics, when the run records them.
     private var recorder: SDKMetricsRecorder?
+    /// The plugin hooks the user's state set off that failed.
+    private var pluginFailures: PluginFailures?
 
     private init(number: Int, state: LuaState, sdk: CCAI?) {
         self.number = number
@@ -27,9 +29,9 @@ actor VirtualUser {
     /// Keeps the user's iterations apart (``ConversationScope``), and the recorder at hand
     /// for an iteration cut off.
     private func prepare() async {
-        recorder = await state.withContext { lua in
+        (recorder, pluginFailures) = await state.withContext { lua in
             lua.attach(ConversationScope())
-            return lua.attachment(SDKMetricsRecorder.self)
+            return (lua.attachment(SDKMetricsRecorder.self), lua.attachment(PluginFailures.self))
         }
     }
 
@@ -87,12 +89,13 @@ actor VirtualUser {
     /// The iteration starts apart from the earlier ones: no event they left for `wait_for`,
     /// no `on` subscription they made, and no event of their chats and calls reaches it. One
     /// cut off by the end of the run fails as `interrupted`, and the chats it left open
-    /// count as abandoned.
+    /// count as abandoned. With `strictPlugins`, a plugin hook it set off that failed fails it.
     @discardableResult
-    func iterate(data: LuaValue, clock: any TimeSource, metrics: ScenarioMetrics) async -> Bool {
+    func iterate(data: LuaValue, clock: any TimeSource, metrics: ScenarioMetrics, strictPlugins: Bool = false) async -> Bool {
         guard !isKilled else { return false }
         iteration += 1
         await beginRound()
+        _ = pluginFailures?.takeFirst()
         let context: LuaValue = ["vu": .integer(Int64(number)), "iteration": .integer(Int64(iteration)), "data": data]
         let began = clock.now()
         var failure: ScenarioMetrics.IterationFailure?
@@ -106,6 +109,9 @@ actor VirtualUser {
             if error.kind == .limit || isClosed { isKilled = true }
         } catch {
             failure = ScenarioMetrics.IterationFailure(message: "\(error)", reason: .error)
+        }
+        if strictPlugins, failure == nil, let plugin = pluginFailures?.takeFirst() {
+            failure = ScenarioMetrics.IterationFailure(message: plugin.description + " (strict_plugins)", reason: .error)
         }
         metrics.recordIteration(seconds: clock.now().timeIntervalSince(began), failure: failure)
         // Each iteration starts with the app in the foreground, whatever the last one did.

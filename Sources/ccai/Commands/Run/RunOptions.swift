@@ -40,7 +40,8 @@ struct RunOptions {
     ])
     static let summaryOut = OptionSpec("--summary-out", value: "FILE", help: "the summary as JSON, with mergeable digests "
                                        + "(what 'ccai report merge' reads)")
-    static let strictPlugins = OptionSpec("--strict-plugins", help: "a plugin that fails to load fails the run (exit 1)")
+    static let strictPlugins = OptionSpec("--strict-plugins", help: "a plugin that fails to load fails the run (exit 1), and a "
+                                          + "hook that fails fails the iteration that set it off (over options.strict_plugins)")
     static let sandbox = OptionSpec("--sandbox", value: "CONFIG.lua", help: "the embedded sandbox's configuration")
     static let loopback = OptionSpec("--loopback", help: "reach the embedded sandbox over HTTP on a loopback port, as a "
                                      + "remote platform is reached (default: through its router in this process, no "
@@ -99,7 +100,7 @@ extension RunOptions {
         var limits = LuaLimits()
         var connection = PlatformConnection()
         var pluginDirectories: [String] = []
-        /// `--strict-plugins`: a plugin that fails to load fails the run.
+        /// `--strict-plugins`: a plugin that fails to load fails the run, a hook that fails its iteration.
         var strictPlugins = false
         /// `--out-dir`: where scripts write files.
         var outputDirectory: String?

@@ -80,6 +80,7 @@ struct RunWiring {
         }
         scenario.overrides = options.overrides
         scenario.timeout = options.timeout
+        scenario.strictPlugins = options.strictPlugins
         scenario.segment = options.segment
         scenario.seed = options.seed
         scenario.occupancy = platform.occupancy
