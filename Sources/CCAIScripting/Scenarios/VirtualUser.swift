@@ -10,6 +10,8 @@ actor VirtualUser {
     private let state: LuaState
     /// The user's SDK instance, when the run has a platform.
     private let sdk: CCAI?
+    /// What the user's SDK calls and events add to the run's metrics, when it has a platform.
+    private var recorder: SDKMetricsRecorder?
     private var iteration = 0
     private var isClosed = false
     /// True once a budget killed the state (kills are sticky) or the user was closed.
@@ -35,6 +37,7 @@ actor VirtualUser {
             await user.close()
             throw LuaScriptError(kind: .cancelled, message: "the run was stopped")
         }
+        await user.findRecorder()
         do {
             try await user.state.run(chunk: chunk, keepingResultAs: "scenario")
         } catch {
@@ -42,6 +45,10 @@ actor VirtualUser {
             throw error
         }
         return user
+    }
+
+    private func findRecorder() async {
+        recorder = await state.withContext { $0.attachment(SDKMetricsRecorder.self) }
     }
 
     /// Makes the user's `math.random` and `ccai.uuid` draw from `seed` (its stream is the
@@ -84,6 +91,7 @@ actor VirtualUser {
             failure = "\(error)"
         }
         metrics.recordIteration(seconds: clock.now().timeIntervalSince(began), error: failure)
+        recorder?.calls.iterationEnded(leaving: sdk?.callService?.currentCall)
         // Each iteration starts with the app in the foreground, whatever the last one did.
         if let sdk, sdk.isInBackground, !isKilled { await sdk.setInBackground(false) }
     }
