@@ -14,15 +14,19 @@ import Testing
             { id = 3, name = "Callbacks", channels = { voice_call = { schedule = true,
               scheduling = { slot_minutes = 5, calls_per_slot = 1, days_ahead = 1, ring_seconds = 60 } } } },
           },
-          agents = { { name = "Ada", menus = { 1, 3 } } },
+          agents = { { name = "Ada", menus = { 1, 3 }, max_chats = 1 } },   -- one call at a time
         }
         """
 
-    private static let scenario = """
+    private static let reaches = """
         ccai.initialize_call()
         local function reaches(id, status)
           ccai.call.wait_for("call_received", { timeout = 3600, match = function(c) return c.id == id and c.status == status end })
         end
+
+        """
+
+    private static let scenario = reaches + """
         return {
           options = { vus = 1, iterations = 1, virtual_time = true, start = "2026-12-07T09:01:00Z",
                       thresholds = { ["call_abandoned{type:instant}"] = "rate < 0.9", ["call_wait_seconds{type:scheduled}"] = "p(95) < 60",
@@ -69,12 +73,7 @@ import Testing
                 "\(output.stdout)")
         for name in ["call_wait_seconds", "call_setup_seconds"] { #expect(row(name) != nil, "\(name): \(output.stdout)") }
 
-        let report = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: summary))) as? [String: Any]
-        let metrics = (report?["metrics"] as? [[String: Any]]) ?? []
-        func series(_ metric: String, _ type: String) -> [String: Any]? {
-            let all = metrics.first { $0["name"] as? String == metric }?["series"] as? [[String: Any]]
-            return all?.first { ($0["tags"] as? [String: String]) == ["type": type] }
-        }
+        let series = try Self.series(in: summary)
         #expect(series("call_handle_seconds", "instant")?["sum"] as? Double == 30, "the answered call, 30 s with Ada")
         #expect(series("call_handle_seconds", "scheduled")?["sum"] as? Double == 45, "the callback, 45 s")
         #expect(series("call_wait_seconds", "scheduled")?["count"] as? Int == 1 && series("call_wait_seconds", "instant")?["count"] as? Int == 1)
@@ -87,6 +86,61 @@ import Testing
         for name in ["call_wait_seconds", "call_setup_seconds", "call_handle_seconds", "call_abandoned"] {
             #expect(samples.contains(#""metric":"\#(name)","type":"Point""#), "\(name) in the JSON points")
             #expect(page.contains(name), "\(name) in the HTML report")
+        }
+    }
+
+    /// The second caller waits 20 s while the only agent talks to the first, in virtual
+    /// time: exactly that wait and setup, from the platform's own events.
+    @Test func aCallerWaitsWhileTheAgentIsBusy() async throws {
+        let sandbox = try CLI.script(Self.sandbox), path = try CLI.script(Self.reaches + """
+            return {
+              options = { vus = 2, iterations = 2, virtual_time = true, start = "2026-12-07T09:01:00Z" },
+              run = function(ctx)
+                if ctx.vu == 2 then ccai.sleep(10) end            -- calls while Ada talks to VU 1
+                local call = ccai.call.start_instant_call{ menu_id = 1 }
+                reaches(call.id, "connected")
+                ccai.sleep(ctx.vu == 1 and 30 or 5)
+                ccai.call.end_call()
+                reaches(call.id, "ended")
+              end,
+            }
+            """)
+        let summary = FileManager.default.temporaryDirectory.appendingPathComponent("voice-\(UUID().uuidString).json").path
+        defer { for file in [sandbox, path, summary] { try? FileManager.default.removeItem(atPath: file) } }
+        let output = try await CLI.run(["run", path, "--quiet", "--sandbox", sandbox, "--summary-out", summary])
+        #expect(output.status == 0, "\(output.stdout)\n\(output.stderr)")
+        let series = try Self.series(in: summary)
+        let wait = series("call_wait_seconds", "instant"), setup = series("call_setup_seconds", "instant")
+        #expect(wait?["count"] as? Int == 2 && wait?["sum"] as? Double == 20 && wait?["max"] as? Double == 20, "\(String(describing: wait))")
+        #expect(setup?["sum"] as? Double == 20, "\(String(describing: setup))")
+        #expect(series("call_handle_seconds", "instant")?["sum"] as? Double == 35)
+        #expect(series("call_abandoned", "instant")?["trues"] as? Int == 0)
+    }
+
+    /// A caller still waiting when the run's end cuts the iteration off was abandoned.
+    @Test func aCallCutOffByTheRunsEndIsAbandoned() async throws {
+        let sandbox = try CLI.script(Self.sandbox), path = try CLI.script("""
+            ccai.initialize_call()
+            return {
+              options = { vus = 1, duration = "10s", graceful_stop = "1s", virtual_time = true, start = "2026-12-07T09:01:00Z" },
+              run = function() ccai.call.start_instant_call{ menu_id = 2 } ccai.sleep(3600) end,
+            }
+            """)
+        let summary = FileManager.default.temporaryDirectory.appendingPathComponent("voice-\(UUID().uuidString).json").path
+        defer { for file in [sandbox, path, summary] { try? FileManager.default.removeItem(atPath: file) } }
+        let output = try await CLI.run(["run", path, "--quiet", "--sandbox", sandbox, "--summary-out", summary])
+        #expect(output.status == 0, "\(output.stdout)\n\(output.stderr)")
+        let abandoned = try Self.series(in: summary)("call_abandoned", "instant")
+        #expect(abandoned?["count"] as? Int == 1 && abandoned?["trues"] as? Int == 1, "\(output.stdout)")
+    }
+
+    /// The series of a `--summary-out` file, by metric and `type` tag.
+    private static func series(in summary: String) throws -> (String, String) -> [String: Any]? {
+        let report = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: summary))) as? [String: Any]
+        let metrics = (report?["metrics"] as? [[String: Any]]) ?? []
+        return { metric, type in
+            let all = metrics.first { $0["name"] as? String == metric }?["series"] as? [[String: Any]]
+            return all?.first { ($0["tags"] as? [String: String]) == ["type": type] }
         }
     }
 }
