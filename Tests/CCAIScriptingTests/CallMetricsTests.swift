@@ -22,13 +22,16 @@ import Timekeeping
         metrics.snapshot().metric(metric).matching(["type": type])
     }
 
-    /// An instant call waits 12 s, an agent takes it (`connecting`), it connects 1 s later
-    /// and ends 90 s after that: a wait, a setup, a handle time, and not abandoned.
+    /// An instant call waits 12 s, an agent takes it (`connecting`, naming the agent), it
+    /// connects 1 s later and ends 90 s after that: a wait, a setup, a handle time, and not
+    /// abandoned. A `connecting` that names no agent is not a take.
     @Test func aTakenCallHasItsWaitSetupAndHandleTime() {
         let recorder = self.recorder
         let began = recorder.begin()
         clock.advance(by: 0.5)
         recorder.end(service: "call", method: "start_instant_call", began: began, status: "ok", result: call(1, .waiting))
+        recorder.observe(.callReceived(call(1, .connecting)))
+        #expect(metrics.snapshot().metric(.callWait).total.count == 0)
         clock.advance(by: 11.5)
         recorder.observe(.callReceived(call(1, .connecting, agent: "Ada")))
         clock.advance(by: 1)

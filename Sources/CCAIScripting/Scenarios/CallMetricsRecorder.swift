@@ -6,7 +6,8 @@ import Foundation
 /// the call-timer start from `callReceived.status`", not from the provider's line):
 ///
 /// - `call_wait_seconds`: from placing the call until an agent or virtual agent takes it
-///   (`connecting`, or `connected` when a virtual agent answers);
+///   (the record names its agent: `connecting` as a human agent takes it, `connected`
+///   when a virtual agent answers);
 /// - `call_setup_seconds`: from placing it until it is `connected`;
 /// - `call_handle_seconds`: from `connected` until it is `ended` or `failed`;
 /// - `call_abandoned`: each call, once, as soon as its fate is known: 0 when it is taken,
@@ -77,18 +78,20 @@ final class CallMetricsRecorder: @unchecked Sendable {
         if let left { metrics.record(.callAbandoned, 1, tags: Self.tags(left)) }
     }
 
-    /// What `call`'s status says of when it was taken, connected and ended.
+    /// What `call`'s record says of when it was taken, connected and ended. Taken: the
+    /// record names the agent or virtual agent who has it (`connecting` with its agent, as
+    /// an agent takes it), or the call is connected, held or interrupted.
     private static func note(_ call: CallResponse, at now: Date, in times: inout CallTimes) {
         switch call.status {
-        case .connecting, .onHold, .interrupted:
-            times.taken = times.taken ?? now
-        case .connected:
-            times.taken = times.taken ?? now
-            times.connected = times.connected ?? now
         case .ended, .failed:
             times.ended = times.ended ?? now
-        case .waiting, .ringing, .scheduled:
-            break
+        case .connected:
+            times.connected = times.connected ?? now
+            times.taken = times.taken ?? now
+        case .onHold, .interrupted:
+            times.taken = times.taken ?? now
+        case .connecting, .waiting, .ringing, .scheduled:
+            if call.agent != nil || call.virtualAgent != nil { times.taken = times.taken ?? now }
         }
     }
 
