@@ -22,11 +22,13 @@ import LuaRuntime
 /// ```
 enum CallBindings {
     /// Emits the call service's typed events into the state until it closes, saying each
-    /// announcement the SDK plays in the run's log.
-    static func startBridges(_ service: CallService, context: SDKContext, in state: LuaState) {
+    /// announcement the SDK plays in the run's log; in a scenario's VU, its `recorder`
+    /// reads each event before the script can (the voice metrics).
+    static func startBridges(_ service: CallService, context: SDKContext, in state: LuaState, recorder: SDKMetricsRecorder?) {
         guard let emitter = context.emitters[.call] else { return }
         let logger = context.logger
         EventBridge.forward(service.callEvents(), into: emitter, in: state, conversations: \.conversations) { event in
+            recorder?.observe(event)
             if case .audibleMessagePlayed(let playback) = event { log(playback, to: logger) }
             return (event.name.rawValue, luaValue(event))
         }

@@ -50,7 +50,7 @@ enum InitializationBindings {
                                                callKitEnabled: options.callKitEnabled ?? true))
         if !initializer.call.started, let service = context.sdk.callService, let state = call.context.state {
             initializer.call.started = true
-            CallBindings.startBridges(service, context: context, in: state)
+            CallBindings.startBridges(service, context: context, in: state, recorder: call.context.attachment(SDKMetricsRecorder.self))
             SmartActionBindings.startRequests(context, started: initializer.smartActions, in: state)
         }
         return .none

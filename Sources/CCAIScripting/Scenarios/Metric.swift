@@ -188,13 +188,19 @@ public enum BuiltInMetric: String, CaseIterable, Sendable {
     case csatRating = "csat_rating"
     case queueLength = "queue_length"
     case agentsBusy = "agents_busy"
+    // Voice calls (``CallMetricsRecorder``), tagged `type`: `instant` or `scheduled`.
+    case callWait = "call_wait_seconds"
+    case callSetup = "call_setup_seconds"
+    case callHandle = "call_handle_seconds"
+    case callAbandoned = "call_abandoned"
 
     public var kind: MetricKind {
         switch self {
-        case .checks, .iterationFailed, .abandoned: return .rate
+        case .checks, .iterationFailed, .abandoned, .callAbandoned: return .rate
         case .iterations, .droppedIterations, .pluginErrors: return .counter
         case .vus, .queueLength, .agentsBusy: return .gauge
-        case .iterationDuration, .sdkCall, .chatStart, .chatFirstResponse, .chatWait, .chatHandle, .messageRoundTrip, .csatRating:
+        case .iterationDuration, .sdkCall, .chatStart, .chatFirstResponse, .chatWait, .chatHandle, .messageRoundTrip, .csatRating,
+             .callWait, .callSetup, .callHandle:
             return .trend
         }
     }
@@ -227,6 +233,10 @@ public enum BuiltInMetric: String, CaseIterable, Sendable {
         case .agentsBusy: return "the embedded sandbox's human agents with at least one chat or call, sampled each second"
         case .messageRoundTrip: return "from a customer message until the next agent or virtual agent message"
         case .csatRating: return "the ratings the customers gave (ccai.rate)"
+        case .callWait: return "from placing a call until an agent or virtual agent takes it (tagged type: instant or scheduled)"
+        case .callSetup: return "from placing a call until it is connected (tagged type)"
+        case .callHandle: return "from a call being connected until it ends (tagged type)"
+        case .callAbandoned: return "the share of the VUs' calls that ended, or were left waiting, before anyone took them (tagged type)"
         }
     }
 

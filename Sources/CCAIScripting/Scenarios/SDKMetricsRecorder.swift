@@ -8,8 +8,9 @@ import Timekeeping
 /// `status`: `ok` or the error code), and of its chats the start, the wait until an agent
 /// or a virtual agent takes the chat, the first response, each customer message's round
 /// trip to the next agent message, how long an agent had the chat (`chat_handle_seconds`),
-/// whether it ended before anyone took it (`abandoned`), and the ratings it gave. Attached to the VU's state,
-/// where every binding that calls the SDK finds it.
+/// whether it ended before anyone took it (`abandoned`), the ratings it gave, and its voice
+/// calls' (``CallMetricsRecorder``). Attached to the VU's state, where every binding that
+/// calls the SDK finds it.
 ///
 /// ```swift
 /// lua.attach(SDKMetricsRecorder(metrics: metrics, clock: clock))
@@ -19,11 +20,12 @@ import Timekeeping
 final class SDKMetricsRecorder: @unchecked Sendable {
     let metrics: ScenarioMetrics
     let clock: any TimeSource
+    /// The VU's voice calls.
+    let calls: CallMetricsRecorder
     private let lock = NSLock()
     /// What is known of each recent chat, by id (events may come before the call that
     /// started the chat or sent its message returns).
-    private var chats: [Int: ChatTimes] = [:]
-    private var order: [Int] = []
+    private var chats = RecentSessions<ChatTimes>(capacity: maximumChats)
     /// The most chats followed at once (older ones are forgotten).
     static let maximumChats = 16
     /// The most unanswered messages and recent answers kept per chat.
@@ -46,6 +48,7 @@ final class SDKMetricsRecorder: @unchecked Sendable {
     init(metrics: ScenarioMetrics, clock: any TimeSource) {
         self.metrics = metrics
         self.clock = clock
+        calls = CallMetricsRecorder(metrics: metrics)
     }
 
     /// A call is about to be made: returns when.
@@ -58,6 +61,9 @@ final class SDKMetricsRecorder: @unchecked Sendable {
         let now = clock.now()
         let seconds = now.timeIntervalSince(began)
         metrics.record(.sdkCall, seconds, tags: ["service": service, "method": method, "status": status])
+        if service == "call", status == "ok", CallMetricsRecorder.placingMethods.contains(method), let call = result as? CallResponse {
+            calls.placed(call, began: began, at: now)
+        }
         guard service == "chat", status == "ok" else { return }
         switch method {
         case "start":
@@ -90,13 +96,7 @@ final class SDKMetricsRecorder: @unchecked Sendable {
     /// The VU's iteration was cut off by the end of the run: the chats it started and left
     /// open are abandoned (their ends, if they come, are not counted again).
     func abandonOpenChats() {
-        let open: [ChatTimes] = lock.withLock {
-            defer {
-                chats = [:]
-                order = []
-            }
-            return chats.values.filter { $0.began != nil }
-        }
+        let open = lock.withLock { chats.forgetAll().filter { $0.began != nil } }
         for _ in open { metrics.record(.abandoned, 1) }
     }
 
@@ -110,13 +110,16 @@ final class SDKMetricsRecorder: @unchecked Sendable {
         }
     }
 
+    /// Records what a call event says, as the event reaches the VU's script: a script that
+    /// saw a call end finds it counted.
+    func observe(_ event: CallServiceEvent) {
+        if case .callReceived(let call) = event { calls.observe(call, at: clock.now()) }
+    }
+
     func observe(_ event: ChatServiceEvent, at now: Date) {
         switch event {
         case .chatReceived(let chat?) where chat.status == .ended:
-            let times: ChatTimes? = lock.withLock {
-                order.removeAll { $0 == chat.id }
-                return chats.removeValue(forKey: chat.id)
-            }
+            let times: ChatTimes? = lock.withLock { chats.forget(chat.id) }
             // Only the chats this VU started, seen from their start: an abandoned one ended
             // while it waited.
             guard let times, times.began != nil else { return }
@@ -153,13 +156,9 @@ final class SDKMetricsRecorder: @unchecked Sendable {
     /// both their ends are known.
     private func update(_ id: Int, _ change: (inout ChatTimes) -> Void) {
         lock.withLock {
-            if chats[id] == nil {
-                if order.count >= Self.maximumChats { chats[order.removeFirst()] = nil }
-                order.append(id)
-            }
-            var times = chats[id] ?? ChatTimes()
-            change(&times)
-            if let began = times.began {
+            chats.update(id, new: ChatTimes()) { times in
+                change(&times)
+                guard let began = times.began else { return }
                 if let taken = times.taken, !times.waitRecorded {
                     times.waitRecorded = true
                     metrics.record(.chatWait, max(0, taken.timeIntervalSince(began)))
@@ -169,7 +168,6 @@ final class SDKMetricsRecorder: @unchecked Sendable {
                     metrics.record(.chatFirstResponse, max(0, answer.timeIntervalSince(began)))
                 }
             }
-            chats[id] = times
         }
     }
 

@@ -10,13 +10,13 @@ actor VirtualUser {
     private let state: LuaState
     /// The user's SDK instance, when the run has a platform.
     private let sdk: CCAI?
+    /// What the user's SDK calls and events add to the run's metrics, when it has a platform.
+    private var recorder: SDKMetricsRecorder?
     private var iteration = 0
     private var isClosed = false
     /// True once a budget killed the state (kills are sticky) or the user was closed.
     private(set) var isKilled = false
 
-    /// What the user's SDK calls and chats add to the run's metrics, when the run records them.
-    private var recorder: SDKMetricsRecorder?
     /// The plugin hooks the user's state set off that failed.
     private var pluginFailures: PluginFailures?
 
@@ -114,6 +114,7 @@ actor VirtualUser {
             failure = ScenarioMetrics.IterationFailure(message: plugin.description + " (strict_plugins)", reason: .error)
         }
         metrics.recordIteration(seconds: clock.now().timeIntervalSince(began), failure: failure)
+        recorder?.calls.iterationEnded(leaving: sdk?.callService?.currentCall)
         // Each iteration starts with the app in the foreground, whatever the last one did.
         if let sdk, sdk.isInBackground, !isKilled { await sdk.setInBackground(false) }
         return true

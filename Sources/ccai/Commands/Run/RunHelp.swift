@@ -22,7 +22,9 @@ extension RunCommand {
             iteration_failed, dropped_iterations, vus, sdk_call_seconds (tagged service,
             method, status), chat_start_seconds, chat_wait_seconds (until an agent or
             virtual agent takes the chat), chat_first_response_seconds,
-            message_round_trip_seconds, csat_rating. While it runs, a progress line on
+            message_round_trip_seconds, csat_rating, and for calls call_wait_seconds,
+            call_setup_seconds, call_handle_seconds and call_abandoned (tagged type:
+            instant, or scheduled for a callback). While it runs, a progress line on
             standard error (redrawn on a terminal, NO_COLOR honoured; a line a second
             otherwise; none with --quiet); at the end the summary shows the thresholds, the
             checks, the metrics and the errors that failed iterations, each once with its
