@@ -46,14 +46,15 @@ import Timekeeping
         #expect(error?.message.contains("attempt to modify read-only env (key 'AGENTS')") == true, "\(String(describing: error))")
     }
 
-    /// A served sandbox on `clock` (its prune chore and each agent's shift watch are its
-    /// sleepers), and a token for `identifier` signed at the clock's time.
+    /// A served sandbox on `clock`: its prune chore and each agent's shift watch are its
+    /// sleepers (`stepWhenAsleep: 2` with one agent).
     private func serve(_ fields: String, clock: ManualClock) async throws -> (Sandbox, ServedSandbox) {
         let configuration = try await LuaConfigurations.configuration(fields)
         let sandbox = try Sandbox(configuration: configuration, clock: clock)
         return (sandbox, ServedSandbox(http: try sandbox.serve(), client: InProcessClient(sandbox)))
     }
 
+    /// A chat on queue 1 by a new end user, signed in at the clock's time.
     private func startChat(_ server: ServedSandbox, _ identifier: String, clock: ManualClock) async throws -> (id: Int, token: String) {
         let token = try await SandboxHTTP.token(server, identifier, at: clock.now())
         let chat = try SandboxHTTP.decode(try await SandboxHTTP.call(server, "POST", "/chats", token, #"{"menu_id": 1}"#),
@@ -79,7 +80,7 @@ import Timekeeping
         let first = try await startChat(server, "shift-ana", clock: clock)
         #expect(await desk.humanAgent(of: first.id) == nil, "18:00 is before Eve's shift")
         await clock.advance(by: 30 * 60, stepWhenAsleep: 2)
-        #expect(await desk.humanAgent(of: first.id) == "Eve", "her shift starts at 18:30: she takes the chat waiting")
+        #expect(await eventually { await desk.humanAgent(of: first.id) == "Eve" }, "her shift starts at 18:30: she takes the chat waiting")
         let second = try await startChat(server, "shift-bob", clock: clock)
         #expect(await desk.humanAgent(of: second.id) == nil, "Eve has no room")
         await clock.advance(by: 40 * 60, stepWhenAsleep: 2)   // 19:10, past the shift's end
@@ -93,8 +94,23 @@ import Timekeeping
                 "once her last chat ended she logged out: the waiting chat stays queued")
         #expect(await desk.busyAgents() == 0)
         await clock.advance(by: 10 * 60, stepWhenAsleep: 2)   // 19:30
-        #expect(await desk.humanAgent(of: second.id) == "Eve", "her next shift takes it")
+        #expect(await eventually { await desk.humanAgent(of: second.id) == "Eve" }, "her next shift takes it")
         await server.stop()
+    }
+
+    /// Calls wait for a shift as chats do: the caller of 18:00 is connected at 18:30.
+    @Test(.timeLimit(.minutes(1))) func aCallWaitsForTheShiftToStart() async throws {
+        let clock = ManualClock(QueueMenuTests.mondayMorning)   // Monday 18:00 UTC
+        let configuration = try await LuaConfigurations.configuration("""
+            menus = { { id = 1, name = "Help", channels = { voice_call = { instant = true } } } },
+            agents = { { name = "Eve", menus = { 1 }, shifts = { { from = "18:30", to = "19:00" } } } }
+            """)
+        let client = InProcessClient(try Sandbox(configuration: configuration, clock: clock))
+        let caller = try await CallingEndUser(client, "shift-caller")
+        let call = try await caller.start(#"{"menu_id": 1}"#)
+        #expect(call.status == .waiting && call.agent == nil, "18:00 is before Eve's shift")
+        await clock.advance(by: 30 * 60, stepWhenAsleep: 2)
+        _ = try await caller.call(call.id) { $0.status == .connected && $0.agent?.name == "Eve" }
     }
 
     /// A shift from 22:00 to 00:30 runs past midnight: Eve works at 00:15, not at 00:30.
@@ -108,7 +124,7 @@ import Timekeeping
         let evening = try await startChat(server, "night-ana", clock: clock)
         #expect(await desk.humanAgent(of: evening.id) == nil)
         await clock.advance(by: 30 * 60, stepWhenAsleep: 2)   // 22:00
-        #expect(await desk.humanAgent(of: evening.id) == "Eve")
+        #expect(await eventually { await desk.humanAgent(of: evening.id) == "Eve" })
         await clock.advance(by: 135 * 60, stepWhenAsleep: 2)   // Tuesday 00:15
         let pastMidnight = try await startChat(server, "night-bob", clock: clock)
         #expect(await desk.humanAgent(of: pastMidnight.id) == "Eve", "00:15 is in the shift")
@@ -116,6 +132,20 @@ import Timekeeping
         let late = try await startChat(server, "night-cy", clock: clock)
         #expect(await desk.humanAgent(of: late.id) == nil, "the shift ended at 00:30")
         await server.stop()
+    }
+
+    /// Wait estimates count the agents at work: off shift, an agent shortens no wait.
+    @Test func waitEstimatesCountTheAgentsOnShift() async throws {
+        let configuration = try await LuaConfigurations.configuration("""
+            handle_time_seconds = 60, menus = { { id = 1, name = "Help", channels = { chat = {} } } },
+            agents = { { name = "Ava", menus = { 1 } }, { name = "Eve", menus = { 1 }, shifts = { { from = "08:00", to = "09:00" } } } }
+            """)
+        let menu = try #require(configuration.menus?.first)
+        let evening = QueueMenuEngine(configuration: configuration, now: QueueMenuTests.mondayMorning, waiting: [1: 2])
+        #expect(evening.estimatedWait(menu) == 120, "18:00 UTC: Ava alone")
+        let morning = QueueMenuEngine(configuration: configuration, now: QueueMenuTests.mondayMorning.addingTimeInterval(-9.5 * 3_600),
+                                      waiting: [1: 2])
+        #expect(morning.estimatedWait(menu) == 60, "08:30 UTC: Ava and Eve")
     }
 
     /// Shifts are read in the company's time zone, whatever the machine's.
