@@ -1,3 +1,4 @@
+-- luacheck: std +sandbox
 -- The contact center of examples/staffing/day.lua: one Support queue open 08:00-18:00 on
 -- weekdays (Los Angeles time) with 16 agents of one chat at a time (or --env AGENTS=N),
 -- the staffing plan the day is checked against; after hours Support deflects to Nova, a virtual agent on the
