@@ -176,6 +176,7 @@ import Timekeeping
               { name = "Cy", menus = { 1 }, shifts = { { from = "08:00", to = "16:00" }, { from = "22:00", to = "09:00" } } },
               { name = "Di", menus = { 1 }, shifts = {} },
               { name = "Ed", menus = { 1 }, shifts = { { from = "22:00", to = "06:00" }, { from = "06:00", to = "22:00" } } },
+              { name = "Fy", menus = { 1 }, shifts = { { from = "00:00", to = "24:00" } } },
             }
             """)
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -187,6 +188,6 @@ import Timekeeping
             "agents[Bo].shifts[1]: from and to are the same time (08:00-08:00): a shift needs a length",
             "agents[Cy].shifts[2]: 22:00-09:00 overlaps shifts[1] (08:00-16:00)",
             "agents[Di].shifts: an empty list leaves the agent no time to work (without shifts it always works)",
-        ], "Ed's two shifts cover the day without overlapping: \(problems)")
+        ], "Ed's two shifts cover the day without overlapping, and Fy's is the whole day: \(problems)")
     }
 }

@@ -413,7 +413,8 @@ actor AgentDesk: SessionChangeObserver {
     /// same events give the same choices, so a simulation replays them.
     private func leastBusyAgent(onMenu menuID: Int) -> String? {
         let candidates = (environment.configuration.agents ?? []).filter { agent in
-            agent.menus.contains(menuID) && (load[agent.name]?.count ?? 0) < (agent.maxChats ?? .max) && roster.isOnShift(agent.name)
+            agent.menus.contains(menuID) && (load[agent.name]?.count ?? 0) < (agent.maxChats ?? .max)
+                && roster.isOnShift(agent.name)
         }
         return candidates.min(by: { first, second in
             (load[first.name]?.count ?? 0, lastReleased[first.name] ?? 0)

@@ -21,8 +21,9 @@ public struct AgentShift: Codable, Sendable, Equatable {
     /// The minutes of the day the shift covers: one range, or two when it runs past
     /// midnight; nil when a time is malformed or the shift has no length.
     var ranges: [Range<Int>]? {
-        guard let start = startMinute, let end = BusinessHours.minute(of: to), start != end % 1440 || end == 1440 && start == 0
-        else { return nil }
+        guard let start = startMinute, let end = BusinessHours.minute(of: to) else { return nil }
+        let wholeDay = start == 0 && end == 1440
+        guard start != end % 1440 || wholeDay else { return nil }
         return start < end ? [start..<end] : [start..<1440, 0..<end].filter { !$0.isEmpty }
     }
 
@@ -54,8 +55,8 @@ extension AgentConfiguration {
         calendar.timeZone = timeZone
         return (shifts ?? []).compactMap { shift -> Date? in
             guard let start = shift.startMinute else { return nil }
-            return calendar.nextDate(after: date, matching: DateComponents(hour: start / 60, minute: start % 60, second: 0),
-                                     matchingPolicy: .nextTime)
+            let time = DateComponents(hour: start / 60, minute: start % 60, second: 0)
+            return calendar.nextDate(after: date, matching: time, matchingPolicy: .nextTime)
         }.min()
     }
 
@@ -64,7 +65,9 @@ extension AgentConfiguration {
     func shiftProblems() -> [String] {
         guard let shifts else { return [] }
         let field = "agents[\(name)].shifts"
-        guard !shifts.isEmpty else { return ["\(field): an empty list leaves the agent no time to work (without shifts it always works)"] }
+        guard !shifts.isEmpty else {
+            return ["\(field): an empty list leaves the agent no time to work (without shifts it always works)"]
+        }
         var problems: [String] = []
         for (index, shift) in shifts.enumerated() {
             for (key, text) in [("from", shift.from), ("to", shift.to)] where BusinessHours.minute(of: text) == nil {
