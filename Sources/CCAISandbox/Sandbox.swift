@@ -136,7 +136,7 @@ public final class Sandbox: Sendable {
 
     /// What the sandbox does on its own while it lives, on its clock: pruning old data every
     /// minute; ending idle chats and placing the scheduled calls due every 5 seconds, when
-    /// the configuration has them.
+    /// the configuration has them; waking the agents whose shift starts.
     private func startChores() {
         var chores = [clock.repeating(every: 60) { [weak self] in
             guard let self else { return }
@@ -154,6 +154,8 @@ public final class Sandbox: Sendable {
                 do { _ = try await self.placeScheduledCallsDue() } catch { self.log("sandbox: placing scheduled calls failed: \(error)") }
             })
         }
+        let desk = agentDesk
+        chores += desk.roster.watch { [weak desk] name in await desk?.shiftStarted(name) }
         self.chores.withLock { $0 = chores }
     }
 

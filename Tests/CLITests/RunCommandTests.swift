@@ -179,6 +179,9 @@ import Testing
         (["run", "a.lua", "b.lua"], "unexpected argument 'b.lua'"),
         (["run", "x.lua", "--env", "NOEQUALS"], "--env expects KEY=VALUE"),
         (["run", "x.lua", "--env"], "--env needs a value"),
+        (["sandbox", "show", "--env", "AGENTS"], "--env expects KEY=VALUE, got 'AGENTS'"),
+        (["sandbox", "check", "x.lua", "--env", "=8"], "--env expects KEY=VALUE, got '=8'"),
+        (["sandbox", "serve", "--env", "AGENTS"], "--env expects KEY=VALUE, got 'AGENTS'"),
         (["run", "x.lua", "--log-level", "loud"], "--log-level must be"),
         (["run", "x.lua", "--memory-limit", "lots"], "--memory-limit expects a size"),
         (["run", "x.lua", "--bogus"], "unknown option '--bogus'"),
@@ -190,6 +193,19 @@ import Testing
         #expect(output.status == 2)
         #expect(output.stderr.contains(message), "\(output.stderr)")
         #expect(output.stderr.contains("Run 'ccai help"))
+    }
+
+    /// Issue 34, item 9: the embedded sandbox's configuration reads the run's `--env` as
+    /// `env`, as the scenario reads it as `ccai.env`.
+    @Test func theEmbeddedSandboxsConfigurationReadsTheRunsEnvironment() async throws {
+        let configuration = try script("""
+            return { company = { name = "Acme", languages = { "en" }, time_zone = "UTC", key = "dev-key", secret = "dev-secret" },
+                     menus = { { id = 1, name = env.QUEUE or "Help", channels = { chat = {} } } } }
+            """)
+        let path = try script("print(ccai.env.QUEUE .. ': ' .. ccai.queue_menu.get():find_menu(1).name)")
+        defer { for file in [configuration, path] { try? FileManager.default.removeItem(atPath: file) } }
+        let output = try await CLI.run(["run", path, "--sandbox", configuration, "--env", "QUEUE=Claims", "--quiet"])
+        #expect(output.status == 0 && output.stdout.contains("Claims: Claims"), "\(output.stdout)\n\(output.stderr)")
     }
 
     /// A file named on the command line that is not there is a usage error (exit 2) that

@@ -275,6 +275,28 @@ import Testing
         #expect(missing.status == 2 && missing.stderr.contains("cannot read the sandbox configuration '/no/such.lua'"))
     }
 
+    /// Issue 34, item 9: `show` and `check` read `--env` as the configuration's `env` (one
+    /// file, several staffing plans), and `show` lists each agent's shifts.
+    @Test func showAndCheckReadTheEnvironmentAndShowShifts() async throws {
+        let config = FileManager.default.temporaryDirectory.appendingPathComponent("plan-\(UUID().uuidString).lua")
+        defer { try? FileManager.default.removeItem(at: config) }
+        try """
+            local agents = {}
+            for number = 1, tonumber(env.AGENTS) or 5 do
+              agents[number] = { name = "Agent " .. number, menus = { 4 },
+                                 shifts = { { from = "08:00", to = "16:00" }, { from = "22:00", to = "06:00" } } }
+            end
+            return { company = { name = "Globex", languages = { "en" }, time_zone = "UTC", key = "gk", secret = "s" },
+                     menus = { { id = 4, name = "Claims", channels = { chat = {} } } }, agents = agents }
+            """.write(to: config, atomically: true, encoding: .utf8)
+        let shown = try await CLI.run(["sandbox", "show", config.path, "--env", "AGENTS=2"])
+        #expect(shown.status == 0, "\(shown.stderr)")
+        #expect(shown.stdout.contains("  Agent 2: menus 4; shifts 08:00-16:00, 22:00-06:00; no script"), "\(shown.stdout)")
+        #expect(!shown.stdout.contains("Agent 3"), "\(shown.stdout)")
+        let checked = try await CLI.run(["sandbox", "check", "-e", "AGENTS=8", config.path])
+        #expect(checked.status == 0 && checked.stdout.contains("1 queue(s), 8 agent(s)"), "\(checked.stdout)")
+    }
+
     @Test(arguments: [
         (["sandbox"], "sandbox needs a command: serve", Int32(2)),
         (["sandbox", "serve", "--listen", "nowhere"], "--listen expects HOST:PORT", Int32(2)),

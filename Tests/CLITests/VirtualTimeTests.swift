@@ -52,6 +52,43 @@ import Testing
         #expect(pdf.starts(with: Data("%PDF".utf8)))
     }
 
+    /// Issue 34, item 9: shifts run on the simulated clock, in the company's time zone, and
+    /// the configuration takes its plan from `--env`. A customer who comes at 07:55 waits
+    /// until the first shift starts at 08:00 and is answered then; one who comes at 16:00,
+    /// when that shift has ended, waits for the late shift at 17:00.
+    @Test func agentsWorkTheirShiftsInVirtualTime() async throws {
+        let configuration = try script("""
+            local agents = {}
+            for number = 1, tonumber(env.EARLY) do
+              agents[#agents + 1] = { name = "Early " .. number, menus = { 1 }, shifts = { { from = "08:00", to = "16:00" } } }
+            end
+            agents[#agents + 1] = { name = "Late", menus = { 1 }, shifts = { { from = "17:00", to = "01:00" } } }
+            return { company = { name = "Acme", languages = { "en" }, time_zone = "America/New_York", key = "dev-key",
+                                 secret = "dev-secret" },
+                     menus = { { id = 1, name = "Help", channels = { chat = {} } } }, agents = agents }
+            """)
+        let path = try script("""
+            ccai.initialize_chat()
+            local function answered(after)
+              ccai.sleep(after)
+              local begun = ccai.now()
+              local chat = ccai.chat.start{ menu_id = 1 }
+              local batch = ccai.chat.wait_for("messages_received", { timeout = 7200, match = function(messages)
+                return messages[1].sender.type == "agent" end })
+              print(os.date("!%H:%M", begun), "answered by " .. batch[1].sender.name .. " after", ccai.now() - begun)
+              ccai.chat.end_chat()
+            end
+            answered(0)          -- 07:55
+            answered(8 * 3600)   -- 16:00
+            """)
+        defer { for file in [configuration, path] { try? FileManager.default.removeItem(atPath: file) } }
+        let output = try await CLI.run(["run", path, "--sandbox", configuration, "--env", "EARLY=1", "--quiet", "--virtual-time",
+                                        "--start", "2026-12-07T07:55"])
+        #expect(output.status == 0, "\(output.stdout)\n\(output.stderr)")
+        #expect(output.stdout.contains("12:55\tanswered by Early 1 after\t300.0\n"), "\(output.stdout)")
+        #expect(output.stdout.contains("21:00\tanswered by Late after\t3600.0\n"), "\(output.stdout)")
+    }
+
     /// The simulated clock stands still while a script spins; the per-run budget keeps
     /// the real time and stops it.
     @Test func aSpinningScriptIsStoppedByItsRealTimeBudget() async throws {

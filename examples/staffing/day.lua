@@ -7,7 +7,8 @@
 -- 19:30 (Los Angeles time), so the whole day takes seconds, and it replays alike from
 -- its seed:
 --   ./scripts/run examples/staffing/day.lua --sandbox examples/staffing/sandbox.lua
--- Options: --env PEAK=150 (customers an hour at the peak), --env HANDLE=8 (minutes a
+-- Options: --env AGENTS=14 (the plan: examples/staffing/sandbox.lua reads it), --env
+-- PEAK=150 (customers an hour at the peak), --env HANDLE=8 (minutes a
 -- chat lasts on average), --env FLAT=1 (the peak rate all day: the stationary queue that
 -- Erlang C describes), --out html=day.html (the charts of the day), --seed N.
 -- How to read the result, and Erlang C's estimate for the same plan: docs/virtual-time.md.

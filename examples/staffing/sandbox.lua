@@ -1,15 +1,18 @@
+-- luacheck: std +sandbox
 -- The contact center of examples/staffing/day.lua: one Support queue open 08:00-18:00 on
--- weekdays (Los Angeles time) with 16 agents of one chat at a time, the staffing plan the
--- day is checked against; after hours Support deflects to Nova, a virtual agent on the
+-- weekdays (Los Angeles time) with 16 agents of one chat at a time (or --env AGENTS=N),
+-- the staffing plan the day is checked against; after hours Support deflects to Nova, a virtual agent on the
 -- After-hours queue. Customers rate each chat (csat). The per-end-user limits are lifted:
 -- a day of traffic is many chats and sign-ins per end user.
--- Check it with: ccai sandbox check examples/staffing/sandbox.lua
+-- Check it with: ccai sandbox check examples/staffing/sandbox.lua [--env AGENTS=14]
 local weekdays = { mon = "08:00-18:00", tue = "08:00-18:00", wed = "08:00-18:00", thu = "08:00-18:00",
                    fri = "08:00-18:00", sat = false, sun = false }
 local always = { mon = true, tue = true, wed = true, thu = true, fri = true, sat = true, sun = true }
 
+local count = tonumber(env.AGENTS or "16")
+assert(count and count >= 1 and count % 1 == 0, "--env AGENTS: a whole number of agents expected, got " .. tostring(env.AGENTS))
 local agents = {}
-for number = 1, 16 do
+for number = 1, count do
   agents[number] = { name = string.format("Agent %02d", number), menus = { 1 }, max_chats = 1 }
 end
 

@@ -6,12 +6,16 @@ import Foundation
 /// escalation, the least busy human agent of the queue with room (`max_chats`, counting
 /// chats and calls together; between equals, the one idle the longest, as contact
 /// centers route) takes it, or it waits until one has room; an agent with
-/// room takes the oldest chat or call waiting on its queues. An agent runs its script
+/// room takes the oldest chat or call waiting on its queues. Only agents on shift
+/// (``ShiftRoster``) take work: one whose shift ends finishes its sessions and takes no
+/// more, and one whose shift starts takes what waits. An agent runs its script
 /// when the configuration gives one, the default behaviour otherwise. Agents' loads are
 /// counted from this process's start.
 actor AgentDesk: SessionChangeObserver {
     /// What the agents work with.
     private let environment: AgentEnvironment
+    /// Who works now; the sandbox wakes the desk at each shift's start (``shiftStarted(_:)``).
+    let roster: ShiftRoster
     /// Human agents' scripts by agent name; virtual agents' by virtual agent id.
     private let scripts: [String: AgentScript]
     private let virtualScripts: [String: AgentScript]
@@ -31,6 +35,7 @@ actor AgentDesk: SessionChangeObserver {
 
     init(environment: AgentEnvironment, scripts: [String: AgentScript], virtualScripts: [String: AgentScript]) {
         self.environment = environment
+        roster = ShiftRoster(configuration: environment.configuration, clock: environment.queues.businessClock)
         self.scripts = scripts
         self.virtualScripts = virtualScripts
     }
@@ -348,20 +353,42 @@ actor AgentDesk: SessionChangeObserver {
     }
 
     /// The agent holding `item` lets it go and takes the oldest chat or call waiting on
-    /// its queues, other than `item`.
+    /// its queues, other than `item` (an agent past its shift's end takes none: it logs out
+    /// once its last session ends).
     private func release(_ item: WorkItem) async {
-        guard let name = holder(of: item), let agent = environment.configuration.agents?.first(where: { $0.name == name }) else { return }
+        guard let name = holder(of: item), let agent = agent(named: name) else { return }
         load[name]?.remove(item)
         releases += 1
         lastReleased[name] = releases
-        let held = Set(load.values.joined()).union([item])   // a transferred session is the next queue's
-        let chat = try? await environment.chats.waiting(onMenus: agent.menus).first(where: { !held.contains(.chat($0.chat.id)) })
-        let call = try? await environment.calls.waiting(onMenus: agent.menus).first(where: { !held.contains(.call($0.call.id)) })
+        await offerOldestWaiting(onMenus: agent.menus, besides: item)   // a transferred session is the next queue's
+    }
+
+    /// The agent's shift started: it takes the oldest chats and calls waiting on its queues
+    /// while it has room.
+    func shiftStarted(_ name: String) async {
+        guard let agent = agent(named: name), roster.isOnShift(name) else { return }
+        while await offerOldestWaiting(onMenus: agent.menus) {}
+    }
+
+    private func agent(named name: String) -> AgentConfiguration? {
+        environment.configuration.agents?.first { $0.name == name }
+    }
+
+    /// Offers the oldest chat or call waiting on `menus` (no agent's, and not `excluded`)
+    /// to the agents; true when one took it.
+    @discardableResult
+    private func offerOldestWaiting(onMenus menus: [Int], besides excluded: WorkItem? = nil) async -> Bool {
+        let held = Set(load.values.joined()).union([excluded].compactMap { $0 })
+        let chat = try? await environment.chats.waiting(onMenus: menus).first(where: { !held.contains(.chat($0.chat.id)) })
+        let call = try? await environment.calls.waiting(onMenus: menus).first(where: { !held.contains(.call($0.call.id)) })
         if let call, chat.map({ call.call.createdAt < $0.chat.createdAt }) ?? true {
             await humanTakes(call.call, endUserID: call.endUserID)
+            return holder(of: .call(call.call.id)) != nil
         } else if let chat {
             humanTakes(chat.chat, endUserID: chat.endUserID)
+            return holder(of: .chat(chat.chat.id)) != nil
         }
+        return false
     }
 
     /// The human agent who has the chat, by the desk's own record; nil while it waits.
@@ -381,12 +408,13 @@ actor AgentDesk: SessionChangeObserver {
         load.first { $0.value.contains(item) }?.key
     }
 
-    /// The least busy human agent of a queue with room (`max_chats` work items), if any;
-    /// between equals, the one idle the longest (then the first configured): the same
-    /// events give the same choices, so a simulation replays them.
+    /// The least busy human agent of a queue on shift with room (`max_chats` work items),
+    /// if any; between equals, the one idle the longest (then the first configured): the
+    /// same events give the same choices, so a simulation replays them.
     private func leastBusyAgent(onMenu menuID: Int) -> String? {
         let candidates = (environment.configuration.agents ?? []).filter { agent in
             agent.menus.contains(menuID) && (load[agent.name]?.count ?? 0) < (agent.maxChats ?? .max)
+                && roster.isOnShift(agent.name)
         }
         return candidates.min(by: { first, second in
             (load[first.name]?.count ?? 0, lastReleased[first.name] ?? 0)

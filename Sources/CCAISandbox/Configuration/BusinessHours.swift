@@ -16,8 +16,7 @@ public struct BusinessHours: Codable, Sendable, Equatable {
             let list = ranges[day] ?? []
             if list.isEmpty { return "closed" }
             if list == [0..<1440] { return "all day" }
-            return list.map { String(format: "%02d:%02d-%02d:%02d", $0.lowerBound / 60, $0.lowerBound % 60,
-                                     $0.upperBound / 60, $0.upperBound % 60) }.joined(separator: ",")
+            return list.map(Self.text(of:)).joined(separator: ",")
         }
         var groups: [(first: String, last: String, hours: String)] = []
         for day in week {
@@ -58,8 +57,7 @@ public struct BusinessHours: Codable, Sendable, Equatable {
         var container = encoder.singleValueContainer()
         var raw: [String: String] = [:]
         for (day, list) in ranges {
-            raw[day] = list.map { String(format: "%02d:%02d-%02d:%02d", $0.lowerBound / 60, $0.lowerBound % 60,
-                                         $0.upperBound / 60, $0.upperBound % 60) }.joined(separator: ",")
+            raw[day] = list.map(Self.text(of:)).joined(separator: ",")
         }
         try container.encode(raw)
     }
@@ -78,21 +76,42 @@ public struct BusinessHours: Codable, Sendable, Equatable {
 
     /// `"09:00-17:00"` -> 540..<1020.
     static func parse(_ text: String) -> Range<Int>? {
-        let bounds = text.split(separator: "-").map { $0.split(separator: ":").compactMap { Int($0) } }
-        guard bounds.count == 2, bounds.allSatisfy({ $0.count == 2 && (0...24).contains($0[0]) && (0...59).contains($0[1]) })
-        else { return nil }
-        let start = bounds[0][0] * 60 + bounds[0][1], end = bounds[1][0] * 60 + bounds[1][1]
-        guard start < end, end <= 1440 else { return nil }
+        let bounds = text.split(separator: "-", omittingEmptySubsequences: false).map(minute(of:))
+        guard bounds.count == 2, let start = bounds[0], let end = bounds[1], start < end else { return nil }
         return start..<end
+    }
+
+    /// `"09:00"` -> 540: minutes since midnight, `"24:00"` (1440) the latest; nil when the
+    /// text is not `HH:MM`.
+    static func minute(of text: some StringProtocol) -> Int? {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false).map { Int($0) }
+        guard parts.count == 2, let hour = parts[0], let minute = parts[1], (0...24).contains(hour), (0...59).contains(minute)
+        else { return nil }
+        let total = hour * 60 + minute
+        return total <= 1440 ? total : nil
+    }
+
+    /// `540` -> `"09:00"`.
+    static func text(ofMinute minute: Int) -> String {
+        String(format: "%02d:%02d", minute / 60, minute % 60)
+    }
+
+    /// `540..<1020` -> `"09:00-17:00"`.
+    static func text(of range: Range<Int>) -> String {
+        text(ofMinute: range.lowerBound) + "-" + text(ofMinute: range.upperBound)
+    }
+
+    /// The day (`"mon"`) and the minute since midnight of `date` in `timeZone`.
+    static func localTime(of date: Date, in timeZone: TimeZone) -> (day: String, minute: Int) {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let parts = calendar.dateComponents([.weekday, .hour, .minute], from: date)
+        return (BusinessHours.days[(parts.weekday ?? 1) - 1], (parts.hour ?? 0) * 60 + (parts.minute ?? 0))
     }
 
     /// Whether `date` falls in the hours, in `timeZone`.
     public func isOpen(at date: Date, in timeZone: TimeZone) -> Bool {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        let parts = calendar.dateComponents([.weekday, .hour, .minute], from: date)
-        let day = BusinessHours.days[(parts.weekday ?? 1) - 1]
-        let minute = (parts.hour ?? 0) * 60 + (parts.minute ?? 0)
+        let (day, minute) = BusinessHours.localTime(of: date, in: timeZone)
         return (ranges[day] ?? []).contains { $0.contains(minute) }
     }
 }

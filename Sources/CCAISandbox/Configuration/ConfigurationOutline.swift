@@ -28,7 +28,8 @@ public enum ConfigurationOutline {
         for menu in configuration.menus ?? [] { describe(menu, depth: 1, into: &lines) }
         lines.append("agents:" + ((configuration.agents ?? []).isEmpty ? " none" : ""))
         for agent in configuration.agents ?? [] {
-            let load = agent.maxChats.map { ", at most \($0) chats at once" } ?? ""
+            let load = (agent.maxChats.map { ", at most \($0) chats at once" } ?? "")
+                + (agent.shifts.map { "; shifts " + $0.map(\.summary).joined(separator: ", ") } ?? "")
             let behaviour = agent.script.map { "script \($0)" } ?? "no script: " + DefaultAgent.summary
             lines.append("  \(agent.name): menus \(agent.menus.map(String.init).joined(separator: ", "))\(load); \(behaviour)")
         }

@@ -134,6 +134,9 @@ public struct AgentConfiguration: Codable, Sendable {
     /// The most chats the agent handles at once (no limit by default); chats beyond wait
     /// queued until one of the agent's chats ends.
     public var maxChats: Int?
+    /// When the agent works, every day in the company's time zone (none: always). Outside
+    /// them it takes no new chat or call; at a shift's end it finishes the sessions it has.
+    public var shifts: [AgentShift]?
 }
 
 /// A virtual agent of the sandbox (docs/sdk-and-sandbox.md, agent scripts), named by its id in a queue's

@@ -171,6 +171,7 @@ public struct SandboxConfiguration: Codable, Sendable {
             if let maxChats = agent.maxChats, maxChats < 1 {
                 problems.append("agents[\(agent.name)].max_chats: at least 1, got \(maxChats)")
             }
+            problems += agent.shiftProblems()
         }
         if let timeout = chatTimeoutSeconds, !(timeout > 0) {
             problems.append("chat_timeout_seconds: a positive number of seconds, got \(timeout)")
@@ -182,11 +183,19 @@ public struct SandboxConfiguration: Codable, Sendable {
     /// virtual agent script paths are relative to the file's folder. Every problem of the
     /// file is in the one ``ConfigurationError``: wrong fields, unknown ones, what
     /// ``validate()`` checks, and scripts that cannot be read or compiled.
-    public static func load(file path: String) async throws -> SandboxConfiguration {
+    ///
+    /// The chunk sees the global `env`, a read-only table of `environment` (the run's
+    /// `--env` values), so one file serves several plans:
+    ///
+    /// ```lua
+    /// local agents = {}
+    /// for number = 1, tonumber(env.AGENTS) or 5 do agents[number] = { name = "Agent " .. number, menus = { 1 } } end
+    /// ```
+    public static func load(file path: String, environment: [String: String] = [:]) async throws -> SandboxConfiguration {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ConfigurationError(message: "cannot read the sandbox configuration '\(path)'")
         }
-        let value = try await evaluate(String(decoding: data, as: UTF8.self), name: path)
+        let value = try await evaluate(String(decoding: data, as: UTF8.self), name: path, environment: environment)
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
         var (configuration, problems) = decode(value)
         configuration?.resolveScripts(relativeTo: folder)
@@ -207,9 +216,11 @@ public struct SandboxConfiguration: Codable, Sendable {
         }
     }
 
-    /// Runs a configuration chunk and gives the value it returns.
-    private static func evaluate(_ source: String, name: String) async throws -> LuaValue {
+    /// Runs a configuration chunk, with `environment` as its read-only global `env`, and
+    /// gives the value it returns.
+    private static func evaluate(_ source: String, name: String, environment: [String: String]) async throws -> LuaValue {
         let state = try LuaState(limits: LuaLimits(memoryBytes: 32 << 20, instructions: 50_000_000, seconds: 5))
+        await state.withContext { $0.setGlobal("env", readOnly: LuaTable(strings: environment)) }
         let value: LuaValue
         do {
             value = try await state.run(source: source, chunkName: "@" + name).first ?? .nil

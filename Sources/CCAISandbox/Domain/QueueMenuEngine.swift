@@ -38,15 +38,17 @@ struct QueueMenuEngine {
         return hours.isOpen(at: now, in: TimeZone(identifier: company.timeZone) ?? .current)
     }
 
-    func agents(for menu: MenuConfiguration) -> Int {
-        (configuration.agents ?? []).filter { $0.menus.contains(menu.id) }.count
+    /// The agents of queue `menuID` working now (on shift), for wait estimates.
+    func agents(forMenu menuID: Int) -> Int {
+        let timeZone = TimeZone(identifier: company.timeZone) ?? .current
+        return (configuration.agents ?? []).filter { $0.menus.contains(menuID) && $0.isOnShift(at: now, in: timeZone) }.count
     }
 
     /// Estimated seconds before a new session is answered.
     func estimatedWait(_ menu: MenuConfiguration) -> Int {
         let queue = waiting[menu.id] ?? 0
         let handle = configuration.handleTimeSeconds ?? 300
-        return Checked.truncated((Double(queue) * handle / Double(max(1, agents(for: menu)))).rounded()) ?? Int.max
+        return Checked.truncated((Double(queue) * handle / Double(max(1, agents(forMenu: menu.id)))).rounded()) ?? Int.max
     }
 
     func isOverCapacity(_ menu: MenuConfiguration) -> Bool {

@@ -20,9 +20,7 @@ public enum CCAIModule {
         if let sdk { SDKBindings.install(sdk, into: &ccai) }
         LuaTaskLibrary.install(into: &ccai)
         ccai.functions(utilityRows) { _ in clock }
-        var env = LuaTable()
-        for (key, value) in environment { env[key] = .string(value) }
-        ccai.readOnly("env", env)
+        ccai.readOnly("env", LuaTable(strings: environment))
         ccai.module(logModule(logger))
         ccai.module(jsonModule())
         return ccai

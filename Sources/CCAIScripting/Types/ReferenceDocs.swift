@@ -262,7 +262,9 @@ public enum ReferenceDocs {
 
             A Lua file returning a table (`ccai run --sandbox FILE`, `ccai sandbox serve --config
             FILE`, `ccai sandbox check FILE`). Unknown fields are reported with a suggestion, and
-            every problem of a file at once. Script paths are relative to the file. The
+            every problem of a file at once. Script paths are relative to the file. The file
+            reads the global `env`, the `--env KEY=VALUE` values of the command (read-only):
+            `agents` may be built for `tonumber(env.AGENTS) or 5` agents. The
             semantics of each part: [../sdk-and-sandbox.md](../sdk-and-sandbox.md#the-sandbox-ccaisandbox),
             post-session: [../post-session.md](../post-session.md).
 

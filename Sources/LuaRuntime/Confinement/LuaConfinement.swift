@@ -133,12 +133,14 @@ enum LuaConfinementFunctions {
           return setmetatable(t, mt)
         end
 
-        -- Makes read-only views of tables (for host data such as ccai.env).
+        -- Makes read-only views of tables (for host data such as ccai.env), named in the
+        -- error of a write when a name is given.
         local next, tostring = next, tostring
-        return function(t)
+        return function(t, name)
+          local what = name and ("read-only " .. name) or "a read-only table"
           return setmetatable({}, {
             __index = t,
-            __newindex = function(_, key) error("attempt to modify a read-only table (key '" .. tostring(key) .. "')", 2) end,
+            __newindex = function(_, key) error("attempt to modify " .. what .. " (key '" .. tostring(key) .. "')", 2) end,
             __pairs = function() return next, t, nil end,
             __len = function() return #t end,
             __metatable = false,

@@ -53,6 +53,13 @@ public struct LuaContext {
         setGlobalFromTop(name)
     }
 
+    /// Makes a read-only view of `table` the global `name`: a script reads it, and a write
+    /// is an error naming it (`attempt to modify read-only env (key 'AGENTS')`).
+    public func setGlobal(_ name: String, readOnly table: LuaTable) {
+        pushReadOnly(table, named: name)
+        setGlobalFromTop(name)
+    }
+
     /// Builds `module`'s table and makes it the global `name`.
     public func setGlobal(_ name: String, module: LuaModule) {
         push(module)
@@ -105,7 +112,7 @@ public struct LuaContext {
             case .module(let child):
                 push(child)
             case .readOnly(let table):
-                pushReadOnly(table)
+                pushReadOnly(table, named: "\(module.name).\(key)")
             case .events(let emitter):
                 core.pushFunction("\(module.name).on") { try emitter.on($0) }
                 lua_setfield(L, -2, "on")
@@ -117,15 +124,17 @@ public struct LuaContext {
         }
     }
 
-    /// Pushes a read-only view of `table`.
-    func pushReadOnly(_ table: LuaTable) {
+    /// Pushes a read-only view of `table`; a write names it (`attempt to modify read-only
+    /// ccai.env (key 'X')`).
+    func pushReadOnly(_ table: LuaTable, named name: String) {
         guard let proxy = core.readOnlyProxy else {
             LuaStack(L).push(table)
             return
         }
         proxy.push(on: L)
         LuaStack(L).push(table)
-        if lrt_pcall(L, 1, 1) != LUA_OK {
+        LuaStack(L).push(name)
+        if lrt_pcall(L, 2, 1) != LUA_OK {
             lrt_pop(L, 1)
             LuaStack(L).push(table)
         }

@@ -172,6 +172,11 @@ public struct LuaTable: Hashable, Sendable {
         for (key, value) in fields { self[key] = value }
     }
 
+    /// A table of strings by name, as `ccai.env` and a configuration's `env` hold the `--env` values.
+    public init(strings: [String: String]) {
+        self.init(fields: Dictionary(uniqueKeysWithValues: strings.map { (LuaValue.string($0.key), LuaValue.string($0.value)) }))
+    }
+
     public var isEmpty: Bool { sequence.isEmpty && fields.isEmpty }
 
     public static func == (lhs: LuaTable, rhs: LuaTable) -> Bool {

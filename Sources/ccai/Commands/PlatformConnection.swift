@@ -27,6 +27,8 @@ struct PlatformConnection {
     /// `--start`: when the run begins: the simulation's start, or without virtual time
     /// the embedded sandbox's business clock (its configuration's `clock_start`).
     var start: ScenarioStart?
+    /// `--env`: what the embedded sandbox's configuration reads as `env`.
+    var environment: [String: String] = [:]
 
     /// Checks the connection options of `ccai run` (by option name; `identities` are the
     /// `--identities` given, in order).
@@ -147,7 +149,7 @@ struct PlatformConnection {
         switch target {
         case .embedded(let file):
             var configuration = SandboxConfiguration.builtIn
-            if let file { configuration = try await SandboxConfiguration.load(file: file) }
+            if let file { configuration = try await SandboxConfiguration.load(file: file, environment: environment) }
             let timeZone = TimeZone(identifier: configuration.company.timeZone) ?? .gmt
             var clock: any TimeSource = SystemClock()
             var simulation: VirtualTime?

@@ -12,20 +12,24 @@ struct SandboxCheckCommand: Command {
         discussion: """
             loads each configuration as serve would (validation, agent scripts read and
             compiled) and prints one line per file; exit status 1 when one fails.
-            """)
+            """,
+        options: [EnvironmentOption.spec])
 
     var files: [String]
+    /// `--env`: what the configurations read as `env`.
+    var environment: [String: String]
 
     init(_ arguments: ParsedArguments) throws {
         files = arguments.positionals
         guard !files.isEmpty else { throw Self.spec.usageError("sandbox check needs a configuration file") }
+        environment = try EnvironmentOption.values(in: arguments, for: Self.spec)
     }
 
     func execute() async -> ExitStatus {
         var failed = 0
         for file in files {
             do {
-                let configuration = try await SandboxConfiguration.load(file: file)
+                let configuration = try await SandboxConfiguration.load(file: file, environment: environment)
                 _ = try Sandbox(configuration: configuration, log: { _ in })
                 let menus = configuration.allMenus.count, agents = configuration.agents?.count ?? 0
                 let scripts = (configuration.agents ?? []).filter { $0.script != nil }.count

@@ -26,9 +26,11 @@ struct SandboxServeCommand: Command {
             (made at the first run, mode 0600), else one made up for this run; a token made
             on this run is printed on standard error.
             """,
-        options: [config, listen, data, adminTokenFileOption])
+        options: [config, EnvironmentOption.spec, listen, data, adminTokenFileOption])
 
     var configurationFile: String?
+    /// `--env`: what the configuration reads as `env`.
+    var environment: [String: String]
     var host = "127.0.0.1"
     var port: UInt16 = 8787
     var dataDirectory: String?
@@ -42,6 +44,7 @@ struct SandboxServeCommand: Command {
             }
             return file
         }
+        environment = try EnvironmentOption.values(in: arguments, for: Self.spec)
         if let (host, port) = try arguments.last(Self.listen, Self.address) {
             self.host = host
             self.port = port
@@ -67,7 +70,7 @@ struct SandboxServeCommand: Command {
 
     func execute() async throws -> ExitStatus {
         var configuration = SandboxConfiguration.builtIn
-        if let configurationFile { configuration = try await SandboxConfiguration.load(file: configurationFile) }
+        if let configurationFile { configuration = try await SandboxConfiguration.load(file: configurationFile, environment: environment) }
         let admin = try AdminToken.resolve(file: adminTokenFile, configured: configuration.adminToken, dataDirectory: dataDirectory)
         configuration.adminToken = admin.token
         let sandbox = try Sandbox(configuration: configuration, dataDirectory: dataDirectory)

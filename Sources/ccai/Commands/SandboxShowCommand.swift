@@ -10,14 +10,18 @@ struct SandboxShowCommand: Command {
         discussion: """
             prints the effective configuration as a tree (the built-in company without
             a file): the company, hours, menus with their ids, channels and rules, agents and
-            what each does, virtual agents, surveys and forms.
-            """)
+            what each does (its shifts among the rest), virtual agents, surveys and forms.
+            """,
+        options: [EnvironmentOption.spec])
 
     var file: String?
+    /// `--env`: what the configuration reads as `env`.
+    var environment: [String: String]
 
     init(_ arguments: ParsedArguments) throws {
         guard arguments.positionals.count <= 1 else { throw Self.spec.usageError("sandbox show takes one configuration file") }
         file = arguments.positionals.first
+        environment = try EnvironmentOption.values(in: arguments, for: Self.spec)
         if let file, !FileManager.default.isReadableFile(atPath: file) {
             throw Self.spec.usageError("cannot read the sandbox configuration '\(file)'")
         }
@@ -25,7 +29,7 @@ struct SandboxShowCommand: Command {
 
     func execute() async throws -> ExitStatus {
         var configuration = SandboxConfiguration.builtIn
-        if let file { configuration = try await SandboxConfiguration.load(file: file) }
+        if let file { configuration = try await SandboxConfiguration.load(file: file, environment: environment) }
         print(ConfigurationOutline.text(configuration), terminator: "")
         return .success
     }

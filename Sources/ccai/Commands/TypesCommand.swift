@@ -12,7 +12,8 @@ struct TypesCommand: Command {
             ccai.PluginSpec), DIR/agent.lua (the agent table and session of sandbox agent
             scripts: ccai.Agent, ccai.AgentSession), DIR/sandbox.lua (a sandbox configuration:
             ccai.sandbox.Configuration), DIR/.luarc.json (Lua 5.4, the sandbox's libraries),
-            DIR/.luacheckrc (a luacheck std named ccai, for scripts and plugins) and
+            DIR/.luacheckrc (a luacheck std named ccai, for scripts and plugins, and one named
+            sandbox, for configurations that read env: -- luacheck: std +sandbox) and
             DIR/agent.luacheckrc (agent scripts, which have no ccai global:
             luacheck --config DIR/agent.luacheckrc agents/). Point your editor's Lua language
             server at DIR, or copy the files next to your scripts.

@@ -6,8 +6,7 @@ import LuaRuntime
 /// What `ccai run` declares (``spec``: one ``OptionSpec`` per option, from which its
 /// parsing, usage and help come) and the typed values of a command line.
 struct RunOptions {
-    static let env = OptionSpec("--env", aliases: ["-e"], value: "KEY=VALUE",
-                                help: "a parameter the script reads as ccai.env.KEY (repeatable)")
+    static let env = EnvironmentOption.spec
     static let plugins = OptionSpec("--plugins", value: "DIR", help: "load the plugins of DIR (repeatable; default: the "
                                     + "plugins folder beside the script, if there is one); they are reloaded when their "
                                     + "files change, and they answer deflection, smart actions and forms")
@@ -132,7 +131,7 @@ extension RunOptions {
             throw usage("unexpected argument '\(arguments.positionals[1])': run takes one script")
         }
         var values = Values(script: arguments.positionals.first ?? "", commandLine: arguments.commandLine)
-        values.environment = try environment(arguments)
+        values.environment = try EnvironmentOption.values(in: arguments, for: RunCommand.spec)
         values.pluginDirectories = try arguments.each(plugins) { try folder($0, for: plugins) }
         values.overrides = try overrides(arguments)
         values.timeout = try arguments.last(timeout) { value in
@@ -164,24 +163,13 @@ extension RunOptions {
         values.outputDirectory = try arguments.last(outDir) { try folder($0, for: outDir) }
         values.limits = try limits(arguments)
         values.connection = try connection(arguments, virtualTime: values.virtualTime, start: values.start)
+        values.connection.environment = values.environment
         guard let script = arguments.positionals.first else { throw usage("run needs a script to run") }
         guard FileManager.default.isReadableFile(atPath: script) else { throw usage("cannot read script '\(script)'") }
         return values
     }
 
     private static func usage(_ message: String) -> UsageError { RunCommand.spec.usageError(message) }
-
-    /// `--env KEY=VALUE`, each given.
-    private static func environment(_ arguments: ParsedArguments) throws -> [String: String] {
-        var environment: [String: String] = [:]
-        for pair in arguments.values(env) {
-            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
-                throw usage("--env expects KEY=VALUE, got '\(pair)'")
-            }
-            environment[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
-        }
-        return environment
-    }
 
     /// `--log-level`, and `--quiet` (as `--log-level warn`): whichever comes last counts.
     private static func logLevel(_ arguments: ParsedArguments) throws -> LogLevel {
