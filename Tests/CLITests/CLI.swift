@@ -32,6 +32,17 @@ enum CLI {
         return url.path
     }
 
+    /// Runs the scenario `source` in virtual time, quietly, with `arguments`; returns the
+    /// output and the run's summary (`--summary-out`).
+    static func runScenario(_ source: String, _ arguments: [String] = []) async throws -> (Output, ScenarioMetrics.Snapshot) {
+        let path = try script(source)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("summary-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let output = try await run(["run", path, "--quiet", "--virtual-time", "--summary-out", file.path] + arguments)
+        return (output, try ScenarioReport.read(file.path).snapshot())
+    }
+
     /// Runs `ccai` with `arguments` from the package root (or `directory`); a run longer
     /// than `timeout` seconds is terminated. A `niced` run (a long simulation, which does
     /// not care how long it takes) gives way to the tests that do: those with real-time

@@ -7,20 +7,11 @@ import Testing
 /// handlers; one cut off by the end of the run fails as `interrupted`, and the chat it left
 /// open counts as abandoned. In virtual time: nothing depends on the machine's speed.
 @Suite struct IterationIsolationTests {
-    private func run(_ source: String, _ arguments: [String] = []) async throws -> (CLI.Output, ScenarioMetrics.Snapshot) {
-        let path = try CLI.script(source)
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("summary-\(UUID().uuidString).json")
-        defer { try? FileManager.default.removeItem(at: file) }
-        let output = try await CLI.run(["run", path, "--quiet", "--virtual-time", "--summary-out", file.path] + arguments)
-        return (output, try ScenarioReport.read(file.path).snapshot())
-    }
-
     /// The newcomer's case: the first iteration leaves the virtual agent's answers unclaimed
     /// and a handler subscribed; the second's naive `wait_for` gets its own chat's message,
     /// and the first's handler never runs again.
     @Test func anIterationSeesNoEventOfAnEarlierOne() async throws {
-        let (output, snapshot) = try await run("""
+        let (output, snapshot) = try await CLI.runScenario("""
             ccai.initialize_chat()
             return {
               options = { vus = 1, iterations = 3 },
@@ -52,7 +43,7 @@ import Testing
     /// An iteration past the duration and its graceful stop is cut off: it fails as
     /// `interrupted`, and its open chat is abandoned.
     @Test func anIterationCutOffFailsAsInterruptedAndAbandonsItsChat() async throws {
-        let (output, snapshot) = try await run("""
+        let (output, snapshot) = try await CLI.runScenario("""
             ccai.initialize_chat()
             return {
               options = { vus = 1, duration = "10s", graceful_stop = "2s" },
@@ -71,7 +62,7 @@ import Testing
 
     /// Every open-model summary shows `dropped_iterations`, at 0 too.
     @Test func anOpenModelSummaryAlwaysShowsDroppedIterations() async throws {
-        let (output, snapshot) = try await run("""
+        let (output, snapshot) = try await CLI.runScenario("""
             return {
               options = { arrival = { rate = 10, duration = "2s", max_vus = 5 } },
               run = function() ccai.sleep(0.1) end,

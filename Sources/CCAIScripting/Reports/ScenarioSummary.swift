@@ -36,15 +36,7 @@ public enum ScenarioSummary {
             }
             lines.append("")
         }
-        for check in snapshot.checks {
-            if check.fails == 0 {
-                lines.append("     ✓ \(TerminalText.escaped(check.name))")
-            } else {
-                lines.append("     ✗ \(TerminalText.escaped(check.name))")
-                let total = check.passes + check.fails
-                lines.append("      ↳  \(percent(check.passes, of: total)) — ✓ \(check.passes) / ✗ \(check.fails)")
-            }
-        }
+        lines += checkLines(snapshot.checks)
         if !snapshot.checks.isEmpty { lines.append("") }
         let subMetrics = Dictionary(grouping: options.thresholds.filter { !$0.tags.isEmpty }, by: \.metricName)
         let summaryTags = options.shownSummaryTags
@@ -75,6 +67,28 @@ public enum ScenarioSummary {
                              + (options.seed.map { " --seed \($0)" } ?? "") + ")"))
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The checks made outside any group, then each group's under its name (`█ checkout`),
+    /// nested groups indented under theirs, as k6 lists them.
+    private static func checkLines(_ checks: [ScenarioMetrics.Check]) -> [String] {
+        var lines: [String] = []
+        let groups = Dictionary(grouping: checks) { $0.group ?? "" }
+        for group in groups.keys.sorted() {
+            let names = group.components(separatedBy: "::").dropFirst()
+            let indent = String(repeating: "  ", count: names.count)
+            if let name = names.last { lines.append("     \(String(repeating: "  ", count: names.count - 1))█ \(TerminalText.escaped(name))") }
+            for check in groups[group] ?? [] {
+                if check.fails == 0 {
+                    lines.append("     \(indent)✓ \(TerminalText.escaped(check.name))")
+                } else {
+                    lines.append("     \(indent)✗ \(TerminalText.escaped(check.name))")
+                    let total = check.passes + check.fails
+                    lines.append("      \(indent)↳  \(percent(check.passes, of: total)) — ✓ \(check.passes) / ✗ \(check.fails)")
+                }
+            }
+        }
+        return lines
     }
 
     /// `name.......: value`, the values of every row lined up.

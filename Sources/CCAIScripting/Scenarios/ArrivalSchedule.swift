@@ -39,7 +39,8 @@ struct ArrivalSchedule {
     /// past it, the rest are counted by their expected number.
     static let maximumDrawsCounted = 10_000_000
 
-    init(_ arrival: ScenarioOptions.Arrival, seed: RandomSeed) {
+    /// `stream`: the seed's stream its Poisson gaps are drawn from (one per scenario).
+    init(_ arrival: ScenarioOptions.Arrival, seed: RandomSeed, stream: UInt64 = RandomSeed.arrivalStream) {
         var pieces: [Piece] = [], begins = 0.0, before = 0.0
         for (duration, from, to) in arrival.ratePieces where duration > 0 {
             let piece = Piece(begins: begins, duration: duration, from: from / arrival.timeUnit, to: to / arrival.timeUnit,
@@ -51,7 +52,7 @@ struct ArrivalSchedule {
         self.pieces = pieces
         expected = before
         poisson = arrival.poisson
-        generator = seed.generator(stream: RandomSeed.arrivalStream)
+        generator = seed.generator(stream: stream)
     }
 
     /// Whether `x` is before the end: within a billionth of the expected count of it, an

@@ -11,8 +11,10 @@ struct ExecutorLoop: Sendable {
     let data: LuaValue
     /// `strict_plugins`: a plugin hook that fails fails the iteration that set it off.
     let strictPlugins: Bool
+    /// The scenario table's function each iteration calls.
+    let exec: String
     /// When no iteration starts any more (nil: when the counter runs out).
-    let end: Date?
+    var end: Date?
 
     /// Each VU of the pool runs iterations one after another while the counter gives
     /// them and before the end, while `wanted(n)` says VU `n` should; when it should not,
@@ -43,7 +45,7 @@ struct ExecutorLoop: Sendable {
                             active.enter()
                         }
                         guard counter.take() else { break }
-                        await user.iterate(data: data, clock: clock, metrics: metrics, strictPlugins: strictPlugins)
+                        await user.iterate(exec, data: data, clock: clock, metrics: metrics, strictPlugins: strictPlugins)
                     }
                     if isActive { active.leave() }
                 }
@@ -58,14 +60,14 @@ struct ExecutorLoop: Sendable {
     /// slice owns is accounted for: it starts an iteration, or it is counted in
     /// `dropped_iterations` with its reason (``DroppedArrival``), so that iterations and
     /// dropped ones add up to the arrivals planned.
-    func arrivals(_ arrival: ScenarioOptions.Arrival, start: Date, segment: ScenarioSegment, seed: RandomSeed, pool: UserPool,
+    func arrivals(_ arrival: ScenarioOptions.Arrival, start: Date, workload: Workload, seed: RandomSeed,
                   make: @escaping @Sendable (Int) async throws -> VirtualUser) async {
-        let numbers = segment.vus(upTo: arrival.maxVUs)
+        let (numbers, segment, pool) = (workload.numbers, workload.segment, workload.pool)
         let end = start.addingTimeInterval(arrival.duration)
         metrics.record(.vus, 0)
         // Shown in every open-model summary, at 0 too.
         metrics.record(.droppedIterations, 0)
-        var schedule = ArrivalSchedule(arrival, seed: seed)
+        var schedule = ArrivalSchedule(arrival, seed: seed, stream: RandomSeed.arrivalStream - UInt64(workload.index))
         await withTaskGroup(of: Void.self) { group in
             // A run that falls behind a high rate starts what is due at once, until its end.
             while clock.now() < end, let offset = schedule.next() {
@@ -118,7 +120,7 @@ struct ExecutorLoop: Sendable {
     /// A VU stopped before the iteration could start drops it (the run is ending).
     private func iterate(_ user: VirtualUser, in pool: UserPool) async {
         active.enter()
-        let ran = await user.iterate(data: data, clock: clock, metrics: metrics, strictPlugins: strictPlugins)
+        let ran = await user.iterate(exec, data: data, clock: clock, metrics: metrics, strictPlugins: strictPlugins)
         active.leave()
         if !ran { drop(1, .runEnding) }
         if await user.isKilled { pool.retire(user) } else { pool.release(user) }
@@ -169,9 +171,9 @@ final class UserPool: @unchecked Sendable {
     private var free: [VirtualUser]
     private var reserved = Set<Int>()
 
-    init(first: VirtualUser) {
-        users = [first]
-        free = [first]
+    init() {
+        users = []
+        free = []
     }
 
     var all: [VirtualUser] { lock.withLock { users } }

@@ -175,6 +175,7 @@ public enum BuiltInMetric: String, CaseIterable, Sendable {
     case iterations
     case iterationDuration = "iteration_duration_seconds"
     case iterationFailed = "iteration_failed"
+    case groupDuration = "group_duration_seconds"
     case droppedIterations = "dropped_iterations"
     case pluginErrors = "plugin_errors"
     case vus
@@ -199,7 +200,7 @@ public enum BuiltInMetric: String, CaseIterable, Sendable {
         case .checks, .iterationFailed, .abandoned, .callAbandoned: return .rate
         case .iterations, .droppedIterations, .pluginErrors: return .counter
         case .vus, .queueLength, .agentsBusy: return .gauge
-        case .iterationDuration, .sdkCall, .chatStart, .chatFirstResponse, .chatWait, .chatHandle, .messageRoundTrip, .csatRating,
+        case .iterationDuration, .groupDuration, .sdkCall, .chatStart, .chatFirstResponse, .chatWait, .chatHandle, .messageRoundTrip, .csatRating,
              .callWait, .callSetup, .callHandle:
             return .trend
         }
@@ -217,6 +218,7 @@ public enum BuiltInMetric: String, CaseIterable, Sendable {
         case .droppedIterations:
             return "arrivals of the open model that started no iteration (tagged reason: no_free_vu, every VU busy and the pool at "
                 + "max_vus; run_ending, the run ended before they could start)"
+        case .groupDuration: return "how long each ccai.group took (tagged group, k6's path: ::outer::inner)"
         case .pluginErrors:
             return "plugin hooks that raised, timed out or gave an answer that could not be used (tagged plugin and hook); "
                 + "the host went on with the default answer"

@@ -2,17 +2,19 @@ import CCAIKit
 import Foundation
 import LuaRuntime
 
-/// What a scenario adds to a script's `ccai`: `check`, `metrics` and `data`, said once for
+/// What a scenario adds to a script's `ccai`: `check`, `group`, `metrics` and `data`, said once for
 /// the states that run scripts and for the stubs and reference that describe them.
 enum ScenarioBindings {
     static func install(into module: inout LuaModule, metrics: ScenarioMetrics?, data: ScenarioData, folder: String?) {
         CheckBindings.install(metrics, into: &module)
+        GroupBindings.install(into: &module)
         module.module(MetricBindings.module(metrics))
         module.module(DataBindings.module(data, folder: folder))
     }
 
     static func decorate(_ table: LuaReference, in context: LuaContext, metrics: ScenarioMetrics?, data: ScenarioData) throws {
         try CheckBindings.decorate(table, in: context)
+        try GroupBindings.decorate(table, in: context, metrics: metrics)
         try MetricBindings.decorate(table, in: context, metrics: metrics)
         try DataBindings.decorate(table, in: context, data: data)
     }

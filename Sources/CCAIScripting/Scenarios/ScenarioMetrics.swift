@@ -14,8 +14,13 @@ import Timekeeping
 public final class ScenarioMetrics: @unchecked Sendable {
     public struct Check: Sendable, Equatable, Codable {
         public var name: String
+        /// The group it was made in (`ccai.group`: `"::outer::inner"`); nil: none.
+        public var group: String?
         public var passes = 0
         public var fails = 0
+
+        /// What tells two checks apart: the group and the name.
+        var key: String { (group ?? "") + "\u{0}" + name }
     }
 
     /// An error message and how many iterations it failed.
@@ -60,7 +65,7 @@ public final class ScenarioMetrics: @unchecked Sendable {
         /// Adds `other`'s figures: the same scenario's run in another segment.
         public mutating func merge(_ other: Snapshot) {
             for check in other.checks {
-                if let index = checks.firstIndex(where: { $0.name == check.name }) {
+                if let index = checks.firstIndex(where: { $0.key == check.key }) {
                     checks[index].passes += check.passes
                     checks[index].fails += check.fails
                 } else {
@@ -95,6 +100,12 @@ public final class ScenarioMetrics: @unchecked Sendable {
     static let distinctErrors = 100
     static let otherErrors = "other errors"
 
+    /// The run's metrics this is a view of (``scoped(_:)``), which it records into; nil:
+    /// this holds them.
+    private let root: ScenarioMetrics?
+    /// The tags a view adds to every sample it records (a VU's scenario and group).
+    public let scope: MetricScope?
+
     private let lock = NSLock()
     private var state = Snapshot()
     private var checkIndex: [String: Int] = [:]
@@ -108,12 +119,34 @@ public final class ScenarioMetrics: @unchecked Sendable {
 
     public init(clock: any TimeSource = SystemClock()) {
         self.clock = clock
+        root = nil
+        scope = nil
         metricIndex = Dictionary(uniqueKeysWithValues: state.metrics.enumerated().map { ($1.name, $0) })
+    }
+
+    private init(root: ScenarioMetrics, scope: MetricScope) {
+        self.root = root
+        self.scope = scope
+        clock = root.clock
+        metricIndex = [:]
+    }
+
+    /// A view of these metrics that adds `scope`'s tags to every sample it records (a tag
+    /// the sample has itself wins), and files checks under its group: a VU's.
+    public func scoped(_ scope: MetricScope) -> ScenarioMetrics {
+        ScenarioMetrics(root: root ?? self, scope: scope)
+    }
+
+    /// `tags` with the scope's added.
+    private func scoped(_ tags: [String: String]) -> [String: String] {
+        guard let scope else { return tags }
+        return scope.tags.merging(tags) { _, own in own }
     }
 
     /// Hands every sample to `sink` as it is recorded (called with the recorder's lock
     /// held: it must be quick and must not record).
     public func streamSamples(to sink: @escaping @Sendable (Sample) -> Void) {
+        if let root { return root.streamSamples(to: sink) }
         lock.withLock { self.sink = sink }
     }
 
@@ -129,20 +162,26 @@ public final class ScenarioMetrics: @unchecked Sendable {
     /// problem when its name is too long or there are too many distinct checks already.
     @discardableResult
     public func recordCheck(_ name: String, passed: Bool) -> String? {
+        recordCheck(name, passed: passed, tags: [:])
+    }
+
+    private func recordCheck(_ name: String, passed: Bool, tags: [String: String]) -> String? {
+        if let root { return root.recordCheck(name, passed: passed, tags: scoped(tags)) }
         guard name.utf8.count <= Self.maximumCheckNameBytes else {
             return "a check name has at most \(Self.maximumCheckNameBytes) bytes"
         }
+        let check = Check(name: name, group: tags[MetricScope.groupTag])
         return lock.withLock {
-            if checkIndex[name] == nil, state.checks.count >= Self.maximumChecks {
+            if checkIndex[check.key] == nil, state.checks.count >= Self.maximumChecks {
                 return "a run has at most \(Self.maximumChecks) distinct checks"
             }
-            let index = checkIndex[name] ?? {
-                state.checks.append(Check(name: name))
-                checkIndex[name] = state.checks.count - 1
+            let index = checkIndex[check.key] ?? {
+                state.checks.append(check)
+                checkIndex[check.key] = state.checks.count - 1
                 return state.checks.count - 1
             }()
             if passed { state.checks[index].passes += 1 } else { state.checks[index].fails += 1 }
-            recordLocked(.checks, passed ? 1 : 0, tags: ["check": name])
+            recordLocked(.checks, passed ? 1 : 0, tags: tags.merging(["check": name]) { _, name in name })
             return nil
         }
     }
@@ -174,11 +213,17 @@ public final class ScenarioMetrics: @unchecked Sendable {
 
     /// Records an ended iteration, failed by `failure` when there is one.
     public func recordIteration(seconds: Double, failure: IterationFailure?) {
+        recordIteration(seconds: seconds, failure: failure, tags: [:])
+    }
+
+    private func recordIteration(seconds: Double, failure: IterationFailure?, tags: [String: String]) {
+        if let root { return root.recordIteration(seconds: seconds, failure: failure, tags: scoped(tags)) }
         let error = failure.map { $0.message.utf8.count <= Self.maximumErrorBytes ? $0.message : Self.cut($0.message) }
         lock.withLock {
-            recordLocked(.iterations, 1, tags: [:])
-            recordLocked(.iterationDuration, seconds, tags: [:])
-            recordLocked(.iterationFailed, failure == nil ? 0 : 1, tags: failure.map { ["reason": $0.reason.rawValue] } ?? [:])
+            recordLocked(.iterations, 1, tags: tags)
+            recordLocked(.iterationDuration, seconds, tags: tags)
+            let failed = failure.map { tags.merging(["reason": $0.reason.rawValue]) { _, reason in reason } } ?? tags
+            recordLocked(.iterationFailed, failure == nil ? 0 : 1, tags: failed)
             guard let error else { return }
             if let index = errorIndex[error] {
                 state.errors[index].count += 1
@@ -197,6 +242,7 @@ public final class ScenarioMetrics: @unchecked Sendable {
 
     /// Records a sample of a built-in metric.
     public func record(_ metric: BuiltInMetric, _ value: Double, tags: [String: String] = [:]) {
+        if let root { return root.record(metric, value, tags: scoped(tags)) }
         lock.withLock { recordLocked(metric, value, tags: tags) }
     }
 
@@ -213,7 +259,7 @@ public final class ScenarioMetrics: @unchecked Sendable {
         sink?(Sample(metric: state.metrics[index].name, kind: state.metrics[index].kind, time: clock.now(), value: value, tags: tags))
     }
 
-    public func snapshot() -> Snapshot { lock.withLock { state } }
+    public func snapshot() -> Snapshot { root?.snapshot() ?? lock.withLock { state } }
 
     /// The first ``maximumErrorBytes`` of a message (whole characters), marked as cut.
     private static func cut(_ message: String) -> String {
@@ -245,6 +291,7 @@ public final class ScenarioMetrics: @unchecked Sendable {
             return "a metric name is a letter or _, then letters, digits and _ (at most 128), got '\(name)'"
         }
         if BuiltInMetric.kind(of: name) != nil { return "\(name) is a built-in metric" }
+        if let root { return root.declare(name, kind: kind) }
         return lock.withLock {
             if let existing = metricIndex[name] {
                 let declared = state.metrics[existing].kind
@@ -263,6 +310,7 @@ public final class ScenarioMetrics: @unchecked Sendable {
     /// a name not declared, or built in, records nothing.
     public func add(_ name: String, value: Double, tags: [String: String]) {
         guard BuiltInMetric.kind(of: name) == nil else { return }
+        if let root { return root.add(name, value: value, tags: scoped(tags)) }
         lock.withLock {
             guard let index = metricIndex[name] else { return }
             recordLocked(index: index, value, tags: tags)
@@ -270,5 +318,5 @@ public final class ScenarioMetrics: @unchecked Sendable {
     }
 
     /// The declared metrics' kinds by name.
-    public var declaredKinds: [String: MetricKind] { lock.withLock { state.declaredKinds } }
+    public var declaredKinds: [String: MetricKind] { root?.declaredKinds ?? lock.withLock { state.declaredKinds } }
 }

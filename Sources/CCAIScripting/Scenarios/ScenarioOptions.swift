@@ -74,6 +74,9 @@ public struct ScenarioOptions: Sendable, Equatable {
     public var stages: [Stage]?
     /// The open model: iterations arrive at a rate.
     public var arrival: Arrival?
+    /// `scenarios = { NAME = { executor = "...", ... } }`: several scenarios in one file,
+    /// each its own executor (``NamedScenario``); empty: the top level's executor.
+    public var scenarios: [NamedScenario] = []
 
     /// One stage of a ramping run: `{ duration = "30s", target = 100 }`.
     public struct Stage: Sendable, Equatable {
@@ -161,7 +164,7 @@ public struct ScenarioOptions: Sendable, Equatable {
     /// The options a later version will read, refused for now with a message that says so.
     static let notYetSupported = ["plugins", "sandbox", "env"]
     static let known = ["vus", "iterations", "duration", "stages", "arrival", "graceful_stop", "thresholds", "timeout", "seed",
-                        "virtual_time", "start", "summary_tags", "strict_plugins"]
+                        "virtual_time", "start", "summary_tags", "strict_plugins", "scenarios"]
 
     public init() {}
 
@@ -214,11 +217,22 @@ public struct ScenarioOptions: Sendable, Equatable {
             }
             strictPlugins = flag
         }
-        if let value = fields["stages"] { stages = try Self.stages(value) }
-        if let value = fields["arrival"] { arrival = try Self.arrival(value) }
+        if let value = fields["stages"] { stages = try Self.stages(value, option: "options.stages") }
+        if let value = fields["arrival"] {
+            guard let arrivalFields = value.dictionaryValue else {
+                throw Problem(option: "options.arrival", message: "{ rate = 100, time_unit = \"1h\", duration = \"12h\", max_vus = 200 } expected")
+            }
+            arrival = try Self.arrival(arrivalFields, option: "options.arrival", known: Self.arrivalFields)
+        }
+        if let value = fields["scenarios"] { scenarios = try Self.scenarios(value) }
         if let arrival, vus > arrival.maxVUs {
             throw Problem(option: "options.vus", message: "\(vus) VUs made before the arrivals are more than "
                           + "options.arrival.max_vus (\(arrival.maxVUs))")
+        }
+        if fields["scenarios"] != nil {
+            for key in ["vus", "iterations", "duration", "stages", "arrival"] where fields[key] != nil {
+                throw Problem(option: "options.\(key)", message: "options.scenarios say how each scenario runs: give \(key) in one of them")
+            }
         }
         let executors = ["duration", "stages", "arrival"].filter { fields[$0] != nil }
         let ramps = executors.contains("stages") || executors.contains("arrival")
@@ -267,51 +281,6 @@ public struct ScenarioOptions: Sendable, Equatable {
         }
     }
 
-    private static func stages(_ value: LuaValue) throws -> [Stage] {
-        guard let items = value.arrayValue, !items.isEmpty, items.count <= maximumStages else {
-            throw Problem(option: "options.stages", message: "a list of 1 to \(maximumStages) { duration = \"30s\", target = 10 } expected")
-        }
-        return try items.enumerated().map { index, item in
-            let option = "options.stages[\(index + 1)]"
-            guard let fields = item.dictionaryValue, let duration = fields["duration"], let target = fields["target"],
-                fields.count == 2
-            else { throw Problem(option: option, message: "{ duration = \"30s\", target = 10 } expected") }
-            return Stage(duration: try seconds(duration, option + ".duration"), target: try count(target, option + ".target", minimum: 0))
-        }
-    }
-
-    private static func arrival(_ value: LuaValue) throws -> Arrival {
-        let known = ["rate", "time_unit", "duration", "max_vus", "poisson"]
-        guard let fields = value.dictionaryValue else {
-            throw Problem(option: "options.arrival", message: "{ rate = 100, time_unit = \"1h\", duration = \"12h\", max_vus = 200 } expected")
-        }
-        for key in fields.keys.sorted() where !known.contains(key) {
-            throw Problem(option: "options.arrival.\(key)", message: "unknown field (known: \(known.joined(separator: ", ")))")
-        }
-        guard let rateValue = fields["rate"], let rate = rateValue.doubleValue, rate.isFinite, rate > 0, rate <= 1_000_000 else {
-            throw Problem(option: "options.arrival.rate", message: "a number of iterations per time_unit, above 0 and at most a million, expected")
-        }
-        guard let durationValue = fields["duration"] else {
-            throw Problem(option: "options.arrival.duration", message: "how long iterations arrive is needed, such as \"10m\"")
-        }
-        var arrival = Arrival(rate: rate, duration: try seconds(durationValue, "options.arrival.duration"))
-        if let unit = fields["time_unit"] {
-            arrival.timeUnit = try seconds(unit, "options.arrival.time_unit")
-            guard arrival.timeUnit > 0 else { throw Problem(option: "options.arrival.time_unit", message: "a duration above 0 expected") }
-        }
-        guard arrival.interval >= 0.000_001 else {
-            throw Problem(option: "options.arrival.rate", message: "at most a million iterations a second")
-        }
-        if let maxVUs = fields["max_vus"] { arrival.maxVUs = try count(maxVUs, "options.arrival.max_vus", minimum: 1) }
-        if let poisson = fields["poisson"] {
-            guard let flag = poisson.boolValue else {
-                throw Problem(option: "options.arrival.poisson", message: "a boolean expected, got \(poisson.typeName)")
-            }
-            arrival.poisson = flag
-        }
-        return arrival
-    }
-
     /// The iterations of a shared-iterations run: `iterations`, or one per VU.
     public var totalIterations: Int { iterations ?? vus }
 
@@ -336,7 +305,7 @@ public struct ScenarioOptions: Sendable, Equatable {
         }
     }
 
-    private static func shown(_ value: LuaValue) -> String {
+    static func shown(_ value: LuaValue) -> String {
         if case .string(let text) = value { return "\"\(text)\"" }
         return value.typeName == "table" ? "a table" : value.description
     }

@@ -89,6 +89,8 @@ public struct ScenarioRunner: Sendable {
     /// What `ccai.data` read, shared by every VU of the run.
     private let sharedData = ScenarioData()
     private let timing = RunTiming()
+    /// What each scenario of the run runs in this slice, once the options are read.
+    private let workloads = RunWorkloads()
 
     private let status = RunStatus()
 
@@ -163,33 +165,36 @@ public struct ScenarioRunner: Sendable {
             }
             return .plainChunk
         }
-        let options: ScenarioOptions, initial: [Int]
+        let options: ScenarioOptions, workloads: [Workload]
         do {
             options = try await readOptions(of: scenario, first: first)
-            initial = try initialUsers(options)
+            workloads = try plan(options, shape: scenario)
+            self.workloads.set(workloads)
+            await first.join(workloads[0].scenario)
         } catch {
             await first.close()
             throw error
         }
         if timeout == nil, let seconds = options.timeout { timing.arm(after: seconds, clock: clock, users: liveUsers) }
-        timing.gracefulStop = options.gracefulStop
+        timing.gracefulStop = workloads.map(\.scenario.run.gracefulStop).max() ?? options.gracefulStop
         onOptions?(options)
 
         let (data, setupContext) = try await setUp(scenario, chunk: chunk, first: first)
-        let pool = UserPool(first: first)
+        workloads[0].pool.add(first)
         do {
             // After Ctrl-C or SIGTERM no VU is made any more: the run ends with those there are.
-            for number in initial.dropFirst() where !timing.interrupted {
-                pool.add(try await VirtualUser.start(number, script: script, chunk: chunk, runner: try await runner(for: number),
-                                                     in: liveUsers))
+            for workload in workloads {
+                for number in workload.initial where number != first.number && !timing.interrupted {
+                    workload.pool.add(try await makeUser(number, chunk: chunk))
+                }
             }
         } catch {
-            await pool.closeAll()
+            for workload in workloads { await workload.pool.closeAll() }
             await setupContext?.close()
             throw error
         }
-        let abortedBy = await execute(pool, options: options, data: data, chunk: chunk)
-        await pool.closeAll()
+        let abortedBy = await execute(workloads, options: options, data: data, chunk: chunk)
+        for workload in workloads { await workload.pool.closeAll() }
         try await tearDown(scenario, context: setupContext, data: data)
         return .scenario(options, abortedBy: abortedBy)
     }
@@ -236,22 +241,32 @@ public struct ScenarioRunner: Sendable {
         return options
     }
 
-    /// The VUs made before the run starts: all of this slice's, or for arrivals its share of
-    /// `vus` (at least its first); a slice that has none is a usage error.
-    private func initialUsers(_ options: ScenarioOptions) throws -> [Int] {
-        let initial: [Int], most: Int
-        if case .arrivalRate(let arrival) = options.executor {
-            let owned = segment.vus(upTo: arrival.maxVUs)
-            initial = Array(owned.prefix(max(1, segment.vus(upTo: min(options.vus, arrival.maxVUs)).count)))
-            most = arrival.maxVUs
-        } else {
-            initial = segment.vus(upTo: options.peakVUs)
-            most = options.peakVUs
+    /// What each scenario of the run runs in this slice: its VUs (numbered after the
+    /// previous scenarios'), those made before it starts (all, or for arrivals its share of
+    /// `vus`), and its own pool. A scenario this slice has no VU of is a usage error, and so is
+    /// an `exec` the scenario table has no function for.
+    private func plan(_ options: ScenarioOptions, shape: LuaValue) throws -> [Workload] {
+        var offset = 0
+        return try options.workloads.enumerated().map { index, scenario in
+            defer { offset += scenario.run.peakVUs }
+            guard shape[scenario.exec]?.stringValue == "function" else {
+                throw Failure.options("options.scenarios.\(scenario.name).exec: the scenario table has no function '\(scenario.exec)'")
+            }
+            let workload = Workload(scenario: scenario, index: index, offset: offset, segment: segment)
+            guard !workload.numbers.isEmpty else {
+                let most = scenario.run.peakVUs
+                let which = options.scenarios.isEmpty ? "" : " of scenario \(scenario.name)"
+                throw Failure.options("--segment \(segment): \(most) VUs\(which) make at most \(most) segments, and this one would have none")
+            }
+            return workload
         }
-        guard !initial.isEmpty else {
-            throw Failure.options("--segment \(segment): \(most) VUs make at most \(most) segments, and this one would have none")
-        }
-        return initial
+    }
+
+    /// Starts VU `number` for the scenario it belongs to.
+    private func makeUser(_ number: Int, chunk: LuaChunk) async throws -> VirtualUser {
+        let user = try await VirtualUser.start(number, script: script, chunk: chunk, runner: try await runner(for: number), in: liveUsers)
+        if let workload = workloads.owning(number) { await user.join(workload.scenario) }
+        return user
     }
 
     /// Runs `setup` in a context of its own (VU 0), kept for `teardown`: what it returned
@@ -284,7 +299,8 @@ public struct ScenarioRunner: Sendable {
 
     private func runner(for number: Int) async throws -> ScriptRunner {
         var runner = try await makeRunner(number)
-        runner.metrics = metrics
+        // Each VU records through a view that tags its samples with its scenario and group.
+        runner.metrics = metrics.scoped(MetricScope(tags: workloads.owning(number)?.scenario.tags ?? [:]))
         runner.sharedData = sharedData
         runner.random = (runSeed.value ?? seed ?? fallbackSeed, UInt64(number))
         return runner
@@ -294,33 +310,21 @@ public struct ScenarioRunner: Sendable {
     /// sampled, in seconds.
     public static let abortCheckInterval = 1.0
 
-    /// Runs the executor over the pool's VUs; returns the threshold that aborted the run, if one did.
-    private func execute(_ pool: UserPool, options: ScenarioOptions, data: LuaValue, chunk: LuaChunk) async -> Threshold? {
+    /// Runs each scenario's executor over its pool, each from its start time, while the
+    /// thresholds with `abort_on_fail` are watched; returns the threshold that aborted the
+    /// run, if one did.
+    private func execute(_ workloads: [Workload], options: ScenarioOptions, data: LuaValue, chunk: LuaChunk) async -> Threshold? {
         let start = clock.now()
-        let counter: IterationCounter
-        if case .sharedIterations(let total) = options.executor {
-            counter = IterationCounter(total: segment.iterations(of: total, vus: options.vus))
-        } else if case .constantVUs = options.executor, let total = options.iterations {
-            counter = IterationCounter(total: segment.iterations(of: total, vus: options.vus))
-        } else {
-            counter = IterationCounter(total: nil)
-        }
-        timing.attach(counter)
+        let counters = workloads.map { IterationCounter(total: $0.iterations) }
+        for counter in counters { timing.attach(counter) }
         let active = ActiveUsers()
-        status.begin(options: options, at: start, active: active, peakVUs: pool.all.count,
-                     plannedIterations: counter.total)
-        let end = options.plannedSeconds.map { start.addingTimeInterval($0) }
-        let clock = self.clock, metrics = self.metrics, occupancy = self.occupancy
+        let planned = counters.reduce(Optional(0)) { sum, counter in sum.flatMap { sum in counter.total.map { sum + $0 } } }
+        status.begin(options: options, at: start, active: active, peakVUs: workloads.reduce(0) { $0 + $1.numbers.count },
+                     plannedIterations: planned)
+        let clock = self.clock, metrics = self.metrics, occupancy = self.occupancy, grace = timing.gracefulStop
         let aborting = options.thresholds.filter(\.abortOnFail)
         let aborted = AbortingThreshold()
         await withTaskGroup(of: Void.self) { timers in
-            if let end {
-                timers.addTask {
-                    // Past the end and the grace period, iterations still running are cancelled.
-                    guard (try? await clock.sleep(until: end.addingTimeInterval(options.gracefulStop))) != nil else { return }
-                    await pool.closeAll()
-                }
-            }
             timers.addTask {
                 while (try? await clock.sleep(for: Self.abortCheckInterval)) != nil {
                     metrics.record(.vus, Double(active.count))
@@ -336,33 +340,61 @@ public struct ScenarioRunner: Sendable {
                     })
                     else { continue }
                     aborted.set(failed)
-                    counter.stop()
-                    guard (try? await clock.sleep(for: options.gracefulStop)) != nil else { return }
-                    await pool.closeAll()
+                    for counter in counters { counter.stop() }
+                    guard (try? await clock.sleep(for: grace)) != nil else { return }
+                    for workload in workloads { await workload.pool.closeAll() }
                     return
                 }
             }
-            let run = ExecutorLoop(clock: clock, metrics: metrics, counter: counter, active: active, data: data,
-                                   strictPlugins: options.strictPlugins, end: end)
-            switch options.executor {
-            case .sharedIterations, .constantVUs:
-                await run.everyUser(pool)
-            case .rampingVUs(let stages):
-                let schedule = RampingSchedule(startVUs: options.vus, stages: stages)
-                await run.everyUser(pool, wanted: { number in
-                    schedule.target(at: clock.now().timeIntervalSince(start)) >= number
-                }, waitUntilWanted: { number in
-                    guard let activation = schedule.activation(of: number, from: clock.now().timeIntervalSince(start)) else { return false }
-                    return await counter.sleep(until: start.addingTimeInterval(activation), clock: clock)
-                })
-            case .arrivalRate(let arrival):
-                await run.arrivals(arrival, start: start, segment: segment, seed: runSeed.value ?? fallbackSeed, pool: pool) { number in
-                    try await VirtualUser.start(number, script: script, chunk: chunk, runner: try await runner(for: number), in: liveUsers)
+            await withTaskGroup(of: Void.self) { scenarios in
+                for (workload, counter) in zip(workloads, counters) {
+                    let loop = ExecutorLoop(clock: clock, metrics: metrics, counter: counter, active: active, data: data,
+                                            strictPlugins: options.strictPlugins, exec: workload.scenario.exec, end: nil)
+                    scenarios.addTask { await self.run(workload, on: loop, from: start, chunk: chunk) }
                 }
             }
             timers.cancelAll()
         }
         return aborted.threshold
+    }
+
+    /// Runs one scenario's executor from its start time until its iterations are done or its
+    /// duration and graceful stop have passed (then its VUs still running are stopped).
+    private func run(_ workload: Workload, on loop: ExecutorLoop, from runStart: Date, chunk: LuaChunk) async {
+        let scenario = workload.scenario, clock = self.clock, counter = loop.counter, pool = workload.pool
+        let start = runStart.addingTimeInterval(scenario.startTime)
+        // A run stopped before the scenario's start runs none of it (its arrivals are dropped).
+        if scenario.startTime > 0, !(await counter.sleep(until: start, clock: clock)), scenario.run.arrival == nil { return }
+        let end = scenario.run.plannedSeconds.map { start.addingTimeInterval($0) }
+        var loop = loop
+        loop.end = end
+        await withTaskGroup(of: Void.self) { timers in
+            if let end {
+                timers.addTask {
+                    // Past the end and the grace period, iterations still running are cancelled.
+                    guard (try? await clock.sleep(until: end.addingTimeInterval(scenario.run.gracefulStop))) != nil else { return }
+                    await pool.closeAll()
+                }
+            }
+            switch scenario.run.executor {
+            case .sharedIterations, .constantVUs:
+                await loop.everyUser(pool)
+            case .rampingVUs(let stages):
+                let schedule = RampingSchedule(startVUs: scenario.run.vus, stages: stages)
+                await loop.everyUser(pool, wanted: { number in
+                    schedule.target(at: clock.now().timeIntervalSince(start)) >= number - workload.offset
+                }, waitUntilWanted: { number in
+                    guard let activation = schedule.activation(of: number - workload.offset, from: clock.now().timeIntervalSince(start))
+                    else { return false }
+                    return await counter.sleep(until: start.addingTimeInterval(activation), clock: clock)
+                })
+            case .arrivalRate(let arrival):
+                await loop.arrivals(arrival, start: start, workload: workload, seed: runSeed.value ?? fallbackSeed) { number in
+                    try await self.makeUser(number, chunk: chunk)
+                }
+            }
+            timers.cancelAll()
+        }
     }
 }
 
@@ -374,7 +406,7 @@ final class RunTiming: @unchecked Sendable {
     private var graceTimer: ClockTimer?
     private var fired = false
     private var wasInterrupted = false
-    private var counter: IterationCounter?
+    private var counters: [IterationCounter] = []
     private var grace: Double = 30
     private var teardownFailure: LuaScriptError?
 
@@ -391,21 +423,22 @@ final class RunTiming: @unchecked Sendable {
         set { lock.withLock { grace = newValue } }
     }
 
-    /// The counter of the iterations under way; stopped at once if the run was interrupted.
+    /// A counter of the iterations under way (one per scenario); stopped at once if the run
+    /// was interrupted.
     func attach(_ counter: IterationCounter) {
         let stopNow = lock.withLock {
-            self.counter = counter
+            counters.append(counter)
             return wasInterrupted
         }
         if stopNow { counter.stop() }
     }
 
     func interrupt(clock: any TimeSource, users: LiveUsers) {
-        let (counter, grace): (IterationCounter?, Double) = lock.withLock {
+        let (counters, grace): ([IterationCounter], Double) = lock.withLock {
             wasInterrupted = true
-            return (self.counter, self.grace)
+            return (self.counters, self.grace)
         }
-        counter?.stop()
+        for counter in counters { counter.stop() }
         let timer = clock.schedule(after: grace) { users.stop() }
         lock.withLock { graceTimer = timer }
     }

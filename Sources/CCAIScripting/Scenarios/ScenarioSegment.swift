@@ -59,6 +59,12 @@ public struct ScenarioSegment: Sendable, Equatable, CustomStringConvertible {
     /// Whether arrival `number` (from 1) of an open-model run is this slice's.
     public func owns(arrival number: Int) -> Bool { (number - 1) % count + 1 == index }
 
+    /// This slice as seen by a scenario whose VUs are numbered after `offset` others': its
+    /// VU `k` is the run's VU `offset + k`, owned by the same slice.
+    public func shifted(by offset: Int) -> ScenarioSegment {
+        ScenarioSegment(uncheckedIndex: ((index - 1 - offset) % count + count) % count + 1, count: count)
+    }
+
     /// This slice's share of `total` iterations shared by `vus` VUs: striped over the
     /// slices that have VUs (the first min(N, vus)); none when this one has no VU.
     public func iterations(of total: Int, vus: Int) -> Int {

@@ -19,6 +19,11 @@ actor VirtualUser {
 
     /// The plugin hooks the user's state set off that failed.
     private var pluginFailures: PluginFailures?
+    /// The user's view of the run's metrics (its scenario's and group's tags), which its
+    /// iterations are recorded in.
+    private var metrics: ScenarioMetrics?
+    /// The scenario it runs iterations of (`ctx.scenario`).
+    private var scenarioName = "default"
 
     private init(number: Int, state: LuaState, sdk: CCAI?) {
         self.number = number
@@ -28,7 +33,8 @@ actor VirtualUser {
 
     /// Keeps the user's iterations apart (``ConversationScope``), and the recorder at hand
     /// for an iteration cut off.
-    private func prepare() async {
+    private func prepare(metrics: ScenarioMetrics?) async {
+        self.metrics = metrics
         (recorder, pluginFailures) = await state.withContext { lua in
             lua.attach(ConversationScope())
             return (lua.attachment(SDKMetricsRecorder.self), lua.attachment(PluginFailures.self))
@@ -49,7 +55,7 @@ actor VirtualUser {
             await user.close()
             throw LuaScriptError(kind: .cancelled, message: "the run was stopped")
         }
-        await user.prepare()
+        await user.prepare(metrics: runner.metrics)
         do {
             try await user.state.run(chunk: chunk, keepingResultAs: "scenario")
         } catch {
@@ -66,11 +72,18 @@ actor VirtualUser {
         try await state.withContext { lua in try seed.install(in: lua, stream: stream) }
     }
 
+    /// The user takes part in `scenario`: its samples carry the scenario's tags.
+    func join(_ scenario: NamedScenario) {
+        scenarioName = scenario.name
+        metrics?.scope?.retag(scenario.tags)
+    }
+
     /// The shape of what the file returned (functions read as `"function"`) when it is a
-    /// scenario (a table with a `run` function); nil for a plain chunk.
+    /// scenario (a table with a `run` function, or `options.scenarios`); nil for a plain chunk.
     func scenarioShape() async -> LuaValue? {
         let shape = await state.inspect(kept: "scenario")
-        guard shape.tableValue != nil, shape["run"]?.stringValue == "function" else { return nil }
+        guard shape.tableValue != nil, shape["run"]?.stringValue == "function" || shape["options"]?["scenarios"]?.tableValue != nil
+        else { return nil }
         return shape
     }
 
@@ -90,17 +103,24 @@ actor VirtualUser {
     /// no `on` subscription they made, and no event of their chats and calls reaches it. One
     /// cut off by the end of the run fails as `interrupted`, and the chats it left open
     /// count as abandoned. With `strictPlugins`, a plugin hook it set off that failed fails it.
+    /// It is recorded in the user's view of `metrics` (tagged with its scenario), and begins
+    /// outside any group.
     @discardableResult
-    func iterate(data: LuaValue, clock: any TimeSource, metrics: ScenarioMetrics, strictPlugins: Bool = false) async -> Bool {
+    func iterate(_ exec: String = "run", data: LuaValue, clock: any TimeSource, metrics: ScenarioMetrics, strictPlugins: Bool = false)
+        async -> Bool
+    {
         guard !isKilled else { return false }
         iteration += 1
         await beginRound()
         _ = pluginFailures?.takeFirst()
-        let context: LuaValue = ["vu": .integer(Int64(number)), "iteration": .integer(Int64(iteration)), "data": data]
+        let metrics = self.metrics ?? metrics
+        metrics.scope?.leaveAll()
+        let context: LuaValue = ["vu": .integer(Int64(number)), "iteration": .integer(Int64(iteration)), "data": data,
+                                 "scenario": .string(scenarioName)]
         let began = clock.now()
         var failure: ScenarioMetrics.IterationFailure?
         do {
-            _ = try await call("run", [context])
+            _ = try await call(exec, [context])
         } catch let error as LuaScriptError {
             let cutOff = isClosed && error.kind == .cancelled
             failure = cutOff ? ScenarioMetrics.IterationFailure(message: Self.stoppedAtTheEnd, reason: .interrupted)
