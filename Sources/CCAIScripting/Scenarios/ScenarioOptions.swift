@@ -1,3 +1,4 @@
+import CCAIWire
 import Foundation
 import LuaRuntime
 
@@ -140,7 +141,7 @@ public struct ScenarioOptions: Sendable, Equatable {
             if Self.notYetSupported.contains(key) {
                 throw Problem(option: "options.\(key)", message: "not supported by this version of ccai yet")
             }
-            throw Problem(option: "options.\(key)", message: "unknown option (known: \(Self.known.joined(separator: ", ")))")
+            throw Problem(option: "options.\(key)", message: "unknown option" + Self.hint(key, among: Self.known))
         }
         if let value = fields["vus"] { vus = try Self.count(value, "options.vus", minimum: 1) }
         if let value = fields["iterations"] { iterations = try Self.count(value, "options.iterations", minimum: 1) }
@@ -223,7 +224,7 @@ public struct ScenarioOptions: Sendable, Equatable {
             throw Problem(option: "options.arrival", message: "{ rate = 100, time_unit = \"1h\", duration = \"12h\", max_vus = 200 } expected")
         }
         for key in fields.keys.sorted() where !known.contains(key) {
-            throw Problem(option: "options.arrival.\(key)", message: "unknown field (known: \(known.joined(separator: ", ")))")
+            throw Problem(option: "options.arrival.\(key)", message: "unknown field" + hint(key, among: known))
         }
         guard let rateValue = fields["rate"], let rate = rateValue.doubleValue, rate.isFinite, rate > 0, rate <= 1_000_000 else {
             throw Problem(option: "options.arrival.rate", message: "a number of iterations per time_unit, above 0 and at most a million, expected")
@@ -247,6 +248,12 @@ public struct ScenarioOptions: Sendable, Equatable {
             arrival.poisson = flag
         }
         return arrival
+    }
+
+    /// `" (did you mean 'iterations'?)"` for a misspelt name, else the names there are.
+    static func hint(_ name: String, among known: [String]) -> String {
+        let suggestion = Suggestion.didYouMean(name, among: known)
+        return suggestion.isEmpty ? " (known: \(known.joined(separator: ", ")))" : suggestion
     }
 
     /// The iterations of a shared-iterations run: `iterations`, or one per VU.
