@@ -92,6 +92,9 @@ import Testing
         #expect(last.contains(",Aggregated,") && last.contains(",8,0,"), "the whole run's 8 calls: \(history)")
         let xml = try String(contentsOfFile: junit)
         #expect(xml.contains("tests=\"1\" failures=\"0\""), "\(xml)")
+        let wrong = try await CLI.run(["report", "merge"] + parts + ["--out", "xml=\(junit)"])
+        #expect(wrong.status == 2 && wrong.stderr.contains("KIND one of json, junit, html, csv")
+                && wrong.stderr.contains("Run 'ccai help report'"), "\(wrong.stderr)")
         #expect(try XMLDocumentCheck.isWellFormed(xml))
     }
 }

@@ -34,9 +34,9 @@ struct ReportCommand: Command {
             missing segment (1/3 and 2/3 without 3/3) is an error unless --partial; a
             segment given twice, or a summary of another scenario (other thresholds), is
             refused. The merge writes every output a run writes: its HTML report charts the
-            segments' timelines added up moment by moment (on the first segment's clock
-            times, with the earliest start, version, options and script of the first
-            summary), and its CSV files are Locust's stats of the whole run.
+            segments' timelines added up moment by moment and shows the first summary's
+            version, options and script with the earliest start, and its CSV files are
+            Locust's stats of the whole run.
             """,
         options: [summaryOut, out, RunOptions.summaryMode, partialOption, quietOption],
         epilogue: """
@@ -54,6 +54,7 @@ struct ReportCommand: Command {
 
     init(_ arguments: ParsedArguments) throws {
         files = arguments.positionals
+        outputs.command = Self.spec
         for value in arguments.values(Self.out) { try outputs.add(value) }
         if let file = arguments.last(Self.summaryOut) { try outputs.setSummary(file, option: Self.summaryOut.name) }
         summaryMode = try RunOptions.summaryMode(arguments, of: Self.spec)

@@ -12,6 +12,8 @@ struct RunOutputs {
     var html: String?
     var csv: String?
     var summary: String?
+    /// The command whose help a usage error points to.
+    var command = RunCommand.spec
 
     /// The FILE that means standard output.
     static let standardOutput = "-"
@@ -26,21 +28,20 @@ struct RunOutputs {
     static let kinds = ["json", "junit", "html", "csv"]
 
     /// Reads one `--out KIND=FILE`.
-    mutating func add(_ value: String, allowing kinds: [String] = Self.kinds) throws {
-        guard let equals = value.firstIndex(of: "="), kinds.contains(String(value[..<equals])) else {
-            throw UsageError(message: "--out expects KIND=FILE with KIND one of \(kinds.joined(separator: ", ")), got '\(value)'",
-                             command: RunCommand.spec.topic)
+    mutating func add(_ value: String) throws {
+        guard let equals = value.firstIndex(of: "="), Self.kinds.contains(String(value[..<equals])) else {
+            throw command.usageError("--out expects KIND=FILE with KIND one of \(Self.kinds.joined(separator: ", ")), got '\(value)'")
         }
         let kind = String(value[..<equals])
         let option = "--out \(kind)"
         let path = try checked(String(value[value.index(after: equals)...]), for: option)
         let slot: WritableKeyPath<RunOutputs, String?> = [\.json, \.junit, \.html, \.csv][Self.kinds.firstIndex(of: kind)!]
         guard self[keyPath: slot] == nil else {
-            throw UsageError(message: "--out \(kind)= is given twice: one file each", command: RunCommand.spec.topic)
+            throw command.usageError("--out \(kind)= is given twice: one file each")
         }
         if kind == "csv", path == Self.standardOutput {
-            throw UsageError(message: "--out csv writes two files, FILE_stats.csv and FILE_stats_history.csv: give it a "
-                             + "name, not -", command: RunCommand.spec.topic)
+            throw command.usageError("--out csv writes two files, FILE_stats.csv and FILE_stats_history.csv: give it a "
+                             + "name, not -")
         }
         self[keyPath: slot] = path
     }
@@ -52,21 +53,20 @@ struct RunOutputs {
 
     /// A path for `option`, and at most one `-` among the outputs.
     private func checked(_ path: String, for option: String) throws -> String {
-        guard path == Self.standardOutput else { return try Self.path(path, for: option) }
+        guard path == Self.standardOutput else { return try self.path(path, for: option) }
         guard !takesStandardOutput else {
-            throw UsageError(message: "\(option)=-: another output already writes to standard output (-); one may",
-                             command: RunCommand.spec.topic)
+            throw command.usageError("\(option)=-: another output already writes to standard output (-); one may")
         }
         return path
     }
 
     /// A file path for `option`: not empty, in a folder that exists.
-    static func path(_ path: String, for option: String) throws -> String {
-        guard !path.isEmpty else { throw UsageError(message: "\(option) needs a file name", command: RunCommand.spec.topic) }
+    private func path(_ path: String, for option: String) throws -> String {
+        guard !path.isEmpty else { throw command.usageError("\(option) needs a file name") }
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
-            throw UsageError(message: "\(option): there is no folder '\(folder)' for '\(path)'", command: RunCommand.spec.topic)
+            throw command.usageError("\(option): there is no folder '\(folder)' for '\(path)'")
         }
         return path
     }
