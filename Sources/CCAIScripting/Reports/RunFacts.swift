@@ -13,7 +13,8 @@ public struct RunFacts: Codable, Equatable, Sendable {
     /// ISO 8601 in UTC, to the second.
     public var startedAt: String
     public var version: String
-    /// The options the run used, by name as a scenario writes them, as text.
+    /// The options the run used, by name as a scenario writes them, as text (none for a
+    /// plain script).
     public var options: [String: String]
     /// Whether the run went on a simulated clock (`--virtual-time`): its times are that clock's.
     public var virtualTime: Bool
@@ -31,11 +32,13 @@ public struct RunFacts: Codable, Equatable, Sendable {
         case scriptText = "script_text"
     }
 
-    public init(startedAt: Date, version: String, options: ScenarioOptions, scriptText: String?) {
+    /// The facts of a run begun at `startedAt`; `options` are a scenario's (nil: a plain
+    /// script's run, on a simulated clock when `virtualTime`).
+    public init(startedAt: Date, version: String, options: ScenarioOptions?, virtualTime: Bool = false, scriptText: String?) {
         self.startedAt = ISO8601DateFormatter().string(from: startedAt)
         self.version = version
-        self.options = Self.described(options)
-        virtualTime = options.virtualTime
+        self.options = options.map(Self.described) ?? [:]
+        self.virtualTime = options?.virtualTime ?? virtualTime
         self.scriptText = scriptText.map(Self.bounded)
     }
 

@@ -17,8 +17,9 @@ struct RunResults {
                        interrupted: Bool) -> RunResults {
         let snapshot = scenario.metrics.snapshot()
         let script = try? String(contentsOfFile: options.script, encoding: .utf8)
-        func facts(_ options: ScenarioOptions) -> RunFacts {
-            RunFacts(startedAt: started, version: HelpCommand.versionText, options: options, scriptText: script)
+        func facts(_ scenario: ScenarioOptions?) -> RunFacts {
+            RunFacts(startedAt: started, version: HelpCommand.versionText, options: scenario,
+                     virtualTime: platform.simulation != nil, scriptText: script)
         }
         let printSummary = { (summary: String) in Self.printSummary(summary, toStandardError: options.outputs.takesStandardOutput) }
         var results = RunResults()
@@ -44,7 +45,7 @@ struct RunResults {
         case .plainChunk:
             if !options.outputs.isEmpty {
                 let report = ScenarioReport(snapshot, options: ScenarioOptions(), elapsed: elapsed, script: options.script,
-                                            segment: options.segment, run: facts(ScenarioOptions()))
+                                            segment: options.segment, run: facts(nil))
                 results.write(report, options.outputs, jsonLines: jsonLines)
             }
             guard !snapshot.checks.isEmpty || interrupted else { break }
