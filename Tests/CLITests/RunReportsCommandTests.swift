@@ -46,7 +46,7 @@ import Testing
         #expect(history.last?.contains(",Aggregated,") == true && history.last?.contains(",8,0,") == true, "\(history)")
         let page = try String(contentsOfFile: html)
         for expected in ["2026-12-07T08:00:00Z (simulated)", "<b>5</b>", "ccai ", "options.iterations", "print(&quot;iteration &quot;",
-                         "SDK calls by method", "{method:get}", "tag sets", ">08:00:00<", "the simulated clock, UTC"] {
+                         "SDK calls by method", "{method:get}", "tag set</summary>", ">08:00:00<", "the simulated clock, UTC"] {
             #expect(page.contains(expected), "the report shows \(expected)")
         }
     }

@@ -110,7 +110,7 @@ public enum HTMLReport {
             }
             let tagged = metric.series.filter { !$0.key.isEmpty && $0.value.count > 0 }.sorted { $0.key < $1.key }
             guard !tagged.isEmpty else { continue }
-            html += "<tr class=\"sub\"><td colspan=\"3\"><details><summary>\(tagged.count) tag sets</summary><table>\n"
+            html += "<tr class=\"sub\"><td colspan=\"3\"><details><summary>\(tagged.count) tag set\(tagged.count == 1 ? "" : "s")</summary><table>\n"
             for (key, series) in tagged {
                 html += "<tr><td><code>{\(MarkupText.escaped(key))}</code></td><td>\(values(series, metric))</td></tr>\n"
             }
@@ -233,7 +233,9 @@ struct SVGChart {
             out += "<text x=\"\(Self.left - 6)\" y=\"\(y(tick) + 4)\" text-anchor=\"end\">\(label)</text>"
         }
         for tick in Self.ticks(upTo: maxX) where tick <= maxX {
-            out += "<text x=\"\(x(tick))\" y=\"\(Self.top + plotHeight + 16)\" text-anchor=\"middle\">\(timeLabel(tick))</text>"
+            // A label at the right edge ends there rather than overflowing it.
+            let anchor = x(tick) > Self.left + plotWidth - 24 ? "end" : "middle"
+            out += "<text x=\"\(x(tick))\" y=\"\(Self.top + plotHeight + 16)\" text-anchor=\"\(anchor)\">\(timeLabel(tick))</text>"
         }
         out += "<line x1=\"\(Self.left)\" x2=\"\(Self.left)\" y1=\"\(Self.top)\" y2=\"\(Self.top + plotHeight)\" stroke=\"#8a949e\"/>"
         out += "<line x1=\"\(Self.left)\" x2=\"\(Self.left + plotWidth)\" y1=\"\(Self.top + plotHeight)\" y2=\"\(Self.top + plotHeight)\" stroke=\"#8a949e\"/>"
