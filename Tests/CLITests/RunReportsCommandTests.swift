@@ -11,7 +11,8 @@ import Testing
 
     private func file(_ name: String, _ text: String? = nil) throws -> String { try scratch.file(name, text) }
 
-    /// Four iterations of two SDK calls, in virtual time from 08:00 UTC.
+    /// Four iterations of two SDK calls, in virtual time from 08:00 in the built-in
+    /// company's time zone (America/Los_Angeles: 16:00 UTC).
     private func script() throws -> String {
         try file("calls.lua", """
             return {
@@ -26,7 +27,7 @@ import Testing
             """)
     }
 
-    private let clock = ["--virtual-time", "--start", "2026-12-07T08:00:00Z", "--seed", "5"]
+    private let clock = ["--virtual-time", "--start", "2026-12-07T08:00", "--seed", "5"]
 
     @Test func theFullSummaryCSVAndHTMLShowTheCallsAndTheRun() async throws {
         let html = try file("report.html"), csv = try file("results.csv")
@@ -41,12 +42,12 @@ import Testing
         #expect(stats.contains("\ncompany,get,8,0,") && stats.contains("\n,Aggregated,8,0,"), "\(stats)")
         let history = try String(contentsOfFile: try file("results_stats_history.csv")).split(separator: "\n")
         #expect(history.first?.hasPrefix("Timestamp,User Count,Type,Name,Requests/s,Failures/s,50%") == true)
-        // 08:00 UTC on 2026-12-07 is 1796630400: the rows are stamped on the simulated clock.
-        #expect(history.dropFirst().allSatisfy { $0.hasPrefix("17966304") }, "\(history)")
+        // 16:00 UTC on 2026-12-07 is 1796659200: the rows are stamped on the simulated clock.
+        #expect(history.dropFirst().allSatisfy { $0.hasPrefix("17966592") }, "\(history)")
         #expect(history.last?.contains(",Aggregated,") == true && history.last?.contains(",8,0,") == true, "\(history)")
         let page = try String(contentsOfFile: html)
-        for expected in ["2026-12-07T08:00:00Z (simulated)", "<b>5</b>", "ccai ", "options.iterations", "print(&quot;iteration &quot;",
-                         "SDK calls by method", "{method:get}", "tag set</summary>", ">08:00:00<", "the simulated clock, UTC"] {
+        for expected in ["2026-12-07T16:00:00Z (simulated)", "<b>5</b>", "ccai ", "options.iterations", "print(&quot;iteration &quot;",
+                         "SDK calls by method", "{method:get}", "tag set</summary>", ">08:00:00<", "the simulated clock, America/Los_Angeles"] {
             #expect(page.contains(expected), "the report shows \(expected)")
         }
     }

@@ -59,9 +59,10 @@ public enum HTMLReport {
         for (label, value) in facts { html += "<div class=\"fact\">\(label)<b>\(MarkupText.escaped(value))</b></div>\n" }
         html += "</div>\n"
         html += thresholdsSection(results, abortedBy: abortedBy) + checksSection(snapshot.checks)
-        let clockTimes = run?.virtualTime ?? options.virtualTime
-        html += "<section><h2>Over time\(clockTimes ? " (the simulated clock, UTC)" : "")</h2><div class=\"charts\">\n"
-            + charts(snapshot.timeline, clockTimes: clockTimes) + "</div></section>\n"
+        let zone = run?.timeZone.flatMap(TimeZone.init(identifier:)) ?? .gmt
+        let clockTimes = run?.virtualTime ?? options.virtualTime ? zone : nil
+        html += "<section><h2>Over time" + (clockTimes.map { " (the simulated clock, \(MarkupText.escaped($0.identifier)))" } ?? "")
+            + "</h2><div class=\"charts\">\n" + charts(snapshot.timeline, clockTimes: clockTimes) + "</div></section>\n"
         html += metricsSection(snapshot, thresholds: options.thresholds, elapsed: elapsed)
         html += methodsSection(MethodStats.table(snapshot), elapsed: elapsed) + errorsSection(snapshot.errors)
         html += run.map(runSection) ?? ""
@@ -162,10 +163,10 @@ public enum HTMLReport {
     }
 
     /// The charts of the timeline; with `clockTimes`, their time axes show the clock's
-    /// times (UTC) rather than the seconds since the start.
-    static func charts(_ timeline: Timeline, clockTimes: Bool = false) -> String {
+    /// times of day in that time zone rather than the seconds since the start.
+    static func charts(_ timeline: Timeline, clockTimes: TimeZone? = nil) -> String {
         let step = timeline.sliceSeconds
-        let origin = clockTimes ? timeline.origin : nil
+        let origin = clockTimes.flatMap { zone in timeline.origin.map { (date: $0, zone: zone) } }
         func points(_ value: (Timeline.Slice) -> Double?) -> [(Double, Double)] {
             timeline.slices.enumerated().compactMap { index, slice in value(slice).map { (Double(index) * step, $0) } }
         }
@@ -203,9 +204,9 @@ struct SVGChart {
     enum Unit { case count, seconds }
 
     var title: String
-    /// The clock time of the time axis' 0, whose labels are then times of day (UTC); nil:
-    /// they are durations since the start.
-    var origin: Date?
+    /// The clock time of the time axis' 0 and the zone of its labels, which are then
+    /// times of day; nil: they are durations since the start.
+    var origin: (date: Date, zone: TimeZone)?
     var unit: Unit
     var lines: [(name: String, colour: String, points: [(Double, Double)])]
 
@@ -261,10 +262,10 @@ struct SVGChart {
     /// duration since the start.
     func timeLabel(_ seconds: Double) -> String {
         guard let origin else { return ScenarioSummary.duration(seconds) }
-        var time = time_t(origin.addingTimeInterval(seconds).timeIntervalSince1970.rounded(.down))
-        var parts = tm()
-        gmtime_r(&time, &parts)
-        return String(format: "%02d:%02d:%02d", Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = origin.zone
+        let parts = calendar.dateComponents([.hour, .minute, .second], from: origin.date.addingTimeInterval(seconds))
+        return String(format: "%02d:%02d:%02d", parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0)
     }
 
     /// Round tick values from 0 to at least `top`: steps of 1, 2 or 5 times a power of ten.

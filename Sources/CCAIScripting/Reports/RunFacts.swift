@@ -18,6 +18,9 @@ public struct RunFacts: Codable, Equatable, Sendable {
     public var options: [String: String]
     /// Whether the run went on a simulated clock (`--virtual-time`): its times are that clock's.
     public var virtualTime: Bool
+    /// The time zone the run's clock times are shown in (the embedded sandbox's company's;
+    /// `GMT` against a platform).
+    public var timeZone: String?
     /// The script, when it was read (at most ``maximumScriptBytes``; a longer one is cut
     /// and marked so).
     public var scriptText: String?
@@ -29,12 +32,15 @@ public struct RunFacts: Codable, Equatable, Sendable {
         case version, options
         case startedAt = "started_at"
         case virtualTime = "virtual_time"
+        case timeZone = "time_zone"
         case scriptText = "script_text"
     }
 
     /// The facts of a run begun at `startedAt`; `options` are a scenario's (nil: a plain
     /// script's run, on a simulated clock when `virtualTime`).
-    public init(startedAt: Date, version: String, options: ScenarioOptions?, virtualTime: Bool = false, scriptText: String?) {
+    public init(startedAt: Date, version: String, options: ScenarioOptions?, virtualTime: Bool = false, timeZone: TimeZone = .gmt,
+                scriptText: String?) {
+        self.timeZone = timeZone.identifier
         self.startedAt = ISO8601DateFormatter().string(from: startedAt)
         self.version = version
         self.options = options.map(Self.described) ?? [:]
@@ -75,7 +81,7 @@ public struct RunFacts: Codable, Equatable, Sendable {
 
     /// Whether a summary file's facts are what a run writes: bounded texts.
     var isBounded: Bool {
-        let texts = [startedAt, version] + Array(options.keys) + Array(options.values)
+        let texts = [startedAt, version, timeZone ?? ""] + Array(options.keys) + Array(options.values)
         return options.count <= 100 && texts.allSatisfy { $0.utf8.count <= 4_096 }
             && (scriptText?.utf8.count ?? 0) <= Self.maximumScriptBytes + 100
     }

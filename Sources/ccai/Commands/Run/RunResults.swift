@@ -19,7 +19,7 @@ struct RunResults {
         let script = try? String(contentsOfFile: options.script, encoding: .utf8)
         func facts(_ scenario: ScenarioOptions?) -> RunFacts {
             RunFacts(startedAt: started, version: HelpCommand.versionText, options: scenario,
-                     virtualTime: platform.simulation != nil, scriptText: script)
+                     virtualTime: platform.simulation != nil, timeZone: platform.timeZone, scriptText: script)
         }
         let printSummary = { (summary: String) in Self.printSummary(summary, toStandardError: options.outputs.takesStandardOutput) }
         var results = RunResults()
