@@ -1,12 +1,14 @@
 import Foundation
 
 /// `--out html=FILE`: one self-contained page (no script, no outside asset) with the run's
-/// summary (the thresholds, the checks, every metric, the errors) and charts over time of
-/// the VUs, the iterations per second with the failures, and the percentiles of the
-/// message round trips and first responses, drawn as inline SVG.
+/// facts (its date, seed, version, options and script: ``RunFacts``), its summary (the
+/// thresholds, the checks, every metric with its tagged sub-metrics, Locust's stats table
+/// of the SDK calls, the errors) and charts over time of the VUs, the iterations per second
+/// with the failures, and the percentiles of the message round trips and first responses,
+/// drawn as inline SVG; a run in virtual time shows its simulated clock's times on them.
 ///
 /// ```swift
-/// let page = HTMLReport.page(snapshot, options: options, elapsed: 60, name: "load.lua")
+/// let page = HTMLReport.page(snapshot, options: options, elapsed: 60, name: "load.lua", run: facts)
 /// try Data(page.utf8).write(to: URL(fileURLWithPath: "report.html"))
 /// ```
 public enum HTMLReport {
@@ -14,7 +16,7 @@ public enum HTMLReport {
     public static let headerColour = (red: 0x12, green: 0x3C, blue: 0x69)
 
     public static func page(_ snapshot: ScenarioMetrics.Snapshot, options: ScenarioOptions, elapsed: Double, name: String,
-                            abortedBy: Threshold? = nil) -> String {
+                            abortedBy: Threshold? = nil, run: RunFacts? = nil) -> String {
         let results = options.thresholds.map { ($0, $0.evaluate(snapshot, elapsed: elapsed)) }
         let failedChecks = snapshot.checks.filter { $0.fails > 0 }.count
         let passed = results.allSatisfy(\.1.holds) && abortedBy == nil
@@ -40,55 +42,131 @@ public enum HTMLReport {
             .ok{color:#1e8e3e}.ko{color:#c5221f}
             .charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(560px,1fr));gap:14px}
             svg text{font:11px "DejaVu Sans",sans-serif;fill:#4a5561}
-            code{font:12px "DejaVu Sans Mono",monospace}
+            code,pre{font:12px "DejaVu Sans Mono",monospace}
+            pre{white-space:pre-wrap;background:#f4f6f8;padding:8px;border-radius:4px}
+            td.n{text-align:right}.sub td:first-child{padding-left:24px}
             </style></head><body>
             <header><h1>ccai run: \(MarkupText.escaped(name))<span class="badge \(passed ? "pass" : "fail")">\(passed ? "thresholds held" : "thresholds failed")</span></h1></header>
             <main>
             <div class="facts">
             """
         let vus = snapshot.metric(.vus).total
-        let facts = [("elapsed", ScenarioSummary.duration(elapsed)), ("iterations", "\(snapshot.iterations)"),
+        let started = run.map { [("started", $0.startedAt + ($0.virtualTime ? " (simulated)" : ""))] } ?? []
+        let seed = options.seed.map { [("seed", "\($0)")] } ?? []
+        let facts = started + seed + [("elapsed", ScenarioSummary.duration(elapsed)), ("iterations", "\(snapshot.iterations)"),
                      ("failed iterations", "\(snapshot.failedIterations)"), ("most VUs", vus.count > 0 ? ScenarioSummary.number(vus.max) : "0"),
                      ("checks failed", "\(failedChecks) of \(snapshot.checks.count)")]
         for (label, value) in facts { html += "<div class=\"fact\">\(label)<b>\(MarkupText.escaped(value))</b></div>\n" }
         html += "</div>\n"
-        if !results.isEmpty {
-            html += "<section><h2>Thresholds</h2><table><tr><th></th><th>metric</th><th>threshold</th><th>value</th></tr>\n"
-            for (threshold, result) in results {
-                let mark = result.holds ? "<span class=\"ok\">✓</span>" : "<span class=\"ko\">✗</span>"
-                let value = "\(threshold.aggregation)=" + ScenarioSummary.shown(result.observed, of: threshold)
-                html += "<tr><td>\(mark)</td><td><code>\(MarkupText.escaped(threshold.metric))</code></td><td><code>\(MarkupText.escaped(threshold.source))</code>"
-                    + (abortedBy == threshold ? " (aborted the run)" : "") + "</td><td>\(MarkupText.escaped(value))</td></tr>\n"
-            }
-            html += "</table></section>\n"
-        }
-        if !snapshot.checks.isEmpty {
-            html += "<section><h2>Checks</h2><table><tr><th></th><th>check</th><th>passed</th><th>failed</th></tr>\n"
-            for check in snapshot.checks {
-                let mark = check.fails == 0 ? "<span class=\"ok\">✓</span>" : "<span class=\"ko\">✗</span>"
-                html += "<tr><td>\(mark)</td><td>\(MarkupText.escaped(check.name))</td><td>\(check.passes)</td><td>\(check.fails)</td></tr>\n"
-            }
-            html += "</table></section>\n"
-        }
-        html += "<section><h2>Over time</h2><div class=\"charts\">\n" + charts(snapshot.timeline) + "</div></section>\n"
-        html += "<section><h2>Metrics</h2><table><tr><th>metric</th><th>kind</th><th>values</th></tr>\n"
-        for metric in snapshot.metrics.sorted(by: { $0.name < $1.name }) where metric.total.count > 0 {
-            let values = ScenarioReport.values(of: metric.total, kind: metric.kind, elapsed: elapsed).sorted { $0.key < $1.key }
-                .map { "\($0.key)=" + ScenarioSummary.shown($0.value, aggregation: $0.key, kind: metric.kind, metric: metric.name) }
-            html += "<tr><td><code>\(MarkupText.escaped(metric.name))</code></td><td>\(metric.kind.rawValue)</td><td>\(MarkupText.escaped(values.joined(separator: "  ")))</td></tr>\n"
-        }
-        html += "</table></section>\n"
-        if !snapshot.errors.isEmpty {
-            html += "<section><h2>Errors that failed iterations</h2><table><tr><th>count</th><th>error</th></tr>\n"
-            for error in snapshot.errors { html += "<tr><td>\(error.count)</td><td><code>\(MarkupText.escaped(error.message))</code></td></tr>\n" }
-            html += "</table></section>\n"
-        }
+        html += thresholdsSection(results, abortedBy: abortedBy) + checksSection(snapshot.checks)
+        let zone = run?.timeZone.flatMap(TimeZone.init(identifier:)) ?? .gmt
+        let clockTimes = run?.virtualTime ?? options.virtualTime ? zone : nil
+        html += "<section><h2>Over time" + (clockTimes.map { " (the simulated clock, \(MarkupText.escaped($0.identifier)))" } ?? "")
+            + "</h2><div class=\"charts\">\n" + charts(snapshot.timeline, clockTimes: clockTimes) + "</div></section>\n"
+        html += metricsSection(snapshot, thresholds: options.thresholds, elapsed: elapsed)
+        html += methodsSection(MethodStats.table(snapshot), elapsed: elapsed) + errorsSection(snapshot.errors)
+        html += run.map(runSection) ?? ""
         return html + "</main></body></html>\n"
     }
 
-    /// The four charts of the timeline.
-    static func charts(_ timeline: Timeline) -> String {
+    private static func thresholdsSection(_ results: [(Threshold, (holds: Bool, observed: Double))], abortedBy: Threshold?) -> String {
+        guard !results.isEmpty else { return "" }
+        var html = "<section><h2>Thresholds</h2><table><tr><th></th><th>metric</th><th>threshold</th><th>value</th></tr>\n"
+        for (threshold, result) in results {
+            let value = "\(threshold.aggregation)=" + ScenarioSummary.shown(result.observed, of: threshold)
+            html += "<tr><td>\(mark(result.holds))</td><td><code>\(MarkupText.escaped(threshold.metric))</code></td>"
+                + "<td><code>\(MarkupText.escaped(threshold.source))</code>" + (abortedBy == threshold ? " (aborted the run)" : "")
+                + "</td><td>\(MarkupText.escaped(value))</td></tr>\n"
+        }
+        return html + "</table></section>\n"
+    }
+
+    private static func checksSection(_ checks: [ScenarioMetrics.Check]) -> String {
+        guard !checks.isEmpty else { return "" }
+        var html = "<section><h2>Checks</h2><table><tr><th></th><th>check</th><th>passed</th><th>failed</th></tr>\n"
+        for check in checks {
+            html += "<tr><td>\(mark(check.fails == 0))</td><td>\(MarkupText.escaped(check.name))</td><td>\(check.passes)</td>"
+                + "<td>\(check.fails)</td></tr>\n"
+        }
+        return html + "</table></section>\n"
+    }
+
+    /// Every metric with samples, each followed by its tagged sub-metrics: those the
+    /// thresholds name, then (folded) every tag set it recorded.
+    private static func metricsSection(_ snapshot: ScenarioMetrics.Snapshot, thresholds: [Threshold], elapsed: Double) -> String {
+        func values(_ series: Metric.Series, _ metric: Metric) -> String {
+            let values = ScenarioReport.values(of: series, kind: metric.kind, elapsed: elapsed).sorted { $0.key < $1.key }
+                .map { "\($0.key)=" + ScenarioSummary.shown($0.value, aggregation: $0.key, kind: metric.kind, metric: metric.name) }
+            return MarkupText.escaped(values.joined(separator: "  "))
+        }
+        var html = "<section><h2>Metrics</h2><table><tr><th>metric</th><th>kind</th><th>values</th></tr>\n"
+        for metric in snapshot.metrics.sorted(by: { $0.name < $1.name }) where metric.total.count > 0 {
+            html += "<tr><td><code>\(MarkupText.escaped(metric.name))</code></td><td>\(metric.kind.rawValue)</td>"
+                + "<td>\(values(metric.total, metric))</td></tr>\n"
+            var named = Set<String>()
+            for threshold in thresholds where threshold.metricName == metric.name && !threshold.tags.isEmpty
+                && named.insert(Metric.key(threshold.tags)).inserted {
+                html += "<tr class=\"sub\"><td><code>{\(MarkupText.escaped(Metric.key(threshold.tags)))}</code></td><td></td>"
+                    + "<td>\(values(metric.matching(threshold.tags), metric))</td></tr>\n"
+            }
+            let tagged = metric.series.filter { !$0.key.isEmpty && $0.value.count > 0 }.sorted { $0.key < $1.key }
+            guard !tagged.isEmpty else { continue }
+            html += "<tr class=\"sub\"><td colspan=\"3\"><details><summary>\(tagged.count) tag set\(tagged.count == 1 ? "" : "s")</summary><table>\n"
+            for (key, series) in tagged {
+                html += "<tr><td><code>{\(MarkupText.escaped(key))}</code></td><td>\(values(series, metric))</td></tr>\n"
+            }
+            html += "</table></details></td></tr>\n"
+        }
+        return html + "</table></section>\n"
+    }
+
+    /// Locust's stats table.
+    private static func methodsSection(_ rows: [MethodStats], elapsed: Double) -> String {
+        guard !rows.isEmpty else { return "" }
+        var html = "<section><h2>SDK calls by method</h2><table><tr><th>type</th><th>name</th><th>calls</th><th>failures</th>"
+            + "<th>p(50)</th><th>p(95)</th><th>p(99)</th><th>max</th><th>calls/s</th></tr>\n"
+        for row in rows {
+            let digest = row.figures.seconds
+            let figures = ["\(row.figures.calls)", "\(row.figures.failures)", ScenarioSummary.duration(digest.percentile(50)),
+                           ScenarioSummary.duration(digest.percentile(95)), ScenarioSummary.duration(digest.percentile(99)),
+                           ScenarioSummary.duration(digest.count > 0 ? digest.max : 0),
+                           String(format: "%.2f", row.callsPerSecond(over: elapsed))]
+            html += "<tr><td>\(MarkupText.escaped(row.type))</td><td><code>\(MarkupText.escaped(row.name))</code></td>"
+                + figures.map { "<td class=\"n\">\($0)</td>" }.joined() + "</tr>\n"
+        }
+        return html + "</table></section>\n"
+    }
+
+    private static func errorsSection(_ errors: [ScenarioMetrics.ErrorCount]) -> String {
+        guard !errors.isEmpty else { return "" }
+        var html = "<section><h2>Errors that failed iterations</h2><table><tr><th>count</th><th>error</th></tr>\n"
+        for error in errors { html += "<tr><td>\(error.count)</td><td><code>\(MarkupText.escaped(error.message))</code></td></tr>\n" }
+        return html + "</table></section>\n"
+    }
+
+    /// The run's version and options, and its script (folded).
+    private static func runSection(_ run: RunFacts) -> String {
+        let facts = [("version", run.version)] + run.options.sorted { $0.key < $1.key }.map { ("options.\($0.key)", $0.value) }
+        var html = "<section><h2>Run</h2><table>\n"
+        for (name, value) in facts {
+            html += "<tr><th>\(MarkupText.escaped(name))</th><td><code>\(MarkupText.escaped(value))</code></td></tr>\n"
+        }
+        html += "</table>\n"
+        if let script = run.scriptText {
+            html += "<details><summary>the script</summary><pre>\(MarkupText.escaped(script))</pre></details>\n"
+        }
+        return html + "</section>\n"
+    }
+
+    private static func mark(_ holds: Bool) -> String {
+        holds ? "<span class=\"ok\">✓</span>" : "<span class=\"ko\">✗</span>"
+    }
+
+    /// The charts of the timeline; with `clockTimes`, their time axes show the clock's
+    /// times of day in that time zone rather than the seconds since the start.
+    static func charts(_ timeline: Timeline, clockTimes: TimeZone? = nil) -> String {
         let step = timeline.sliceSeconds
+        let origin = clockTimes.flatMap { zone in timeline.origin.map { (date: $0, zone: zone) } }
         func points(_ value: (Timeline.Slice) -> Double?) -> [(Double, Double)] {
             timeline.slices.enumerated().compactMap { index, slice in value(slice).map { (Double(index) * step, $0) } }
         }
@@ -96,24 +174,24 @@ public enum HTMLReport {
             points { digest($0).count > 0 ? digest($0).percentile(percent) : nil }
         }
         var charts = [
-            SVGChart(title: "VUs", unit: .count, lines: [("vus", "#1a73e8", points(\.vus))]),
-            SVGChart(title: "Iterations per second", unit: .count, lines: [
+            SVGChart(title: "VUs", origin: origin, unit: .count, lines: [("vus", "#1a73e8", points(\.vus))]),
+            SVGChart(title: "Iterations per second", origin: origin, unit: .count, lines: [
                 ("ended", "#1a73e8", points { Double($0.iterations) / step }),
                 ("failed", "#c5221f", points { Double($0.failedIterations) / step }),
             ]),
-            SVGChart(title: "Message round trip", unit: .seconds, lines: [
+            SVGChart(title: "Message round trip", origin: origin, unit: .seconds, lines: [
                 ("p(50)", "#1a73e8", percentile(\.roundTrip, 50)), ("p(95)", "#e37400", percentile(\.roundTrip, 95)),
             ]),
-            SVGChart(title: "First response", unit: .seconds, lines: [
+            SVGChart(title: "First response", origin: origin, unit: .seconds, lines: [
                 ("p(50)", "#1a73e8", percentile(\.firstResponse, 50)), ("p(95)", "#e37400", percentile(\.firstResponse, 95)),
             ]),
-            SVGChart(title: "Chat wait", unit: .seconds, lines: [
+            SVGChart(title: "Chat wait", origin: origin, unit: .seconds, lines: [
                 ("p(50)", "#1a73e8", percentile(\.chatWait, 50)), ("p(80)", "#e37400", percentile(\.chatWait, 80)),
             ]),
         ]
         // The embedded sandbox's queue and agents (none against a remote platform).
         if timeline.slices.contains(where: { $0.queueLength != nil }) {
-            charts.append(SVGChart(title: "Queue and agents", unit: .count, lines: [
+            charts.append(SVGChart(title: "Queue and agents", origin: origin, unit: .count, lines: [
                 ("queue_length", "#c5221f", points(\.queueLength)), ("agents_busy", "#1a73e8", points(\.agentsBusy)),
             ]))
         }
@@ -126,6 +204,9 @@ struct SVGChart {
     enum Unit { case count, seconds }
 
     var title: String
+    /// The clock time of the time axis' 0 and the zone of its labels, which are then
+    /// times of day; nil: they are durations since the start.
+    var origin: (date: Date, zone: TimeZone)?
     var unit: Unit
     var lines: [(name: String, colour: String, points: [(Double, Double)])]
 
@@ -153,7 +234,9 @@ struct SVGChart {
             out += "<text x=\"\(Self.left - 6)\" y=\"\(y(tick) + 4)\" text-anchor=\"end\">\(label)</text>"
         }
         for tick in Self.ticks(upTo: maxX) where tick <= maxX {
-            out += "<text x=\"\(x(tick))\" y=\"\(Self.top + plotHeight + 16)\" text-anchor=\"middle\">\(ScenarioSummary.duration(tick))</text>"
+            // A label at the right edge ends there rather than overflowing it.
+            let anchor = x(tick) > Self.left + plotWidth - 24 ? "end" : "middle"
+            out += "<text x=\"\(x(tick))\" y=\"\(Self.top + plotHeight + 16)\" text-anchor=\"\(anchor)\">\(timeLabel(tick))</text>"
         }
         out += "<line x1=\"\(Self.left)\" x2=\"\(Self.left)\" y1=\"\(Self.top)\" y2=\"\(Self.top + plotHeight)\" stroke=\"#8a949e\"/>"
         out += "<line x1=\"\(Self.left)\" x2=\"\(Self.left + plotWidth)\" y1=\"\(Self.top + plotHeight)\" y2=\"\(Self.top + plotHeight)\" stroke=\"#8a949e\"/>"
@@ -173,6 +256,16 @@ struct SVGChart {
             }
         }
         return out + "</svg>"
+    }
+
+    /// A time axis' label: the clock's time of day at `seconds` past the origin, or the
+    /// duration since the start.
+    func timeLabel(_ seconds: Double) -> String {
+        guard let origin else { return ScenarioSummary.duration(seconds) }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = origin.zone
+        let parts = calendar.dateComponents([.hour, .minute, .second], from: origin.date.addingTimeInterval(seconds))
+        return String(format: "%02d:%02d:%02d", parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0)
     }
 
     /// Round tick values from 0 to at least `top`: steps of 1, 2 or 5 times a power of ten.

@@ -6,7 +6,8 @@ import LuaRuntime
 /// preceded by its `Metric` line; the last line is the run's `Summary`
 /// (``ScenarioReport``). The lines go to `FILE.partial` while the run goes, which takes the
 /// name `FILE` when the run ends with a summary: a run that could not get through
-/// (`abandon()`) leaves an earlier `FILE` as it was.
+/// (`abandon()`) leaves an earlier `FILE` as it was. `--out json=-` writes the lines to
+/// standard output as they come (``standardOutput()``).
 ///
 /// ```
 /// {"data":{"contains":"time","name":"sdk_call_seconds","thresholds":[],"type":"trend"},"metric":"sdk_call_seconds","type":"Metric"}
@@ -23,8 +24,8 @@ public final class JSONLinesOutput: @unchecked Sendable {
     private let lock = NSLock()
     private let handle: FileHandle
     private let path: String
-    /// Where the lines go until the run ends: `path` + `.partial`.
-    private let partialPath: String
+    /// Where the lines go until the run ends: `path` + `.partial`; nil for standard output.
+    private let partialPath: String?
     private var ended = false
     private var buffer = Data()
     private var described = Set<String>()
@@ -36,7 +37,8 @@ public final class JSONLinesOutput: @unchecked Sendable {
     /// Creates (or empties) `path.partial`, mode 0644, for the lines of a run whose file
     /// will be `path`.
     public init(path: String, thresholds: [Threshold] = []) throws {
-        partialPath = path + ".partial"
+        let partialPath = path + ".partial"
+        self.partialPath = partialPath
         let descriptor = open(partialPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
             throw Problem(message: "--out json: cannot write '\(partialPath)': \(String(cString: strerror(errno)))")
@@ -44,6 +46,18 @@ public final class JSONLinesOutput: @unchecked Sendable {
         handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         self.path = path
         self.thresholds = Dictionary(grouping: thresholds, by: \.metricName).mapValues { $0.map(\.source) }
+    }
+
+    private init(handle: FileHandle) {
+        self.handle = handle
+        path = "standard output"
+        partialPath = nil
+        thresholds = [:]
+    }
+
+    /// Lines written to standard output (a copy of its descriptor), as they come.
+    public static func standardOutput() -> JSONLinesOutput {
+        JSONLinesOutput(handle: FileHandle(fileDescriptor: dup(STDOUT_FILENO), closeOnDealloc: true))
     }
 
     /// The thresholds the `Metric` lines list, once the run's options are known.
@@ -79,6 +93,10 @@ public final class JSONLinesOutput: @unchecked Sendable {
             buffer.append(contentsOf: "{\"data\":\(summary),\"type\":\"Summary\"}\n".utf8)
             flushLocked()
             try? handle.close()
+            guard let partialPath else {
+                if let failure { throw Problem(message: "--out json: cannot write to standard output: \(failure)") }
+                return
+            }
             if failure == nil, rename(partialPath, path) != 0 { failure = String(cString: strerror(errno)) }
             if let failure {
                 unlink(partialPath)
@@ -94,7 +112,7 @@ public final class JSONLinesOutput: @unchecked Sendable {
             guard !ended else { return }
             ended = true
             try? handle.close()
-            unlink(partialPath)
+            if let partialPath { unlink(partialPath) }
         }
     }
 

@@ -75,17 +75,25 @@ public struct ScenarioReport: Codable, Equatable, Sendable {
     public var metrics: [StoredMetric]
     /// The scenario's `summary_tags`, for a merged summary to show the same sub-metrics.
     public var summaryTags: [String: [String]]?
+    /// What the run did over time (the charts, the history of `--out csv`); absent in the
+    /// summaries of older versions and of runs without a sample.
+    public var timeline: StoredTimeline?
+    /// When the run began, its version, options and script (``RunFacts``); a merge keeps
+    /// the first segment's, with the earliest start.
+    public var run: RunFacts?
 
     enum CodingKeys: String, CodingKey {
-        case format, version, script, seed, segment, thresholds, checks, errors, metrics
+        case format, version, script, seed, segment, thresholds, checks, errors, metrics, timeline, run
         case summaryTags = "summary_tags"
         case elapsedSeconds = "elapsed_seconds"
         case abortedBy = "aborted_by"
     }
 
     public init(_ snapshot: ScenarioMetrics.Snapshot, options: ScenarioOptions, elapsed: Double, script: String,
-                segment: ScenarioSegment, abortedBy: Threshold? = nil) {
+                segment: ScenarioSegment, abortedBy: Threshold? = nil, run: RunFacts? = nil) {
         self.script = script
+        self.run = run
+        timeline = StoredTimeline(snapshot.timeline)
         seed = options.seed?.value
         self.segment = segment.description
         elapsedSeconds = elapsed
@@ -190,6 +198,10 @@ public struct ScenarioReport: Codable, Equatable, Sendable {
         for error in errors where !(1...limit).contains(error.count) { throw problem("an error count out of range") }
         snapshot.checks = checks
         snapshot.errors = errors
+        if let timeline {
+            do { snapshot.timeline = try timeline.timeline() } catch let failure as Problem { throw problem(failure.message) }
+        }
+        guard run?.isBounded ?? true else { throw problem("run: longer texts than a run writes") }
         for stored in metrics {
             guard ScenarioMetrics.isValidName(stored.name) else { throw problem("'\(stored.name.prefix(60))' is not a metric name") }
             if let builtIn = BuiltInMetric(rawValue: stored.name), builtIn.kind != stored.kind {
@@ -299,9 +311,10 @@ public struct ScenarioReport: Codable, Equatable, Sendable {
             merged.elapsedSeconds = max(merged.elapsedSeconds, report.elapsedSeconds)
             merged.abortedBy = merged.abortedBy ?? report.abortedBy
             if report.script != merged.script { merged.script = merged.script + ", " + report.script }
+            if let start = report.run?.startedAt, start < merged.run?.startedAt ?? start { merged.run?.startedAt = start }
         }
         var result = ScenarioReport(snapshot, options: try first.options(source: names[0]), elapsed: merged.elapsedSeconds,
-                                    script: merged.script, segment: .whole)
+                                    script: merged.script, segment: .whole, run: merged.run)
         result.segment = segments.map(\.description).joined(separator: ",")
         result.seed = first.seed
         result.abortedBy = merged.abortedBy

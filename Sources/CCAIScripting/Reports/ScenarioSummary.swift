@@ -19,9 +19,17 @@ import Foundation
 ///      sdk_call_seconds...............: avg=12ms min=3ms med=9ms max=80ms p(90)=20ms p(95)=31ms
 ///        {method:start}...............: avg=25ms min=9ms med=21ms max=80ms p(90)=40ms p(95)=52ms
 /// ```
+///
+/// The full mode (`--summary-mode full`) adds Locust's stats table after the metrics
+/// (``MethodStats``): by SDK method, the calls, failures, percentiles and calls a second.
 public enum ScenarioSummary {
+    /// How much the summary shows: `compact` (the default) or `full`, with the stats table.
+    public enum Mode: String, Sendable, CaseIterable {
+        case compact, full
+    }
+
     public static func text(_ snapshot: ScenarioMetrics.Snapshot, options: ScenarioOptions, elapsed: Double,
-                            abortedBy: Threshold? = nil) -> String {
+                            abortedBy: Threshold? = nil, mode: Mode = .compact) -> String {
         var lines: [String] = []
         if !options.thresholds.isEmpty {
             lines.append("     thresholds:")
@@ -52,6 +60,7 @@ public enum ScenarioSummary {
                 lines.append(row(TerminalText.escaped(label), indent: 7, value(of: metric.matching(tags), metric, elapsed: elapsed)))
             }
         }
+        if mode == .full { lines += methodTable(MethodStats.table(snapshot), elapsed: elapsed) }
         if !snapshot.errors.isEmpty {
             lines.append("")
             lines.append("     errors that failed iterations:")
@@ -89,6 +98,34 @@ public enum ScenarioSummary {
             }
         }
         return lines
+    }
+
+    /// Locust's stats table, its columns lined up; nothing when no SDK call was made.
+    ///
+    /// ```
+    ///      SDK calls by method:
+    ///      type  name        calls  failures  p(50)  p(95)  p(99)   max  calls/s
+    ///      chat  start          20         1   12ms   31ms   40ms  41ms     0.33
+    ///            Aggregated     20         1   12ms   31ms   40ms  41ms     0.33
+    /// ```
+    static func methodTable(_ rows: [MethodStats], elapsed: Double) -> [String] {
+        guard !rows.isEmpty else { return [] }
+        let header = ["type", "name", "calls", "failures", "p(50)", "p(95)", "p(99)", "max", "calls/s"]
+        let cells = [header] + rows.map { row -> [String] in
+            let digest = row.figures.seconds
+            return [TerminalText.escaped(row.type), TerminalText.escaped(row.name), "\(row.figures.calls)", "\(row.figures.failures)",
+                    duration(digest.percentile(50)), duration(digest.percentile(95)), duration(digest.percentile(99)),
+                    duration(digest.count > 0 ? digest.max : 0), String(format: "%.2f", row.callsPerSecond(over: elapsed))]
+        }
+        let widths = header.indices.map { column in cells.map { $0[column].count }.max()! }
+        // The names are read left-aligned, the figures right-aligned.
+        let table = cells.map { cell in
+            cell.indices.map { column in
+                let padding = String(repeating: " ", count: widths[column] - cell[column].count)
+                return column < 2 ? cell[column] + padding : padding + cell[column]
+            }.joined(separator: "  ")
+        }
+        return ["", "     SDK calls by method:"] + table.map { "     " + $0 }
     }
 
     /// `name.......: value`, the values of every row lined up.
@@ -164,7 +201,7 @@ public enum ScenarioSummary {
         }
     }
 
-    private static func trimmed(_ number: String) -> String {
+    static func trimmed(_ number: String) -> String {
         guard number.contains(".") else { return number }
         var text = number
         while text.hasSuffix("0") { text.removeLast() }

@@ -48,7 +48,7 @@ extension ScenarioOptions {
     /// or `stages` of target rates from `start_rate` (the ramping arrival rate).
     static func arrival(_ fields: [String: LuaValue], option: String, known: [String]) throws -> Arrival {
         for key in fields.keys.sorted() where !known.contains(key) {
-            throw Problem(option: "\(option).\(key)", message: "unknown field (known: \(known.sorted().joined(separator: ", ")))")
+            throw Problem(option: "\(option).\(key)", message: "unknown field" + hint(key, among: known.sorted()))
         }
         var arrival: Arrival
         if let stagesValue = fields["stages"] {

@@ -1,3 +1,4 @@
+import CCAIWire
 import Foundation
 import LuaRuntime
 
@@ -94,11 +95,12 @@ extension ScenarioOptions {
         guard let fields = value.dictionaryValue, let executorName = fields["executor"]?.stringValue,
             let executor = NamedScenario.ExecutorName(rawValue: executorName)
         else {
-            throw Problem(option: option + ".executor", message: "one of \(executors.joined(separator: ", ")) expected")
+            let given = value["executor"]?.stringValue.map { Suggestion.didYouMean($0, among: executors) } ?? ""
+            throw Problem(option: option + ".executor", message: "one of \(executors.joined(separator: ", ")) expected" + given)
         }
         let known = NamedScenario.commonFields + executor.fields
         for key in fields.keys.sorted() where !known.contains(key) {
-            throw Problem(option: "\(option).\(key)", message: "unknown field of a \(executorName) scenario (known: \(known.sorted().joined(separator: ", ")))")
+            throw Problem(option: "\(option).\(key)", message: "unknown field of a \(executorName) scenario" + hint(key, among: known.sorted()))
         }
         var scenario = NamedScenario(name: name, run: try executorOptions(executor, fields, option: option), tags: ["scenario": name])
         if let exec = fields["exec"] {

@@ -44,7 +44,7 @@ public final class ScenarioMetrics: @unchecked Sendable {
         public var checks: [Check] = []
         /// In the order they first happened.
         public var errors: [ErrorCount] = []
-        /// What the run did over time (``Timeline``): not merged across segments.
+        /// What the run did over time (``Timeline``); segments' merge as they ran, at the same time.
         public var timeline = Timeline()
         /// The built-in metrics (``BuiltInMetric`` order), then the scenario's own in the
         /// order they were declared.
@@ -93,6 +93,7 @@ public final class ScenarioMetrics: @unchecked Sendable {
                 if metric.name == BuiltInMetric.vus.rawValue { metrics[index].mergeConcurrent(metric) }
                 else { metrics[index].merge(metric) }
             }
+            timeline = Timeline.concurrent([timeline, other.timeline])
         }
     }
 
@@ -248,7 +249,7 @@ public final class ScenarioMetrics: @unchecked Sendable {
 
     private func recordLocked(_ metric: BuiltInMetric, _ value: Double, tags: [String: String]) {
         recordLocked(index: metricIndex[metric.rawValue]!, value, tags: tags)
-        state.timeline.record(metric, value, at: clock.now())
+        state.timeline.record(metric, value, tags: tags, at: clock.now())
     }
 
     private func recordLocked(index: Int, _ value: Double, tags: [String: String]) {

@@ -1,3 +1,4 @@
+import CCAIWire
 import Foundation
 import LuaRuntime
 
@@ -179,7 +180,7 @@ public struct ScenarioOptions: Sendable, Equatable {
             if Self.notYetSupported.contains(key) {
                 throw Problem(option: "options.\(key)", message: "not supported by this version of ccai yet")
             }
-            throw Problem(option: "options.\(key)", message: "unknown option (known: \(Self.known.joined(separator: ", ")))")
+            throw Problem(option: "options.\(key)", message: "unknown option" + Self.hint(key, among: Self.known))
         }
         if let value = fields["vus"] { vus = try Self.count(value, "options.vus", minimum: 1) }
         if let value = fields["iterations"] { iterations = try Self.count(value, "options.iterations", minimum: 1) }
@@ -279,6 +280,12 @@ public struct ScenarioOptions: Sendable, Equatable {
             }
             tags[field.key] = strings
         }
+    }
+
+    /// `" (did you mean 'iterations'?)"` for a misspelt name, else the names there are.
+    static func hint(_ name: String, among known: [String]) -> String {
+        let suggestion = Suggestion.didYouMean(name, among: known)
+        return suggestion.isEmpty ? " (known: \(known.joined(separator: ", ")))" : suggestion
     }
 
     /// The iterations of a shared-iterations run: `iterations`, or one per VU.

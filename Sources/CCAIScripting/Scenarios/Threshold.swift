@@ -1,3 +1,4 @@
+import CCAIWire
 import Foundation
 import LuaRuntime
 
@@ -68,7 +69,8 @@ public struct Threshold: Sendable, Equatable {
         let option = "options.thresholds.\(metric)"
         (metricName, tags) = try Self.split(metric, option: option)
         guard let kind = BuiltInMetric.kind(of: metricName) ?? declared[metricName] else {
-            throw ScenarioOptions.Problem(option: option, message: "no metric named \(metricName) (built in: "
+            let suggestion = Suggestion.didYouMean(metricName, among: BuiltInMetric.names + declared.keys)
+            throw ScenarioOptions.Problem(option: option, message: "no metric named \(metricName)\(suggestion) (built in: "
                                           + BuiltInMetric.names.joined(separator: ", ") + "; declared with ccai.metrics: "
                                           + (declared.isEmpty ? "none" : declared.keys.sorted().joined(separator: ", ")) + ")")
         }
@@ -102,36 +104,47 @@ public struct Threshold: Sendable, Equatable {
     }
 
     /// The thresholds of an `options.thresholds` table: by metric name, a string, or a list
-    /// of strings and `{ threshold = "...", abort_on_fail = true }` tables.
+    /// of strings and `{ threshold = "...", abort_on_fail = true }` tables. Every bad one
+    /// is reported at once: one problem, or `options.thresholds` listing each.
     static func parse(_ value: LuaValue, declared: [String: MetricKind]) throws -> [Threshold] {
         guard let fields = value.dictionaryValue else {
             throw ScenarioOptions.Problem(option: "options.thresholds", message: "a table by metric name expected, got \(value.typeName)")
         }
         var thresholds: [Threshold] = []
+        var problems: [ScenarioOptions.Problem] = []
         for metric in fields.keys.sorted() {
             let entry = fields[metric]!
             let items = entry.arrayValue ?? [entry]
             if items.isEmpty {
-                throw ScenarioOptions.Problem(option: "options.thresholds.\(metric)", message: "no expression given")
+                problems.append(ScenarioOptions.Problem(option: "options.thresholds.\(metric)", message: "no expression given"))
             }
             for item in items {
-                if let expression = item.stringValue {
-                    thresholds.append(try Threshold(metric: metric, expression: expression, declared: declared))
-                } else if let table = item.dictionaryValue, let expression = table["threshold"]?.stringValue {
-                    let abort = table["abort_on_fail"]
-                    guard abort == nil || abort?.boolValue != nil else {
-                        throw ScenarioOptions.Problem(option: "options.thresholds.\(metric)",
-                                                      message: "abort_on_fail: a boolean expected, got \(abort!.typeName)")
-                    }
-                    thresholds.append(try Threshold(metric: metric, expression: expression, abortOnFail: abort?.boolValue ?? false,
-                                                    declared: declared))
-                } else {
-                    throw ScenarioOptions.Problem(option: "options.thresholds.\(metric)", message: "an expression such as "
-                                                  + "\"p(95) < 5\", a list of them, or { threshold = \"...\", abort_on_fail = true } expected")
+                do { thresholds.append(try threshold(item, metric: metric, declared: declared)) } catch let problem as ScenarioOptions.Problem {
+                    problems.append(problem)
                 }
             }
         }
+        guard problems.count < 2 else {
+            throw ScenarioOptions.Problem(option: "options.thresholds", message: "\(problems.count) thresholds are wrong:\n  "
+                                          + problems.map(\.description).joined(separator: "\n  "))
+        }
+        if let problem = problems.first { throw problem }
         return thresholds
+    }
+
+    /// One item of a metric's thresholds: an expression, or `{ threshold = "...", abort_on_fail = true }`.
+    private static func threshold(_ item: LuaValue, metric: String, declared: [String: MetricKind]) throws -> Threshold {
+        if let expression = item.stringValue { return try Threshold(metric: metric, expression: expression, declared: declared) }
+        guard let table = item.dictionaryValue, let expression = table["threshold"]?.stringValue else {
+            throw ScenarioOptions.Problem(option: "options.thresholds.\(metric)", message: "an expression such as "
+                                          + "\"p(95) < 5\", a list of them, or { threshold = \"...\", abort_on_fail = true } expected")
+        }
+        let abort = table["abort_on_fail"]
+        guard abort == nil || abort?.boolValue != nil else {
+            throw ScenarioOptions.Problem(option: "options.thresholds.\(metric)",
+                                          message: "abort_on_fail: a boolean expected, got \(abort!.typeName)")
+        }
+        return try Threshold(metric: metric, expression: expression, abortOnFail: abort?.boolValue ?? false, declared: declared)
     }
 
     /// The metric's value for this threshold, and whether the threshold holds. A trend,

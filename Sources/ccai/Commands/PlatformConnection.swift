@@ -136,6 +136,8 @@ struct PlatformConnection {
         var clock: any TimeSource = SystemClock()
         /// The simulation the run goes on with `--virtual-time`.
         var simulation: VirtualTime?
+        /// The embedded sandbox's company's time zone (the reports show simulated times in it).
+        var timeZone: TimeZone = .gmt
         fileprivate let connect: @Sendable (EndUser) throws -> Connection
 
         /// A new SDK instance signed in as `identity` (its own token, never cached or shared).
@@ -173,7 +175,7 @@ struct PlatformConnection {
             let urlHost = server.map { "127.0.0.1:\($0.port)" } ?? Self.embeddedHost
             let algorithm: JWTAlgorithm = configuration.algorithms.contains(.hs384) ? .hs384 : .hs256
             let company = configuration.company, businessClock = sandbox.businessClock
-            return Platform(sandbox: sandbox, server: server, clock: businessClock, simulation: simulation) { identity in
+            return Platform(sandbox: sandbox, server: server, clock: businessClock, simulation: simulation, timeZone: timeZone) { identity in
                 let sdk = CCAI(http: http, pushNetwork: devices)
                 let delegate = HostAuthenticator(signing: .secret(company.secret, algorithm), identity: identity, ccai: sdk)
                 try sdk.initialize(options: InitOptions(key: company.key, urlHost: urlHost, delegate: delegate, cacheAuthToken: false))

@@ -3,10 +3,20 @@ import CCAIWire
 import Foundation
 
 /// `ccai report merge FILE...`: the summaries of a run's segments (`ccai run --segment
-/// I/N --summary-out FILE`) as one, with its thresholds evaluated again on the whole.
+/// I/N --summary-out FILE`) as one, with its thresholds evaluated again on the whole, and
+/// every output a run writes (`--out json|junit|html|csv`, `--summary-out`).
 struct ReportCommand: Command {
-    static let summaryOut = OptionSpec("--summary-out", value: "FILE", help: "write the merged summary (which can be merged again)")
-    static let out = OptionSpec("--out", value: "junit=FILE", help: "write the merged thresholds and checks as JUnit XML")
+    static let summaryOut = OptionSpec("--summary-out", value: "FILE", help: "write the merged summary (which can be "
+                                       + "merged again); - for standard output")
+    static let out = OptionSpec("--out", value: "KIND=FILE", forms: [
+        .init(value: "json=FILE", help: "the merged summary as the Summary line of k6's JSON lines (the samples are not "
+              + "in the summaries: only a run writes them)"),
+        .init(value: "junit=FILE", help: "the merged thresholds and checks as JUnit XML testcases"),
+        .init(value: "html=FILE", help: "the HTML report of the whole run, its charts over time the segments' added up"),
+        .init(value: "csv=FILE", help: "Locust's FILE_stats.csv and FILE_stats_history.csv of the whole run"),
+        .init(value: "KIND=-", help: "json, junit or html to standard output (one at most; the summary then goes to "
+              + "standard error)"),
+    ])
     static let partialOption = OptionSpec("--partial", help: "merge though segments are missing (a warning names them)")
     static let quietOption = OptionSpec("--quiet", aliases: ["-q"], help: "print nothing but errors")
 
@@ -23,9 +33,12 @@ struct ReportCommand: Command {
             the merged figures and the summary is printed as `ccai run` prints it. A
             missing segment (1/3 and 2/3 without 3/3) is an error unless --partial; a
             segment given twice, or a summary of another scenario (other thresholds), is
-            refused.
+            refused. The merge writes every output a run writes: its HTML report charts the
+            segments' timelines added up moment by moment and shows the first summary's
+            version, options and script with the earliest start, and its CSV files are
+            Locust's stats of the whole run.
             """,
-        options: [summaryOut, out, partialOption, quietOption],
+        options: [summaryOut, out, RunOptions.summaryMode, partialOption, quietOption],
         epilogue: """
             Exit status: 0 every threshold held, 99 a threshold failed (or one aborted a
             segment), 1 a summary cannot be read or merged or segments are missing, 2
@@ -35,13 +48,16 @@ struct ReportCommand: Command {
     var files: [String]
     var outputs = RunOutputs()
     var quiet: Bool
+    var summaryMode: ScenarioSummary.Mode
     /// `--partial`: merge the summaries there are, though segments are missing.
     var partial: Bool
 
     init(_ arguments: ParsedArguments) throws {
         files = arguments.positionals
-        outputs.summary = try arguments.last(Self.summaryOut) { try RunOutputs.path($0, for: Self.summaryOut.name) }
-        for value in arguments.values(Self.out) { try outputs.add(value, allowing: ["junit"]) }
+        outputs.command = Self.spec
+        for value in arguments.values(Self.out) { try outputs.add(value) }
+        if let file = arguments.last(Self.summaryOut) { try outputs.setSummary(file, option: Self.summaryOut.name) }
+        summaryMode = try RunOptions.summaryMode(arguments, of: Self.spec)
         quiet = arguments.has(Self.quietOption)
         partial = arguments.has(Self.partialOption)
         guard !files.isEmpty else { throw Self.spec.usageError("report merge needs the summary files to merge") }
@@ -55,8 +71,9 @@ struct ReportCommand: Command {
         let snapshot = try merged.snapshot(), options = try merged.options()
         let abortedBy = merged.abortingThreshold()
         if !quiet {
-            let summary = ScenarioSummary.text(snapshot, options: options, elapsed: merged.elapsedSeconds, abortedBy: abortedBy)
-            FileHandle.standardOutput.write(Data(TerminalText.escaped(summary, keepingNewlines: true).utf8))
+            let summary = ScenarioSummary.text(snapshot, options: options, elapsed: merged.elapsedSeconds, abortedBy: abortedBy,
+                                               mode: summaryMode)
+            RunResults.printSummary(summary, toStandardError: outputs.takesStandardOutput)
         }
         let missing = merged.missingSegments
         if !missing.isEmpty {
@@ -66,7 +83,7 @@ struct ReportCommand: Command {
             }
             printError("warning: segments \(missing.joined(separator: ", ")) are not in the merge (--partial)")
         }
-        let problems = outputs.write(merged)
+        let problems = outputs.write(merged, jsonLines: try outputs.jsonLines())
         let failed = ScenarioSummary.failedThresholds(snapshot, options: options, elapsed: merged.elapsedSeconds)
         let thresholds = ThresholdFailure(failed: failed, abortedBy: abortedBy)
         guard problems.isEmpty, thresholds == nil else {

@@ -22,7 +22,8 @@ enum ErrorReport {
             printError("Run 'ccai help\(usage.command.map { " " + $0 } ?? "")' for usage.")
             return .usage
         case ScenarioRunner.Failure.options(let message):
-            printError("error: \(message)")
+            // A list of problems (every bad threshold) keeps its lines.
+            printError("error: \(message)", lines: true)
             return .usage
         case ScenarioRunner.Failure.setup(let script):
             printScriptError(script, as: "setup failed: \(script.message)")

@@ -19,7 +19,7 @@ struct RunCommand: Command {
         var scenario = wiring.scenario(clock: runClock)
         let jsonLines: JSONLinesOutput?
         do {
-            jsonLines = try options.outputs.json.map { try JSONLinesOutput(path: $0) }
+            jsonLines = try options.outputs.jsonLines()
         } catch {
             await wiring.stop()
             throw CommandFailure("\(error)")
@@ -44,7 +44,7 @@ struct RunCommand: Command {
                 return .failure
             }
             progress.stop()
-            results = RunResults.report(outcome, of: scenario, options: options, platform: wiring.platform,
+            results = RunResults.report(outcome, of: scenario, options: options, platform: wiring.platform, started: started,
                                         elapsed: runClock.now().timeIntervalSince(started), jsonLines: jsonLines,
                                         interrupted: interruption.exitStatus != nil)
         } catch {

@@ -32,13 +32,23 @@ struct RunOptions {
                                     + "files merge with 'ccai report merge' into exactly the whole run")
     static let out = OptionSpec("--out", value: "KIND=FILE", forms: [
         .init(value: "json=FILE", help: "every sample as a JSON line (k6's Metric, Point and, last, Summary lines)"),
-        .init(value: "junit=FILE", help: "the thresholds and checks as JUnit XML testcases"),
-        .init(value: "html=FILE", help: "a self-contained HTML report: the summary and charts over time (VUs, iterations "
+        .init(value: "junit=FILE", help: "a JUnit XML testcase per threshold and per check; a failed one says what was "
+              + "expected, what came, and the first errors that failed iterations"),
+        .init(value: "html=FILE", help: "a self-contained HTML report: the run's date, seed, version, options and script, "
+              + "the summary with tagged sub-metrics and the SDK calls by method, and charts over time (VUs, iterations "
               + "a second, failures, round-trip, first-response and chat wait percentiles, the embedded sandbox's queue "
-              + "and busy agents)"),
+              + "and busy agents; in virtual time, on the simulated clock)"),
+        .init(value: "csv=FILE", help: "Locust's FILE_stats.csv (a row per SDK method and Aggregated) and "
+              + "FILE_stats_history.csv (the same per second of the run), with Locust's columns; a FILE ending in .csv "
+              + "loses it (out.csv: out_stats.csv)"),
+        .init(value: "KIND=-", help: "json, junit or html to standard output (one output at most): the summary and the "
+              + "script's prints then go to standard error"),
     ])
     static let summaryOut = OptionSpec("--summary-out", value: "FILE", help: "the summary as JSON, with mergeable digests "
-                                       + "(what 'ccai report merge' reads)")
+                                       + "and the timeline (what 'ccai report merge' reads); - for standard output")
+    static let summaryMode = OptionSpec("--summary-mode", value: "compact|full", help: "the summary at the end: compact "
+                                        + "(default) or full, which adds the SDK calls by method (calls, failures, "
+                                        + "p(50), p(95), p(99), max, calls a second: Locust's stats table)")
     static let strictPlugins = OptionSpec("--strict-plugins", help: "a plugin that fails to load fails the run (exit 1), and a "
                                           + "hook that fails fails the iteration that set it off (over options.strict_plugins)")
     static let sandbox = OptionSpec("--sandbox", value: "CONFIG.lua", help: "the embedded sandbox's configuration")
@@ -85,7 +95,7 @@ struct RunOptions {
                                     signedClaims]
 
     static let options = [env, plugins, vus, iterations, duration, timeout, seed, virtualTime, start, segment, out,
-                          summaryOut, strictPlugins, sandbox, loopback, host, companyKey, companySecret, companySecretFile,
+                          summaryOut, summaryMode, strictPlugins, sandbox, loopback, host, companyKey, companySecret, companySecretFile,
                           jwtCommand, jwtAlgorithm, identities, signedClaims, logLevel, quiet, outDir, memoryLimit,
                           instructionLimit, timeLimit]
 }
@@ -115,8 +125,10 @@ extension RunOptions {
         var start: ScenarioStart?
         /// `--seed N`: the seed of the run's random numbers.
         var seed: RandomSeed?
-        /// `--out json=FILE`, `--out junit=FILE`, `--out html=FILE`, `--summary-out FILE`.
+        /// `--out KIND=FILE` and `--summary-out FILE`.
         var outputs = RunOutputs()
+        /// `--summary-mode`: how much the summary shows.
+        var summaryMode = ScenarioSummary.Mode.compact
         /// `--quiet`: no progress line, and only warnings and errors in the log.
         var quiet = false
         /// The command line as parsed, for a run that must start again
@@ -156,7 +168,8 @@ extension RunOptions {
             do { return try ScenarioSegment(value) } catch let problem as ScenarioSegment.Problem { throw usage(problem.message) }
         } ?? .whole
         for value in arguments.values(out) { try values.outputs.add(value) }
-        values.outputs.summary = try arguments.last(summaryOut) { try RunOutputs.path($0, for: summaryOut.name) }
+        if let file = arguments.last(summaryOut) { try values.outputs.setSummary(file, option: summaryOut.name) }
+        values.summaryMode = try summaryMode(arguments)
         values.strictPlugins = arguments.has(strictPlugins)
         values.quiet = arguments.has(quiet)
         values.logLevel = try logLevel(arguments)
@@ -170,6 +183,18 @@ extension RunOptions {
     }
 
     private static func usage(_ message: String) -> UsageError { RunCommand.spec.usageError(message) }
+
+    /// `--summary-mode compact|full` (default compact).
+    static func summaryMode(_ arguments: ParsedArguments, of command: CommandSpec = RunCommand.spec) throws
+        -> ScenarioSummary.Mode
+    {
+        try arguments.last(summaryMode) { value in
+            guard let mode = ScenarioSummary.Mode(rawValue: value) else {
+                throw command.usageError("--summary-mode expects compact or full, got '\(value)'")
+            }
+            return mode
+        } ?? .compact
+    }
 
     /// `--log-level`, and `--quiet` (as `--log-level warn`): whichever comes last counts.
     private static func logLevel(_ arguments: ParsedArguments) throws -> LogLevel {

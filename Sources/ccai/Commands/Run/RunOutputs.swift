@@ -2,56 +2,89 @@ import CCAIScripting
 import Foundation
 
 /// The files `ccai run` and `ccai report merge` write a run's results to: `--out
-/// json=FILE` (every sample, k6's lines), `--out junit=FILE`, `--out html=FILE` and
-/// `--summary-out FILE` (the summary `ccai report merge` reads).
+/// json=FILE` (every sample, k6's lines), `--out junit=FILE`, `--out html=FILE`, `--out
+/// csv=FILE` (Locust's two stats files) and `--summary-out FILE` (the summary `ccai report
+/// merge` reads). `-` for a FILE is standard output, which one output at most may take;
+/// the summary then goes to standard error.
 struct RunOutputs {
     var json: String?
     var junit: String?
     var html: String?
+    var csv: String?
     var summary: String?
+    /// The command whose help a usage error points to.
+    var command = RunCommand.spec
 
-    var isEmpty: Bool { json == nil && junit == nil && html == nil && summary == nil }
+    /// The FILE that means standard output.
+    static let standardOutput = "-"
+
+    var isEmpty: Bool { json == nil && junit == nil && html == nil && csv == nil && summary == nil }
+
+    /// Whether an output goes to standard output (so that the summary and the script's
+    /// prints go to standard error).
+    var takesStandardOutput: Bool { [json, junit, html, summary].contains(Self.standardOutput) }
 
     /// The kinds `--out` takes.
-    static let kinds = ["json", "junit", "html"]
+    static let kinds = ["json", "junit", "html", "csv"]
 
     /// Reads one `--out KIND=FILE`.
-    mutating func add(_ value: String, allowing kinds: [String] = Self.kinds) throws {
-        guard let equals = value.firstIndex(of: "="), kinds.contains(String(value[..<equals])) else {
-            throw UsageError(message: "--out expects KIND=FILE with KIND one of \(kinds.joined(separator: ", ")), got '\(value)'",
-                             command: RunCommand.spec.topic)
+    mutating func add(_ value: String) throws {
+        guard let equals = value.firstIndex(of: "="), Self.kinds.contains(String(value[..<equals])) else {
+            throw command.usageError("--out expects KIND=FILE with KIND one of \(Self.kinds.joined(separator: ", ")), got '\(value)'")
         }
         let kind = String(value[..<equals])
-        let path = try Self.path(String(value[value.index(after: equals)...]), for: "--out \(kind)")
-        guard [json, junit, html][Self.kinds.firstIndex(of: kind)!] == nil else {
-            throw UsageError(message: "--out \(kind)= is given twice: one file each", command: RunCommand.spec.topic)
+        let option = "--out \(kind)"
+        let path = try checked(String(value[value.index(after: equals)...]), for: option)
+        let slot: WritableKeyPath<RunOutputs, String?> = [\.json, \.junit, \.html, \.csv][Self.kinds.firstIndex(of: kind)!]
+        guard self[keyPath: slot] == nil else {
+            throw command.usageError("--out \(kind)= is given twice: one file each")
         }
-        switch kind {
-        case "json": json = path
-        case "junit": junit = path
-        default: html = path
+        if kind == "csv", path == Self.standardOutput {
+            throw command.usageError("--out csv writes two files, FILE_stats.csv and FILE_stats_history.csv: give it a "
+                             + "name, not -")
         }
+        self[keyPath: slot] = path
     }
 
-    /// A file path for `option`: not empty, in a folder that exists.
-    static func path(_ path: String, for option: String) throws -> String {
-        guard !path.isEmpty else { throw UsageError(message: "\(option) needs a file name", command: RunCommand.spec.topic) }
-        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
-            throw UsageError(message: "\(option): there is no folder '\(folder)' for '\(path)'", command: RunCommand.spec.topic)
+    /// Reads `--summary-out FILE`.
+    mutating func setSummary(_ value: String, option: String) throws {
+        summary = try checked(value, for: option)
+    }
+
+    /// A path for `option`, and at most one `-` among the outputs.
+    private func checked(_ path: String, for option: String) throws -> String {
+        guard path == Self.standardOutput else { return try self.path(path, for: option) }
+        guard !takesStandardOutput else {
+            throw command.usageError("\(option)=-: another output already writes to standard output (-); one may")
         }
         return path
     }
 
-    /// Writes every output asked for (the HTML report's charts from `timeline`, which a
-    /// summary file does not keep); returns what could not be written.
-    func write(_ report: ScenarioReport, timeline: Timeline? = nil, jsonLines: JSONLinesOutput? = nil) -> [String] {
+    /// A file path for `option`: not empty, in a folder that exists.
+    private func path(_ path: String, for option: String) throws -> String {
+        guard !path.isEmpty else { throw command.usageError("\(option) needs a file name") }
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+            throw command.usageError("\(option): there is no folder '\(folder)' for '\(path)'")
+        }
+        return path
+    }
+
+    /// The samples file of `--out json`, if asked for: standard output, or a file that
+    /// gets its name when the run ends.
+    func jsonLines() throws -> JSONLinesOutput? {
+        guard let json else { return nil }
+        return json == Self.standardOutput ? JSONLinesOutput.standardOutput() : try JSONLinesOutput(path: json)
+    }
+
+    /// Writes every output asked for; returns what could not be written.
+    func write(_ report: ScenarioReport, jsonLines: JSONLinesOutput? = nil) -> [String] {
         var problems: [String] = []
         if let jsonLines {
             do { try jsonLines.finish(with: report) } catch { problems.append("\(error)") }
         }
-        guard junit != nil || summary != nil || html != nil else { return problems }
+        guard junit != nil || summary != nil || html != nil || csv != nil else { return problems }
         let snapshot: ScenarioMetrics.Snapshot, options: ScenarioOptions
         do {
             snapshot = try report.snapshot()
@@ -59,24 +92,34 @@ struct RunOutputs {
         } catch {
             return problems + ["\(error)"]
         }
-        if let summary {
-            do { try Self.write(try report.json(), to: summary) } catch { problems.append("--summary-out: cannot write '\(summary)': \(error.localizedDescription)") }
+        var files: [(option: String, path: String?, text: () throws -> Data)] = [
+            ("--summary-out", summary, { try report.json() }),
+            ("--out junit", junit, {
+                Data(JUnitReport.xml(snapshot, options: options, elapsed: report.elapsedSeconds, name: report.script,
+                                     abortedBy: report.abortingThreshold()).utf8)
+            }),
+            ("--out html", html, {
+                Data(HTMLReport.page(snapshot, options: options, elapsed: report.elapsedSeconds, name: report.script,
+                                     abortedBy: report.abortingThreshold(), run: report.run).utf8)
+            }),
+        ]
+        if let csv {
+            let names = StatsCSV.fileNames(for: csv)
+            files.append(("--out csv", names.stats, { Data(StatsCSV.stats(snapshot, elapsed: report.elapsedSeconds).utf8) }))
+            files.append(("--out csv", names.history, { Data(StatsCSV.history(snapshot.timeline).utf8) }))
         }
-        if let junit {
-            let xml = JUnitReport.xml(snapshot, options: options, elapsed: report.elapsedSeconds, name: report.script,
-                                      abortedBy: report.abortingThreshold())
-            do { try Self.write(Data(xml.utf8), to: junit) } catch { problems.append("--out junit: cannot write '\(junit)': \(error.localizedDescription)") }
-        }
-        if let html {
-            let page = HTMLReport.page(timeline.map { var full = snapshot; full.timeline = $0; return full } ?? snapshot,
-                                       options: options, elapsed: report.elapsedSeconds, name: report.script,
-                                       abortedBy: report.abortingThreshold())
-            do { try Self.write(Data(page.utf8), to: html) } catch { problems.append("--out html: cannot write '\(html)': \(error.localizedDescription)") }
+        for file in files {
+            guard let path = file.path else { continue }
+            do { try Self.write(try file.text(), to: path) } catch {
+                problems.append("\(file.option): cannot write '\(path)': \(error.localizedDescription)")
+            }
         }
         return problems
     }
 
-    private static func write(_ data: Data, to path: String) throws {
+    /// Writes `data` to `path` whole (to a temporary file renamed), or to standard output.
+    static func write(_ data: Data, to path: String) throws {
+        guard path != standardOutput else { return FileHandle.standardOutput.write(data) }
         try data.write(to: URL(fileURLWithPath: path), options: .atomic)
     }
 }

@@ -2,9 +2,10 @@ import CCAIScripting
 import CCAIWire
 import Foundation
 
-/// What a run shows when it gets through: the summary on standard output, the files of
-/// `--out` and `--summary-out`, and on standard error what failed (a teardown, an output,
-/// the thresholds). Its exit status is the worst of them.
+/// What a run shows when it gets through: the summary on standard output (on standard
+/// error when an output takes standard output), the files of `--out` and `--summary-out`,
+/// and on standard error what failed (a teardown, an output, the thresholds). Its exit
+/// status is the worst of them.
 struct RunResults {
     var thresholds: ThresholdFailure?
     var teardownFailed = false
@@ -12,9 +13,15 @@ struct RunResults {
 
     /// Reports `outcome` of `scenario` (the script `script`, `elapsed` seconds long).
     static func report(_ outcome: ScenarioRunner.Outcome, of scenario: ScenarioRunner, options: RunOptions.Values,
-                       platform: PlatformConnection.Platform, elapsed: Double, jsonLines: JSONLinesOutput?,
+                       platform: PlatformConnection.Platform, started: Date, elapsed: Double, jsonLines: JSONLinesOutput?,
                        interrupted: Bool) -> RunResults {
         let snapshot = scenario.metrics.snapshot()
+        let script = try? String(contentsOfFile: options.script, encoding: .utf8)
+        func facts(_ scenario: ScenarioOptions?) -> RunFacts {
+            RunFacts(startedAt: started, version: HelpCommand.versionText, options: scenario,
+                     virtualTime: platform.simulation != nil, timeZone: platform.timeZone, scriptText: script)
+        }
+        let printSummary = { (summary: String) in Self.printSummary(summary, toStandardError: options.outputs.takesStandardOutput) }
         var results = RunResults()
         switch outcome {
         case .scenario(var scenarioOptions, let abortedBy):
@@ -23,9 +30,10 @@ struct RunResults {
                 scenarioOptions.start = ScenarioStart(simulation.start)
             }
             let report = ScenarioReport(snapshot, options: scenarioOptions, elapsed: elapsed, script: options.script,
-                                        segment: options.segment, abortedBy: abortedBy)
-            results.write(report, options.outputs, timeline: snapshot.timeline, jsonLines: jsonLines)
-            printSummary(ScenarioSummary.text(snapshot, options: scenarioOptions, elapsed: elapsed, abortedBy: abortedBy))
+                                        segment: options.segment, abortedBy: abortedBy, run: facts(scenarioOptions))
+            results.write(report, options.outputs, jsonLines: jsonLines)
+            printSummary(ScenarioSummary.text(snapshot, options: scenarioOptions, elapsed: elapsed, abortedBy: abortedBy,
+                                              mode: options.summaryMode))
             if let failure = scenario.teardownError {
                 printError("error: teardown failed: \(failure.message)")
                 if let traceback = failure.traceback, !traceback.isEmpty { printError(traceback, lines: true) }
@@ -37,11 +45,11 @@ struct RunResults {
         case .plainChunk:
             if !options.outputs.isEmpty {
                 let report = ScenarioReport(snapshot, options: ScenarioOptions(), elapsed: elapsed, script: options.script,
-                                            segment: options.segment)
-                results.write(report, options.outputs, timeline: snapshot.timeline, jsonLines: jsonLines)
+                                            segment: options.segment, run: facts(nil))
+                results.write(report, options.outputs, jsonLines: jsonLines)
             }
             guard !snapshot.checks.isEmpty || interrupted else { break }
-            printSummary(ScenarioSummary.text(snapshot, options: ScenarioOptions(), elapsed: elapsed))
+            printSummary(ScenarioSummary.text(snapshot, options: ScenarioOptions(), elapsed: elapsed, mode: options.summaryMode))
         }
         return results
     }
@@ -53,21 +61,24 @@ struct RunResults {
         return thresholds == nil ? .success : .thresholdsFailed
     }
 
-    private mutating func write(_ report: ScenarioReport, _ outputs: RunOutputs, timeline: Timeline?, jsonLines: JSONLinesOutput?) {
-        for problem in outputs.write(report, timeline: timeline, jsonLines: jsonLines) {
+    private mutating func write(_ report: ScenarioReport, _ outputs: RunOutputs, jsonLines: JSONLinesOutput?) {
+        for problem in outputs.write(report, jsonLines: jsonLines) {
             printError("error: \(problem)")
             outputFailed = true
         }
     }
 
-    private static func printSummary(_ summary: String) {
-        FileHandle.standardOutput.write(Data(("\n" + TerminalText.escaped(summary, keepingNewlines: true)).utf8))
+    /// Prints the summary on standard output, or on standard error when an output takes
+    /// standard output.
+    static func printSummary(_ summary: String, toStandardError: Bool) {
+        let text = Data(("\n" + TerminalText.escaped(summary, keepingNewlines: true)).utf8)
+        (toStandardError ? FileHandle.standardError : FileHandle.standardOutput).write(text)
     }
 
     /// A run that did not get through still leaves CI its JUnit file: one test in error.
     static func writeJUnitError(_ failure: String, options: RunOptions.Values) {
         guard let junit = options.outputs.junit else { return }
-        do { try Data(JUnitReport.error(failure, name: options.script).utf8).write(to: URL(fileURLWithPath: junit), options: .atomic) }
+        do { try RunOutputs.write(Data(JUnitReport.error(failure, name: options.script).utf8), to: junit) }
         catch { printError("error: --out junit: cannot write '\(junit)': \(error.localizedDescription)") }
     }
 }

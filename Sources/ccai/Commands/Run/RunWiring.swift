@@ -20,7 +20,8 @@ struct RunWiring {
         let platform = try await options.connection.start()
         let logger = RepeatCountingLogger(StreamLogger(minimumLevel: options.logLevel, clock: platform.simulation?.clock))
         var template = ScriptRunner(environment: options.environment, limits: options.limits, logger: logger)
-        template.printOutput = ScriptRunner.standardOutput
+        // With an output on standard output, the script's prints go to standard error.
+        template.printOutput = options.outputs.takesStandardOutput ? { printError($0, lines: true) } : ScriptRunner.standardOutput
         template.clock = platform.clock
         // A simulation's clock stands still while a script spins: budgets keep the real time.
         if platform.simulation != nil { template.budgetClock = SystemClock() }
