@@ -39,6 +39,30 @@ import Testing
         #expect(customers == 30 && callers == 30, "a VU is free for every arrival: \(iterations.series)")
     }
 
+    /// The example of docs/scenarios.md: chatters at a constant rate and callers ramping up
+    /// from 30 s in, groups, and a handle_summary that prints its own report and writes the
+    /// summary to the output folder instead of the default summary.
+    @Test func theMixedExampleRunsBothScenariosAndItsOwnSummary() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mixed-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let output = try await CLI.run(["run", "examples/load/mixed.lua", "--virtual-time", "--quiet", "--out-dir", folder.path])
+        #expect(output.status == 0, "\(output.stdout) \(output.stderr)")
+        #expect(output.stdout.contains("iterations {") && !output.stdout.contains("checks.........."), "\(output.stdout)")
+        let data = try Data(contentsOf: folder.appendingPathComponent("mixed-summary.json"))
+        let summary = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let metrics = (summary["metrics"] as? [[String: Any]]) ?? []
+        let iterations = metrics.first { $0["name"] as? String == "iterations" }?["series"] as? [[String: Any]] ?? []
+        func count(_ scenario: String) -> Int {
+            iterations.filter { ($0["tags"] as? [String: String])?["scenario"] == scenario }.reduce(0) { $0 + (($1["count"] as? Int) ?? 0) }
+        }
+        // 6 a minute for 2 minutes; 0 to 4 a minute over a minute, then 4 a minute for 30 s.
+        #expect(count("chatters") == 12 && count("callers") == 4, "\(iterations)")
+        let checks = (summary["checks"] as? [[String: Any]]) ?? []
+        #expect(Set(checks.compactMap { $0["group"] as? String }) == ["::chat", "::call"], "\(checks)")
+        #expect(checks.allSatisfy { ($0["fails"] as? Int) == 0 }, "\(checks)")
+    }
+
     /// Groups tag what runs in them, nest, time themselves, and leave on an error.
     @Test func groupsTagWhatTheyRecordAndTimeThemselves() async throws {
         let (output, snapshot) = try await CLI.runScenario("""

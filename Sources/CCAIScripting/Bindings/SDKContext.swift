@@ -49,7 +49,13 @@ public struct SDKContext {
     /// ``defaultOutputFolder`` in the working directory, made now (mode 0700) if it is not
     /// there yet; a `ccai-out` that is a symlink or not a folder is refused, not followed.
     func outputFolder() throws -> ConfinedFolder {
-        if let outputRoot { return try ConfinedFolder(outputRoot) }
+        try Self.outputFolder(root: outputRoot)
+    }
+
+    /// The folder scripts write files to: `root` (`--out-dir`), else ``defaultOutputFolder``
+    /// in the working directory, made now if needed (see ``outputFolder()``).
+    public static func outputFolder(root: String?) throws -> ConfinedFolder {
+        if let root { return try ConfinedFolder(root) }
         let folder = Self.defaultOutputFolder
         if mkdir(folder, 0o700) != 0, errno != EEXIST {
             throw ConfinedFolder.Refusal(kind: .unreadable, message: "cannot make the output folder '\(folder)' (errno \(errno))")

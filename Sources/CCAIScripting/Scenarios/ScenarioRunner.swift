@@ -91,6 +91,8 @@ public struct ScenarioRunner: Sendable {
     private let timing = RunTiming()
     /// What each scenario of the run runs in this slice, once the options are read.
     private let workloads = RunWorkloads()
+    /// The file compiled, when the scenario has a `handle_summary` to call at the end.
+    private let summaryHook = SummaryHook()
 
     private let status = RunStatus()
 
@@ -179,6 +181,7 @@ public struct ScenarioRunner: Sendable {
         timing.gracefulStop = workloads.map(\.scenario.run.gracefulStop).max() ?? options.gracefulStop
         onOptions?(options)
 
+        if scenario["handle_summary"]?.stringValue == "function" { summaryHook.chunk = chunk }
         let (data, setupContext) = try await setUp(scenario, chunk: chunk, first: first)
         workloads[0].pool.add(first)
         do {
@@ -260,6 +263,24 @@ public struct ScenarioRunner: Sendable {
             }
             return workload
         }
+    }
+
+    /// Calls the scenario's `handle_summary(data)` with `report` as `data` (what
+    /// `--summary-out` writes), in a context of its own that runs the file's top level first
+    /// (however the run ended); returns its outputs, nil when the scenario has none.
+    public func handleSummary(_ report: ScenarioReport) async throws -> SummaryOutputs? {
+        guard let chunk = summaryHook.chunk else { return nil }
+        let data = try LuaJSON.decode(try report.json(pretty: false))
+        let context = try await VirtualUser.start(0, script: script, chunk: chunk, runner: try await runner(for: 0), in: LiveUsers())
+        let outputs: LuaValue
+        do {
+            outputs = try await context.call("handle_summary", [data]).first ?? .nil
+        } catch {
+            await context.close()
+            throw error
+        }
+        await context.close()
+        return try SummaryOutputs(outputs)
     }
 
     /// Starts VU `number` for the scenario it belongs to.

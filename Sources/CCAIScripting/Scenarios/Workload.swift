@@ -1,4 +1,5 @@
 import Foundation
+import LuaRuntime
 
 /// One scenario of a run as this process's slice runs it (``NamedScenario``): its VUs are
 /// numbered after the previous scenarios' (`offset + 1 ... offset + peakVUs`), and the slice
@@ -53,4 +54,15 @@ final class RunWorkloads: @unchecked Sendable {
 
     /// The workload VU `number` belongs to; nil before the options are read (or for VU 0).
     func owning(_ number: Int) -> Workload? { lock.withLock { workloads.first { $0.owns(number) } } }
+}
+
+/// The compiled file of a scenario that has a `handle_summary`, kept for the end of the run.
+final class SummaryHook: @unchecked Sendable {
+    private let lock = NSLock()
+    private var compiled: LuaChunk?
+
+    var chunk: LuaChunk? {
+        get { lock.withLock { compiled } }
+        set { lock.withLock { compiled = newValue } }
+    }
 }

@@ -44,7 +44,7 @@ struct RunCommand: Command {
                 return .failure
             }
             progress.stop()
-            results = RunResults.report(outcome, of: scenario, options: options, platform: wiring.platform, started: started,
+            results = await RunResults.report(outcome, of: scenario, options: options, platform: wiring.platform, started: started,
                                         elapsed: runClock.now().timeIntervalSince(started), jsonLines: jsonLines,
                                         interrupted: interruption.exitStatus != nil)
         } catch {

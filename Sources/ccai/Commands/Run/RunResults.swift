@@ -1,6 +1,7 @@
 import CCAIScripting
 import CCAIWire
 import Foundation
+import LuaRuntime
 
 /// What a run shows when it gets through: the summary on standard output (on standard
 /// error when an output takes standard output), the files of `--out` and `--summary-out`,
@@ -9,12 +10,14 @@ import Foundation
 struct RunResults {
     var thresholds: ThresholdFailure?
     var teardownFailed = false
+    /// `handle_summary` raised, returned what cannot be used, or its files could not be written.
+    var summaryFailed = false
     var outputFailed = false
 
     /// Reports `outcome` of `scenario` (the script `script`, `elapsed` seconds long).
     static func report(_ outcome: ScenarioRunner.Outcome, of scenario: ScenarioRunner, options: RunOptions.Values,
                        platform: PlatformConnection.Platform, started: Date, elapsed: Double, jsonLines: JSONLinesOutput?,
-                       interrupted: Bool) -> RunResults {
+                       interrupted: Bool) async -> RunResults {
         let snapshot = scenario.metrics.snapshot()
         let script = try? String(contentsOfFile: options.script, encoding: .utf8)
         func facts(_ scenario: ScenarioOptions?) -> RunFacts {
@@ -32,8 +35,10 @@ struct RunResults {
             let report = ScenarioReport(snapshot, options: scenarioOptions, elapsed: elapsed, script: options.script,
                                         segment: options.segment, abortedBy: abortedBy, run: facts(scenarioOptions))
             results.write(report, options.outputs, jsonLines: jsonLines)
-            printSummary(ScenarioSummary.text(snapshot, options: scenarioOptions, elapsed: elapsed, abortedBy: abortedBy,
-                                              mode: options.summaryMode))
+            if await !results.handleSummary(report, of: scenario, options: options) {
+                printSummary(ScenarioSummary.text(snapshot, options: scenarioOptions, elapsed: elapsed, abortedBy: abortedBy,
+                                                  mode: options.summaryMode))
+            }
             if let failure = scenario.teardownError {
                 printError("error: teardown failed: \(failure.message)")
                 if let traceback = failure.traceback, !traceback.isEmpty { printError(traceback, lines: true) }
@@ -57,8 +62,29 @@ struct RunResults {
     /// The exit status of a run that got through with `status`.
     func status(_ status: ExitStatus) -> ExitStatus {
         guard status == .success else { return status }
-        if teardownFailed || outputFailed { return .failure }
+        if teardownFailed || outputFailed || summaryFailed { return .failure }
         return thresholds == nil ? .success : .thresholdsFailed
+    }
+
+    /// Runs the scenario's `handle_summary` and shows what it returned instead of the
+    /// summary (its files in the output folder); false when it has none, or it failed (said
+    /// on standard error: the run then exits 1 and shows the default summary).
+    private mutating func handleSummary(_ report: ScenarioReport, of scenario: ScenarioRunner, options: RunOptions.Values) async
+        -> Bool
+    {
+        do {
+            guard let outputs = try await scenario.handleSummary(report) else { return false }
+            let written = try outputs.writeFiles(to: try SDKContext.outputFolder(root: options.outputDirectory))
+            if let text = outputs.standardOutput { FileHandle.standardOutput.write(Data(TerminalText.escaped(text, keepingNewlines: true).utf8)) }
+            if let text = outputs.standardError { FileHandle.standardError.write(Data(TerminalText.escaped(text, keepingNewlines: true).utf8)) }
+            for path in written { printError("handle_summary wrote \(path)") }
+            return true
+        } catch {
+            let message = (error as? LuaScriptError)?.message ?? (error as? ConfinedFolder.Refusal)?.message ?? "\(error)"
+            printError("error: handle_summary failed: \(message)")
+            summaryFailed = true
+            return false
+        }
     }
 
     private mutating func write(_ report: ScenarioReport, _ outputs: RunOutputs, jsonLines: JSONLinesOutput?) {
