@@ -97,6 +97,32 @@ import Testing
         #expect(bad.1.errors.first?.message.contains("a group name is 1 to 256 bytes without '::'") == true, "\(bad.1.errors)")
     }
 
+    /// `--segment` cuts each scenario as it would a run of it alone: the slices together run
+    /// exactly the whole of each. `--iterations` replaces the scenarios with one that calls `run`.
+    @Test func segmentsAddUpAndTheCommandLineReplacesTheScenarios() async throws {
+        let source = """
+            return {
+              options = { scenarios = {
+                a = { executor = "shared_iterations", vus = 3, iterations = 10 },
+                b = { executor = "constant_arrival", rate = 10, duration = "2s", max_vus = 4 },
+              } },
+              run = function() ccai.sleep(0.1) end,
+            }
+            """
+        var shared = 0, arrivals = 0
+        for slice in ["1/2", "2/2"] {
+            let (output, snapshot) = try await CLI.runScenario(source, ["--segment", slice])
+            #expect(output.status == 0, "\(output.stderr)")
+            shared += snapshot.metric(.iterations).matching(["scenario": "a"]).count
+            arrivals += snapshot.metric(.iterations).matching(["scenario": "b"]).count
+                + Int(snapshot.metric(.droppedIterations).matching(["scenario": "b"]).sum)
+        }
+        #expect(shared == 10 && arrivals == 20, "\(shared) shared iterations, \(arrivals) arrivals")
+        let (replaced, snapshot) = try await CLI.runScenario(source, ["--iterations", "3"])
+        #expect(replaced.status == 0 && snapshot.iterations == 3, "\(replaced.stderr)")
+        #expect(snapshot.metric(.iterations).matching(["scenario": "a"]).count == 0)
+    }
+
     /// What cannot run is a usage error naming where it is.
     @Test func badScenariosAreUsageErrors() async throws {
         for (options, expected) in [
@@ -108,6 +134,9 @@ import Testing
              "options.scenarios.a.exec: the scenario table has no function 'missing'"),
             (#"{ vus = 2, scenarios = { a = { executor = "shared_iterations" } } }"#, "options.vus: options.scenarios say how each"),
             (#"{ arrival = { start_rate = 1, rate = 2, duration = "1s" } }"#, "options.arrival.start_rate: start_rate begins a ramping rate"),
+            (#"{ scenarios = { a = { executor = "shared_iterations", vus = 3, iterations = 2 } } }"#,
+             "scenario a: 3 VUs cannot share 2 iterations"),
+            (#"{ scenarios = { a = { executor = "constant_vus", vus = 1, duraton = "1s" } } }"#, "did you mean 'duration'?"),
         ] {
             let path = try CLI.script("return { options = \(options), run = function() end }")
             defer { try? FileManager.default.removeItem(atPath: path) }

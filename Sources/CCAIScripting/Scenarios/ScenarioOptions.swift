@@ -245,7 +245,8 @@ public struct ScenarioOptions: Sendable, Equatable {
     }
 
     /// The command line's `--vus`, `--iterations` and `--duration`: any of them replaces the
-    /// file's `stages` and `arrival` (as k6's command line does), `--iterations` alone the
+    /// file's `stages`, `arrival` and `scenarios` (as k6's command line does: the run is then
+    /// one scenario calling `run`), `--iterations` alone the
     /// file's `duration`, and `--duration` alone the file's `iterations`.
     public mutating func override(vus: Int?, iterations: Int?, duration: Double?) {
         guard vus != nil || iterations != nil || duration != nil else { return }
@@ -260,6 +261,7 @@ public struct ScenarioOptions: Sendable, Equatable {
         }
         stages = nil
         arrival = nil
+        scenarios = []
     }
 
     /// `{ metric = { "tag", ... }, ... }`: names of metrics (any: a scenario's own are

@@ -237,10 +237,6 @@ public struct ScenarioRunner: Sendable {
         options.seed = resolvedSeed
         runSeed.value = resolvedSeed
         if resolvedSeed != seed ?? fallbackSeed { try await first.reseed(resolvedSeed) }
-        if case .sharedIterations(let total) = options.executor, total < options.vus {
-            throw Failure.options("\(options.vus) VUs cannot share \(total) iterations: give at least one per VU "
-                                  + "(options.iterations or --iterations), or fewer VUs")
-        }
         return options
     }
 
@@ -253,7 +249,16 @@ public struct ScenarioRunner: Sendable {
         return try options.workloads.enumerated().map { index, scenario in
             defer { offset += scenario.run.peakVUs }
             guard shape[scenario.exec]?.stringValue == "function" else {
+                guard !options.scenarios.isEmpty else {
+                    throw Failure.options("the scenario table has no function 'run' (--vus, --iterations and --duration run it "
+                                          + "in place of options.scenarios)")
+                }
                 throw Failure.options("options.scenarios.\(scenario.name).exec: the scenario table has no function '\(scenario.exec)'")
+            }
+            if case .sharedIterations(let total) = scenario.run.executor, total < scenario.run.vus {
+                let which = options.scenarios.isEmpty ? "" : "scenario \(scenario.name): "
+                throw Failure.options("\(which)\(scenario.run.vus) VUs cannot share \(total) iterations: give at least one per VU "
+                                      + "(options.iterations or --iterations), or fewer VUs")
             }
             let workload = Workload(scenario: scenario, index: index, offset: offset, segment: segment)
             guard !workload.numbers.isEmpty else {
