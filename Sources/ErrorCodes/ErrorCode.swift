@@ -43,6 +43,41 @@ public enum ErrorCode: String, Codable, CaseIterable, Sendable {
         }
     }
 
+    /// How the SDK retries a call refused with a code: said once here, for the SDK's retry
+    /// loops and for the table of docs/sdk-and-sandbox.md (a test holds the two together).
+    public enum Retry: String, Sendable, CaseIterable {
+        /// Never: asking again gets the same answer.
+        case never
+        /// In the call's one retry loop (the transport's, for an idempotent request; the
+        /// outbox's, for a message), while the retry policy's budget lasts.
+        case transient
+        /// Once, after the token is renewed through the delegate.
+        case afterRenewal
+        /// Only a rate limit whose `Retry-After` fits the call's timeout (and at most the
+        /// policy's longest wait, 10 s); a quota (an hourly or daily limit) never.
+        case rateLimitOnly
+
+        /// The cell of the docs' table that says it.
+        public var summary: String {
+            switch self {
+            case .never: return "never"
+            case .transient: return "yes, within the call's one retry loop"
+            case .afterRenewal: return "once, after the token is renewed"
+            case .rateLimitOnly: return "only a short rate limit (its Retry-After fits), never a quota"
+            }
+        }
+    }
+
+    /// How the SDK retries a call refused with this code.
+    public var retry: Retry {
+        switch self {
+        case .unavailable, .timeout: return .transient
+        case .unauthenticated: return .afterRenewal
+        case .limitExceeded: return .rateLimitOnly
+        case .invalidArgument, .notInitialized, .forbidden, .notFound, .conflict, .tooLarge, .cancelled, .internal: return .never
+        }
+    }
+
     /// The code of an HTTP status that came without one.
     public init(httpStatus status: Int) {
         switch status {

@@ -53,4 +53,27 @@ import Timekeeping
         }
         #expect(attempts.count == 1)
     }
+
+    /// Refusals that are not transient are the answer at once, never retried for the
+    /// outbox's 30 s (issue 34: a handler's 500 was retried for 30 s, and a quota's 429 after
+    /// the transport had given up on it): a quota, a bad argument, a forbidden or missing
+    /// thing, a conflict, an internal error. An unreachable platform (502, 503, 504) is.
+    @Test(arguments: [(429, "limit_exceeded"), (500, "internal"), (400, "invalid_argument"), (403, "forbidden"),
+                      (404, "not_found"), (409, "conflict")])
+    func aRefusalThatIsNotTransientFailsAtOnce(status: Int, code: String) async throws {
+        let outbox = MessageOutbox(patience: 30, clock: ManualClock())
+        let attempts = Counter()
+        let refusal = CCAIError(status: status, body: Data(#"{"error":{"code":"\#(code)","message":"no"}}"#.utf8))
+        #expect(!refusal.retryable && refusal.code.rawValue == code)
+        await #expect(throws: CCAIError.self) {
+            _ = try await outbox.send { () async throws -> Int in
+                _ = attempts.next()
+                throw refusal
+            }
+        }
+        #expect(attempts.count == 1)
+        for transient in [502, 503, 504] {
+            #expect(CCAIError(status: transient, body: Data()).retryable, "\(transient) is the platform out of reach")
+        }
+    }
 }

@@ -1,4 +1,5 @@
 import CCAIKit
+import CCAIWire
 import Foundation
 import Testing
 import Timekeeping
@@ -47,5 +48,15 @@ import Timekeeping
         let client = HTTPClient(retryPolicy: RetryPolicy(maximumRetries: 2), clock: ManualClock(), transport: transport)
         #expect(try await client.send(HTTPClientRequest(url: "http://127.0.0.1:1/company")).status == 429)
         #expect(transport.requests == 3, "the first attempt and two retries")
+    }
+
+    /// docs/sdk-and-sandbox.md's table of retries by error code says what `ErrorCode.retry`
+    /// does, code by code.
+    @Test func theDocsSayHowEachCodeIsRetried() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let docs = try String(contentsOf: root.appendingPathComponent("docs/sdk-and-sandbox.md"), encoding: .utf8)
+        for code in ErrorCode.allCases {
+            #expect(docs.contains("| `\(code.rawValue)` | \(code.httpStatus) | \(code.retry.summary) |"), "\(code)")
+        }
     }
 }

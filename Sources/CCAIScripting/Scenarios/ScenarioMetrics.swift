@@ -50,6 +50,12 @@ public final class ScenarioMetrics: @unchecked Sendable {
         /// order they were declared.
         public var metrics: [Metric] = BuiltInMetric.allCases.map { Metric(name: $0.rawValue, kind: $0.kind) }
 
+        public init() {}
+
+        init(metrics: [Metric]) {
+            self.metrics = metrics
+        }
+
         public func metric(named name: String) -> Metric? { metrics.first { $0.name == name } }
         public func metric(_ builtIn: BuiltInMetric) -> Metric { metrics[BuiltInMetric.allCases.firstIndex(of: builtIn)!] }
 
@@ -108,7 +114,8 @@ public final class ScenarioMetrics: @unchecked Sendable {
     public let scope: MetricScope?
 
     private let lock = NSLock()
-    private var state = Snapshot()
+    /// What the run recorded (a view holds none: it records into its root).
+    private var state: Snapshot
     private var checkIndex: [String: Int] = [:]
     private var errorIndex: [String: Int] = [:]
     private var metricIndex: [String: Int]
@@ -122,6 +129,7 @@ public final class ScenarioMetrics: @unchecked Sendable {
         self.clock = clock
         root = nil
         scope = nil
+        state = Snapshot()
         metricIndex = Dictionary(uniqueKeysWithValues: state.metrics.enumerated().map { ($1.name, $0) })
     }
 
@@ -129,6 +137,8 @@ public final class ScenarioMetrics: @unchecked Sendable {
         self.root = root
         self.scope = scope
         clock = root.clock
+        // A VU's view: none of the built-in metrics' storage.
+        state = Snapshot(metrics: [])
         metricIndex = [:]
     }
 
