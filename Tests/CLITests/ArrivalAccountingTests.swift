@@ -5,12 +5,13 @@ import Testing
 /// counted in `dropped_iterations` (issue 34: a newcomer's run lost 17 of 200 and exited 0).
 /// The runs go in virtual time, so nothing depends on the machine's speed.
 @Suite struct ArrivalAccountingTests {
-    /// The newcomer's case: 200 arrivals a minute for a minute on the built-in sandbox,
-    /// whose end users may start 60 chats an hour. A VU whose end user reaches its quota fails
-    /// its iterations (`limit_exceeded`) at once; it is not killed, and no arrival is handed to
-    /// a dead VU and lost.
-    @Test func anEndUsersQuotaLosesNoArrival() async throws {
-        let path = try CLI.script("""
+    /// The newcomer's case: 200 arrivals a minute for a minute on the built-in sandbox. Each
+    /// arrival runs an iteration or is counted as dropped; the embedded sandbox serves this
+    /// run only, so the per-end-user quotas a shared sandbox has (60 chats an hour) do not
+    /// apply, and every arrival runs (before, 140 of 200 failed on limits.chats_per_hour,
+    /// and 17 were lost).
+    @Test func everyArrivalOfTheNewcomersRunRuns() async throws {
+        let (output, snapshot) = try await CLI.runScenario("""
             ccai.initialize_chat()
             return {
               options = { arrival = { rate = 200, time_unit = "1m", duration = "60s", max_vus = 200 }, seed = 7 },
@@ -21,22 +22,33 @@ import Testing
               end,
             }
             """)
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("summary-\(UUID().uuidString).json")
-        defer { try? FileManager.default.removeItem(at: file) }
-        let output = try await CLI.run(["run", path, "--quiet", "--virtual-time", "--summary-out", file.path])
-        let summary = try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any]
-        let metrics = (summary?["metrics"] as? [[String: Any]]) ?? []
-        func count(_ name: String) -> Int {
-            let values = metrics.first { $0["name"] as? String == name }?["values"] as? [String: Any]
-            return (values?["count"] as? NSNumber)?.intValue ?? 0
-        }
-        #expect(count("iterations") + count("dropped_iterations") == 200,
-                "iterations \(count("iterations")) + dropped \(count("dropped_iterations")): \(output.stdout)")
-        let calls = metrics.first { $0["name"] as? String == "sdk_call_seconds" }?["values"] as? [String: Any]
-        #expect(((calls?["max"] as? NSNumber)?.doubleValue ?? .infinity) < 1,
-                "a quota's refusal is the answer at once, not retried for 30 s: \(calls ?? [:])")
-        let errors = (summary?["errors"] as? [[String: Any]])?.compactMap { $0["message"] as? String } ?? []
-        #expect(errors.contains { $0.contains("limits.chats_per_hour") }, "the quota's refusals fail their iterations: \(errors)")
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(snapshot.iterations == 200 && snapshot.metric(.droppedIterations).total.sum == 0, "\(snapshot.errors)")
+        #expect(snapshot.failedIterations == 0, "\(snapshot.errors)")
+        #expect(snapshot.metric(.sdkCall).total.max < 1, "no SDK call waits")
+    }
+
+    /// Limits a configuration sets still apply to the embedded sandbox: a quota's refusal
+    /// is the answer at once (not retried for 30 s), and fails its iteration.
+    @Test func aConfiguredQuotaIsTheAnswerAtOnce() async throws {
+        // The load example's sandbox, with an hourly quota of 2 chats.
+        let example = try String(contentsOf: CLI.root.appendingPathComponent("examples/load/sandbox.lua"), encoding: .utf8)
+        #expect(example.contains("chats_per_hour = 100000,"))
+        let config = try CLI.script(example.replacingOccurrences(of: "chats_per_hour = 100000,", with: "chats_per_hour = 2,"))
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        let (output, snapshot) = try await CLI.runScenario("""
+            ccai.initialize_chat()
+            return {
+              options = { vus = 1, iterations = 3 },
+              run = function()
+                ccai.chat.start{ menu_id = 7 }
+                ccai.chat.end_chat()
+              end,
+            }
+            """, ["--sandbox", config])
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(snapshot.iterations == 3 && snapshot.failedIterations == 1, "\(snapshot.errors)")
+        #expect(snapshot.errors.contains { $0.message.contains("limits.chats_per_hour") }, "\(snapshot.errors)")
+        #expect(snapshot.metric(.sdkCall).matching(["status": "limit_exceeded"]).max < 1, "a quota is not waited for")
     }
 }

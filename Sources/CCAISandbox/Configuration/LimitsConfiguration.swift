@@ -59,6 +59,23 @@ public struct LimitsConfiguration: Codable, Sendable, Equatable {
 
     public init() {}
 
+    /// What "no quota" is: more than any run asks for.
+    static let unlimited = 1_000_000_000
+
+    /// The limits of a sandbox that serves one `ccai run` in its process (docs/scenarios.md,
+    /// load tests): the hourly quotas and the sign-ins a minute this leaves unset do not
+    /// apply. They protect a shared sandbox from one end user; here the run's VUs are the
+    /// only end users, and a load test is many iterations of each (200 customers a minute
+    /// for 10 minutes on a few VUs). Those a configuration sets, and the request rate, stay.
+    public func forOneRun() -> LimitsConfiguration {
+        var limits = self
+        for quota in [\LimitsConfiguration.chatsPerHour, \.callsPerHour, \.uploadsPerHour, \.uploadBytesPerHour,
+                      \.screenSharesPerHour, \.storedBytesPerHour, \.signInsPerMinute] where limits[keyPath: quota] == nil {
+            limits[keyPath: quota] = Self.unlimited
+        }
+        return limits
+    }
+
     var effectiveRequestsPerSecond: Double { requestsPerSecond ?? 50 }
     var effectiveBurst: Double { burst ?? 200 }
     var effectiveChatsPerHour: Int { chatsPerHour ?? 60 }

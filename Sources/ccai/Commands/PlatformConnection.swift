@@ -152,6 +152,8 @@ struct PlatformConnection {
         case .embedded(let file):
             var configuration = SandboxConfiguration.builtIn
             if let file { configuration = try await SandboxConfiguration.load(file: file, environment: environment) }
+            // It serves this run only: the per-end-user quotas the configuration leaves unset do not apply.
+            configuration.limits = (configuration.limits ?? LimitsConfiguration()).forOneRun()
             let timeZone = TimeZone(identifier: configuration.company.timeZone) ?? .gmt
             var clock: any TimeSource = SystemClock()
             var simulation: VirtualTime?
