@@ -13,13 +13,22 @@ extension RunCommand {
             ("30s", "5m"); options.stages = { { duration = "30s", target = 100 }, ... }
             ramps the VUs taking part; options.arrival = { rate = 100, time_unit = "1h",
             duration = "12h", max_vus = 200, poisson = true } starts iterations at a rate
-            whatever their length (arrivals that find no free VU are dropped_iterations).
-            An iteration still running at the end gets options.graceful_stop (default 30s).
-            run(ctx) gets ctx.vu, ctx.iteration and ctx.data (what setup returned; setup and
-            teardown run once, as end user vu-setup). ccai.check records named checks,
+            whatever their length (with stages of target rates, a ramping rate); an arrival
+            that starts no iteration counts in dropped_iterations, tagged reason no_free_vu
+            or run_ending. options.scenarios = { NAME = { executor = "constant_arrival",
+            ..., exec = "function", tags = {...}, start_time = "30s" } } runs several
+            scenarios at once (executors shared_iterations, constant_vus, ramping_vus,
+            constant_arrival, ramping_arrival), their samples tagged scenario. An iteration
+            still running at the end gets options.graceful_stop (default 30s); one cut off
+            fails as interrupted. Each iteration starts apart from the earlier ones' events.
+            run(ctx) gets ctx.vu, ctx.iteration, ctx.scenario and ctx.data (what setup
+            returned; setup and teardown run once, as end user vu-setup). ccai.check records
+            named checks, ccai.group(name, fn) groups what fn records,
             ccai.metrics.trend|counter|rate|gauge(name) declares metrics of your own
-            (m:add(value, tags)). Built in: checks, iterations, iteration_duration_seconds,
-            iteration_failed, dropped_iterations, vus, sdk_call_seconds (tagged service,
+            (m:add(value, tags)); handle_summary(data) returns { stdout = TEXT, ["file"] =
+            TEXT } in place of the summary. Built in: checks, iterations,
+            iteration_duration_seconds, iteration_failed, dropped_iterations,
+            group_duration_seconds, plugin_errors, vus, sdk_call_seconds (tagged service,
             method, status), chat_start_seconds, chat_wait_seconds (until an agent or
             virtual agent takes the chat), chat_first_response_seconds,
             message_round_trip_seconds, csat_rating, and for calls call_wait_seconds,
