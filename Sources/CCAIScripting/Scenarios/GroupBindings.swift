@@ -24,18 +24,12 @@ enum GroupBindings {
     }
 
     /// Runs `fn` between entering and leaving the group, whether it returns or raises (a
-    /// budget's kill is never caught by the confined `pcall`).
+    /// budget's kill is never caught by the confined `pcall`). `enter` checks the arguments.
     static let decorator = """
-        local ccai, enter, leave, invalid = ...
-        local pack, unpack = table.pack, table.unpack
+        local ccai, enter, leave = ...
+        local pack, unpack, pcall, error = table.pack, table.unpack, pcall, error
         ccai.group = function(name, fn)
-          if type(name) ~= "string" then
-            invalid("bad argument #1 to 'ccai.group' (name: string expected, got " .. type(name) .. ")")
-          end
-          if type(fn) ~= "function" then
-            invalid("bad argument #2 to 'ccai.group' (fn: function expected, got " .. type(fn) .. ")")
-          end
-          local depth = enter(name)
+          local depth = enter(name, fn)
           local results = pack(pcall(fn))
           leave(depth)
           if not results[1] then error(results[2], 0) end
@@ -48,6 +42,7 @@ enum GroupBindings {
         let clock = metrics?.clock
         let enter = context.makeFunction("ccai.group") { call in
             let name = try call.string(1, "name")
+            _ = try call.function(2, "fn")
             do {
                 return call.returning(.integer(Int64(try scope.enter(name, at: clock?.now() ?? Date()))))
             } catch let problem as MetricScope.Problem {
@@ -61,9 +56,6 @@ enum GroupBindings {
             }
             return .none
         }
-        let invalid = context.makeFunction("ccai.group") { call in
-            throw LuaErrorValue.invalidArgument(try call.string(1, "message"))
-        }
-        try context.run(decorator, chunkName: "=ccai.group", with: [table, enter, leave, invalid])
+        try context.run(decorator, chunkName: "=ccai.group", with: [table, enter, leave])
     }
 }

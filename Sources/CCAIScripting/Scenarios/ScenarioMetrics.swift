@@ -150,8 +150,8 @@ public final class ScenarioMetrics: @unchecked Sendable {
 
     /// `tags` with the scope's added.
     private func scoped(_ tags: [String: String]) -> [String: String] {
-        guard let scope else { return tags }
-        return scope.tags.merging(tags) { _, own in own }
+        guard let added = scope?.tags, !added.isEmpty else { return tags }
+        return tags.isEmpty ? added : added.merging(tags) { _, own in own }
     }
 
     /// Hands every sample to `sink` as it is recorded (called with the recorder's lock
