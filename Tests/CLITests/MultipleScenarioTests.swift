@@ -37,6 +37,8 @@ import Testing
         #expect(customers + Int(dropped.matching(["scenario": "customers"]).sum) == 30, "\(iterations.series) \(dropped.series)")
         #expect(callers + Int(dropped.matching(["scenario": "callers"]).sum) == 30, "\(iterations.series) \(dropped.series)")
         #expect(customers == 30 && callers == 30, "a VU is free for every arrival: \(iterations.series)")
+        #expect(dropped.matching(["scenario": "customers"]).count >= 1 && dropped.matching(["scenario": "callers"]).count >= 1,
+                "each scenario's dropped arrivals carry its name: \(dropped.series)")
     }
 
     /// The example of docs/scenarios.md: chatters at a constant rate and callers ramping up

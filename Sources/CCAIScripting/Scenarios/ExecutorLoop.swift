@@ -13,6 +13,8 @@ struct ExecutorLoop: Sendable {
     let strictPlugins: Bool
     /// The scenario table's function each iteration calls.
     let exec: String
+    /// The scenario's tags, on what the loop records of it (its dropped arrivals).
+    let tags: [String: String]
     /// When no iteration starts any more (nil: when the counter runs out).
     var end: Date?
 
@@ -66,7 +68,7 @@ struct ExecutorLoop: Sendable {
         let end = start.addingTimeInterval(arrival.duration)
         metrics.record(.vus, 0)
         // Shown in every open-model summary, at 0 too.
-        metrics.record(.droppedIterations, 0)
+        metrics.record(.droppedIterations, 0, tags: tags)
         var schedule = ArrivalSchedule(arrival, seed: seed, stream: RandomSeed.arrivalStream - UInt64(workload.index))
         await withTaskGroup(of: Void.self) { group in
             // A run that falls behind a high rate starts what is due at once, until its end.
@@ -96,7 +98,7 @@ struct ExecutorLoop: Sendable {
 
     private func drop(_ count: Int, _ reason: DroppedArrival?) {
         guard count > 0, let reason else { return }
-        metrics.record(.droppedIterations, Double(count), tags: ["reason": reason.rawValue])
+        metrics.record(.droppedIterations, Double(count), tags: tags.merging(["reason": reason.rawValue]) { _, reason in reason })
     }
 
     /// Makes VU `number` for an arrival and runs the iteration on it; a VU that cannot start

@@ -375,7 +375,8 @@ public struct ScenarioRunner: Sendable {
             await withTaskGroup(of: Void.self) { scenarios in
                 for (workload, counter) in zip(workloads, counters) {
                     let loop = ExecutorLoop(clock: clock, metrics: metrics, counter: counter, active: active, data: data,
-                                            strictPlugins: options.strictPlugins, exec: workload.scenario.exec, end: nil)
+                                            strictPlugins: options.strictPlugins, exec: workload.scenario.exec, tags: workload.scenario.tags,
+                                            end: nil)
                     scenarios.addTask { await self.run(workload, on: loop, from: start, chunk: chunk) }
                 }
             }

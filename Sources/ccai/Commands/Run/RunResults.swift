@@ -75,7 +75,9 @@ struct RunResults {
         do {
             guard let outputs = try await scenario.handleSummary(report) else { return false }
             let written = try outputs.writeFiles(to: try SDKContext.outputFolder(root: options.outputDirectory))
-            if let text = outputs.standardOutput { FileHandle.standardOutput.write(Data(TerminalText.escaped(text, keepingNewlines: true).utf8)) }
+            // An output that writes to standard output (--out KIND=-) keeps it: handle_summary's goes to standard error.
+            let output = options.outputs.takesStandardOutput ? FileHandle.standardError : FileHandle.standardOutput
+            if let text = outputs.standardOutput { output.write(Data(TerminalText.escaped(text, keepingNewlines: true).utf8)) }
             if let text = outputs.standardError { FileHandle.standardError.write(Data(TerminalText.escaped(text, keepingNewlines: true).utf8)) }
             for path in written { printError("handle_summary wrote \(path)") }
             return true
