@@ -145,7 +145,13 @@ import Testing
         let server = try makeServer()
         let port = server.port
         await server.stop()
-        #expect(try await Curl.request("GET", "http://127.0.0.1:\(port)/hello").status == 0)
+        // The freed port binds again at once (another test asking for port 0 cannot be
+        // told it apart, so the proof is the new server answering, not a refused connection).
+        var successor = HTTPRouter()
+        successor.add("GET", "/hello", authentication: .none) { _ in try .json(["successor": true]) }
+        let again = try HTTPServer(router: successor, address: "127.0.0.1", port: port)
+        #expect(try await Curl.request("GET", "http://127.0.0.1:\(port)/hello").body.contains(#""successor":true"#))
+        await again.stop()
         #expect(throws: HTTPError.self) { try HTTPServer(router: HTTPRouter(), address: "not-an-ip", port: 0) }
         let taken = try makeServer()
         #expect(throws: HTTPError.self) { try HTTPServer(router: HTTPRouter(), address: "127.0.0.1", port: taken.port) }
