@@ -108,6 +108,12 @@ public struct EndpointTable: Sendable {
                                      operationID: "downloadChatTranscript", maximumResponseBytes: 32 << 20)
     public let ratings = Endpoint("GET", "/admin/ratings", operationID: "getRatings", access: .admin)
 
+    // Session metadata: the published record of each ended chat or call (docs/session-metadata.md)
+    public let sessionMetadataPage = Endpoint("GET", "/admin/session_metadata/{type}", operationID: "getSessionMetadataPage",
+                                              access: .admin)
+    public let sessionMetadata = Endpoint("GET", "/admin/session_metadata/{type}/{id}", operationID: "getSessionMetadata",
+                                          access: .admin)
+
     // Operations: whether a served sandbox answers (a load balancer's or Kubernetes' probe)
     public let health = Endpoint("GET", "/healthz", operationID: "getHealth", access: .anyone)
 
