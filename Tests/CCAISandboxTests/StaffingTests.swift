@@ -135,22 +135,17 @@ import Timekeeping
     }
 
     /// Wait estimates count the agents at work: off shift, an agent shortens no wait.
-    /// Both agents are busy (one chat each, `max_chats = 1`), two chats wait, no history:
-    /// 60 s / agents at work × 2 + 10 s (``WaitEstimator``).
     @Test func waitEstimatesCountTheAgentsOnShift() async throws {
         let configuration = try await LuaConfigurations.configuration("""
             handle_time_seconds = 60, menus = { { id = 1, name = "Help", channels = { chat = {} } } },
-            agents = { { name = "Ava", menus = { 1 }, max_chats = 1 },
-                       { name = "Eve", menus = { 1 }, max_chats = 1, shifts = { { from = "08:00", to = "09:00" } } } }
+            agents = { { name = "Ava", menus = { 1 } }, { name = "Eve", menus = { 1 }, shifts = { { from = "08:00", to = "09:00" } } } }
             """)
         let menu = try #require(configuration.menus?.first)
-        let busy = AgentActivity.Snapshot(loads: ["Ava": 1, "Eve": 1])
-        let evening = QueueMenuEngine(configuration: configuration, now: QueueMenuTests.mondayMorning,
-                                      waiting: WaitingSessions(chats: [1: 2]), activity: busy)
-        #expect(evening.estimatedWait(menu) == 130, "18:00 UTC: Ava alone, 60 / 1 × 2 + 10")
+        let evening = QueueMenuEngine(configuration: configuration, now: QueueMenuTests.mondayMorning, waiting: [1: 2])
+        #expect(evening.estimatedWait(menu) == 120, "18:00 UTC: Ava alone")
         let morning = QueueMenuEngine(configuration: configuration, now: QueueMenuTests.mondayMorning.addingTimeInterval(-9.5 * 3_600),
-                                      waiting: WaitingSessions(chats: [1: 2]), activity: busy)
-        #expect(morning.estimatedWait(menu) == 70, "08:30 UTC: Ava and Eve, 60 / 2 × 2 + 10")
+                                      waiting: [1: 2])
+        #expect(morning.estimatedWait(menu) == 60, "08:30 UTC: Ava and Eve")
     }
 
     /// Shifts are read in the company's time zone, whatever the machine's.

@@ -23,10 +23,9 @@ actor AgentDesk: SessionChangeObserver {
     private var mailboxes: [Int: AgentMailbox] = [:]
     /// What ends the waits of a running call script, by call.
     private var callMailboxes: [Int: AgentMailbox] = [:]
-    /// What each human agent has (``AgentActivity``, where wait estimates read it too):
-    /// their load is counted in work items, whatever the kind of conversation
-    /// (``WorkItem``), against their `max_chats`.
-    private var load: [String: Set<WorkItem>] { environment.queues.activity.loads }
+    /// What each human agent has: their load is counted in work items, whatever the
+    /// kind of conversation (``WorkItem``), against their `max_chats`.
+    private var load: [String: Set<WorkItem>] = [:]
     /// When each human agent last let a chat or call go, as a count of such moments: the
     /// lower, the longer ago (an agent who has not yet is lower still).
     private var lastReleased: [String: Int] = [:]
@@ -323,7 +322,7 @@ actor AgentDesk: SessionChangeObserver {
     /// the default behaviour); without one the call waits.
     private func humanTakes(_ call: CallResponse, endUserID: Int) async {
         guard holder(of: .call(call.id)) == nil, let name = leastBusyAgent(onMenu: call.menuId) else { return }
-        environment.queues.activity.take(.call(call.id), agent: name, menuID: call.menuId)
+        load[name, default: []].insert(.call(call.id))
         let actions = CallAgentActions(environment: environment, desk: self, callID: call.id, endUserID: endUserID, name: name)
         if let script = scripts[name] {
             let agent = ScriptedCallAgent(actions: actions, script: script, mailbox: AgentMailbox(clock: environment.clock))
@@ -357,7 +356,8 @@ actor AgentDesk: SessionChangeObserver {
     /// its queues, other than `item` (an agent past its shift's end takes none: it logs out
     /// once its last session ends).
     private func release(_ item: WorkItem) async {
-        guard let name = environment.queues.activity.release(item), let agent = agent(named: name) else { return }
+        guard let name = holder(of: item), let agent = agent(named: name) else { return }
+        load[name]?.remove(item)
         releases += 1
         lastReleased[name] = releases
         await offerOldestWaiting(onMenus: agent.menus, besides: item)   // a transferred session is the next queue's
@@ -405,14 +405,13 @@ actor AgentDesk: SessionChangeObserver {
 
     /// The human agent who has the chat or call, by the desk's own record.
     func holder(of item: WorkItem) -> String? {
-        environment.queues.activity.holder(of: item)
+        load.first { $0.value.contains(item) }?.key
     }
 
     /// The least busy human agent of a queue on shift with room (`max_chats` work items),
     /// if any; between equals, the one idle the longest (then the first configured): the
     /// same events give the same choices, so a simulation replays them.
     private func leastBusyAgent(onMenu menuID: Int) -> String? {
-        let load = self.load
         let candidates = (environment.configuration.agents ?? []).filter { agent in
             agent.menus.contains(menuID) && (load[agent.name]?.count ?? 0) < (agent.maxChats ?? .max)
                 && roster.isOnShift(agent.name)
@@ -429,7 +428,7 @@ actor AgentDesk: SessionChangeObserver {
         // A chat can be offered twice (queued, and picked up by an agent that just got
         // room): one agent takes it, once.
         guard humanAgent(of: chat.id) == nil, let name = leastBusyAgent(onMenu: chat.menuId) else { return }
-        environment.queues.activity.take(.chat(chat.id), agent: name, menuID: chat.menuId)
+        load[name, default: []].insert(.chat(chat.id))
         let actions = agentActions(chat.id, endUserID: endUserID, name: name)
         if let script = scripts[name] {
             run(ScriptedAgent(actions: actions, script: script, mailbox: AgentMailbox(clock: environment.clock), escalate: nil,

@@ -48,7 +48,7 @@ public enum ConfigurationStubs {
         LuaStubClass("ccai.sandbox.Configuration", SandboxConfiguration.self, notes: [
             "hours": "the company's business hours; none: always open", "virtual_agents": "by id",
             "chat_timeout_seconds": #"idle chats end with ended_by = "timeout""#,
-            "handle_time_seconds": "for wait estimates without a handled session in the last hour (default 300)", "clock_start": "ISO 8601: business hours run from this moment",
+            "handle_time_seconds": "for wait estimates (default 300)", "clock_start": "ISO 8601: business hours run from this moment",
             "custom_forms": "custom forms (id, name, title, subtitle, header, footer, questions)", "surveys": "by key",
             "admin_token": "bearer token of GET /admin/ratings",
         ]),

@@ -48,7 +48,7 @@ struct Calls: Sendable {
         }
         let customData = try CustomDataIntake(configuration: configuration, clock: clock).sessionData(request.customData, caller: caller)
         switch try await lifecycle.create(endUserID: owner, menuID: menu.id, recordingPermission: request.recordingPermission,
-                                          recorded: recorded, queues: engine, customData: customData)
+                                          recorded: recorded, agents: engine.agents(forMenu: menu.id), customData: customData)
         {
         case .inProgress(let existing): throw inProgress(existing)
         case .created(let call): return call
@@ -127,10 +127,11 @@ struct Calls: Sendable {
     }
 
     /// Tells the calls waiting on a queue their new estimates, after the line moved (a
-    /// call taken, ended or transferred): ``CallLifecycle/refreshWaitTimes(menuID:queues:)``
-    /// with the queues as they are now.
+    /// call taken, ended or transferred): ``CallLifecycle/refreshWaitTimes(menuID:agents:)``
+    /// with the queue's agents on shift.
     func refreshWaitTimes(menuID: Int) async throws {
-        try await lifecycle.refreshWaitTimes(menuID: menuID, queues: try await queues.engine())
+        let agents = QueueMenuEngine(configuration: configuration, now: queues.businessClock.now()).agents(forMenu: menuID)
+        try await lifecycle.refreshWaitTimes(menuID: menuID, agents: agents)
     }
 
     /// What call `id`'s session carries for its agents.

@@ -7,10 +7,8 @@ import Foundation
 struct QueueMenuEngine {
     let configuration: SandboxConfiguration
     let now: Date
-    /// Sessions waiting per queue and channel.
-    var waiting = WaitingSessions()
-    /// What the human agents do: their loads and the last hour's handle times.
-    var activity = AgentActivity.Snapshot()
+    /// Sessions waiting per queue (sessions arrive with the chat and call slices).
+    var waiting: [Int: Int] = [:]
 
     /// Why a queue cannot take sessions now.
     enum Deflection {
@@ -40,49 +38,22 @@ struct QueueMenuEngine {
         return hours.isOpen(at: now, in: TimeZone(identifier: company.timeZone) ?? .current)
     }
 
-    /// The agents of queue `menuID` working now (on shift).
-    func activeAgents(onMenu menuID: Int) -> [AgentConfiguration] {
+    /// The agents of queue `menuID` working now (on shift), for wait estimates.
+    func agents(forMenu menuID: Int) -> Int {
         let timeZone = TimeZone(identifier: company.timeZone) ?? .current
-        return (configuration.agents ?? []).filter { $0.menus.contains(menuID) && $0.isOnShift(at: now, in: timeZone) }
+        return (configuration.agents ?? []).filter { $0.menus.contains(menuID) && $0.isOnShift(at: now, in: timeZone) }.count
     }
 
-    /// The agents of queue `menuID` working now with room for another session (`max_chats`).
-    func availableAgents(onMenu menuID: Int) -> [AgentConfiguration] {
-        activeAgents(onMenu: menuID).filter { (activity.loads[$0.name] ?? 0) < ($0.maxChats ?? .max) }
-    }
-
-    /// The published formula's figures for a session of `channel` on queue `menuID` with
-    /// `ahead` sessions of the channel before it (nil: every one waiting, a new session).
-    /// Every agent of a queue takes each of its channels, so the channel's agents, the
-    /// queue's, and those they have in common are the same agents here.
-    func estimator(menuID: Int, _ channel: WaitChannel, ahead: Int? = nil) -> WaitEstimator {
-        let active = activeAgents(onMenu: menuID).count
-        let queued = ahead ?? (channel == .chat ? waiting.chats[menuID] : waiting.calls[menuID]) ?? 0
-        let available = availableAgents(onMenu: menuID).map { WaitEstimator.share(ofQueues: Set($0.menus).count) }.reduce(0, +)
-        let handle = activity.averageHandleSeconds[AgentActivity.QueueChannel(menuID: menuID, channel: channel)]
-        return WaitEstimator(averageHandleSeconds: handle ?? configuration.handleTimeSeconds ?? 300, activeAgentsInChannel: active,
-                             agentsInCommon: active, activeAgentsInQueue: active, queuedAhead: queued, availableAgents: available)
-    }
-
-    /// The wait of a new session on `menu`'s `channel`, with the queue's agents logged in
-    /// and available; nil when the queue has no such channel. What the Apps API's
-    /// `/wait_times` reports for each menu.
-    func wait(_ menu: MenuConfiguration, _ channel: WaitChannel) -> ChannelWait? {
-        let configured = channel == .chat ? menu.channels?.chat != nil : menu.channels?.voiceCall != nil
-        guard configured else { return nil }
-        return ChannelWait(seconds: estimator(menuID: menu.id, channel).seconds, loggedInAgents: activeAgents(onMenu: menu.id).count,
-                           availableAgents: availableAgents(onMenu: menu.id).count)
-    }
-
-    /// The longest wait of a new session on the queue's channels (its capacity's
-    /// `wait_threshold_seconds` compares it); 0 for a queue without chat or voice.
+    /// Estimated seconds before a new session is answered.
     func estimatedWait(_ menu: MenuConfiguration) -> Int {
-        WaitChannel.allCases.compactMap { wait(menu, $0)?.seconds }.max() ?? 0
+        let queue = waiting[menu.id] ?? 0
+        let handle = configuration.handleTimeSeconds ?? 300
+        return Checked.truncated((Double(queue) * handle / Double(max(1, agents(forMenu: menu.id)))).rounded()) ?? Int.max
     }
 
     func isOverCapacity(_ menu: MenuConfiguration) -> Bool {
         guard let capacity = menu.capacity else { return false }
-        if let most = capacity.maxWaiting, waiting.total(menu.id) >= most { return true }
+        if let most = capacity.maxWaiting, (waiting[menu.id] ?? 0) >= most { return true }
         if let threshold = capacity.waitThresholdSeconds, Double(estimatedWait(menu)) >= threshold { return true }
         return false
     }
@@ -175,19 +146,10 @@ struct QueueMenuEngine {
         return channels
     }
 
-    /// The wait estimates of a queue's channels (the SDK's `wait_times`).
+    /// The wait estimates of a queue's channels.
     func waitTimes(_ menu: MenuConfiguration) -> WaitTimes {
-        WaitTimes(chat: wait(menu, .chat)?.seconds, voiceCall: wait(menu, .voiceCall)?.seconds)
-    }
-}
-
-/// Sessions waiting per queue: queued chats and waiting calls, by menu id.
-struct WaitingSessions: Sendable {
-    var chats: [Int: Int] = [:]
-    var calls: [Int: Int] = [:]
-
-    /// Chats and calls waiting on queue `menuID` together (`capacity.max_waiting`).
-    func total(_ menuID: Int) -> Int {
-        (chats[menuID] ?? 0) + (calls[menuID] ?? 0)
+        let estimate = estimatedWait(menu)
+        return WaitTimes(chat: menu.channels?.chat != nil ? estimate : nil,
+                         voiceCall: menu.channels?.voiceCall != nil ? estimate : nil)
     }
 }

@@ -15,8 +15,6 @@ struct Queues: Sendable {
     let store: SandboxStore
     /// Business hours' time (docs/sdk-and-sandbox.md, `clock_start`).
     let businessClock: any TimeSource
-    /// What the human agents are doing (the desk records it; wait estimates read it).
-    let activity: AgentActivity
 
     /// The queue menu `id`, or a 404.
     func menu(_ id: Int) throws -> MenuConfiguration {
@@ -48,10 +46,8 @@ struct Queues: Sendable {
         return AudibleMessages(menuId: menu.id, messages: configuration.audibleMessages(forMenu: menu.id, language: language))
     }
 
-    /// The queues as they are now: business hours, the sessions waiting and what the agents
-    /// do (wait estimates: ``QueueMenuEngine/wait(_:_:)``).
+    /// The queues as they are now: business hours and the sessions waiting.
     func engine() async throws -> QueueMenuEngine {
-        QueueMenuEngine(configuration: configuration, now: businessClock.now(), waiting: try await store.waitingSessions(),
-                        activity: activity.snapshot())
+        QueueMenuEngine(configuration: configuration, now: businessClock.now(), waiting: try await store.waitingCounts())
     }
 }

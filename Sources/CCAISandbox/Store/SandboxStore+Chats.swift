@@ -153,18 +153,15 @@ extension SandboxStore {
         return Int(try database.query(sql).first?.first?.integerValue ?? 0)
     }
 
-    /// Sessions waiting per queue and channel: queued chats, waiting calls (what capacity
+    /// Sessions waiting per queue, queued chats and waiting calls together (what capacity
     /// and wait estimates count).
-    func waitingSessions() throws -> WaitingSessions {
-        func counts(_ sql: String) throws -> [Int: Int] {
-            var counts: [Int: Int] = [:]
-            for row in try database.query(sql) {
-                if let menu = row[0].integerValue, let count = row[1].integerValue { counts[Int(menu)] = Int(count) }
-            }
-            return counts
+    func waitingCounts() throws -> [Int: Int] {
+        var counts: [Int: Int] = [:]
+        let waiting = "SELECT menu_id FROM chats WHERE status = 'queued' UNION ALL SELECT menu_id FROM calls WHERE status = 'waiting'"
+        for row in try database.query("SELECT menu_id, count(*) FROM (\(waiting)) GROUP BY menu_id") {
+            if let menu = row[0].integerValue, let count = row[1].integerValue { counts[Int(menu)] = Int(count) }
         }
-        return WaitingSessions(chats: try counts("SELECT menu_id, count(*) FROM chats WHERE status = 'queued' GROUP BY menu_id"),
-                               calls: try counts("SELECT menu_id, count(*) FROM calls WHERE status = 'waiting' GROUP BY menu_id"))
+        return counts
     }
 
     /// The chats queued on `menus` and waiting for a human agent, oldest first, with
