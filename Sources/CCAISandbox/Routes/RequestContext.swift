@@ -31,6 +31,12 @@ extension HTTPRequest {
 typealias CallerHandler = @Sendable (HTTPRequest, Caller) async throws -> HTTPResponse
 
 extension HTTPRouter {
+    /// Adds a route table of handlers that take the request alone (the Apps API's, whose
+    /// caller is the company's server).
+    mutating func on(_ table: [(Endpoint, Handler)]) {
+        for (endpoint, handler) in table { on(endpoint, handler) }
+    }
+
     /// Adds a route table: each endpoint with its named handler, callers resolved as
     /// ``on(_:callers:_:)`` does.
     ///
@@ -68,4 +74,17 @@ extension Endpoint {
     /// request that changes something but uploads, which `limits.upload_bytes_per_hour`
     /// counts.
     var countsStoredBytes: Bool { method != "GET" && self != Endpoints.uploadMedia }
+}
+
+extension HTTPRequest {
+    /// Decodes the body's `key` object when it has one, else the whole body: the Apps API
+    /// takes `{ "chat": { ... } }` and `{ ... }` alike.
+    func decode<Body: Decodable>(_ type: Body.Type, wrappedIn key: String) throws -> Body {
+        guard let value = try? JSONValue(jsonText: String(decoding: body, as: UTF8.self)), let inner = value[key],
+              inner.objectValue != nil
+        else { return try decode(type) }
+        var unwrapped = self
+        unwrapped.body = Data(try inner.jsonText().utf8)
+        return try unwrapped.decode(type)
+    }
 }
