@@ -136,7 +136,7 @@ public final class Sandbox: Sendable {
         changes.subscribe(agentDesk)
         appsGate = AppsGate(configuration: configuration, limits: limits, clock: clock)
         appsChats = AppsChats(configuration: configuration, store: store, starts: chatStarts, chats: chats, lifecycle: lifecycle,
-                              desk: agentDesk, clock: clock)
+                              desk: agentDesk, queues: queues, clock: clock)
         startChores()
     }
 

@@ -15,6 +15,7 @@ struct AppsChats: Sendable {
     let chats: Chats
     let lifecycle: ChatLifecycle
     let desk: AgentDesk
+    let queues: Queues
     let clock: any TimeSource
 
     /// Creates the end user with `request.identifier`, or updates the fields it gives.
@@ -27,13 +28,15 @@ struct AppsChats: Sendable {
         return try published(user)
     }
 
-    /// The end user with the platform's `id` or the company's `identifier`, or a 404.
+    /// The end user with the platform's `id` and/or the company's `identifier` (both must
+    /// match when both are given), or a 404: also when neither names one.
     func endUser(id: Int?, identifier: String?) async throws -> AppsEndUser {
         let found: EndUser?
         switch (id, identifier) {
-        case (let id?, nil): found = try await store.endUser(id: id)
+        case (let id?, _):
+            found = try await store.endUser(id: id).flatMap { user in (identifier ?? user.identifier) == user.identifier ? user : nil }
         case (nil, let identifier?): found = try await store.endUser(identifier: identifier)
-        default: throw HTTPError.badRequest("give one of the query parameters 'id' (an integer) or 'identifier'")
+        case (nil, nil): throw HTTPError.notFound("no end user is named: give the query parameter 'id' or 'identifier'")
         }
         guard let found else { throw HTTPError.notFound("there is no such end user") }
         return try published(found)
@@ -80,38 +83,39 @@ struct AppsChats: Sendable {
                            createdAt: Self.timestamp(message.createdAt))
     }
 
-    /// Finishes a chat the server started (`chat.status = "finished"`), or commits a
-    /// deflection to its escalation under way (`deflection_channel` with `escalation_id`).
+    /// Changes a chat the server started, as published: `deflection_channel` commits a
+    /// deflection to the escalation under way (its `escalation_id`, else the option the chat
+    /// was escalated by), then `status = "finished"` ends the chat if it is still in
+    /// progress. Neither changes nothing. (`finished_by_user_id` names a portal user, which
+    /// the sandbox has none of: it is read and ignored.)
     func update(_ id: Int, _ update: AppsChatUpdate) async throws -> AppsChat {
-        let (chat, owner) = try await serverChat(id)
-        switch (update.chat.status, update.chat.deflectionChannel) {
-        case ("finished"?, nil):
-            guard let ended = try await lifecycle.end(chat.id, endUserID: owner, by: .endUser) else {
+        var (chat, owner) = try await serverChat(id)
+        if let status = update.chat.status, status != "finished" {
+            throw HTTPError.badRequest("chat.status may only be 'finished', got '\(TerminalText.escaped(status))'")
+        }
+        if let channel = update.chat.deflectionChannel {
+            let escalated = try await store.appsChatFacts(chatID: id).escalationID
+            guard let escalationID = update.chat.escalationId ?? escalated else {
+                throw HTTPError.conflict("chat \(id) has no escalation option to deflect: give chat.escalation_id")
+            }
+            let option = try escalationOption(escalationID, channel: channel, for: chat)
+            chat = try await desk.updateEscalation(chatID: chat.id, endUserID: owner, option: option)
+        }
+        if update.chat.status == "finished" {
+            if let ended = try await lifecycle.end(chat.id, endUserID: owner, by: .endUser) {
+                chat = ended
+            } else if update.chat.deflectionChannel == nil {
                 throw HTTPError.conflict("chat \(id) has already ended")
             }
-            return try await published(ended, endUserID: owner)
-        case (nil, let channel?):
-            guard let escalationID = update.chat.escalationId else {
-                throw HTTPError.badRequest("a deflection needs the escalation it answers: 'chat.escalation_id'")
-            }
-            return try await updateEscalation(id, escalationID: escalationID, AppsEscalationRequest(deflectionChannel: channel))
-        case (let status?, nil):
-            throw HTTPError.badRequest("chat.status may only be 'finished', got '\(status)'")
-        case (_?, _?):
-            throw HTTPError.badRequest("give chat.status or chat.deflection_channel, not both")
-        case (nil, nil):
-            throw HTTPError.badRequest("nothing to change: give chat.status = 'finished' or chat.deflection_channel")
         }
+        return try await published(chat, endUserID: owner)
     }
 
     /// Escalates a chat the server started from its virtual agent: to a human in chat, or
     /// by the option picked (which may deflect it to another channel).
     func escalate(_ id: Int, _ request: AppsEscalationRequest) async throws -> AppsChat {
         let (chat, owner) = try await serverChat(id)
-        let option = try request.escalationId.map { escalation in
-            try chats.escalationOption(ChatEscalationOption(escalationId: escalation, deflectionChannel: request.deflectionChannel),
-                                       for: chat)
-        }
+        let option = try request.escalationId.map { try escalationOption($0, channel: request.deflectionChannel, for: chat) }
         let escalated = try await desk.escalate(chatID: chat.id, endUserID: owner, option: option)
         return try await published(escalated, endUserID: owner)
     }
@@ -119,10 +123,25 @@ struct AppsChats: Sendable {
     /// Commits an option to the escalation under way of a chat the server started.
     func updateEscalation(_ id: Int, escalationID: Int, _ request: AppsEscalationRequest) async throws -> AppsChat {
         let (chat, owner) = try await serverChat(id)
-        let option = try chats.escalationOption(
-            ChatEscalationOption(escalationId: escalationID, deflectionChannel: request.deflectionChannel), for: chat)
+        let option = try escalationOption(escalationID, channel: request.deflectionChannel, for: chat)
         let updated = try await desk.updateEscalation(chatID: chat.id, endUserID: owner, option: option)
         return try await published(updated, endUserID: owner)
+    }
+
+    /// The chat's virtual agent's escalation option `id`: a 404 when it offers none such (the
+    /// Apps API names an option as a resource), a 409 when the option deflects elsewhere.
+    private func escalationOption(_ id: Int, channel: String?, for chat: ChatResponse) throws
+        -> VirtualAgentConfiguration.EscalationOption
+    {
+        let offered = queues.virtualAgent(forMenu: chat.menuId)?.configuration.escalationOptions ?? []
+        guard offered.contains(where: { $0.id == id }) else {
+            throw HTTPError.notFound("chat \(chat.id)'s virtual agent offers no escalation option \(id)")
+        }
+        do {
+            return try chats.escalationOption(ChatEscalationOption(escalationId: id, deflectionChannel: channel), for: chat)
+        } catch let refusal as HTTPError {
+            throw HTTPError.conflict(refusal.message)
+        }
     }
 
     private func anyChat(_ id: Int) async throws -> (ChatResponse, Int) {

@@ -24,6 +24,7 @@ struct AppsRoutes: Sendable {
     }
 
     private func endUser(_ request: HTTPRequest) async throws -> HTTPResponse {
+        try request.refuseQueryParameters(except: ["id", "identifier"])
         var id: Int?
         if let text = request.query["id"] {
             guard let value = Int(text), value > 0 else { throw HTTPError.badRequest("the query parameter 'id' must be a positive integer") }
@@ -35,6 +36,7 @@ struct AppsRoutes: Sendable {
     /// One entry per menu (of the subtree of `menu_id`), filtered by `menu_type`,
     /// `channel_type`, `wait[from]` and `wait[to]`; waits in seconds.
     private func waitTimes(_ request: HTTPRequest) async throws -> HTTPResponse {
+        try request.refuseQueryParameters(except: WaitTimeFilter.parameters)
         let filter = try WaitTimeFilter(request.query, languages: configuration.company.languages)
         let roots = try filter.menuID.map { [try queues.menu($0)] } ?? (configuration.menus ?? [])
         guard filter.menuType == nil || filter.menuType == .mobileMenu else { return try .json([AppsWaitTime]()) }
@@ -67,14 +69,18 @@ struct WaitTimeFilter {
     var waitFrom: Int?
     var waitTo: Int?
 
+    /// The languages the published page lists for `lang`.
+    static let publishedLanguages = ["en", "es", "fr", "de", "it", "ja", "ko", "pt", "pt-BR", "sv"]
+    static let parameters: Set<String> = ["lang", "menu_id", "menu_type", "channel_type", "wait[from]", "wait[to]"]
+
+    /// The filter of `query`; menu names are in `lang` when the company has it, else in its
+    /// default language.
     init(_ query: [String: String], languages: [String]) throws {
-        guard let language = query["lang"], !language.isEmpty else {
-            throw HTTPError.badRequest("the query parameter 'lang' is required (one of: \(languages.joined(separator: ", ")))")
+        guard let language = query["lang"], Self.publishedLanguages.contains(language) else {
+            throw HTTPError.badRequest("the query parameter 'lang' is required, one of: \(Self.publishedLanguages.joined(separator: ", "))"
+                                       + " (the company's: \(languages.joined(separator: ", ")))")
         }
-        guard languages.contains(language) else {
-            throw HTTPError.badRequest("lang '\(language)' is not one of the company's languages: \(languages.joined(separator: ", "))")
-        }
-        self.language = language
+        self.language = languages.contains(language) ? language : languages.first ?? language
         menuID = try Self.positive(query, "menu_id")
         if let text = query["menu_type"] {
             guard let type = AppsMenuType(rawValue: text) else {

@@ -77,6 +77,21 @@ extension Endpoint {
 }
 
 extension HTTPRequest {
+    /// A 400 naming the query parameters that are not `allowed`, or that are given twice: a
+    /// misspelled filter (`menuid=3`) is an error, not a silent "everything", and so is one
+    /// whose value is ambiguous.
+    func refuseQueryParameters(except allowed: Set<String>) throws {
+        if let repeated = repeatedQueryNames.sorted().first {
+            throw HTTPError.badRequest("the query parameter '\(TerminalText.escaped(repeated))' is given more than once")
+        }
+        let unknown = Set(query.keys).subtracting(allowed)
+        guard unknown.isEmpty else {
+            throw HTTPError.badRequest("unknown query parameter\(unknown.count == 1 ? "" : "s") "
+                                       + unknown.sorted().map { "'\(TerminalText.escaped($0))'" }.joined(separator: ", ")
+                                       + "; this route takes " + allowed.sorted().joined(separator: ", "))
+        }
+    }
+
     /// Decodes the body's `key` object when it has one, else the whole body: the Apps API
     /// takes `{ "chat": { ... } }` and `{ ... }` alike.
     func decode<Body: Decodable>(_ type: Body.Type, wrappedIn key: String) throws -> Body {

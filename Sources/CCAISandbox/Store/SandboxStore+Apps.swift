@@ -14,8 +14,9 @@ extension SandboxStore {
         /// The human agents and the virtual agents that wrote in the chat, first to last.
         var agentNames: [String]
         var virtualAgentNames: [String]
-        /// Whether it was escalated from its virtual agent, and to which channel.
+        /// Whether it was escalated from its virtual agent, by which option, to which channel.
         var escalated: Bool
+        var escalationID: Int?
         var escalationChannel: String?
     }
 
@@ -59,11 +60,12 @@ extension SandboxStore {
                 GROUP BY sender_name ORDER BY min(sequence)
                 """, [id, .text(type.rawValue)]).compactMap { $0[0].textValue }
         }
-        let escalation = try database.query("SELECT escalated, escalation_channel FROM chats WHERE id = ?", [id]).first
+        let escalation = try database.query("SELECT escalated, escalation_channel, escalation_id FROM chats WHERE id = ?", [id]).first
         var lastEndUserMessageAt: Double?
         if case .real(let moment) = lastWritten { lastEndUserMessageAt = moment }
         return AppsChatFacts(startedByServer: try isStartedByServer(chatID: chatID), lastEndUserMessageAt: lastEndUserMessageAt,
                              agentNames: try writers(.agent), virtualAgentNames: try writers(.virtualAgent),
-                             escalated: (escalation?[0].integerValue ?? 0) != 0, escalationChannel: escalation?[1].textValue)
+                             escalated: (escalation?[0].integerValue ?? 0) != 0, escalationID: escalation?[2].integerValue.map(Int.init),
+                             escalationChannel: escalation?[1].textValue)
     }
 }
