@@ -30,6 +30,7 @@ enum SDKBindings {
         module.module(LanguageBindings.module(ccai))
         module.module(QueueMenuBindings.module(ccai))
         module.module(OptionsBindings.module(ccai))
+        module.module(AppsBindings.module(context.apps))
     }
 
     /// The services a plugin may call (``PluginModule``): the company, the language (read

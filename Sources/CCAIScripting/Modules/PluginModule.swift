@@ -14,9 +14,10 @@ import Timekeeping
 /// ```
 public enum PluginModule {
     public static func make(environment: [String: String], logger: ScriptLogger, sdk: CCAI?,
-                            clock: any TimeSource = SystemClock()) -> LuaModule {
+                            clock: any TimeSource = SystemClock(), apps: AppsClient? = nil) -> LuaModule {
         var ccai = CCAIModule.make(environment: environment, logger: logger, clock: clock)
         if let sdk { SDKBindings.installReadOnly(sdk, into: &ccai) }
+        ccai.module(AppsBindings.module(apps))
         return ccai
     }
 }

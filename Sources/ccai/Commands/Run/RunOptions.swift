@@ -75,6 +75,11 @@ struct RunOptions {
                                        + "host signs in as, a glob (*, ?, [...]; repeatable, any may match; default: vu-*)")
     static let signedClaims = OptionSpec("--signed-claims", value: "KEY,...", help: "with --host: the keys of signed "
                                          + "custom data the host signs (default: none)")
+    static let appsHost = OptionSpec("--apps-host", value: "URL", help: "the Apps API ccai.apps calls (https://SUBDOMAIN."
+                                     + "DOMAIN of a tenant; http:// for loopback only) instead of the embedded sandbox's, "
+                                     + "with credentials from --apps-credentials-file or \(AppsCredentials.environmentVariable)")
+    static let appsCredentialsFile = OptionSpec("--apps-credentials-file", value: "FILE", help: "with --apps-host: the "
+                                                + "file's one line SUBDOMAIN:TOKEN (never on the command line)")
     static let logLevel = OptionSpec("--log-level", value: "LEVEL", help: "debug, info, warn or error (default: info)")
     static let quiet = OptionSpec("--quiet", aliases: ["-q"], help: "no progress line, and only warnings and errors in the "
                                   + "log (as --log-level warn); the script's print writes to standard output whatever the "
@@ -92,11 +97,11 @@ struct RunOptions {
 
     /// The options ``PlatformConnection/parse(_:identities:)`` reads, by name.
     static let connectionOptions = [sandbox, host, companyKey, companySecret, companySecretFile, jwtCommand, jwtAlgorithm,
-                                    signedClaims]
+                                    signedClaims, appsHost, appsCredentialsFile]
 
     static let options = [env, plugins, vus, iterations, duration, timeout, seed, virtualTime, start, segment, out,
                           summaryOut, summaryMode, strictPlugins, sandbox, loopback, host, companyKey, companySecret, companySecretFile,
-                          jwtCommand, jwtAlgorithm, identities, signedClaims, logLevel, quiet, outDir, memoryLimit,
+                          jwtCommand, jwtAlgorithm, identities, signedClaims, appsHost, appsCredentialsFile, logLevel, quiet, outDir, memoryLimit,
                           instructionLimit, timeLimit]
 }
 

@@ -26,6 +26,7 @@ struct RunWiring {
         // A simulation's clock stands still while a script spins: budgets keep the real time.
         if platform.simulation != nil { template.budgetClock = SystemClock() }
         template.outputDirectory = options.outputDirectory
+        template.apps = platform.apps
         var wiring = RunWiring(options: options, platform: platform, logger: logger, template: template)
         try await wiring.loadPlugins()
         return wiring
