@@ -80,6 +80,8 @@ public struct SandboxConfiguration: Codable, Sendable {
     /// The bearer token of the operator's routes (`GET /admin/ratings`); none refuses them.
     /// `ccai sandbox serve` makes one up and prints it when the configuration has none.
     public var adminToken: String?
+    /// Where the events of Apps API chats are POSTed, signed (docs/webhooks.md); none by default.
+    public var webhooks: WebhookConfiguration?
 
     public init(company: Company, hours: BusinessHours? = nil, menus: [MenuConfiguration]? = nil,
                 agents: [AgentConfiguration]? = nil, handleTimeSeconds: Double? = nil) {
@@ -139,6 +141,7 @@ public struct SandboxConfiguration: Codable, Sendable {
             company("jwt_max_lifetime_seconds", "must be a positive number of seconds")
         }
         problems += limits?.problems() ?? []
+        problems += webhooks?.problems() ?? []
         if let seconds = handleTimeSeconds, !(seconds >= 0 && seconds.isFinite) {
             problems.append("handle_time_seconds: must be a number of seconds")
         }

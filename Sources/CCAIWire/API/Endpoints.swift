@@ -108,6 +108,9 @@ public struct EndpointTable: Sendable {
                                      operationID: "downloadChatTranscript", maximumResponseBytes: 32 << 20)
     public let ratings = Endpoint("GET", "/admin/ratings", operationID: "getRatings", access: .admin)
 
+    // Webhooks of Apps API chats (docs/webhooks.md): what was delivered, newest first
+    public let webhookDeliveries = Endpoint("GET", "/admin/webhook_deliveries", operationID: "getWebhookDeliveries", access: .admin)
+
     // Operations: whether a served sandbox answers (a load balancer's or Kubernetes' probe)
     public let health = Endpoint("GET", "/healthz", operationID: "getHealth", access: .anyone)
 

@@ -1,3 +1,4 @@
+import CCAIBridge
 import CCAISandbox
 import Foundation
 
@@ -73,7 +74,8 @@ struct SandboxServeCommand: Command {
         if let configurationFile { configuration = try await SandboxConfiguration.load(file: configurationFile, environment: environment) }
         let admin = try AdminToken.resolve(file: adminTokenFile, configured: configuration.adminToken, dataDirectory: dataDirectory)
         configuration.adminToken = admin.token
-        let sandbox = try Sandbox(configuration: configuration, dataDirectory: dataDirectory)
+        let sandbox = try Sandbox(configuration: configuration, dataDirectory: dataDirectory,
+                                  webhookTransport: CurlWebhookTransport.for(configuration))
         try await sandbox.resumeChatsLeftOpen()
         try await sandbox.failCallsLeftOpen()
         var limits = HTTPServer.Limits()
