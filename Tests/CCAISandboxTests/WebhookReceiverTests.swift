@@ -45,6 +45,11 @@ struct WebhookReceiverTests {
         #expect(accepted.status == 204)
         let replay = try await post(receiver, body, headers: headers, path: "/hooks")
         #expect(replay.status == 409 && replay.body.contains("replay"))
+        // The same signatures spelled otherwise are the same delivery.
+        var respelled = headers
+        let parts = (headers["X-Signature"] ?? "").split(separator: " ")
+        respelled["X-Signature"] = parts.reversed().joined(separator: "   ")
+        #expect(try await post(receiver, body, headers: respelled, path: "/hooks").status == 409)
 
         await receiver.stop()
         var received: [WebhookReceiver.Delivery] = []

@@ -12,10 +12,10 @@ import Timekeeping
 /// - a missing, malformed or wrong signature, or a timestamp further than the tolerance
 ///   from `clock` (401);
 /// - a body that is not an envelope (400), or larger than the limit (413);
-/// - a replay: the same signature and timestamp again within the tolerance (409; our
-///   choice: a sender signs every attempt anew, so only a copy repeats both). A delivery
-///   the sender retried after an answer it missed has new ones: the envelope's `id` tells
-///   it apart.
+/// - a replay: the same timestamp and body again within the tolerance, however its
+///   headers are spelled (409; our choice: a sender signs every attempt anew, so only a
+///   copy repeats both). A delivery the sender retried after an answer it missed has a
+///   new timestamp: the envelope's `id` tells it apart.
 ///
 /// ```swift
 /// let (receiver, deliveries) = try WebhookReceiver.stream(port: 9000, signature: signature)
@@ -88,7 +88,7 @@ final class WebhookIntake: Sendable {
     let signature: WebhookSignature
     let clock: any TimeSource
     let handler: @Sendable (WebhookReceiver.Delivery) async -> Void
-    /// Signature and timestamp of deliveries accepted, with when they expire.
+    /// The timestamp and body digest of deliveries accepted, with when they expire.
     private let seen = Mutex<[String: Date]>([:])
 
     init(signature: WebhookSignature, clock: any TimeSource, handler: @escaping @Sendable (WebhookReceiver.Delivery) async -> Void) {
@@ -111,7 +111,9 @@ final class WebhookIntake: Sendable {
             return HTTPError.badRequest("the body is not a webhook envelope: a JSON object with id, event, chat_id, "
                                         + "timestamp and data expected").response
         }
-        if let refusal = remember("\(timestampHeader ?? "") \(signatureHeader ?? "")", until: signedAt + signature.tolerance, now: now) {
+        // The signed content names a delivery, however its headers are spelled.
+        if let refusal = remember("\(timestampHeader ?? "") \(Digest.sha256Hex(request.body))", until: signedAt + signature.tolerance,
+                                  now: now) {
             return refusal.response
         }
         await handler(WebhookReceiver.Delivery(event: envelope.event, chatID: envelope.chatId, data: envelope.data,
