@@ -62,6 +62,9 @@ public final class Sandbox: Sendable {
     /// Delivers the events of Apps API chats to the configuration's `webhooks.url`,
     /// signed; nil when the configuration has no `webhooks` (docs/webhooks.md).
     public let webhooks: WebhookDispatcher?
+    /// The Apps API's door (credentials, the company's rate) and its chat platform flow.
+    let appsGate: AppsGate
+    let appsChats: AppsChats
 
     /// A sandbox whose time comes from `clock` (the real time by default). A configuration
     /// with `clock_start` moves business hours to that moment; tokens keep `clock`.
@@ -144,6 +147,9 @@ public final class Sandbox: Sendable {
             log: log)
         agentDesk = AgentDesk(environment: environment, scripts: scripts.agents, virtualScripts: scripts.virtualAgents)
         changes.subscribe(agentDesk)
+        appsGate = AppsGate(configuration: configuration, limits: limits, clock: clock)
+        appsChats = AppsChats(configuration: configuration, store: store, starts: chatStarts, chats: chats, lifecycle: lifecycle,
+                              desk: agentDesk, queues: queues, clock: clock)
         startChores()
     }
 
@@ -211,7 +217,11 @@ public final class Sandbox: Sendable {
         PostSessionRoutes(callers: callers, calls: calls, postSessions: postSessions, desk: desk).register(in: &router)
         TranscriptRoutes(callers: callers, transcripts: transcripts).register(in: &router)
         WebhookRoutes(webhooks: webhooks).register(in: &router)
+        AppsRoutes(configuration: configuration, appsChats: appsChats, queues: queues, desk: desk).register(in: &router)
+        AppsChatRoutes(appsChats: appsChats).register(in: &router)
         router.adminToken = configuration.adminToken
+        let gate = appsGate
+        router.checkAppsCredentials = { gate.refusal($0) }
         return router
     }
 

@@ -398,6 +398,13 @@ actor AgentDesk: SessionChangeObserver {
         holder(of: .chat(chatID))
     }
 
+    /// A queue's human agents on shift (`logged_in`) and those of them with room for
+    /// another chat or call (`available`): what the Apps API's wait times report.
+    func staffing(ofMenu menuID: Int) -> (loggedIn: Int, available: Int) {
+        let onShift = (environment.configuration.agents ?? []).filter { $0.menus.contains(menuID) && roster.isOnShift($0.name) }
+        return (onShift.count, onShift.filter { (load[$0.name]?.count ?? 0) < ($0.maxChats ?? .max) }.count)
+    }
+
     /// How many human agents have at least one chat or call.
     func busyAgents() -> Int {
         load.values.filter { !$0.isEmpty }.count

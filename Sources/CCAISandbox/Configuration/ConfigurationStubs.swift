@@ -51,12 +51,17 @@ public enum ConfigurationStubs {
             "handle_time_seconds": "for wait estimates (default 300)", "clock_start": "ISO 8601: business hours run from this moment",
             "custom_forms": "custom forms (id, name, title, subtitle, header, footer, questions)", "surveys": "by key",
             "admin_token": "bearer token of GET /admin/ratings", "webhooks": "signed events of Apps API chats (docs/webhooks.md)",
+            "api_credentials": "the Apps API's (/apps/api/v1) Basic credentials: user the company's subdomain, password a token",
+        ]),
+        LuaStubClass("ccai.sandbox.APICredential", APICredential.self, notes: [
+            "token": "at least 16 characters; kept as its SHA-256 digest only",
         ]),
         LuaStubClass("ccai.sandbox.Company", SandboxConfiguration.Company.self, notes: [
             "languages": "the default first", "time_zone": "an IANA time zone", "key": "the company key SDKs initialize with",
             "secret": "signs end-user JWTs; never readable from scripts", "auth_token_seconds": "(default one day)",
             "jwt_max_lifetime_seconds": "(default one day)", "post_session": "the company-wide default",
             "audible_messages": "the company-wide announcements of calls",
+            "subdomain": "the Apps API's Basic user name (default sandbox)",
         ], fieldShapes: ["jwt_algorithms": .list(.literals(JWTAlgorithm.allCases.map(\.rawValue))), "audible_messages": audibleMessages]),
         LuaStubClass("ccai.sandbox.Menu", MenuConfiguration.self, notes: [
             "hours": "none: the company's", "post_session": "over the parent's, key by key",

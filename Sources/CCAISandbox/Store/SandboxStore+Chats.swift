@@ -58,7 +58,8 @@ extension SandboxStore {
     /// unless the end user has one in progress (then that one is returned as `.inProgress`).
     func createChat(endUserID: Int, menuID: Int, lang: String, status: ChatStatus = .queued, redaction: Bool,
                     screenShareable: Bool = false, session: ChatSessionData = ChatSessionData(),
-                    postSession: PostSessionSettings = PostSessionSettings(), now: Date) throws -> ChatCreation
+                    postSession: PostSessionSettings = PostSessionSettings(), startedByServer: Bool = false, now: Date) throws
+        -> ChatCreation
     {
         try database.transaction {
             if let existing = try currentChat(endUserID: endUserID) { return .inProgress(existing) }
@@ -76,6 +77,7 @@ extension SandboxStore {
             guard let chat = try chat(id: Int(database.lastInsertRowID), endUserID: endUserID) else {
                 throw SQLiteError(code: 0, message: "the chat vanished")
             }
+            if startedByServer { try markStartedByServer(chatID: chat.id, now: now) }
             return .created(chat)
         }
     }
