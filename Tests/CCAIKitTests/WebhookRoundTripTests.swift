@@ -4,6 +4,7 @@ import CCAISandbox
 import CCAIWire
 import Foundation
 import Testing
+import Timekeeping
 
 /// The whole way over real loopback HTTP: a sandbox's webhook queue POSTs through libcurl
 /// (CCAIBridge's `CurlWebhookTransport`), and the receiver scripts use verifies and hands
@@ -46,6 +47,22 @@ import Testing
         #expect(received == 0)
         let record = try #require(hooks.delivery(id))
         #expect(record.state == .failed && record.lastStatus == 401 && record.attempts == 1)
+    }
+
+    /// The transport connects to the addresses the guard checked and makes no lookup of
+    /// its own: a name no resolver knows is reached at its pinned address.
+    @Test func theTransportConnectsToThePinnedAddressesOnly() async throws {
+        let (receiver, deliveries) = try WebhookReceiver.stream(signature: WebhookSignature(primarySecret: secrets.primary))
+        let configuration = WebhookConfiguration(url: "http://hooks.invalid:\(receiver.port)/", primarySecret: secrets.primary)
+        let hooks = WebhookDispatcher(configuration: configuration, transport: CurlWebhookTransport(), clock: SystemClock(),
+                                      resolve: { _ in ["127.0.0.1"] }, log: { _ in })
+        let id = hooks.enqueue(.chatCreated, chatID: 5, data: [:])
+        await hooks.idle()
+        await receiver.stop()
+        var received: [Int] = []
+        for await delivery in deliveries { received.append(delivery.chatID) }
+        #expect(received == [5])
+        #expect(hooks.delivery(id)?.state == .delivered)
     }
 
     @Test func aRedirectIsNotFollowed() async throws {
