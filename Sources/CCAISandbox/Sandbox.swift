@@ -59,6 +59,9 @@ public final class Sandbox: Sendable {
     let files: ChatFiles
     let postSessions: PostSessions
     let transcripts: Transcripts
+    /// Delivers the events of Apps API chats to the configuration's `webhooks.url`,
+    /// signed; nil when the configuration has no `webhooks` (docs/webhooks.md).
+    public let webhooks: WebhookDispatcher?
     /// The Apps API's door (credentials, the company's rate) and its chat platform flow.
     let appsGate: AppsGate
     let appsChats: AppsChats
@@ -70,13 +73,23 @@ public final class Sandbox: Sendable {
     /// `chat_timeout_seconds`, idle chats are ended every 5 seconds (of `clock`) while the
     /// sandbox lives; with a queue that takes scheduled calls, the calls due are placed as
     /// often. Pushes (a scheduled call's callback, an agent's message to an end user with no
-    /// event stream open) are recorded, and handed to `pushSink` when there is one.
+    /// event stream open) are recorded, and handed to `pushSink` when there is one. A
+    /// configuration with `webhooks` needs `webhookTransport` (CCAIBridge's
+    /// `CurlWebhookTransport`): the sandbox has no HTTP client of its own.
     public init(configuration: SandboxConfiguration = .builtIn, dataDirectory: String? = nil,
                 clock: any TimeSource = SystemClock(), pushSink: (any PushSink)? = nil,
+                webhookTransport: (any WebhookTransport)? = nil,
                 log: @escaping @Sendable (String) -> Void = Sandbox.standardError) throws {
         let scripts = AgentScripts(configuration: configuration)
         let problems = configuration.problems() + scripts.problems
         guard problems.isEmpty else { throw ConfigurationError(problems: problems) }
+        webhooks = try configuration.webhooks.map { webhooks in
+            guard let webhookTransport else {
+                throw ConfigurationError(message: "webhooks: this program gives the sandbox no HTTP client to deliver them with "
+                                         + "(Sandbox(webhookTransport:))")
+            }
+            return WebhookDispatcher(configuration: webhooks, transport: webhookTransport, clock: clock, log: log)
+        }
         self.log = log
         self.configuration = configuration
         let limits = configuration.limits ?? LimitsConfiguration()
@@ -203,6 +216,7 @@ public final class Sandbox: Sendable {
         ScreenShareRoutes(callers: callers, screenShares: screenShares).register(in: &router)
         PostSessionRoutes(callers: callers, calls: calls, postSessions: postSessions, desk: desk).register(in: &router)
         TranscriptRoutes(callers: callers, transcripts: transcripts).register(in: &router)
+        WebhookRoutes(webhooks: webhooks).register(in: &router)
         AppsRoutes(configuration: configuration, appsChats: appsChats, queues: queues, desk: desk).register(in: &router)
         AppsChatRoutes(appsChats: appsChats).register(in: &router)
         router.adminToken = configuration.adminToken

@@ -86,6 +86,8 @@ public struct SandboxConfiguration: Codable, Sendable {
     /// The bearer token of the operator's routes (`GET /admin/ratings`); none refuses them.
     /// `ccai sandbox serve` makes one up and prints it when the configuration has none.
     public var adminToken: String?
+    /// Where the events of Apps API chats are POSTed, signed (docs/webhooks.md); none by default.
+    public var webhooks: WebhookConfiguration?
     /// The credentials of the Apps API (`/apps/api/v1`); none refuses every request to it.
     /// `ccai sandbox serve` and `ccai run` make one up when the configuration has none.
     public var apiCredentials: [APICredential]?
@@ -148,6 +150,7 @@ public struct SandboxConfiguration: Codable, Sendable {
             company("jwt_max_lifetime_seconds", "must be a positive number of seconds")
         }
         problems += limits?.problems() ?? []
+        problems += webhooks?.problems() ?? []
         problems += apiCredentialProblems()
         if let seconds = handleTimeSeconds, !(seconds >= 0 && seconds.isFinite) {
             problems.append("handle_time_seconds: must be a number of seconds")

@@ -23,7 +23,7 @@ struct AppsGate: Sendable {
     /// Nil to go on, else the refusal of a request with this `Authorization` header.
     func refusal(_ authorization: String?) -> HTTPError? {
         guard let (user, password) = Self.basicCredentials(authorization),
-              Self.sameBytes(user, subdomain) && tokenDigests.contains(where: { Self.sameBytes(Digest.sha256Hex(password), $0) })
+              ConstantTime.equal(user, subdomain) && tokenDigests.contains(where: { ConstantTime.equal(Digest.sha256Hex(password), $0) })
         else {
             return HTTPError(code: .unauthenticated,
                              message: "the Apps API needs Basic credentials: the company's subdomain and an API token",
@@ -42,14 +42,5 @@ struct AppsGate: Sendable {
               let colon = text.firstIndex(of: ":")
         else { return nil }
         return (String(text[..<colon]), String(text[text.index(after: colon)...]))
-    }
-
-    /// Whether two texts are the same bytes, compared in time that does not depend on where
-    /// they differ.
-    private static func sameBytes(_ given: String, _ expected: String) -> Bool {
-        let given = Array(given.utf8), expected = Array(expected.utf8)
-        var difference = given.count ^ expected.count
-        for index in expected.indices { difference |= Int(expected[index] ^ (index < given.count ? given[index] : 0)) }
-        return difference == 0
     }
 }

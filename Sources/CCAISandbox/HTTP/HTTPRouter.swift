@@ -188,10 +188,8 @@ public struct HTTPRouter: Sendable {
         guard let token = HTTPRequest.bearerToken(authorization) else {
             return .unauthenticated("the admin token is required (Authorization: Bearer ADMIN_TOKEN)")
         }
-        let given = Array(token.utf8), expected = Array(adminToken.utf8)
-        var difference = given.count ^ expected.count
-        for index in expected.indices { difference |= Int(expected[index] ^ (index < given.count ? given[index] : 0)) }
-        return difference == 0 ? nil : HTTPError(status: 403, code: .forbidden, message: "the admin token is not this sandbox's")
+        return ConstantTime.equal(token, adminToken) ? nil
+            : HTTPError(status: 403, code: .forbidden, message: "the admin token is not this sandbox's")
     }
 
     private func match(_ pattern: [Substring], _ path: [Substring]) -> [String: String]? {

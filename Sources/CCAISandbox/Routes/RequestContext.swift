@@ -10,9 +10,10 @@ extension Caller {
 }
 
 extension HTTPRequest {
-    /// The page its query asks for (`after`, `limit`), or a 400 naming the parameter.
-    func page(_ paging: Paging) throws -> (after: Int, limit: Int) {
-        switch paging.page(query) {
+    /// The page its query asks for (`after`, or the `cursor` given, and `limit`), or a 400
+    /// naming the parameter.
+    func page(_ paging: Paging, cursor: String = "after") throws -> (after: Int, limit: Int) {
+        switch paging.page(query, cursor: cursor) {
         case .success(let page): return page
         case .failure(let error): throw HTTPError.badRequest(error.message)
         }

@@ -108,6 +108,9 @@ public struct EndpointTable: Sendable {
                                      operationID: "downloadChatTranscript", maximumResponseBytes: 32 << 20)
     public let ratings = Endpoint("GET", "/admin/ratings", operationID: "getRatings", access: .admin)
 
+    // Webhooks of Apps API chats (docs/webhooks.md): what was delivered, newest first
+    public let webhookDeliveries = Endpoint("GET", "/admin/webhook_deliveries", operationID: "getWebhookDeliveries", access: .admin)
+
     // The Apps API: the platform's published server-side API (docs/platform-fidelity.md),
     // for the company's servers with Basic credentials
     public let appsWaitTimes = Endpoint("GET", "/apps/api/v1/wait_times", operationID: "appsGetWaitTimes", access: .apps)

@@ -204,7 +204,8 @@ struct PlatformConnection {
             configuration.apiCredentials = (configuration.apiCredentials ?? []) + [APICredential(name: "ccai run", token: appsToken)]
             // The run's devices get the sandbox's pushes at the tokens they registered.
             let devices = LocalPushNetwork()
-            let sandbox = try Sandbox(configuration: configuration, clock: clock, pushSink: devices)
+            let sandbox = try Sandbox(configuration: configuration, clock: clock, pushSink: devices,
+                                      webhookTransport: CurlWebhookTransport.for(configuration))
             let server = loopback ? try sandbox.serve(address: "127.0.0.1", port: 0) : nil
             let http = server == nil ? HTTPClient(clock: clock, transport: RouterTransport(router: sandbox.router, clock: clock))
                 : HTTPClient(clock: clock)

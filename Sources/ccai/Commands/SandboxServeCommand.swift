@@ -1,3 +1,4 @@
+import CCAIBridge
 import CCAISandbox
 import Foundation
 
@@ -81,7 +82,8 @@ struct SandboxServeCommand: Command {
             configuration.apiCredentials = [APICredential(name: "sandbox serve", token: apps.token)]
             appsNotice = apps.notice
         }
-        let sandbox = try Sandbox(configuration: configuration, dataDirectory: dataDirectory)
+        let sandbox = try Sandbox(configuration: configuration, dataDirectory: dataDirectory,
+                                  webhookTransport: CurlWebhookTransport.for(configuration))
         try await sandbox.resumeChatsLeftOpen()
         try await sandbox.failCallsLeftOpen()
         var limits = HTTPServer.Limits()
