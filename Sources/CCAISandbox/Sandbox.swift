@@ -104,7 +104,9 @@ public final class Sandbox: Sendable {
             businessClock = clock
         }
         let hub = EventHub(clock: clock)
-        let publisher = EventPublisher(store: store, hub: hub, clock: clock)
+        let renderer = AppsChatRenderer(configuration: configuration, store: store)
+        let webhookTap = webhooks.map { AppsWebhookTap(webhooks: $0, store: store, renderer: renderer, log: log) }
+        let publisher = EventPublisher(store: store, hub: hub, clock: clock, webhookTap: webhookTap)
         let changes = SessionChanges()
         let lifecycle = ChatLifecycle(store: store, publisher: publisher, clock: clock, changes: changes)
         let streams = EventStreams(limit: limits.effectiveEventStreamsPerEndUser, hub: hub)
@@ -149,7 +151,7 @@ public final class Sandbox: Sendable {
         changes.subscribe(agentDesk)
         appsGate = AppsGate(configuration: configuration, limits: limits, clock: clock)
         appsChats = AppsChats(configuration: configuration, store: store, starts: chatStarts, chats: chats, lifecycle: lifecycle,
-                              desk: agentDesk, queues: queues, clock: clock)
+                              desk: agentDesk, queues: queues, renderer: renderer, clock: clock)
         startChores()
     }
 

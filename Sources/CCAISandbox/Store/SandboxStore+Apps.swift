@@ -24,7 +24,8 @@ extension SandboxStore {
         try database.execute("""
             CREATE TABLE IF NOT EXISTS apps_chats (
               chat_id INTEGER PRIMARY KEY REFERENCES chats(id),
-              created_at REAL NOT NULL
+              created_at REAL NOT NULL,
+              webhook_status TEXT
             );
             """)
     }
@@ -42,6 +43,21 @@ extension SandboxStore {
             .first?.first?.integerValue
         else { return nil }
         return try chat(id: id, endUserID: Int(owner)).map { ($0, Int(owner)) }
+    }
+
+    /// For a chat the company's server started, the status its webhooks last told (nil:
+    /// none yet), now replaced by `status`; nil for any other chat. One step, so two
+    /// events of a chat never both tell it was created.
+    func advanceWebhookStatus(chatID: Int, to status: String) throws -> WebhookStatusStep? {
+        let id = SQLiteValue.integer(Int64(chatID))
+        guard let row = try database.query("SELECT webhook_status FROM apps_chats WHERE chat_id = ?", [id]).first else { return nil }
+        try database.run("UPDATE apps_chats SET webhook_status = ? WHERE chat_id = ?", [.text(status), id])
+        return WebhookStatusStep(previous: row[0].textValue)
+    }
+
+    /// A server chat's status as its webhooks told it before this event.
+    struct WebhookStatusStep {
+        var previous: String?
     }
 
     /// Whether the company's server started the chat.

@@ -176,24 +176,39 @@ public struct AppsChatUpdate: Codable, Equatable, Sendable {
 /// A message as `POST /apps/api/v1/chats/{id}/message` answers it (our choice: the public
 /// pages do not show the answer).
 public struct AppsMessage: Codable, Equatable, Sendable {
+    /// Who wrote a message: `end_user`, `agent`, `virtual_agent` or `system`, and their name.
+    public struct Sender: Codable, Equatable, Sendable {
+        public var type: String
+        public var name: String?
+
+        public init(type: String, name: String? = nil) {
+            self.type = type
+            self.name = name
+        }
+    }
+
     public var id: Int
     public var chatId: Int
+    /// `text`, or the kind of what an agent sent (`media`, `form`, `notification`...).
     public var type: String
+    /// The text; empty for what has none.
     public var content: String
     public var createdAt: String
+    public var sender: Sender?
 
     enum CodingKeys: String, CodingKey {
-        case id, type, content
+        case id, type, content, sender
         case chatId = "chat_id"
         case createdAt = "created_at"
     }
 
-    public init(id: Int, chatId: Int, type: String, content: String, createdAt: String) {
+    public init(id: Int, chatId: Int, type: String, content: String, createdAt: String, sender: Sender? = nil) {
         self.id = id
         self.chatId = chatId
         self.type = type
         self.content = content
         self.createdAt = createdAt
+        self.sender = sender
     }
 }
 
