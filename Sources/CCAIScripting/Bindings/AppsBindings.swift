@@ -16,7 +16,7 @@ import LuaRuntime
 /// ccai.apps.finish_chat(chat.id)
 /// ```
 enum AppsBindings {
-    static let rows: [Binding<AppsClient>] = [
+    static let rows: [Binding<Context>] = [
         Binding("wait_times", "The wait of each menu (seconds), with its staffing: lang is required; menu_id (its subtree), "
                 + "menu_type, channel_type, wait_from and wait_to filter.", waitTimes, returns: [.model([AppsWaitTime].self)]),
         Binding("upsert_end_user", "Creates the end user with the identifier, or updates the fields given; the same end users "
@@ -38,9 +38,19 @@ enum AppsBindings {
                 returns: [.model(AppsChat.self)]),
     ]
 
-    /// The module, its functions calling `apps` (nil: each raises `not_initialized`).
-    static func module(_ apps: AppsClient?) -> LuaModule {
+    /// What the functions work with: the client, and where a state's chats' webhooks come from.
+    struct Context {
+        var apps: AppsClient
+        var events: LuaEventEmitter?
+        var webhooks: WebhookInbox?
+    }
+
+    /// The module, its functions calling `apps` (nil: each raises `not_initialized`); with
+    /// `events` and `webhooks`, `on` and `wait_for` of the webhooks of the chats the state
+    /// starts.
+    static func module(_ apps: AppsClient?, events: LuaEventEmitter? = nil, webhooks: WebhookInbox? = nil) -> LuaModule {
         var module = LuaModule(name: "ccai.apps")
+        if let events { module.events(events) }
         module.functions(rows) { call in
             guard let apps else {
                 throw LuaErrorValue(code: ErrorCode.notInitialized.rawValue,
@@ -48,61 +58,80 @@ enum AppsBindings {
                                         + "credentials (--apps-credentials-file or CCAI_APPS_CREDENTIALS)",
                                     fields: ["service": .string("apps"), "method": .string(SDKBindings.serviceAndMethod(of: call).method)])
             }
-            return apps
+            return Context(apps: apps, events: events, webhooks: webhooks)
         }
         return module
     }
 
-    static func waitTimes(_ apps: AppsClient, _ query: WaitTimesArguments, _ call: LuaCall) throws -> LuaReturn {
+    static func waitTimes(_ context: Context, _ query: WaitTimesArguments, _ call: LuaCall) throws -> LuaReturn {
+        let apps = context.apps
         let filter = AppsWaitTimeQuery(lang: query.lang, menuId: query.menuId, menuType: query.menuType, channelType: query.channelType,
                                        waitFrom: query.waitFrom, waitTo: query.waitTo)
         return try SDKBindings.sdk(call) { try await apps.waitTimes(filter) }
     }
 
-    static func upsertEndUser(_ apps: AppsClient, _ request: AppsEndUserRequest, _ call: LuaCall) throws -> LuaReturn {
-        try SDKBindings.sdk(call) { try await apps.upsertEndUser(request) }
+    static func upsertEndUser(_ context: Context, _ request: AppsEndUserRequest, _ call: LuaCall) throws -> LuaReturn {
+        let apps = context.apps
+        return try SDKBindings.sdk(call) { try await apps.upsertEndUser(request) }
     }
 
-    static func getEndUser(_ apps: AppsClient, _ query: EndUserQuery, _ call: LuaCall) throws -> LuaReturn {
-        try SDKBindings.sdk(call) { try await apps.endUser(id: query.id, identifier: query.identifier) }
+    static func getEndUser(_ context: Context, _ query: EndUserQuery, _ call: LuaCall) throws -> LuaReturn {
+        let apps = context.apps
+        return try SDKBindings.sdk(call) { try await apps.endUser(id: query.id, identifier: query.identifier) }
     }
 
-    static func startChat(_ apps: AppsClient, _ request: StartChatArguments, _ call: LuaCall) throws -> LuaReturn {
-        var context: JSONValue?
+    static func startChat(_ context: Context, _ request: StartChatArguments, _ call: LuaCall) throws -> LuaReturn {
+        let apps = context.apps
+        var chatContext: JSONValue?
         if let given = request.context {
             guard let object = ChatBindings.json(given), object.objectValue != nil, given.tableValue?.sequence.isEmpty ?? false else {
                 throw call.argumentError(1, "request.context", "a table with string keys expected")
             }
-            context = object
+            chatContext = object
         }
-        let chat = AppsChatRequest(endUserId: request.endUserId, menuId: request.menuId, lang: request.lang, context: context)
-        return try SDKBindings.sdk(call) { try await apps.startChat(chat) }
+        let chat = AppsChatRequest(endUserId: request.endUserId, menuId: request.menuId, lang: request.lang, context: chatContext)
+        let (events, webhooks, state) = (context.events, context.webhooks, call.context.state)
+        return try SDKBindings.sdk(call) {
+            let started = try await apps.startChat(chat)
+            if let events, let webhooks, let state {
+                EventBridge.forward(webhooks.subscribe(chatID: started.id), into: events, in: state) { envelope in
+                    (envelope.event, (try? LuaEncoder().encode(envelope)) ?? .nil)
+                }
+            }
+            return started
+        }
     }
 
-    static func getChat(_ apps: AppsClient, _ chat: ChatIDArgument, _ call: LuaCall) throws -> LuaReturn {
-        try SDKBindings.sdk(call) { try await apps.chat(chat.value) }
+    static func getChat(_ context: Context, _ chat: ChatIDArgument, _ call: LuaCall) throws -> LuaReturn {
+        let apps = context.apps
+        return try SDKBindings.sdk(call) { try await apps.chat(chat.value) }
     }
 
-    static func sendMessage(_ apps: AppsClient, _ message: MessageArguments, _ call: LuaCall) throws -> LuaReturn {
-        try SDKBindings.sdk(call) { try await apps.sendMessage(message.content, to: message.chatId) }
+    static func sendMessage(_ context: Context, _ message: MessageArguments, _ call: LuaCall) throws -> LuaReturn {
+        let apps = context.apps
+        return try SDKBindings.sdk(call) { try await apps.sendMessage(message.content, to: message.chatId) }
     }
 
-    static func updateChat(_ apps: AppsClient, _ update: ChatUpdateArguments, _ call: LuaCall) throws -> LuaReturn {
+    static func updateChat(_ context: Context, _ update: ChatUpdateArguments, _ call: LuaCall) throws -> LuaReturn {
+        let apps = context.apps
         let fields = AppsChatUpdate.Fields(status: update.status, deflectionChannel: update.deflectionChannel,
                                            escalationId: update.escalationId)
         return try SDKBindings.sdk(call) { try await apps.updateChat(update.chatId, AppsChatUpdate(chat: fields)) }
     }
 
-    static func finishChat(_ apps: AppsClient, _ chat: ChatIDArgument, _ call: LuaCall) throws -> LuaReturn {
-        try SDKBindings.sdk(call) { try await apps.updateChat(chat.value, AppsChatUpdate(chat: .init(status: "finished"))) }
+    static func finishChat(_ context: Context, _ chat: ChatIDArgument, _ call: LuaCall) throws -> LuaReturn {
+        let apps = context.apps
+        return try SDKBindings.sdk(call) { try await apps.updateChat(chat.value, AppsChatUpdate(chat: .init(status: "finished"))) }
     }
 
-    static func escalate(_ apps: AppsClient, _ request: EscalationArguments, _ call: LuaCall) throws -> LuaReturn {
+    static func escalate(_ context: Context, _ request: EscalationArguments, _ call: LuaCall) throws -> LuaReturn {
+        let apps = context.apps
         let escalation = AppsEscalationRequest(escalationId: request.escalationId, deflectionChannel: request.deflectionChannel)
         return try SDKBindings.sdk(call) { try await apps.escalate(request.chatId, escalation) }
     }
 
-    static func updateEscalation(_ apps: AppsClient, _ request: EscalationUpdateArguments, _ call: LuaCall) throws -> LuaReturn {
+    static func updateEscalation(_ context: Context, _ request: EscalationUpdateArguments, _ call: LuaCall) throws -> LuaReturn {
+        let apps = context.apps
         let escalation = AppsEscalationRequest(deflectionChannel: request.deflectionChannel)
         return try SDKBindings.sdk(call) {
             try await apps.updateEscalation(request.chatId, escalationID: request.escalationId, escalation)

@@ -30,7 +30,7 @@ enum SDKBindings {
         module.module(LanguageBindings.module(ccai))
         module.module(QueueMenuBindings.module(ccai))
         module.module(OptionsBindings.module(ccai))
-        module.module(AppsBindings.module(context.apps))
+        module.module(AppsBindings.module(context.apps, events: context.emitters[.apps], webhooks: context.webhooks))
     }
 
     /// The services a plugin may call (``PluginModule``): the company, the language (read

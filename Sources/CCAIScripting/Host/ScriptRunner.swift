@@ -23,6 +23,8 @@ public struct ScriptRunner: Sendable {
     public var sdk: CCAI?
     /// The Apps API `ccai.apps` reaches (none when nil).
     public var apps: AppsClient?
+    /// The webhooks the run receives, by chat (`ccai.apps` events; none when nil).
+    public var webhooks: WebhookInbox?
     /// The plugins `ccai.plugins` reaches (none when nil).
     public var plugins: PluginHost?
     /// Signs `custom_data = { signed = ... }` claims (the host's company secret).
@@ -70,7 +72,8 @@ public struct ScriptRunner: Sendable {
     public func makeState(modulePaths extraPaths: [String] = [], printing: (@Sendable (String) -> Void)? = nil,
                           printTag: String? = nil) async throws -> LuaState {
         let (environment, sdk, signer, plugins, clock, logger) = (self.environment, self.sdk, self.signer, self.plugins, self.clock, self.logger)
-        let (outputDirectory, metrics, random, apps) = (self.outputDirectory, self.metrics, self.random, self.apps)
+        let (outputDirectory, metrics, random, apps, webhooks) = (self.outputDirectory, self.metrics, self.random, self.apps,
+                                                                  self.webhooks)
         let data = sharedData ?? ScenarioData()
         // A scenario's VU counts the hook failures it sets off (`plugin_errors`).
         let failures = metrics.map { metrics in
@@ -87,6 +90,7 @@ public struct ScriptRunner: Sendable {
             context?.outputRoot = outputDirectory
             context?.pluginFailures = failures
             context?.apps = apps
+            context?.webhooks = webhooks
             for service in EventService.allCases {
                 context?.emitters[service] = lua.makeEmitter(name: service.module, events: service.eventNames)
             }

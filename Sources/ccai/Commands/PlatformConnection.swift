@@ -32,6 +32,8 @@ struct PlatformConnection {
     /// `--apps-host` and its credentials: the Apps API `ccai.apps` calls. Nil: the embedded
     /// sandbox's (a credential made up for the run), or none with `--host`.
     var apps: (baseURL: String, credentials: AppsClient.Credentials)?
+    /// `--webhook-listen` and its secrets.
+    var webhookListen: WebhookListen?
 
     /// `--apps-host` and `--apps-credentials-file` (or the environment's credentials).
     static func appsTarget(_ options: [String: String], environment: [String: String]) throws
@@ -58,6 +60,9 @@ struct PlatformConnection {
                       environment: [String: String] = ProcessInfo.processInfo.environment) throws -> PlatformConnection {
         var connection = try connection(options, identities: identities)
         connection.apps = try appsTarget(options, environment: environment)
+        var remote = connection.apps != nil
+        if case .remote = connection.target { remote = true }
+        connection.webhookListen = try WebhookListen.parse(options, remote: remote, environment: environment)
         return connection
     }
 
@@ -165,6 +170,9 @@ struct PlatformConnection {
         var clock: any TimeSource = SystemClock()
         /// The Apps API `ccai.apps` calls: `--apps-host`'s, else the embedded sandbox's.
         var apps: AppsClient?
+        /// `--webhook-listen`'s receiver (stopped with the run) and where its deliveries go.
+        var webhookReceiver: WebhookReceiver?
+        var webhooks: WebhookInbox?
         /// The simulation the run goes on with `--virtual-time`.
         var simulation: VirtualTime?
         /// The embedded sandbox's company's time zone (the reports show simulated times in it).
@@ -199,6 +207,7 @@ struct PlatformConnection {
             } else if let start {
                 configuration.clockStart = ISO8601DateFormatter().string(from: start.date(in: timeZone))
             }
+            let listening = try listen(configuring: &configuration)
             // ccai.apps reaches the embedded sandbox's Apps API with a credential made for this run.
             let appsToken = ServeToken.madeUp()
             configuration.apiCredentials = (configuration.apiCredentials ?? []) + [APICredential(name: "ccai run", token: appsToken)]
@@ -215,8 +224,8 @@ struct PlatformConnection {
             let embeddedApps = try AppsClient(baseURL: "http://" + urlHost,
                                               credentials: .init(subdomain: company.effectiveSubdomain, token: appsToken), http: http)
             let apps = try self.apps.map { try AppsClient(baseURL: $0.baseURL, credentials: $0.credentials) } ?? embeddedApps
-            return Platform(sandbox: sandbox, server: server, clock: businessClock, apps: apps, simulation: simulation,
-                            timeZone: timeZone) { identity in
+            return Platform(sandbox: sandbox, server: server, clock: businessClock, apps: apps, webhookReceiver: listening?.0,
+                            webhooks: listening?.1, simulation: simulation, timeZone: timeZone) { identity in
                 let sdk = CCAI(http: http, pushNetwork: devices)
                 let delegate = HostAuthenticator(signing: .secret(company.secret, algorithm), identity: identity, ccai: sdk)
                 try sdk.initialize(options: InitOptions(key: company.key, urlHost: urlHost, delegate: delegate, cacheAuthToken: false))
@@ -225,13 +234,30 @@ struct PlatformConnection {
         case .remote(let host, let key, let signing, let policy):
             let http = HTTPClient()
             let apps = try self.apps.map { try AppsClient(baseURL: $0.baseURL, credentials: $0.credentials, http: http) }
-            return Platform(server: nil, apps: apps) { identity in
+            var unused = SandboxConfiguration.builtIn
+            let listening = try listen(configuring: &unused)
+            return Platform(server: nil, apps: apps, webhookReceiver: listening?.0, webhooks: listening?.1) { identity in
                 let sdk = CCAI(http: http)
                 let delegate = HostAuthenticator(signing: signing, identity: identity, ccai: sdk, policy: policy)
                 try sdk.initialize(options: InitOptions(key: key, urlHost: host, delegate: delegate, cacheAuthToken: false))
                 return Connection(sdk: sdk, server: nil, delegate: delegate)
             }
         }
+    }
+
+    /// Starts `--webhook-listen`'s receiver, if any: with the secrets given, else those of
+    /// the embedded sandbox's `webhooks`, else a secret made up, with which the embedded
+    /// sandbox (`configuration`) is made to deliver there.
+    private func listen(configuring configuration: inout SandboxConfiguration) throws -> (WebhookReceiver, WebhookInbox)? {
+        guard let listen = webhookListen else { return nil }
+        let secrets = listen.secrets ?? configuration.webhooks.map { ($0.primarySecret, $0.secondarySecret) }
+            ?? (ServeToken.madeUp(), nil)
+        let (receiver, inbox) = try listen.start(signature: WebhookSignature(primarySecret: secrets.0, secondarySecret: secrets.1))
+        if configuration.webhooks == nil {
+            configuration.webhooks = WebhookConfiguration(url: listen.loopbackURL(receiver.port), primarySecret: secrets.0,
+                                                          secondarySecret: secrets.1)
+        }
+        return (receiver, inbox)
     }
 
     /// The host the SDK's options name for the embedded sandbox reached through its router

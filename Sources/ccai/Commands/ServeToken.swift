@@ -82,6 +82,21 @@ struct ServeToken {
     /// may be a link, as a mounted secret is; the kept one may not, and must be the
     /// user's, readable by them alone), at most ``maximumFileBytes``, printable, not empty.
     static func read(_ path: String, kept: Bool) throws -> String {
+        let text = try readText(path, kept: kept).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty else { throw ServeTokenError(message: "the token file '\(path)' is empty") }
+        guard text.unicodeScalars.allSatisfy({ (0x21...0x7E).contains($0.value) }) else {
+            throw ServeTokenError(message: "the token in '\(path)' must be one word of printable ASCII")
+        }
+        return text
+    }
+
+    /// A secrets file's lines (a given file, as ``read(_:kept:)`` reads it), each trimmed;
+    /// at most ``maximumFileBytes``.
+    static func readLines(_ path: String) throws -> [String] {
+        try readText(path, kept: false).split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+    }
+
+    private static func readText(_ path: String, kept: Bool) throws -> String {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (kept ? O_NOFOLLOW : 0))
         guard descriptor >= 0 else {
             throw ServeTokenError(message: "cannot read the token file '\(path)': \(String(cString: strerror(errno)))")
@@ -107,12 +122,7 @@ struct ServeToken {
         guard count <= maximumFileBytes else {
             throw ServeTokenError(message: "the token file '\(path)' is larger than \(maximumFileBytes) bytes")
         }
-        let text = String(decoding: bytes[..<count], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !text.isEmpty else { throw ServeTokenError(message: "the token file '\(path)' is empty") }
-        guard text.unicodeScalars.allSatisfy({ (0x21...0x7E).contains($0.value) }) else {
-            throw ServeTokenError(message: "the token in '\(path)' must be one word of printable ASCII")
-        }
-        return text
+        return String(decoding: bytes[..<count], as: UTF8.self)
     }
 
     /// Writes the token readable by its owner only from the start (created 0600, never a

@@ -27,6 +27,7 @@ struct RunWiring {
         if platform.simulation != nil { template.budgetClock = SystemClock() }
         template.outputDirectory = options.outputDirectory
         template.apps = platform.apps
+        template.webhooks = platform.webhooks
         var wiring = RunWiring(options: options, platform: platform, logger: logger, template: template)
         try await wiring.loadPlugins()
         return wiring
@@ -119,6 +120,7 @@ struct RunWiring {
     func stop() async {
         await template.plugins?.shutdown()
         await platform.server?.stop()
+        await platform.webhookReceiver?.stop()
     }
 
     /// The SDK connections of a run by VU number (0: setup and teardown), each its own end
