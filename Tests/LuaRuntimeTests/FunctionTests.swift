@@ -1,5 +1,6 @@
 import Foundation
 import LuaRuntime
+import Synchronization
 import Testing
 
 /// A Swift object exposed to Lua, counting its own deinitialization.
@@ -47,6 +48,40 @@ final class Counter {
             _ = try await state.call(kept: "script", path: [], passing: [.kept("nobody"), .value("Ana")])
         }
         #expect(try await state.call(kept: "nothing", path: [], passing: []) == nil)
+    }
+
+    /// A lazy module costs a state nothing until its script reads it: its members are made
+    /// at the first key read (or `pairs`), once, and a key the script set first is kept.
+    @Test func lazyModulesAreMadeWhenFirstReadAndOnce() async throws {
+        let builds = Mutex(0)
+        func extra(_ name: String) -> LuaModule {
+            .lazy(name: "svc.\(name)") {
+                builds.withLock { $0 += 1 }
+                var module = LuaModule(name: "svc.\(name)")
+                module.function("hello") { call in call.returning(.string("hello from \(name)")) }
+                module.value("kind", .string(name))
+                return module
+            }
+        }
+        var service = LuaModule(name: "svc")
+        service.module(extra("extra"))
+        service.module(extra("listed"))
+        service.module(extra("preset"))
+        let state = try makeState()
+        await state.withContext { $0.setGlobal("svc", module: service) }
+        #expect(builds.withLock { $0 } == 0, "nothing is made with the state")
+        let results = try await state.run(source: """
+            local first = svc.extra.hello()
+            local again = svc.extra.hello()
+            local keys = {}
+            for key in pairs(svc.listed) do keys[#keys + 1] = key end
+            table.sort(keys)
+            svc.preset.kind = "mine"
+            return first, again, table.concat(keys, ","), svc.preset.kind, svc.preset.hello(), type(svc.extra)
+            """, chunkName: "=lazy")
+        #expect(results == [.string("hello from extra"), .string("hello from extra"), .string("hello,kind"), .string("mine"),
+                            .string("hello from preset"), .string("table")])
+        #expect(builds.withLock { $0 } == 3, "each module made once")
     }
 
     @Test func argumentErrorsNameTheArgumentAndTheTypes() async throws {

@@ -25,9 +25,13 @@ struct AppsChatRenderer: Sendable {
             features: chat.isSupportingScreenShare ? ["screen_share"] : [], createdAt: Self.timestamp(chat.createdAt),
             endsAt: chat.endedAt.map(Self.timestamp), timeoutAt: timeout(of: chat, facts),
             agent: agents.first { $0.status == "connected" }, virtualAgent: virtualAgents.first { $0.status == "connected" },
-            allAgents: agents, allVirtualAgents: virtualAgents, lang: chat.lang,
-            menus: configuration.menuPath(to: chat.menuId).map { AppsChat.Menu(id: $0.id, name: configuration.menuName($0, language: chat.lang)) },
+            allAgents: agents, allVirtualAgents: virtualAgents, lang: chat.lang, menus: menus(to: chat.menuId, language: chat.lang),
             endUser: try Self.endUser(user))
+    }
+
+    /// The menus from the root to `menuID`, named in `language`.
+    private func menus(to menuID: Int, language: String) -> [AppsChat.Menu] {
+        configuration.menuPath(to: menuID).map { AppsChat.Menu(id: $0.id, name: configuration.menuName($0, language: language)) }
     }
 
     /// When an idle chat in progress ends: `chat_timeout_seconds` after the end user's

@@ -162,7 +162,7 @@ struct AppsChats: Sendable {
         try AppsChatRenderer.endUser(user)
     }
 
-    func published(_ chat: ChatResponse, endUserID: Int) async throws -> AppsChat {
+    private func published(_ chat: ChatResponse, endUserID: Int) async throws -> AppsChat {
         try await renderer.chat(chat, endUserID: endUserID)
     }
 }

@@ -19,7 +19,7 @@ public enum PluginModule {
                             clock: any TimeSource = SystemClock(), apps: AppsClient? = nil) -> LuaModule {
         var ccai = CCAIModule.make(environment: environment, logger: logger, clock: clock)
         if let sdk { SDKBindings.installReadOnly(sdk, into: &ccai) }
-        ccai.module(AppsBindings.module(apps))
+        ccai.module(.lazy(name: "ccai.apps") { AppsBindings.module(apps) })
         return ccai
     }
 }
