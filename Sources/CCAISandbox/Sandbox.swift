@@ -114,11 +114,13 @@ public final class Sandbox: Sendable {
         let pushes = Pushes(store: store, sink: pushSink, streams: streams, clock: clock, log: log)
         self.pushes = pushes
         let conversation = Conversation(store: store, publisher: publisher, clock: clock, changes: changes, pushes: pushes)
-        let queues = Queues(configuration: configuration, store: store, businessClock: businessClock)
+        let handleTimes = HandleTimes()
+        let estimator = WaitEstimator(configuration: configuration, handleTimes: handleTimes, businessClock: businessClock, clock: clock)
+        let queues = Queues(configuration: configuration, store: store, businessClock: businessClock, estimator: estimator)
         let quotas = Quotas(store: store, limits: limits, clock: clock)
         let chats = Chats(store: store, lifecycle: lifecycle, conversation: conversation, queues: queues, clock: clock)
         let callLifecycle = CallLifecycle(store: store, publisher: publisher, clock: clock, changes: changes,
-                                          handleTimeSeconds: configuration.handleTimeSeconds ?? 300,
+                                          estimator: estimator,
                                           deflections: WaitDeflections(configuration: configuration),
                                           postSession: { configuration.postSessionSettings(forMenu: $0) })
         let calls = Calls(configuration: configuration, store: store, lifecycle: callLifecycle, queues: queues, quotas: quotas,

@@ -13,7 +13,7 @@ end
 
 local waits = ccai.apps.wait_times{ lang = "en", menu_id = 8 }
 assert(#waits == 1 and waits[1].menu_id == 8 and waits[1].menu_type == "mobile_menu", "one menu's wait times")
-assert(waits[1].materialized_path == "Overflow" and waits[1].chat == 0 and waits[1].logged_in_agents == 1, "its fields")
+assert(waits[1].materialized_path == "Overflow" and waits[1].chat == 10 and waits[1].logged_in_agents == 1, "its fields")
 
 local user = ccai.apps.upsert_end_user{ identifier = "apps-scenario", name = "Jo" }
 assert(type(user.id) == "number" and user.identifier == "apps-scenario", "an end user")
