@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The channel a session is in, for wait estimates.
 enum SessionChannel: Sendable, Hashable {
@@ -21,7 +20,7 @@ final class HandleTimes: Sendable {
         var seconds: Double
     }
 
-    private let records = Mutex<[SessionChannel: [Record]]>([:])
+    private let records = LockedState<[SessionChannel: [Record]]>([:])
 
     /// Records a session of `channel` that took `seconds`, ended at `endedAt`.
     func record(_ channel: SessionChannel, seconds: Double, endedAt: Date) {

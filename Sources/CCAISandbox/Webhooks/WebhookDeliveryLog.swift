@@ -1,6 +1,5 @@
 import CCAIWire
 import Foundation
-import Synchronization
 
 /// The deliveries an admin reads (`GET /admin/webhook_deliveries`): a ring of the latest
 /// ``capacity`` deliveries, each updated as it goes (attempts, last status, state); past
@@ -8,7 +7,7 @@ import Synchronization
 final class WebhookDeliveryLog: Sendable {
     let capacity: Int
     /// Oldest first; ids increase, so an entry is found by binary search.
-    private let entries = Mutex<[WebhookDeliveryRecord]>([])
+    private let entries = LockedState<[WebhookDeliveryRecord]>([])
 
     init(capacity: Int) {
         self.capacity = max(1, capacity)

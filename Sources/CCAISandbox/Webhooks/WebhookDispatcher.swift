@@ -1,6 +1,5 @@
 import CCAIWire
 import Foundation
-import Synchronization
 import Timekeeping
 
 /// Delivers the events of Apps API chats to the configured webhook URL, off the request
@@ -77,7 +76,7 @@ public final class WebhookDispatcher: Sendable {
     let clock: any TimeSource
     let log: @Sendable (String) -> Void
     let records: WebhookDeliveryLog
-    private let state = Mutex(State())
+    private let state = LockedState(State())
 
     /// A dispatcher for `configuration`, sending through `transport`, its time (retries,
     /// timeouts, timestamps) from `clock`; `resolve` looks host names up (the system's

@@ -1,6 +1,5 @@
 import CCAIWire
 import Foundation
-import Synchronization
 import Timekeeping
 
 /// A webhook receiver for scripts and tests (`ccai run --webhook-listen HOST:PORT`): an
@@ -89,7 +88,7 @@ final class WebhookIntake: Sendable {
     let clock: any TimeSource
     let handler: @Sendable (WebhookReceiver.Delivery) async -> Void
     /// The timestamp and body digest of deliveries accepted, with when they expire.
-    private let seen = Mutex<[String: Date]>([:])
+    private let seen = LockedState<[String: Date]>([:])
 
     init(signature: WebhookSignature, clock: any TimeSource, handler: @escaping @Sendable (WebhookReceiver.Delivery) async -> Void) {
         self.signature = signature

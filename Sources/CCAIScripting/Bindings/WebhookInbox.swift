@@ -1,6 +1,5 @@
 import CCAIWire
 import Foundation
-import Synchronization
 
 /// Where the webhooks a run receives (`ccai run --webhook-listen`) meet the states that
 /// started their chats: `ccai.apps.start_chat` subscribes its state to the chat, and each
@@ -14,7 +13,7 @@ import Synchronization
 /// let inbox = WebhookInbox()
 /// for await delivery in receiverStream { inbox.receive(delivery.envelope) }
 /// ```
-public final class WebhookInbox: Sendable {
+public final class WebhookInbox: @unchecked Sendable {
     /// How many deliveries of chats nobody subscribed to are kept, and for how long.
     public static let unclaimedLimit = 10_000
     public static let unclaimedSeconds: TimeInterval = 60
@@ -31,8 +30,14 @@ public final class WebhookInbox: Sendable {
         var droppedCount = 0
     }
 
-    private let state = Mutex(State())
+    /// Behind `lock` (a pthread lock ThreadSanitizer sees, unlike `Mutex`'s futex).
+    private var stateValue = State()
+    private let lock = NSLock()
     private let now: @Sendable () -> Date
+
+    private func withState<Result>(_ body: (inout State) -> Result) -> Result {
+        lock.withLock { body(&stateValue) }
+    }
 
     public init(now: @escaping @Sendable () -> Date = Date.init) {
         self.now = now
@@ -40,7 +45,7 @@ public final class WebhookInbox: Sendable {
 
     /// Deliveries dropped because nobody subscribed to their chat in time or the kept ones
     /// were at their bound.
-    public var droppedCount: Int { state.withLock { $0.droppedCount } }
+    public var droppedCount: Int { withState { $0.droppedCount } }
 
     /// Hands a verified delivery to its chat's subscriber, or keeps it for one to come.
     public func receive(_ envelope: WebhookEnvelope) {
@@ -48,7 +53,7 @@ public final class WebhookInbox: Sendable {
         let ended = envelope.name == .chatEnded
         // A continuation is yielded to and finished outside the lock: finishing runs its
         // termination handler, which takes the lock.
-        let subscriber = state.withLock { state -> AsyncStream<WebhookEnvelope>.Continuation? in
+        let subscriber = withState { state -> AsyncStream<WebhookEnvelope>.Continuation? in
             if let subscriber = state.subscribers[envelope.chatId]?.continuation {
                 if ended { state.subscribers.removeValue(forKey: envelope.chatId) }
                 return subscriber
@@ -71,7 +76,7 @@ public final class WebhookInbox: Sendable {
     public func subscribe(chatID: Int) -> AsyncStream<WebhookEnvelope> {
         let (stream, continuation) = AsyncStream<WebhookEnvelope>.makeStream(bufferingPolicy: .bufferingNewest(1_000))
         let token = UUID()
-        let (early, replaced) = state.withLock { state -> ([Unclaimed], AsyncStream<WebhookEnvelope>.Continuation?) in
+        let (early, replaced) = withState { state -> ([Unclaimed], AsyncStream<WebhookEnvelope>.Continuation?) in
             let early = state.unclaimed.removeValue(forKey: chatID) ?? []
             state.unclaimedCount -= early.count
             guard !early.contains(where: { $0.envelope.name == .chatEnded }) else { return (early, nil) }
@@ -83,7 +88,7 @@ public final class WebhookInbox: Sendable {
         for kept in early { continuation.yield(kept.envelope) }
         if early.contains(where: { $0.envelope.name == .chatEnded }) { continuation.finish() }
         continuation.onTermination = { [weak self] _ in
-            self?.state.withLock { state in
+            self?.withState { state in
                 if state.subscribers[chatID]?.token == token { state.subscribers.removeValue(forKey: chatID) }
             }
         }
