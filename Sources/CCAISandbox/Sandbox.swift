@@ -61,6 +61,12 @@ public final class Sandbox: Sendable {
     let transcripts: Transcripts
     /// The published metadata of ended sessions: `DATA/exports/` and the admin routes.
     let sessionMetadata: SessionMetadataExports
+    /// Delivers the events of Apps API chats to the configuration's `webhooks.url`,
+    /// signed; nil when the configuration has no `webhooks` (docs/webhooks.md).
+    public let webhooks: WebhookDispatcher?
+    /// The Apps API's door (credentials, the company's rate) and its chat platform flow.
+    let appsGate: AppsGate
+    let appsChats: AppsChats
 
     /// A sandbox whose time comes from `clock` (the real time by default). A configuration
     /// with `clock_start` moves business hours to that moment; tokens keep `clock`.
@@ -69,13 +75,23 @@ public final class Sandbox: Sendable {
     /// `chat_timeout_seconds`, idle chats are ended every 5 seconds (of `clock`) while the
     /// sandbox lives; with a queue that takes scheduled calls, the calls due are placed as
     /// often. Pushes (a scheduled call's callback, an agent's message to an end user with no
-    /// event stream open) are recorded, and handed to `pushSink` when there is one.
+    /// event stream open) are recorded, and handed to `pushSink` when there is one. A
+    /// configuration with `webhooks` needs `webhookTransport` (CCAIBridge's
+    /// `CurlWebhookTransport`): the sandbox has no HTTP client of its own.
     public init(configuration: SandboxConfiguration = .builtIn, dataDirectory: String? = nil,
                 clock: any TimeSource = SystemClock(), pushSink: (any PushSink)? = nil,
+                webhookTransport: (any WebhookTransport)? = nil,
                 log: @escaping @Sendable (String) -> Void = Sandbox.standardError) throws {
         let scripts = AgentScripts(configuration: configuration)
         let problems = configuration.problems() + scripts.problems
         guard problems.isEmpty else { throw ConfigurationError(problems: problems) }
+        webhooks = try configuration.webhooks.map { webhooks in
+            guard let webhookTransport else {
+                throw ConfigurationError(message: "webhooks: this program gives the sandbox no HTTP client to deliver them with "
+                                         + "(Sandbox(webhookTransport:))")
+            }
+            return WebhookDispatcher(configuration: webhooks, transport: webhookTransport, clock: clock, log: log)
+        }
         self.log = log
         self.configuration = configuration
         let limits = configuration.limits ?? LimitsConfiguration()
@@ -90,7 +106,9 @@ public final class Sandbox: Sendable {
             businessClock = clock
         }
         let hub = EventHub(clock: clock)
-        let publisher = EventPublisher(store: store, hub: hub, clock: clock)
+        let renderer = AppsChatRenderer(configuration: configuration, store: store)
+        let webhookTap = webhooks.map { AppsWebhookTap(webhooks: $0, store: store, renderer: renderer, log: log) }
+        let publisher = EventPublisher(store: store, hub: hub, clock: clock, webhookTap: webhookTap)
         let changes = SessionChanges()
         let lifecycle = ChatLifecycle(store: store, publisher: publisher, clock: clock, changes: changes)
         let streams = EventStreams(limit: limits.effectiveEventStreamsPerEndUser, hub: hub)
@@ -98,11 +116,13 @@ public final class Sandbox: Sendable {
         let pushes = Pushes(store: store, sink: pushSink, streams: streams, clock: clock, log: log)
         self.pushes = pushes
         let conversation = Conversation(store: store, publisher: publisher, clock: clock, changes: changes, pushes: pushes)
-        let queues = Queues(configuration: configuration, store: store, businessClock: businessClock)
+        let handleTimes = HandleTimes()
+        let estimator = WaitEstimator(configuration: configuration, handleTimes: handleTimes, businessClock: businessClock, clock: clock)
+        let queues = Queues(configuration: configuration, store: store, businessClock: businessClock, estimator: estimator)
         let quotas = Quotas(store: store, limits: limits, clock: clock)
         let chats = Chats(store: store, lifecycle: lifecycle, conversation: conversation, queues: queues, clock: clock)
         let callLifecycle = CallLifecycle(store: store, publisher: publisher, clock: clock, changes: changes,
-                                          handleTimeSeconds: configuration.handleTimeSeconds ?? 300,
+                                          estimator: estimator,
                                           deflections: WaitDeflections(configuration: configuration),
                                           postSession: { configuration.postSessionSettings(forMenu: $0) })
         let calls = Calls(configuration: configuration, store: store, lifecycle: callLifecycle, queues: queues, quotas: quotas,
@@ -136,6 +156,9 @@ public final class Sandbox: Sendable {
             log: log)
         agentDesk = AgentDesk(environment: environment, scripts: scripts.agents, virtualScripts: scripts.virtualAgents)
         changes.subscribe(agentDesk)
+        appsGate = AppsGate(configuration: configuration, limits: limits, clock: clock)
+        appsChats = AppsChats(configuration: configuration, store: store, starts: chatStarts, chats: chats, lifecycle: lifecycle,
+                              desk: agentDesk, queues: queues, renderer: renderer, clock: clock)
         startChores()
     }
 
@@ -203,7 +226,12 @@ public final class Sandbox: Sendable {
         PostSessionRoutes(callers: callers, calls: calls, postSessions: postSessions, desk: desk).register(in: &router)
         TranscriptRoutes(callers: callers, transcripts: transcripts).register(in: &router)
         SessionMetadataRoutes(exports: sessionMetadata).register(in: &router)
+        WebhookRoutes(webhooks: webhooks).register(in: &router)
+        AppsRoutes(configuration: configuration, appsChats: appsChats, queues: queues, desk: desk).register(in: &router)
+        AppsChatRoutes(appsChats: appsChats).register(in: &router)
         router.adminToken = configuration.adminToken
+        let gate = appsGate
+        router.checkAppsCredentials = { gate.refusal($0) }
         return router
     }
 

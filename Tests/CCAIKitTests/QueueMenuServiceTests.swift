@@ -17,7 +17,7 @@ import Testing
         #expect(english.findMenu(byId: 21)?.name == "Devices")
         let (vip, isDirect) = try await service.get(key: "vip")
         #expect(isDirect && vip.map(\.id) == [9])
-        #expect(try await service.getWaitTimes(menuId: 1) == WaitTimes(chat: 0, voiceCall: 0))
+        #expect(try await service.getWaitTimes(menuId: 1) == WaitTimes(chat: 10, voiceCall: 10))
         do {
             _ = try await service.getWaitTimes(menuId: 404)
             Issue.record("expected not_found")

@@ -102,7 +102,7 @@ import Timekeeping
         let (server, token) = try await serve(at: Self.mondayMorning)
         let headers = ["Authorization": "Bearer \(token)"]
         let billing = try await Curl.request("GET", "\(server.baseURL)/queue_menus/1/wait_times", headers: headers)
-        #expect(billing.body == #"{"chat":0,"voice_call":0}"#)
+        #expect(billing.body == #"{"chat":10,"voice_call":10}"#, "nobody waits: the published 10 s")
         let sales = try await Curl.request("GET", "\(server.baseURL)/queue_menus/3/wait_times", headers: headers)
         #expect(sales.body == "{}")
         #expect(try await Curl.request("GET", "\(server.baseURL)/queue_menus/404/wait_times", headers: headers).status == 404)

@@ -85,9 +85,10 @@ import Testing
         #expect((record["end_user"] as? [String: Any])?["identifier"] as? String == "metadata-ana")
         let menu = try #require(record["selected_menu"] as? [String: Any])
         #expect(menu["id"] as? Int == 1 && menu["parent_id"] as? Int == 10 && menu["position"] as? Int == 2 && menu["name"] as? String == "Devices")
-        #expect((record["menu_path"] as? [String: Any])?["materialized_path"] as? String == "Support/Devices")
+        #expect((record["menu_path"] as? [String: Any])?["materialized_path"] as? String == "Support / Devices")
         try Self.expectTimesAgree(record, start: "created_at", assigned: "assigned_at", duration: "chat_duration")
-        #expect(record["first_msg_sent_at"] is String && record["sub_status"] is NSNull && record["out_ticket_id"] is NSNull)
+        #expect(record["sub_status"] as? String == "finished_by_end_user", "the Apps API's status table")
+        #expect(record["first_msg_sent_at"] is String && record["out_ticket_id"] is NSNull)
     }
 
     /// Times parse, come in order, and the durations are their differences.
@@ -117,7 +118,7 @@ import Testing
         #expect(record["queued_at"] as? String == record["created_at"] as? String, "an instant call waits from its start")
         #expect(record["connected_at"] as? String == record["assigned_at"] as? String)
         #expect(record["disconnected_by"] as? String == "disconnected_by_end_user" && record["hold_duration"] is NSNull)
-        #expect((record["menu_path"] as? [String: Any])?["materialized_path"] as? String == "Support/Phone")
+        #expect((record["menu_path"] as? [String: Any])?["materialized_path"] as? String == "Support / Phone")
         try Self.expectTimesAgree(record, start: "queued_at", assigned: "connected_at", duration: "call_duration")
         let page = try Self.object(await client.call("GET", "/admin/session_metadata/call", token: "operator-token").body)
         #expect((page["sessions"] as? [[String: Any]])?.map { $0["id"] as? Int } == [call.id])

@@ -141,11 +141,16 @@ import Timekeeping
             agents = { { name = "Ava", menus = { 1 } }, { name = "Eve", menus = { 1 }, shifts = { { from = "08:00", to = "09:00" } } } }
             """)
         let menu = try #require(configuration.menus?.first)
-        let evening = QueueMenuEngine(configuration: configuration, now: QueueMenuTests.mondayMorning, waiting: [1: 2])
-        #expect(evening.estimatedWait(menu) == 120, "18:00 UTC: Ava alone")
-        let morning = QueueMenuEngine(configuration: configuration, now: QueueMenuTests.mondayMorning.addingTimeInterval(-9.5 * 3_600),
-                                      waiting: [1: 2])
-        #expect(morning.estimatedWait(menu) == 60, "08:30 UTC: Ava and Eve")
+        func engine(at moment: Date) -> QueueMenuEngine {
+            let clock = ManualClock(moment)
+            let estimator = WaitEstimator(configuration: configuration, handleTimes: HandleTimes(), businessClock: clock, clock: clock)
+            return QueueMenuEngine(configuration: configuration, now: moment, waiting: [1: 2], waitingByChannel: [.chat: [1: 2]],
+                                   estimator: estimator)
+        }
+        // (60 s / agents) × 1 × 2 waiting + 10 s.
+        #expect(engine(at: QueueMenuTests.mondayMorning).estimatedWait(menu) == 130, "18:00 UTC: Ava alone")
+        #expect(engine(at: QueueMenuTests.mondayMorning.addingTimeInterval(-9.5 * 3_600)).estimatedWait(menu) == 70,
+                "08:30 UTC: Ava and Eve")
     }
 
     /// Shifts are read in the company's time zone, whatever the machine's.

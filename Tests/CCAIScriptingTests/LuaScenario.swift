@@ -68,11 +68,14 @@ struct LuaScenario {
         let sandboxLog = Lines()
         var configuration = SandboxConfiguration.builtIn
         if let sandbox { configuration = try await SandboxConfiguration.load(file: sandbox) }
+        // ccai.apps reaches the sandbox's Apps API with a credential of the run, as `ccai run` does.
+        let appsToken = "scenario-apps-token-\(UUID().uuidString)"
+        configuration.apiCredentials = (configuration.apiCredentials ?? []) + [APICredential(name: "scenario", token: appsToken)]
         let devices = LocalPushNetwork()
         let platform = try Sandbox(configuration: configuration, pushSink: devices, log: { sandboxLog.append($0) })
         let server = inProcess ? nil : try platform.serve(address: "127.0.0.1", port: 0)
-        let sdk = CCAI(http: inProcess ? HTTPClient(transport: RouterTransport(router: platform.router)) : HTTPClient(),
-                       pushNetwork: devices)
+        let http = inProcess ? HTTPClient(transport: RouterTransport(router: platform.router)) : HTTPClient()
+        let sdk = CCAI(http: http, pushNetwork: devices)
         let algorithm: JWTAlgorithm = configuration.algorithms.contains(.hs384) ? .hs384 : .hs256
         let delegate = HostAuthenticator(signing: .secret(configuration.company.secret, algorithm),
                                          identity: EndUser(identifier: "vu-1"), ccai: sdk)
@@ -85,6 +88,8 @@ struct LuaScenario {
         runner.printOutput = { printed.append($0) }
         runner.clock = platform.businessClock
         runner.outputDirectory = outputDirectory
+        runner.apps = try AppsClient(baseURL: "http://" + (server.map { "127.0.0.1:\($0.port)" } ?? "embedded-sandbox.invalid"),
+                                     credentials: .init(subdomain: configuration.company.effectiveSubdomain, token: appsToken), http: http)
         let plugins = URL(fileURLWithPath: script).deletingLastPathComponent().appendingPathComponent("plugins").path
         if FileManager.default.fileExists(atPath: plugins) {
             let host = PluginHost(directories: [plugins], runner: runner)

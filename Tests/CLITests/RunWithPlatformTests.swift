@@ -295,10 +295,30 @@ import Testing
         (["run", "x.lua", "--host", "h", "--company-key", "k", "--company-secret", "s", "--identities", "vu-[0-9"], "no ']' closes"),
         (["run", "x.lua", "--host", "h", "--company-key", "k", "--company-secret", "s", "--identities", ""], "--identities: the pattern is empty"),
         (["run", "x.lua", "--host", "h", "--company-key", "k", "--company-secret", "s", "--signed-claims", "a,,b"], "--signed-claims expects KEY"),
+        (["run", "x.lua", "--apps-credentials-file", "f"], "--apps-credentials-file goes with --apps-host"),
+        (["run", "x.lua", "--apps-host", "https://acme.example.test", "--apps-credentials-file", "/nonexistent/credentials"],
+         "--apps-credentials-file: cannot read"),
     ])
     func connectionUsageErrors(_ arguments: [String], _ message: String) async throws {
-        let output = try await CLI.run(arguments)
+        let output = try await CLI.run(arguments, environment: ["CCAI_APPS_CREDENTIALS": ""])
         #expect(output.status == 2)
         #expect(output.stderr.contains(message), "\(output.stderr)")
+    }
+
+    /// `--apps-host` takes its credentials from a file or the environment, never a flag,
+    /// and refuses to send them in clear text to anything but loopback.
+    @Test(arguments: [
+        ("https://acme.example.test", "", "--apps-host needs credentials"),
+        ("https://acme.example.test", "no-colon", "CCAI_APPS_CREDENTIALS must be SUBDOMAIN:TOKEN"),
+        ("http://acme.example.test", "acme:0123456789abcdef", "clear text"),
+        ("ftp://acme.example.test", "acme:0123456789abcdef", "must be http(s)"),
+        ("https://user:pass@acme.example.test", "acme:0123456789abcdef", "without credentials"),
+    ])
+    func appsHostUsageErrors(_ host: String, _ credentials: String, _ message: String) async throws {
+        let output = try await CLI.run(["run", "x.lua", "--apps-host", host], environment: ["CCAI_APPS_CREDENTIALS": credentials])
+        #expect(output.status == 2)
+        #expect(output.stderr.contains(message), "\(output.stderr)")
+        #expect(credentials.isEmpty || !output.stderr.contains(credentials.split(separator: ":").last.map(String.init) ?? "-"),
+                "the token is not echoed")
     }
 }

@@ -196,6 +196,19 @@ import Testing
         #expect(try await server.stop() == 0)
     }
 
+    /// Without `api_credentials`, a served sandbox makes up an Apps API token and prints
+    /// it with the user name (the company's subdomain); the configuration's refuse it.
+    @Test func printsTheAppsAPITokenItMadeUp() async throws {
+        let server = try await Server.start([], capturingErrors: true)
+        let line = try #require(try await server.errorLine(containing: "Apps API token"))
+        #expect(line.contains("user acme"), "\(line)")
+        let token = String(try #require(line.split(separator: " ").last))
+        #expect(token.count >= 32)
+        #expect(try await curl(["-u", "acme:\(token)", "\(server.url)/apps/api/v1/end_users?identifier=nobody"]).contains("not_found"))
+        #expect(try await curl(["-u", "acme:nope", "\(server.url)/apps/api/v1/end_users?identifier=nobody"]).contains("unauthenticated"))
+        #expect(try await server.stop() == 0)
+    }
+
     /// Issue 20: the admin token survives restarts, kept under `--data` (mode 0600), or
     /// read from `--admin-token-file`.
     @Test func theAdminTokenSurvivesRestarts() async throws {
@@ -238,7 +251,7 @@ import Testing
         #expect(missing.status == 2 && missing.stderr.contains("--admin-token-file: cannot read '/no/such-token'"), "\(missing.stderr)")
         try "\n".write(toFile: file, atomically: true, encoding: .utf8)
         let empty = try await CLI.run(["sandbox", "serve", "--listen", "127.0.0.1:0", "--admin-token-file", file], timeout: 20)
-        #expect(empty.status == 1 && empty.stderr.contains("the admin token file '\(file)' is empty"), "\(empty.stderr)")
+        #expect(empty.status == 1 && empty.stderr.contains("the token file '\(file)' is empty"), "\(empty.stderr)")
     }
 
     @Test func usesAConfigurationFile() async throws {

@@ -49,6 +49,40 @@ final class Counter {
         #expect(try await state.call(kept: "nothing", path: [], passing: []) == nil)
     }
 
+    /// A lazy module costs a state nothing until its script reads it: its members are made
+    /// at the first key read (or `pairs`), once, and a key the script set first is kept.
+    @Test func lazyModulesAreMadeWhenFirstReadAndOnce() async throws {
+        let builds = BuildCount()
+        func extra(_ name: String) -> LuaModule {
+            .lazy(name: "svc.\(name)") {
+                builds.add()
+                var module = LuaModule(name: "svc.\(name)")
+                module.function("hello") { call in call.returning(.string("hello from \(name)")) }
+                module.value("kind", .string(name))
+                return module
+            }
+        }
+        var service = LuaModule(name: "svc")
+        service.module(extra("extra"))
+        service.module(extra("listed"))
+        service.module(extra("preset"))
+        let state = try makeState()
+        await state.withContext { $0.setGlobal("svc", module: service) }
+        #expect(builds.value == 0, "nothing is made with the state")
+        let results = try await state.run(source: """
+            local first = svc.extra.hello()
+            local again = svc.extra.hello()
+            local keys = {}
+            for key in pairs(svc.listed) do keys[#keys + 1] = key end
+            table.sort(keys)
+            svc.preset.kind = "mine"
+            return first, again, table.concat(keys, ","), svc.preset.kind, svc.preset.hello(), type(svc.extra)
+            """, chunkName: "=lazy")
+        #expect(results == [.string("hello from extra"), .string("hello from extra"), .string("hello,kind"), .string("mine"),
+                            .string("hello from preset"), .string("table")])
+        #expect(builds.value == 3, "each module made once")
+    }
+
     @Test func argumentErrorsNameTheArgumentAndTheTypes() async throws {
         #expect(try await errorMessage("check()", { _ = try $0.number(1, "seconds") })
             == "bad argument #1 'seconds' to 'check' (number expected, got no value)")
@@ -136,4 +170,13 @@ final class Counter {
         #expect(results[5] == "region=eu")
         #expect(results[6] == "app.math.twice: bad argument #1 'x' to 'twice' (number expected, got string) [invalid_argument]")
     }
+}
+
+/// A count behind a pthread lock (which ThreadSanitizer sees), for builders run on a
+/// state's executor.
+private final class BuildCount: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    var value: Int { lock.withLock { count } }
+    func add() { lock.withLock { count += 1 } }
 }

@@ -41,7 +41,7 @@ assert(is_direct and #vip == 1 and vip[1].hidden == true, "a direct access key r
 local waits = ccai.queue_menu.get_wait_times{ menu_id = billing.id }
 local typo, said = pcall(ccai.queue_menu.get, { langauge = "es" })
 assert(not typo and said.code == "invalid_argument" and said.message:find("did you mean 'language'", 1, true), tostring(said))
-assert(waits.chat == 0 and waits.voice_call == 0, "nobody waits")
+assert(waits.chat == 10 and waits.voice_call == 10, "nobody waits: the published 10 s")
 local ok, err = pcall(ccai.queue_menu.get_wait_times, 404)
 assert(not ok and err.code == "not_found" and err.status == 404)
 ccai.log.info("menus scenario passed")

@@ -1,7 +1,7 @@
 -- The sandbox of the long-waits example: Acme's support line, open weekdays 09:00-17:00
 -- (UTC), takes instant calls and callbacks in 30-minute slots. Its agent is not on the
 -- phone yet (no agent serves the line), so a caller waits: with a handle time of 300 s,
--- one caller waiting is an estimate of 5 minutes. clock_start puts the run on a Monday
+-- one caller waiting is an estimate of 310 s (the published formula adds 10 s). clock_start puts the run on a Monday
 -- morning, the line open.
 return {
   company = { name = "Acme Support", languages = { "en" }, time_zone = "UTC", key = "dev-key", secret = "dev-secret" },

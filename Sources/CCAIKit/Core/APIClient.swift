@@ -144,18 +144,7 @@ final class APIClient: @unchecked Sendable {
 
     /// One call of `endpoint`, its answer read up to the endpoint's limit.
     private func perform(_ request: HTTPClientRequest, _ endpoint: Endpoint) async throws -> HTTPClientResponse {
-        var request = request
-        request.maximumResponseBytes = endpoint.maximumResponseBytes
-        let response: HTTPClientResponse
-        do {
-            response = try await http.send(request)
-        } catch let error as TransportError {
-            throw NetworkError(error, operation: endpoint.operation)
-        } catch is CancellationError {
-            throw CCAIError(code: .cancelled, message: "the call was cancelled")
-        }
-        guard (200..<300).contains(response.status) else { throw CCAIError(status: response.status, body: response.body) }
-        return response
+        try await http.call(request, endpoint)
     }
 
     private func url(_ path: String, _ query: [String: String]) -> String {

@@ -9,6 +9,8 @@ final class CurlTransfer {
     /// Where the request goes (`http://host:port`), for errors that say which server failed.
     private let server: String
     private var requestHeaders: UnsafeMutablePointer<curl_slist>?
+    /// `HOST:PORT:ADDRESS,...` of a request with pinned addresses (``HTTPClientRequest/pinnedAddresses``).
+    private var pinnedHosts: UnsafeMutablePointer<curl_slist>?
     private var responseBody = Data()
     private var responseHeaders: [String: String] = [:]
     /// The body bytes kept (`maximumResponseBytes`) and the header bytes read
@@ -66,6 +68,13 @@ final class CurlTransfer {
             requestHeaders = curl_slist_append(requestHeaders, value.isEmpty ? "\(name):" : "\(name): \(value)")
         }
         ccurl_setopt_slist(handle, CURLOPT_HTTPHEADER, requestHeaders)
+        if !request.pinnedAddresses.isEmpty, let url = URLComponents(string: request.url), let host = url.host {
+            let port = url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
+            let addresses = request.pinnedAddresses.map { $0.contains(":") ? "[\($0)]" : $0 }.joined(separator: ",")
+            pinnedHosts = curl_slist_append(nil, "\(host):\(port):\(addresses)")
+            ccurl_setopt_slist(handle, CURLOPT_RESOLVE, pinnedHosts)
+            ccurl_setopt_string(handle, CURLOPT_NOPROXY, "*")
+        }
         let context = Unmanaged.passUnretained(self).toOpaque()
         ccurl_setopt_write(handle, CURLOPT_WRITEFUNCTION) { data, size, count, context in
             let transfer = Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
@@ -106,6 +115,7 @@ final class CurlTransfer {
     deinit {
         curl_easy_cleanup(UnsafeMutableRawPointer(easy))
         curl_slist_free_all(requestHeaders)
+        curl_slist_free_all(pinnedHosts)
     }
 
     func wait(_ continuation: CheckedContinuation<HTTPClientResponse, Error>) {

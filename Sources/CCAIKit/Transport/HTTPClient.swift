@@ -80,3 +80,23 @@ public final class HTTPClient: Sendable {
         try await transport.perform(request, onChunk: onChunk)
     }
 }
+
+extension HTTPClient {
+    /// One call of `endpoint` as the SDK and the Apps client make it: its answer read up to
+    /// the endpoint's limit, a transport failure as ``NetworkError``, a cancellation and an
+    /// answer that is not 2xx as ``CCAIError``.
+    func call(_ request: HTTPClientRequest, _ endpoint: Endpoint) async throws -> HTTPClientResponse {
+        var request = request
+        request.maximumResponseBytes = endpoint.maximumResponseBytes
+        let response: HTTPClientResponse
+        do {
+            response = try await send(request)
+        } catch let error as TransportError {
+            throw NetworkError(error, operation: endpoint.operation)
+        } catch is CancellationError {
+            throw CCAIError(code: .cancelled, message: "the call was cancelled")
+        }
+        guard (200..<300).contains(response.status) else { throw CCAIError(status: response.status, body: response.body) }
+        return response
+    }
+}

@@ -21,6 +21,10 @@ public struct HTTPClientRequest: Sendable {
     /// on, not kept, and do not count (default: ``Endpoint/defaultMaximumResponseBytes``;
     /// the SDK uses each endpoint's own ``Endpoint/maximumResponseBytes``).
     public var maximumResponseBytes = Endpoint.defaultMaximumResponseBytes
+    /// When not empty, the only addresses (IP literals) the URL's host may connect to: no
+    /// lookup of its own and no proxy, so that what a guard checked is what is reached
+    /// (the sandbox's webhooks: the SSRF guard resolves, the transport connects).
+    public var pinnedAddresses: [String] = []
     /// The most bytes of response headers read (64 KiB), whatever the request.
     public static let maximumHeaderBytes = 64 << 10
 

@@ -26,6 +26,9 @@ actor AgentDesk: SessionChangeObserver {
     /// What each human agent has: their load is counted in work items, whatever the
     /// kind of conversation (``WorkItem``), against their `max_chats`.
     private var load: [String: Set<WorkItem>] = [:]
+    /// When the human agent holding each chat or call took it: its handle time, recorded
+    /// when it is let go (the wait estimates' average duration, ``HandleTimes``).
+    private var takenAt: [WorkItem: Date] = [:]
     /// When each human agent last let a chat or call go, as a count of such moments: the
     /// lower, the longer ago (an agent who has not yet is lower still).
     private var lastReleased: [String: Int] = [:]
@@ -323,6 +326,7 @@ actor AgentDesk: SessionChangeObserver {
     private func humanTakes(_ call: CallResponse, endUserID: Int) async {
         guard holder(of: .call(call.id)) == nil, let name = leastBusyAgent(onMenu: call.menuId) else { return }
         load[name, default: []].insert(.call(call.id))
+        takenAt[.call(call.id)] = environment.clock.now()
         let actions = CallAgentActions(environment: environment, desk: self, callID: call.id, endUserID: endUserID, name: name)
         if let script = scripts[name] {
             let agent = ScriptedCallAgent(actions: actions, script: script, mailbox: AgentMailbox(clock: environment.clock))
@@ -358,6 +362,11 @@ actor AgentDesk: SessionChangeObserver {
     private func release(_ item: WorkItem) async {
         guard let name = holder(of: item), let agent = agent(named: name) else { return }
         load[name]?.remove(item)
+        if let taken = takenAt.removeValue(forKey: item) {
+            let now = environment.clock.now()
+            let channel: SessionChannel = if case .call = item { .voiceCall } else { .chat }
+            environment.queues.estimator.handleTimes.record(channel, seconds: now.timeIntervalSince(taken), endedAt: now)
+        }
         releases += 1
         lastReleased[name] = releases
         await offerOldestWaiting(onMenus: agent.menus, besides: item)   // a transferred session is the next queue's
@@ -398,6 +407,13 @@ actor AgentDesk: SessionChangeObserver {
         holder(of: .chat(chatID))
     }
 
+    /// A queue's human agents on shift (`logged_in`) and those of them with room for
+    /// another chat or call (`available`): what the Apps API's wait times report.
+    func staffing(ofMenu menuID: Int) -> (loggedIn: Int, available: Int) {
+        let onShift = (environment.configuration.agents ?? []).filter { $0.menus.contains(menuID) && roster.isOnShift($0.name) }
+        return (onShift.count, onShift.filter { (load[$0.name]?.count ?? 0) < ($0.maxChats ?? .max) }.count)
+    }
+
     /// How many human agents have at least one chat or call.
     func busyAgents() -> Int {
         load.values.filter { !$0.isEmpty }.count
@@ -429,6 +445,7 @@ actor AgentDesk: SessionChangeObserver {
         // room): one agent takes it, once.
         guard humanAgent(of: chat.id) == nil, let name = leastBusyAgent(onMenu: chat.menuId) else { return }
         load[name, default: []].insert(.chat(chat.id))
+        takenAt[.chat(chat.id)] = environment.clock.now()
         let actions = agentActions(chat.id, endUserID: endUserID, name: name)
         if let script = scripts[name] {
             run(ScriptedAgent(actions: actions, script: script, mailbox: AgentMailbox(clock: environment.clock), escalate: nil,

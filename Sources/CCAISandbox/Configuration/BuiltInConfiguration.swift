@@ -12,7 +12,7 @@ extension SandboxConfiguration {
           company = {
             name = "Acme", support_email = "help@acme.test", languages = { "en", "es" },
             time_zone = "America/Los_Angeles", prevent_direct_pstn_call = false,
-            key = "dev-key", secret = "dev-secret", jwt_algorithms = { "HS384", "HS256" },
+            key = "dev-key", secret = "dev-secret", jwt_algorithms = { "HS384", "HS256" }, subdomain = "acme",
             post_session = { csat = true },
           },
           hours = { mon = "09:00-17:00", tue = "09:00-17:00", wed = "09:00-17:00", thu = "09:00-17:00",

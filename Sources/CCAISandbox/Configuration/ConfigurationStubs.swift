@@ -50,13 +50,18 @@ public enum ConfigurationStubs {
             "chat_timeout_seconds": #"idle chats end with ended_by = "timeout""#,
             "handle_time_seconds": "for wait estimates (default 300)", "clock_start": "ISO 8601: business hours run from this moment",
             "custom_forms": "custom forms (id, name, title, subtitle, header, footer, questions)", "surveys": "by key",
-            "admin_token": "bearer token of GET /admin/ratings",
+            "admin_token": "bearer token of GET /admin/ratings", "webhooks": "signed events of Apps API chats (docs/webhooks.md)",
+            "api_credentials": "the Apps API's (/apps/api/v1) Basic credentials: user the company's subdomain, password a token",
+        ]),
+        LuaStubClass("ccai.sandbox.APICredential", APICredential.self, notes: [
+            "token": "at least 16 characters; kept as its SHA-256 digest only",
         ]),
         LuaStubClass("ccai.sandbox.Company", SandboxConfiguration.Company.self, notes: [
             "languages": "the default first", "time_zone": "an IANA time zone", "key": "the company key SDKs initialize with",
             "secret": "signs end-user JWTs; never readable from scripts", "auth_token_seconds": "(default one day)",
             "jwt_max_lifetime_seconds": "(default one day)", "post_session": "the company-wide default",
             "audible_messages": "the company-wide announcements of calls",
+            "subdomain": "the Apps API's Basic user name (default sandbox)",
         ], fieldShapes: ["jwt_algorithms": .list(.literals(JWTAlgorithm.allCases.map(\.rawValue))), "audible_messages": audibleMessages]),
         LuaStubClass("ccai.sandbox.Menu", MenuConfiguration.self, notes: [
             "hours": "none: the company's", "post_session": "over the parent's, key by key",
@@ -115,6 +120,11 @@ public enum ConfigurationStubs {
             "event_retention_seconds": "(default one day)", "media_retention_seconds": "(default one week)",
             "event_streams_per_end_user": "(default 4; a new stream past it closes the oldest)",
             "connections_per_address": "(default 128; 0: no limit; connections a served sandbox takes at once from one address, loopback aside)",
+        ]),
+        LuaStubClass("ccai.sandbox.Webhooks", WebhookConfiguration.self, notes: [
+            "url": "http or https, no credentials; its host must resolve to loopback unless allow_remote",
+            "primary_secret": "signs every request (at least 16 bytes)", "secondary_secret": "signs as well, for rotation",
+            "allow_remote": "deliver beyond this machine (default false)",
         ]),
     ]
 

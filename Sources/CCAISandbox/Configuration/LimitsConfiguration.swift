@@ -14,7 +14,7 @@ import Foundation
 ///            company_sign_ins_per_second = 1000, company_sign_in_burst = 10000,
 ///            event_retention_seconds = 86400,
 ///            media_retention_seconds = 7 * 86400, event_streams_per_end_user = 4,
-///            connections_per_address = 128 }
+///            connections_per_address = 128, apps_requests_per_second = 10, apps_burst = 10 }
 /// ```
 public struct LimitsConfiguration: Codable, Sendable, Equatable {
     /// Sustained requests per second per end user (default 50).
@@ -56,6 +56,12 @@ public struct LimitsConfiguration: Codable, Sendable, Equatable {
     /// thousands of VUs against it holds one event stream per VU: raise it for a
     /// distributed load test (docs/kubernetes.md).
     public var connectionsPerAddress: Int?
+    /// Sustained Apps API requests per second for the company, over all its credentials
+    /// (default 10: the platform's published limit per customer).
+    public var appsRequestsPerSecond: Double?
+    /// Apps API requests the company may make at once before the rate applies (default
+    /// 10: one second's worth; our choice, the public pages give the rate only).
+    public var appsBurst: Double?
 
     public init() {}
 
@@ -90,6 +96,8 @@ public struct LimitsConfiguration: Codable, Sendable, Equatable {
     var effectiveEventRetentionSeconds: Double { eventRetentionSeconds ?? 86_400 }
     var effectiveMediaRetentionSeconds: Double { mediaRetentionSeconds ?? 7 * 86_400 }
     var effectiveEventStreamsPerEndUser: Int { eventStreamsPerEndUser ?? 4 }
+    var effectiveAppsRequestsPerSecond: Double { appsRequestsPerSecond ?? 10 }
+    var effectiveAppsBurst: Double { appsBurst ?? 10 }
     public var effectiveConnectionsPerAddress: Int { connectionsPerAddress ?? HTTPServer.Limits().connectionsPerAddress }
 
     /// Every field that is not a positive, finite number, named.
@@ -98,7 +106,8 @@ public struct LimitsConfiguration: Codable, Sendable, Equatable {
         let numbers: [(String, Double?)] = [
             ("requests_per_second", requestsPerSecond), ("burst", burst), ("company_sign_ins_per_second", companySignInsPerSecond),
             ("company_sign_in_burst", companySignInBurst), ("event_retention_seconds", eventRetentionSeconds),
-            ("media_retention_seconds", mediaRetentionSeconds),
+            ("media_retention_seconds", mediaRetentionSeconds), ("apps_requests_per_second", appsRequestsPerSecond),
+            ("apps_burst", appsBurst),
         ]
         for (name, value) in numbers {
             if let value, !(value > 0 && value.isFinite) { problems.append("limits.\(name): a positive number expected") }

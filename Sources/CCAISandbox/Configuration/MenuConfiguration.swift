@@ -164,3 +164,28 @@ public struct VirtualAgentConfiguration: Codable, Sendable {
     public var rules: [Rule]?
     public var escalationOptions: [EscalationOption]?
 }
+
+extension SandboxConfiguration {
+    /// The menus from the root down to menu `id`, that menu last (empty for an unknown id).
+    func menuPath(to id: Int) -> [MenuConfiguration] {
+        func search(_ menus: [MenuConfiguration]) -> [MenuConfiguration]? {
+            for menu in menus {
+                if menu.id == id { return [menu] }
+                if let below = search(menu.children ?? []) { return [menu] + below }
+            }
+            return nil
+        }
+        return search(menus ?? []) ?? []
+    }
+
+    /// A menu's name in `language`, else in the company's default language.
+    func menuName(_ menu: MenuConfiguration, language: String) -> String {
+        menu.name.text(language, fallback: company.languages.first ?? language) ?? ""
+    }
+
+    /// Menu `id`'s names from the root down in `language`, joined by " / ": the
+    /// `materialized_path` of the Apps API's wait times and of the session metadata.
+    func materializedPath(to id: Int, language: String) -> String {
+        menuPath(to: id).map { menuName($0, language: language) }.joined(separator: " / ")
+    }
+}

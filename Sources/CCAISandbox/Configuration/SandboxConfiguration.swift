@@ -34,6 +34,12 @@ public struct SandboxConfiguration: Codable, Sendable {
         public var postSession: PostSessionConfiguration?
         /// The company-wide audible messages of calls by kind (queues override them).
         public var audibleMessages: [String: AudibleMessageConfiguration]?
+        /// The company's subdomain (`acme` of `acme.example.com`): the user name of the Apps
+        /// API's Basic credentials. Default `sandbox`.
+        public var subdomain: String?
+
+        /// The subdomain Apps API requests name.
+        public var effectiveSubdomain: String { subdomain ?? "sandbox" }
 
         public init(name: String, supportEmail: String?, languages: [String], timeZone: String,
                     preventDirectPstnCall: Bool?, key: String, secret: String, jwtAlgorithms: [String]?,
@@ -80,6 +86,11 @@ public struct SandboxConfiguration: Codable, Sendable {
     /// The bearer token of the operator's routes (`GET /admin/ratings`); none refuses them.
     /// `ccai sandbox serve` makes one up and prints it when the configuration has none.
     public var adminToken: String?
+    /// Where the events of Apps API chats are POSTed, signed (docs/webhooks.md); none by default.
+    public var webhooks: WebhookConfiguration?
+    /// The credentials of the Apps API (`/apps/api/v1`); none refuses every request to it.
+    /// `ccai sandbox serve` and `ccai run` make one up when the configuration has none.
+    public var apiCredentials: [APICredential]?
 
     public init(company: Company, hours: BusinessHours? = nil, menus: [MenuConfiguration]? = nil,
                 agents: [AgentConfiguration]? = nil, handleTimeSeconds: Double? = nil) {
@@ -139,6 +150,8 @@ public struct SandboxConfiguration: Codable, Sendable {
             company("jwt_max_lifetime_seconds", "must be a positive number of seconds")
         }
         problems += limits?.problems() ?? []
+        problems += webhooks?.problems() ?? []
+        problems += apiCredentialProblems()
         if let seconds = handleTimeSeconds, !(seconds >= 0 && seconds.isFinite) {
             problems.append("handle_time_seconds: must be a number of seconds")
         }

@@ -21,8 +21,8 @@ struct CallLifecycle: Sendable {
     let publisher: EventPublisher
     let clock: any TimeSource
     let changes: SessionChanges
-    /// The seconds an agent is expected to spend on a session (wait estimates).
-    let handleTimeSeconds: Double
+    /// Each waiting call's estimate (the published formula).
+    let estimator: WaitEstimator
     let deflections: WaitDeflections
     /// The post-session settings of a queue (its own over the company's), given to a call
     /// when it ends.
@@ -31,11 +31,11 @@ struct CallLifecycle: Sendable {
     /// Creates an end user's instant call, waiting, unless one is in progress (the store
     /// decides both in one transaction); a created call is published, handed to the desk
     /// and offered its deflection when its estimate is long.
-    func create(endUserID: Int, menuID: Int, recordingPermission: RecordingPermission?, recorded: Bool, agents: Int,
+    func create(endUserID: Int, menuID: Int, recordingPermission: RecordingPermission?, recorded: Bool,
                 customData: JSONValue) async throws -> SandboxStore.CallCreation {
         let ahead = try await store.waitingCalls(menus: [menuID]).count
         let new = SandboxStore.NewCall.instant(recordingPermission: recordingPermission, recorded: recorded,
-                                               estimatedWait: estimatedWait(ahead: ahead, agents: agents))
+                                               estimatedWait: estimator.seconds(.voiceCall, menuID: menuID, ahead: ahead))
         let creation = try await store.createCall(endUserID: endUserID, menuID: menuID, new, customData: customData, now: clock.now())
         if case .created(let call) = creation {
             try await publisher.call(call, endUserID: endUserID)
@@ -129,11 +129,11 @@ struct CallLifecycle: Sendable {
     }
 
     /// Tells each call waiting on `menuID` its new estimate (`wait_time_updated`) when it
-    /// changed: the calls ahead of it times the handle time, over the queue's `agents`.
-    /// A call that just came to wait this long (a transfer) is offered its deflection.
-    func refreshWaitTimes(menuID: Int, agents: Int) async throws {
+    /// changed (``WaitEstimator``, with the calls ahead of it). A call that just came to
+    /// wait this long (a transfer) is offered its deflection.
+    func refreshWaitTimes(menuID: Int) async throws {
         for (position, waiting) in try await store.waitingCalls(menus: [menuID]).enumerated() {
-            let estimate = estimatedWait(ahead: position, agents: agents)
+            let estimate = estimator.seconds(.voiceCall, menuID: menuID, ahead: position)
             var call = waiting.call
             if call.estimatedWait != estimate, let updated = try await store.updateEstimatedWait(callID: call.id, seconds: estimate) {
                 call = updated
@@ -142,10 +142,6 @@ struct CallLifecycle: Sendable {
             }
             try await offerDeflection(call, endUserID: waiting.endUserID)
         }
-    }
-
-    private func estimatedWait(ahead: Int, agents: Int) -> Int {
-        Checked.truncated((Double(ahead) * handleTimeSeconds / Double(max(1, agents))).rounded()) ?? Int.max
     }
 
     private func published(_ call: CallResponse?, _ endUserID: Int) async throws -> CallResponse? {

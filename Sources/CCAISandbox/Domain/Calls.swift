@@ -48,7 +48,7 @@ struct Calls: Sendable {
         }
         let customData = try CustomDataIntake(configuration: configuration, clock: clock).sessionData(request.customData, caller: caller)
         switch try await lifecycle.create(endUserID: owner, menuID: menu.id, recordingPermission: request.recordingPermission,
-                                          recorded: recorded, agents: engine.agents(forMenu: menu.id), customData: customData)
+                                          recorded: recorded, customData: customData)
         {
         case .inProgress(let existing): throw inProgress(existing)
         case .created(let call): return call
@@ -127,11 +127,9 @@ struct Calls: Sendable {
     }
 
     /// Tells the calls waiting on a queue their new estimates, after the line moved (a
-    /// call taken, ended or transferred): ``CallLifecycle/refreshWaitTimes(menuID:agents:)``
-    /// with the queue's agents on shift.
+    /// call taken, ended or transferred): ``CallLifecycle/refreshWaitTimes(menuID:)``.
     func refreshWaitTimes(menuID: Int) async throws {
-        let agents = QueueMenuEngine(configuration: configuration, now: queues.businessClock.now()).agents(forMenu: menuID)
-        try await lifecycle.refreshWaitTimes(menuID: menuID, agents: agents)
+        try await lifecycle.refreshWaitTimes(menuID: menuID)
     }
 
     /// What call `id`'s session carries for its agents.

@@ -22,13 +22,15 @@ struct ChatLifecycle: Sendable {
     let changes: SessionChanges
 
     /// Creates an end user's chat unless one is in progress (the store decides both in one
-    /// transaction); a created chat is published.
+    /// transaction, with whether the company's server started it); a created chat is
+    /// published.
     func create(endUserID: Int, menuID: Int, lang: String, status: ChatStatus, redaction: Bool, screenShareable: Bool,
-                session: ChatSessionData, postSession: PostSessionSettings, now: Date) async throws -> SandboxStore.ChatCreation
+                session: ChatSessionData, postSession: PostSessionSettings, startedByServer: Bool, now: Date) async throws
+        -> SandboxStore.ChatCreation
     {
         let creation = try await store.createChat(endUserID: endUserID, menuID: menuID, lang: lang, status: status,
                                                   redaction: redaction, screenShareable: screenShareable, session: session,
-                                                  postSession: postSession, now: now)
+                                                  postSession: postSession, startedByServer: startedByServer, now: now)
         if case .created(let chat) = creation {
             try await publisher.chat(chat, endUserID: endUserID)
             if chat.status == .queued { await changes.publish(.queued(chat, endUserID: endUserID)) }

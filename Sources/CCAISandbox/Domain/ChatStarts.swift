@@ -29,8 +29,10 @@ struct ChatStarts: Sendable {
     let quotas: Quotas
     let clock: any TimeSource
 
-    /// Creates the chat `request` asks for, or says why it cannot start.
-    func start(_ request: ChatRequest, caller: Caller) async throws -> Started {
+    /// Creates the chat `request` asks for, or says why it cannot start. A chat the
+    /// company's server starts (the Apps API) is queued at once: no app is there to answer
+    /// pre-session smart actions.
+    func start(_ request: ChatRequest, caller: Caller, startedByServer: Bool = false) async throws -> Started {
         let menu = try queues.menu(request.menuId)
         let owner = try caller.endUserID()
         if let existing = try await store.currentChat(endUserID: owner) { throw inProgress(existing) }
@@ -45,11 +47,12 @@ struct ChatStarts: Sendable {
         if let problem = ChatSessionData.problem(displayOrder: displayOrder) { throw HTTPError.badRequest(problem) }
         let session = ChatSessionData(customData: customData, isVerifiable: request.isVerifiable ?? false,
                                       displayOrderInAdapter: displayOrder)
-        let preSession = menu.preSessionChatActions
+        let preSession = startedByServer ? [] : menu.preSessionChatActions
         switch try await lifecycle.create(
             endUserID: owner, menuID: menu.id, lang: engine.language(request.lang), status: preSession.isEmpty ? .queued : .pending,
             redaction: chatChannel.redaction ?? false, screenShareable: request.isScreenShareable ?? false,
-            session: session, postSession: configuration.postSessionSettings(forMenu: menu.id), now: clock.now())
+            session: session, postSession: configuration.postSessionSettings(forMenu: menu.id), startedByServer: startedByServer,
+            now: clock.now())
         {
         case .inProgress(let existing):
             throw inProgress(existing)

@@ -13,6 +13,8 @@ struct EventPublisher: Sendable {
     let store: SandboxStore
     let hub: EventHub
     let clock: any TimeSource
+    /// The webhooks of the chats the company's server started; nil without `webhooks`.
+    var webhookTap: AppsWebhookTap?
 
     /// Records an event whose data is `value` as JSON (encoded once, straight to the text
     /// that is stored and sent); returns its id.
@@ -27,6 +29,7 @@ struct EventPublisher: Sendable {
     func publish(endUserID: Int, event: PlatformEventName, jsonText: String) async throws -> Int64 {
         let id = try await store.appendEvent(endUserID: endUserID, name: event.rawValue, jsonText: jsonText, now: clock.now())
         await hub.notify(endUserID: endUserID)
+        await webhookTap?.observe(endUserID: endUserID, event: event, jsonText: jsonText)
         return id
     }
 

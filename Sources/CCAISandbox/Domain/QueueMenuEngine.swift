@@ -7,8 +7,12 @@ import Foundation
 struct QueueMenuEngine {
     let configuration: SandboxConfiguration
     let now: Date
-    /// Sessions waiting per queue (sessions arrive with the chat and call slices).
+    /// Sessions waiting per queue, chats and calls together (what capacity counts).
     var waiting: [Int: Int] = [:]
+    /// Chats queued and calls waiting per queue, for each channel's estimate.
+    var waitingByChannel: [SessionChannel: [Int: Int]] = [:]
+    /// The published wait estimate (nil: 10 seconds, no one waits and nothing is known).
+    var estimator: WaitEstimator?
 
     /// Why a queue cannot take sessions now.
     enum Deflection {
@@ -44,11 +48,18 @@ struct QueueMenuEngine {
         return (configuration.agents ?? []).filter { $0.menus.contains(menuID) && $0.isOnShift(at: now, in: timeZone) }.count
     }
 
-    /// Estimated seconds before a new session is answered.
+    /// Estimated seconds before a new session of `channel` is answered on `menu`
+    /// (``WaitEstimator``).
+    func estimatedWait(_ menu: MenuConfiguration, _ channel: SessionChannel) -> Int {
+        let ahead = waitingByChannel[channel]?[menu.id] ?? 0
+        guard let estimator else { return Int(WaitEstimator.fixedAdditionSeconds) }
+        return estimator.seconds(channel, menuID: menu.id, ahead: ahead)
+    }
+
+    /// The longest estimate of the channels `menu` offers (a queue with neither: its chat's).
     func estimatedWait(_ menu: MenuConfiguration) -> Int {
-        let queue = waiting[menu.id] ?? 0
-        let handle = configuration.handleTimeSeconds ?? 300
-        return Checked.truncated((Double(queue) * handle / Double(max(1, agents(forMenu: menu.id)))).rounded()) ?? Int.max
+        let channels: [SessionChannel] = (menu.channels?.chat != nil ? [.chat] : []) + (menu.channels?.voiceCall != nil ? [.voiceCall] : [])
+        return (channels.isEmpty ? [.chat] : channels).map { estimatedWait(menu, $0) }.max() ?? 0
     }
 
     func isOverCapacity(_ menu: MenuConfiguration) -> Bool {
@@ -148,8 +159,7 @@ struct QueueMenuEngine {
 
     /// The wait estimates of a queue's channels.
     func waitTimes(_ menu: MenuConfiguration) -> WaitTimes {
-        let estimate = estimatedWait(menu)
-        return WaitTimes(chat: menu.channels?.chat != nil ? estimate : nil,
-                         voiceCall: menu.channels?.voiceCall != nil ? estimate : nil)
+        WaitTimes(chat: menu.channels?.chat != nil ? estimatedWait(menu, .chat) : nil,
+                  voiceCall: menu.channels?.voiceCall != nil ? estimatedWait(menu, .voiceCall) : nil)
     }
 }

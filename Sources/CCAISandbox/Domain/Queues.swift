@@ -15,6 +15,8 @@ struct Queues: Sendable {
     let store: SandboxStore
     /// Business hours' time (docs/sdk-and-sandbox.md, `clock_start`).
     let businessClock: any TimeSource
+    /// Every wait estimate's formula.
+    let estimator: WaitEstimator
 
     /// The queue menu `id`, or a 404.
     func menu(_ id: Int) throws -> MenuConfiguration {
@@ -48,6 +50,10 @@ struct Queues: Sendable {
 
     /// The queues as they are now: business hours and the sessions waiting.
     func engine() async throws -> QueueMenuEngine {
-        QueueMenuEngine(configuration: configuration, now: businessClock.now(), waiting: try await store.waitingCounts())
+        let byChannel = try await store.waitingCountsByChannel()
+        var waiting = byChannel.chats
+        waiting.merge(byChannel.calls, uniquingKeysWith: +)
+        return QueueMenuEngine(configuration: configuration, now: businessClock.now(), waiting: waiting,
+                               waitingByChannel: [.chat: byChannel.chats, .voiceCall: byChannel.calls], estimator: estimator)
     }
 }

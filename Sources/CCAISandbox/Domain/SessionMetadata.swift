@@ -95,6 +95,7 @@ struct SessionMetadata: Encodable, Sendable, Equatable {
     var sessionType: String
     var sessionTypeV2: String
     var status: String
+    var subStatus: String?
     var createdAt: String
     var queuedAt: String?
     var assignedAt: String?
@@ -129,7 +130,7 @@ struct SessionMetadata: Encodable, Sendable, Equatable {
         try container.encode(sessionType, forKey: "session_type")
         try container.encode(sessionTypeV2, forKey: "session_type_v2")
         try container.encode(status, forKey: "status")
-        try container.encode(nil as String?, forKey: "sub_status")
+        try container.encode(subStatus, forKey: "sub_status")
         try container.encode(createdAt, forKey: "created_at")
         try container.encode(assignedAt, forKey: "assigned_at")
         try container.encode(endsAt, forKey: "ends_at")

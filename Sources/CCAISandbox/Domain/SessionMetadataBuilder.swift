@@ -9,33 +9,29 @@ struct SessionMetadataBuilder: Sendable {
 
     func record(_ facts: SandboxStore.SessionFacts) -> SessionMetadata {
         switch facts.session {
-        case .chat(let chat, let assignedAt, let deflectedTo):
-            chatRecord(facts, chat, assignedAt: assignedAt, deflectedTo: deflectedTo)
+        case .chat(let chat, let assignedAt, let apps):
+            chatRecord(facts, chat, assignedAt: assignedAt, apps: apps)
         case .call(let call):
             callRecord(facts, call)
         }
     }
 
-    private func chatRecord(_ facts: SandboxStore.SessionFacts, _ chat: ChatResponse, assignedAt: Double?, deflectedTo: String?)
-        -> SessionMetadata
+    private func chatRecord(_ facts: SandboxStore.SessionFacts, _ chat: ChatResponse, assignedAt: Double?,
+                            apps: SandboxStore.AppsChatFacts) -> SessionMetadata
     {
         let ended = chat.endedAt ?? chat.createdAt
         var record = base(.chat, id: chat.id, lang: chat.lang, menuID: chat.menuId, facts: facts, createdAt: chat.createdAt,
                           endedAt: ended, agent: chat.agent, virtualAgent: chat.virtualAgent)
         record.sessionType = "Messaging Inbound (App Chat)"
         record.sessionTypeV2 = "Messaging Inbound (Mobile Chat)"
-        record.status = switch (assignedAt, chat.endedBy) {
-        case (.some, _): "finished"
-        case (nil, .endUser?): "canceled"
-        case (nil, .timeout?): "no_response"
-        default: "failed"
-        }
+        let (status, subStatus) = AppsChatStatusMapping.status(of: chat, apps)
+        (record.status, record.subStatus) = (status.rawValue, subStatus.rawValue)
         record.assignedAt = assignedAt.map(Self.time)
         record.waitDuration = Self.seconds(from: chat.createdAt, to: assignedAt ?? ended)
         record.duration = assignedAt.flatMap { Self.seconds(from: $0, to: ended) }
         record.firstMessageAt = facts.firstMessageAt.map(Self.time)
         record.lastMessageAt = facts.lastMessageAt.map(Self.time)
-        record.deflection = deflectedTo.map { "deflected_to_\($0)" } ?? "no_deflection"
+        record.deflection = apps.escalationChannel.flatMap { $0 == "chat" ? nil : "deflected_to_\($0)" } ?? "no_deflection"
         record.disconnectedBy = Self.disconnectedBy(chat.endedBy?.rawValue)
         return record
     }
@@ -89,16 +85,15 @@ struct SessionMetadataBuilder: Sendable {
     }
 
     private func selectedMenu(_ menuID: Int, _ lang: String) -> SessionMetadata.SelectedMenu? {
-        guard let path = configuration.menuPath(to: menuID), let menu = path.last else { return nil }
-        let name = menu.name.text(lang, fallback: configuration.company.languages.first ?? "en") ?? String(menu.id)
-        return .init(id: menu.id, name: name, parentId: path.dropLast().last?.id, position: menu.position, menuType: "mobile_menu")
+        let path = configuration.menuPath(to: menuID)
+        guard let menu = path.last else { return nil }
+        return .init(id: menu.id, name: configuration.menuName(menu, language: lang), parentId: path.dropLast().last?.id,
+                     position: menu.position, menuType: AppsMenuType.mobileMenu.rawValue)
     }
 
     private func menuPath(_ menuID: Int, _ lang: String) -> SessionMetadata.MenuPath? {
-        guard let path = configuration.materializedPath(to: menuID, language: lang), let menu = selectedMenu(menuID, lang) else {
-            return nil
-        }
-        return .init(name: menu.name, materializedPath: path)
+        guard let menu = selectedMenu(menuID, lang) else { return nil }
+        return .init(name: menu.name, materializedPath: configuration.materializedPath(to: menuID, language: lang))
     }
 
     /// `disconnected_by_end_user`, `_agent`, `_timeout`...: who ended the session, after the

@@ -6,8 +6,10 @@ public struct HTTPRequest: Sendable {
     public var method: String
     /// The path without the query string (`/queue_menus/12`).
     public var path: String
-    /// Query parameters, decoded.
+    /// Query parameters, decoded; a name given twice keeps its first value.
     public var query: [String: String]
+    /// The query parameters given more than once.
+    public var repeatedQueryNames: Set<String> = []
     /// Headers with lowercased names.
     public var headers: [String: String]
     public var body: Data

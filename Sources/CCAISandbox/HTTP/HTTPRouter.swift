@@ -1,11 +1,12 @@
 import CCAIWire
 
-/// Who may call a route: anyone (signing in), an end user with a valid auth token, or
-/// the operator with the admin token.
+/// Who may call a route: anyone (signing in), an end user with a valid auth token, the
+/// operator with the admin token, or the company's server with its Apps API credentials.
 public enum HTTPAuthentication: Sendable {
     case none
     case endUser
     case admin
+    case apps
 }
 
 /// What the router decides from a request's headers alone, before its body is read.
@@ -52,6 +53,9 @@ public struct HTTPRouter: Sendable {
     public var checkToken: (@Sendable (String) -> HTTPError?)?
     /// The bearer token of `admin` routes; nil refuses them all (403).
     public var adminToken: String?
+    /// Checks the `Authorization` header of an `apps` route before the body is read: nil
+    /// to go on, else the refusal. Nil refuses them all (401).
+    public var checkAppsCredentials: (@Sendable (String?) -> HTTPError?)?
 
     public init() {}
 
@@ -77,6 +81,7 @@ public struct HTTPRouter: Sendable {
         case .anyone: .none
         case .endUser: .endUser
         case .admin: .admin
+        case .apps: .apps
         }
     }
 
@@ -129,6 +134,11 @@ public struct HTTPRouter: Sendable {
                 if let checkToken, let refusal = checkToken(token) { return .refuse(refusal) }
             }
             if route.authentication == .admin, let refusal = adminRefusal(authorization) { return .refuse(refusal) }
+            if route.authentication == .apps {
+                let refusal = checkAppsCredentials.map { $0(authorization) }
+                    ?? .unauthenticated("the Apps API needs Basic credentials: the company's subdomain and an API token")
+                if let refusal { return .refuse(refusal) }
+            }
             if let contentLength, contentLength > Int64(route.maximumBodyBytes) {
                 return .refuse(HTTPError(status: 413, code: .tooLarge,
                                          message: "the request body is \(contentLength) bytes; \(method) \(path) takes at most \(route.maximumBodyBytes)"))
@@ -178,10 +188,8 @@ public struct HTTPRouter: Sendable {
         guard let token = HTTPRequest.bearerToken(authorization) else {
             return .unauthenticated("the admin token is required (Authorization: Bearer ADMIN_TOKEN)")
         }
-        let given = Array(token.utf8), expected = Array(adminToken.utf8)
-        var difference = given.count ^ expected.count
-        for index in expected.indices { difference |= Int(expected[index] ^ (index < given.count ? given[index] : 0)) }
-        return difference == 0 ? nil : HTTPError(status: 403, code: .forbidden, message: "the admin token is not this sandbox's")
+        return ConstantTime.equal(token, adminToken) ? nil
+            : HTTPError(status: 403, code: .forbidden, message: "the admin token is not this sandbox's")
     }
 
     private func match(_ pattern: [Substring], _ path: [Substring]) -> [String: String]? {

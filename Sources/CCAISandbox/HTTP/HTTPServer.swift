@@ -233,7 +233,9 @@ private final class BoxedServer {
         let box = Unmanaged<BoxedServer>.fromOpaque(context!).takeUnretainedValue()
         var request = HTTPRequest(method: String(cString: method!), path: String(cString: path!))
         for (name, value) in pairs(headers, headersLength) { request.headers[name.lowercased()] = value }
-        request.query = Dictionary(pairs(query, queryLength), uniquingKeysWith: { first, _ in first })
+        for (name, value) in pairs(query, queryLength) {
+            if request.query[name] == nil { request.query[name] = value } else { request.repeatedQueryNames.insert(name) }
+        }
         if bodyFile >= 0 {
             guard let spooled = readSpooled(bodyFile, bodyLength) else {
                 chttp_respond(exchange, 500, nil, 0, nil, 0)

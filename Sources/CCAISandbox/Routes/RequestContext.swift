@@ -10,9 +10,10 @@ extension Caller {
 }
 
 extension HTTPRequest {
-    /// The page its query asks for (`after`, `limit`), or a 400 naming the parameter.
-    func page(_ paging: Paging) throws -> (after: Int, limit: Int) {
-        switch paging.page(query) {
+    /// The page its query asks for (`after`, or the `cursor` given, and `limit`), or a 400
+    /// naming the parameter.
+    func page(_ paging: Paging, cursor: String = "after") throws -> (after: Int, limit: Int) {
+        switch paging.page(query, cursor: cursor) {
         case .success(let page): return page
         case .failure(let error): throw HTTPError.badRequest(error.message)
         }
@@ -31,6 +32,12 @@ extension HTTPRequest {
 typealias CallerHandler = @Sendable (HTTPRequest, Caller) async throws -> HTTPResponse
 
 extension HTTPRouter {
+    /// Adds a route table of handlers that take the request alone (the Apps API's, whose
+    /// caller is the company's server).
+    mutating func on(_ table: [(Endpoint, Handler)]) {
+        for (endpoint, handler) in table { on(endpoint, handler) }
+    }
+
     /// Adds a route table: each endpoint with its named handler, callers resolved as
     /// ``on(_:callers:_:)`` does.
     ///
@@ -68,4 +75,32 @@ extension Endpoint {
     /// request that changes something but uploads, which `limits.upload_bytes_per_hour`
     /// counts.
     var countsStoredBytes: Bool { method != "GET" && self != Endpoints.uploadMedia }
+}
+
+extension HTTPRequest {
+    /// A 400 naming the query parameters that are not `allowed`, or that are given twice: a
+    /// misspelled filter (`menuid=3`) is an error, not a silent "everything", and so is one
+    /// whose value is ambiguous.
+    func refuseQueryParameters(except allowed: Set<String>) throws {
+        if let repeated = repeatedQueryNames.sorted().first {
+            throw HTTPError.badRequest("the query parameter '\(TerminalText.escaped(repeated))' is given more than once")
+        }
+        let unknown = Set(query.keys).subtracting(allowed)
+        guard unknown.isEmpty else {
+            throw HTTPError.badRequest("unknown query parameter\(unknown.count == 1 ? "" : "s") "
+                                       + unknown.sorted().map { "'\(TerminalText.escaped($0))'" }.joined(separator: ", ")
+                                       + "; this route takes " + allowed.sorted().joined(separator: ", "))
+        }
+    }
+
+    /// Decodes the body's `key` object when it has one, else the whole body: the Apps API
+    /// takes `{ "chat": { ... } }` and `{ ... }` alike.
+    func decode<Body: Decodable>(_ type: Body.Type, wrappedIn key: String) throws -> Body {
+        guard let value = try? JSONValue(jsonText: String(decoding: body, as: UTF8.self)), let inner = value[key],
+              inner.objectValue != nil
+        else { return try decode(type) }
+        var unwrapped = self
+        unwrapped.body = Data(try inner.jsonText().utf8)
+        return try unwrapped.decode(type)
+    }
 }

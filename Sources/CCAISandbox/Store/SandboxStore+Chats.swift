@@ -58,7 +58,8 @@ extension SandboxStore {
     /// unless the end user has one in progress (then that one is returned as `.inProgress`).
     func createChat(endUserID: Int, menuID: Int, lang: String, status: ChatStatus = .queued, redaction: Bool,
                     screenShareable: Bool = false, session: ChatSessionData = ChatSessionData(),
-                    postSession: PostSessionSettings = PostSessionSettings(), now: Date) throws -> ChatCreation
+                    postSession: PostSessionSettings = PostSessionSettings(), startedByServer: Bool = false, now: Date) throws
+        -> ChatCreation
     {
         try database.transaction {
             if let existing = try currentChat(endUserID: endUserID) { return .inProgress(existing) }
@@ -76,6 +77,7 @@ extension SandboxStore {
             guard let chat = try chat(id: Int(database.lastInsertRowID), endUserID: endUserID) else {
                 throw SQLiteError(code: 0, message: "the chat vanished")
             }
+            if startedByServer { try markStartedByServer(chatID: chat.id, now: now) }
             return .created(chat)
         }
     }
@@ -153,15 +155,18 @@ extension SandboxStore {
         return Int(try database.query(sql).first?.first?.integerValue ?? 0)
     }
 
-    /// Sessions waiting per queue, queued chats and waiting calls together (what capacity
-    /// and wait estimates count).
-    func waitingCounts() throws -> [Int: Int] {
-        var counts: [Int: Int] = [:]
-        let waiting = "SELECT menu_id FROM chats WHERE status = 'queued' UNION ALL SELECT menu_id FROM calls WHERE status = 'waiting'"
-        for row in try database.query("SELECT menu_id, count(*) FROM (\(waiting)) GROUP BY menu_id") {
-            if let menu = row[0].integerValue, let count = row[1].integerValue { counts[Int(menu)] = Int(count) }
+    /// Sessions waiting per queue: queued chats, and waiting calls (what capacity and wait
+    /// estimates count).
+    func waitingCountsByChannel() throws -> (chats: [Int: Int], calls: [Int: Int]) {
+        func counts(_ sql: String) throws -> [Int: Int] {
+            var counts: [Int: Int] = [:]
+            for row in try database.query(sql) {
+                if let menu = row[0].integerValue, let count = row[1].integerValue { counts[Int(menu)] = Int(count) }
+            }
+            return counts
         }
-        return counts
+        return (try counts("SELECT menu_id, count(*) FROM chats WHERE status = 'queued' GROUP BY menu_id"),
+                try counts("SELECT menu_id, count(*) FROM calls WHERE status = 'waiting' GROUP BY menu_id"))
     }
 
     /// The chats queued on `menus` and waiting for a human agent, oldest first, with

@@ -7,7 +7,9 @@ extension SandboxStore {
     /// its messages' first and last times, its rating and its smart actions.
     struct SessionFacts: Sendable {
         enum Session: Sendable {
-            case chat(ChatResponse, assignedAt: Double?, deflectedTo: String?)
+            /// A chat, with when its first agent came and what the Apps API's status
+            /// table reads (``AppsChatStatusMapping``).
+            case chat(ChatResponse, assignedAt: Double?, apps: AppsChatFacts)
             case call(CallResponse)
         }
 
@@ -22,7 +24,7 @@ extension SandboxStore {
     /// The facts of ended chat `id`; nil when there is no such chat or it has not ended.
     func endedChatFacts(id: Int) throws -> SessionFacts? {
         guard let chat = try chats(where: "id = ? AND status = 'ended'", [.integer(Int64(id))]).first,
-            let row = try database.query("SELECT assigned_at, escalation_channel, end_user_id FROM chats WHERE id = ?",
+            let row = try database.query("SELECT assigned_at, end_user_id FROM chats WHERE id = ?",
                                          [.integer(Int64(id))]).first
         else { return nil }
         var assignedAt: Double?
@@ -30,8 +32,8 @@ extension SandboxStore {
         let times = try database.query("SELECT min(created_at), max(created_at) FROM messages WHERE chat_id = ?", [.integer(Int64(id))])
             .first
         return SessionFacts(
-            session: .chat(chat, assignedAt: assignedAt, deflectedTo: row[1].textValue.flatMap { $0 == "chat" ? nil : $0 }),
-            endUser: try row[2].integerValue.flatMap { try endUser(id: Int($0)) },
+            session: .chat(chat, assignedAt: assignedAt, apps: try appsChatFacts(chatID: id)),
+            endUser: try row[1].integerValue.flatMap { try endUser(id: Int($0)) },
             firstMessageAt: times.flatMap { Self.real($0[0]) }, lastMessageAt: times.flatMap { Self.real($0[1]) },
             rating: try rating(.chats, id: id), smartActions: try smartActions(session: CommunicationRouter(id: id, type: .chat)))
     }

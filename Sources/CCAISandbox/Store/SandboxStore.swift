@@ -35,6 +35,7 @@ actor SandboxStore {
         try Self.createPostSessionTables(in: database)
         try Self.createQuotaTables(in: database)
         try Self.createPushTables(in: database)
+        try Self.createAppsTables(in: database)
     }
 
     /// The database in `directory` (made if needed, mode 0700, its files 0600), or in memory.
@@ -96,6 +97,11 @@ actor SandboxStore {
 
     func endUser(id: Int) throws -> EndUser? {
         try endUser(where: "id = ?", .integer(Int64(id)))
+    }
+
+    /// The end user with the company's identifier, if any.
+    func endUser(identifier: String) throws -> EndUser? {
+        try endUser(where: "identifier = ?", .text(identifier))
     }
 
     private func endUser(where condition: String, _ value: SQLiteValue) throws -> EndUser? {

@@ -1,4 +1,5 @@
 import CCAIKit
+import CCAIWire
 
 /// The services of the `ccai` module that have events, said once: the script runner makes
 /// one emitter for each (``SDKContext/emitters``), their bindings give it `on` and
@@ -14,6 +15,7 @@ public enum EventService: String, CaseIterable, Sendable {
     case screenShare = "screen_share"
     case call
     case push
+    case apps
 
     /// The Lua module: `ccai.chat`.
     public var module: String { "ccai." + rawValue }
@@ -26,6 +28,7 @@ public enum EventService: String, CaseIterable, Sendable {
         case .screenShare: ["state", "request"]
         case .call: Set(CallServiceEvent.Name.allCases.map(\.rawValue))
         case .push: [PushBindings.pushEvent]
+        case .apps: Set(WebhookEventName.allCases.map(\.rawValue))
         }
     }
 }

@@ -12,32 +12,38 @@ import LuaRuntime
 /// ccai.language.set_language_code("es")
 /// ```
 enum SDKBindings {
-    /// Adds the SDK's services to the `ccai` module.
+    /// Adds the SDK's services to the `ccai` module. Those but the chat are lazy (``LuaModule/lazy(name:_:)``):
+    /// a VU pays for the functions of the services its script reads, and a chat bot reads
+    /// none of the calls', screen shares' or the Apps API's. A module's table is made from
+    /// the same context when first read; none starts anything (the `initialize_*` functions
+    /// start the event bridges).
     static func install(_ context: SDKContext, into module: inout LuaModule) {
         let ccai = context.sdk
         InitializationBindings.install(context, into: &module)
         module.module(ChatBindings.module(context))
-        module.module(SmartActionBindings.module(context))
-        module.module(RateBindings.module(ccai))
-        module.module(ScreenShareBindings.module(context))
-        module.module(CallBindings.module(context))
-        module.module(CallBindings.audibleMessageModule(ccai))
-        module.module(PushBindings.module(context))
+        module.module(.lazy(name: EventService.smartAction.module) { SmartActionBindings.module(context) })
+        module.module(.lazy(name: "ccai.rate") { RateBindings.module(ccai) })
+        module.module(.lazy(name: EventService.screenShare.module) { ScreenShareBindings.module(context) })
+        module.module(.lazy(name: EventService.call.module) { CallBindings.module(context) })
+        module.module(.lazy(name: "ccai.audible_message") { CallBindings.audibleMessageModule(ccai) })
+        module.module(.lazy(name: EventService.push.module) { PushBindings.module(context) })
         PushBindings.install(app: ccai, into: &module)
-        module.module(AuthBindings.module(ccai))
-        module.module(CompanyBindings.module(ccai))
-        module.module(EndUserBindings.module(ccai))
-        module.module(LanguageBindings.module(ccai))
-        module.module(QueueMenuBindings.module(ccai))
-        module.module(OptionsBindings.module(ccai))
+        module.module(.lazy(name: "ccai.auth") { AuthBindings.module(ccai) })
+        module.module(.lazy(name: "ccai.company") { CompanyBindings.module(ccai) })
+        module.module(.lazy(name: "ccai.end_user") { EndUserBindings.module(ccai) })
+        module.module(.lazy(name: "ccai.language") { LanguageBindings.module(ccai) })
+        module.module(.lazy(name: "ccai.queue_menu") { QueueMenuBindings.module(ccai) })
+        module.module(.lazy(name: "ccai.options") { OptionsBindings.module(ccai) })
+        let (apps, appsEvents, webhooks) = (context.apps, context.emitters[.apps], context.webhooks)
+        module.module(.lazy(name: EventService.apps.module) { AppsBindings.module(apps, events: appsEvents, webhooks: webhooks) })
     }
 
     /// The services a plugin may call (``PluginModule``): the company, the language (read
     /// only), the queue menus and their wait times.
     static func installReadOnly(_ ccai: CCAI, into module: inout LuaModule) {
-        module.module(CompanyBindings.module(ccai))
-        module.module(LanguageBindings.module(ccai, settable: false))
-        module.module(QueueMenuBindings.module(ccai))
+        module.module(.lazy(name: "ccai.company") { CompanyBindings.module(ccai) })
+        module.module(.lazy(name: "ccai.language") { LanguageBindings.module(ccai, settable: false) })
+        module.module(.lazy(name: "ccai.queue_menu") { QueueMenuBindings.module(ccai) })
     }
 
     // MARK: - Helpers

@@ -17,6 +17,11 @@ public struct SDKContext {
     public var sdk: CCAI
     /// Signs `custom_data = { signed = ... }` claims (the host's company secret).
     public var signer: ClaimsSigner?
+    /// The Apps API `ccai.apps` calls (the embedded sandbox's, or `--apps-host`'s); nil: none.
+    public var apps: AppsClient?
+    /// The webhooks the run receives (`--webhook-listen`), by chat: `ccai.apps.start_chat`
+    /// subscribes its state to its chat's; nil: no `ccai.apps` events.
+    public var webhooks: WebhookInbox?
     /// The emitter of each service's events (``EventService``; none: no `on`/`wait_for`).
     public var emitters: [EventService: LuaEventEmitter] = [:]
     /// The plugins the host runs when a smart action or a form asks for an answer.

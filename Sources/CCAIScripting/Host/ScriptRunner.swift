@@ -21,6 +21,10 @@ public struct ScriptRunner: Sendable {
     public var modulePaths: [String]
     /// The SDK instance scripts reach as `ccai.auth`, `ccai.company`...; nil leaves them out.
     public var sdk: CCAI?
+    /// The Apps API `ccai.apps` reaches (none when nil).
+    public var apps: AppsClient?
+    /// The webhooks the run receives, by chat (`ccai.apps` events; none when nil).
+    public var webhooks: WebhookInbox?
     /// The plugins `ccai.plugins` reaches (none when nil).
     public var plugins: PluginHost?
     /// Signs `custom_data = { signed = ... }` claims (the host's company secret).
@@ -68,7 +72,8 @@ public struct ScriptRunner: Sendable {
     public func makeState(modulePaths extraPaths: [String] = [], printing: (@Sendable (String) -> Void)? = nil,
                           printTag: String? = nil) async throws -> LuaState {
         let (environment, sdk, signer, plugins, clock, logger) = (self.environment, self.sdk, self.signer, self.plugins, self.clock, self.logger)
-        let (outputDirectory, metrics, random) = (self.outputDirectory, self.metrics, self.random)
+        let (outputDirectory, metrics, random, apps, webhooks) = (self.outputDirectory, self.metrics, self.random, self.apps,
+                                                                  self.webhooks)
         let data = sharedData ?? ScenarioData()
         // A scenario's VU counts the hook failures it sets off (`plugin_errors`).
         let failures = metrics.map { metrics in
@@ -84,6 +89,8 @@ public struct ScriptRunner: Sendable {
             var context = sdk.map { SDKContext(sdk: $0, signer: signer, plugins: plugins, fileRoot: extraPaths.first, logger: logger) }
             context?.outputRoot = outputDirectory
             context?.pluginFailures = failures
+            context?.apps = apps
+            context?.webhooks = webhooks
             for service in EventService.allCases {
                 context?.emitters[service] = lua.makeEmitter(name: service.module, events: service.eventNames)
             }
@@ -99,9 +106,9 @@ public struct ScriptRunner: Sendable {
     /// folder plugin's own folder; nil for a single-file plugin: host modules only), and
     /// its `print`s go to the log tagged with `printTag`.
     public func makePluginState(folder: String?, printTag: String) async throws -> LuaState {
-        let (environment, sdk, clock, logger) = (self.environment, self.sdk, self.clock, self.logger)
+        let (environment, sdk, clock, logger, apps) = (self.environment, self.sdk, self.clock, self.logger, self.apps)
         return try await makeState(modulePaths: folder.map { [$0] } ?? [], printing: nil, printTag: printTag) { _ in
-            PluginModule.make(environment: environment, logger: logger, sdk: sdk, clock: clock)
+            PluginModule.make(environment: environment, logger: logger, sdk: sdk, clock: clock, apps: apps)
         }
     }
 

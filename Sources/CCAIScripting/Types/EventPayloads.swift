@@ -79,7 +79,36 @@ enum EventPayloads {
                             meaning: "the device received a push at a token the script registered (update_push_token): an agent's "
                                 + "message while the app is in the background (apns), a scheduled call's callback (voip); hand "
                                 + "its payload to handle_push_notification or ccai.handle_voip_push"))
+        events += appsEvents(chat: try model(AppsChat.self), message: try model(AppsMessage.self))
         return events
+    }
+
+    /// The webhooks of the chats a state started with `ccai.apps.start_chat`, each as its
+    /// delivery's envelope (docs/webhooks.md), received with `ccai run --webhook-listen`.
+    private static func appsEvents(chat: LuaShape, message: LuaShape) -> [Event] {
+        let data: [WebhookEventName: (LuaShape, String)] = [
+            .chatCreated: (chat, "the chat was created (its chat object)"),
+            .agentMessage: (message, "a human agent wrote in the chat"),
+            .virtualAgentMessage: (message, "a virtual agent wrote in the chat"),
+            .systemMessage: (message, "the platform wrote a notice in the chat (an agent joined...)"),
+            .chatEscalated: (.map(key: .string, value: .any), "a virtual agent's chat went back to the queue for a human "
+                             + "(escalation_id, deflection_channel, status)"),
+            .chatDeflected: (.map(key: .string, value: .any), "the escalation's option took the chat to another channel "
+                             + "(escalation_id, deflection_channel)"),
+            .chatTransferred: (.map(key: .string, value: .any), "the chat moved to another queue (from_menu_id, to_menu_id, "
+                               + "from_agent)"),
+            .chatEnded: (chat, "the chat ended (its chat object: finished, no_response, canceled or failed)"),
+        ]
+        return WebhookEventName.allCases.map { name in
+            let (shape, meaning) = data[name] ?? (.any, "")
+            let envelope = LuaShape.object([
+                .init(name: "id", shape: .integer, isOptional: false), .init(name: "event", shape: .string, isOptional: false),
+                .init(name: "chat_id", shape: .integer, isOptional: false), .init(name: "timestamp", shape: .string, isOptional: false),
+                .init(name: "data", shape: shape, isOptional: false),
+            ])
+            return Event(module: EventService.apps.module, name: name.rawValue, payload: envelope,
+                         meaning: "webhook: " + meaning + "; the delivery's envelope, its data as the Apps API shows it")
+        }
     }
 
     /// The events of each module by name, as the emitters accept them (``EventService``).

@@ -21,6 +21,10 @@ public struct Endpoint: Hashable, Sendable, CustomStringConvertible {
         case endUser
         /// The sandbox's operator, with the configuration's `admin_token`.
         case admin
+        /// The company's own server, with HTTP Basic credentials: the company's subdomain
+        /// and a token of the configuration's `api_credentials` (the platform's published
+        /// Apps API, `/apps/api/v1`).
+        case apps
     }
 
     public let method: String

@@ -114,6 +114,27 @@ public struct EndpointTable: Sendable {
     public let sessionMetadata = Endpoint("GET", "/admin/session_metadata/{type}/{id}", operationID: "getSessionMetadata",
                                           access: .admin)
 
+    // Webhooks of Apps API chats (docs/webhooks.md): what was delivered, newest first
+    public let webhookDeliveries = Endpoint("GET", "/admin/webhook_deliveries", operationID: "getWebhookDeliveries", access: .admin)
+
+    // The Apps API: the platform's published server-side API (docs/platform-fidelity.md),
+    // for the company's servers with Basic credentials
+    public let appsWaitTimes = Endpoint("GET", "/apps/api/v1/wait_times", operationID: "appsGetWaitTimes", access: .apps)
+    public let appsUpsertEndUser = Endpoint("POST", "/apps/api/v1/end_users", operationID: "appsUpsertEndUser", access: .apps,
+                                            maximumBodyBytes: 32 << 10)
+    public let appsEndUser = Endpoint("GET", "/apps/api/v1/end_users", operationID: "appsGetEndUser", access: .apps)
+    public let appsStartChat = Endpoint("POST", "/apps/api/v1/chats", operationID: "appsCreateChat", access: .apps,
+                                        maximumBodyBytes: 64 << 10)
+    public let appsChat = Endpoint("GET", "/apps/api/v1/chats/{id}", operationID: "appsGetChat", access: .apps)
+    public let appsUpdateChat = Endpoint("PATCH", "/apps/api/v1/chats/{id}", operationID: "appsUpdateChat", access: .apps,
+                                         maximumBodyBytes: 32 << 10)
+    public let appsSendMessage = Endpoint("POST", "/apps/api/v1/chats/{id}/message", operationID: "appsSendMessage",
+                                          access: .apps, maximumBodyBytes: 64 << 10)
+    public let appsEscalate = Endpoint("POST", "/apps/api/v1/chats/{id}/escalations", operationID: "appsEscalateChat",
+                                       access: .apps, maximumBodyBytes: 32 << 10)
+    public let appsUpdateEscalation = Endpoint("PATCH", "/apps/api/v1/chats/{id}/escalations/{escalation_id}",
+                                               operationID: "appsUpdateEscalation", access: .apps, maximumBodyBytes: 32 << 10)
+
     // Operations: whether a served sandbox answers (a load balancer's or Kubernetes' probe)
     public let health = Endpoint("GET", "/healthz", operationID: "getHealth", access: .anyone)
 

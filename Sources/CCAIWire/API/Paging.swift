@@ -25,20 +25,24 @@ public struct Paging: Sendable, Equatable {
     public static let pushes = Paging(defaultLimit: 500, maximumLimit: 1_000)
     /// `GET /admin/session_metadata/{type}`: by session id (whole records, so fewer a page).
     public static let sessionMetadata = Paging(defaultLimit: 100, maximumLimit: 500)
+    /// `GET /admin/webhook_deliveries`: newest first, by delivery id (the cursor `before`).
+    public static let webhookDeliveries = Paging(defaultLimit: 100, maximumLimit: 1_000)
 
     /// The query of the page after `after`, of the largest size.
     public func query(after: Int) -> [String: String] {
         ["after": String(after), "limit": String(maximumLimit)]
     }
 
-    /// The cursor and size a query asks for, or what is wrong with it.
-    public func page(_ query: [String: String]) -> Result<(after: Int, limit: Int), PagingError> {
-        let limitText = query["limit"] ?? String(defaultLimit), afterText = query["after"] ?? "0"
+    /// The cursor and size a query asks for, or what is wrong with it. `cursor` names the
+    /// cursor's parameter: `after` for lists read oldest first, `before` for those read
+    /// newest first (0 or none for the first page either way).
+    public func page(_ query: [String: String], cursor: String = "after") -> Result<(after: Int, limit: Int), PagingError> {
+        let limitText = query["limit"] ?? String(defaultLimit), afterText = query[cursor] ?? "0"
         guard let limit = Int(limitText), (1...maximumLimit).contains(limit) else {
             return .failure(PagingError(message: "limit must be a whole number from 1 to \(maximumLimit), got '\(limitText)'"))
         }
         guard let after = Int(afterText), after >= 0 else {
-            return .failure(PagingError(message: "after must be a whole number from 0 (the last id of the previous page), got '\(afterText)'"))
+            return .failure(PagingError(message: "\(cursor) must be a whole number from 0 (the last id of the previous page), got '\(afterText)'"))
         }
         return .success((after, limit))
     }

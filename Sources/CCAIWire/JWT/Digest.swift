@@ -9,10 +9,15 @@ import Foundation
 public enum Digest {
     /// The SHA-256 of `text`'s UTF-8 bytes, as lowercase hex.
     public static func sha256Hex(_ text: String) -> String {
+        sha256Hex(Array(text.utf8))
+    }
+
+    /// The SHA-256 of `bytes`, as lowercase hex.
+    public static func sha256Hex<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> String {
         CryptoLibrary.prepare()
         var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
-        let bytes = Array(text.utf8)
+        let bytes = Array(bytes)
         _ = bytes.withUnsafeBufferPointer { EVP_Digest($0.baseAddress, $0.count, &output, &length, EVP_sha256(), nil) }
         return hex(output.prefix(Int(length)))
     }

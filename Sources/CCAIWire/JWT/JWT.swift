@@ -130,12 +130,7 @@ public struct JWTVerifier: Sendable {
         }
         guard let signature = Base64URL.decode(parts[2]) else { throw JWTError.malformed("the signature is not base64url") }
         let expected = algorithm.hmac(Data("\(parts[0]).\(parts[1])".utf8), key: key)
-        let matches = signature.count == expected.count && signature.withUnsafeBytes { given in
-            expected.withUnsafeBytes { wanted in
-                CRYPTO_memcmp(given.baseAddress, wanted.baseAddress, wanted.count) == 0
-            }
-        }
-        guard matches else { throw JWTError.badSignature }
+        guard ConstantTime.equal(signature, expected) else { throw JWTError.badSignature }
         guard let payloadData = Base64URL.decode(parts[1]),
             let claims = (try? JSONDecoder().decode(JSONValue.self, from: payloadData))?.objectValue
         else { throw JWTError.malformed("the payload is not a base64url-encoded JSON object") }

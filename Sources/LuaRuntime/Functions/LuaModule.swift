@@ -22,10 +22,39 @@ public struct LuaModule {
 
     /// The qualified name (`"ccai.log"`); the last component is its key in its parent.
     public let name: String
-    public private(set) var members: [(key: String, member: Member)] = []
+    private var ownMembers: [(key: String, member: Member)] = []
+    /// Makes the module's members when they are first needed (``lazy(name:_:)``).
+    private var builder: (() -> LuaModule)?
+
+    /// What the module offers; a lazy module's are made now.
+    public var members: [(key: String, member: Member)] { builder.map { $0().ownMembers } ?? ownMembers }
+
+    /// Whether a state gets the module's table only when a script first reads from it.
+    public var isLazy: Bool { builder != nil }
 
     public init(name: String) {
         self.name = name
+    }
+
+    /// A module of these members (a lazy module's, made).
+    init(name: String, members: [(key: String, member: Member)]) {
+        self.name = name
+        ownMembers = members
+    }
+
+    /// A module whose members `build` makes when a script first reads a key of its table
+    /// (or iterates it), not when the state is made: a state holds the functions of the
+    /// modules its script uses, and a module most scripts never touch costs them nothing.
+    /// Documentation and stubs list its members as any other's. `build` must only describe
+    /// the module (no side effects): it runs once per state that uses it, at that moment.
+    ///
+    /// ```swift
+    /// ccai.module(.lazy(name: "ccai.apps") { AppsBindings.module(apps) })
+    /// ```
+    public static func lazy(name: String, _ build: @escaping () -> LuaModule) -> LuaModule {
+        var module = LuaModule(name: name)
+        module.builder = build
+        return module
     }
 
     /// The key under which the module sits in its parent.
@@ -33,25 +62,25 @@ public struct LuaModule {
 
     /// Adds a function; its `signature` documents it (type stubs, help).
     public mutating func function(_ key: String, _ signature: LuaSignature? = nil, _ body: @escaping LuaFunctionBody) {
-        members.append((key, .function(body, signature)))
+        ownMembers.append((key, .function(body, signature)))
     }
 
     public mutating func value(_ key: String, _ value: LuaValue) {
-        members.append((key, .value(value)))
+        ownMembers.append((key, .value(value)))
     }
 
     public mutating func module(_ module: LuaModule) {
-        members.append((module.key, .module(module)))
+        ownMembers.append((module.key, .module(module)))
     }
 
     /// Adds a table scripts can read but not modify.
     public mutating func readOnly(_ key: String, _ table: LuaTable) {
-        members.append((key, .readOnly(table)))
+        ownMembers.append((key, .readOnly(table)))
     }
 
     /// Adds `on(event, handler)` and `wait_for(event, options)` for `emitter`.
     public mutating func events(_ emitter: LuaEventEmitter) {
-        members.append(("on", .events(emitter)))
+        ownMembers.append(("on", .events(emitter)))
     }
 
     /// The qualified names of every function, nested modules included.

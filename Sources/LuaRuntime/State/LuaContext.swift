@@ -101,14 +101,17 @@ public struct LuaContext {
 
     /// Pushes the table of `module`.
     func push(_ module: LuaModule) {
+        let members = module.members
         lua_checkstack(L, 4)
-        lua_createtable(L, 0, Int32(module.members.count))
-        for (key, member) in module.members {
+        lua_createtable(L, 0, Int32(members.count))
+        for (key, member) in members {
             switch member {
             case .function(let body, _):
                 core.pushFunction("\(module.name).\(key)", body)
             case .value(let value):
                 LuaStack(L).push(value)
+            case .module(let child) where child.isLazy:
+                pushLazy(child)
             case .module(let child):
                 push(child)
             case .readOnly(let table):
@@ -122,6 +125,57 @@ public struct LuaContext {
             }
             lua_setfield(L, -2, key)
         }
+    }
+
+    /// Pushes an empty table that becomes `module` when a script first reads a key of it
+    /// or iterates it (``LuaModule/lazy(name:_:)``): its metatable's `__index` and
+    /// `__pairs` fill it with the module's members (keys a script set first are kept), drop
+    /// the metatable, and answer as the full table would.
+    func pushLazy(_ module: LuaModule) {
+        lua_createtable(L, 0, 0)
+        lua_createtable(L, 0, 2)
+        core.pushFunction("\(module.name).__index") { call in
+            call.context.fill(lazy: module, L: call.L)
+            lua_pushvalue(call.L, 2)
+            lua_rawget(call.L, 1)
+            return LuaReturn(code: 1)
+        }
+        lua_setfield(L, -2, "__index")
+        core.pushFunction("\(module.name).__pairs") { call in
+            call.context.fill(lazy: module, L: call.L)
+            lua_getglobal(call.L, "next")
+            lua_pushvalue(call.L, 1)
+            lua_pushnil(call.L)
+            return LuaReturn(code: 3)
+        }
+        lua_setfield(L, -2, "__pairs")
+        lua_setmetatable(L, -2)
+    }
+
+    /// Fills the lazy table at index 1 of `L` with `module`'s members and drops its metatable.
+    private func fill(lazy module: LuaModule, L: OpaquePointer) {
+        lua_checkstack(L, 6)
+        // Made on the state's main thread, as every table of functions is, then moved to
+        // the thread that asked (a coroutine's).
+        push(LuaModule(name: module.name, members: module.members))
+        lua_xmove(self.L, L, 1)
+        let full = lua_gettop(L)
+        lua_pushnil(L)
+        while lua_next(L, full) != 0 {
+            // key, value on top: keep a key the script set itself.
+            lua_pushvalue(L, -2)
+            if lua_rawget(L, 1) == LUA_TNIL {
+                lrt_pop(L, 1)
+                lua_pushvalue(L, -2)
+                lua_rotate(L, -2, 1)
+                lua_rawset(L, 1)
+            } else {
+                lrt_pop(L, 2)
+            }
+        }
+        lrt_pop(L, 1)
+        lua_pushnil(L)
+        lua_setmetatable(L, 1)
     }
 
     /// Pushes a read-only view of `table`; a write names it (`attempt to modify read-only

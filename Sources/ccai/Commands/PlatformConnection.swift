@@ -29,10 +29,44 @@ struct PlatformConnection {
     var start: ScenarioStart?
     /// `--env`: what the embedded sandbox's configuration reads as `env`.
     var environment: [String: String] = [:]
+    /// `--apps-host` and its credentials: the Apps API `ccai.apps` calls. Nil: the embedded
+    /// sandbox's (a credential made up for the run), or none with `--host`.
+    var apps: (baseURL: String, credentials: AppsClient.Credentials)?
+    /// `--webhook-listen` and its secrets.
+    var webhookListen: WebhookListen?
+
+    /// `--apps-host` and `--apps-credentials-file` (or the environment's credentials).
+    static func appsTarget(_ options: [String: String], environment: [String: String]) throws
+        -> (baseURL: String, credentials: AppsClient.Credentials)?
+    {
+        guard let host = options["--apps-host"] else {
+            guard options["--apps-credentials-file"] == nil else {
+                throw UsageError(message: "--apps-credentials-file goes with --apps-host", command: "run")
+            }
+            return nil
+        }
+        let credentials = try AppsCredentials.resolve(file: options["--apps-credentials-file"], environment: environment)
+        do {
+            _ = try AppsClient(baseURL: host, credentials: credentials)
+        } catch let error as CCAIError {
+            throw UsageError(message: "--apps-host: \(error.message)", command: "run")
+        }
+        return (host, credentials)
+    }
 
     /// Checks the connection options of `ccai run` (by option name; `identities` are the
     /// `--identities` given, in order).
-    static func parse(_ options: [String: String], identities: [String] = []) throws -> PlatformConnection {
+    static func parse(_ options: [String: String], identities: [String] = [],
+                      environment: [String: String] = ProcessInfo.processInfo.environment) throws -> PlatformConnection {
+        var connection = try connection(options, identities: identities)
+        connection.apps = try appsTarget(options, environment: environment)
+        var remote = connection.apps != nil
+        if case .remote = connection.target { remote = true }
+        connection.webhookListen = try WebhookListen.parse(options, remote: remote, environment: environment)
+        return connection
+    }
+
+    private static func connection(_ options: [String: String], identities: [String]) throws -> PlatformConnection {
         let host = options["--host"], key = options["--company-key"], command = options["--jwt-command"]
         if host == nil, !identities.isEmpty || options["--signed-claims"] != nil {
             throw UsageError(message: "--identities and --signed-claims go with --host: against the embedded sandbox a script "
@@ -134,6 +168,11 @@ struct PlatformConnection {
             return { try? await sandbox.occupancy() }
         }
         var clock: any TimeSource = SystemClock()
+        /// The Apps API `ccai.apps` calls: `--apps-host`'s, else the embedded sandbox's.
+        var apps: AppsClient?
+        /// `--webhook-listen`'s receiver (stopped with the run) and where its deliveries go.
+        var webhookReceiver: WebhookReceiver?
+        var webhooks: WebhookInbox?
         /// The simulation the run goes on with `--virtual-time`.
         var simulation: VirtualTime?
         /// The embedded sandbox's company's time zone (the reports show simulated times in it).
@@ -168,16 +207,25 @@ struct PlatformConnection {
             } else if let start {
                 configuration.clockStart = ISO8601DateFormatter().string(from: start.date(in: timeZone))
             }
+            let listening = try listen(configuring: &configuration)
+            // ccai.apps reaches the embedded sandbox's Apps API with a credential made for this run.
+            let appsToken = ServeToken.madeUp()
+            configuration.apiCredentials = (configuration.apiCredentials ?? []) + [APICredential(name: "ccai run", token: appsToken)]
             // The run's devices get the sandbox's pushes at the tokens they registered.
             let devices = LocalPushNetwork()
-            let sandbox = try Sandbox(configuration: configuration, clock: clock, pushSink: devices)
+            let sandbox = try Sandbox(configuration: configuration, clock: clock, pushSink: devices,
+                                      webhookTransport: CurlWebhookTransport.for(configuration))
             let server = loopback ? try sandbox.serve(address: "127.0.0.1", port: 0) : nil
             let http = server == nil ? HTTPClient(clock: clock, transport: RouterTransport(router: sandbox.router, clock: clock))
                 : HTTPClient(clock: clock)
             let urlHost = server.map { "127.0.0.1:\($0.port)" } ?? Self.embeddedHost
             let algorithm: JWTAlgorithm = configuration.algorithms.contains(.hs384) ? .hs384 : .hs256
             let company = configuration.company, businessClock = sandbox.businessClock
-            return Platform(sandbox: sandbox, server: server, clock: businessClock, simulation: simulation, timeZone: timeZone) { identity in
+            let embeddedApps = try AppsClient(baseURL: "http://" + urlHost,
+                                              credentials: .init(subdomain: company.effectiveSubdomain, token: appsToken), http: http)
+            let apps = try self.apps.map { try AppsClient(baseURL: $0.baseURL, credentials: $0.credentials) } ?? embeddedApps
+            return Platform(sandbox: sandbox, server: server, clock: businessClock, apps: apps, webhookReceiver: listening?.0,
+                            webhooks: listening?.1, simulation: simulation, timeZone: timeZone) { identity in
                 let sdk = CCAI(http: http, pushNetwork: devices)
                 let delegate = HostAuthenticator(signing: .secret(company.secret, algorithm), identity: identity, ccai: sdk)
                 try sdk.initialize(options: InitOptions(key: company.key, urlHost: urlHost, delegate: delegate, cacheAuthToken: false))
@@ -185,13 +233,31 @@ struct PlatformConnection {
             }
         case .remote(let host, let key, let signing, let policy):
             let http = HTTPClient()
-            return Platform(server: nil) { identity in
+            let apps = try self.apps.map { try AppsClient(baseURL: $0.baseURL, credentials: $0.credentials, http: http) }
+            var unused = SandboxConfiguration.builtIn
+            let listening = try listen(configuring: &unused)
+            return Platform(server: nil, apps: apps, webhookReceiver: listening?.0, webhooks: listening?.1) { identity in
                 let sdk = CCAI(http: http)
                 let delegate = HostAuthenticator(signing: signing, identity: identity, ccai: sdk, policy: policy)
                 try sdk.initialize(options: InitOptions(key: key, urlHost: host, delegate: delegate, cacheAuthToken: false))
                 return Connection(sdk: sdk, server: nil, delegate: delegate)
             }
         }
+    }
+
+    /// Starts `--webhook-listen`'s receiver, if any: with the secrets given, else those of
+    /// the embedded sandbox's `webhooks`, else a secret made up, with which the embedded
+    /// sandbox (`configuration`) is made to deliver there.
+    private func listen(configuring configuration: inout SandboxConfiguration) throws -> (WebhookReceiver, WebhookInbox)? {
+        guard let listen = webhookListen else { return nil }
+        let secrets = listen.secrets ?? configuration.webhooks.map { ($0.primarySecret, $0.secondarySecret) }
+            ?? (ServeToken.madeUp(), nil)
+        let (receiver, inbox) = try listen.start(signature: WebhookSignature(primarySecret: secrets.0, secondarySecret: secrets.1))
+        if configuration.webhooks == nil {
+            configuration.webhooks = WebhookConfiguration(url: listen.loopbackURL(receiver.port), primarySecret: secrets.0,
+                                                          secondarySecret: secrets.1)
+        }
+        return (receiver, inbox)
     }
 
     /// The host the SDK's options name for the embedded sandbox reached through its router

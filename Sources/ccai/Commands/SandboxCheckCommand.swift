@@ -1,3 +1,4 @@
+import CCAIBridge
 import CCAISandbox
 import CCAIWire
 import Foundation
@@ -30,7 +31,7 @@ struct SandboxCheckCommand: Command {
         for file in files {
             do {
                 let configuration = try await SandboxConfiguration.load(file: file, environment: environment)
-                _ = try Sandbox(configuration: configuration, log: { _ in })
+                _ = try Sandbox(configuration: configuration, webhookTransport: CurlWebhookTransport.for(configuration), log: { _ in })
                 let menus = configuration.allMenus.count, agents = configuration.agents?.count ?? 0
                 let scripts = (configuration.agents ?? []).filter { $0.script != nil }.count
                     + (configuration.virtualAgents ?? [:]).values.filter { $0.script != nil }.count

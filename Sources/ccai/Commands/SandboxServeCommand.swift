@@ -1,3 +1,4 @@
+import CCAIBridge
 import CCAISandbox
 import Foundation
 
@@ -71,9 +72,18 @@ struct SandboxServeCommand: Command {
     func execute() async throws -> ExitStatus {
         var configuration = SandboxConfiguration.builtIn
         if let configurationFile { configuration = try await SandboxConfiguration.load(file: configurationFile, environment: environment) }
-        let admin = try AdminToken.resolve(file: adminTokenFile, configured: configuration.adminToken, dataDirectory: dataDirectory)
+        let admin = try ServeToken.resolve(.admin, file: adminTokenFile, configured: configuration.adminToken,
+                                           dataDirectory: dataDirectory)
         configuration.adminToken = admin.token
-        let sandbox = try Sandbox(configuration: configuration, dataDirectory: dataDirectory)
+        let subdomain = configuration.company.effectiveSubdomain
+        var appsNotice = "Apps API credentials from the configuration (Basic: user \(subdomain))"
+        if configuration.apiCredentials?.isEmpty ?? true {
+            let apps = try ServeToken.resolve(.apps(subdomain: subdomain), file: nil, configured: nil, dataDirectory: dataDirectory)
+            configuration.apiCredentials = [APICredential(name: "sandbox serve", token: apps.token)]
+            appsNotice = apps.notice
+        }
+        let sandbox = try Sandbox(configuration: configuration, dataDirectory: dataDirectory,
+                                  webhookTransport: CurlWebhookTransport.for(configuration))
         try await sandbox.resumeChatsLeftOpen()
         try await sandbox.failCallsLeftOpen()
         var limits = HTTPServer.Limits()
@@ -85,6 +95,7 @@ struct SandboxServeCommand: Command {
         printError("sandbox: serving \(company.name) on \(server.baseURL) (company key \(company.key))"
             + (dataDirectory.map { "; state in \($0)" } ?? "; state in memory") + ". Ctrl-C stops.")
         printError("sandbox: " + admin.notice)
+        printError("sandbox: " + appsNotice)
         await Self.waitForTermination()
         printError("sandbox: stopping")
         await server.stop()

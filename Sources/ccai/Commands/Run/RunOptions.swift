@@ -75,6 +75,19 @@ struct RunOptions {
                                        + "host signs in as, a glob (*, ?, [...]; repeatable, any may match; default: vu-*)")
     static let signedClaims = OptionSpec("--signed-claims", value: "KEY,...", help: "with --host: the keys of signed "
                                          + "custom data the host signs (default: none)")
+    static let appsHost = OptionSpec("--apps-host", value: "URL", help: "the Apps API ccai.apps calls (https://SUBDOMAIN."
+                                     + "DOMAIN of a tenant; http:// for loopback only) instead of the embedded sandbox's, "
+                                     + "with credentials from --apps-credentials-file or \(AppsCredentials.environmentVariable)")
+    static let appsCredentialsFile = OptionSpec("--apps-credentials-file", value: "FILE", help: "with --apps-host: the "
+                                                + "file's one line SUBDOMAIN:TOKEN (never on the command line)")
+    static let webhookListen = OptionSpec("--webhook-listen", value: "HOST:PORT", help: "receive the platform's webhooks "
+                                          + "there (PORT 0: any free one): each verified delivery is a ccai.apps event of the VU "
+                                          + "whose start_chat started its chat; unsigned, stale and replayed ones are refused. With "
+                                          + "the embedded sandbox its webhooks come here by themselves")
+    static let webhookSecretFile = OptionSpec("--webhook-secret-file", value: "FILE", help: "with --webhook-listen: the "
+                                              + "webhook secrets, the primary on the first line and the secondary on the second "
+                                              + "(without it, \(WebhookListen.environmentVariable)=PRIMARY[,SECONDARY]; needed "
+                                              + "with --host or --apps-host)")
     static let logLevel = OptionSpec("--log-level", value: "LEVEL", help: "debug, info, warn or error (default: info)")
     static let quiet = OptionSpec("--quiet", aliases: ["-q"], help: "no progress line, and only warnings and errors in the "
                                   + "log (as --log-level warn); the script's print writes to standard output whatever the "
@@ -92,11 +105,11 @@ struct RunOptions {
 
     /// The options ``PlatformConnection/parse(_:identities:)`` reads, by name.
     static let connectionOptions = [sandbox, host, companyKey, companySecret, companySecretFile, jwtCommand, jwtAlgorithm,
-                                    signedClaims]
+                                    signedClaims, appsHost, appsCredentialsFile, webhookListen, webhookSecretFile]
 
     static let options = [env, plugins, vus, iterations, duration, timeout, seed, virtualTime, start, segment, out,
                           summaryOut, summaryMode, strictPlugins, sandbox, loopback, host, companyKey, companySecret, companySecretFile,
-                          jwtCommand, jwtAlgorithm, identities, signedClaims, logLevel, quiet, outDir, memoryLimit,
+                          jwtCommand, jwtAlgorithm, identities, signedClaims, appsHost, appsCredentialsFile, webhookListen, webhookSecretFile, logLevel, quiet, outDir, memoryLimit,
                           instructionLimit, timeLimit]
 }
 
@@ -285,6 +298,10 @@ extension RunOptions {
             guard case .embedded = connection.target else {
                 throw usage("\(virtualTime ? "--virtual-time" : "--start") moves the embedded sandbox's clock; "
                             + "a platform at --host keeps its own time")
+            }
+            guard !(virtualTime && connection.webhookListen != nil) else {
+                throw usage("--virtual-time runs the embedded sandbox in the process, and --webhook-listen receives its webhooks "
+                            + "over sockets, whose requests the simulated clock cannot wait for")
             }
             guard !(virtualTime && loopback) else {
                 throw usage("--virtual-time runs the embedded sandbox in the process, and --loopback reaches it "

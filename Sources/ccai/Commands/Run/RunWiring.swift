@@ -26,6 +26,8 @@ struct RunWiring {
         // A simulation's clock stands still while a script spins: budgets keep the real time.
         if platform.simulation != nil { template.budgetClock = SystemClock() }
         template.outputDirectory = options.outputDirectory
+        template.apps = platform.apps
+        template.webhooks = platform.webhooks
         var wiring = RunWiring(options: options, platform: platform, logger: logger, template: template)
         try await wiring.loadPlugins()
         return wiring
@@ -118,6 +120,7 @@ struct RunWiring {
     func stop() async {
         await template.plugins?.shutdown()
         await platform.server?.stop()
+        await platform.webhookReceiver?.stop()
     }
 
     /// The SDK connections of a run by VU number (0: setup and teardown), each its own end

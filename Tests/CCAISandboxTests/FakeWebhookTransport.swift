@@ -1,0 +1,61 @@
+import CCAISandbox
+import Foundation
+import Synchronization
+
+/// A webhook transport a test scripts: each POST is recorded and announced on `posted`,
+/// and answered with the next of `answers` (204 once they run out).
+final class FakeWebhookTransport: WebhookTransport {
+    enum Answer: Sendable {
+        /// An HTTP status.
+        case status(Int)
+        /// No answer: the connection was refused.
+        case refused
+        /// No answer until the attempt is cancelled (its timeout).
+        case hang
+        /// The status the test sends into the gate, when it does.
+        case gate(AsyncStream<Int>)
+    }
+
+    struct Refused: Error, CustomStringConvertible {
+        var description: String { "connection refused" }
+    }
+
+    private let answers: Mutex<[Answer]>
+    private let recorded = Mutex<[WebhookRequest]>([])
+    let posted: AsyncStream<WebhookRequest>
+    private let announce: AsyncStream<WebhookRequest>.Continuation
+
+    init(_ answers: [Answer] = []) {
+        self.answers = Mutex(answers)
+        (posted, announce) = AsyncStream.makeStream()
+    }
+
+    var requests: [WebhookRequest] { recorded.withLock { $0 } }
+
+    func post(_ request: WebhookRequest) async throws -> Int {
+        recorded.withLock { $0.append(request) }
+        announce.yield(request)
+        let answer = answers.withLock { $0.isEmpty ? Answer.status(204) : $0.removeFirst() }
+        switch answer {
+        case .status(let status):
+            return status
+        case .refused:
+            throw Refused()
+        case .hang:
+            // Cancellation (the attempt's timeout) ends it at once; an hour is "never" here.
+            try await Task.sleep(nanoseconds: 3_600_000_000_000)
+            return 200
+        case .gate(let statuses):
+            for await status in statuses { return status }
+            throw CancellationError()
+        }
+    }
+}
+
+extension AsyncStream {
+    /// The next element, or nil once the stream has ended.
+    func next() async -> Element? {
+        var iterator = makeAsyncIterator()
+        return await iterator.next()
+    }
+}
