@@ -65,7 +65,9 @@ import Timekeeping
         #expect(try await bo.call("GET", "/queue_menus/1/wait_times").decode(as: WaitTimes.self) == WaitTimes(chat: 10, voiceCall: nil))
 
         #expect(await ana.call("POST", "/chats/\(first.id)/end").status == 200)
-        #expect(await eventually(timeout: 120) { await sandbox.agentDesk.humanAgent(of: waiting.id) == "Ben" })
+        #expect(try await eventually(timeout: 120) {
+            try await bo.call("GET", "/chats/\(waiting.id)").decode(as: ChatResponse.self).agent?.name == "Ben"
+        }, "Ben has taken Bo's chat: it no longer waits")
         #expect(try await bo.call("GET", "/queue_menus/2/wait_times").decode(as: WaitTimes.self) == WaitTimes(chat: 10, voiceCall: nil))
     }
 

@@ -22,8 +22,8 @@ struct SessionMetadataBuilder: Sendable {
         let ended = chat.endedAt ?? chat.createdAt
         var record = base(.chat, id: chat.id, lang: chat.lang, menuID: chat.menuId, facts: facts, createdAt: chat.createdAt,
                           endedAt: ended, agent: chat.agent, virtualAgent: chat.virtualAgent)
-        record.sessionType = "Messaging Inbound (App Chat)"
-        record.sessionTypeV2 = "Messaging Inbound (Mobile Chat)"
+        (record.sessionType, record.sessionTypeV2) = apps.startedByServer
+            ? ("Messaging Inbound (API)", "Messaging Inbound (API)") : ("Messaging Inbound (App Chat)", "Messaging Inbound (Mobile Chat)")
         let (status, subStatus) = AppsChatStatusMapping.status(of: chat, apps)
         (record.status, record.subStatus) = (status.rawValue, subStatus.rawValue)
         record.assignedAt = assignedAt.map(Self.time)
