@@ -84,11 +84,7 @@ struct SessionMetadata: Encodable, Sendable, Equatable {
         }
     }
 
-    enum Kind: String, Sendable {
-        case chat, call
-    }
-
-    var kind: Kind
+    var kind: CommunicationRouter.CommunicationType
     var id: Int
     var lang: String
     /// `chat_type` or `call_type` (legacy vocabulary), also `session_type`.

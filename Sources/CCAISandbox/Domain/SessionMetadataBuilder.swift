@@ -59,7 +59,7 @@ struct SessionMetadataBuilder: Sendable {
     }
 
     /// What chats and calls share: the menu, the handler, the end user, CSAT and smart actions.
-    private func base(_ kind: SessionMetadata.Kind, id: Int, lang: String, menuID: Int, facts: SandboxStore.SessionFacts,
+    private func base(_ kind: CommunicationRouter.CommunicationType, id: Int, lang: String, menuID: Int, facts: SandboxStore.SessionFacts,
                       createdAt: Double, endedAt: Double, agent: ChatAgent?, virtualAgent: ChatAgent?) -> SessionMetadata
     {
         let results = facts.smartActions.filter { $0.status == .finished }

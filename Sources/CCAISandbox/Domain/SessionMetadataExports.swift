@@ -30,7 +30,7 @@ final class SessionMetadataExports: SessionChangeObserver {
     }
 
     /// The record of ended session `id`, or a 404 naming why there is none.
-    func metadata(_ kind: SessionMetadata.Kind, id: Int) async throws -> SessionMetadata {
+    func metadata(_ kind: CommunicationRouter.CommunicationType, id: Int) async throws -> SessionMetadata {
         let facts = kind == .chat ? try await store.endedChatFacts(id: id) : try await store.endedCallFacts(id: id)
         guard let facts else {
             throw HTTPError.notFound("there is no ended \(kind.rawValue) \(id): a \(kind.rawValue)'s metadata exists once it has ended")
@@ -39,15 +39,15 @@ final class SessionMetadataExports: SessionChangeObserver {
     }
 
     /// The records of the ended sessions of `kind` after id `after`, ascending, at most `limit`.
-    func page(_ kind: SessionMetadata.Kind, after: Int, limit: Int) async throws -> SessionMetadataPage {
-        let ids = try await store.endedSessionIDs(kind == .chat ? .chat : .call, after: after, limit: limit)
+    func page(_ kind: CommunicationRouter.CommunicationType, after: Int, limit: Int) async throws -> SessionMetadataPage {
+        let ids = try await store.endedSessionIDs(kind, after: after, limit: limit)
         var sessions: [SessionMetadata] = []
         for id in ids { sessions.append(try await metadata(kind, id: id)) }
         return SessionMetadataPage(sessions: sessions)
     }
 
     /// Queues the session's file to be written (again), when there is a data folder.
-    func sessionUpdated(_ kind: SessionMetadata.Kind, id: Int) async {
+    func sessionUpdated(_ kind: CommunicationRouter.CommunicationType, id: Int) async {
         guard let directory else { return }
         await writer.enqueue { [self] in
             do {

@@ -24,9 +24,9 @@ struct SessionMetadataRoutes: Sendable {
     }
 
     /// The path's `type`: `chat` or `call`, else a 400 naming what came.
-    private func kind(_ request: HTTPRequest) throws -> SessionMetadata.Kind {
+    private func kind(_ request: HTTPRequest) throws -> CommunicationRouter.CommunicationType {
         let text = request.parameters["type"] ?? ""
-        guard let kind = SessionMetadata.Kind(rawValue: text) else {
+        guard let kind = CommunicationRouter.CommunicationType(rawValue: text) else {
             throw HTTPError.badRequest("the session type must be 'chat' or 'call', got '\(TerminalText.escaped(String(text.prefix(40))))'")
         }
         return kind
