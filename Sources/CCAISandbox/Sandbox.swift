@@ -59,6 +59,8 @@ public final class Sandbox: Sendable {
     let files: ChatFiles
     let postSessions: PostSessions
     let transcripts: Transcripts
+    /// The published metadata of ended sessions: `DATA/exports/` and the admin routes.
+    let sessionMetadata: SessionMetadataExports
     /// Delivers the events of Apps API chats to the configuration's `webhooks.url`,
     /// signed; nil when the configuration has no `webhooks` (docs/webhooks.md).
     public let webhooks: WebhookDispatcher?
@@ -141,8 +143,11 @@ public final class Sandbox: Sendable {
                             clock: clock)
         chatStarts = ChatStarts(configuration: configuration, store: store, lifecycle: lifecycle, queues: queues, quotas: quotas,
                                 clock: clock)
+        let sessionMetadata = SessionMetadataExports(configuration: configuration, store: store, dataDirectory: dataDirectory, log: log)
+        self.sessionMetadata = sessionMetadata
+        changes.subscribe(sessionMetadata)
         postSessions = PostSessions(configuration: configuration, store: store, lifecycle: lifecycle, callLifecycle: callLifecycle,
-                                    publisher: publisher, clock: clock)
+                                    publisher: publisher, exports: sessionMetadata, clock: clock)
         transcripts = Transcripts(configuration: configuration, store: store, conversation: conversation,
                                   renderer: TranscriptRenderer(), cache: TranscriptCache())
         let environment = AgentEnvironment(
@@ -220,6 +225,7 @@ public final class Sandbox: Sendable {
         ScreenShareRoutes(callers: callers, screenShares: screenShares).register(in: &router)
         PostSessionRoutes(callers: callers, calls: calls, postSessions: postSessions, desk: desk).register(in: &router)
         TranscriptRoutes(callers: callers, transcripts: transcripts).register(in: &router)
+        SessionMetadataRoutes(exports: sessionMetadata).register(in: &router)
         WebhookRoutes(webhooks: webhooks).register(in: &router)
         AppsRoutes(configuration: configuration, appsChats: appsChats, queues: queues, desk: desk).register(in: &router)
         AppsChatRoutes(appsChats: appsChats).register(in: &router)

@@ -182,4 +182,10 @@ extension SandboxConfiguration {
     func menuName(_ menu: MenuConfiguration, language: String) -> String {
         menu.name.text(language, fallback: company.languages.first ?? language) ?? ""
     }
+
+    /// Menu `id`'s names from the root down in `language`, joined by " / ": the
+    /// `materialized_path` of the Apps API's wait times and of the session metadata.
+    func materializedPath(to id: Int, language: String) -> String {
+        menuPath(to: id).map { menuName($0, language: language) }.joined(separator: " / ")
+    }
 }

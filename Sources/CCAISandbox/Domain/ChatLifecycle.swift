@@ -65,12 +65,12 @@ struct ChatLifecycle: Sendable {
     /// A human agent's step in taking a chat in progress: ``ChatTransition/assign``, then
     /// ``ChatTransition/activate``.
     func move(_ chatID: Int, endUserID: Int, _ transition: ChatTransition, agent: String) async throws -> ChatResponse? {
-        try await published(try await store.updateChat(id: chatID, transition, agent: agent), endUserID)
+        try await published(try await store.updateChat(id: chatID, transition, agent: agent, now: clock.now()), endUserID)
     }
 
     /// A virtual agent takes a queued chat no human has: it is `active` at once.
     func takeByVirtualAgent(_ chatID: Int, endUserID: Int, name: String) async throws -> ChatResponse? {
-        try await published(try await store.assignVirtualAgent(id: chatID, name: name), endUserID)
+        try await published(try await store.assignVirtualAgent(id: chatID, name: name, now: clock.now()), endUserID)
     }
 
     /// A virtual agent's chat starts its escalation to a human: queued again, with the

@@ -20,16 +20,45 @@ final class HandleTimes: Sendable {
         var seconds: Double
     }
 
-    private let records = LockedState<[SessionChannel: [Record]]>([:])
+    /// A channel's records in the order they ended: those before `first` are dropped
+    /// (compacted away once they are half the array), and `total` is the sum of the rest,
+    /// so recording and averaging cost O(1) amortized, whatever the traffic.
+    private struct Window {
+        var records: [Record] = []
+        var first = 0
+        var total = 0.0
+
+        var count: Int { records.count - first }
+
+        mutating func append(_ record: Record) {
+            records.append(record)
+            total += record.seconds
+        }
+
+        /// Drops the oldest records while `drop` says so.
+        mutating func dropOldest(while drop: (Record, Int) -> Bool) {
+            while first < records.count, drop(records[first], count) {
+                total -= records[first].seconds
+                first += 1
+            }
+            if first == records.count {
+                self = Window()
+            } else if first > records.count / 2 {
+                records.removeFirst(first)
+                first = 0
+                total = records.reduce(0) { $0 + $1.seconds }   // no drift from the subtractions
+            }
+        }
+    }
+
+    private let windows = LockedState<[SessionChannel: Window]>([:])
 
     /// Records a session of `channel` that took `seconds`, ended at `endedAt`.
     func record(_ channel: SessionChannel, seconds: Double, endedAt: Date) {
         guard seconds.isFinite, seconds >= 0 else { return }
-        records.withLock { records in
-            var kept = records[channel, default: []]
-            kept.append(Record(endedAt: endedAt.timeIntervalSince1970, seconds: seconds))
-            if kept.count > Self.maximumKept { kept.removeFirst(kept.count - Self.maximumKept) }
-            records[channel] = kept
+        windows.withLock { windows in
+            windows[channel, default: Window()].append(Record(endedAt: endedAt.timeIntervalSince1970, seconds: seconds))
+            windows[channel]?.dropOldest { _, count in count > Self.maximumKept }
         }
     }
 
@@ -37,15 +66,10 @@ final class HandleTimes: Sendable {
     /// when there are none.
     func average(_ channel: SessionChannel, now: Date) -> Double? {
         let since = now.timeIntervalSince1970 - Self.window
-        return records.withLock { records -> Double? in
-            var kept = records[channel, default: []]
-            if let firstRecent = kept.firstIndex(where: { $0.endedAt >= since }) {
-                kept.removeFirst(firstRecent)
-            } else {
-                kept.removeAll()
-            }
-            records[channel] = kept
-            return kept.isEmpty ? nil : kept.reduce(0) { $0 + $1.seconds } / Double(kept.count)
+        return windows.withLock { windows -> Double? in
+            windows[channel]?.dropOldest { record, _ in record.endedAt < since }
+            guard let window = windows[channel], window.count > 0 else { return nil }
+            return window.total / Double(window.count)
         }
     }
 }

@@ -63,6 +63,8 @@ struct PostSessions: Sendable {
     let lifecycle: ChatLifecycle
     let callLifecycle: CallLifecycle
     let publisher: EventPublisher
+    /// Rewrites a session's metadata file once its feedback is in.
+    let exports: SessionMetadataExports
     let clock: any TimeSource
 
     /// The post-session settings the session has (a chat's from its start, a call's from
@@ -151,6 +153,7 @@ struct PostSessions: Sendable {
     private func completed(_ submission: SandboxStore.Submission, _ subject: Subject, owner: Int, what: String) async throws {
         switch submission {
         case .completed:
+            await exports.sessionUpdated(subject.communicationType == .chats ? .chat : .call, id: subject.id)
             switch subject {
             case .chat(let chat):
                 if let done = try await store.chat(id: chat.id, endUserID: owner) { try await publisher.chat(done, endUserID: owner) }

@@ -46,9 +46,9 @@ struct AppsRoutes: Sendable {
             let waits = engine.waitTimes(menu)
             guard filter.admits(chat: waits.chat, voiceCall: waits.voiceCall) else { continue }
             let staffing = await desk.staffing(ofMenu: menu.id)
-            let path = configuration.menuPath(to: menu.id).map { configuration.menuName($0, language: filter.language) }
+            let path = configuration.materializedPath(to: menu.id, language: filter.language)
             entries.append(AppsWaitTime(menuId: menu.id, menuType: AppsMenuType.mobileMenu.rawValue, chat: waits.chat,
-                                        voiceCall: waits.voiceCall, materializedPath: path.joined(separator: " / "),
+                                        voiceCall: waits.voiceCall, materializedPath: path,
                                         loggedInAgents: staffing.loggedIn, availableAgents: staffing.available))
         }
         return try .json(entries)

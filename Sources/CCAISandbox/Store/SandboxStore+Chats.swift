@@ -178,11 +178,15 @@ extension SandboxStore {
         return try chats.compactMap { chat in try chatOwner(id: chat.id).map { (chat, $0) } }
     }
 
-    /// Moves a chat to `status` (not an ended one), with its agent; nil when it ended.
-    func updateChat(id: Int, _ transition: ChatTransition, agent: String?) throws -> ChatResponse? {
+    /// Moves a chat to `status` (not an ended one), with its agent (the first agent's
+    /// arrival is its `assigned_at`); nil when it ended.
+    func updateChat(id: Int, _ transition: ChatTransition, agent: String?, now: Date) throws -> ChatResponse? {
         let changed = try database.run(
-            "UPDATE chats SET status = ?, agent_name = coalesce(?, agent_name) WHERE id = ? AND \(transition.condition())",
-            [.text(transition.to.rawValue), agent.map { .text($0) } ?? .null, .integer(Int64(id))])
+            "UPDATE chats SET status = ?, agent_name = coalesce(?, agent_name), "
+                + "assigned_at = CASE WHEN ? IS NULL THEN assigned_at ELSE coalesce(assigned_at, ?) END "
+                + "WHERE id = ? AND \(transition.condition())",
+            [.text(transition.to.rawValue), agent.map { .text($0) } ?? .null, agent.map { .text($0) } ?? .null,
+             .real(now.timeIntervalSince1970), .integer(Int64(id))])
         guard changed == 1 else { return nil }
         return try chats(where: "id = ?", [.integer(Int64(id))]).first
     }
@@ -200,12 +204,14 @@ extension SandboxStore {
             .flatMap(ChatStatus.init(rawValue:))
     }
 
-    /// A virtual agent takes a queued chat: active, with its virtual agent.
-    func assignVirtualAgent(id: Int, name: String) throws -> ChatResponse? {
+    /// A virtual agent takes a queued chat: active, with its virtual agent (the first
+    /// agent's arrival is its `assigned_at`).
+    func assignVirtualAgent(id: Int, name: String, now: Date) throws -> ChatResponse? {
         let changed = try database.run(
-            "UPDATE chats SET status = '\(ChatTransition.takeByVirtualAgent.to.rawValue)', virtual_agent_name = ? WHERE id = ? "
+            "UPDATE chats SET status = '\(ChatTransition.takeByVirtualAgent.to.rawValue)', virtual_agent_name = ?, "
+                + "assigned_at = coalesce(assigned_at, ?) WHERE id = ? "
                 + "AND \(ChatTransition.takeByVirtualAgent.condition()) AND agent_name IS NULL",
-            [.text(name), .integer(Int64(id))])
+            [.text(name), .real(now.timeIntervalSince1970), .integer(Int64(id))])
         return changed == 1 ? try chats(where: "id = ?", [.integer(Int64(id))]).first : nil
     }
 

@@ -84,7 +84,7 @@ enum StoreSchema {
             ("escalation_channel", "TEXT"), ("screen_shareable", "INTEGER NOT NULL DEFAULT 0"),
             ("post_session", "TEXT"), ("post_session_status", "TEXT"),
             ("post_session_required", "INTEGER NOT NULL DEFAULT 0"), ("post_session_opt_in", "INTEGER NOT NULL DEFAULT 0"),
-            ("is_verifiable", "INTEGER NOT NULL DEFAULT 0"), ("display_order", "TEXT"),
+            ("is_verifiable", "INTEGER NOT NULL DEFAULT 0"), ("display_order", "TEXT"), ("assigned_at", "REAL"),
         ]),
         ("messages", [
             ("media_id", "INTEGER"), ("smart_action_id", "INTEGER"), ("form", "TEXT"), ("web_form", "TEXT"),

@@ -108,6 +108,12 @@ public struct EndpointTable: Sendable {
                                      operationID: "downloadChatTranscript", maximumResponseBytes: 32 << 20)
     public let ratings = Endpoint("GET", "/admin/ratings", operationID: "getRatings", access: .admin)
 
+    // Session metadata: the published record of each ended chat or call (docs/session-metadata.md)
+    public let sessionMetadataPage = Endpoint("GET", "/admin/session_metadata/{type}", operationID: "getSessionMetadataPage",
+                                              access: .admin)
+    public let sessionMetadata = Endpoint("GET", "/admin/session_metadata/{type}/{id}", operationID: "getSessionMetadata",
+                                          access: .admin)
+
     // Webhooks of Apps API chats (docs/webhooks.md): what was delivered, newest first
     public let webhookDeliveries = Endpoint("GET", "/admin/webhook_deliveries", operationID: "getWebhookDeliveries", access: .admin)
 

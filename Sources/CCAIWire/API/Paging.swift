@@ -23,6 +23,8 @@ public struct Paging: Sendable, Equatable {
     public static let voicemails = Paging(defaultLimit: 500, maximumLimit: 1_000)
     /// `GET /admin/pushes`: by push id.
     public static let pushes = Paging(defaultLimit: 500, maximumLimit: 1_000)
+    /// `GET /admin/session_metadata/{type}`: by session id (whole records, so fewer a page).
+    public static let sessionMetadata = Paging(defaultLimit: 100, maximumLimit: 500)
     /// `GET /admin/webhook_deliveries`: newest first, by delivery id (the cursor `before`).
     public static let webhookDeliveries = Paging(defaultLimit: 100, maximumLimit: 1_000)
 

@@ -7,7 +7,8 @@ struct SandboxServeCommand: Command {
     static let config = OptionSpec("--config", value: "FILE", help: "a sandbox configuration (a Lua file returning a "
                                    + "table); default: the built-in company (key dev-key, secret dev-secret)")
     static let listen = OptionSpec("--listen", value: "HOST:PORT", help: "where to listen (default: 127.0.0.1:8787; port 0 picks one)")
-    static let data = OptionSpec("--data", value: "DIR", help: "keep the sandbox's state in DIR (SQLite); without it the "
+    static let data = OptionSpec("--data", value: "DIR", help: "keep the sandbox's state in DIR (SQLite), and each ended "
+                                 + "chat's and call's session metadata in DIR/exports; without it the "
                                  + "state lives in memory and is gone at exit. DIR belongs to the company that first used it: "
                                  + "another company key is refused (exit 1)")
     static let adminTokenFileOption = OptionSpec("--admin-token-file", value: "FILE", help: "the admin token: the file's "
@@ -22,7 +23,8 @@ struct SandboxServeCommand: Command {
             With --data, a restart resumes what the last run left under way: chats in progress
             go back to their queues and agents take them again, and post-session virtual
             agents talk again; the apps keep their chats.
-            The bearer token of GET /admin/ratings is --admin-token-file's, else the
+            The bearer token of GET /admin/ratings (and the other /admin routes:
+            /admin/session_metadata/{chat|call}/{id}...) is --admin-token-file's, else the
             configuration's admin_token, else, with --data, the one kept in DIR/admin-token
             (made at the first run, mode 0600), else one made up for this run; a token made
             on this run is printed on standard error.
