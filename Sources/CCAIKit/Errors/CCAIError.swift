@@ -40,6 +40,6 @@ public struct CCAIError: SDKError, Equatable {
         let detail = try? JSONDecoder().decode(Body.self, from: body).error
         let code = detail?.code ?? ErrorCode(httpStatus: status)
         self.init(code: code, message: detail?.message ?? "the platform answered HTTP \(status)", status: status,
-                  retryable: status >= 500 || status == 429)
+                  retryable: code.retry.isTransient)
     }
 }
