@@ -23,8 +23,9 @@ public final class Sandbox: Sendable {
     /// What scripts and plugins of the same run read as the time, so that "after 18:00" is
     /// after 18:00 for all of them.
     public let businessClock: any TimeSource
-    /// Requests per end user (`limits.requests_per_second`, `limits.burst`).
-    let rateLimiter: RateLimiter<Int>
+    /// Requests per end user (`limits.requests_per_second`, `limits.burst`); nil when the
+    /// sandbox enforces no such rate (``LimitDefaults/onlyConfigured``).
+    let rateLimiter: RateLimiter<Int>?
     /// Hands chats and messages to the agents.
     let agentDesk: AgentDesk
     /// Where the sandbox reports what goes wrong outside any request (a failing agent
@@ -68,16 +69,19 @@ public final class Sandbox: Sendable {
     /// sandbox lives; with a queue that takes scheduled calls, the calls due are placed as
     /// often. Pushes (a scheduled call's callback, an agent's message to an end user with no
     /// event stream open) are recorded, and handed to `pushSink` when there is one.
+    /// `limitDefaults`: whether the rates and quotas the configuration leaves out take
+    /// their built-in defaults (a shared sandbox) or are none (one run's own sandbox).
     public init(configuration: SandboxConfiguration = .builtIn, dataDirectory: String? = nil,
-                clock: any TimeSource = SystemClock(), pushSink: (any PushSink)? = nil,
+                clock: any TimeSource = SystemClock(), pushSink: (any PushSink)? = nil, limitDefaults: LimitDefaults = .builtIn,
                 log: @escaping @Sendable (String) -> Void = Sandbox.standardError) throws {
         let scripts = AgentScripts(configuration: configuration)
         let problems = configuration.problems() + scripts.problems
         guard problems.isEmpty else { throw ConfigurationError(problems: problems) }
         self.log = log
         self.configuration = configuration
-        let limits = configuration.limits ?? LimitsConfiguration()
-        rateLimiter = RateLimiter(rate: limits.effectiveRequestsPerSecond, burst: limits.effectiveBurst, clock: clock)
+        var limits = configuration.limits ?? LimitsConfiguration()
+        limits.defaults = limitDefaults
+        rateLimiter = limits.effectiveRequestRate.map { RateLimiter(rate: $0.rate, burst: $0.burst, clock: clock) }
         let store = try SandboxStore(directory: dataDirectory, companyKey: configuration.company.key, now: clock.now())
         self.store = store
         self.clock = clock
@@ -175,7 +179,7 @@ public final class Sandbox: Sendable {
             guard let endUserID = tokens.endUser(token: token, now: now) else {
                 return .unauthenticated("the auth token is unknown, revoked or expired; authenticate again")
             }
-            guard let wait = limiter.retryAfter(endUserID) else { return nil }
+            guard let limiter, let wait = limiter.retryAfter(endUserID) else { return nil }
             return .limitExceeded("too many requests: at most \(limiter.rate.limitText) a second (limits.requests_per_second) "
                                   + "after a burst of \(limiter.burst.limitText) (limits.burst)", retryAfter: wait)
         }

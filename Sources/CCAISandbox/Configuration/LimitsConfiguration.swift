@@ -4,7 +4,9 @@ import Foundation
 /// how long it keeps what they leave: past a quota a request gets a 429 `limit_exceeded`
 /// that names it. Every field has a default, generous enough for scenarios that hurry; the
 /// real platform allows 10 requests a second per customer (`requests_per_second = 10`
-/// tries that; docs/security.md).
+/// tries that; docs/security.md). A sandbox that serves one run only (the embedded
+/// sandbox of `ccai run`) applies no default rate or quota: only those its configuration
+/// sets (``LimitDefaults``).
 ///
 /// ```lua
 /// limits = { requests_per_second = 50, burst = 200, chats_per_hour = 60,
@@ -57,19 +59,44 @@ public struct LimitsConfiguration: Codable, Sendable, Equatable {
     /// distributed load test (docs/kubernetes.md).
     public var connectionsPerAddress: Int?
 
+    /// What the sandbox does with a rate or a quota left out (not read from a
+    /// configuration: the sandbox's maker says it, ``Sandbox/init(configuration:dataDirectory:clock:pushSink:limitDefaults:log:)``).
+    var defaults = LimitDefaults.builtIn
+
+    private enum CodingKeys: String, CodingKey {
+        case requestsPerSecond, burst, chatsPerHour, callsPerHour, uploadsPerHour, uploadBytesPerHour, screenSharesPerHour
+        case storedBytesPerHour, companySignInsPerSecond, companySignInBurst, signInsPerMinute, eventRetentionSeconds
+        case mediaRetentionSeconds, eventStreamsPerEndUser, connectionsPerAddress
+    }
+
     public init() {}
 
-    var effectiveRequestsPerSecond: Double { requestsPerSecond ?? 50 }
-    var effectiveBurst: Double { burst ?? 200 }
-    var effectiveChatsPerHour: Int { chatsPerHour ?? 60 }
-    var effectiveCallsPerHour: Int { callsPerHour ?? 60 }
-    var effectiveUploadsPerHour: Int { uploadsPerHour ?? 60 }
-    var effectiveUploadBytesPerHour: Int { uploadBytesPerHour ?? 200 << 20 }
-    var effectiveScreenSharesPerHour: Int { screenSharesPerHour ?? 30 }
-    var effectiveStoredBytesPerHour: Int { storedBytesPerHour ?? 64 << 20 }
-    var effectiveCompanySignInsPerSecond: Double { companySignInsPerSecond ?? 1_000 }
-    var effectiveCompanySignInBurst: Double { companySignInBurst ?? 10_000 }
-    var effectiveSignInsPerMinute: Int { signInsPerMinute ?? 10 }
+    // The rates and quotas (nil: none), each its setting or, with the built-in defaults, its default.
+
+    /// Requests per end user: a rate after a burst.
+    var effectiveRequestRate: (rate: Double, burst: Double)? {
+        applies(requestsPerSecond, burst) ? (requestsPerSecond ?? 50, burst ?? 200) : nil
+    }
+    var effectiveChatsPerHour: Int? { chatsPerHour ?? builtIn(60) }
+    var effectiveCallsPerHour: Int? { callsPerHour ?? builtIn(60) }
+    var effectiveUploadsPerHour: Int? { uploadsPerHour ?? builtIn(60) }
+    var effectiveUploadBytesPerHour: Int? { uploadBytesPerHour ?? builtIn(200 << 20) }
+    var effectiveScreenSharesPerHour: Int? { screenSharesPerHour ?? builtIn(30) }
+    var effectiveStoredBytesPerHour: Int? { storedBytesPerHour ?? builtIn(64 << 20) }
+    /// The company's sign-ins: a rate after a burst.
+    var effectiveCompanySignInRate: (rate: Double, burst: Double)? {
+        applies(companySignInsPerSecond, companySignInBurst) ? (companySignInsPerSecond ?? 1_000, companySignInBurst ?? 10_000) : nil
+    }
+    var effectiveSignInsPerMinute: Int? { signInsPerMinute ?? builtIn(10) }
+
+    /// `value` when the built-in defaults apply.
+    private func builtIn<Value>(_ value: Value) -> Value? { defaults == .builtIn ? value : nil }
+
+    /// Whether a rate with these settings (a rate and its burst) is enforced: one is set,
+    /// or the built-in defaults apply (the other then takes its default).
+    private func applies(_ rate: Double?, _ burst: Double?) -> Bool { defaults == .builtIn || rate != nil || burst != nil }
+
+    // What the sandbox keeps, and for how long: with every sandbox's defaults.
     var effectiveEventRetentionSeconds: Double { eventRetentionSeconds ?? 86_400 }
     var effectiveMediaRetentionSeconds: Double { mediaRetentionSeconds ?? 7 * 86_400 }
     var effectiveEventStreamsPerEndUser: Int { eventStreamsPerEndUser ?? 4 }
@@ -99,4 +126,17 @@ public struct LimitsConfiguration: Codable, Sendable, Equatable {
         }
         return problems
     }
+}
+
+/// What a sandbox does with a rate or a quota of `limits` that its configuration leaves
+/// out. What it keeps and for how long (retention, event streams per end user,
+/// connections per address) takes its default either way.
+public enum LimitDefaults: Sendable, Equatable {
+    /// The built-in defaults apply: a sandbox shared by whoever reaches it (`ccai sandbox
+    /// serve`), which they protect.
+    case builtIn
+    /// None applies, only the limits the configuration sets: a sandbox that serves one run
+    /// (the embedded sandbox of `ccai run`), whose end users are that run's own, so that a
+    /// load test needs no configuration to lift them.
+    case onlyConfigured
 }

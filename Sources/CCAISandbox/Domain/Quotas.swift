@@ -15,17 +15,19 @@ struct Quotas: Sendable {
     let clock: any TimeSource
 
     /// Refuses with a 429 when `endUserID` has used up a quota in the last hour; `adding`
-    /// is what the request would add (bytes for uploads).
+    /// is what the request would add (bytes for uploads). A quota the sandbox does not
+    /// enforce (``LimitDefaults/onlyConfigured``) never refuses.
     func check(_ what: SandboxStore.QuotaCount, endUserID: Int, adding: Int = 1) async throws {
-        let (limit, key, noun): (Int, String, String)
+        let (setting, key, noun): (Int?, String, String)
         switch what {
-        case .chats: (limit, key, noun) = (limits.effectiveChatsPerHour, "chats_per_hour", "chats")
-        case .calls: (limit, key, noun) = (limits.effectiveCallsPerHour, "calls_per_hour", "calls")
-        case .uploads: (limit, key, noun) = (limits.effectiveUploadsPerHour, "uploads_per_hour", "uploads")
-        case .uploadBytes: (limit, key, noun) = (limits.effectiveUploadBytesPerHour, "upload_bytes_per_hour", "bytes of uploads")
-        case .screenShares: (limit, key, noun) = (limits.effectiveScreenSharesPerHour, "screen_shares_per_hour", "screen shares")
-        case .storedBytes: (limit, key, noun) = (limits.effectiveStoredBytesPerHour, "stored_bytes_per_hour", "bytes stored")
+        case .chats: (setting, key, noun) = (limits.effectiveChatsPerHour, "chats_per_hour", "chats")
+        case .calls: (setting, key, noun) = (limits.effectiveCallsPerHour, "calls_per_hour", "calls")
+        case .uploads: (setting, key, noun) = (limits.effectiveUploadsPerHour, "uploads_per_hour", "uploads")
+        case .uploadBytes: (setting, key, noun) = (limits.effectiveUploadBytesPerHour, "upload_bytes_per_hour", "bytes of uploads")
+        case .screenShares: (setting, key, noun) = (limits.effectiveScreenSharesPerHour, "screen_shares_per_hour", "screen shares")
+        case .storedBytes: (setting, key, noun) = (limits.effectiveStoredBytesPerHour, "stored_bytes_per_hour", "bytes stored")
         }
+        guard let limit = setting else { return }   // no such quota on this sandbox
         let used = try await store.count(what, endUserID: endUserID, since: clock.now().addingTimeInterval(-3_600))
         guard used >= limit || adding > limit - used else { return }
         throw HTTPError.limitExceeded("at most \(limit) \(noun) an hour per end user (limits.\(key)); \(used) used", retryAfter: 60)

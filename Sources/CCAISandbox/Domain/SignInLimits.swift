@@ -13,18 +13,18 @@ import Timekeeping
 /// try signIns.admitIdentifier(identifier)        // after it
 /// ```
 struct SignInLimits: Sendable {
-    private let company: RateLimiter<String>
-    private let identifier: RateLimiter<String>
+    /// nil: a limit the sandbox does not enforce (``LimitDefaults/onlyConfigured``).
+    private let company: RateLimiter<String>?
+    private let identifier: RateLimiter<String>?
 
     init(_ limits: LimitsConfiguration, clock: any TimeSource) {
-        company = RateLimiter(rate: limits.effectiveCompanySignInsPerSecond, burst: limits.effectiveCompanySignInBurst, clock: clock)
-        let perMinute = Double(limits.effectiveSignInsPerMinute)
-        identifier = RateLimiter(rate: perMinute / 60, burst: perMinute, clock: clock)
+        company = limits.effectiveCompanySignInRate.map { RateLimiter(rate: $0.rate, burst: $0.burst, clock: clock) }
+        identifier = limits.effectiveSignInsPerMinute.map { RateLimiter(rate: Double($0) / 60, burst: Double($0), clock: clock) }
     }
 
     /// Takes one sign-in of the company's bucket, or refuses with a 429.
     func admitCompany(_ key: String) throws {
-        guard let wait = company.retryAfter(key) else { return }
+        guard let company, let wait = company.retryAfter(key) else { return }
         throw HTTPError.limitExceeded("too many sign-ins for the company: at most \(company.rate.limitText) a second "
                                       + "(limits.company_sign_ins_per_second) after a burst of \(company.burst.limitText) "
                                       + "(limits.company_sign_in_burst)", retryAfter: wait)
@@ -32,7 +32,7 @@ struct SignInLimits: Sendable {
 
     /// Takes one sign-in of the identifier's bucket, or refuses with a 429.
     func admitIdentifier(_ name: String) throws {
-        guard let wait = identifier.retryAfter(name) else { return }
+        guard let identifier, let wait = identifier.retryAfter(name) else { return }
         throw HTTPError.limitExceeded("too many sign-ins as this identifier: at most \(identifier.burst.limitText) a minute "
                                       + "(limits.sign_ins_per_minute)", retryAfter: wait)
     }

@@ -162,9 +162,11 @@ struct PlatformConnection {
             } else if let start {
                 configuration.clockStart = ISO8601DateFormatter().string(from: start.date(in: timeZone))
             }
-            // The run's devices get the sandbox's pushes at the tokens they registered.
+            // The run's devices get the sandbox's pushes at the tokens they registered. The
+            // sandbox serves this run only: no default rate or quota refuses its end users
+            // (a load test needs no configuration for that); those a configuration sets apply.
             let devices = LocalPushNetwork()
-            let sandbox = try Sandbox(configuration: configuration, clock: clock, pushSink: devices)
+            let sandbox = try Sandbox(configuration: configuration, clock: clock, pushSink: devices, limitDefaults: .onlyConfigured)
             let server = loopback ? try sandbox.serve(address: "127.0.0.1", port: 0) : nil
             let http = server == nil ? HTTPClient(clock: clock, transport: RouterTransport(router: sandbox.router, clock: clock))
                 : HTTPClient(clock: clock)
