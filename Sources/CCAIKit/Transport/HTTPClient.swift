@@ -17,7 +17,7 @@ import Timekeeping
 /// ```
 public final class HTTPClient: Sendable {
     public let retryPolicy: RetryPolicy
-    /// The time the SDK waits on: retries, the outbox's patience, reconnections.
+    /// The time the SDK waits on: retries and their budgets (a message's patience), reconnections.
     public let clock: any TimeSource
     /// How requests reach the server.
     public let transport: any HTTPTransport
