@@ -27,7 +27,6 @@ public struct CurlWebhookTransport: WebhookTransport {
         var post = HTTPClientRequest(method: "POST", url: request.url, headers: request.headers, body: request.body,
                                      timeout: request.timeout, isIdempotent: false)
         post.pinnedAddresses = request.pinnedAddresses
-        post.retriedByCaller = true
         post.maximumResponseBytes = 1 << 20
         return try await transport.perform(post, onChunk: nil).status
     }

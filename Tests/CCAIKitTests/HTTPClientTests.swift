@@ -150,25 +150,6 @@ import Timekeeping
         await postServer.stop()
     }
 
-    /// A request whose caller retries it (the outbox, transcript downloads) is sent once
-    /// on a failure: loops never run inside one another. A 429 is still waited out.
-    @Test func requestsRetriedByTheirCallerAreNotRetriedHereToo() async throws {
-        let calls = Calls()
-        let server = try makeServer(calls: calls)
-        var once = HTTPClientRequest(url: "\(server.baseURL)/flaky")
-        once.retriedByCaller = true
-        #expect(try await client.send(once).status == 503)
-        #expect(await calls.count == 1, "the caller's loop is the one loop")
-        let busyCalls = Calls()
-        let busy = try makeServer(calls: busyCalls)
-        var limited = HTTPClientRequest(method: "POST", url: "\(busy.baseURL)/busy")
-        limited.retriedByCaller = true
-        #expect(try await client.send(limited).status == 204, "Retry-After is the server's instruction, honoured")
-        #expect(await busyCalls.count == 2)
-        await server.stop()
-        await busy.stop()
-    }
-
     @Test func anUnreachableServerIsUnavailableAfterRetries() async throws {
         let (socket, port) = try boundLoopbackSocket()   // bound, not listening: refused
         defer { close(socket) }
@@ -184,7 +165,8 @@ import Timekeeping
     @Test func cancellationStopsTheRequest() async throws {
         let (entered, released) = (Latch(), Latch())
         let server = try makeServer(slowEntered: entered, slowReleased: released)
-        let task = Task { try await client.send(HTTPClientRequest(url: "\(server.baseURL)/slow", timeout: 10)) }
+        // A timeout far beyond the cancel: a loaded machine must not turn the test into a timeout.
+        let task = Task { try await client.send(HTTPClientRequest(url: "\(server.baseURL)/slow", timeout: 300)) }
         await entered.wait()
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }

@@ -2,56 +2,29 @@
 import CCAIWire
 import Foundation
 import Testing
-import Timekeeping
 
-/// The outbox's patience: retryable failures are retried until it runs out, then the send
-/// fails and the next message still goes out.
+/// The outbox keeps the order messages were written in and runs each send once (its call
+/// is its one retry loop: OneRetryLoopTests); a failed send is that message's alone.
 @Suite struct MessageOutboxTests {
-    final class Counter: @unchecked Sendable {
+    /// What the sends did, in order.
+    final class Journal: @unchecked Sendable {
         private let lock = NSLock()
-        private var value = 0
-        func next() -> Int { lock.withLock { value += 1; return value } }
-        var count: Int { lock.withLock { value } }
+        private var entries: [String] = []
+        func note(_ entry: String) { lock.withLock { entries.append(entry) } }
+        var all: [String] { lock.withLock { entries } }
     }
 
-    @Test func aMessageGivesUpAfterItsPatienceAndTheNextOneStillGoes() async throws {
-        let clock = ManualClock()
-        let start = clock.now()
-        let outbox = MessageOutbox(patience: 30, clock: clock)
-        let attempts = Counter()
-        let sending = Task {
-            try await outbox.send { () async throws -> Int in
-                _ = attempts.next()
+    @Test func aFailedSendIsTriedOnceAndTheNextOneStillGoes() async throws {
+        let outbox = MessageOutbox()
+        let journal = Journal()
+        await #expect(throws: CCAIError.self) {
+            _ = try await outbox.send { () async throws -> Int in
+                journal.note("refused")
                 throw CCAIError(code: .unavailable, message: "the platform is down", retryable: true)
             }
         }
-        // Waits of 0.25, 0.5, 1, then 2 s while the next attempt is within the 30 s.
-        for _ in 0..<17 {
-            await clock.waitForTimers()
-            clock.advanceToNextTimer()
-        }
-        do {
-            _ = try await sending.value
-            Issue.record("a send that never gets through fails")
-        } catch let error as CCAIError {
-            #expect(error.code == .unavailable)
-        }
-        #expect(attempts.count == 18)
-        #expect(clock.now().timeIntervalSince(start) == 29.75, "the last attempt came before the patience ran out")
-        #expect(clock.pendingTimers == 0)
         #expect(try await outbox.send { 42 } == 42, "the queue is not stuck behind the failed message")
-    }
-
-    @Test func aFailureThatIsNotRetryableFailsAtOnce() async throws {
-        let outbox = MessageOutbox(patience: 30, clock: ManualClock())
-        let attempts = Counter()
-        await #expect(throws: CCAIError.self) {
-            _ = try await outbox.send { () async throws -> Int in
-                _ = attempts.next()
-                throw CCAIError(code: .conflict, message: "the chat has ended")
-            }
-        }
-        #expect(attempts.count == 1)
+        #expect(journal.all == ["refused"], "the outbox does not retry: the send's call does")
     }
 
     /// Refusals that are not transient are the answer at once, never retried for the
@@ -61,17 +34,17 @@ import Timekeeping
     @Test(arguments: [(429, "limit_exceeded"), (500, "internal"), (400, "invalid_argument"), (403, "forbidden"),
                       (404, "not_found"), (409, "conflict")])
     func aRefusalThatIsNotTransientFailsAtOnce(status: Int, code: String) async throws {
-        let outbox = MessageOutbox(patience: 30, clock: ManualClock())
-        let attempts = Counter()
+        let outbox = MessageOutbox()
+        let journal = Journal()
         let refusal = CCAIError(status: status, body: Data(#"{"error":{"code":"\#(code)","message":"no"}}"#.utf8))
         #expect(!refusal.retryable && refusal.code.rawValue == code)
         await #expect(throws: CCAIError.self) {
             _ = try await outbox.send { () async throws -> Int in
-                _ = attempts.next()
+                journal.note(code)
                 throw refusal
             }
         }
-        #expect(attempts.count == 1)
+        #expect(journal.all == [code])
         for transient in [502, 503, 504] {
             #expect(CCAIError(status: transient, body: Data()).retryable, "\(transient) is the platform out of reach")
         }

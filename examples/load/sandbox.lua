@@ -2,8 +2,10 @@
 -- its two queues open around the clock, with more agents on Overflow and the per-end-user
 -- limits lifted. A load test makes many chats, sign-ins and requests per end user in a
 -- short time: with the default limits (60 chats an hour per end user, 10 sign-ins a
--- minute, 50 requests a second) the sandbox would answer 429 limit_exceeded long before
--- the agents are the bottleneck. Check it with: ccai sandbox check examples/load/sandbox.lua
+-- minute, 50 requests a second) a served sandbox (ccai sandbox serve, for a run split in
+-- segments) would answer 429 limit_exceeded long before the agents are the bottleneck.
+-- The embedded sandbox of ccai run applies no default quota, only the ones set here.
+-- Check it with: ccai sandbox check examples/load/sandbox.lua
 local always = { mon = true, tue = true, wed = true, thu = true, fri = true, sat = true, sun = true }
 return {
   company = {

@@ -2,8 +2,10 @@ import CCAIWire
 import Foundation
 import Timekeeping
 
-/// Calls the platform's API: JSON in snake_case, the bearer token, one re-authentication
-/// through the delegate when the platform refuses the token, and errors as ``CCAIError``.
+/// Calls the platform's API: JSON in snake_case, the bearer token, and errors as
+/// ``CCAIError``. Each call has one retry loop (``HTTPClient``'s), with one budget: its
+/// ``RetrySchedule`` (an ordinary request's timeout by default), and within it one
+/// re-authentication through the delegate when the platform refuses the token.
 /// Its one piece of mutable state (the first sign-in's event id) is behind a lock.
 final class APIClient: @unchecked Sendable {
     let options: InitOptions
@@ -35,14 +37,18 @@ final class APIClient: @unchecked Sendable {
     static let decoder = JSONDecoder()
 
     /// Calls `endpoint` (its `{name}` parameters filled from `parameters`) and decodes the answer.
-    /// `retriedByCaller`: the caller's own loop retries it (``RetryPolicy``).
+    /// `retry`: how the call is retried, if not as an ordinary request (an outgoing message).
     func send<Response: Decodable>(_ endpoint: Endpoint, _ parameters: [String: CustomStringConvertible] = [:],
                                    query: [String: String] = [:], body: (any Encodable)? = nil, idempotent: Bool? = nil,
-                                   retriedByCaller: Bool = false, as type: Response.Type = Response.self) async throws -> Response {
-        let data = try await sendRaw(endpoint, parameters, query: query, body: body, idempotent: idempotent,
-                                     retriedByCaller: retriedByCaller)
+                                   retry: RetrySchedule? = nil, as type: Response.Type = Response.self) async throws -> Response {
+        let data = try await sendRaw(endpoint, parameters, query: query, body: body, idempotent: idempotent, retry: retry)
+        return try Self.decode(type, from: data, of: endpoint)
+    }
+
+    /// An answer decoded, or `internal` naming the endpoint.
+    private static func decode<Response: Decodable>(_ type: Response.Type, from data: Data, of endpoint: Endpoint) throws -> Response {
         do {
-            return try APIClient.decoder.decode(type, from: data)
+            return try decoder.decode(type, from: data)
         } catch {
             throw CCAIError(code: .internal, message: "unexpected answer to \(endpoint): \(error)")
         }
@@ -51,58 +57,36 @@ final class APIClient: @unchecked Sendable {
     /// The same, returning the body as it is. `idempotent` marks a request safe to retry
     /// (a POST carrying a client-side id, say).
     func sendRaw(_ endpoint: Endpoint, _ parameters: [String: CustomStringConvertible] = [:], query: [String: String] = [:],
-                 body: (any Encodable)? = nil, idempotent: Bool? = nil, retriedByCaller: Bool = false) async throws -> Data {
+                 body: (any Encodable)? = nil, idempotent: Bool? = nil, retry: RetrySchedule? = nil) async throws -> Data {
         let payload = try body.map { try APIClient.encoder.encode($0) }
         var request = HTTPClientRequest(method: endpoint.method, url: url(endpoint.path(parameters), query), body: payload,
                                         isIdempotent: idempotent)
-        request.retriedByCaller = retriedByCaller
         if payload != nil { request.headers["Content-Type"] = "application/json" }
-        guard endpoint.access == .endUser else { return try await perform(request, endpoint).body }
-        return try await authorized(request, endpoint).body
+        return try await call(request, endpoint, retry: retry).body
     }
 
-    /// Sends `data` as the body (a file upload) and decodes the answer.
-    /// Uploads go through the outbox, which retries them: the transport does not.
+    /// Sends `data` as the body (a file upload, retried as `retry` says) and decodes the answer.
     func upload<Response: Decodable>(_ endpoint: Endpoint, _ parameters: [String: CustomStringConvertible], query: [String: String],
-                                     data: Data, contentType: String, as type: Response.Type = Response.self) async throws -> Response {
-        var request = HTTPClientRequest(method: endpoint.method, url: url(endpoint.path(parameters), query),
-                                        headers: ["Content-Type": contentType], body: data, timeout: 120, isIdempotent: true)
-        request.retriedByCaller = true
-        let answer = try await authorized(request, endpoint).body
-        do {
-            return try APIClient.decoder.decode(type, from: answer)
-        } catch {
-            throw CCAIError(code: .internal, message: "unexpected answer to \(endpoint): \(error)")
-        }
+                                     data: Data, contentType: String, retry: RetrySchedule,
+                                     as type: Response.Type = Response.self) async throws -> Response {
+        let request = HTTPClientRequest(method: endpoint.method, url: url(endpoint.path(parameters), query),
+                                        headers: ["Content-Type": contentType], body: data, timeout: Self.fileTimeout, isIdempotent: true)
+        return try Self.decode(type, from: try await call(request, endpoint, retry: retry).body, of: endpoint)
     }
 
-    /// Fetches a file: the whole answer, with its headers.
-    func download(_ endpoint: Endpoint, _ parameters: [String: CustomStringConvertible], retriedByCaller: Bool = false)
+    /// Fetches a file: the whole answer, with its headers; `retry` as in ``send(_:_:query:body:idempotent:retry:as:)``.
+    func download(_ endpoint: Endpoint, _ parameters: [String: CustomStringConvertible], retry: RetrySchedule? = nil)
         async throws -> HTTPClientResponse
     {
-        var request = HTTPClientRequest(method: endpoint.method, url: url(endpoint.path(parameters), [:]), timeout: 120)
-        request.retriedByCaller = retriedByCaller
-        return try await authorized(request, endpoint)
+        let request = HTTPClientRequest(method: endpoint.method, url: url(endpoint.path(parameters), [:]), timeout: Self.fileTimeout)
+        return try await call(request, endpoint, retry: retry)
     }
+
+    /// Seconds an upload or a download may take (a request's timeout).
+    static let fileTimeout: TimeInterval = 120
 
     /// The URL of an endpoint that takes no parameters (the event stream).
     func url(of endpoint: Endpoint) -> String { url(endpoint.path(), [:]) }
-
-    /// Sends with the bearer token; when it is refused, again with a fresh one, as often as
-    /// ``RetryPolicy/reauthentications`` says (once).
-    private func authorized(_ request: HTTPClientRequest, _ endpoint: Endpoint) async throws -> HTTPClientResponse {
-        var request = request
-        var renewals = 0
-        while true {
-            request.headers["Authorization"] = "Bearer \(try await validToken())"
-            do {
-                return try await perform(request, endpoint)
-            } catch let error as CCAIError where error.status == 401 && renewals < retryPolicy.reauthentications {
-                tokens.update(nil)
-                renewals += 1
-            }
-        }
-    }
 
     /// Remembers the newest event id of the instance's first sign-in.
     func signedIn(latestEventID: Int64?) {
@@ -118,7 +102,7 @@ final class APIClient: @unchecked Sendable {
         var request = HTTPClientRequest(method: Endpoints.signOut.method, url: url(of: Endpoints.signOut), isIdempotent: true)
         request.headers["Authorization"] = "Bearer \(token)"
         do {
-            _ = try await perform(request, Endpoints.signOut)
+            _ = try await call(request, Endpoints.signOut, retry: nil, authorized: false)
         } catch let error as CCAIError where error.status == 401 {
             return  // already unknown: nothing left to revoke
         }
@@ -142,9 +126,20 @@ final class APIClient: @unchecked Sendable {
         return token
     }
 
-    /// One call of `endpoint`, its answer read up to the endpoint's limit.
-    private func perform(_ request: HTTPClientRequest, _ endpoint: Endpoint) async throws -> HTTPClientResponse {
-        try await http.call(request, endpoint)
+    /// One call of `endpoint` (``HTTPClient/call(_:_:retrying:authorize:)``) in its one
+    /// retry loop (`retry`, or an ordinary request's). An end user's endpoint carries the
+    /// bearer token unless `authorized` is false; a refused one is renewed once
+    /// (``RetryPolicy/reauthentications``) and the call made once more.
+    private func call(_ request: HTTPClientRequest, _ endpoint: Endpoint, retry: RetrySchedule?,
+                      authorized: Bool = true) async throws -> HTTPClientResponse {
+        var authorize: HTTPClient.Authorize?
+        if authorized && endpoint.access == .endUser {
+            authorize = { [self] request, renewing in
+                if renewing { tokens.update(nil) }
+                request.headers["Authorization"] = "Bearer \(try await validToken())"
+            }
+        }
+        return try await http.call(request, endpoint, retrying: retry, authorize: authorize)
     }
 
     private func url(_ path: String, _ query: [String: String]) -> String {

@@ -1,20 +1,23 @@
 import Foundation
 
-/// How the SDK retries, said once: every retry loop of the SDK reads its numbers here, and
-/// no loop runs inside another (docs/sdk-and-sandbox.md, retries).
+/// How the SDK retries, said once: every call of the SDK has one retry loop
+/// (``HTTPClient``'s), with one budget, and reads its numbers here; each error code's
+/// ``ErrorCode/Retry`` (``ErrorCode/retry``) says whether a failure is retried at all
+/// (docs/sdk-and-sandbox.md, retries).
 ///
-/// - **The transport** (``HTTPClient``) sends an idempotent request again after a dropped
-///   connection or a 502, 503 or 504, up to ``maximumRetries`` times, ``initialBackoff``
-///   seconds first and doubling; any request answered 429 waits for `Retry-After` the same
-///   number of times, when it is at most ``maximumRetryAfter`` and the request's timeout: a
-///   longer one (a quota, such as an end user's chats an hour) fails the call at once.
+/// - **An ordinary request**'s budget is its timeout: an idempotent one is sent again after
+///   a dropped connection or a 502, 503 or 504, up to ``maximumRetries`` times,
+///   ``initialBackoff`` seconds first and doubling.
+/// - **A 429** is waited for when it is a rate limit: its `Retry-After` at most
+///   ``maximumRetryAfter`` and within the call's budget. A longer one (a quota, such as an
+///   end user's chats an hour), or none, fails the call at once.
 /// - **A refused token** is renewed through the delegate once per call, and the call made
-///   once more (``reauthentications``).
-/// - **Outgoing messages** wait for the platform up to ``messagePatience`` seconds, tried
-///   again every 0.25 s, doubling to 2 s. Their requests skip the transport's retries of
-///   failures: the outbox is their one loop (a 429's `Retry-After` is still honoured).
-/// - **Transcript downloads** are tried ``downloadAttempts`` times in all, 1 s, then 2 s
-///   apart; their requests skip the transport's retries of failures too.
+///   once more at once (``reauthentications``), inside the same loop.
+/// - **Outgoing messages**' budget is ``messagePatience`` seconds from when they were
+///   written; they are tried again 0.25 s apart, doubling to 2 s. The outbox only keeps
+///   their order.
+/// - **Transcript downloads** to a file are tried ``downloadAttempts`` times in all, 1 s,
+///   then 2 s apart.
 /// - **The event stream** starts again after a failure (a refused token, an unreachable
 ///   platform, an error answer): a refused token is renewed at once the first time, then
 ///   every attempt waits ``streamDelay(afterFailures:jitter:)``: ``streamBackoff`` seconds
@@ -33,7 +36,8 @@ public struct RetryPolicy: Sendable, Equatable {
     public var maximumRetryAfter: TimeInterval
     /// Renewals of a refused token per call (the seeds' delegate is asked once).
     public let reauthentications = 1
-    /// How long an outgoing message waits for the platform before its send fails (30 s).
+    /// How long an outgoing message waits for the platform, from when it was written,
+    /// before its send fails (30 s).
     public var messagePatience: TimeInterval
     /// Attempts of a transcript download, in all (default 3).
     public var downloadAttempts: Int

@@ -76,7 +76,7 @@ public final class ChatService: @unchecked Sendable {
         self.isScreenShareable = isScreenShareable
         self.signedCustomData = signedCustomData
         self.api = api
-        self.outbox = MessageOutbox(patience: api.retryPolicy.messagePatience, clock: api.clock)
+        self.outbox = MessageOutbox()
         self.language = language
         self.options = options
         self.pump = pump
@@ -259,8 +259,8 @@ public final class ChatService: @unchecked Sendable {
             }
             let request = SendMessageRequest(text: text, clientMessageId: UUID().uuidString.lowercased())
             let api = api
-            return [try await outbox.send {
-                try await api.send(Endpoints.sendMessage, ["id": chat.id], body: request, idempotent: true, retriedByCaller: true,
+            return [try await enqueue { retry in
+                try await api.send(Endpoints.sendMessage, ["id": chat.id], body: request, idempotent: true, retry: retry,
                                   as: ChatMessage.self)
             }]
         case .images(let images, let smartAction):
@@ -272,14 +272,14 @@ public final class ChatService: @unchecked Sendable {
             return try await send(prepared, in: chat, smartAction: smartAction)
         case .formComplete(let payload):
             let api = api
-            return [try await outbox.send {
-                try await api.send(Endpoints.formComplete, ["id": chat.id], body: payload, retriedByCaller: true, as: ChatMessage.self)
+            return [try await enqueue { retry in
+                try await api.send(Endpoints.formComplete, ["id": chat.id], body: payload, retry: retry, as: ChatMessage.self)
             }]
         case .screenShare(let event, let response):
             let api = api
             let body = ScreenShareEventMessage(event: event, response: response)
-            return [try await outbox.send {
-                try await api.send(Endpoints.screenShareEvent, ["id": chat.id], body: body, retriedByCaller: true, as: ChatMessage.self)
+            return [try await enqueue { retry in
+                try await api.send(Endpoints.screenShareEvent, ["id": chat.id], body: body, retry: retry, as: ChatMessage.self)
             }]
         }
     }
@@ -308,6 +308,15 @@ public final class ChatService: @unchecked Sendable {
         try await api.send(Endpoints.validateWebForm, body: response, as: WebFormValidation.self).valid
     }
 
+    /// Queues a message in the outbox; `send` makes its one call, retried for the policy's
+    /// patience from now, when the message was written (``RetryPolicy/message(writtenAt:)``).
+    private func enqueue<Result: Sendable>(_ send: @escaping @Sendable (_ retry: RetrySchedule) async throws -> Result)
+        async throws -> Result
+    {
+        let retry = api.retryPolicy.message(writtenAt: api.clock.now())
+        return try await outbox.send { try await send(retry) }
+    }
+
     /// Uploads files, one message each, through the outbox.
     private func send(_ uploads: [Upload], in chat: ChatResponse, smartAction: SmartAction?) async throws -> [ChatMessage] {
         var sent: [ChatMessage] = []
@@ -317,9 +326,9 @@ public final class ChatService: @unchecked Sendable {
             if let name = upload.fileName { parameters["name"] = name }
             if let smartAction { parameters["smart_action_id"] = String(smartAction.id) }
             let (query, data) = (parameters, try upload.data())
-            sent.append(try await outbox.send {
+            sent.append(try await enqueue { retry in
                 try await api.upload(Endpoints.uploadMedia, ["id": chat.id], query: query, data: data, contentType: upload.mimeType,
-                                     as: ChatMessage.self)
+                                     retry: retry, as: ChatMessage.self)
             })
         }
         return sent
@@ -464,16 +473,17 @@ public final class ChatService: @unchecked Sendable {
     /// The current chat's transcript as a PDF. `forbidden` where the options hide it;
     /// `internal` when the platform's answer is not a PDF (it does not start with `%PDF-`).
     public func downloadChatTranscriptData() async throws -> Data {
-        try await transcript(retriedByCaller: false)
+        try await transcript(retry: nil)
     }
 
-    private func transcript(retriedByCaller: Bool) async throws -> Data {
+    /// The transcript, its download retried as `retry` says (an ordinary request's when nil).
+    private func transcript(retry: RetrySchedule?) async throws -> Data {
         let chat = try requireCurrentChat()
         guard isTranscriptDownloadOffered else {
             throw CCAIError(code: .forbidden, message: "the transcript is not offered "
                             + (chat.isInProgress ? "during the chat (hideInOptionMenu)" : "after the chat (hideInPostChat)"))
         }
-        let pdf = try await api.download(Endpoints.transcript, ["id": chat.id], retriedByCaller: retriedByCaller).body
+        let pdf = try await api.download(Endpoints.transcript, ["id": chat.id], retry: retry).body
         guard pdf.starts(with: Self.pdfSignature) else {
             throw CCAIError(code: .internal, message: "the platform's transcript of chat \(chat.id) is not a PDF "
                             + "(\(pdf.count) bytes that do not start with %PDF-): nothing was saved")
@@ -485,7 +495,7 @@ public final class ChatService: @unchecked Sendable {
     private static let pdfSignature = Data("%PDF-".utf8)
 
     /// Downloads the current chat's transcript to a file URL, retrying a failure that may
-    /// pass (the platform unreachable, a 5xx): ``RetryPolicy/downloadAttempts`` in all (3),
+    /// pass (the platform unreachable, a 502, 503 or 504): ``RetryPolicy/downloadAttempts`` in all (3),
     /// 1, then 2 seconds apart. The file is written whole or not at all.
     public func downloadChatTranscript(to url: URL) async throws {
         try await downloadChatTranscript { data in try data.write(to: url, options: .atomic) }
@@ -494,19 +504,7 @@ public final class ChatService: @unchecked Sendable {
     /// The same, handing the PDF to `save` (a script's confined output folder, say); a
     /// failure of `save` is not retried.
     public func downloadChatTranscript(saving save: (Data) throws -> Void) async throws {
-        var attempt = 1
-        while true {
-            let data: Data
-            do {
-                data = try await transcript(retriedByCaller: true)
-            } catch let error as any SDKError where error.retryable && attempt < api.retryPolicy.downloadAttempts {
-                try await api.clock.sleep(for: Double(attempt))
-                attempt += 1
-                continue
-            }
-            try save(data)
-            return
-        }
+        try save(try await transcript(retry: api.retryPolicy.download(timeout: APIClient.fileTimeout)))
     }
 
     /// Ends the current chat.

@@ -4,12 +4,12 @@ import Timekeeping
 
 /// An HTTP client over a transport (libcurl by default: one thread and one multi handle
 /// serve every request and reuse connections); requests are async, time out, can be
-/// cancelled, and retried as
-/// ``RetryPolicy`` says: idempotent ones with exponential backoff when the server is
+/// cancelled, and retried in one loop per call as each error code's ``ErrorCode/Retry`` and
+/// ``RetryPolicy`` say: idempotent ones with exponential backoff when the server is
 /// unreachable or answers 502, 503 or 504, any one answered 429 (refused before it was
-/// processed) after the server's `Retry-After` when it is short enough to wait for (a
-/// quota's is not: that 429 is the answer). Its waits, and every wait of the SDK
-/// instances that share it, are on `clock`.
+/// processed) after the server's `Retry-After` when it is a rate limit short enough to
+/// wait for (a quota's is not: that 429 is the answer). Its waits, and every wait of the
+/// SDK instances that share it, are on `clock`.
 ///
 /// ```swift
 /// let client = HTTPClient()
@@ -17,7 +17,7 @@ import Timekeeping
 /// ```
 public final class HTTPClient: Sendable {
     public let retryPolicy: RetryPolicy
-    /// The time the SDK waits on: retries, the outbox's patience, reconnections.
+    /// The time the SDK waits on: retries and their budgets (a message's patience), reconnections.
     public let clock: any TimeSource
     /// How requests reach the server.
     public let transport: any HTTPTransport
@@ -29,39 +29,43 @@ public final class HTTPClient: Sendable {
         self.transport = transport
     }
 
-    /// Sends `request`, retrying it when that is safe; throws ``TransportError`` or
-    /// `CancellationError`.
+    /// Sends `request`, retrying it as ``RetryPolicy`` says an ordinary request is
+    /// (within its timeout); throws ``TransportError`` or `CancellationError`. A non-2xx
+    /// answer that is not retried is returned.
     public func send(_ request: HTTPClientRequest) async throws -> HTTPClientResponse {
-        var attempt = 0
-        // A 429 is the server's own instruction, honoured for every request; failures that
-        // may pass are retried here unless the caller retries them.
-        let failureRetries = request.retriedByCaller ? 0 : retryPolicy.maximumRetries
-        while true {
-            var delay = retryPolicy.initialBackoff * pow(2, Double(attempt))
-            do {
-                let response = try await perform(request)
-                if response.status == 429 {
-                    // A rate limit passes within moments; a quota (an hour's chats) does not,
-                    // and its Retry-After says so: past what the request may wait, it fails now.
-                    let asked = response.headers["retry-after"].flatMap { Double($0.trimmingCharacters(in: .whitespaces)) } ?? delay
-                    guard attempt < retryPolicy.maximumRetries, asked <= longestRetryAfter(for: request) else { return response }
-                    delay = max(asked, 0)
-                } else {
-                    guard request.isIdempotent, [502, 503, 504].contains(response.status), attempt < failureRetries
-                    else { return response }
-                }
-            } catch let error as TransportError where error.isRetryable && request.isIdempotent {
-                if attempt >= failureRetries { throw error }
-            }
-            try await clock.sleep(for: delay)
-            attempt += 1
-        }
+        try await send(request, retrying: retryPolicy.request(timeout: request.timeout))
     }
 
-    /// The longest `Retry-After` a retry of `request` waits for: the policy's, and less
-    /// than the request's own timeout.
-    private func longestRetryAfter(for request: HTTPClientRequest) -> TimeInterval {
-        request.timeout > 0 ? min(retryPolicy.maximumRetryAfter, request.timeout) : retryPolicy.maximumRetryAfter
+    /// Puts the token on an attempt (`request`); `renewing`: the last one was refused.
+    typealias Authorize = @Sendable (_ request: inout HTTPClientRequest, _ renewing: Bool) async throws -> Void
+
+    /// Sends `request` in the call's one retry loop: after a failure, the error code's
+    /// ``ErrorCode/Retry`` and `schedule`'s budget say whether and when it is sent again.
+    /// `authorize` puts the token on each attempt; `renewing` is true after a refused one
+    /// (once a call), and without it a 401 is the answer.
+    func send(_ request: HTTPClientRequest, retrying schedule: RetrySchedule, authorize: Authorize? = nil) async throws
+        -> HTTPClientResponse
+    {
+        var retries = CallRetries(schedule: schedule, policy: retryPolicy, start: clock.now(), isIdempotent: request.isIdempotent,
+                                  canRenewToken: authorize != nil)
+        var request = request
+        var renewing = false
+        while true {
+            try await authorize?(&request, renewing)
+            let next: CallRetries.Next
+            do {
+                let response = try await perform(request)
+                guard !(200..<300).contains(response.status) else { return response }
+                let code = CCAIError(status: response.status, body: response.body).code
+                next = retries.next(after: code, retryAfter: response.headers["retry-after"], now: clock.now())
+                if next == .fail { return response }
+            } catch let error as TransportError {
+                next = retries.next(after: NetworkError(error, operation: nil).code, retryAfter: nil, now: clock.now())
+                if next == .fail { throw error }
+            }
+            renewing = next == .renewToken
+            if case .wait(let seconds) = next { try await clock.sleep(for: seconds) }
+        }
     }
 
     /// Sends a request whose 2xx body is a stream: `onChunk` gets each piece as it
@@ -82,15 +86,19 @@ public final class HTTPClient: Sendable {
 }
 
 extension HTTPClient {
-    /// One call of `endpoint` as the SDK and the Apps client make it: its answer read up to
-    /// the endpoint's limit, a transport failure as ``NetworkError``, a cancellation and an
-    /// answer that is not 2xx as ``CCAIError``.
-    func call(_ request: HTTPClientRequest, _ endpoint: Endpoint) async throws -> HTTPClientResponse {
+    /// One call of `endpoint` as the SDK and the Apps client make it, in its one retry loop
+    /// (`schedule`, or an ordinary request's; `authorize` as in
+    /// ``send(_:retrying:authorize:)``): its answer read up to the endpoint's limit, a
+    /// transport failure as ``NetworkError``, a cancellation and an answer that is not 2xx
+    /// as ``CCAIError``.
+    func call(_ request: HTTPClientRequest, _ endpoint: Endpoint, retrying schedule: RetrySchedule? = nil,
+              authorize: Authorize? = nil) async throws -> HTTPClientResponse {
         var request = request
         request.maximumResponseBytes = endpoint.maximumResponseBytes
         let response: HTTPClientResponse
         do {
-            response = try await send(request)
+            response = try await send(request, retrying: schedule ?? retryPolicy.request(timeout: request.timeout),
+                                      authorize: authorize)
         } catch let error as TransportError {
             throw NetworkError(error, operation: endpoint.operation)
         } catch is CancellationError {

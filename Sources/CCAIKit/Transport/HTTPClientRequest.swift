@@ -12,10 +12,6 @@ public struct HTTPClientRequest: Sendable {
     /// Whether sending it twice is harmless, so that it may be retried (GET, HEAD, PUT,
     /// DELETE and OPTIONS by default).
     public var isIdempotent: Bool
-    /// Whether the caller retries its failures itself (the outbox, transcript downloads),
-    /// so the transport does not: one loop, never one inside another (``RetryPolicy``).
-    /// A 429's `Retry-After` is honoured either way.
-    public var retriedByCaller = false
     /// The most bytes of the answer's body read into memory; past it the transfer is
     /// aborted with ``TransportError/tooLarge(limit:)``. A stream's 2xx chunks are handed
     /// on, not kept, and do not count (default: ``Endpoint/defaultMaximumResponseBytes``;

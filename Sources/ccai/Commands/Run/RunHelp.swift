@@ -43,7 +43,9 @@ extension RunCommand {
             ccai.chat, ccai.smart_action, ccai.screen_share, ccai.options) talks to the
             embedded sandbox by default: the built-in company, or --sandbox CONFIG.lua (with
             its agent scripts), reached through its router in this process (--loopback:
-            over HTTP on a loopback port). With --host it talks to
+            over HTTP on a loopback port). It serves this run only: the sandbox's default
+            quotas (limits) do not apply there, those a --sandbox file sets do.
+            With --host it talks to
             that platform instead. The host authenticates the script's end user ("vu-1", or
             what the script sets with ccai.end_user.update_end_user) by signing a JWT; scripts
             never see the secret. Against --host the operator, not the script, decides whom
