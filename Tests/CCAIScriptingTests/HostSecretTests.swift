@@ -83,6 +83,24 @@ import Testing
         #expect(IdentityPolicy.problem(withPattern: "vu-\u{1B}*")?.contains("control") == true)
     }
 
+    /// An identifier is matched whole: a NUL once ended the C string fnmatch(3) read, so
+    /// `vu-1\0alice` passed `vu-*` and was signed with the NUL (issue 38, item 9). No
+    /// identifier with a control character is signed, whatever the globs.
+    @Test func anIdentifierWithAControlCharacterIsNeverSigned() {
+        let policy = IdentityPolicy(identities: ["vu-[0-9]", "*"])
+        for identifier in ["vu-1\0alice", "vu-1\nalice", "alice\u{1B}[2J", "vu-1\u{7F}", "vu-1\u{85}"] {
+            #expect(!policy.allows(identifier: identifier), "\(identifier.debugDescription)")
+            #expect(throws: CCAIError.self) { try policy.permit(identifier: identifier) }
+        }
+        do {
+            try policy.permit(identifier: "vu-1\0alice")
+        } catch let error as CCAIError {
+            #expect(error.code == .forbidden && error.message.contains("control character") && !error.message.contains("\0"),
+                    "\(error.message)")
+        } catch { Issue.record("\(error)") }
+        #expect(policy.allows(identifier: "vu-1") && policy.allows(identifier: "anyone"))
+    }
+
     /// Nothing a script can reach holds the secret: not the `ccai` module, not its logs.
     @Test func theSecretIsNotReachableFromScripts() async throws {
         let server = try Sandbox().serve()

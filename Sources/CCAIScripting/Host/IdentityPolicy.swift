@@ -31,7 +31,7 @@ public struct IdentityPolicy: Sendable, Equatable {
     /// character, or a `[` that no `]` closes.
     public static func problem(withPattern pattern: String) -> String? {
         if pattern.isEmpty { return "the pattern is empty" }
-        if pattern.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+        if hasControlCharacter(pattern) {
             return "the pattern '\(TerminalText.escaped(pattern))' has a control character"
         }
         var scalars = pattern.unicodeScalars.makeIterator()
@@ -56,14 +56,23 @@ public struct IdentityPolicy: Sendable, Equatable {
         return nil
     }
 
-    /// Whether `identifier` matches one of the globs.
+    private static func hasControlCharacter(_ text: String) -> Bool {
+        text.unicodeScalars.contains { $0.properties.generalCategory == .control }
+    }
+
+    /// Whether `identifier` matches one of the globs, whole: one with a control character
+    /// (a NUL would end the C string fnmatch(3) reads) matches none.
     public func allows(identifier: String) -> Bool {
-        identities.contains { fnmatch($0, identifier, 0) == 0 }
+        !Self.hasControlCharacter(identifier) && identities.contains { fnmatch($0, identifier, 0) == 0 }
     }
 
     /// Throws `forbidden` unless `identifier` matches one of the globs.
     public func permit(identifier: String) throws {
         guard !allows(identifier: identifier) else { return }
+        if Self.hasControlCharacter(identifier) {
+            throw CCAIError(code: .forbidden, message: "the host signs no identifier with a control character: "
+                                + "'\(TerminalText.escaped(identifier))' has one")
+        }
         let patterns = identities.map { "'\($0)'" }.joined(separator: ", ")
         throw CCAIError(code: .forbidden,
                         message: "the host signs in only as identifiers matching --identities (\(patterns)): "
