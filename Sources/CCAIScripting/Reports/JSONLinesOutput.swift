@@ -34,12 +34,15 @@ public final class JSONLinesOutput: @unchecked Sendable {
     /// Lines are written out once this many bytes wait.
     static let flushBytes = 256 << 10
 
-    /// Creates (or empties) `path.partial`, mode 0644, for the lines of a run whose file
-    /// will be `path`.
+    /// Creates `path.partial` afresh, mode 0644, for the lines of a run whose file will be
+    /// `path`. Whatever was there (an earlier run's file, or a link someone placed) is
+    /// removed first, and the new file is made exclusively, never through a link.
     public init(path: String, thresholds: [Threshold] = []) throws {
         let partialPath = path + ".partial"
         self.partialPath = partialPath
-        let descriptor = open(partialPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        var status = stat()
+        if lstat(partialPath, &status) == 0, status.st_mode & S_IFMT != S_IFDIR { unlink(partialPath) }
+        let descriptor = open(partialPath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
             throw Problem(message: "--out json: cannot write '\(partialPath)': \(String(cString: strerror(errno)))")
         }
