@@ -117,22 +117,23 @@ import Timekeeping
     }
 
     /// A rate limit that lasts: each 429 asks for 10 s, which the loop waits for while its
-    /// budget allows (the message's patience, 30 s), then the send fails. The transport's
-    /// 429 loop no longer runs inside the outbox's, which made this about a minute.
+    /// budget allows (the message's patience, 30 s: no attempt begins at its end, with no
+    /// time left to be answered), then the send fails. The transport's 429 loop no longer
+    /// runs inside the outbox's, which made this about a minute.
     @Test(.timeLimit(.minutes(1))) func aRateLimitThatLastsIsWaitedForWithinTheOneBudget() async throws {
         let (service, clock, transport, delegate, _) = try await chatting("always-429") { request, _ in
             Self.isMessage(request) ? Self.refusal(429, "limit_exceeded", retryAfter: "10") : nil
         }
         let start = clock.now()
         let sending = Task { try await service.sendMessage(.text(content: "hello")) }
-        await advance(clock, through: [10, 10, 10])
+        await advance(clock, through: [10, 10])
         do {
             _ = try await sending.value
             Issue.record("a rate limit past the budget fails the send")
         } catch let error as CCAIError {
             #expect(error.code == .limitExceeded, "\(error)")
         }
-        #expect(transport.scripted.map { $0.timeIntervalSince(start) } == [0, 10, 20, 30])
+        #expect(transport.scripted.map { $0.timeIntervalSince(start) } == [0, 10, 20])
         #expect(clock.now().timeIntervalSince(start) <= RetryPolicy.standard.messagePatience)
         withExtendedLifetime(delegate) {}
     }
@@ -181,5 +182,38 @@ import Timekeeping
         let offsets = transport.scripted.map { ($0.timeIntervalSince(start) * 1000).rounded() / 1000 }
         #expect(offsets == [0, 0.1, 0.3, 0.7], "\(offsets)")
         withExtendedLifetime(delegate) {}
+    }
+
+    /// One deadline per call, as documented (issue 38, item 10: a server dripping its answer
+    /// made `company.get` fail after 120 s, its 30 s timeout retried three times): each
+    /// attempt may take only what is left of the call's budget, so a platform that answers
+    /// 503 after 29 s gets a last attempt of 0.9 s, and the call ends by its 30 s.
+    @Test(.timeLimit(.minutes(1))) func everyAttemptFitsInTheCallsOneDeadline() async throws {
+        final class Slow: HTTPTransport, @unchecked Sendable {
+            let clock: ManualClock
+            private let lock = NSLock()
+            private var given: [TimeInterval] = []
+            /// The timeout each attempt was given.
+            var timeouts: [TimeInterval] { lock.withLock { given } }
+            init(clock: ManualClock) { self.clock = clock }
+
+            func perform(_ request: HTTPClientRequest, onChunk: ((Int, Data) -> Bool)?) async throws -> HTTPClientResponse {
+                lock.withLock { given.append(request.timeout) }
+                // The answer comes after 29 s, or not within the attempt's timeout.
+                clock.advance(by: min(29, request.timeout))
+                if request.timeout < 29 { throw TransportError.timeout(request.timeout) }
+                return OneRetryLoopTests.refusal(503, "unavailable")
+            }
+        }
+        let clock = ManualClock()
+        let transport = Slow(clock: clock)
+        let http = HTTPClient(clock: clock, transport: transport)
+        let start = clock.now()
+        let asking = Task { try await http.send(HTTPClientRequest(method: "GET", url: "http://127.0.0.1:9/company", timeout: 30)) }
+        await advance(clock, through: [0.1])
+        await #expect(throws: TransportError.self) { _ = try await asking.value }
+        #expect(transport.timeouts.count == 2 && transport.timeouts[0] == 30, "\(transport.timeouts)")
+        #expect(abs(transport.timeouts[1] - 0.9) < 0.001, "the last attempt gets what is left: \(transport.timeouts)")
+        #expect(clock.now().timeIntervalSince(start) <= 30.0001)
     }
 }

@@ -84,6 +84,9 @@ struct CallRetries {
         self.canRenewToken = canRenewToken
     }
 
+    /// Seconds from `now` to the call's deadline (negative past it).
+    func timeLeft(at now: Date) -> TimeInterval { deadline.timeIntervalSince(now) }
+
     /// What follows a failure with `code` (a 429's `Retry-After` header as it came), at `now`.
     mutating func next(after code: ErrorCode, retryAfter: String?, now: Date) -> Next {
         switch code.retry {
@@ -103,9 +106,10 @@ struct CallRetries {
         }
     }
 
-    /// A wait of `seconds`, if another attempt is left and it would begin within the budget.
+    /// A wait of `seconds`, if another attempt is left and it would begin before the
+    /// deadline (with time left to be answered).
     private mutating func wait(_ seconds: TimeInterval, now: Date) -> Next {
-        guard attempts < schedule.attempts, now.addingTimeInterval(seconds) <= deadline else { return .fail }
+        guard attempts < schedule.attempts, now.addingTimeInterval(seconds) < deadline else { return .fail }
         attempts += 1
         return .wait(seconds)
     }

@@ -54,7 +54,7 @@ public final class HTTPClient: Sendable {
             try await authorize?(&request, renewing)
             let next: CallRetries.Next
             do {
-                let response = try await perform(request)
+                let response = try await perform(request, within: retries)
                 guard !(200..<300).contains(response.status) else { return response }
                 let code = CCAIError(status: response.status, body: response.body).code
                 next = retries.next(after: code, retryAfter: response.headers["retry-after"], now: clock.now())
@@ -75,6 +75,18 @@ public final class HTTPClient: Sendable {
         -> HTTPClientResponse
     {
         try await perform(request, onChunk: onChunk)
+    }
+
+    /// One attempt of a call, given what is left of the call's one deadline as its timeout
+    /// (a request with no timeout, 0, keeps none): a slow answer is not waited for past it.
+    private func perform(_ request: HTTPClientRequest, within retries: CallRetries) async throws -> HTTPClientResponse {
+        // A call's first attempt keeps its timeout: the deadline is that far away.
+        guard request.timeout > 0, retries.attempts > 1 || retries.schedule.start != nil else { return try await perform(request) }
+        let left = retries.timeLeft(at: clock.now())
+        guard left > 0 else { throw TransportError.timeout(retries.schedule.budget) }
+        var attempt = request
+        attempt.timeout = min(request.timeout, left)
+        return try await perform(attempt)
     }
 
     /// One attempt.
