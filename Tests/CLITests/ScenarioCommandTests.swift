@@ -452,6 +452,67 @@ import Testing
         #expect(next.status == 0, "vu-1 and vu-2 start chats again: \(next.stdout) \(next.stderr)")
     }
 
+    /// A second Ctrl-C stops the iterations at once instead of waiting out their
+    /// graceful_stop, and the run still writes what it measured (the summary, the JSON
+    /// lines, JUnit, the summary file) and ends its open chats; it once exited at once with
+    /// nothing written and the chats left active (issue 38, item 5).
+    @Test func aSecondInterruptStopsAtOnceAndStillWritesWhatRan() async throws {
+        let server = try await SandboxCommandTests.Server.start([])
+        defer { server.terminate() }
+        let connection = ["--host", server.url, "--company-key", "dev-key", "--company-secret", "dev-secret"]
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("second-interrupt-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let sitting = try scenario("""
+            ccai.initialize_chat()
+            return {
+              options = { vus = 2, duration = "10m", graceful_stop = "10m" },
+              run = function(ctx)
+                ccai.chat.start{ menu_id = 7 }
+                print("in chat " .. ctx.vu)
+                ccai.sleep(600)
+              end,
+            }
+            """)
+        defer { try? FileManager.default.removeItem(atPath: sitting) }
+        let outputs = ["--out", "json=\(folder)/points.json", "--out", "junit=\(folder)/junit.xml", "--summary-out", "\(folder)/summary.json"]
+        let (status, output) = try await offThePool { () -> (Int32, String) in
+            let process = try ChildProcess(CLI.binary.path, ["run", sitting, "--quiet"] + connection + outputs, output: .pipe,
+                                           errors: .pipe)
+            var seen = ""
+            while !(seen.contains("in chat 1") && seen.contains("in chat 2")),
+                let byte = try process.standardOutput?.read(upToCount: 1), !byte.isEmpty {
+                seen += String(decoding: byte, as: UTF8.self)
+            }
+            kill(process.pid, SIGINT)
+            var told = ""
+            while !told.contains("graceful_stop"), let byte = try process.standardError?.read(upToCount: 1), !byte.isEmpty {
+                told += String(decoding: byte, as: UTF8.self)
+            }
+            kill(process.pid, SIGINT)
+            let rest = try process.standardOutput?.readToEnd() ?? Data()
+            return (process.wait(), seen + String(decoding: rest, as: UTF8.self))
+        }
+        #expect(status == 130, "\(output)")
+        #expect(output.contains("iterations.....................: "), "the summary of what ran: \(output)")
+        let points = try String(contentsOfFile: folder + "/points.json", encoding: .utf8)
+        #expect(points.contains(#""type":"Summary""#), "the JSON lines end with their summary")
+        #expect(!FileManager.default.fileExists(atPath: folder + "/points.json.partial"))
+        let summary = try String(contentsOfFile: folder + "/summary.json", encoding: .utf8)
+        #expect(summary.contains("interrupted"), "the cut-off iterations fail as interrupted: \(summary.prefix(400))")
+        #expect(FileManager.default.fileExists(atPath: folder + "/junit.xml"))
+        let again = try scenario("""
+            ccai.initialize_chat()
+            return {
+              options = { vus = 2, iterations = 2, thresholds = { iteration_failed = "rate == 0" } },
+              run = function() ccai.chat.start{ menu_id = 7 } ccai.chat.end_chat() end,
+            }
+            """)
+        defer { try? FileManager.default.removeItem(atPath: again) }
+        let next = try await CLI.run(["run", again, "--quiet"] + connection)
+        #expect(next.status == 0, "the chats were ended: vu-1 and vu-2 start chats again: \(next.stdout) \(next.stderr)")
+    }
+
     /// The scenario's own metrics: each kind summarized, thresholds on them and on tagged
     /// sub-metrics, and declarations that cannot be.
     @Test func customMetricsAreSummarizedAndThresholded() async throws {

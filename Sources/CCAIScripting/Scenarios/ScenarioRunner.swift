@@ -128,6 +128,13 @@ public struct ScenarioRunner: Sendable {
     public func interrupt() {
         timing.interrupt(clock: clock, users: liveUsers)
     }
+
+    /// Stops the run as a second Ctrl-C does: no new iteration starts and those running
+    /// are stopped at once, without their `graceful_stop`; ``run()`` still returns what
+    /// was measured (the cut-off iterations fail as `interrupted`).
+    public func stopNow() {
+        timing.interrupt(clock: clock, users: liveUsers, grace: 0)
+    }
     public var metrics = ScenarioMetrics()
     /// The clock durations are measured with.
     public var clock: any TimeSource = SystemClock()
@@ -460,12 +467,20 @@ final class RunTiming: @unchecked Sendable {
         if stopNow { counter.stop() }
     }
 
-    func interrupt(clock: any TimeSource, users: LiveUsers) {
+    /// No new iteration starts; those running are stopped after `grace` seconds (the
+    /// scenario's `graceful_stop` when nil; 0: at once).
+    func interrupt(clock: any TimeSource, users: LiveUsers, grace: Double? = nil) {
         let (counters, grace): ([IterationCounter], Double) = lock.withLock {
             wasInterrupted = true
-            return (self.counters, self.grace)
+            graceTimer?.cancel()
+            graceTimer = nil
+            return (self.counters, grace ?? self.grace)
         }
         for counter in counters { counter.stop() }
+        if grace <= 0 {
+            users.stop()
+            return
+        }
         let timer = clock.schedule(after: grace) { users.stop() }
         lock.withLock { graceTimer = timer }
     }

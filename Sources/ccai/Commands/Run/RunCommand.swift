@@ -12,6 +12,9 @@ struct RunCommand: Command {
         options = try RunOptions.values(of: arguments)
     }
 
+    /// Seconds the open chats get to end after a second Ctrl-C.
+    static let hurriedChatEnding: Double = 5
+
     /// Runs the script or scenario; returns the exit status.
     func execute() async throws -> ExitStatus {
         let wiring = try await RunWiring.start(options)
@@ -30,7 +33,7 @@ struct RunCommand: Command {
         }
         let started = runClock.now()
         let stoppable = scenario
-        let interruption = Interruption { _ in stoppable.interrupt() }
+        let interruption = Interruption(onFirst: { _ in stoppable.interrupt() }, onSecond: { _ in stoppable.stopNow() })
         let progress = ProgressLine()
         if !options.quiet { progress.start { stoppable.progress() } }
         var results = RunResults()
@@ -55,7 +58,9 @@ struct RunCommand: Command {
         // A run that did not get through writes no samples file: an earlier one stays.
         jsonLines?.abandon()
         for line in wiring.logger.repeats() { printError(line) }
-        if interruption.exitStatus != nil || scenario.timedOut { await wiring.connections.endOpenChats() }
+        if interruption.exitStatus != nil || scenario.timedOut {
+            await wiring.connections.endOpenChats(within: interruption.isHurried ? Self.hurriedChatEnding : nil)
+        }
         interruption.cancel()
         await wiring.stop()
         if let signalled = interruption.exitStatus {

@@ -64,7 +64,9 @@ extension RunCommand {
 
             Ctrl-C or SIGTERM stops a run: no new iteration starts, those running get
             graceful_stop, the chats still open are ended, the summary of what ran is
-            printed, and the run exits 130 (143 for SIGTERM); a second one stops at once.
+            printed, and the run exits 130 (143 for SIGTERM). A second one stops the
+            iterations at once and still writes what was measured and ends the open chats
+            (within 5 s); a third quits at once, writing nothing more.
 
             Exit status: 0 success (in a scenario, failed iterations are counted, not
             fatal), 1 the script, a VU's top level or setup failed (error and traceback on

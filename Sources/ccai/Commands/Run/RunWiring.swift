@@ -139,17 +139,30 @@ struct RunWiring {
         }
 
         /// Ends each end user's chat in progress (a run that was stopped may leave some,
-        /// and on a served sandbox they would fail that end user's next run).
-        func endOpenChats() async {
+        /// and on a served sandbox they would fail that end user's next run); with a
+        /// `deadline` (seconds on `clock`), those not ended by then are given up.
+        func endOpenChats(within deadline: Double? = nil, clock: any TimeSource = SystemClock()) async {
             let all = lock.withLock { Array(byNumber.values) }
-            await withTaskGroup(of: Void.self) { group in
+            await withTaskGroup(of: Bool.self) { group in
+                var ending = 0
                 for connection in all {
                     guard let chats = connection.sdk.chatService else { continue }
+                    ending += 1
                     group.addTask {
-                        guard let chat = try? await chats.getLastChatInProgress() else { return }
+                        guard let chat = try? await chats.getLastChatInProgress() else { return true }
                         try? await chats.resumeChat(chat)
                         try? await chats.endChat()
+                        return true
                     }
+                }
+                if let deadline, ending > 0 {
+                    group.addTask { (try? await clock.sleep(for: deadline)) == nil }
+                    // The deadline's task ends first (false) only when the chats have not.
+                    while ending > 0, let ended = await group.next() {
+                        guard ended else { break }
+                        ending -= 1
+                    }
+                    group.cancelAll()
                 }
             }
         }
