@@ -406,6 +406,35 @@ import Testing
         #expect(status == 130 && made < 3000 && output.contains("vus............................: "), "\(made) made: \(output.suffix(600))")
     }
 
+    /// A scenario whose two VUs each start a chat, print "in chat N" and sit in it.
+    private func sittingInChats(gracefulStop: String) throws -> String {
+        try scenario("""
+            ccai.initialize_chat()
+            return {
+              options = { vus = 2, duration = "10m", graceful_stop = "\(gracefulStop)" },
+              run = function(ctx)
+                ccai.chat.start{ menu_id = 7 }
+                print("in chat " .. ctx.vu)
+                ccai.sleep(600)
+              end,
+            }
+            """)
+    }
+
+    /// A run in which vu-1 and vu-2 each start a chat and end it on the platform of
+    /// `connection`: it passes only if no chat of theirs was left active.
+    private func chatsStartAgain(_ connection: [String]) async throws -> CLI.Output {
+        let again = try scenario("""
+            ccai.initialize_chat()
+            return {
+              options = { vus = 2, iterations = 2, thresholds = { iteration_failed = "rate == 0" } },
+              run = function() ccai.chat.start{ menu_id = 7 } ccai.chat.end_chat() end,
+            }
+            """)
+        defer { try? FileManager.default.removeItem(atPath: again) }
+        return try await CLI.run(["run", again, "--quiet"] + connection)
+    }
+
     /// Ctrl-C (or SIGTERM) while VUs sit in chats on a served sandbox: no new iteration
     /// starts, the running ones get graceful_stop, the chats are ended (the same end users
     /// can start chats again at once), the summary of what ran is printed, and the exit
@@ -415,17 +444,7 @@ import Testing
         let server = try await SandboxCommandTests.Server.start([])
         defer { server.terminate() }
         let connection = ["--host", server.url, "--company-key", "dev-key", "--company-secret", "dev-secret"]
-        let sitting = try scenario("""
-            ccai.initialize_chat()
-            return {
-              options = { vus = 2, duration = "10m", graceful_stop = "1s" },
-              run = function(ctx)
-                ccai.chat.start{ menu_id = 7 }
-                print("in chat " .. ctx.vu)
-                ccai.sleep(600)
-              end,
-            }
-            """)
+        let sitting = try sittingInChats(gracefulStop: "1s")
         defer { try? FileManager.default.removeItem(atPath: sitting) }
         let (status, output) = try await offThePool { () -> (Int32, String) in
             let process = try ChildProcess(CLI.binary.path, ["run", sitting, "--quiet"] + connection, output: .pipe, errors: .null)
@@ -440,15 +459,7 @@ import Testing
         }
         #expect(status == expected, "\(output)")
         #expect(output.contains("iterations.....................: 2 "), "the two iterations that ran: \(output)")
-        let again = try scenario("""
-            ccai.initialize_chat()
-            return {
-              options = { vus = 2, iterations = 2, thresholds = { iteration_failed = "rate == 0" } },
-              run = function() ccai.chat.start{ menu_id = 7 } ccai.chat.end_chat() end,
-            }
-            """)
-        defer { try? FileManager.default.removeItem(atPath: again) }
-        let next = try await CLI.run(["run", again, "--quiet"] + connection)
+        let next = try await chatsStartAgain(connection)
         #expect(next.status == 0, "vu-1 and vu-2 start chats again: \(next.stdout) \(next.stderr)")
     }
 
@@ -463,17 +474,7 @@ import Testing
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("second-interrupt-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let sitting = try scenario("""
-            ccai.initialize_chat()
-            return {
-              options = { vus = 2, duration = "10m", graceful_stop = "10m" },
-              run = function(ctx)
-                ccai.chat.start{ menu_id = 7 }
-                print("in chat " .. ctx.vu)
-                ccai.sleep(600)
-              end,
-            }
-            """)
+        let sitting = try sittingInChats(gracefulStop: "10m")
         defer { try? FileManager.default.removeItem(atPath: sitting) }
         let outputs = ["--out", "json=\(folder)/points.json", "--out", "junit=\(folder)/junit.xml", "--summary-out", "\(folder)/summary.json"]
         let (status, output) = try await offThePool { () -> (Int32, String) in
@@ -501,15 +502,7 @@ import Testing
         let summary = try String(contentsOfFile: folder + "/summary.json", encoding: .utf8)
         #expect(summary.contains("interrupted"), "the cut-off iterations fail as interrupted: \(summary.prefix(400))")
         #expect(FileManager.default.fileExists(atPath: folder + "/junit.xml"))
-        let again = try scenario("""
-            ccai.initialize_chat()
-            return {
-              options = { vus = 2, iterations = 2, thresholds = { iteration_failed = "rate == 0" } },
-              run = function() ccai.chat.start{ menu_id = 7 } ccai.chat.end_chat() end,
-            }
-            """)
-        defer { try? FileManager.default.removeItem(atPath: again) }
-        let next = try await CLI.run(["run", again, "--quiet"] + connection)
+        let next = try await chatsStartAgain(connection)
         #expect(next.status == 0, "the chats were ended: vu-1 and vu-2 start chats again: \(next.stdout) \(next.stderr)")
     }
 
