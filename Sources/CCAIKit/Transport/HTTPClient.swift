@@ -50,11 +50,13 @@ public final class HTTPClient: Sendable {
                                   canRenewToken: authorize != nil)
         var request = request
         var renewing = false
+        var isFirst = true
         while true {
             try await authorize?(&request, renewing)
             let next: CallRetries.Next
             do {
-                let response = try await perform(request, within: retries)
+                defer { isFirst = false }
+                let response = try await perform(request, within: retries, isFirst: isFirst)
                 guard !(200..<300).contains(response.status) else { return response }
                 let code = CCAIError(status: response.status, body: response.body).code
                 next = retries.next(after: code, retryAfter: response.headers["retry-after"], now: clock.now())
@@ -79,9 +81,12 @@ public final class HTTPClient: Sendable {
 
     /// One attempt of a call, given what is left of the call's one deadline as its timeout
     /// (a request with no timeout, 0, keeps none): a slow answer is not waited for past it.
-    private func perform(_ request: HTTPClientRequest, within retries: CallRetries) async throws -> HTTPClientResponse {
-        // A call's first attempt keeps its timeout: the deadline is that far away.
-        guard request.timeout > 0, retries.attempts > 1 || retries.schedule.start != nil else { return try await perform(request) }
+    /// The first attempt keeps its timeout unless its budget began earlier (a queued
+    /// message's): the deadline is that far away.
+    private func perform(_ request: HTTPClientRequest, within retries: CallRetries, isFirst: Bool) async throws
+        -> HTTPClientResponse
+    {
+        guard request.timeout > 0, !isFirst || retries.schedule.start != nil else { return try await perform(request) }
         let left = retries.timeLeft(at: clock.now())
         guard left > 0 else { throw TransportError.timeout(retries.schedule.budget) }
         var attempt = request

@@ -135,6 +135,7 @@ public struct ScenarioRunner: Sendable {
     public func stopNow() {
         timing.interrupt(clock: clock, users: liveUsers, grace: 0)
     }
+
     public var metrics = ScenarioMetrics()
     /// The clock durations are measured with.
     public var clock: any TimeSource = SystemClock()

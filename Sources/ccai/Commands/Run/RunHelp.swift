@@ -44,10 +44,9 @@ extension RunCommand {
             embedded sandbox by default: the built-in company, or --sandbox CONFIG.lua (with
             its agent scripts), reached through its router in this process (--loopback:
             over HTTP on a loopback port). It serves this run only: the sandbox's default
-            quotas (limits) do not apply there, those a --sandbox file sets do.
-            With --host it talks to
-            that platform instead. The host authenticates the script's end user ("vu-1", or
-            what the script sets with ccai.end_user.update_end_user) by signing a JWT; scripts
+            quotas (limits) do not apply there, those a --sandbox file sets do. With --host
+            it talks to that platform instead. The host authenticates the script's end user
+            ("vu-1", or what the script sets with ccai.end_user.update_end_user) by signing a JWT; scripts
             never see the secret. Against --host the operator, not the script, decides whom
             a script may be: the host signs only identifiers matching --identities and only
             the signed custom data keys listed by --signed-claims; anything else fails with
