@@ -67,6 +67,8 @@ public final class Sandbox: Sendable {
     /// The Apps API's door (credentials, the company's rate) and its chat platform flow.
     let appsGate: AppsGate
     let appsChats: AppsChats
+    /// The photos and videos of the Apps API's chats, and their pre-signed URLs.
+    let appsMedia: AppsChatMedia
 
     /// A sandbox whose time comes from `clock` (the real time by default). A configuration
     /// with `clock_start` moves business hours to that moment; tokens keep `clock`.
@@ -159,6 +161,8 @@ public final class Sandbox: Sendable {
         appsGate = AppsGate(configuration: configuration, limits: limits, clock: clock)
         appsChats = AppsChats(configuration: configuration, store: store, starts: chatStarts, chats: chats, lifecycle: lifecycle,
                               desk: agentDesk, queues: queues, renderer: renderer, clock: clock)
+        appsMedia = AppsChatMedia(appsChats: appsChats, store: store, files: files, uploads: AppsUploads(),
+                                  signature: URLSignature(key: URLSignature.randomKey()), clock: clock)
         startChores()
     }
 
@@ -229,6 +233,7 @@ public final class Sandbox: Sendable {
         WebhookRoutes(webhooks: webhooks).register(in: &router)
         AppsRoutes(configuration: configuration, appsChats: appsChats, queues: queues, desk: desk).register(in: &router)
         AppsChatRoutes(appsChats: appsChats).register(in: &router)
+        AppsMediaRoutes(media: appsMedia).register(in: &router)
         router.adminToken = configuration.adminToken
         let gate = appsGate
         router.checkAppsCredentials = { gate.refusal($0) }

@@ -528,7 +528,10 @@ static enum MHD_Result admit(chttp_server *server, chttp_exchange *exchange, str
     }
     chttp_admission admission;
     memset(&admission, 0, sizeof admission);
-    server->admit(server->context, method, url, authorization, declared, &admission);
+    buffer query = {0};
+    MHD_get_connection_values(connection, MHD_GET_ARGUMENT_KIND, collect_pair, &query);
+    server->admit(server->context, method, url, authorization, declared, query.data, query.len, &admission);
+    free(query.data);
     admission.body[sizeof admission.body - 1] = 0;
     if (admission.status != 0) {
         exchange->state = ANSWERED;

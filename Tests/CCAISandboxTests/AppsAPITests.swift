@@ -22,12 +22,19 @@ import Timekeeping
     static func serve(limits: String = "limits = { apps_requests_per_second = 10000, apps_burst = 10000 },")
         async throws -> (HTTPServer, ManualClock)
     {
+        let (sandbox, clock) = try await sandbox(limits: limits)
+        return (try sandbox.serve(), clock)
+    }
+
+    /// The sandbox ``serve(limits:)`` serves.
+    static func sandbox(limits: String = "limits = { apps_requests_per_second = 10000, apps_burst = 10000 },")
+        async throws -> (Sandbox, ManualClock)
+    {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("apps-\(UUID().uuidString).lua")
         try "return { \(limits) \(company) }".write(to: path, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: path) }
         let clock = ManualClock(QueueMenuTests.mondayMorning)
-        let sandbox = try Sandbox(configuration: try await SandboxConfiguration.load(file: path.path), clock: clock)
-        return (try sandbox.serve(), clock)
+        return (try Sandbox(configuration: try await SandboxConfiguration.load(file: path.path), clock: clock), clock)
     }
 
     static func basic(_ user: String, _ password: String) -> [String: String] {

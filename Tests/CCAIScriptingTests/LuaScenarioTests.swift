@@ -7,7 +7,7 @@ import Testing
 /// the real binary for its arguments, exit status and output.
 @Suite struct LuaScenarioTests {
     @Test(arguments: ["tasks.lua", "sandbox.lua", "modules.lua", "menus.lua", "chat.lua", "conversation.lua",
-                      "fuzz_arguments.lua", "company.lua", "apps.lua"])
+                      "fuzz_arguments.lua", "company.lua", "apps.lua", "apps_media.lua"])
     func scenariosPassAgainstTheBuiltInCompany(_ name: String) async throws {
         let outcome = try await LuaScenario(name, environment: ["NAME": "Ana"]).run()
         outcome.expectPassed("scenario passed")

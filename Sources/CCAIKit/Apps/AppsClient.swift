@@ -106,6 +106,41 @@ public final class AppsClient: Sendable {
         try await send(Endpoints.appsUpdateEscalation, ["id": chatID, "escalation_id": escalationID], body: request)
     }
 
+    /// A photo or video as the end user's message in a chat the server started, in the
+    /// three steps of the chat platform API: a pre-signed upload URL for `mimeType` (the
+    /// kind's default when nil), the `PUT` of `data` to it (without the credentials: the
+    /// URL is them), and the upload added to the chat with its `name`.
+    public func sendMedia(_ kind: AppsMediaKind, _ data: Data, mimeType: String? = nil, name: String? = nil,
+                          to chatID: Int) async throws -> AppsMedia {
+        var query: [String: String] = [:]
+        query["content_type"] = mimeType
+        let upload: AppsUploadURL = try await send(kind.uploadURLEndpoint, ["id": chatID], query: query)
+        guard upload.method.uppercased() == "PUT" else {
+            throw CCAIError(code: .internal, message: "the upload URL asks for \(upload.method.prefix(20)), not PUT")
+        }
+        let put = HTTPClientRequest(method: "PUT", url: try uploadURL(upload.url), headers: ["Content-Type": upload.contentType],
+                                    body: data)
+        _ = try await http.call(put, Endpoints.appsPutUpload)
+        return try await send(kind.addEndpoint, ["id": chatID], body: AppsAddMediaRequest(uploadId: upload.uploadId, name: name),
+                              idempotent: true)
+    }
+
+    /// `GET /chats/{id}/photos` (or `videos`): the chat's files of `kind`, oldest first,
+    /// each with a pre-signed download URL.
+    public func media(_ kind: AppsMediaKind, of chatID: Int) async throws -> [AppsMedia] {
+        try await send(kind.listEndpoint, ["id": chatID])
+    }
+
+    /// An upload URL as the platform gave it: an absolute http(s) URL (a tenant's storage),
+    /// or a path on this client's host.
+    private func uploadURL(_ url: String) throws -> String {
+        if url.hasPrefix("/") { return baseURL + url }
+        guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), ["http", "https"].contains(scheme),
+              parsed.host != nil
+        else { throw CCAIError(code: .internal, message: "the upload URL is not an http(s) URL: '\(url.prefix(200))'") }
+        return url
+    }
+
     private func send<Response: Decodable>(_ endpoint: Endpoint, _ parameters: [String: CustomStringConvertible] = [:],
                                            query: [String: String] = [:], body: (any Encodable)? = nil,
                                            idempotent: Bool? = nil) async throws -> Response {

@@ -144,13 +144,13 @@ struct AppsChats: Sendable {
         }
     }
 
-    private func anyChat(_ id: Int) async throws -> (ChatResponse, Int) {
+    func anyChat(_ id: Int) async throws -> (ChatResponse, Int) {
         guard let found = try await store.anyChat(id: id) else { throw HTTPError.notFound("there is no chat \(id)") }
         return found
     }
 
     /// A chat the company's server started: the others are their apps' to write in.
-    private func serverChat(_ id: Int) async throws -> (ChatResponse, Int) {
+    func serverChat(_ id: Int) async throws -> (ChatResponse, Int) {
         let found = try await anyChat(id)
         guard try await store.isStartedByServer(chatID: id) else {
             throw HTTPError.conflict("chat \(id) was started by an app, not through the Apps API: only its end user's app writes in it")

@@ -22,6 +22,43 @@ struct ChatFiles: Sendable {
         var data: Data
     }
 
+    /// What an end user's upload of one kind may be: its media type, the largest size, the
+    /// MIME types accepted, and the word messages name it by.
+    struct UploadRule: Sendable {
+        var type: ChatMediaType
+        var limit: Int
+        var accepted: Set<String>
+        var noun: String
+
+        /// The rule of `kind` (`image` or `video`), or a 400 naming the kinds.
+        init(kind: String?) throws {
+            switch kind {
+            case "image": self.init(type: .photo, limit: AttachmentLimits.imageBytes, accepted: ChatMediaType.endUserImageTypes, noun: "image")
+            case "video": self.init(type: .video, limit: AttachmentLimits.videoBytes, accepted: ChatMediaType.endUserVideoTypes, noun: "video")
+            default: throw HTTPError.badRequest("kind: 'image' or 'video' expected, got '\(kind ?? "")'")
+            }
+        }
+
+        private init(type: ChatMediaType, limit: Int, accepted: Set<String>, noun: String) {
+            (self.type, self.limit, self.accepted, self.noun) = (type, limit, accepted, noun)
+        }
+
+        /// A 400 unless `mimeType` is one of the kind's.
+        func check(mimeType: String) throws {
+            guard accepted.contains(mimeType) else {
+                throw HTTPError.badRequest("Content-Type: an \(noun) type (\(accepted.sorted().joined(separator: ", "))) expected, got '\(mimeType)'")
+            }
+        }
+
+        /// A 413 unless `size` bytes are within the kind's limit.
+        func check(size: Int) throws {
+            guard size <= limit else {
+                throw HTTPError(status: 413, code: .tooLarge,
+                                message: "the \(noun) is \(AttachmentLimits.megabytes(size)) (\(size) bytes); \(noun)s may be at most \(AttachmentLimits.megabytes(limit)) (\(limit) bytes)")
+            }
+        }
+    }
+
     let store: SandboxStore
     let conversation: Conversation
     let smartActions: SmartActions
@@ -32,21 +69,12 @@ struct ChatFiles: Sendable {
     /// message; `isNew` is false for a client message id sent before (nothing is stored).
     func receive(_ upload: Upload, in chat: ChatResponse, from caller: Caller) async throws -> (message: ChatMessage, isNew: Bool) {
         try chat.requireInProgress()
-        let (type, limit, noun, accepted): (ChatMediaType, Int, String, Set<String>)
-        switch upload.kind {
-        case "image": (type, limit, noun, accepted) = (.photo, AttachmentLimits.imageBytes, "image", ChatMediaType.endUserImageTypes)
-        case "video": (type, limit, noun, accepted) = (.video, AttachmentLimits.videoBytes, "video", ChatMediaType.endUserVideoTypes)
-        default: throw HTTPError.badRequest("kind: 'image' or 'video' expected, got '\(upload.kind ?? "")'")
-        }
-        guard accepted.contains(upload.mimeType) else {
-            throw HTTPError.badRequest("Content-Type: an \(noun) type (\(accepted.sorted().joined(separator: ", "))) expected, got '\(upload.mimeType)'")
-        }
+        let rule = try UploadRule(kind: upload.kind)
+        let type = rule.type
+        try rule.check(mimeType: upload.mimeType)
         if let name = upload.name, let problem = FileName.problem(name) { throw HTTPError.badRequest("name: \(problem)") }
-        guard !upload.data.isEmpty else { throw HTTPError.badRequest("the \(noun) is empty") }
-        guard upload.data.count <= limit else {
-            throw HTTPError(status: 413, code: .tooLarge,
-                            message: "the \(noun) is \(AttachmentLimits.megabytes(upload.data.count)) (\(upload.data.count) bytes); \(noun)s may be at most \(AttachmentLimits.megabytes(limit)) (\(limit) bytes)")
-        }
+        guard !upload.data.isEmpty else { throw HTTPError.badRequest("the \(rule.noun) is empty") }
+        try rule.check(size: upload.data.count)
         if let clientMessageID = upload.clientMessageID,
             let sent = try await conversation.message(in: chat.id, clientMessageID: clientMessageID)
         {

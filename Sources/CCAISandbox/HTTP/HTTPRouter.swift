@@ -1,12 +1,14 @@
 import CCAIWire
 
 /// Who may call a route: anyone (signing in), an end user with a valid auth token, the
-/// operator with the admin token, or the company's server with its Apps API credentials.
+/// operator with the admin token, the company's server with its Apps API credentials, or
+/// anyone holding a URL the route's own check finds signed.
 public enum HTTPAuthentication: Sendable {
     case none
     case endUser
     case admin
     case apps
+    case presigned
 }
 
 /// What the router decides from a request's headers alone, before its body is read.
@@ -33,6 +35,11 @@ public enum HTTPAdmission: Equatable, Sendable {
 /// ```
 public struct HTTPRouter: Sendable {
     public typealias Handler = @Sendable (HTTPRequest) async throws -> HTTPResponse
+    /// Checks a pre-signed URL before the body is read, from the route's path parameters,
+    /// the query and the declared length (nil when not declared): nil to go on, else the
+    /// refusal. No I/O: it runs on the server's threads.
+    public typealias URLCheck = @Sendable (_ parameters: [String: String], _ query: [String: String], _ contentLength: Int64?)
+        -> HTTPError?
 
     private struct Route: Sendable {
         var method: String
@@ -40,6 +47,7 @@ public struct HTTPRouter: Sendable {
         var maximumBodyBytes: Int
         var authentication: HTTPAuthentication
         var takesFile: Bool
+        var checkURL: URLCheck?
         var handler: Handler
     }
 
@@ -63,17 +71,18 @@ public struct HTTPRouter: Sendable {
     /// one without a known token a 401 unless `authentication` is `.none`.
     public mutating func add(_ method: String, _ pattern: String, maximumBodyBytes: Int = defaultMaximumBodyBytes,
                              authentication: HTTPAuthentication = .endUser, takesFile: Bool = false,
-                             _ handler: @escaping Handler) {
+                             checkingURL checkURL: URLCheck? = nil, _ handler: @escaping Handler) {
         routes.append(Route(method: method, segments: HTTPRouter.segments(pattern), maximumBodyBytes: maximumBodyBytes,
-                            authentication: authentication, takesFile: takesFile, handler: handler))
+                            authentication: authentication, takesFile: takesFile, checkURL: checkURL, handler: handler))
     }
 
     /// Adds the handler of a wire API endpoint: its method, path, access and body limit
-    /// come from the endpoint (CCAIWire's `Endpoints`).
-    public mutating func on(_ endpoint: Endpoint, _ handler: @escaping Handler) {
+    /// come from the endpoint (CCAIWire's `Endpoints`). A `presigned` endpoint's URLs are
+    /// checked by `checkURL`; without one, every request to it is refused (403).
+    public mutating func on(_ endpoint: Endpoint, checkingURL checkURL: URLCheck? = nil, _ handler: @escaping Handler) {
         add(endpoint.method, endpoint.template.replacingOccurrences(of: "{", with: ":").replacingOccurrences(of: "}", with: ""),
             maximumBodyBytes: endpoint.maximumBodyBytes, authentication: HTTPRouter.authentication(endpoint.access),
-            takesFile: endpoint.takesFile, handler)
+            takesFile: endpoint.takesFile, checkingURL: checkURL, handler)
     }
 
     private static func authentication(_ access: Endpoint.Access) -> HTTPAuthentication {
@@ -82,6 +91,7 @@ public struct HTTPRouter: Sendable {
         case .endUser: .endUser
         case .admin: .admin
         case .apps: .apps
+        case .presigned: .presigned
         }
     }
 
@@ -121,12 +131,14 @@ public struct HTTPRouter: Sendable {
     }
 
     /// Decides on a request from its headers: the route, its token (`authorization` is the
-    /// whole header), its declared length (`contentLength`, nil when not declared).
-    public func admit(method: String, path: String, authorization: String?, contentLength: Int64?) -> HTTPAdmission {
+    /// whole header), its declared length (`contentLength`, nil when not declared), and
+    /// for a pre-signed URL its `query`.
+    public func admit(method: String, path: String, authorization: String?, contentLength: Int64?,
+                      query: [String: String] = [:]) -> HTTPAdmission {
         switch route(method, path) {
         case .failure(let error):
             return .refuse(error)
-        case .success(let (route, _)):
+        case .success(let (route, parameters)):
             if route.authentication == .endUser {
                 guard let token = HTTPRequest.bearerToken(authorization) else {
                     return .refuse(.unauthenticated("an auth token is required (Authorization: Bearer TOKEN)"))
@@ -137,6 +149,11 @@ public struct HTTPRouter: Sendable {
             if route.authentication == .apps {
                 let refusal = checkAppsCredentials.map { $0(authorization) }
                     ?? .unauthenticated("the Apps API needs Basic credentials: the company's subdomain and an API token")
+                if let refusal { return .refuse(refusal) }
+            }
+            if route.authentication == .presigned {
+                let refusal = route.checkURL.map { $0(parameters, query, contentLength) }
+                    ?? HTTPError(status: 403, code: .forbidden, message: "\(method) \(path) takes no URL this server signed")
                 if let refusal { return .refuse(refusal) }
             }
             if let contentLength, contentLength > Int64(route.maximumBodyBytes) {
@@ -154,7 +171,7 @@ public struct HTTPRouter: Sendable {
     public func respond(to request: HTTPRequest) async -> HTTPResponse {
         if case .refuse(let error) = admit(method: request.method, path: request.path,
                                            authorization: request.headers["authorization"],
-                                           contentLength: Int64(request.body.count)) {
+                                           contentLength: Int64(request.body.count), query: request.query) {
             return error.response
         }
         return await dispatch(request)

@@ -71,8 +71,9 @@ public final class HTTPServer: @unchecked Sendable {
                                    connections_per_address: UInt32(clamping: limits.connectionsPerAddress),
                                    limit_loopback: limits.limitsLoopback ? 1 : 0)
         guard let started = chttp_start(address, port, cLimits, UInt32(max(1, threads)),
-                                        { context, method, path, authorization, contentLength, admission in
-                                            BoxedServer.admit(context, method, path, authorization, contentLength, admission)
+                                        { context, method, path, authorization, contentLength, query, queryLength, admission in
+                                            BoxedServer.admit(context, method, path, authorization, contentLength, query, queryLength,
+                                                              admission)
                                         },
                                         { context, exchange, method, path, headers, headersLength, query, queryLength, body, bodyFile, bodyLength in
                                             BoxedServer.dispatch(context, exchange, method, path, headers, headersLength,
@@ -179,12 +180,15 @@ private final class BoxedServer {
 
     static func admit(_ context: UnsafeMutableRawPointer?, _ method: UnsafePointer<CChar>?, _ path: UnsafePointer<CChar>?,
                       _ authorization: UnsafePointer<CChar>?, _ contentLength: Int64,
+                      _ query: UnsafePointer<CChar>?, _ queryLength: Int,
                       _ admission: UnsafeMutablePointer<chttp_admission>?) {
         guard let context, let method, let path, let admission else { return }
         let box = Unmanaged<BoxedServer>.fromOpaque(context).takeUnretainedValue()
+        var parameters: [String: String] = [:]
+        for (name, value) in pairs(query, queryLength) where parameters[name] == nil { parameters[name] = value }
         let decision = box.router.admit(method: String(cString: method), path: String(cString: path),
                                         authorization: authorization.map { String(cString: $0) },
-                                        contentLength: contentLength >= 0 ? contentLength : nil)
+                                        contentLength: contentLength >= 0 ? contentLength : nil, query: parameters)
         switch decision {
         case .read(let maximumBodyBytes, let authenticated, let takesFile):
             admission.pointee.status = 0

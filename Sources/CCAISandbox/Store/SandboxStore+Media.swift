@@ -27,13 +27,14 @@ extension SandboxStore {
         return ChatMedia(id: Int(database.lastInsertRowID), type: type, name: name, mimeType: mimeType, size: data.count)
     }
 
-    /// A file with its bytes, when it belongs to one of `endUserID`'s chats.
-    func media(id: Int, endUserID: Int) throws -> (media: ChatMedia, data: Data)? {
+    /// A file with its bytes, when it belongs to one of `endUserID`'s chats (any chat's
+    /// without `endUserID`: the Apps API's pre-signed downloads).
+    func media(id: Int, endUserID: Int?) throws -> (media: ChatMedia, data: Data)? {
         guard let row = try database.query(
             """
             SELECT f.id, f.type, f.name, f.mime_type, f.size, f.data FROM media f JOIN chats c ON c.id = f.chat_id
-            WHERE f.id = ? AND c.end_user_id = ?
-            """, [.integer(Int64(id)), .integer(Int64(endUserID))]).first,
+            WHERE f.id = ? AND (? IS NULL OR c.end_user_id = ?)
+            """, [.integer(Int64(id))] + Array(repeating: endUserID.map { .integer(Int64($0)) } ?? .null, count: 2)).first,
             let type = row[1].textValue.flatMap(ChatMediaType.init(rawValue:)), let mimeType = row[3].textValue,
             let size = row[4].integerValue
         else { return nil }
@@ -53,5 +54,10 @@ extension SandboxStore {
             else { return nil }
             return ChatMedia(id: Int(id), type: type, name: row[2].textValue, mimeType: mimeType, size: Int(size))
         }
+    }
+
+    /// The messages of a chat that carry a file of `type`, oldest first, whoever sent them.
+    func mediaMessages(chatID: Int, type: ChatMediaType) throws -> [ChatMessage] {
+        try messages(where: "m.chat_id = ? AND f.type = ? ORDER BY m.sequence", [.integer(Int64(chatID)), .text(type.rawValue)])
     }
 }

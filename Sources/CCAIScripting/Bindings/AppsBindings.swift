@@ -13,6 +13,7 @@ import LuaRuntime
 /// local user = ccai.apps.upsert_end_user{ identifier = "customer-7", name = "Jo" }
 /// local chat = ccai.apps.start_chat{ end_user_id = user.id, menu_id = 1, context = { order = "A-1" } }
 /// ccai.apps.send_message{ chat_id = chat.id, content = "Where is my order?" }
+/// ccai.apps.send_photo{ chat_id = chat.id, data = receipt, mime_type = "image/png", name = "receipt.png" }
 /// ccai.apps.finish_chat(chat.id)
 /// ```
 enum AppsBindings {
@@ -36,6 +37,15 @@ enum AppsBindings {
                 + "deflect it).", escalate, returns: [.model(AppsChat.self)]),
         Binding("update_escalation", "Commits an option (deflection_channel) to the escalation under way.", updateEscalation,
                 returns: [.model(AppsChat.self)]),
+        Binding("send_photo", "A photo (data: its bytes; mime_type, image/jpeg by default; name) as the end user's message in a "
+                + "chat the server started: a pre-signed upload URL, the PUT of the bytes, the upload added.",
+                { try sendMedia(.photo, $0, $1, $2) }, returns: [.model(AppsMedia.self)]),
+        Binding("send_video", "A video (data: its bytes; mime_type, video/mp4 by default; name) as the end user's message in a "
+                + "chat the server started, as send_photo.", { try sendMedia(.video, $0, $1, $2) }, returns: [.model(AppsMedia.self)]),
+        Binding("list_photos", "The photos of any chat of the company, oldest first, from the end user and the agents, each with a "
+                + "pre-signed download url (15 minutes).", { try listMedia(.photo, $0, $1, $2) }, returns: [.model([AppsMedia].self)]),
+        Binding("list_videos", "The videos of any chat of the company, as list_photos.", { try listMedia(.video, $0, $1, $2) },
+                returns: [.model([AppsMedia].self)]),
     ]
 
     /// What the functions work with: the client, and where a state's chats' webhooks come from.
@@ -136,6 +146,31 @@ enum AppsBindings {
         return try SDKBindings.sdk(call) {
             try await apps.updateEscalation(request.chatId, escalationID: request.escalationId, escalation)
         }
+    }
+
+    static func sendMedia(_ kind: AppsMediaKind, _ context: Context, _ file: MediaArguments, _ call: LuaCall) throws -> LuaReturn {
+        let apps = context.apps
+        return try SDKBindings.sdk(call) {
+            try await apps.sendMedia(kind, file.data, mimeType: file.mimeType, name: file.name, to: file.chatId)
+        }
+    }
+
+    static func listMedia(_ kind: AppsMediaKind, _ context: Context, _ chat: ChatIDArgument, _ call: LuaCall) throws -> LuaReturn {
+        let apps = context.apps
+        return try SDKBindings.sdk(call) { try await apps.media(kind, of: chat.value) }
+    }
+}
+
+/// `ccai.apps.send_photo{ chat_id = chat.id, data = bytes, mime_type = "image/png", name = "receipt.png" }`.
+struct MediaArguments: BindingArguments {
+    static let layout = ArgumentLayout.table("file")
+    var chatId: Int
+    var data: Data
+    var mimeType: String?
+    var name: String?
+
+    func problem() -> ArgumentProblem? {
+        data.isEmpty ? ArgumentProblem("data", "the file's bytes expected (a non-empty string)") : nil
     }
 }
 

@@ -84,6 +84,8 @@ enum ResultClasses {
         Entry("ccai.apps.Participant", AppsChat.Participant.self, notes: ["status": "connected or disconnected"]),
         Entry("ccai.apps.Menu", AppsChat.Menu.self),
         Entry("ccai.apps.Message", AppsMessage.self, notes: ["created_at": "ISO 8601"]),
+        Entry("ccai.apps.Media", AppsMedia.self, notes: ["created_at": "ISO 8601",
+                                                          "url": "a pre-signed download URL (GET, no credentials) until url_expires_at"]),
         Entry("ccai.QueueMenu", QueueMenu.self,
               added: ["local QueueMenu = {}", "---@return ccai.ChannelType[]", "function QueueMenu:get_enabled_channels() end",
                       "---@return ccai.EmailDraft?", "function QueueMenu:compose_email() end",

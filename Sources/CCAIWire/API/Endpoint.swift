@@ -25,6 +25,10 @@ public struct Endpoint: Hashable, Sendable, CustomStringConvertible {
         /// and a token of the configuration's `api_credentials` (the platform's published
         /// Apps API, `/apps/api/v1`).
         case apps
+        /// Anyone holding a URL the sandbox signed: its `expires` and `signature` query
+        /// parameters are checked before the body is read (the Apps API's pre-signed upload
+        /// and download URLs).
+        case presigned
     }
 
     public let method: String

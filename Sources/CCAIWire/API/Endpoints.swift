@@ -134,6 +134,25 @@ public struct EndpointTable: Sendable {
                                        access: .apps, maximumBodyBytes: 32 << 10)
     public let appsUpdateEscalation = Endpoint("PATCH", "/apps/api/v1/chats/{id}/escalations/{escalation_id}",
                                                operationID: "appsUpdateEscalation", access: .apps, maximumBodyBytes: 32 << 10)
+    // Photos and videos of a chat (docs/platform-fidelity.md): a pre-signed upload URL, the
+    // PUT of the file to it, the file added as the end user's message, the chat's files
+    // listed with pre-signed download URLs
+    public let appsPhotoUploadURL = Endpoint("GET", "/apps/api/v1/chats/{id}/photos/upload_url",
+                                             operationID: "appsGetPhotoUploadURL", access: .apps)
+    public let appsVideoUploadURL = Endpoint("GET", "/apps/api/v1/chats/{id}/videos/upload_url",
+                                             operationID: "appsGetVideoUploadURL", access: .apps)
+    /// The file itself, at the pre-signed URL: read up to the video limit.
+    public let appsPutUpload = Endpoint("PUT", "/apps/api/v1/uploads/{upload_id}", operationID: "appsPutUpload",
+                                        access: .presigned, maximumBodyBytes: AttachmentLimits.videoBytes)
+    public let appsAddPhoto = Endpoint("POST", "/apps/api/v1/chats/{id}/photos", operationID: "appsAddPhoto", access: .apps,
+                                       maximumBodyBytes: 4 << 10)
+    public let appsAddVideo = Endpoint("POST", "/apps/api/v1/chats/{id}/videos", operationID: "appsAddVideo", access: .apps,
+                                       maximumBodyBytes: 4 << 10)
+    public let appsPhotos = Endpoint("GET", "/apps/api/v1/chats/{id}/photos", operationID: "appsGetPhotos", access: .apps)
+    public let appsVideos = Endpoint("GET", "/apps/api/v1/chats/{id}/videos", operationID: "appsGetVideos", access: .apps)
+    /// A photo's or video's bytes, at its pre-signed download URL.
+    public let appsDownloadMedia = Endpoint("GET", "/apps/api/v1/media/{id}", operationID: "appsDownloadMedia",
+                                            access: .presigned, maximumResponseBytes: 32 << 20)
 
     // Operations: whether a served sandbox answers (a load balancer's or Kubernetes' probe)
     public let health = Endpoint("GET", "/healthz", operationID: "getHealth", access: .anyone)

@@ -62,10 +62,12 @@ typedef struct {
 } chttp_admission;
 
 /// Called on the daemon's thread when a request's headers are in. `authorization` is the
-/// Authorization header (or NULL); `content_length` the declared length, or -1. Must not
-/// block: it fills `admission`.
+/// Authorization header (or NULL); `content_length` the declared length, or -1; `query`
+/// the query parameters as "name\0value\0" pairs of `query_len` bytes (a pre-signed URL
+/// is checked on them). Must not block: it fills `admission`.
 typedef void (*chttp_admission_handler)(void *context, const char *method, const char *path, const char *authorization,
-                                        long long content_length, chttp_admission *admission);
+                                        long long content_length, const char *query, size_t query_len,
+                                        chttp_admission *admission);
 
 /// Called on the daemon's thread when a request is complete. `headers` and `query` are
 /// "name\0value\0" sequences of `headers_len`/`query_len` bytes. The body is `body` in
