@@ -260,6 +260,9 @@ import Timekeeping
         #expect(JSONText.timestamp(Date(timeIntervalSince1970: 1_764_649_893.538_12)) == "2025-12-02T04:31:33.538120Z")
         #expect(MarkupText.escaped("a<b & \"c\"\u{1}\n") == "a&lt;b &amp; &quot;c&quot;&#10;")
         #expect(MarkupText.escaped("<script>x</script>") == "&lt;script&gt;x&lt;/script&gt;")
+        #expect(MarkupText.escaped("invoice\u{202E}fdp.exe \u{2066}x\u{2069}\u{200B}\u{2028}\u{85}é")
+                    == #"invoice\u{202e}fdp.exe \u{2066}x\u{2069}\u{200b}\u{2028}\u{85}é"#,
+                "bidi overrides, isolates, zero-width characters, separators and C1 controls are shown, never obeyed")
         #expect(SVGChart.ticks(upTo: 7) == [0, 2, 4, 6, 8] && SVGChart.ticks(upTo: 0.03) == [0, 0.01, 0.02, 0.03])
         #expect(SVGChart.ticks(upTo: 0) == [0, 1])
     }
