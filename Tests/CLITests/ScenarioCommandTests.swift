@@ -184,6 +184,24 @@ import Testing
         #expect(!output.stdout.contains("ran"))
     }
 
+    /// `setup`'s data is copied to every VU: a value that cannot be (a function, a coroutine,
+    /// a table that contains itself) stops the run, naming where it is, instead of every VU
+    /// silently getting nil.
+    @Test(arguments: [
+        ("{ token = 'x', on_done = function() end }", "cannot convert a function to data (at 'on_done')"),
+        ("{ worker = coroutine.create(print) }", "cannot convert a thread to data (at 'worker')"),
+        ("(function() local t = {} t.self = t return t end)()", "table contains itself (at 'self')"),
+    ])
+    func aSetupReturningWhatCannotBeCopiedFailsNamingIt(_ value: String, _ named: String) async throws {
+        let path = try scenario("""
+            return { setup = function() return \(value) end, run = function(data) print("ran with", data) end }
+            """)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let output = try await CLI.run(["run", path, "--quiet"])
+        #expect(output.status == 1 && output.stderr.contains("setup failed") && output.stderr.contains(named), "\(output.stderr)")
+        #expect(!output.stdout.contains("ran with"))
+    }
+
     /// Bad options, in the file or on the command line, are usage errors that name them.
     @Test(arguments: [
         (#"{ vus = 0 }"#, [String](), "options.vus: a whole number from 1"),

@@ -312,7 +312,7 @@ public struct ScenarioRunner: Sendable {
         let context = try await VirtualUser.start(0, script: script, chunk: chunk, runner: try await runner(for: 0), in: liveUsers)
         guard scenario["setup"]?.stringValue == "function" else { return (.nil, context) }
         do {
-            return (try await context.call("setup", []).first ?? .nil, context)
+            return (try await context.call("setup", [], resultsMustBeData: true).first ?? .nil, context)
         } catch let error as LuaScriptError {
             await context.close()
             await first.close()

@@ -87,9 +87,10 @@ actor VirtualUser {
         return shape
     }
 
-    /// Calls the scenario's function `name` with `arguments`.
-    func call(_ name: String, _ arguments: [LuaValue]) async throws -> [LuaValue] {
-        try await state.call(kept: "scenario", path: [.string(name)], arguments: arguments) ?? []
+    /// Calls the scenario's function `name` with `arguments`; with `resultsMustBeData`, a
+    /// result that cannot be copied to other states (`setup`'s, for every VU) is an error.
+    func call(_ name: String, _ arguments: [LuaValue], resultsMustBeData: Bool = false) async throws -> [LuaValue] {
+        try await state.call(kept: "scenario", path: [.string(name)], arguments: arguments, resultsMustBeData: resultsMustBeData) ?? []
     }
 
     /// The error of an iteration the end of the run stopped.

@@ -127,10 +127,13 @@ public actor LuaState {
 
     /// Calls the function at `path` inside a kept value (`call(kept: "plugin", path:
     /// ["deflection"], ...)`) with `arguments`, as a task of its own: it may suspend. Returns
-    /// its results (the data among them) or throws its error. Nil when there is no
-    /// function at that path.
-    public func call(kept name: String, path: [LuaValue], arguments: [LuaValue]) async throws -> [LuaValue]? {
-        try await call(kept: name, path: path, passing: arguments.map { .value($0) })
+    /// its results (the data among them; with `resultsMustBeData`, a result that is not
+    /// data, such as a function, a coroutine or a table that contains itself, is an error
+    /// naming it) or throws its error. Nil when there is no function at that path.
+    public func call(kept name: String, path: [LuaValue], arguments: [LuaValue], resultsMustBeData: Bool = false)
+        async throws -> [LuaValue]?
+    {
+        try await call(kept: name, path: path, passing: arguments.map { .value($0) }, resultsMustBeData: resultsMustBeData)
     }
 
     /// Like ``call(kept:path:arguments:)``, with arguments that may be kept values
@@ -140,7 +143,9 @@ public actor LuaState {
     /// await lua.withContext { $0.keep("agent", $0.makeTable(agentModule)) }
     /// try await lua.call(kept: "script", path: [], passing: [.kept("agent"), .value(session)])
     /// ```
-    public func call(kept name: String, path: [LuaValue], passing arguments: [LuaArgument]) async throws -> [LuaValue]? {
+    public func call(kept name: String, path: [LuaValue], passing arguments: [LuaArgument], resultsMustBeData: Bool = false)
+        async throws -> [LuaValue]?
+    {
         try checkOpen()
         if let kill = core.killError { throw kill }
         guard let root = core.keptValues[name] else { return nil }
@@ -180,7 +185,15 @@ public actor LuaState {
         if let kill = core.scheduler.killedBy { throw kill }
         switch task.status {
         case .finished:
-            return (0..<task.resultCount).map { (try? LuaStack(task.thread).value(at: $0 + 1)) ?? .nil }
+            return try (0..<task.resultCount).map { index in
+                do {
+                    return try LuaStack(task.thread).value(at: index + 1)
+                } catch let problem as LuaConversionError where resultsMustBeData {
+                    throw LuaScriptError(kind: .runtime, message: "its result \(index + 1) cannot be copied: \(problem.message)")
+                } catch {
+                    return .nil
+                }
+            }
         case .failed:
             throw task.error ?? LuaScriptError(kind: .runtime, message: "the call failed")
         default:
