@@ -134,7 +134,7 @@ public struct HTTPRouter: Sendable {
     /// whole header), its declared length (`contentLength`, nil when not declared), and
     /// for a pre-signed URL its `query`.
     public func admit(method: String, path: String, authorization: String?, contentLength: Int64?,
-                      query: [String: String] = [:]) -> HTTPAdmission {
+                      query: @autoclosure () -> [String: String] = [:]) -> HTTPAdmission {
         switch route(method, path) {
         case .failure(let error):
             return .refuse(error)
@@ -152,7 +152,7 @@ public struct HTTPRouter: Sendable {
                 if let refusal { return .refuse(refusal) }
             }
             if route.authentication == .presigned {
-                let refusal = route.checkURL.map { $0(parameters, query, contentLength) }
+                let refusal = route.checkURL.map { $0(parameters, query(), contentLength) }
                     ?? HTTPError(status: 403, code: .forbidden, message: "\(method) \(path) takes no URL this server signed")
                 if let refusal { return .refuse(refusal) }
             }

@@ -184,11 +184,11 @@ private final class BoxedServer {
                       _ admission: UnsafeMutablePointer<chttp_admission>?) {
         guard let context, let method, let path, let admission else { return }
         let box = Unmanaged<BoxedServer>.fromOpaque(context).takeUnretainedValue()
-        var parameters: [String: String] = [:]
-        for (name, value) in pairs(query, queryLength) where parameters[name] == nil { parameters[name] = value }
+        // The query is read only for a route that checks a pre-signed URL.
         let decision = box.router.admit(method: String(cString: method), path: String(cString: path),
                                         authorization: authorization.map { String(cString: $0) },
-                                        contentLength: contentLength >= 0 ? contentLength : nil, query: parameters)
+                                        contentLength: contentLength >= 0 ? contentLength : nil,
+                                        query: firstValues(pairs(query, queryLength)))
         switch decision {
         case .read(let maximumBodyBytes, let authenticated, let takesFile):
             admission.pointee.status = 0
@@ -270,6 +270,11 @@ private final class BoxedServer {
             return true
         }
         return complete ? data : nil
+    }
+
+    /// Each name with its first value, as ``HTTPRequest/query`` keeps them.
+    private static func firstValues(_ pairs: [(String, String)]) -> [String: String] {
+        Dictionary(pairs, uniquingKeysWith: { first, _ in first })
     }
 
     /// Reads a "name\0value\0" sequence.
