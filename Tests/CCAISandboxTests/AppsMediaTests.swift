@@ -174,6 +174,14 @@ import Timekeeping
         for _ in 0..<AppsUploadLifetimes.maximumPending { _ = try await Self.uploadURL(server, chatID) }
         let refused = try await AppsAPITests.call(server, "GET", "/apps/api/v1/chats/\(chatID)/photos/upload_url")
         #expect(refused.status == 429 && refused.body.contains("waiting to be added"), "\(refused.body)")
+        clock.advance(by: AppsUploadLifetimes.url + 1)
+        _ = try await Self.uploadURL(server, chatID)   // their URLs expired with nothing put: their places are free
+        let holding = try await Self.uploadURL(server, chatID)
+        #expect(try await Self.put(holding.url, Self.photo).status == 204)
+        clock.advance(by: AppsUploadLifetimes.url + 1)
+        for _ in 1..<AppsUploadLifetimes.maximumPending { _ = try await Self.uploadURL(server, chatID) }
+        #expect(try await AppsAPITests.call(server, "GET", "/apps/api/v1/chats/\(chatID)/photos/upload_url").status == 429,
+                "one holding a file keeps its place until it is added or an hour has passed")
         clock.advance(by: AppsUploadLifetimes.kept + 1)
         _ = try await Self.uploadURL(server, chatID)
         await server.stop()

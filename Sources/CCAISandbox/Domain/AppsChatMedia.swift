@@ -148,5 +148,4 @@ struct AppsChatMedia: Sendable {
     private static func rule(_ kind: AppsMediaKind) throws -> ChatFiles.UploadRule {
         try ChatFiles.UploadRule(kind: uploadKind(kind))
     }
-
 }

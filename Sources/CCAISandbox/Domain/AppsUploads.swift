@@ -5,7 +5,8 @@ import Foundation
 /// pre-signed URL for one chat, one kind and one MIME type; the file `PUT` to it waits here
 /// until it is added to the chat. Held in memory, bounded (``maximumPending`` uploads not
 /// yet added, ``maximumPendingBytes`` of their files), and forgotten ``keptFor`` after
-/// the URL was issued (all our choices: the public pages do not say).
+/// the URL was issued, or when the URL expires if nothing was put to it (all our choices:
+/// the public pages do not say).
 ///
 /// ```swift
 /// let upload = try uploads.issue(chatID: 7, kind: .photo, contentType: "image/png", now: now)
@@ -94,8 +95,12 @@ struct AppsUploads: Sendable {
         .notFound("there is no upload '\(TerminalText.escaped(String(id.prefix(64))))': unknown, or its URL was issued more than an hour ago")
     }
 
+    /// Forgets uploads past ``keptFor``, and those nothing was put to once their URL
+    /// expired (they can never hold a file: they would only take a place).
     private static func prune(_ uploads: inout [String: Upload], now: Date) {
-        uploads = uploads.filter { now < $0.value.issuedAt + keptFor }
+        uploads = uploads.filter { _, upload in
+            now < upload.issuedAt + keptFor && (upload.data != nil || upload.added != nil || now < upload.urlExpiresAt)
+        }
     }
 
     /// 16 random bytes in hex: unguessable, so one upload cannot be named for another.
