@@ -40,7 +40,7 @@ typedef struct pm_matcher {
     const char *pattern_end;
     int depth_left;
     int captures;
-    long long fuel;  ///< steps left before the next budget check
+    lrt_meter meter;
     pm_capture capture[PM_MAX_CAPTURES];
 } pm_matcher;
 
@@ -52,7 +52,7 @@ static void pm_begin(pm_matcher *m, lua_State *L, const char *subject, size_t su
     m->subject = subject;
     m->subject_end = subject + subject_length;
     m->pattern_end = pattern + pattern_length;
-    m->fuel = PM_CHECK_STEPS;
+    m->meter = lrt_meter_start(L, PM_CHECK_STEPS);
     m->captures = 0;
     m->depth_left = PM_MAX_DEPTH;
 }
@@ -63,19 +63,10 @@ static void pm_restart(pm_matcher *m) {
     m->depth_left = PM_MAX_DEPTH;
 }
 
-static void pm_spend(pm_matcher *m, long long steps) {
-    m->fuel -= steps;
-    if (m->fuel > 0) return;
-    long long spent = PM_CHECK_STEPS - m->fuel;
-    m->fuel = PM_CHECK_STEPS;
-    lrt_charge(m->L, spent);
-}
+static void pm_spend(pm_matcher *m, long long steps) { lrt_meter_spend(&m->meter, steps); }
 
 /// Counts the steps since the last check without checking (the next check sees them).
-static void pm_finish(pm_matcher *m) {
-    lrt_context_of(m->L)->instructions += PM_CHECK_STEPS - m->fuel;
-    m->fuel = PM_CHECK_STEPS;
-}
+static void pm_finish(pm_matcher *m) { lrt_meter_finish(&m->meter); }
 
 // MARK: - Single characters
 

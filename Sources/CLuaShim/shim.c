@@ -423,6 +423,7 @@ void lrt_open_safe_libs(lua_State *L) {
     lua_setfield(L, -2, "dump");
     lua_pop(L, 2);
     lrt_install_patterns(L);
+    lrt_install_library(L);
     // The shared string metatable: scripts may use it, never reach or change it.
     lua_pushliteral(L, "");
     lua_getmetatable(L, -1);

@@ -93,6 +93,10 @@ int lrt_dump(lua_State *L, char **bytes, size_t *len);
 /// Loads bytecode that lrt_dump made, in binary mode only. Returns a Lua status; pushes the
 /// function or an error.
 int lrt_load_binary(lua_State *L, const char *bytes, size_t len, const char *chunkname);
+/// A C function for `load`'s reader: calls its argument 1 until it returns nil or "",
+/// counting the pieces against the budgets and their bytes against the memory limit.
+/// Returns the chunk and true, or nil and false when a piece was not a string.
+int lrt_read_chunk(lua_State *L);
 /// Opens the libraries a confined state may use (no io, debug, package).
 void lrt_open_safe_libs(lua_State *L);
 /// Pops the value on top and keeps it as the error raised for `kind`.

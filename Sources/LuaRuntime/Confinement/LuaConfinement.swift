@@ -160,7 +160,11 @@ enum LuaConfinementFunctions {
         case LUA_TSTRING:
             source = try call.data(1, "chunk")
         case LUA_TFUNCTION:
-            source = try readPieces(call)
+            guard let pieces = try readPieces(call) else {
+                let limit = lrt_context_of(L)!.pointee.memory_limit
+                return call.returning(.nil, .string("the chunk its reader function gave is over the state's memory limit (\(limit) bytes)"))
+            }
+            source = pieces
         default:
             throw call.typeError(1, "chunk", expected: "string or function")
         }
@@ -189,22 +193,25 @@ enum LuaConfinementFunctions {
         return LuaReturn(code: 1)
     }
 
-    /// Calls a reader function until it returns nil or an empty string.
-    private static func readPieces(_ call: LuaCall) throws -> Data {
+    /// Calls a reader function until it returns nil or an empty string (`lrt_read_chunk`,
+    /// whose pieces count against the budgets and whose bytes count against the memory
+    /// limit). Returns nil and a message when the chunk is over the memory limit.
+    private static func readPieces(_ call: LuaCall) throws -> Data? {
         let L = call.L
-        var source = Data()
-        while true {
-            lua_pushvalue(L, 1)
-            guard lrt_pcall(L, 0, 1) == LUA_OK else {
-                throw LuaRaisedReference(reference: LuaReference(popping: L, core: call.core))
+        lrt_pushcfunction(L, lrt_read_chunk)
+        lua_pushvalue(L, 1)
+        let status = lrt_pcall(L, 1, 2)
+        guard status == LUA_OK else {
+            let context = lrt_context_of(L)!.pointee
+            if status == LUA_ERRMEM || (context.memory_limit_hit != 0 && call.stack.describe(at: -1) == "not enough memory") {
+                lrt_pop(L, 1)
+                return nil
             }
-            defer { lrt_pop(L, 1) }
-            if lua_type(L, -1) == LUA_TNIL { break }
-            guard let piece = call.stack.data(at: -1) else {
-                throw LuaErrorValue.invalidArgument("the reader function of 'load' must return strings")
-            }
-            if piece.isEmpty { break }
-            source.append(piece)
+            throw LuaRaisedReference(reference: LuaReference(popping: L, core: call.core))
+        }
+        defer { lrt_pop(L, 2) }
+        guard lua_toboolean(L, -1) != 0, let source = call.stack.data(at: -2) else {
+            throw LuaErrorValue.invalidArgument("the reader function of 'load' must return strings")
         }
         return source
     }
