@@ -79,7 +79,7 @@ let package = Package(
         .testTarget(name: "LuaRuntimeTests", dependencies: ["LuaRuntime", "Timekeeping", "CLua", "CLuaShim"]),
         .testTarget(name: "CCAIScriptingTests", dependencies: ["CCAIScripting", "LuaRuntime", "CCAIKit", "CCAISandbox", "CCAIBridge", "CCAIWire", "Timekeeping", "TestSupport"]),
         .testTarget(name: "CCAIWireTests", dependencies: ["CCAIWire"]),
-        .testTarget(name: "CCAISandboxTests", dependencies: ["CCAISandbox", "CCAIScripting", "CCAIWire", "Timekeeping", "TestSupport"]),
+        .testTarget(name: "CCAISandboxTests", dependencies: ["CCAISandbox", "CHTTPShim", "CCAIScripting", "CCAIWire", "Timekeeping", "TestSupport"]),
         // Real images for the compression tests, encoded by libvips (noise, EXIF orientation).
         .target(name: "VipsTestImages", dependencies: ["CVips", "CVipsShim"], path: "Tests/VipsTestImages"),
         .testTarget(name: "CCAIKitTests", dependencies: ["CCAIKit", "CCAISandbox", "CCAIBridge", "Timekeeping", "TestSupport", "VipsTestImages"]),

@@ -68,7 +68,7 @@ struct chttp_server {
     chttp_limits limits;
     size_t memory_bytes;              // request bodies held in memory (atomic)
     size_t spooled_bytes;             // request bodies spooled to temporary files (atomic)
-    size_t anonymous_bytes;           // bodies of requests admitted without a token (atomic)
+    chttp_body_budget *anonymous;     // bodies of requests admitted without a token
     size_t streams_pending;           // bytes written to event streams and not yet sent (atomic)
     // Connections: the watched ones in order of `since` (the oldest first), counts per
     // address, and the thread that closes those past their deadline; all under watch_lock.
@@ -97,6 +97,7 @@ struct chttp_exchange {
     int too_large;
     int busy;               // the server's body budget ran out: the rest is read and dropped, then 503
     int anonymous;          // admitted without a token: the anonymous budget, memory only
+    chttp_body_share *share;  // its part of the anonymous budget (anonymous only), or NULL
     // A file sent as a form (admission.file_form, a multipart/form-data body): only its part
     // named "file" is kept as the body, parsed by libmicrohttpd's post processor as it comes.
     int file_form;
@@ -168,16 +169,24 @@ static enum MHD_Result queue_text(struct MHD_Connection *connection, unsigned st
     return result;
 }
 
+/// Seconds on the monotonic clock.
+static double monotonic_seconds(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
+}
+
 static void release_body(chttp_exchange *exchange) {
     chttp_server *server = exchange->server;
     if (exchange->body_fd >= 0) {
         close(exchange->body_fd);
         exchange->body_fd = -1;
         __atomic_sub_fetch(&server->spooled_bytes, exchange->body_len, __ATOMIC_SEQ_CST);
-    } else if (exchange->body) {
-        __atomic_sub_fetch(exchange->anonymous ? &server->anonymous_bytes : &server->memory_bytes, exchange->body_cap,
-                           __ATOMIC_SEQ_CST);
+    } else if (exchange->body && !exchange->anonymous) {
+        __atomic_sub_fetch(&server->memory_bytes, exchange->body_cap, __ATOMIC_SEQ_CST);
     }
+    chttp_body_share_close(exchange->share);
+    exchange->share = NULL;
     free(exchange->body);
     exchange->body = NULL;
     exchange->body_len = exchange->body_cap = 0;
@@ -218,14 +227,18 @@ static int append_body(chttp_exchange *exchange, const char *data, size_t len) {
         size_t cap = exchange->body_cap ? exchange->body_cap : 256;
         while (cap < needed) cap *= 2;
         size_t grow = cap - exchange->body_cap;
-        size_t *held = exchange->anonymous ? &server->anonymous_bytes : &server->memory_bytes;
-        size_t budget = exchange->anonymous ? server->limits.anonymous_bytes : server->limits.memory_bytes;
-        int small = exchange->anonymous || needed <= server->limits.spool_after_bytes;
-        if (small && __atomic_load_n(held, __ATOMIC_SEQ_CST) + grow <= budget) {
+        int fits;
+        if (exchange->anonymous) {
+            fits = exchange->share && chttp_body_share_grow(exchange->share, cap, monotonic_seconds());
+        } else {
+            fits = needed <= server->limits.spool_after_bytes &&
+                   __atomic_load_n(&server->memory_bytes, __ATOMIC_SEQ_CST) + grow <= server->limits.memory_bytes;
+        }
+        if (fits) {
             if (grow > 0) {
                 char *grown = realloc(exchange->body, cap);
                 if (!grown) return -1;
-                __atomic_add_fetch(held, grow, __ATOMIC_SEQ_CST);
+                if (!exchange->anonymous) __atomic_add_fetch(&server->memory_bytes, grow, __ATOMIC_SEQ_CST);
                 exchange->body = grown;
                 exchange->body_cap = cap;
             }
@@ -546,6 +559,13 @@ static enum MHD_Result admit(chttp_server *server, chttp_exchange *exchange, str
     exchange->max_body = admission.max_body_bytes;
     exchange->anonymous = admission.anonymous != 0;
     if (!exchange->anonymous) watch(server, exchange->tracked, 0);  // a token's body may take its time
+    if (exchange->anonymous) {
+        uint32_t from = exchange->tracked ? exchange->tracked->address : 0;
+        int per_address = !is_loopback(from) || server->limits.limit_loopback;
+        exchange->share = chttp_body_share_open(server->anonymous, from, per_address,
+                                                exchange->tracked ? exchange->tracked->fd : -1, monotonic_seconds());
+        if (!exchange->share) return MHD_NO;
+    }
     const char *type = admission.file_form ? MHD_lookup_connection_value(connection, MHD_HEADER_KIND, "Content-Type") : NULL;
     if (type && is_form_type(type)) {
         exchange->file_form = 1;
@@ -558,7 +578,7 @@ static enum MHD_Result admit(chttp_server *server, chttp_exchange *exchange, str
         // A declared body the server has no room for is refused before it is read.
         size_t length = (size_t)declared;
         int no_room = exchange->anonymous
-            ? __atomic_load_n(&server->anonymous_bytes, __ATOMIC_SEQ_CST) + length > server->limits.anonymous_bytes
+            ? !chttp_body_share_grow(exchange->share, length, monotonic_seconds())  // reserved now
             : length > server->limits.spool_after_bytes &&
                   __atomic_load_n(&server->spooled_bytes, __ATOMIC_SEQ_CST) + length > server->limits.spool_bytes;
         if (no_room) {
@@ -611,6 +631,7 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *connecti
                 return MHD_YES;
             }
             exchange->received += len;
+            if (exchange->share && chttp_body_share_evicted(exchange->share)) return MHD_NO;  // it gave its share up
             // Read and dropped once refused: answering mid-upload would reset the connection.
             if (exchange->busy || exchange->form_error) return MHD_YES;
             if (exchange->file_form) {
@@ -656,6 +677,11 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *connecti
             }
         }
         watch(server, exchange->tracked, 0);  // all of it is in
+        if (exchange->share && !chttp_body_share_complete(exchange->share)) {
+            free(headers.data);
+            free(query.data);
+            return MHD_NO;  // its share went to another body while the last bytes came
+        }
         pthread_mutex_lock(&server->lock);
         // A request that comes on an open connection once the server is stopping is answered
         // at once, never suspended: microhttpd aborts the process when it is stopped with a
@@ -675,7 +701,9 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *connecti
         server->waiting = exchange;
         pthread_mutex_unlock(&server->lock);
         MHD_suspend_connection(connection);
-        server->handler(server->context, exchange, method, url, headers.data, headers.len, query.data, query.len,
+        char client[INET_ADDRSTRLEN];
+        int known = exchange->tracked && inet_ntop(AF_INET, &exchange->tracked->address, client, sizeof client);
+        server->handler(server->context, exchange, known ? client : NULL, method, url, headers.data, headers.len, query.data, query.len,
                         exchange->body_fd < 0 ? exchange->body : NULL, exchange->body_fd, exchange->body_len);
         free(headers.data);
         free(query.data);
@@ -943,6 +971,7 @@ static void destroy_server(chttp_server *server) {
             free(gone);
         }
     }
+    chttp_body_budget_destroy(server->anonymous);
     pthread_cond_destroy(&server->watch_wake);
     pthread_mutex_destroy(&server->watch_lock);
     pthread_mutex_destroy(&server->lock);
@@ -971,6 +1000,13 @@ chttp_server *chttp_start(const char *address, uint16_t port, chttp_limits limit
     server->admit = admit;
     server->context = context;
     server->limits = limits;
+    server->anonymous = chttp_body_budget_create(limits.anonymous_bytes, limits.anonymous_bytes_per_address,
+                                                 limits.anonymous_slow_seconds);
+    if (!server->anonymous) {
+        free(server);
+        snprintf(error, error_size, "out of memory");
+        return NULL;
+    }
     pthread_mutex_init(&server->lock, NULL);
     pthread_mutex_init(&server->watch_lock, NULL);
     pthread_condattr_t monotonic;
@@ -1017,6 +1053,8 @@ chttp_server *chttp_start(const char *address, uint16_t port, chttp_limits limit
     }
     return server;
 }
+
+size_t chttp_anonymous_held(chttp_server *server) { return chttp_body_budget_held(server->anonymous); }
 
 uint16_t chttp_port(const chttp_server *server) {
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(server->daemon, MHD_DAEMON_INFO_BIND_PORT);

@@ -146,6 +146,59 @@ import Testing
         await server.stop()
     }
 
+    /// The review's attack, small: bodies without a token that stop short of their length
+    /// (31 KB of 32, then a byte now and then) fill the budget; a real sign-in that comes
+    /// at once still gets in, because the oldest slow body gives up its share (and its
+    /// connection) to it.
+    @Test(.timeLimit(.minutes(1))) func slowBodiesWithoutATokenGiveWayToARealSignIn() async throws {
+        var limits = HTTPServer.Limits()
+        limits.anonymousBodyBytes = 64 << 10
+        limits.anonymousBodySlowSeconds = 0.2
+        limits.requestSeconds = 30
+        let server = try makeServer(limits)
+        let slow = try (0..<4).map { _ in try RawConnection(port: server.port) }
+        for connection in slow {
+            connection.send("POST /sign_in HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 16000\r\n\r\n" + String(repeating: "x", count: 15_000))
+        }
+        #expect(await eventually { server.anonymousBodyBytesHeld == 64 << 10 }, "the slow bodies fill the budget")
+        #expect(try await eventually {
+            try await Curl.request("POST", "\(server.baseURL)/sign_in", body: Data(count: 9_000)).status == 200
+        }, "a sign-in that comes at once gets in while the slow bodies hold the budget")
+        #expect(await eventually { server.anonymousBodyBytesHeld == 3 * (16 << 10) },
+                "one slow body gave its share up, the others keep theirs: \(server.anonymousBodyBytesHeld)")
+        var cut = 0
+        // The evicted body's socket was shut down before the sign-in was read: its end is there.
+        for connection in slow where try await connection.read(for: 0.05).closed { cut += 1 }
+        #expect(cut == 1, "its connection was closed, and only its: \(cut)")
+        slow.forEach { $0.close() }
+        await server.stop()
+    }
+
+    /// One address holds at most its share of the budget without a token (loopback counts
+    /// here: the exemption is off), so that a few addresses cannot take it all.
+    @Test(.timeLimit(.minutes(1))) func oneAddressHoldsAtMostItsShareOfBodiesWithoutAToken() async throws {
+        var limits = HTTPServer.Limits()
+        limits.anonymousBodyBytes = 1 << 20
+        limits.anonymousBodyBytesPerAddress = 32 << 10
+        limits.anonymousBodySlowSeconds = 300
+        limits.limitsLoopback = true
+        limits.requestSeconds = 30
+        let server = try makeServer(limits)
+        let unfinished = try (0..<2).map { _ in try RawConnection(port: server.port) }
+        for connection in unfinished {
+            connection.send("POST /sign_in HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 16000\r\n\r\n" + String(repeating: "x", count: 9_000))
+        }
+        let refused = try await eventually {
+            try await Curl.request("POST", "\(server.baseURL)/sign_in", body: Data(count: 9_000)).status == 503
+        }
+        #expect(refused, "the address's share is taken, though the budget has room for more")
+        unfinished.forEach { $0.close() }
+        #expect(try await eventually {
+            try await Curl.request("POST", "\(server.baseURL)/sign_in", body: Data(count: 9_000)).status == 200
+        }, "the share is given back with the connections")
+        await server.stop()
+    }
+
     @Test(.timeLimit(.minutes(1))) func allStreamsTogetherHoldAtMostTheirBudgetUnsent() async throws {
         var limits = HTTPServer.Limits()
         limits.streamBytes = 4 << 20

@@ -211,8 +211,8 @@ import Timekeeping
         await limited.stop()
     }
 
-    /// Sign-in is limited by company key before the JWT's signature is checked, and by
-    /// identifier once it is: a 429 with Retry-After, like the other quotas.
+    /// Sign-in is limited by company key and by identifier once the JWT's signature is
+    /// checked: a 429 with Retry-After, like the other quotas.
     @Test func signInIsRateLimitedByCompanyAndByIdentifier() async throws {
         let clock = ManualClock(QueueMenuTests.mondayMorning)
         let sandbox = try Sandbox(configuration: try await LuaConfigurations.configuration(Self.help + """
@@ -231,14 +231,56 @@ import Timekeeping
         #expect(third.status == 429 && third.body.contains("limits.sign_ins_per_minute") && third.headers["retry-after"] == "30",
                 "\(third.body) \(third.headers)")
         #expect(try await signIn("sign-in-bob").status == 200, "the limit is per identifier")
-        #expect(try await signIn("sign-in-cara", secret: "forged").status == 401, "a forged JWT is refused, and counted")
+        #expect(try await signIn("sign-in-cara", secret: "forged").status == 401, "a forged JWT is refused, not counted")
         #expect(try await signIn("sign-in-dan").status == 200)
-        let company = try await signIn("sign-in-eve", secret: "forged")
+        #expect(try await signIn("sign-in-eve", secret: "forged").status == 401)
+        #expect(try await signIn("sign-in-eve").status == 200, "the sixth verified sign-in is the burst's last")
+        let company = try await signIn("sign-in-fay")
         #expect(company.status == 429 && company.body.contains("limits.company_sign_ins_per_second")
-                && company.headers["retry-after"] == "1", "before the signature is checked: \(company.body) \(company.headers)")
+                && company.headers["retry-after"] == "1", "\(company.body) \(company.headers)")
         clock.advance(by: 60)
         #expect(try await signIn("sign-in-ana").status == 200, "the buckets fill again")
         await server.stop()
+    }
+
+    /// A flood of bad JWTs from one address (the review sent 37,000 a second) spends
+    /// neither the company's sign-in budget nor other addresses' chances: the signature is
+    /// checked first, a failure is charged to the sending address, and past
+    /// `limits.sign_in_failure_burst` that address gets a 429 before its JWT is looked at.
+    @Test func badJWTsAreChargedToTheirAddressNotToTheCompany() async throws {
+        let clock = ManualClock(QueueMenuTests.mondayMorning)
+        let sandbox = try Sandbox(configuration: try await LuaConfigurations.configuration(Self.help + """
+            , limits = { company_sign_ins_per_second = 1, company_sign_in_burst = 5 }
+            """), clock: clock)
+        let router = sandbox.router
+        func signIn(_ jwt: String, from address: String) async -> HTTPResponse {
+            var request = HTTPRequest(method: "POST", path: "/auth/end_user",
+                                      body: Data(#"{"company_key":"dev-key","jwt":"\#(jwt)"}"#.utf8))
+            request.clientAddress = address
+            return await router.respond(to: request)
+        }
+        func signed(_ identifier: String, secret: String = "dev-secret") throws -> String {
+            try JWTSigner(algorithm: .hs384, secret: secret).sign(["identifier": .string(identifier)], issuedAt: clock.now(), lifetime: 600)
+        }
+        var refused: [Int: Int] = [:]
+        for attempt in 0..<300 {
+            let jwt = attempt.isMultiple(of: 2) ? "not.a-jwt.\(attempt)" : try signed("flood-\(attempt)", secret: "forged")
+            refused[await signIn(jwt, from: "198.51.100.7").status, default: 0] += 1
+        }
+        #expect(refused == [401: 100, 429: 200], "the address's failures, then 429s: \(refused)")
+        let limited = await signIn(try signed("flood-ana"), from: "198.51.100.7")
+        let message = String(decoding: limited.body, as: UTF8.self)
+        #expect(limited.status == 429 && message.contains("limits.sign_in_failures_per_second")
+                && limited.headers["Retry-After"] == "1", "the flooding address waits, even with a good JWT: \(message)")
+        for user in 0..<5 {
+            let reply = await signIn(try signed("real-\(user)"), from: "203.0.113.9")
+            #expect(reply.status == 200, "the company's burst is intact: \(String(decoding: reply.body, as: UTF8.self))")
+        }
+        let sixth = await signIn(try signed("real-5"), from: "203.0.113.10")
+        #expect(sixth.status == 429 && String(decoding: sixth.body, as: UTF8.self).contains("limits.company_sign_ins_per_second"),
+                "verified sign-ins still spend the company's budget")
+        clock.advance(by: 1)
+        #expect(await signIn(try signed("flood-bob"), from: "198.51.100.7").status == 200, "the address's bucket fills again")
     }
 
     @Test(.timeLimit(.minutes(1))) func oldEventsAndFilesArePruned() async throws {

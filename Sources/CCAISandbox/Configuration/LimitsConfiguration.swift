@@ -12,6 +12,7 @@ import Foundation
 ///            stored_bytes_per_hour = 64 * 1024 * 1024,
 ///            screen_shares_per_hour = 30, sign_ins_per_minute = 10,
 ///            company_sign_ins_per_second = 1000, company_sign_in_burst = 10000,
+///            sign_in_failures_per_second = 10, sign_in_failure_burst = 100,
 ///            event_retention_seconds = 86400,
 ///            media_retention_seconds = 7 * 86400, event_streams_per_end_user = 4,
 ///            connections_per_address = 128, apps_requests_per_second = 10, apps_burst = 10 }
@@ -35,14 +36,19 @@ public struct LimitsConfiguration: Codable, Sendable, Equatable {
     /// that change something (messages, chat events, answers, profile...), uploads
     /// aside (`upload_bytes_per_hour` counts those). Default 64 MiB.
     public var storedBytesPerHour: Int?
-    /// Sign-ins a second for the company, over all its end users, before the JWT's
-    /// signature is checked (default 1,000).
+    /// Sign-ins a second for the company, over all its end users, once the JWT's signature
+    /// holds (default 1,000).
     public var companySignInsPerSecond: Double?
     /// Sign-ins the company may take at once before its rate applies (default 10,000: a
     /// load test signs in its thousands of virtual users together).
     public var companySignInBurst: Double?
     /// Sign-ins a minute as one identifier, all at once if need be (default 10).
     public var signInsPerMinute: Int?
+    /// Failed sign-ins (an unknown company key, a refused JWT) a second from one address;
+    /// past them the address gets a 429 before its JWT is checked (default 10).
+    public var signInFailuresPerSecond: Double?
+    /// Failed sign-ins from one address at once before its rate applies (default 100).
+    public var signInFailureBurst: Double?
     /// How long stored real-time events are kept for replay (default one day).
     public var eventRetentionSeconds: Double?
     /// How long the files of ended chats are kept (default seven days).
@@ -93,6 +99,8 @@ public struct LimitsConfiguration: Codable, Sendable, Equatable {
     var effectiveCompanySignInsPerSecond: Double { companySignInsPerSecond ?? 1_000 }
     var effectiveCompanySignInBurst: Double { companySignInBurst ?? 10_000 }
     var effectiveSignInsPerMinute: Int { signInsPerMinute ?? 10 }
+    var effectiveSignInFailuresPerSecond: Double { signInFailuresPerSecond ?? 10 }
+    var effectiveSignInFailureBurst: Double { signInFailureBurst ?? 100 }
     var effectiveEventRetentionSeconds: Double { eventRetentionSeconds ?? 86_400 }
     var effectiveMediaRetentionSeconds: Double { mediaRetentionSeconds ?? 7 * 86_400 }
     var effectiveEventStreamsPerEndUser: Int { eventStreamsPerEndUser ?? 4 }
@@ -105,7 +113,8 @@ public struct LimitsConfiguration: Codable, Sendable, Equatable {
         var problems: [String] = []
         let numbers: [(String, Double?)] = [
             ("requests_per_second", requestsPerSecond), ("burst", burst), ("company_sign_ins_per_second", companySignInsPerSecond),
-            ("company_sign_in_burst", companySignInBurst), ("event_retention_seconds", eventRetentionSeconds),
+            ("company_sign_in_burst", companySignInBurst), ("sign_in_failures_per_second", signInFailuresPerSecond),
+            ("sign_in_failure_burst", signInFailureBurst), ("event_retention_seconds", eventRetentionSeconds),
             ("media_retention_seconds", mediaRetentionSeconds), ("apps_requests_per_second", appsRequestsPerSecond),
             ("apps_burst", appsBurst),
         ]

@@ -33,13 +33,15 @@ struct EndUsers: Sendable {
     let clock: any TimeSource
 
     /// Checks the JWT, finds or creates its end user, and issues an auth token bound to
-    /// the company's key; within the sign-in rates of ``SignInLimits``.
-    func authenticate(_ request: AuthRequest) async throws -> AuthResponse {
+    /// the company's key; within the sign-in rates of ``SignInLimits`` (a failure is charged
+    /// to `address`, the one the request came from, nil in process).
+    func authenticate(_ request: AuthRequest, from address: String? = nil) async throws -> AuthResponse {
+        try signIns.admitAddress(address)
         let company = configuration.company
         guard request.companyKey == company.key else {
+            signIns.chargeFailure(address)
             throw HTTPError.unauthenticated("unknown company key '\(request.companyKey)'")
         }
-        try signIns.admitCompany(company.key)
         let now = clock.now()
         let claims: [String: JSONValue]
         do {
@@ -47,11 +49,14 @@ struct EndUsers: Sendable {
                                      maximumLifetime: company.jwtMaxLifetimeSeconds ?? 86_400)
                 .verify(request.jwt, now: now)
         } catch let error as JWTError {
+            signIns.chargeFailure(address)
             throw HTTPError.unauthenticated("the JWT is refused: \(error)")
         }
         guard let identifier = claims["identifier"]?.stringValue, !identifier.isEmpty else {
+            signIns.chargeFailure(address)
             throw HTTPError.unauthenticated("the JWT is refused: the 'identifier' claim is required")
         }
+        try signIns.admitCompany(company.key)
         let profile = Update(name: claims["name"]?.stringValue, email: claims["email"]?.stringValue,
                              phone: claims["phone"]?.stringValue, identifier: identifier)
         if let problem = profile.problem { throw HTTPError.badRequest("the JWT's claim: " + problem) }

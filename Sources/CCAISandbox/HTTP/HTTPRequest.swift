@@ -15,6 +15,8 @@ public struct HTTPRequest: Sendable {
     public var body: Data
     /// Parameters captured by the route pattern (`:id` -> `"12"`).
     public var parameters: [String: String] = [:]
+    /// The address the request came from (`203.0.113.7`); nil in process (no socket).
+    public var clientAddress: String?
 
     public init(method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:],
                 body: Data = Data()) {

@@ -31,6 +31,15 @@ public final class HTTPServer: @unchecked Sendable {
         /// held in memory only, never spooled, and apart from the budgets above, so that
         /// clients without a token cannot use what authenticated ones need; past it a 503.
         public var anonymousBodyBytes = 4 << 20
+        /// Of `anonymousBodyBytes`, what the bodies from one address may hold together (512
+        /// KiB): a few addresses cannot take it all. Loopback is exempt unless `limitsLoopback`.
+        /// 0: no limit per address.
+        public var anonymousBodyBytesPerAddress = 512 << 10
+        /// Seconds after its headers from which a body without a token still arriving is slow
+        /// (1): when a body needs room that its address's or the whole budget lacks, the
+        /// oldest slow one gives up its share (its connection is closed), so that bodies
+        /// dripped a byte at a time do not keep out those that come at once.
+        public var anonymousBodySlowSeconds: Double = 1
         /// Seconds a connection has to deliver a request's headers (and, without a token,
         /// its whole body) from when it opens or its previous answer ends (10): a deadline,
         /// not an idle timeout, so that dripping a byte at a time does not keep it; past it
@@ -42,8 +51,9 @@ public final class HTTPServer: @unchecked Sendable {
         /// Connections open at once from one address (128); past it a new one is closed as
         /// it is accepted. 0: no limit.
         public var connectionsPerAddress = 128
-        /// Whether loopback addresses (127.0.0.0/8) count against `connectionsPerAddress`
-        /// (false): a load test runs its many SDK instances in one process on 127.0.0.1.
+        /// Whether loopback addresses (127.0.0.0/8) count against `connectionsPerAddress` and
+        /// `anonymousBodyBytesPerAddress` (false): a load test runs its many SDK instances in
+        /// one process on 127.0.0.1.
         public var limitsLoopback = false
 
         public init() {}
@@ -66,6 +76,9 @@ public final class HTTPServer: @unchecked Sendable {
         let cLimits = chttp_limits(memory_bytes: limits.memoryBytes, spool_after_bytes: limits.spoolAfterBytes,
                                    spool_bytes: limits.spoolBytes, stream_bytes: limits.streamBytes,
                                    streams_bytes: limits.streamsBytes, anonymous_bytes: limits.anonymousBodyBytes,
+                                   anonymous_bytes_per_address: limits.anonymousBodyBytesPerAddress,
+                                   anonymous_slow_seconds: limits.anonymousBodySlowSeconds.isFinite
+                                       ? max(0, limits.anonymousBodySlowSeconds) : 0,
                                    request_seconds: limits.requestSeconds.isFinite ? max(0, limits.requestSeconds) : 0,
                                    connections: UInt32(clamping: limits.connections ?? 0),
                                    connections_per_address: UInt32(clamping: limits.connectionsPerAddress),
@@ -75,8 +88,8 @@ public final class HTTPServer: @unchecked Sendable {
                                             BoxedServer.admit(context, method, path, authorization, contentLength, query, queryLength,
                                                               admission)
                                         },
-                                        { context, exchange, method, path, headers, headersLength, query, queryLength, body, bodyFile, bodyLength in
-                                            BoxedServer.dispatch(context, exchange, method, path, headers, headersLength,
+                                        { context, exchange, client, method, path, headers, headersLength, query, queryLength, body, bodyFile, bodyLength in
+                                            BoxedServer.dispatch(context, exchange, client, method, path, headers, headersLength,
                                                                  query, queryLength, body, bodyFile, bodyLength)
                                         }, Unmanaged.passUnretained(box).toOpaque(), &error, error.count)
         else {
@@ -89,6 +102,12 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     private var box: BoxedServer?
+
+    /// Bytes of request bodies without a token the server holds now (of
+    /// ``Limits/anonymousBodyBytes``); 0 once stopped.
+    public var anonymousBodyBytesHeld: Int {
+        lock.withLock { server.map { chttp_anonymous_held($0) } ?? 0 }
+    }
 
     /// The base URL (`http://127.0.0.1:PORT`).
     public var baseURL: String { "http://\(address):\(port)" }
@@ -229,13 +248,14 @@ private final class BoxedServer {
         }
     }
 
-    static func dispatch(_ context: UnsafeMutableRawPointer?, _ exchange: OpaquePointer?,
+    static func dispatch(_ context: UnsafeMutableRawPointer?, _ exchange: OpaquePointer?, _ client: UnsafePointer<CChar>?,
                          _ method: UnsafePointer<CChar>?, _ path: UnsafePointer<CChar>?,
                          _ headers: UnsafePointer<CChar>?, _ headersLength: Int,
                          _ query: UnsafePointer<CChar>?, _ queryLength: Int,
                          _ body: UnsafePointer<CChar>?, _ bodyFile: Int32, _ bodyLength: Int) {
         let box = Unmanaged<BoxedServer>.fromOpaque(context!).takeUnretainedValue()
         var request = HTTPRequest(method: String(cString: method!), path: String(cString: path!))
+        request.clientAddress = client.map { String(cString: $0) }
         for (name, value) in pairs(headers, headersLength) { request.headers[name.lowercased()] = value }
         for (name, value) in pairs(query, queryLength) {
             if request.query[name] == nil { request.query[name] = value } else { request.repeatedQueryNames.insert(name) }

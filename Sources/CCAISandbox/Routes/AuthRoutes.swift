@@ -19,6 +19,6 @@ struct AuthRoutes: Sendable {
     }
 
     private func authenticate(_ request: HTTPRequest) async throws -> HTTPResponse {
-        try .json(try await endUsers.authenticate(try request.decode(AuthRequest.self)))
+        try .json(try await endUsers.authenticate(try request.decode(AuthRequest.self), from: request.clientAddress))
     }
 }

@@ -31,9 +31,9 @@ final class RateLimiter<Key: Hashable>: @unchecked Sendable {
         self.clock = clock
     }
 
-    /// Takes one request from the key's bucket: nil when there was one, else the seconds
-    /// until there is.
-    func retryAfter(_ key: Key) -> Double? {
+    /// Takes one request from the key's bucket (or, when not `taking`, only looks): nil
+    /// when there was one, else the seconds until there is.
+    func retryAfter(_ key: Key, taking: Bool = true) -> Double? {
         let time = clock.now().timeIntervalSince1970
         return lock.withLock {
             sweep(time)
@@ -44,7 +44,7 @@ final class RateLimiter<Key: Hashable>: @unchecked Sendable {
                 buckets[key] = bucket
                 return (1 - bucket.tokens) / rate
             }
-            bucket.tokens -= 1
+            if taking { bucket.tokens -= 1 }
             buckets[key] = bucket
             return nil
         }

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "chttp_body_budget.h"
+
 typedef struct chttp_server chttp_server;
 typedef struct chttp_exchange chttp_exchange;
 
@@ -28,6 +30,12 @@ typedef struct {
     /// Bytes of request bodies admitted without a token, all connections together: held in
     /// memory only, apart from the budgets above; past it a request is answered 503.
     size_t anonymous_bytes;
+    /// Of `anonymous_bytes`, what the bodies from one address may hold (loopback is exempt
+    /// unless `limit_loopback`); 0: no limit per address.
+    size_t anonymous_bytes_per_address;
+    /// Seconds after its headers from which a body without a token still arriving is slow,
+    /// and gives its share up (its connection is closed) to a body that needs room.
+    double anonymous_slow_seconds;
     /// Seconds a connection has to deliver a request's headers (and, without a token, its
     /// whole body), from when it opens or its previous request ends; past it it is closed.
     double request_seconds;
@@ -35,7 +43,8 @@ typedef struct {
     unsigned connections;
     /// Connections open at once from one address; 0: no limit.
     unsigned connections_per_address;
-    /// Whether loopback addresses (127.0.0.0/8) count against `connections_per_address`.
+    /// Whether loopback addresses (127.0.0.0/8) count against `connections_per_address` and
+    /// `anonymous_bytes_per_address`.
     int limit_loopback;
 } chttp_limits;
 
@@ -69,12 +78,13 @@ typedef void (*chttp_admission_handler)(void *context, const char *method, const
                                         long long content_length, const char *query, size_t query_len,
                                         chttp_admission *admission);
 
-/// Called on the daemon's thread when a request is complete. `headers` and `query` are
+/// Called on the daemon's thread when a request is complete. `client` is the address it
+/// came from ("203.0.113.7"), or NULL if unknown. `headers` and `query` are
 /// "name\0value\0" sequences of `headers_len`/`query_len` bytes. The body is `body` in
 /// memory, or, when `body_fd` is not -1, the first `body_len` bytes of that file (valid
 /// during the call only). The handler must not block; it answers later with
 /// `chttp_respond` (exactly once).
-typedef void (*chttp_request_handler)(void *context, chttp_exchange *exchange, const char *method,
+typedef void (*chttp_request_handler)(void *context, chttp_exchange *exchange, const char *client, const char *method,
                                       const char *path, const char *headers, size_t headers_len,
                                       const char *query, size_t query_len, const char *body, int body_fd,
                                       size_t body_len);
@@ -87,6 +97,9 @@ chttp_server *chttp_start(const char *address, uint16_t port, chttp_limits limit
 
 /// The port the server listens on.
 uint16_t chttp_port(const chttp_server *server);
+
+/// Bytes of request bodies admitted without a token that the server holds now.
+size_t chttp_anonymous_held(chttp_server *server);
 
 /// Answers a request (from any thread). `headers` is "name\0value\0" pairs of
 /// `headers_len` bytes (may be NULL); a pair with a CR or LF is dropped.
