@@ -118,9 +118,9 @@ import Timekeeping
         #expect(cache.pdf(chatID: 4, version: version(1)) == nil && cache.bytes == 80, "larger than the cache: not kept")
     }
 
-    /// One rendering under way (held), four waiting: a fifth end user gets a 503, an end
-    /// user with a rendering of another chat a 429, both with Retry-After; a request for a
-    /// rendering already admitted waits for it.
+    /// One rendering under way (held), four waiting: an end user with a rendering of another
+    /// chat gets a 429 with Retry-After; a request for a rendering already admitted waits for
+    /// it. (Who gets a 503 when the queue is full: `aFewEndUsersAskingInALoopNeverKeepTheOthersOut`.)
     @Test(.timeLimit(.minutes(1)))
     func theRendererQueuesABoundedNumberAndJoinsTheSame() async throws {
         let renderer = TranscriptRenderer()
@@ -148,8 +148,6 @@ import Timekeeping
         let joined = render(1, by: 1)
         let waiting = (2...5).map { render($0, by: $0) }
         #expect(await eventually { renderer.waiting == 6 })
-        let full = await #expect(throws: HTTPError.self) { try await render(6, by: 6).value }
-        #expect(full?.status == 503 && full?.headers["Retry-After"] == "5", "\(String(describing: full))")
         let second = await #expect(throws: HTTPError.self) { try await render(7, by: 2).value }
         #expect(second?.status == 429 && second?.headers["Retry-After"] != nil && second?.message.contains("chat 2") == true,
                 "\(String(describing: second))")
@@ -159,6 +157,72 @@ import Timekeeping
         for (offset, task) in waiting.enumerated() { #expect(try await task.value == Data("chat \(offset + 2)".utf8)) }
         #expect(renderer.renderings == 5, "the joined request rendered nothing of its own")
         #expect(try await render(6, by: 6).value == Data("chat 6".utf8), "room again once the queue has drained")
+    }
+
+    /// A renderer whose first drawing (chat 1, end user 1) is held until `release`, and a
+    /// way to ask it for chat N's transcript of `size` messages, drawn into `drawn`.
+    private final class HeldRenderer: @unchecked Sendable {
+        let renderer = TranscriptRenderer()
+        let started = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        private let lock = NSLock()
+        private var order: [Int] = []
+        /// The chats drawn, in order.
+        var drawn: [Int] { lock.withLock { order } }
+
+        func render(_ chatID: Int, by endUserID: Int, size: Int = 1, held: Bool = false) -> Task<Data, any Error> {
+            var chat = TranscriptTests.chat
+            chat.id = chatID
+            let version = TranscriptVersion(chat: chat, endUserName: nil, messages: .init(count: size, lastSequence: size, files: 0))
+            return Task {
+                try await self.renderer.render(chatID: chatID, version: version, endUserID: endUserID) {
+                    { [self] in
+                        if held {
+                            started.signal()
+                            release.wait()
+                        }
+                        lock.withLock { order.append(chatID) }
+                        return Data("chat \(chatID)".utf8)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Six end users asking in a loop once took every place of the queue, and every other
+    /// end user's transcript was a 503 (issue 38, item 7). An end user who has had fewer
+    /// rendered takes the place of a waiting one of an end user who has had more; end users
+    /// served alike do not push each other out.
+    @Test(.timeLimit(.minutes(1))) func aFewEndUsersAskingInALoopNeverKeepTheOthersOut() async throws {
+        let queue = HeldRenderer()
+        let held = queue.render(1, by: 1, held: true)
+        try await offThePool { queue.started.wait() }
+        let looping = (2...5).map { queue.render($0, by: $0) }
+        #expect(await eventually { queue.renderer.waiting == 5 })
+        // Each of the five has had one rendering since the renderer was idle; end user 6 none.
+        let newcomer = queue.render(6, by: 6)
+        let pushedOut = await #expect(throws: HTTPError.self) { try await looping[3].value }
+        #expect(pushedOut?.status == 503, "the waiting rendering of an end user served more gives its place")
+        let again = await #expect(throws: HTTPError.self) { try await queue.render(5, by: 5).value }
+        #expect(again?.status == 503 && again?.headers["Retry-After"] == "5", "end users served alike do not push each other out")
+        queue.release.signal()
+        #expect(try await held.value == Data("chat 1".utf8))
+        #expect(try await newcomer.value == Data("chat 6".utf8))
+        for (offset, task) in looping.prefix(3).enumerated() { #expect(try await task.value == Data("chat \(offset + 2)".utf8)) }
+    }
+
+    /// Of the renderings waiting, the smallest is drawn first; one passed over
+    /// ``TranscriptRenderer/maximumWaiting`` times is drawn next whatever its size.
+    @Test(.timeLimit(.minutes(1))) func aSmallTranscriptIsDrawnBeforeALargeOne() async throws {
+        let queue = HeldRenderer()
+        let held = queue.render(1, by: 1, held: true)
+        try await offThePool { queue.started.wait() }
+        let large = queue.render(2, by: 2, size: 2_500)
+        let small = queue.render(3, by: 3, size: 3)
+        let medium = queue.render(4, by: 4, size: 40)
+        #expect(await eventually { queue.renderer.prepared == 3 })
+        queue.release.signal()
+        for task in [held, large, small, medium] { _ = try await task.value }
+        #expect(queue.drawn == [1, 3, 4, 2], "\(queue.drawn)")
     }
 
     /// An end user with a chat of 30 messages of 10,000 characters on a redacting queue,

@@ -8,10 +8,14 @@ import Timekeeping
 ///
 /// A request for a rendering already admitted (the same chat in the same version) waits
 /// for it instead of rendering again. Otherwise at most ``maximumWaiting`` renderings wait
-/// behind the one under way; past them a request is a 503 `unavailable` with
-/// `Retry-After`. An end user has one rendering admitted at a time: a second one, of
-/// another chat, is a 429 `limit_exceeded` with `Retry-After`, so one end user never
-/// takes the places of others.
+/// behind the one under way. An end user has one rendering admitted at a time: a second
+/// one, of another chat, is a 429 `limit_exceeded` with `Retry-After`. When the queue is
+/// full, an end user who has had fewer transcripts rendered (since the renderer was last
+/// idle) takes the place of a waiting rendering of the end user who has had the most,
+/// which is refused with a 503; otherwise the newcomer gets the 503 `unavailable` with
+/// `Retry-After`. So a few end users asking in a loop never keep the others out. Of the
+/// renderings waiting, the smallest (fewest messages) is drawn first, unless one has been
+/// passed over ``maximumWaiting`` times.
 ///
 /// ```swift
 /// let renderer = TranscriptRenderer()
@@ -28,24 +32,36 @@ final class TranscriptRenderer: Sendable {
     typealias Drawing = @Sendable () throws -> Data
 
     private struct Job {
+        var id: Int
         var version: TranscriptVersion
         var endUserID: Int
         var waiters: [CheckedContinuation<Data, any Error>]
+        /// Its drawing, once prepared; nil while it is being prepared.
+        var drawing: Drawing?
+        var isDrawing = false
+        /// How often another was drawn before it, once it was ready.
+        var passedOver = 0
+        /// The transcript's messages: smaller ones are drawn first.
+        var size: Int { version.messages.count }
     }
 
     private struct State {
         /// Admitted renderings by chat: being prepared, waiting or under way.
         var jobs: [Int: Job] = [:]
-        /// Prepared renderings, oldest first.
-        var ready: [(chatID: Int, drawing: Drawing)] = []
         var isDrawing = false
         var renderings = 0
+        var lastJobID = 0
+        /// Renderings admitted per end user since the renderer was last idle.
+        var served: [Int: Int] = [:]
     }
 
     private let state = LockedState(State())
 
     /// How many renderings have run.
     var renderings: Int { state.withLock { $0.renderings } }
+
+    /// How many renderings are prepared and wait for their turn to be drawn.
+    var prepared: Int { state.withLock { $0.jobs.values.filter { $0.drawing != nil && !$0.isDrawing }.count } }
 
     /// How many requests wait for a rendering (those that asked for it first included).
     var waiting: Int { state.withLock { $0.jobs.values.reduce(0) { $0 + $1.waiters.count } } }
@@ -58,46 +74,71 @@ final class TranscriptRenderer: Sendable {
                 prepare: @escaping @Sendable () async throws -> Drawing) async throws -> Data
     {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data, any Error>) in
-            let admission = state.withLock { state -> Result<Bool, HTTPError> in
+            var evicted: [CheckedContinuation<Data, any Error>] = []
+            let admission = state.withLock { state -> Result<Int?, HTTPError> in
                 if var job = state.jobs[chatID], job.version == version {
                     job.waiters.append(continuation)
                     state.jobs[chatID] = job
-                    return .success(false)
+                    return .success(nil)
                 }
-                let retryAfter = Double(state.jobs.count)
-                if let own = state.jobs.first(where: { $0.value.endUserID == endUserID }) {
-                    return .failure(.limitExceeded("the transcript of chat \(own.key) is being rendered for you; "
-                                                   + "an end user has one rendered at a time", retryAfter: retryAfter))
-                }
-                guard state.jobs.count <= Self.maximumWaiting else {
-                    return .failure(HTTPError(code: .unavailable,
-                                              message: "\(state.jobs.count) transcripts are being rendered or waiting, as many "
-                                                  + "as the sandbox takes; try again shortly",
-                                              headers: ["Retry-After": String(state.jobs.count)]))
-                }
-                state.jobs[chatID] = Job(version: version, endUserID: endUserID, waiters: [continuation])
-                return .success(true)
+                if let refusal = Self.refusal(of: endUserID, in: &state, evicting: &evicted) { return .failure(refusal) }
+                state.lastJobID += 1
+                state.served[endUserID, default: 0] += 1
+                state.jobs[chatID] = Job(id: state.lastJobID, version: version, endUserID: endUserID, waiters: [continuation])
+                return .success(state.lastJobID)
             }
+            let makingRoom = HTTPError(code: .unavailable, message: "this transcript gave its place to an end user who has had "
+                                           + "fewer rendered lately; try again shortly", headers: ["Retry-After": "1"])
+            for waiter in evicted { waiter.resume(throwing: makingRoom) }
             switch admission {
             case .failure(let refusal):
                 continuation.resume(throwing: refusal)
-            case .success(false):
+            case .success(nil):
                 break
-            case .success(true):
+            case .success(let jobID?):
                 Task {
                     do {
-                        enqueue(chatID, try await prepare())
+                        ready(chatID, jobID, try await prepare())
                     } catch {
-                        finish(chatID, .failure(error))
+                        finish(chatID, jobID, .failure(error))
                     }
                 }
             }
         }
     }
 
-    private func enqueue(_ chatID: Int, _ drawing: @escaping Drawing) {
-        let startsThread = state.withLock { state in
-            state.ready.append((chatID, drawing))
+    /// Why `endUserID`'s new rendering is refused, if it is: another of theirs admitted
+    /// (429), or a full queue with no waiting rendering of an end user served more (503).
+    /// A rendering it takes the place of is removed, its waiters put in `evicted`.
+    private static func refusal(of endUserID: Int, in state: inout State,
+                                evicting evicted: inout [CheckedContinuation<Data, any Error>]) -> HTTPError? {
+        let retryAfter = Double(state.jobs.count)
+        if let own = state.jobs.first(where: { $0.value.endUserID == endUserID }) {
+            return .limitExceeded("the transcript of chat \(own.key) is being rendered for you; "
+                                  + "an end user has one rendered at a time", retryAfter: retryAfter)
+        }
+        guard state.jobs.count > maximumWaiting else { return nil }
+        let served = state.served
+        let mine = served[endUserID, default: 0]
+        let candidate = state.jobs.filter { !$0.value.isDrawing }
+            .max { (served[$0.value.endUserID, default: 0], $0.value.size, $0.value.id)
+                < (served[$1.value.endUserID, default: 0], $1.value.size, $1.value.id) }
+        if let candidate, served[candidate.value.endUserID, default: 0] > mine {
+            evicted = state.jobs.removeValue(forKey: candidate.key)?.waiters ?? []
+            return nil
+        }
+        return HTTPError(code: .unavailable,
+                         message: "\(state.jobs.count) transcripts are being rendered or waiting, as many "
+                             + "as the sandbox takes; try again shortly",
+                         headers: ["Retry-After": String(state.jobs.count)])
+    }
+
+    /// The job's drawing is prepared: it waits its turn (unless the job gave its place up).
+    private func ready(_ chatID: Int, _ jobID: Int, _ drawing: @escaping Drawing) {
+        let startsThread = state.withLock { state -> Bool in
+            guard var job = state.jobs[chatID], job.id == jobID else { return false }
+            job.drawing = drawing
+            state.jobs[chatID] = job
             defer { state.isDrawing = true }
             return !state.isDrawing
         }
@@ -110,22 +151,39 @@ final class TranscriptRenderer: Sendable {
         }
     }
 
-    /// The renderer's thread: draws what is ready, in order, until nothing is.
+    /// The next job to draw: one passed over too often, else the smallest, then the oldest.
+    private static func next(in state: inout State) -> (chatID: Int, jobID: Int, drawing: Drawing)? {
+        let ready = state.jobs.filter { $0.value.drawing != nil && !$0.value.isDrawing }
+        guard let chosen = ready.min(by: { first, second in
+            let (a, b) = (first.value, second.value)
+            return (a.passedOver < maximumWaiting ? 1 : 0, a.size, a.id) < (b.passedOver < maximumWaiting ? 1 : 0, b.size, b.id)
+        }), let drawing = chosen.value.drawing else { return nil }
+        for chatID in ready.keys where chatID != chosen.key { state.jobs[chatID]?.passedOver += 1 }
+        state.jobs[chosen.key]?.isDrawing = true
+        return (chosen.key, chosen.value.id, drawing)
+    }
+
+    /// The renderer's thread: draws what is ready, in turn, until nothing is.
     private func drawUntilIdle() {
-        while let (chatID, drawing) = state.withLock({ state -> (Int, Drawing)? in
-            guard !state.ready.isEmpty else {
+        while let (chatID, jobID, drawing) = state.withLock({ state -> (Int, Int, Drawing)? in
+            guard let next = Self.next(in: &state) else {
                 state.isDrawing = false
                 return nil
             }
             state.renderings += 1
-            return state.ready.removeFirst()
+            return next
         }) {
-            finish(chatID, Result { try drawing() })
+            finish(chatID, jobID, Result { try drawing() })
         }
     }
 
-    private func finish(_ chatID: Int, _ result: Result<Data, any Error>) {
-        let waiters = state.withLock { $0.jobs.removeValue(forKey: chatID)?.waiters ?? [] }
+    private func finish(_ chatID: Int, _ jobID: Int, _ result: Result<Data, any Error>) {
+        let waiters = state.withLock { state -> [CheckedContinuation<Data, any Error>] in
+            guard state.jobs[chatID]?.id == jobID else { return [] }
+            let waiters = state.jobs.removeValue(forKey: chatID)?.waiters ?? []
+            if state.jobs.isEmpty { state.served = [:] }
+            return waiters
+        }
         for waiter in waiters { waiter.resume(with: result) }
     }
 }
