@@ -104,6 +104,30 @@ import Testing
         }
     }
 
+    /// A server that sends faster than the consumer takes: past the flow's high water the
+    /// connection is no longer read (the events wait in the server's socket), and once the
+    /// consumer catches up it is read again, losing nothing (issue 38, item 2).
+    @Test(.timeLimit(.minutes(1))) func aConsumerThatFallsBehindStopsTheConnectionBeingRead() async throws {
+        let payload = String(repeating: "x", count: 8 << 10)
+        let server = try RawHTTPServer { connection in
+            connection.readRequestHead()
+            connection.write("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\nretry: 60000\n\n")
+            for n in 1...2_000 where connection.write("id: \(n)\ndata: \(n) \(payload)\n\n") {}
+        }
+        defer { server.stop() }
+        let events = EventSource(client: HTTPClient(), request: HTTPClientRequest(url: "\(server.baseURL)/events")).events()
+        var iterator = events.makeAsyncIterator()
+        #expect(try await iterator.next()?.data.hasPrefix("1 ") == true)
+        #expect(await eventually { events.flow.isPaused }, "16 MB sent, the consumer holding one event")
+        #expect(events.flow.pendingBytes <= EventSource.flowHighWater + 64 << 10, "\(events.flow.pendingBytes)")
+        var numbers: [Int] = []
+        while numbers.count < 1_999, let event = try await iterator.next() {
+            numbers.append(Int(event.data.prefix { $0 != " " }) ?? 0)
+        }
+        #expect(numbers == Array(2...2_000), "read again once taken, in order, nothing lost")
+        #expect(!events.flow.isPaused && events.flow.pendingBytes == 0)
+    }
+
     @Test func stoppingTheServerEndsOpenStreams() async throws {
         var router = HTTPRouter()
         router.add("GET", "/forever", authentication: .none) { _ in

@@ -4,10 +4,11 @@ import Testing
 
 @Suite struct EventTests {
     /// A state with `chat.on`/`chat.wait_for` and a Swift-side emitter.
-    private func makeChatState(diagnostics: CollectedDiagnostics = CollectedDiagnostics(), capacity: Int = 1_000)
+    private func makeChatState(diagnostics: CollectedDiagnostics = CollectedDiagnostics(), capacity: Int = 1_000,
+                               limits: LuaLimits = LuaLimits())
         async throws -> (LuaState, LuaEventEmitter)
     {
-        let state = try makeState(diagnostics: diagnostics.diagnostics)
+        let state = try makeState(limits: limits, diagnostics: diagnostics.diagnostics)
         await installTasks(state)
         let emitter = await state.withContext { lua in
             let emitter = lua.makeEmitter(name: "chat", events: ["messages_received", "state_changed"],
@@ -176,6 +177,39 @@ import Testing
         #expect(results == [3, 4, 5])
         #expect(emitter.droppedEventCount == 2)
         #expect(diagnostics.warnings.first?.contains("dropped the oldest 'state_changed' event") == true)
+    }
+
+    /// Unclaimed events are bounded in bytes as well as in number (a quarter of the memory
+    /// limit, here 1 MiB of 4), count in the state's memory, and past their budget the
+    /// oldest of the name holding the most are dropped and counted (issue 38, item 2: 544 MB
+    /// of 500 KB events for one VU, outside its memory limit).
+    @Test func unclaimedEventsAreBoundedInBytesAndCountInTheStatesMemory() async throws {
+        let diagnostics = CollectedDiagnostics()
+        let (state, emitter) = try await makeChatState(diagnostics: diagnostics,
+                                                       limits: LuaLimits(memoryBytes: 4 << 20, instructions: 0, seconds: 0))
+        let big = String(repeating: "x", count: 100 << 10)
+        await state.withContext { _ in
+            emitter.emit("state_changed", "small")
+            for n in 1...30 { emitter.emit("messages_received", .array([["n": .integer(Int64(n)), "text": .string(big)]])) }
+        }
+        #expect(emitter.droppedEventCount == 20, "1 MiB holds ten events of 100 KB; the oldest of the fullest name go")
+        #expect(diagnostics.dropped == Array(repeating: "chat.messages_received", count: 20))
+        #expect(diagnostics.warnings.first?.contains("the state's unclaimed events are over 1 MiB") == true, "\(diagnostics.warnings)")
+        // Making a string of 1.6 MB takes 3.2 (a buffer, then the string).
+        let crowded = await expectScriptError(state, #"local s = ("y"):rep(1600 << 10)"#)
+        #expect(crowded?.kind == .memory, "the kept events count in the state's 4 MiB")
+        let kept = try await state.run(source: """
+            local numbers = {}
+            while true do
+              local ok, messages = pcall(chat.wait_for, "messages_received", { timeout = 0 })
+              if not ok then break end
+              numbers[#numbers + 1] = messages[1].n
+            end
+            return chat.wait_for("state_changed", { timeout = 0 }), table.concat(numbers, " ")
+            """, chunkName: "=t")
+        #expect(kept == [.string("small"), .string("21 22 23 24 25 26 27 28 29 30")], "the newest ten, and the small one")
+        let roomy = try await state.run(source: #"return #("y"):rep(1600 << 10)"#, chunkName: "=t")
+        #expect(roomy == [.integer(1600 << 10)], "taken, they no longer count")
     }
 
     @Test(arguments: [1, 3, 8, 9, 20])

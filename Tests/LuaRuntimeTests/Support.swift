@@ -8,14 +8,19 @@ final class CollectedDiagnostics: @unchecked Sendable {
     private let lock = NSLock()
     private var _warnings: [String] = []
     private var _handlerErrors: [(String, LuaScriptError)] = []
+    private var _dropped: [String] = []
 
     var warnings: [String] { lock.withLock { _warnings } }
+    /// The events dropped unclaimed, by qualified name.
+    var dropped: [String] { lock.withLock { _dropped } }
     var handlerErrors: [(String, LuaScriptError)] { lock.withLock { _handlerErrors } }
 
     var diagnostics: LuaDiagnostics {
-        LuaDiagnostics(
+        var diagnostics = LuaDiagnostics(
             warning: { message in self.lock.withLock { self._warnings.append(message) } },
             handlerError: { event, error in self.lock.withLock { self._handlerErrors.append((event, error)) } })
+        diagnostics.eventDropped = { event in self.lock.withLock { self._dropped.append(event) } }
+        return diagnostics
     }
 }
 

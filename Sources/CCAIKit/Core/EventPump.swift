@@ -22,6 +22,9 @@ public struct PlatformEvent: Sendable, Equatable {
     }
 
     private static let decoder = JSONDecoder()
+
+    /// About what it takes to hold: its text, name and id (64 bytes for one the SDK made).
+    var byteCount: Int { (text?.utf8.count ?? 64) + name.utf8.count + (id?.utf8.count ?? 0) }
 }
 
 /// Reads the platform's `/events` stream for the authenticated end user and hands every
@@ -33,8 +36,14 @@ final class EventPump: @unchecked Sendable {
     private let api: APIClient
     private let http: HTTPClient
     private let lock = NSLock()
-    /// Subscribers by the order they came in, told in that order.
-    private var subscribers: [Int: AsyncStream<PlatformEvent>.Continuation] = [:]
+    /// Subscribers by the order they came in, told in that order: each hands an event to
+    /// its ``EventQueue``.
+    private var subscribers: [Int: @Sendable (PlatformEvent) -> Void] = [:]
+    /// The most bytes of events a subscriber may leave untaken (2 MiB, at least one event of
+    /// the 1 MiB the stream allows); past it its oldest are dropped and counted.
+    static let subscriberBytes = 2 << 20
+    private let dropLock = NSLock()
+    private var droppedCount = 0
     private var lastSubscriber = 0
     /// Called with every event before any subscriber gets it (services keeping state).
     private var observers: [@Sendable (PlatformEvent) -> Void] = []
@@ -65,18 +74,40 @@ final class EventPump: @unchecked Sendable {
     /// event is the provider's state as it is (`state_changed` is a current-value
     /// publisher): each later change follows it once, none is missed or told twice.
     func subscribe(currentState: Bool = false) -> AsyncStream<PlatformEvent> {
-        let (stream, continuation) = AsyncStream<PlatformEvent>.makeStream()
+        subscribe(currentState: currentState) { $0 }
+    }
+
+    /// Events dropped because a subscriber was more than ``subscriberBytes`` behind.
+    var droppedEvents: Int { dropLock.withLock { droppedCount } }
+
+    /// A new subscriber that gets what `transform` makes of each event (nil skips it),
+    /// through a queue of its own bounded in bytes (``EventQueue``). It ends when its
+    /// stream is dropped or its task cancelled.
+    func subscribe<Value: Sendable>(currentState: Bool = false,
+                                    _ transform: @escaping @Sendable (PlatformEvent) -> Value?) -> AsyncStream<Value> {
+        let queue = EventQueue<Value>(limit: Self.subscriberBytes)
+        let push: @Sendable (PlatformEvent) -> Void = { [weak self] event in
+            guard let value = transform(event) else { return }
+            let dropped = queue.push(value, bytes: event.byteCount)
+            if dropped > 0, let self { self.dropLock.withLock { self.droppedCount += dropped } }
+        }
         let id = lock.withLock { () -> Int in
             lastSubscriber += 1
             return lastSubscriber
         }
-        continuation.onTermination = { [weak self] _ in self?.unsubscribe(id) }
+        let ending = SubscriptionEnd { [weak self] in
+            queue.finish()
+            self?.unsubscribe(id)
+        }
         lock.withLock {
-            subscribers[id] = continuation
-            if currentState { continuation.yield(Self.stateEvent(providerState)) }
+            subscribers[id] = push
+            if currentState { push(Self.stateEvent(providerState)) }
             if task == nil, !suspended { startRunLocked() }
         }
-        return stream
+        return AsyncStream(unfolding: { [ending] in
+            withExtendedLifetime(ending) {}
+            return await queue.next()
+        }, onCancel: { ending.end() })
     }
 
     /// Starts a run once the previous one has ended. Called with the lock held.
@@ -109,21 +140,6 @@ final class EventPump: @unchecked Sendable {
             return nil
         }
         return stopping
-    }
-
-    /// A new subscriber that gets what `transform` makes of each event (nil skips it).
-    func subscribe<Value: Sendable>(currentState: Bool = false,
-                                    _ transform: @escaping @Sendable (PlatformEvent) -> Value?) -> AsyncStream<Value> {
-        let source = subscribe(currentState: currentState)
-        return AsyncStream { continuation in
-            let task = Task {
-                for await event in source {
-                    if let value = transform(event) { continuation.yield(value) }
-                }
-                continuation.finish()
-            }
-            continuation.onTermination = { _ in task.cancel() }
-        }
     }
 
     /// Runs `observer` with every event, before subscribers see it, for as long as the pump
@@ -191,12 +207,12 @@ final class EventPump: @unchecked Sendable {
     }
 
     /// Who gets an event: the observers first, then the subscribers.
-    private typealias Listeners = (observers: [@Sendable (PlatformEvent) -> Void], subscribers: [AsyncStream<PlatformEvent>.Continuation])
+    private typealias Listeners = (observers: [@Sendable (PlatformEvent) -> Void], subscribers: [@Sendable (PlatformEvent) -> Void])
 
     private func deliver(_ event: PlatformEvent, to listeners: Listeners) {
         let (observers, subscribers) = listeners
         for observer in observers { observer(event) }
-        for subscriber in subscribers { subscriber.yield(event) }
+        for subscriber in subscribers { subscriber(event) }
     }
 
     private func run() async {
@@ -248,5 +264,25 @@ final class EventPump: @unchecked Sendable {
                 try? await http.clock.sleep(for: api.retryPolicy.streamDelay(afterFailures: failures))
             }
         }
+    }
+}
+
+/// Ends a subscription once: when its stream is dropped (deinit) or its task cancelled.
+private final class SubscriptionEnd: @unchecked Sendable {
+    private let lock = NSLock()
+    private var action: (@Sendable () -> Void)?
+
+    init(_ action: @escaping @Sendable () -> Void) {
+        self.action = action
+    }
+
+    deinit { action?() }
+
+    func end() {
+        let action = lock.withLock { () -> (@Sendable () -> Void)? in
+            defer { self.action = nil }
+            return self.action
+        }
+        action?()
     }
 }

@@ -104,6 +104,10 @@ public final class ChatService: @unchecked Sendable {
         }
     }
 
+    /// Events its subscribers did not take in time: past 2 MiB not taken, a subscriber's
+    /// oldest are dropped (the stream itself waits for its slowest reader only up to that).
+    public var droppedEventCount: Int { pump.droppedEvents }
+
     /// Every event of the platform's stream (chat, smart action and screen share events,
     /// and the SDK's own `state_changed` and `network_connectivity_changed`), each with its
     /// JSON data, as they happen. Every call is a new subscriber.

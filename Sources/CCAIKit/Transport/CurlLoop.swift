@@ -10,6 +10,7 @@ final class CurlLoop: @unchecked Sendable {
     private let lock = NSLock()
     private var incoming: [CurlTransfer] = []
     private var cancelled: [CurlTransfer] = []
+    private var unpaused: [CurlTransfer] = []
     private var isStopping = false
     /// Loop-thread state: transfers in the multi handle, by easy handle.
     private var active: [OpaquePointer: CurlTransfer] = [:]
@@ -28,6 +29,13 @@ final class CurlLoop: @unchecked Sendable {
         curl_multi_wakeup(UnsafeMutableRawPointer(multi))
     }
 
+    /// Reads a transfer that its stream's flow stopped again (on the loop thread, where
+    /// libcurl allows it).
+    func unpause(_ transfer: CurlTransfer) {
+        lock.withLock { unpaused.append(transfer) }
+        curl_multi_wakeup(UnsafeMutableRawPointer(multi))
+    }
+
     func cancel(_ transfer: CurlTransfer) {
         lock.withLock { cancelled.append(transfer) }
         curl_multi_wakeup(UnsafeMutableRawPointer(multi))
@@ -43,12 +51,13 @@ final class CurlLoop: @unchecked Sendable {
     private func run() {
         let handle = UnsafeMutableRawPointer(multi)
         while true {
-            let (adds, cancels, stopping) = lock.withLock {
+            let (adds, cancels, unpauses, stopping) = lock.withLock {
                 defer {
                     incoming = []
                     cancelled = []
+                    unpaused = []
                 }
-                return (incoming, cancelled, isStopping)
+                return (incoming, cancelled, unpaused, isStopping)
             }
             for transfer in adds {
                 curl_multi_add_handle(handle, UnsafeMutableRawPointer(transfer.easy))
@@ -57,6 +66,9 @@ final class CurlLoop: @unchecked Sendable {
             for transfer in cancels where active.removeValue(forKey: transfer.easy) != nil {
                 curl_multi_remove_handle(handle, UnsafeMutableRawPointer(transfer.easy))
                 transfer.finish(.failure(CancellationError()))
+            }
+            for transfer in unpauses where active[transfer.easy] != nil {
+                curl_easy_pause(UnsafeMutableRawPointer(transfer.easy), CURLPAUSE_RECV_CONT)
             }
             if stopping { break }
             var running: Int32 = 0

@@ -24,6 +24,10 @@ final class CurlTransfer {
     /// For streams: receives each chunk of a 2xx body (with the status) instead of
     /// buffering it; returning false aborts the transfer.
     private let onChunk: ((Int, Data) -> Bool)?
+    /// The stream's back-pressure, if it has one.
+    private let flow: StreamFlow?
+    /// Starts the transfer again after the flow stopped it (set by the loop that runs it).
+    var unpause: (@Sendable () -> Void)?
 
     init(_ request: HTTPClientRequest, onChunk: ((Int, Data) -> Bool)? = nil) throws {
         guard let easy = curl_easy_init() else { throw TransportError.failed("cannot create a transfer") }
@@ -34,6 +38,7 @@ final class CurlTransfer {
         } ?? request.url
         self.maximumResponseBytes = max(0, request.maximumResponseBytes)
         self.onChunk = onChunk
+        self.flow = onChunk == nil ? nil : request.flow
         let handle = UnsafeMutableRawPointer(easy)
         ccurl_setopt_string(handle, CURLOPT_URL, request.url)
         ccurl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
@@ -83,6 +88,10 @@ final class CurlTransfer {
                 var status = 0
                 ccurl_getinfo_long(UnsafeMutableRawPointer(transfer.easy), CURLINFO_RESPONSE_CODE, &status)
                 if (200..<300).contains(status) {
+                    // The consumer is behind: libcurl keeps this chunk and stops reading.
+                    if let flow = transfer.flow, let unpause = transfer.unpause, flow.pauseIfBehind(resume: unpause) {
+                        return Int(CURL_WRITEFUNC_PAUSE)
+                    }
                     return onChunk(status, Data(bytes: chunk, count: size * count)) ? size * count : 0
                 }
             }

@@ -21,6 +21,9 @@ public struct HTTPClientRequest: Sendable {
     /// lookup of its own and no proxy, so that what a guard checked is what is reached
     /// (the sandbox's webhooks: the SSRF guard resolves, the transport connects).
     public var pinnedAddresses: [String] = []
+    /// For a stream: back-pressure from its consumer (the transport stops reading while the
+    /// consumer is behind). nil: every chunk is handed on as it comes.
+    public var flow: StreamFlow?
     /// The most bytes of response headers read (64 KiB), whatever the request.
     public static let maximumHeaderBytes = 64 << 10
 

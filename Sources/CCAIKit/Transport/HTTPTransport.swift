@@ -27,6 +27,9 @@ public final class CurlTransport: HTTPTransport {
     public func perform(_ request: HTTPClientRequest, onChunk: ((Int, Data) -> Bool)?) async throws -> HTTPClientResponse {
         try Task.checkCancellation()
         let transfer = try CurlTransfer(request, onChunk: onChunk)
+        transfer.unpause = { [loop, held = WeakTransfer(transfer: transfer)] in
+            if let transfer = held.transfer { loop.unpause(transfer) }
+        }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 transfer.wait(continuation)
@@ -36,4 +39,9 @@ public final class CurlTransport: HTTPTransport {
             loop.cancel(transfer)
         }
     }
+}
+
+/// A transfer the loop may still run, without keeping it alive.
+private struct WeakTransfer: @unchecked Sendable {
+    weak var transfer: CurlTransfer?
 }

@@ -161,10 +161,21 @@ public struct EventSource: Sendable {
         self.onConnectionChange = onConnectionChange
     }
 
+    /// The bytes of events handed on and not yet taken past which the connection is no
+    /// longer read (``StreamFlow``), and at which it is read again.
+    public static let flowHighWater = 2 << 20, flowLowWater = 512 << 10
+
     /// The events, across reconnections, until the consumer stops iterating (or the
     /// server answers with an error status, which ends the sequence with a ``CCAIError``, or the
-    /// transport fails for good or an event is over the limit: a ``NetworkError``).
-    public func events() -> AsyncThrowingStream<ServerSentEvent, Error> {
+    /// transport fails for good or an event is over the limit: a ``NetworkError``). While
+    /// the consumer has more than ``flowHighWater`` bytes of events not yet taken, the
+    /// connection is not read: a server sending faster than the consumer takes waits.
+    public func events() -> ServerSentEventStream {
+        let flow = StreamFlow(highWater: Self.flowHighWater, lowWater: Self.flowLowWater)
+        return ServerSentEventStream(flow: flow, events: stream(flow: flow))
+    }
+
+    private func stream(flow: StreamFlow) -> AsyncThrowingStream<ServerSentEvent, Error> {
         AsyncThrowingStream { continuation in
             let task = Task {
                 var lastID = lastEventID
@@ -173,6 +184,7 @@ public struct EventSource: Sendable {
                 while !Task.isCancelled {
                     var request = self.request
                     request.timeout = 0
+                    request.flow = flow
                     request.headers["Accept"] = "text/event-stream"
                     if let lastID { request.headers["Last-Event-ID"] = lastID }
                     let state = ParserBox(maximumEventBytes: request.maximumResponseBytes)
@@ -181,7 +193,10 @@ public struct EventSource: Sendable {
                         let response = try await client.stream(request) { status, chunk in
                             if (200..<300).contains(status), state.markConnected() { onConnectionChange?(true) }
                             guard let events = state.feed(chunk) else { return false }
-                            for event in events { continuation.yield(event) }
+                            for event in events {
+                                flow.produced(event.byteCount)
+                                continuation.yield(event)
+                            }
                             return true
                         }
                         if let tooLarge = state.failure { throw tooLarge }
@@ -217,6 +232,35 @@ public struct EventSource: Sendable {
             continuation.onTermination = { _ in task.cancel() }
         }
     }
+}
+
+/// The events of an ``EventSource``: taking one tells the source's ``StreamFlow``, so that
+/// the connection is read only as fast as they are taken.
+public struct ServerSentEventStream: AsyncSequence, Sendable {
+    public typealias Element = ServerSentEvent
+    /// The source's back-pressure (what is handed on and not yet taken).
+    public let flow: StreamFlow
+    let events: AsyncThrowingStream<ServerSentEvent, Error>
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        var base: AsyncThrowingStream<ServerSentEvent, Error>.Iterator
+        let flow: StreamFlow
+
+        public mutating func next() async throws -> ServerSentEvent? {
+            let event = try await base.next()
+            if let event { flow.consumed(event.byteCount) }
+            return event
+        }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(base: events.makeAsyncIterator(), flow: flow)
+    }
+}
+
+extension ServerSentEvent {
+    /// What it takes to hold: its data, type and id.
+    var byteCount: Int { data.utf8.count + event.utf8.count + (id?.utf8.count ?? 0) }
 }
 
 /// The parser of one connection, fed on the transport thread.

@@ -119,11 +119,12 @@ public struct ScriptRunner: Sendable {
         let confinement = LuaConfinement(modulePaths: modulePaths) { line in
             if let printing { printing(line) } else { logger.log(LogRecord(level: .info, message: printTag.map { "[\($0)] " + line } ?? line)) }
         }
-        let diagnostics = LuaDiagnostics(
+        var diagnostics = LuaDiagnostics(
             warning: { logger.log(LogRecord(level: .warn, message: $0)) },
             handlerError: { event, error in
                 logger.log(LogRecord(level: .error, message: "error in '\(event)' handler: \(error)"))
             })
+        if let metrics { diagnostics.eventDropped = { metrics.record(.eventsDropped, 1, tags: ["event": $0]) } }
         let state = try LuaState(limits: limits, confinement: confinement, diagnostics: diagnostics, clock: clock,
                                  budgetClock: budgetClock)
         let hasSDK = sdk != nil

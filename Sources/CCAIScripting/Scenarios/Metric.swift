@@ -178,6 +178,7 @@ public enum BuiltInMetric: String, CaseIterable, Sendable {
     case groupDuration = "group_duration_seconds"
     case droppedIterations = "dropped_iterations"
     case pluginErrors = "plugin_errors"
+    case eventsDropped = "events_dropped"
     case vus
     case sdkCall = "sdk_call_seconds"
     case chatStart = "chat_start_seconds"
@@ -198,7 +199,7 @@ public enum BuiltInMetric: String, CaseIterable, Sendable {
     public var kind: MetricKind {
         switch self {
         case .checks, .iterationFailed, .abandoned, .callAbandoned: return .rate
-        case .iterations, .droppedIterations, .pluginErrors: return .counter
+        case .iterations, .droppedIterations, .pluginErrors, .eventsDropped: return .counter
         case .vus, .queueLength, .agentsBusy: return .gauge
         case .iterationDuration, .groupDuration, .sdkCall, .chatStart, .chatFirstResponse, .chatWait, .chatHandle, .messageRoundTrip, .csatRating,
              .callWait, .callSetup, .callHandle:
@@ -219,6 +220,9 @@ public enum BuiltInMetric: String, CaseIterable, Sendable {
             return "arrivals of the open model that started no iteration (tagged reason: no_free_vu, every VU busy and the pool at "
                 + "max_vus; run_ending, the run ended before they could start)"
         case .groupDuration: return "how long each ccai.group took (tagged group, k6's path: ::outer::inner)"
+        case .eventsDropped:
+            return "events no script waited for, dropped oldest first past 1,000 of a name or the VU's budget of unclaimed "
+                + "event bytes, a quarter of its memory limit (tagged event: ccai.chat.messages_received)"
         case .pluginErrors:
             return "plugin hooks that raised, timed out or gave an answer that could not be used (tagged plugin and hook); "
                 + "the host went on with the default answer"

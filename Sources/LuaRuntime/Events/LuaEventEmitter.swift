@@ -24,7 +24,8 @@ public final class LuaEventEmitter {
     public let name: String
     /// The event names it emits; `on` and `wait_for` reject others.
     public let events: Set<String>
-    /// How many unclaimed events are kept per name; the oldest are dropped past it.
+    /// How many unclaimed events are kept per name; the oldest are dropped past it, and past
+    /// the state's budget of unclaimed event bytes (``LuaLimits/unclaimedEventBytes``).
     public var bufferCapacity: Int
     /// Handler runs that failed.
     public private(set) var handlerErrorCount = 0
@@ -49,6 +50,10 @@ public final class LuaEventEmitter {
         private var deliveries = 0
         private var hasCancelled = false
         var buffer = LuaEventBuffer()
+        /// The bytes of `buffer`'s events (``LuaValue/heldBytes``).
+        var bufferedBytes = 0
+        /// Events dropped from the buffer, unclaimed.
+        var dropped = 0
         /// Drops are reported at the first, then every thousandth.
         var nextDropWarning = 1
         var waiters: [LuaTask] = []
@@ -74,8 +79,10 @@ public final class LuaEventEmitter {
         }
 
         /// Drops the kept events, and cancels the subscriptions made in round `first` or later.
-        func beginRound(cancellingFrom first: Int) {
+        func beginRound(cancellingFrom first: Int, core: LuaCore) {
             buffer.removeAll()
+            core.releaseEventBytes(bufferedBytes)
+            bufferedBytes = 0
             for subscription in subscriptions where subscription.round >= first && !subscription.isCancelled { cancel(subscription) }
         }
 
@@ -127,17 +134,47 @@ public final class LuaEventEmitter {
         let channel = channel(event)
         channel.deliver(payload, scheduler: scheduler)
         if channel.waiters.isEmpty || !offerToWaiters(channel, payload, core: core) {
-            if !channel.buffer.append(payload, capacity: bufferCapacity) {
-                droppedEventCount += 1
-                let dropped = channel.buffer.dropped
-                if dropped >= channel.nextDropWarning {
-                    channel.nextDropWarning = dropped < 1_000 ? 1_000 : dropped + 1_000
-                    core.diagnostics.warning("\(name): dropped the oldest '\(event)' event (\(dropped) so far): "
-                        + "more than \(bufferCapacity) events nobody waited for")
-                }
+            keep(payload, in: channel)
+            if channel.buffer.count > bufferCapacity {
+                dropOldest(event, channel, because: "more than \(bufferCapacity) events nobody waited for")
+            }
+            while core.unclaimedEventBytes > core.unclaimedEventLimit, let (owner, name, fullest) = core.fullestEventChannel() {
+                owner.dropOldest(name, fullest, because: "the state's unclaimed events are over "
+                    + "\(LuaLimits.formatBytes(core.unclaimedEventLimit))")
             }
         }
         scheduler.drain()
+    }
+
+    /// Keeps an event no one took for a later `wait_for`, its bytes counted against the
+    /// state's memory.
+    private func keep(_ payload: LuaValue, in channel: Channel) {
+        let size = payload.heldBytes
+        channel.buffer.append(payload)
+        channel.bufferedBytes += size
+        core.holdEventBytes(size)
+    }
+
+    /// Drops the oldest unclaimed event of `channel`, counted (``droppedEventCount``, the
+    /// diagnostics' `eventDropped`) and reported at the first drop, then every thousandth.
+    func dropOldest(_ event: String, _ channel: Channel, because reason: String) {
+        guard let oldest = channel.buffer.removeFirst() else { return }
+        let size = oldest.heldBytes
+        channel.bufferedBytes -= size
+        core.releaseEventBytes(size)
+        droppedEventCount += 1
+        channel.dropped += 1
+        core.diagnostics.eventDropped("\(name).\(event)")
+        if channel.dropped >= channel.nextDropWarning {
+            channel.nextDropWarning = channel.dropped < 1_000 ? 1_000 : channel.dropped + 1_000
+            core.diagnostics.warning("\(name): dropped the oldest '\(event)' event (\(channel.dropped) so far): \(reason)")
+        }
+    }
+
+    /// The channel holding the most bytes of unclaimed events, with its event's name.
+    func fullestChannel() -> (name: String, channel: Channel)? {
+        channels.filter { $0.value.buffer.count > 0 }.max { $0.value.bufferedBytes < $1.value.bufferedBytes }
+            .map { ($0.key, $0.value) }
     }
 
     /// Gives the event to the oldest waiter that accepts it.
@@ -178,7 +215,7 @@ public final class LuaEventEmitter {
 
     /// A new round of events begins (``LuaContext/beginEventRound()``).
     func beginRound(cancellingFrom first: Int) {
-        for channel in channels.values { channel.beginRound(cancellingFrom: first) }
+        for channel in channels.values { channel.beginRound(cancellingFrom: first, core: core) }
     }
 
     func addWaiter(_ task: LuaTask, for event: String) {
@@ -228,6 +265,8 @@ public final class LuaEventEmitter {
                 switch accepts(match, payload, on: call.L) {
                 case .success(true):
                     channel.buffer.remove(at: index)
+                    channel.bufferedBytes -= payload.heldBytes
+                    core.releaseEventBytes(payload.heldBytes)
                     return call.returning(payload)
                 case .success(false):
                     continue
@@ -279,15 +318,13 @@ extension LuaEventEmitter {
     }
 }
 
-/// Events kept for `wait_for`, oldest first, in a ring: once full, a new event
-/// overwrites the oldest in place. (Raw storage: this sits on the path of every event.)
+/// Events kept for `wait_for`, oldest first, in a ring. (Raw storage: this sits on the
+/// path of every event.)
 struct LuaEventBuffer: ~Copyable {
     private var storage: UnsafeMutablePointer<LuaValue>
     private var allocated: Int
     private var start = 0
     private(set) var count = 0
-    /// How many events were dropped because the buffer was full.
-    private(set) var dropped = 0
 
     init() {
         allocated = 8
@@ -315,34 +352,28 @@ struct LuaEventBuffer: ~Copyable {
         return result
     }
 
-    /// Appends `payload`; returns false when it replaced the oldest event.
+    /// Appends `payload` (the caller keeps the count within its capacity).
     @inline(__always)
-    mutating func append(_ payload: LuaValue, capacity: Int) -> Bool {
-        if count < capacity {
-            if count == allocated { grow(limit: capacity) }
-            var index = start + count
-            if index >= allocated { index -= allocated }
-            (storage + index).initialize(to: payload)
-            count += 1
-            return true
-        }
-        dropped += 1
-        guard count > 0 else { return false }
-        var slot = start + count
-        if slot >= allocated { slot -= allocated }
-        if slot == start {
-            storage[start] = payload
-        } else {
-            (storage + start).deinitialize(count: 1)
-            (storage + slot).initialize(to: payload)
-        }
-        start += 1
-        if start == allocated { start = 0 }
-        return false
+    mutating func append(_ payload: LuaValue) {
+        if count == allocated { grow() }
+        var index = start + count
+        if index >= allocated { index -= allocated }
+        (storage + index).initialize(to: payload)
+        count += 1
     }
 
-    private mutating func grow(limit: Int) {
-        let size = min(max(allocated * 2, 8), max(limit, allocated + 1))
+    /// Removes and returns the oldest event.
+    mutating func removeFirst() -> LuaValue? {
+        guard count > 0 else { return nil }
+        let oldest = (storage + start).move()
+        start += 1
+        if start == allocated { start = 0 }
+        count -= 1
+        return oldest
+    }
+
+    private mutating func grow() {
+        let size = max(allocated * 2, 8)
         let bigger = UnsafeMutablePointer<LuaValue>.allocate(capacity: size)
         var moved = 0
         elementsInPlace { element in

@@ -39,6 +39,31 @@ final class LuaCore {
     var attachments: [ObjectIdentifier: Any] = [:]
     /// Emitters made for this state; detached when it closes.
     var emitters: [LuaEventEmitter] = []
+    /// Bytes of events kept for a later `wait_for` (``LuaValue/heldBytes``), over every
+    /// emitter: counted in the state's memory, and at most ``unclaimedEventLimit``.
+    private(set) var unclaimedEventBytes = 0
+    var unclaimedEventLimit: Int { limits.unclaimedEventBytes }
+
+    /// Counts `bytes` of kept events in the state's memory (so Lua has that much less).
+    func holdEventBytes(_ bytes: Int) {
+        unclaimedEventBytes += bytes
+        context.pointee.memory_used &+= size_t(bytes)
+    }
+
+    func releaseEventBytes(_ bytes: Int) {
+        unclaimedEventBytes -= bytes
+        context.pointee.memory_used &-= size_t(bytes)
+    }
+
+    /// The emitter's channel holding the most bytes of kept events.
+    func fullestEventChannel() -> (LuaEventEmitter, String, LuaEventEmitter.Channel)? {
+        var fullest: (LuaEventEmitter, String, LuaEventEmitter.Channel)?
+        for emitter in emitters where !emitter.isDetached {
+            guard let (name, channel) = emitter.fullestChannel() else { continue }
+            if fullest == nil || channel.bufferedBytes > fullest!.2.bufferedBytes { fullest = (emitter, name, channel) }
+        }
+        return fullest
+    }
     /// The round of events `on` subscriptions are made in (``LuaContext/beginEventRound()``).
     var eventRound = 0
     /// The confinement's function making read-only views of tables.
@@ -238,6 +263,9 @@ final class LuaCore {
 public struct LuaDiagnostics: Sendable {
     public var warning: @Sendable (String) -> Void
     public var handlerError: @Sendable (_ event: String, _ error: LuaScriptError) -> Void
+    /// An event no one took was dropped (`"ccai.chat.messages_received"`): past its name's
+    /// count or the state's bytes of unclaimed events.
+    public var eventDropped: @Sendable (_ event: String) -> Void = { _ in }
 
     public init(warning: @escaping @Sendable (String) -> Void,
                 handlerError: @escaping @Sendable (String, LuaScriptError) -> Void) {

@@ -25,6 +25,11 @@ public struct LuaLimits: Sendable, Equatable {
         self.checkInterval = checkInterval
     }
 
+    /// The most bytes of events the state keeps for a later `wait_for` that no one took:
+    /// a quarter of ``memoryBytes`` (16 MiB by default), 256 MiB without a memory limit. They
+    /// count in the state's memory; past it the oldest are dropped and counted.
+    public var unclaimedEventBytes: Int { memoryBytes > 0 ? max(memoryBytes / 4, 1) : 256 << 20 }
+
     /// No budgets at all (for trusted code and benchmarks).
     public static let unlimited = LuaLimits(memoryBytes: 0, instructions: 0, seconds: 0)
 

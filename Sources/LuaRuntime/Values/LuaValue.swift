@@ -24,6 +24,21 @@ public enum LuaValue: Hashable, Sendable {
         .table(LuaTable(sequence: values))
     }
 
+    /// About what it takes to hold in memory: 16 bytes a value, plus a string's or data's
+    /// bytes, plus 64 a table and its keys and values (what a kept event counts).
+    public var heldBytes: Int {
+        switch self {
+        case .nil, .boolean, .integer, .number: return 16
+        case .string(let text): return 16 + text.utf8.count
+        case .data(let bytes): return 16 + bytes.count
+        case .table(let table):
+            var total = 64
+            for value in table.sequence { total += value.heldBytes }
+            for (key, value) in table.fields { total += key.heldBytes + value.heldBytes }
+            return total
+        }
+    }
+
     /// The Lua type name of this value (`"nil"`, `"boolean"`, `"number"`, `"string"`, `"table"`).
     public var typeName: String {
         switch self {

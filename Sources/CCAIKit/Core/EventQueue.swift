@@ -1,0 +1,98 @@
+import Foundation
+
+/// What one subscriber of the event stream has not taken yet, bounded in bytes: past
+/// ``limit`` the oldest are dropped and counted, so that a subscriber reading slower than a
+/// platform floods holds at most its limit, never the flood. The subscriber pulls (its
+/// `AsyncStream` asks for the next value when it wants one). Safe from any thread.
+///
+/// ```swift
+/// let queue = EventQueue<PlatformEvent>(limit: 2 << 20)
+/// queue.push(event, bytes: event.byteCount)    // the pump
+/// let next = await queue.next()                // the subscriber; nil once finished
+/// ```
+final class EventQueue<Value: Sendable>: @unchecked Sendable {
+    /// The most bytes held for the subscriber; the newest value is kept whatever its size.
+    let limit: Int
+    private let lock = NSLock()
+    private var values: [(value: Value, bytes: Int)] = []
+    private var head = 0
+    private var bytes = 0
+    private var waiter: CheckedContinuation<Value?, Never>?
+    private var finished = false
+    private var droppedCount = 0
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    /// Values dropped because the subscriber was behind.
+    var dropped: Int { lock.withLock { droppedCount } }
+
+    /// Bytes held for the subscriber.
+    var heldBytes: Int { lock.withLock { bytes } }
+
+    /// Hands `value` (`bytes` long) to the subscriber: at once when it waits, else kept,
+    /// dropping the oldest past the limit. Returns how many were dropped.
+    @discardableResult
+    func push(_ value: Value, bytes size: Int) -> Int {
+        let (taker, dropped): (CheckedContinuation<Value?, Never>?, Int) = lock.withLock {
+            guard !finished else { return (nil, 0) }
+            if let waiter {
+                self.waiter = nil
+                return (waiter, 0)
+            }
+            values.append((value, size))
+            bytes += size
+            var dropped = 0
+            while bytes > limit, values.count - head > 1 {
+                bytes -= values[head].bytes
+                head += 1
+                dropped += 1
+            }
+            droppedCount += dropped
+            if head > 32, head * 2 >= values.count {
+                values.removeFirst(head)
+                head = 0
+            }
+            return (nil, dropped)
+        }
+        taker?.resume(returning: value)
+        return dropped
+    }
+
+    /// The oldest value not taken, waiting for one if there is none; nil once finished.
+    func next() async -> Value? {
+        await withCheckedContinuation { continuation in
+            let ready: Value?? = lock.withLock {
+                if head < values.count {
+                    let (value, size) = values[head]
+                    head += 1
+                    bytes -= size
+                    if head == values.count {
+                        values.removeAll(keepingCapacity: true)
+                        head = 0
+                    }
+                    return .some(value)
+                }
+                if finished { return .some(nil) }
+                waiter = continuation
+                return .none
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+    }
+
+    /// Ends the queue: what is held is dropped, a waiting `next` gets nil, later pushes are
+    /// ignored.
+    func finish() {
+        let waiting: CheckedContinuation<Value?, Never>? = lock.withLock {
+            finished = true
+            values = []
+            head = 0
+            bytes = 0
+            defer { waiter = nil }
+            return waiter
+        }
+        waiting?.resume(returning: nil)
+    }
+}
