@@ -1,11 +1,30 @@
 @testable import CCAIScripting
 import Foundation
+import LuaRuntime
 import Testing
 import Timekeeping
 
 /// The executors' arithmetic, segments, and the reports a run writes and merges: what
 /// needs no platform.
 @Suite struct ScenarioExecutorTests {
+    /// `options.max_memory`: bytes, or a size with a unit (powers of 1,000 or of 1,024), at
+    /// least 64 MiB; anything else names the option. Without it, the machine's default.
+    @Test func maxMemoryReadsBytesAndSizes() throws {
+        let sizes: [(LuaValue, Int)] = [(.integer(1 << 30), 1 << 30), (.string("4GiB"), 4 << 30), (.string("512MB"), 512_000_000),
+                                        (.string("1.5 GiB"), 3 << 29), (.number(1e9), 1_000_000_000)]
+        for (value, bytes) in sizes {
+            #expect(try ScenarioOptions(table: ["max_memory": value]).memory == RunMemory(limit: bytes), "\(value)")
+        }
+        for bad: LuaValue in [.string("lots"), .string("10 parsecs"), .integer(1 << 20), .number(-1), .boolean(true), .string("")] {
+            #expect(throws: ScenarioOptions.Problem.self, "\(bad)") { try ScenarioOptions(table: ["max_memory": bad]) }
+        }
+        let machine = RunMemory.machineDefault.limit
+        #expect(try ScenarioOptions(table: nil).memory.limit == machine && machine >= 64 << 20)
+        #expect(RunMemory(limit: 256 << 20).problem(resident: 300 << 20, during: "while it ran")?
+            .contains("held 300 MiB while it ran, over options.max_memory (256 MiB)") == true)
+        #expect(RunMemory(limit: 256 << 20).problem(resident: 200 << 20, during: "while it ran") == nil)
+    }
+
     /// Ramping VUs move linearly between targets, and a VU waiting for its turn is woken
     /// at the moment the ramp reaches it.
     @Test func rampsReachEachTargetLinearly() {

@@ -62,6 +62,14 @@ public struct ScenarioOptions: Sendable, Equatable {
     /// The tags whose sub-metrics the summary shows, metric by metric.
     public var shownSummaryTags: [String: [String]] { Self.defaultSummaryTags.merging(summaryTags) { $1 } }
 
+    /// `max_memory = "4GiB"`: the most memory the run's process may hold; past it the run
+    /// stops with an error (``RunMemory``). nil: three quarters of the machine's (or its
+    /// container's) memory.
+    public var maxMemory: RunMemory?
+
+    /// The run's memory budget: ``maxMemory`` or the machine's default.
+    public var memory: RunMemory { maxMemory ?? .machineDefault }
+
     /// `strict_plugins = true` (`--strict-plugins`): a plugin hook that raises, times out or
     /// answers what cannot be used fails the iteration that set it off, rather than only
     /// counting in `plugin_errors` while the host goes on with the default answer.
@@ -165,7 +173,7 @@ public struct ScenarioOptions: Sendable, Equatable {
     /// The options a later version will read, refused for now with a message that says so.
     static let notYetSupported = ["plugins", "sandbox", "env"]
     static let known = ["vus", "iterations", "duration", "stages", "arrival", "graceful_stop", "thresholds", "timeout", "seed",
-                        "virtual_time", "start", "summary_tags", "strict_plugins", "scenarios"]
+                        "virtual_time", "start", "summary_tags", "strict_plugins", "scenarios", "max_memory"]
 
     public init() {}
 
@@ -212,6 +220,7 @@ public struct ScenarioOptions: Sendable, Equatable {
             guard timeout != 0 else { throw Problem(option: "options.timeout", message: "a duration above 0 expected, got 0") }
         }
         if let value = fields["summary_tags"] { summaryTags = try Self.summaryTags(value) }
+        if let value = fields["max_memory"] { maxMemory = try RunMemory.parse(value) }
         if let value = fields["strict_plugins"] {
             guard case .boolean(let flag) = value else {
                 throw Problem(option: "options.strict_plugins", message: "a boolean expected, got \(value.typeName)")

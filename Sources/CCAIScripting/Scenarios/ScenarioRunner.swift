@@ -47,9 +47,11 @@ public struct ScenarioRunner: Sendable {
         /// `start`): the run must begin again with these arguments added; nothing has run
         /// but the first VU's top level.
         case restart(arguments: [String])
+        /// The run would pass, or passed, `options.max_memory` (``RunMemory``): it was stopped.
+        case memory(String)
         public var description: String {
             switch self {
-            case .options(let message): return message
+            case .options(let message), .memory(let message): return message
             case .setup(let error): return "setup failed: \(error.message)"
             case .restart(let arguments): return "the run must start again with \(arguments.joined(separator: " "))"
             }
@@ -194,8 +196,11 @@ public struct ScenarioRunner: Sendable {
         workloads[0].pool.add(first)
         do {
             // After Ctrl-C or SIGTERM no VU is made any more: the run ends with those there are.
+            let wanted = workloads.reduce(0) { $0 + $1.initial.count }
+            let budget = MemoryWatch(options.memory, wanted: wanted)
             for workload in workloads {
                 for number in workload.initial where number != first.number && !timing.interrupted {
+                    if let problem = budget.beforeMaking() { throw Failure.memory(problem) }
                     workload.pool.add(try await makeUser(number, chunk: chunk))
                 }
             }
@@ -204,8 +209,13 @@ public struct ScenarioRunner: Sendable {
             await setupContext?.close()
             throw error
         }
-        let abortedBy = await execute(workloads, options: options, data: data, chunk: chunk)
+        let overMemory = MemoryBreach()
+        let abortedBy = await execute(workloads, options: options, data: data, chunk: chunk, overMemory: overMemory)
         for workload in workloads { await workload.pool.closeAll() }
+        if let problem = overMemory.problem {
+            await setupContext?.close()
+            throw Failure.memory(problem)
+        }
         try await tearDown(scenario, context: setupContext, data: data)
         return .scenario(options, abortedBy: abortedBy)
     }
@@ -347,7 +357,8 @@ public struct ScenarioRunner: Sendable {
     /// Runs each scenario's executor over its pool, each from its start time, while the
     /// thresholds with `abort_on_fail` are watched; returns the threshold that aborted the
     /// run, if one did.
-    private func execute(_ workloads: [Workload], options: ScenarioOptions, data: LuaValue, chunk: LuaChunk) async -> Threshold? {
+    private func execute(_ workloads: [Workload], options: ScenarioOptions, data: LuaValue, chunk: LuaChunk,
+                         overMemory: MemoryBreach) async -> Threshold? {
         let start = clock.now()
         let counters = workloads.map { IterationCounter(total: $0.iterations) }
         for counter in counters { timing.attach(counter) }
@@ -362,6 +373,12 @@ public struct ScenarioRunner: Sendable {
             timers.addTask {
                 while (try? await clock.sleep(for: Self.abortCheckInterval)) != nil {
                     metrics.record(.vus, Double(active.count))
+                    if let resident = RunMemory.resident(), let problem = options.memory.problem(resident: resident, during: "while it ran") {
+                        overMemory.problem = problem
+                        for counter in counters { counter.stop() }
+                        for workload in workloads { await workload.pool.closeAll() }
+                        return
+                    }
                     if let now = await occupancy?() {
                         metrics.record(.queueLength, Double(now.waiting))
                         metrics.record(.agentsBusy, Double(now.busyAgents))
@@ -605,5 +622,44 @@ final class IterationCounter: @unchecked Sendable {
         } onCancel: {
             lock.withLock { sleepers.removeValue(forKey: id) }?.resume()
         }
+    }
+}
+
+/// What stopped a run over its memory budget, once one did.
+final class MemoryBreach: @unchecked Sendable {
+    private let lock = NSLock()
+    private var found: String?
+
+    var problem: String? {
+        get { lock.withLock { found } }
+        set { lock.withLock { found = newValue } }
+    }
+}
+
+/// Watches the run's memory while its VUs are made: past the budget, or once the VUs made
+/// so far say that the rest would pass it, the run does not start.
+final class MemoryWatch: @unchecked Sendable {
+    private let memory: RunMemory
+    private let wanted: Int
+    private let baseline: Int?
+    private var made = 0
+
+    init(_ memory: RunMemory, wanted: Int) {
+        self.memory = memory
+        self.wanted = wanted
+        baseline = RunMemory.resident()
+    }
+
+    /// Before making the next VU: why it must not be made, if it must not.
+    func beforeMaking() -> String? {
+        defer { made += 1 }
+        guard let resident = RunMemory.resident() else { return nil }
+        if let problem = memory.problem(resident: resident, during: "while making its VUs (\(made) made of \(wanted))") {
+            return problem
+        }
+        // A projection from enough VUs that one-time costs no longer dominate.
+        guard made >= 32, let baseline, resident > baseline else { return nil }
+        return memory.problem(making: wanted - made, perUser: (resident - baseline) / made, resident: resident,
+                              madeSoFar: made, wanted: wanted)
     }
 }

@@ -10,6 +10,7 @@ import LuaRuntime
 /// | ``UsageError``                | `error: ...` and `Run 'ccai help run' for usage.` | 2      |
 /// | a scenario's bad options      | `error: ...`                                     | 2      |
 /// | a script's or setup's error   | `error: ...` and its traceback                   | 1      |
+/// | a run over `max_memory`       | `error: ...`                                     | 1      |
 /// | ``CommandFailure``            | an `error: ...` line per message                 | its own |
 /// | anything else                 | `error: ` and the error as a sentence            | 1      |
 enum ErrorReport {
@@ -27,6 +28,9 @@ enum ErrorReport {
             return .usage
         case ScenarioRunner.Failure.setup(let script):
             printScriptError(script, as: "setup failed: \(script.message)")
+            return .failure
+        case ScenarioRunner.Failure.memory(let message):
+            printError("error: \(message)")
             return .failure
         case let script as LuaScriptError:
             printScriptError(script, as: script.message)
@@ -49,6 +53,7 @@ enum ErrorReport {
         switch error {
         case is UsageError, ScenarioRunner.Failure.options: return nil
         case ScenarioRunner.Failure.setup(let script): return "setup failed: \(script.message)"
+        case ScenarioRunner.Failure.memory(let message): return message
         case let script as LuaScriptError: return script.message
         default: return ErrorText.sentence(error)
         }
