@@ -214,7 +214,7 @@ public final class Sandbox: Sendable {
                                   + "after a burst of \(limiter.burst.limitText) (limits.burst)", retryAfter: wait)
         }
         let desk = agentDesk
-        HealthRoutes().register(in: &router)
+        HealthRoutes(room: StorageRoom(directory: store.directory)).register(in: &router)
         AuthRoutes(callers: callers, endUsers: endUsers).register(in: &router)
         CompanyRoutes(callers: callers, endUsers: endUsers).register(in: &router)
         QueueMenuRoutes(callers: callers, queues: queues).register(in: &router)

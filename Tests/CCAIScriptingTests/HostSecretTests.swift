@@ -1,6 +1,6 @@
 import CCAIKit
 import CCAISandbox
-import CCAIScripting
+@testable import CCAIScripting
 import CCAIWire
 import Foundation
 import LuaRuntime
@@ -26,6 +26,24 @@ import Testing
     /// Against a real platform the operator decides whom a script may be: a script that
     /// sets another identifier, or asks for signed claims the operator did not list, gets
     /// `forbidden` naming the flag; the JWT command is not even run for such an identity.
+    /// The profile a script sets goes into the JWT, where the platform takes it as
+    /// verified, only as `--signed-claims` says (issue 38, item 11); against the embedded
+    /// sandbox (no policy) all of it.
+    @Test func theProfileIsSignedOnlyAsSignedClaimsSay() async throws {
+        let user = EndUser(name: "Ana", identifier: "vu-1", email: "ana@example.com", phone: "+15550100")
+        func claims(_ policy: IdentityPolicy?) async throws -> [String: JSONValue] {
+            let host = HostAuthenticator(signing: .secret("dev-secret", .hs384), identity: user, ccai: CCAI(), policy: policy)
+            let jwt = try await host.makeJWT()
+            return try JWTVerifier(secret: "dev-secret", algorithms: [.hs384], maximumLifetime: 3600).verify(jwt, now: Date())
+        }
+        let none = try await claims(IdentityPolicy())
+        #expect(none["identifier"] == "vu-1" && none["name"] == nil && none["email"] == nil && none["phone"] == nil, "\(none)")
+        let some = try await claims(IdentityPolicy(signedClaims: ["email", "order_id"]))
+        #expect(some["email"] == "ana@example.com" && some["name"] == nil && some["phone"] == nil, "\(some)")
+        let embedded = try await claims(nil)
+        #expect(embedded["name"] == "Ana" && embedded["email"] == "ana@example.com" && embedded["phone"] == "+15550100")
+    }
+
     @Test func theHostSignsOnlyTheIdentitiesAndClaimsTheOperatorAllows() async throws {
         let server = try Sandbox().serve()
         let policy = IdentityPolicy()

@@ -12,7 +12,7 @@ import Testing
               run = function() held = held or ("x"):rep(30 << 20) ccai.sleep(0.5) end,
             }
             """)
-        let output = try await CLI.run(["run", path, "--quiet"])
+        let output = try await CLI.run(["run", path, "--quiet"], niced: true)
         #expect(output.status == 1, "\(output.stderr)")
         #expect(output.stderr.contains("error: the run held ") && output.stderr.contains("over options.max_memory (256 MiB)"),
                 "\(output.stderr)")
@@ -24,7 +24,7 @@ import Testing
             for i = 1, 1000 do stages[i] = { duration = "10ms", target = i % 2 == 1 and 100000 or 0 } end
             return { options = { stages = stages, max_memory = "256MiB" }, run = function() ccai.sleep(0.01) end }
             """)
-        let output = try await CLI.run(["run", path, "--quiet"])
+        let output = try await CLI.run(["run", path, "--quiet"], niced: true)
         #expect(output.status == 1, "\(output.stderr)")
         #expect(output.stderr.contains("for its 100000 VUs (32 made, about ") && output.stderr.contains("over options.max_memory (256 MiB)"),
                 "\(output.stderr)")

@@ -139,20 +139,22 @@ import Testing
         let server = try await SandboxCommandTests.Server.start([])
         defer { server.terminate() }
         let host = server.url
+        // The scenario names its second end user: the operator lets the host sign the name.
         let withSecret = try await CLI.run(["run", "Tests/Scenarios/company.lua", "--host", host, "--company-key", "dev-key",
-                                      "--company-secret", "dev-secret"])
+                                      "--company-secret", "dev-secret", "--signed-claims", "name"])
         #expect(withSecret.status == 0, "\(withSecret.stderr)")
         let secretFile = FileManager.default.temporaryDirectory.appendingPathComponent("secret-\(UUID().uuidString)")
         try "dev-secret\n".write(to: secretFile, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: secretFile) }
         let command = "\(CLI.binary.path) jwt sign --secret-file \(secretFile.path) --claims -"
         let withCommand = try await CLI.run(["run", "Tests/Scenarios/company.lua", "--host", host, "--company-key", "dev-key",
-                                       "--jwt-command", command])
+                                       "--jwt-command", command, "--signed-claims", "name"])
         #expect(withCommand.status == 0, "\(withCommand.stderr)")
         let fromFile = try await CLI.run(["run", "Tests/Scenarios/company.lua", "--host", host, "--company-key", "dev-key",
-                                    "--company-secret-file", secretFile.path])
+                                    "--company-secret-file", secretFile.path, "--signed-claims", "name"])
         #expect(fromFile.status == 0, "\(fromFile.stderr)")
-        let fromEnvironment = try await CLI.run(["run", "Tests/Scenarios/company.lua", "--host", host, "--company-key", "dev-key"],
+        let fromEnvironment = try await CLI.run(["run", "Tests/Scenarios/company.lua", "--host", host, "--company-key", "dev-key",
+                                                 "--signed-claims", "name"],
                                           environment: ["CCAI_COMPANY_SECRET": "dev-secret"])
         #expect(fromEnvironment.status == 0, "\(fromEnvironment.stderr)")
         let wrongSecret = try await CLI.run(["run", "Tests/Scenarios/company.lua", "--host", host, "--company-key", "dev-key",
@@ -240,13 +242,13 @@ import Testing
         let hs256 = try await SandboxCommandTests.Server.start(["--config", config.path])
         defer { hs256.terminate() }
         let fallback = try await CLI.run(["run", "Tests/Scenarios/company.lua", "--host", hs256.url, "--company-key", "dev-key",
-                                    "--company-secret", "dev-secret"])
+                                    "--company-secret", "dev-secret", "--signed-claims", "name"])
         #expect(fallback.status == 0, "HS384 refused as unsupported: the host signs HS256: \(fallback.stderr)")
         let pinned = try await CLI.run(["run", "Tests/Scenarios/company.lua", "--host", hs256.url, "--company-key", "dev-key",
                                   "--company-secret", "dev-secret", "--jwt-alg", "HS384"])
         #expect(pinned.status == 1 && pinned.stderr.contains("unsupported signing algorithm 'HS384'"), "\(pinned.stderr)")
         let chosen = try await CLI.run(["run", "Tests/Scenarios/company.lua", "--host", hs256.url, "--company-key", "dev-key",
-                                  "--company-secret", "dev-secret", "--jwt-alg", "hs256"])
+                                  "--company-secret", "dev-secret", "--jwt-alg", "hs256", "--signed-claims", "name"])
         #expect(chosen.status == 0, "\(chosen.stderr)")
     }
 

@@ -177,8 +177,8 @@ public struct HTTPRouter: Sendable {
         return await dispatch(request)
     }
 
-    /// Runs the handler of an admitted request; a handler's `HTTPError` is its answer, any
-    /// other error a 500.
+    /// Runs the handler of an admitted request; a handler's `HTTPError` is its answer, a
+    /// store out of room a 503 (``HTTPError/init(storage:)``), any other error a 500.
     func dispatch(_ request: HTTPRequest) async -> HTTPResponse {
         switch route(request.method, request.path) {
         case .failure(let error):
@@ -191,7 +191,7 @@ public struct HTTPRouter: Sendable {
             } catch let error as HTTPError {
                 return error.response
             } catch {
-                return HTTPError.internalError(String(describing: error)).response
+                return (HTTPError(storage: error) ?? HTTPError.internalError(String(describing: error))).response
             }
         }
     }

@@ -12,8 +12,12 @@ actor SandboxStore {
     /// The valid tokens' digests, for checks that cannot wait for the actor.
     nonisolated let tokens = TokenRegistry()
 
+    /// The folder of its files; nil in memory.
+    nonisolated let directory: String?
+
     /// A store in `directory` (created if needed, mode 0700, files 0600), or in memory for nil.
     init(directory: String?, companyKey: String, now: Date = Date()) throws {
+        self.directory = directory
         self.companyKey = companyKey
         database = try Self.open(directory)
         try database.execute(StoreSchema.coreTables)

@@ -92,9 +92,10 @@ public final class HostAuthenticator: CCAIDelegate, CCAIAuthenticationDiagnostic
         let identifier = user.identifier ?? "anonymous"
         try policy?.permit(identifier: identifier)
         var claims: [String: JSONValue] = ["identifier": .string(identifier)]
-        if let name = user.name { claims["name"] = .string(name) }
-        if let email = user.email { claims["email"] = .string(email) }
-        if let phone = user.phone { claims["phone"] = .string(phone) }
+        // On a `--host`, the profile goes into the JWT (as verified) only as the operator allows.
+        let profile = policy?.signedProfile(of: user)
+            ?? ["name": user.name, "email": user.email, "phone": user.phone].compactMapValues { $0 }
+        for (claim, value) in profile { claims[claim] = .string(value) }
         switch lock.withLock({ signing }) {
         case .secret(let secret, let algorithm, _):
             return try JWTSigner(algorithm: algorithm, secret: secret).sign(claims, issuedAt: ccai?.clock.now() ?? Date(), lifetime: 600)
@@ -103,9 +104,9 @@ public final class HostAuthenticator: CCAIDelegate, CCAIAuthenticationDiagnostic
             var environment = ProcessInfo.processInfo.environment
             environment["CCAI_CLAIMS"] = document
             environment["CCAI_IDENTIFIER"] = user.identifier
-            environment["CCAI_NAME"] = user.name
-            environment["CCAI_EMAIL"] = user.email
-            environment["CCAI_PHONE"] = user.phone
+            environment["CCAI_NAME"] = profile["name"]
+            environment["CCAI_EMAIL"] = profile["email"]
+            environment["CCAI_PHONE"] = profile["phone"]
             // A command that never reads its input must not kill the host with SIGPIPE.
             signal(SIGPIPE, SIG_IGN)
             let result = try await ChildProcess.run("/bin/sh", ["-c", command], environment: environment,

@@ -5,7 +5,8 @@ import Foundation
 /// Whom a script may be on a real platform (`ccai run --host`): the end-user identifiers
 /// the host signs JWTs for (globs, `--identities`; by default `vu-*`, the scenario
 /// runner's own naming) and the keys of signed custom data it signs (`--signed-claims`;
-/// by default none). The operator sets it on the command line; a script cannot change it.
+/// by default none), which also say whether the profile's `name`, `email` and `phone` go
+/// into the JWT. The operator sets it on the command line; a script cannot change it.
 /// Anything else is refused with `forbidden`, naming the flag that would allow it.
 ///
 /// ```swift
@@ -77,6 +78,17 @@ public struct IdentityPolicy: Sendable, Equatable {
         throw CCAIError(code: .forbidden,
                         message: "the host signs in only as identifiers matching --identities (\(patterns)): "
                             + "'\(TerminalText.escaped(identifier))' is not one; the operator may allow it with --identities PATTERN")
+    }
+
+    /// The profile claims a JWT may carry only when ``signedClaims`` names them: a JWT's
+    /// claims are what the platform takes as verified, and a script sets these as it likes.
+    public static let profileClaims = ["name", "email", "phone"]
+
+    /// Of the end user's profile, the claims the host signs: `name`, `email` and `phone`
+    /// when ``signedClaims`` names them, left out of the JWT otherwise.
+    public func signedProfile(of user: EndUser) -> [String: String] {
+        let fields = ["name": user.name, "email": user.email, "phone": user.phone]
+        return fields.compactMapValues { $0 }.filter { signedClaims.contains($0.key) }
     }
 
     /// Throws `forbidden` unless every key of the signed custom data (`claims["custom_data"]`,

@@ -74,7 +74,7 @@ struct RunOptions {
     static let identities = OptionSpec("--identities", value: "PATTERN", help: "with --host: the end-user identifiers the "
                                        + "host signs in as, a glob (*, ?, [...]; repeatable, any may match; default: vu-*)")
     static let signedClaims = OptionSpec("--signed-claims", value: "KEY,...", help: "with --host: the keys of signed "
-                                         + "custom data the host signs (default: none)")
+                                         + "custom data the host signs, and which of name, email, phone go into the JWT (default: none)")
     static let appsHost = OptionSpec("--apps-host", value: "URL", help: "the Apps API ccai.apps calls (https://SUBDOMAIN."
                                      + "DOMAIN of a tenant; http:// for loopback only) instead of the embedded sandbox's, "
                                      + "with credentials from --apps-credentials-file or \(AppsCredentials.environmentVariable)")
