@@ -14,6 +14,14 @@ import Timekeeping
 public final class Sandbox: Sendable {
     public let configuration: SandboxConfiguration
     let store: SandboxStore
+    /// How many chats the store had created when ``endIdleChats()`` last found none in
+    /// progress (nil: not since it started).
+    private let quietAfterCreating = LockedState<Int?>(nil)
+
+    /// Whether the last look found no chat in progress, and none was created since.
+    private var hasNoChatInProgress: Bool {
+        quietAfterCreating.withLock { $0 } == store.chatsCreated.withLock { $0 }
+    }
     /// The time of tokens and JWTs.
     let clock: any TimeSource
     /// When this sandbox started (by `clock`): a chat resumed from an earlier run counts
@@ -167,23 +175,42 @@ public final class Sandbox: Sendable {
     }
 
     /// What the sandbox does on its own while it lives, on its clock: pruning old data every
-    /// minute; ending idle chats and placing the scheduled calls due every 5 seconds, when
-    /// the configuration has them; waking the agents whose shift starts.
+    /// minute; ending idle chats every 5 seconds (every `chat_timeout_seconds` while no chat
+    /// is in progress) and placing the scheduled calls due every 5 seconds, when the
+    /// configuration has them; waking the agents whose shift starts.
     private func startChores() {
         var chores = [clock.repeating(every: 60) { [weak self] in
             guard let self else { return }
             do { try await self.pruneOldData() } catch { self.log("sandbox: pruning old events and files failed: \(error)") }
         }]
-        if configuration.chatTimeoutSeconds != nil {
-            chores.append(clock.repeating(every: 5) { [weak self] in
-                guard let self else { return }
+        if let timeout = configuration.chatTimeoutSeconds {
+            // With no chat in progress, none can time out sooner than `timeout` after the next
+            // is created: the chore waits that long (idle simulated days cost a few runs).
+            chores.append(clock.repeating(after: 5) { [weak self] in
+                guard let self else { return 5 }
                 do { _ = try await self.endIdleChats() } catch { self.log("sandbox: ending idle chats failed: \(error)") }
+                return self.hasNoChatInProgress ? max(5, timeout) : 5
             })
         }
         if configuration.allMenus.contains(where: { $0.channels?.voiceCall?.schedule == true }) {
-            chores.append(clock.repeating(every: 5) { [weak self] in
-                guard let self else { return }
-                do { _ = try await self.placeScheduledCallsDue() } catch { self.log("sandbox: placing scheduled calls failed: \(error)") }
+            // Every 5 seconds while a call is booked or ringing; an hour otherwise, unless a
+            // booking wakes it first.
+            let placing = LockedState<ClockTimer?>(nil)
+            let clock = self.clock
+            let start: @Sendable (Double) -> Void = { [weak self] first in
+                guard self != nil else { return }
+                let timer = clock.repeating(after: first) { [weak self] in
+                    guard let self else { return 5 }
+                    do { _ = try await self.placeScheduledCallsDue() } catch { self.log("sandbox: placing scheduled calls failed: \(error)") }
+                    return (try? await self.store.hasCallsAwaitingTheClock()) == false ? 3_600 : 5
+                }
+                placing.withLock { $0 = timer }
+            }
+            start(5)
+            store.bookings.onWake { start(5) }
+            chores.append(ClockTimer { [store] in
+                store.bookings.onWake {}
+                placing.withLock { $0?.cancel() }
             })
         }
         let desk = agentDesk
@@ -268,11 +295,16 @@ public final class Sandbox: Sendable {
         // Every chat is younger than this process's run until it has lasted `timeout`
         // (chats resumed from an earlier run count from the start).
         guard now.timeIntervalSince(startedAt) >= timeout else { return [] }
+        // With no chat in progress and none created since, there is nothing to look at: a
+        // simulated month of idle time costs no query every 5 seconds.
+        let created = store.chatsCreated.withLock { $0 }
+        if hasNoChatInProgress { return [] }
         var ended: [ChatResponse] = []
         for idle in try await chats.idle(since: now.addingTimeInterval(-timeout)) {
             guard let chat = try await lifecycle.end(idle.id, endUserID: idle.endUserID, by: .timeout) else { continue }
             ended.append(chat)
         }
+        if try await chats.inProgress().isEmpty { quietAfterCreating.withLock { $0 = created } }
         return ended
     }
 

@@ -132,10 +132,26 @@ extension TimeSource {
     /// let chore = clock.repeating(every: 60) { await store.prune() }
     /// ```
     public func repeating(every seconds: Double, _ action: @escaping @Sendable () async -> Void) -> ClockTimer {
+        repeating(after: seconds) {
+            await action()
+            return seconds
+        }
+    }
+
+    /// Runs `action` `first` seconds from now, then again each time as many seconds after a
+    /// run as that run returned, until the returned timer is cancelled or released: a chore
+    /// with nothing to do may wait longer (in virtual time, idle hours then cost a few runs,
+    /// not thousands).
+    ///
+    /// ```swift
+    /// let chore = clock.repeating(after: 5) { await queue.isEmpty ? 3600 : 5 }
+    /// ```
+    public func repeating(after first: Double, _ action: @escaping @Sendable () async -> Double) -> ClockTimer {
         let task = Task {
+            var wait = first
             while true {
-                do { try await sleep(for: seconds) } catch { return }
-                await action()
+                do { try await sleep(for: wait) } catch { return }
+                wait = await action()
             }
         }
         return ClockTimer { task.cancel() }

@@ -113,6 +113,26 @@ import Timekeeping
         #expect(events.map(\.status) == [.scheduled, .ended, .scheduled, .ended], "each change of the bookings is published")
     }
 
+    /// With nothing booked, the chore that places callbacks looks once, then waits an hour,
+    /// so that idle simulated days cost a few of its runs (issue 38, item 12: a 30-day
+    /// `ccai.sleep` cost 4.3 s of CPU); a booking wakes it, and the callback rings when due.
+    @Test(.timeLimit(.minutes(1))) func theIdleChoreWaitsLongAndABookingWakesIt() async throws {
+        let (sandbox, clock) = try await Self.sandbox()
+        await clock.waitForTimers { $0.contains(5) }
+        clock.advance(by: 5)
+        await clock.waitForTimers { $0.contains(3_600) }
+        let ana = try await CallingEndUser(InProcessClient(sandbox), "wake-ana")
+        let booking = try await book(ana, at: Self.slot(hours: 0.5)).decode(as: CallResponse.self)
+        await clock.waitForTimers { $0.contains(5) && !$0.contains(3_600) }
+        clock.advance(by: 30 * 60 - 10)   // 18:29:55: the woken chore looks, not due yet, so again in 5 s
+        await clock.waitForTimers { $0.contains(5) }
+        clock.advance(by: 5)
+        #expect(await eventually {
+            (try? await ana.call("GET", "/calls/\(booking.id)").decode(as: CallResponse.self).status) == .ringing
+        }, "rung when due, an hour's wait or not")
+        withExtendedLifetime(sandbox) {}
+    }
+
     @Test func aBookingThatComesDueRingsAndTheAcceptedCallbackReachesTheAgent() async throws {
         let sink = CollectedPushes()
         let (sandbox, clock) = try await Self.sandbox(sink: sink)

@@ -386,6 +386,7 @@ extension SandboxStore {
                  .integer(booking.recorded ? 1 : 0), .text(booking.phoneNumber), .real(booking.scheduleTime),
                  .text(try customData.jsonText()), time])
             guard let call = try call(id: Int(database.lastInsertRowID)) else { throw SQLiteError(code: 0, message: "the call vanished") }
+            bookings.wake()
             return .booked(call, replaced: ended)
         }
     }
@@ -413,6 +414,11 @@ extension SandboxStore {
     }
 
     /// The callbacks ringing, with their end users and when each started to ring.
+    /// Whether a call waits for the clock: booked and not yet due, or ringing.
+    func hasCallsAwaitingTheClock() throws -> Bool {
+        !(try database.query("SELECT 1 FROM calls WHERE status IN ('scheduled', 'ringing') LIMIT 1", [])).isEmpty
+    }
+
     func callsRinging() throws -> [(call: CallResponse, endUserID: Int, rangAt: Date)] {
         try calls(where: "status = 'ringing' ORDER BY id", []).compactMap { call in
             let row = try database.query("SELECT end_user_id, rang_at FROM calls WHERE id = ?", [.integer(Int64(call.id))]).first

@@ -63,6 +63,7 @@ extension SandboxStore {
     {
         try database.transaction {
             if let existing = try currentChat(endUserID: endUserID) { return .inProgress(existing) }
+            chatsCreated.withLock { $0 += 1 }
             try database.run(
                 """
                 INSERT INTO chats (end_user_id, menu_id, lang, status, redaction, screen_shareable, custom_data, is_verifiable,

@@ -12,6 +12,13 @@ actor SandboxStore {
     /// The valid tokens' digests, for checks that cannot wait for the actor.
     nonisolated let tokens = TokenRegistry()
 
+    /// Chats created since the store opened: a chore that found no chat in progress need
+    /// not look again until this changes (``Sandbox/endIdleChats()``).
+    nonisolated let chatsCreated = LockedState(0)
+    /// Woken on every booking of a scheduled call (the chore that places them waits long
+    /// while there is none).
+    nonisolated let bookings = ChoreWake()
+
     /// The folder of its files; nil in memory.
     nonisolated let directory: String?
 
