@@ -4,7 +4,8 @@ import LuaRuntime
 /// `--out json=FILE`: every sample of a run as it is recorded, one JSON object per line in
 /// k6's format, so that tools reading k6's output read ours. A metric's first sample is
 /// preceded by its `Metric` line; the last line is the run's `Summary`
-/// (``ScenarioReport``). The lines go to `FILE.partial` while the run goes, which takes the
+/// (``ScenarioReport``), with `points_dropped` when the points went past
+/// ``maximumPointBytes``. The lines go to `FILE.partial` while the run goes, which takes the
 /// name `FILE` when the run ends with a summary: a run that could not get through
 /// (`abandon()`) leaves an earlier `FILE` as it was. `--out json=-` writes the lines to
 /// standard output as they come (``standardOutput()``).
@@ -33,11 +34,22 @@ public final class JSONLinesOutput: @unchecked Sendable {
     private var failure: String?
     /// Lines are written out once this many bytes wait.
     static let flushBytes = 256 << 10
+    /// The most bytes of `Point` lines a run writes (1 GiB by default): iterations failing
+    /// in a loop wrote 67 MB in 8 s. Past it the points are counted, not written; the
+    /// `Summary` line says how many (`points_dropped`), and a warning says so once.
+    public let maximumPointBytes: Int
+    private var pointBytes = 0
+    private var droppedPoints = 0
+    private let warn: @Sendable (String) -> Void
+
+    /// The default of ``maximumPointBytes``.
+    public static let defaultMaximumPointBytes = 1 << 30
 
     /// Creates `path.partial` afresh, mode 0644, for the lines of a run whose file will be
     /// `path`. Whatever was there (an earlier run's file, or a link someone placed) is
     /// removed first, and the new file is made exclusively, never through a link.
-    public init(path: String, thresholds: [Threshold] = []) throws {
+    public init(path: String, thresholds: [Threshold] = [], maximumPointBytes: Int = JSONLinesOutput.defaultMaximumPointBytes,
+                warn: @escaping @Sendable (String) -> Void = JSONLinesOutput.warnOnStandardError) throws {
         let partialPath = path + ".partial"
         self.partialPath = partialPath
         var status = stat()
@@ -49,6 +61,8 @@ public final class JSONLinesOutput: @unchecked Sendable {
         handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         self.path = path
         self.thresholds = Dictionary(grouping: thresholds, by: \.metricName).mapValues { $0.map(\.source) }
+        self.maximumPointBytes = maximumPointBytes
+        self.warn = warn
     }
 
     private init(handle: FileHandle) {
@@ -56,6 +70,13 @@ public final class JSONLinesOutput: @unchecked Sendable {
         path = "standard output"
         partialPath = nil
         thresholds = [:]
+        maximumPointBytes = Self.defaultMaximumPointBytes
+        warn = Self.warnOnStandardError
+    }
+
+    /// Writes `warning: MESSAGE` to standard error.
+    public static let warnOnStandardError: @Sendable (String) -> Void = { message in
+        FileHandle.standardError.write(Data("warning: \(message)\n".utf8))
     }
 
     /// Lines written to standard output (a copy of its descriptor), as they come.
@@ -79,8 +100,19 @@ public final class JSONLinesOutput: @unchecked Sendable {
                     + "\"type\":\"\(sample.kind.rawValue)\"},\"metric\":\"\(sample.metric)\",\"type\":\"Metric\"}\n"
             }
             let tags = sample.tags.sorted { $0.key < $1.key }.map { JSONText.string($0.key) + ":" + JSONText.string($0.value) }
-            line += "{\"data\":{\"tags\":{\(tags.joined(separator: ","))},\"time\":\"\(JSONText.timestamp(sample.time))\","
+            let point = "{\"data\":{\"tags\":{\(tags.joined(separator: ","))},\"time\":\"\(JSONText.timestamp(sample.time))\","
                 + "\"value\":\(JSONText.number(sample.value))},\"metric\":\"\(sample.metric)\",\"type\":\"Point\"}\n"
+            guard pointBytes + point.utf8.count <= maximumPointBytes else {
+                droppedPoints += 1
+                if droppedPoints == 1 {
+                    warn("--out json: \(path) has \(RunMemory.format(maximumPointBytes)) of points, its most: the run's later points are "
+                         + "counted, not written (the Summary line's points_dropped)")
+                }
+                buffer.append(contentsOf: line.utf8)
+                return
+            }
+            pointBytes += point.utf8.count
+            line += point
             buffer.append(contentsOf: line.utf8)
             if buffer.count >= Self.flushBytes { flushLocked() }
         }
@@ -93,7 +125,8 @@ public final class JSONLinesOutput: @unchecked Sendable {
         try lock.withLock {
             guard !ended else { return }
             ended = true
-            buffer.append(contentsOf: "{\"data\":\(summary),\"type\":\"Summary\"}\n".utf8)
+            let dropped = droppedPoints > 0 ? ",\"points_dropped\":\(droppedPoints)" : ""
+            buffer.append(contentsOf: "{\"data\":\(summary)\(dropped),\"type\":\"Summary\"}\n".utf8)
             flushLocked()
             try? handle.close()
             guard let partialPath else {
