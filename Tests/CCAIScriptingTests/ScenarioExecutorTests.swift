@@ -7,6 +7,23 @@ import Timekeeping
 /// The executors' arithmetic, segments, and the reports a run writes and merges: what
 /// needs no platform.
 @Suite struct ScenarioExecutorTests {
+    /// A ramp makes before it starts only the VUs it wants then (at least one); the others
+    /// are made when the ramp first wants them, so a ramp to 100,000 VUs does not spend
+    /// minutes making them before its first stage (issue 38, item 6). Other executors make
+    /// all of theirs first.
+    @Test func aRampMakesItsVUsWhenItWantsThem() throws {
+        func initial(_ table: LuaValue, segment: ScenarioSegment = .whole) throws -> [Int] {
+            let options = try ScenarioOptions(table: table)
+            return Workload(scenario: options.workloads[0], index: 0, offset: 0, segment: segment).initial
+        }
+        let rampFromZero: LuaValue = ["stages": [["duration": "10s", "target": 100_000]]]
+        #expect(try initial(rampFromZero) == [1])
+        let rampFromThree: LuaValue = ["vus": 3, "stages": [["duration": "10s", "target": 50]]]
+        #expect(try initial(rampFromThree) == [1, 2, 3])
+        #expect(try initial(rampFromThree, segment: try ScenarioSegment("2/2")) == [2])
+        #expect(try initial(["vus": 4, "duration": "1m"]) == [1, 2, 3, 4])
+    }
+
     /// `options.max_memory`: bytes, or a size with a unit (powers of 1,000 or of 1,024), at
     /// least 64 MiB; anything else names the option. Without it, the machine's default.
     @Test func maxMemoryReadsBytesAndSizes() throws {

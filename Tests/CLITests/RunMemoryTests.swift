@@ -18,7 +18,9 @@ import Testing
                 "\(output.stderr)")
     }
 
-    @Test(.timeLimit(.minutes(1))) func aRampToMoreVUsThanTheMemoryHoldsDoesNotStart() async throws {
+    /// The review's ramp: 1,000 stages of 10 ms between 0 and 100,000 VUs. Its VUs are made
+    /// as the ramp wants them, within its 10 s, and past the budget the run stops.
+    @Test(.timeLimit(.minutes(1))) func aRampToMoreVUsThanTheMemoryHoldsStopsAtItsBudget() async throws {
         let path = try CLI.script("""
             local stages = {}
             for i = 1, 1000 do stages[i] = { duration = "10ms", target = i % 2 == 1 and 100000 or 0 } end
@@ -26,7 +28,6 @@ import Testing
             """)
         let output = try await CLI.run(["run", path, "--quiet"], niced: true)
         #expect(output.status == 1, "\(output.stderr)")
-        #expect(output.stderr.contains("for its 100000 VUs (32 made, about ") && output.stderr.contains("over options.max_memory (256 MiB)"),
-                "\(output.stderr)")
+        #expect(output.stderr.contains("while it ran, over options.max_memory (256 MiB)"), "\(output.stderr)")
     }
 }

@@ -30,29 +30,65 @@ struct ExecutorLoop: Sendable {
         metrics.record(.vus, Double(active.count))
         await withTaskGroup(of: Void.self) { group in
             for (user, startsActive) in zip(users, startActive) {
+                group.addTask { await self.take(part: user, active: startsActive, wanted: wanted, waitUntilWanted: waitUntilWanted) }
+            }
+        }
+    }
+
+    /// A ramp (``RampingSchedule``): the VUs of the pool (those wanted at its start) run as in
+    /// ``everyUser(_:wanted:waitUntilWanted:)``, and each of the other `numbers` is made when
+    /// the ramp first wants it, so that making VUs takes place within the stages (a ramp to
+    /// thousands of VUs does not spend minutes making them before its first stage, and ends
+    /// when its stages do). A VU that cannot start fails an iteration, as an arrival's does.
+    func ramp(_ pool: UserPool, numbers: [Int], wanted: @escaping @Sendable (Int) -> Bool,
+              waitUntilWanted: @escaping @Sendable (Int) async -> Bool,
+              make: @escaping @Sendable (Int) async throws -> VirtualUser) async {
+        let made = Set(pool.all.map(\.number))
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.everyUser(pool, wanted: wanted, waitUntilWanted: waitUntilWanted) }
+            for number in numbers where !made.contains(number) {
                 group.addTask {
-                    var isActive = startsActive
-                    while !(await user.isKilled) {
-                        if let end, clock.now() >= end { break }
-                        guard wanted(user.number) else {
-                            if isActive {
-                                isActive = false
-                                active.leave()
-                            }
-                            guard await waitUntilWanted(user.number) else { break }
-                            continue
-                        }
-                        if !isActive {
-                            isActive = true
-                            active.enter()
-                        }
-                        guard counter.take() else { break }
-                        await user.iterate(exec, data: data, clock: clock, metrics: metrics, strictPlugins: strictPlugins)
+                    guard await waitUntilWanted(number), !(end.map { clock.now() >= $0 } ?? false) else { return }
+                    let user: VirtualUser
+                    do {
+                        user = try await make(number)
+                    } catch let error as LuaScriptError where error.kind == .cancelled {
+                        return
+                    } catch {
+                        metrics.recordIteration(seconds: 0, error: "VU \(number) could not start: "
+                                                + ((error as? LuaScriptError)?.message ?? "\(error)"))
+                        return
                     }
-                    if isActive { active.leave() }
+                    pool.add(user, busy: true)
+                    await self.take(part: user, active: false, wanted: wanted, waitUntilWanted: waitUntilWanted)
                 }
             }
         }
+    }
+
+    /// One VU's part: iterations while the counter gives them, it is wanted, and the run
+    /// has not ended; `active` says whether it already counts in the `vus` gauge.
+    private func take(part user: VirtualUser, active startsActive: Bool, wanted: @escaping @Sendable (Int) -> Bool,
+                      waitUntilWanted: @escaping @Sendable (Int) async -> Bool) async {
+        var isActive = startsActive
+        while !(await user.isKilled) {
+            if let end, clock.now() >= end { break }
+            guard wanted(user.number) else {
+                if isActive {
+                    isActive = false
+                    active.leave()
+                }
+                guard await waitUntilWanted(user.number) else { break }
+                continue
+            }
+            if !isActive {
+                isActive = true
+                active.enter()
+            }
+            guard counter.take() else { break }
+            await user.iterate(exec, data: data, clock: clock, metrics: metrics, strictPlugins: strictPlugins)
+        }
+        if isActive { active.leave() }
     }
 
     /// The open model: iterations start as the schedule says (``ArrivalSchedule``: a flat or

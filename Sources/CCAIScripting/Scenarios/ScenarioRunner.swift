@@ -433,12 +433,14 @@ public struct ScenarioRunner: Sendable {
                 await loop.everyUser(pool)
             case .rampingVUs(let stages):
                 let schedule = RampingSchedule(startVUs: scenario.run.vus, stages: stages)
-                await loop.everyUser(pool, wanted: { number in
+                await loop.ramp(pool, numbers: workload.numbers, wanted: { number in
                     schedule.target(at: clock.now().timeIntervalSince(start)) >= number - workload.offset
                 }, waitUntilWanted: { number in
                     guard let activation = schedule.activation(of: number - workload.offset, from: clock.now().timeIntervalSince(start))
                     else { return false }
                     return await counter.sleep(until: start.addingTimeInterval(activation), clock: clock)
+                }, make: { number in
+                    try await self.makeUser(number, chunk: chunk)
                 })
             case .arrivalRate(let arrival):
                 await loop.arrivals(arrival, start: start, workload: workload, seed: runSeed.value ?? fallbackSeed) { number in

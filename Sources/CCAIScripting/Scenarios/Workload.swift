@@ -14,8 +14,9 @@ struct Workload: Sendable {
     let segment: ScenarioSegment
     /// This slice's VUs of the scenario, by their numbers in the run.
     let numbers: [Int]
-    /// Those made before it starts: all of them, or for arrivals the slice's share of `vus`
-    /// (at least one).
+    /// Those made before it starts: all of them; for arrivals the slice's share of `vus`, for
+    /// a ramp those it wants at its start (at least one either way; the others are made
+    /// when they are needed).
     let initial: [Int]
     /// The iterations it runs in this slice, when they are a number.
     let iterations: Int?
@@ -29,9 +30,13 @@ struct Workload: Sendable {
         self.segment = local
         let run = scenario.run
         numbers = local.vus(upTo: run.peakVUs).map { offset + $0 }
-        if case .arrivalRate(let arrival) = run.executor {
+        switch run.executor {
+        case .arrivalRate(let arrival):
             initial = Array(numbers.prefix(max(1, local.vus(upTo: min(run.vus, arrival.maxVUs)).count)))
-        } else {
+        case .rampingVUs(let stages):
+            let atStart = RampingSchedule(startVUs: run.vus, stages: stages).target(at: 0)
+            initial = Array(numbers.prefix(max(1, local.vus(upTo: atStart).count)))
+        case .sharedIterations, .constantVUs:
             initial = numbers
         }
         switch run.executor {
