@@ -39,29 +39,33 @@ struct ExecutorLoop: Sendable {
     /// ``everyUser(_:wanted:waitUntilWanted:)``, and each of the other `numbers` is made when
     /// the ramp first wants it, so that making VUs takes place within the stages (a ramp to
     /// thousands of VUs does not spend minutes making them before its first stage, and ends
-    /// when its stages do). A VU that cannot start fails an iteration, as an arrival's does.
+    /// when its stages do). VUs are made one at a time, in order, each once the ramp wants
+    /// it, while the run goes on and `roomForAnother()` says the memory budget has room (false
+    /// stops the run). A VU that cannot start fails an iteration, as an arrival's does.
     func ramp(_ pool: UserPool, numbers: [Int], wanted: @escaping @Sendable (Int) -> Bool,
-              waitUntilWanted: @escaping @Sendable (Int) async -> Bool,
+              waitUntilWanted: @escaping @Sendable (Int) async -> Bool, roomForAnother: @escaping @Sendable () -> Bool,
               make: @escaping @Sendable (Int) async throws -> VirtualUser) async {
         let made = Set(pool.all.map(\.number))
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.everyUser(pool, wanted: wanted, waitUntilWanted: waitUntilWanted) }
+            // VUs join in order, so each is made once the ramp reaches it, after the one before.
             for number in numbers where !made.contains(number) {
-                group.addTask {
-                    guard await waitUntilWanted(number), !(end.map { clock.now() >= $0 } ?? false) else { return }
-                    let user: VirtualUser
-                    do {
-                        user = try await make(number)
-                    } catch let error as LuaScriptError where error.kind == .cancelled {
-                        return
-                    } catch {
-                        metrics.recordIteration(seconds: 0, error: "VU \(number) could not start: "
-                                                + ((error as? LuaScriptError)?.message ?? "\(error)"))
-                        return
-                    }
-                    pool.add(user, busy: true)
-                    await self.take(part: user, active: false, wanted: wanted, waitUntilWanted: waitUntilWanted)
+                if !wanted(number) {
+                    guard await waitUntilWanted(number) else { break }
                 }
+                guard !counter.isStopped, !(end.map { clock.now() >= $0 } ?? false), roomForAnother() else { break }
+                let user: VirtualUser
+                do {
+                    user = try await make(number)
+                } catch let error as LuaScriptError where error.kind == .cancelled {
+                    break
+                } catch {
+                    metrics.recordIteration(seconds: 0, error: "VU \(number) could not start: "
+                                            + ((error as? LuaScriptError)?.message ?? "\(error)"))
+                    continue
+                }
+                pool.add(user, busy: true)
+                group.addTask { await self.take(part: user, active: false, wanted: wanted, waitUntilWanted: waitUntilWanted) }
             }
         }
     }
@@ -284,4 +288,5 @@ struct RampingSchedule: Sendable {
         return nil
     }
 }
+
 

@@ -60,7 +60,8 @@ public struct RunMemory: Sendable, Equatable {
         let units = [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)]
         for (unit, size) in units where bytes >= size {
             let value = Double(bytes) / Double(size)
-            return value >= 10 || value == value.rounded() ? "\(Int(value.rounded())) \(unit)" : String(format: "%.1f %@", value, unit)
+            let tenths = (value * 10).rounded() / 10
+            return tenths == tenths.rounded() ? "\(Int(tenths)) \(unit)" : String(format: "%.1f", tenths) + " " + unit
         }
         return "\(bytes) bytes"
     }

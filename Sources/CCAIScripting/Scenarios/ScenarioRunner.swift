@@ -402,7 +402,16 @@ public struct ScenarioRunner: Sendable {
                     let loop = ExecutorLoop(clock: clock, metrics: metrics, counter: counter, active: active, data: data,
                                             strictPlugins: options.strictPlugins, exec: workload.scenario.exec, tags: workload.scenario.tags,
                                             end: nil)
-                    scenarios.addTask { await self.run(workload, on: loop, from: start, chunk: chunk) }
+                    // A VU a ramp makes while the run goes is made only within the memory budget.
+                    let roomForAnother: @Sendable () -> Bool = {
+                        guard let resident = RunMemory.resident(),
+                            let problem = options.memory.problem(resident: resident, during: "while it ran")
+                        else { return true }
+                        overMemory.problem = overMemory.problem ?? problem
+                        for counter in counters { counter.stop() }
+                        return false
+                    }
+                    scenarios.addTask { await self.run(workload, on: loop, from: start, chunk: chunk, roomForAnother: roomForAnother) }
                 }
             }
             timers.cancelAll()
@@ -412,7 +421,8 @@ public struct ScenarioRunner: Sendable {
 
     /// Runs one scenario's executor from its start time until its iterations are done or its
     /// duration and graceful stop have passed (then its VUs still running are stopped).
-    private func run(_ workload: Workload, on loop: ExecutorLoop, from runStart: Date, chunk: LuaChunk) async {
+    private func run(_ workload: Workload, on loop: ExecutorLoop, from runStart: Date, chunk: LuaChunk,
+                     roomForAnother: @escaping @Sendable () -> Bool) async {
         let scenario = workload.scenario, clock = self.clock, counter = loop.counter, pool = workload.pool
         let start = runStart.addingTimeInterval(scenario.startTime)
         // A run stopped before the scenario's start runs none of it (its arrivals are dropped).
@@ -439,7 +449,7 @@ public struct ScenarioRunner: Sendable {
                     guard let activation = schedule.activation(of: number - workload.offset, from: clock.now().timeIntervalSince(start))
                     else { return false }
                     return await counter.sleep(until: start.addingTimeInterval(activation), clock: clock)
-                }, make: { number in
+                }, roomForAnother: roomForAnother, make: { number in
                     try await self.makeUser(number, chunk: chunk)
                 })
             case .arrivalRate(let arrival):
@@ -572,6 +582,9 @@ final class IterationCounter: @unchecked Sendable {
         remaining = total
         self.total = total
     }
+
+    /// Whether it was stopped (the run is ending).
+    var isStopped: Bool { lock.withLock { stopped } }
 
     /// No more iterations start.
     func stop() {
