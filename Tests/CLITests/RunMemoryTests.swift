@@ -16,6 +16,8 @@ import Testing
         #expect(output.status == 1, "\(output.stderr)")
         #expect(output.stderr.contains("error: the run held ") && output.stderr.contains("over options.max_memory (256 MiB)"),
                 "\(output.stderr)")
+        #expect(output.stdout.contains("iterations...") && output.stderr.contains("the summary above is of what ran"),
+                "the summary of what ran, as for a timeout: \(output.stdout)")
     }
 
     /// The review's ramp, 1,000 stages between 0 and 100,000 VUs (here 60 ms each, each VU

@@ -47,7 +47,8 @@ public struct ScenarioRunner: Sendable {
         /// `start`): the run must begin again with these arguments added; nothing has run
         /// but the first VU's top level.
         case restart(arguments: [String])
-        /// The run would pass, or passed, `options.max_memory` (``RunMemory``): it was stopped.
+        /// Making the run's VUs would pass `options.max_memory` (``RunMemory``): it does not
+        /// start. (A run that passes it while it runs stops with its summary: ``memoryStop``.)
         case memory(String)
         public var description: String {
             switch self {
@@ -123,6 +124,9 @@ public struct ScenarioRunner: Sendable {
     public var interrupted: Bool { timing.interrupted }
     /// The error `teardown` raised, if it did (the run's summary stands).
     public var teardownError: LuaScriptError? { timing.teardownError }
+    /// Why the run was stopped over `options.max_memory` while it ran, if it was (its
+    /// summary is of what ran; the run failed).
+    public var memoryStop: String? { timing.memoryStop.problem }
 
     /// Stops the run as Ctrl-C does: no new iteration starts, and those running get the
     /// scenario's `graceful_stop` (30 s by default; a plain script is its one iteration),
@@ -209,12 +213,13 @@ public struct ScenarioRunner: Sendable {
             await setupContext?.close()
             throw error
         }
-        let overMemory = MemoryBreach()
+        let overMemory = timing.memoryStop
         let abortedBy = await execute(workloads, options: options, data: data, chunk: chunk, overMemory: overMemory)
         for workload in workloads { await workload.pool.closeAll() }
-        if let problem = overMemory.problem {
+        // Stopped over its memory: no teardown, and the summary is of what ran.
+        if overMemory.problem != nil {
             await setupContext?.close()
-            throw Failure.memory(problem)
+            return .scenario(options, abortedBy: abortedBy)
         }
         try await tearDown(scenario, context: setupContext, data: data)
         return .scenario(options, abortedBy: abortedBy)
@@ -473,6 +478,8 @@ final class RunTiming: @unchecked Sendable {
     private var counters: [IterationCounter] = []
     private var grace: Double = 30
     private var teardownFailure: LuaScriptError?
+    /// Set when the run passed `options.max_memory` while it ran.
+    let memoryStop = MemoryBreach()
 
     var teardownError: LuaScriptError? {
         get { lock.withLock { teardownFailure } }

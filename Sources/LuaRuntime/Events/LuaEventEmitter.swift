@@ -265,8 +265,9 @@ public final class LuaEventEmitter {
                 switch accepts(match, payload, on: call.L) {
                 case .success(true):
                     channel.buffer.remove(at: index)
-                    channel.bufferedBytes -= payload.heldBytes
-                    core.releaseEventBytes(payload.heldBytes)
+                    let size = payload.heldBytes
+                    channel.bufferedBytes -= size
+                    core.releaseEventBytes(size)
                     return call.returning(payload)
                 case .success(false):
                     continue

@@ -58,7 +58,7 @@ struct RunCommand: Command {
         // A run that did not get through writes no samples file: an earlier one stays.
         jsonLines?.abandon()
         for line in wiring.logger.repeats() { printError(line) }
-        if interruption.exitStatus != nil || scenario.timedOut {
+        if interruption.exitStatus != nil || scenario.timedOut || scenario.memoryStop != nil {
             await wiring.connections.endOpenChats(within: interruption.isHurried ? Self.hurriedChatEnding : nil)
         }
         interruption.cancel()
@@ -69,6 +69,9 @@ struct RunCommand: Command {
         }
         if scenario.timedOut {
             throw CommandFailure("the run timed out (--timeout or options.timeout): its VUs were stopped and their open chats ended")
+        }
+        if let problem = scenario.memoryStop {
+            throw CommandFailure(problem + "; the summary above is of what ran, and open chats were ended")
         }
         return results.status(status)
     }

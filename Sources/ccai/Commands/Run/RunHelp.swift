@@ -28,9 +28,9 @@ extension RunCommand {
             (m:add(value, tags)); handle_summary(data) returns { stdout = TEXT, ["file"] =
             TEXT } in place of the summary. Built in: checks, iterations,
             iteration_duration_seconds, iteration_failed, dropped_iterations,
-            group_duration_seconds, plugin_errors, vus, sdk_call_seconds (tagged service,
-            method, status), chat_start_seconds, chat_wait_seconds (until an agent or
-            virtual agent takes the chat), chat_first_response_seconds,
+            group_duration_seconds, plugin_errors, events_dropped, vus, sdk_call_seconds
+            (tagged service, method, status), chat_start_seconds, chat_wait_seconds
+            (until an agent or virtual agent takes the chat), chat_first_response_seconds,
             message_round_trip_seconds, csat_rating, and for calls call_wait_seconds,
             call_setup_seconds, call_handle_seconds and call_abandoned (tagged type:
             instant, or scheduled for a callback). While it runs, a progress line on
