@@ -35,6 +35,12 @@ struct CrowdLatency {
     var many: [Double]
     var crowd: Int
 
+    /// The names of the figures ``results(prefix:ratioName:what:singleDetail:crowdDetail:)``
+    /// gives, for a crowd of 1,000.
+    static func figures(prefix: String, ratioName: String) -> [String] {
+        ["1", "1000"].flatMap { ["\(prefix)_p50_\($0)_ms", "\(prefix)_p99_\($0)_ms"] } + [ratioName]
+    }
+
     /// `what` names one of the things measured (`chat`, `call`); the details say how.
     func results(prefix: String, ratioName: String, what: String, singleDetail: String, crowdDetail: String) -> [BenchmarkResult] {
         func ms(_ seconds: Double) -> Double { seconds * 1_000 }
@@ -52,10 +58,22 @@ struct CrowdLatency {
     }
 }
 
-/// One line of the report: a named figure, with what it was computed from.
+/// One line of the report: a named figure, with what it was computed from; a figure that
+/// could not be measured has no value, and a reason instead.
 struct BenchmarkResult {
     var name: String
-    var value: Double
+    var value: Double?
     var target: String
     var detail: String
+    /// Why the figure is missing (nil when it was measured).
+    var missingReason: String?
+
+    init(name: String, value: Double, target: String, detail: String) {
+        (self.name, self.value, self.target, self.detail) = (name, value, target, detail)
+    }
+
+    /// The figure `name`, missing because of `reason`.
+    init(missing name: String, reason: String) {
+        (self.name, self.value, self.target, self.detail, missingReason) = (name, nil, "-", "missing: " + reason, reason)
+    }
 }
