@@ -282,9 +282,9 @@ static int dump_writer(lua_State *L, const void *p, size_t size, void *ud) {
     return 0;
 }
 
-int lrt_dump(lua_State *L, char **bytes, size_t *len) {
+int lrt_dump(lua_State *L, char **bytes, size_t *len, int strip) {
     lrt_dump_buffer buffer = {0};
-    int status = lua_dump(L, dump_writer, &buffer, 0);
+    int status = lua_dump(L, dump_writer, &buffer, strip);
     if (status != 0 || buffer.failed) {
         free(buffer.bytes);
         *bytes = NULL;

@@ -83,6 +83,50 @@ final class Counter {
         #expect(builds.value == 3, "each module made once")
     }
 
+    /// Wraps `get` so that its result carries a method, through a helper made in the state.
+    static let wrapper = LuaDecorator("""
+        local module, describe = ...
+        local get = module.get
+        local methods = { __index = { describe = describe } }
+        module.get = function(...) return setmetatable(get(...), methods) end
+        """, chunkName: "=wrapper")
+
+    /// A decorator finishes a module's table in Lua each time a state builds it: with the
+    /// module (a lazy one when a script first reads it, never before), with the helpers made
+    /// in that state; it is compiled once, stripped (its own errors name no lines).
+    @Test func decoratorsFinishAModuleWhenAStateBuildsIt() async throws {
+        let helpers = BuildCount()
+        func module(_ name: String) -> LuaModule {
+            var module = LuaModule(name: name)
+            module.function("get") { call in call.returning(["id": .integer(try call.integer(1, "id"))]) }
+            module.decorate(with: Self.wrapper) { lua in
+                helpers.add()
+                return [lua.makeFunction("\(name).describe") { call in
+                    call.returning(.string("item \(try call.table(1, "self")["id"]?.integerValue ?? 0)"))
+                }]
+            }
+            return module
+        }
+        var service = LuaModule(name: "svc")
+        service.module(.lazy(name: "svc.items") { module("svc.items") })
+        var eager = module("eager")
+        eager.module(service)
+        let state = try makeState()
+        await state.withContext { $0.setGlobal("eager", module: eager) }
+        #expect(helpers.value == 1, "the eager module is finished with the state; the lazy one is not")
+        let results = try await state.run(source: """
+            local keys = {}
+            for key in pairs(eager.svc.items) do keys[#keys + 1] = key end
+            return eager.get(1):describe(), eager.svc.items.get(2):describe(), eager.svc.items.get(3):describe(), #keys
+            """, chunkName: "=decorated")
+        #expect(results == [.string("item 1"), .string("item 2"), .string("item 3"), .integer(1)])
+        #expect(helpers.value == 2, "the lazy module was finished once, when first read")
+        let other = try makeState()
+        await other.withContext { $0.setGlobal("eager", module: eager) }
+        #expect(try await other.run(source: "return eager.svc.items.get(4):describe()", chunkName: "=other") == [.string("item 4")])
+        #expect(helpers.value == 4, "each state finishes its own tables")
+    }
+
     @Test func argumentErrorsNameTheArgumentAndTheTypes() async throws {
         #expect(try await errorMessage("check()", { _ = try $0.number(1, "seconds") })
             == "bad argument #1 'seconds' to 'check' (number expected, got no value)")

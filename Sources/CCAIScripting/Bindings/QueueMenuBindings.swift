@@ -18,6 +18,12 @@ enum QueueMenuBindings {
     static func module(_ ccai: CCAI) -> LuaModule {
         var module = LuaModule(name: "ccai.queue_menu")
         module.functions(rows) { try SDKBindings.require(ccai.queueMenuService, $0) }
+        module.decorate(with: decorator) { lua in
+            [lua.makeFunction("ccai.queue_menu.get_enabled_channels", enabledChannels),
+             lua.makeFunction("ccai.queue_menu.compose_email", composeEmail),
+             lua.makeFunction("ccai.queue_menu.get_deflection_links", deflectionLinks),
+             lua.makeFunction("ccai.queue_menu.find_menu") { call in throw LuaErrorValue.invalidArgument(try call.string(1, "message")) }]
+        }
         return module
     }
 
@@ -55,9 +61,8 @@ enum QueueMenuBindings {
     }
 
     /// Wraps `ccai.queue_menu.get` so that its results have their methods.
-    static let decorator = """
-        local ccai, enabled_channels, compose_email, deflection_links, invalid = ...
-        local queue_menu = ccai.queue_menu
+    static let decorator = LuaDecorator("""
+        local queue_menu, enabled_channels, compose_email, deflection_links, invalid = ...
         local raw_get = queue_menu.get
         local ipairs, type, math_type, setmetatable = ipairs, type, math.type, setmetatable
 
@@ -92,7 +97,7 @@ enum QueueMenuBindings {
           for _, menu in ipairs(menus) do attach(menu) end
           return setmetatable(menus, menus_mt), direct
         end
-        """
+        """, chunkName: "=ccai.queue_menu")
 
     /// `menu:get_enabled_channels()`: `{ type = "chat" }`, `{ type = "instant_call" }`,
     /// `{ type = "schedule_call", deflection_type = ... }`, `{ type = "email", address = ... }`,
@@ -142,16 +147,5 @@ enum QueueMenuBindings {
         case .externalDeflection(let url, let displayName):
             return ["type": "external_deflection", "url": .string(url), "display_name": .string(displayName)]
         }
-    }
-
-    /// Installs the decorator on the `ccai` table of a state.
-    static func decorate(_ table: LuaReference, in context: LuaContext) throws {
-        let enabled = context.makeFunction("ccai.queue_menu.get_enabled_channels", enabledChannels)
-        let email = context.makeFunction("ccai.queue_menu.compose_email", composeEmail)
-        let links = context.makeFunction("ccai.queue_menu.get_deflection_links", deflectionLinks)
-        let invalid = context.makeFunction("ccai.queue_menu.find_menu") { call in
-            throw LuaErrorValue.invalidArgument(try call.string(1, "message"))
-        }
-        try context.run(decorator, chunkName: "=ccai.queue_menu", with: [table, enabled, email, links, invalid])
     }
 }

@@ -20,7 +20,7 @@ enum SDKBindings {
     static func install(_ context: SDKContext, into module: inout LuaModule) {
         let ccai = context.sdk
         InitializationBindings.install(context, into: &module)
-        module.module(ChatBindings.module(context))
+        module.module(.lazy(name: EventService.chat.module) { ChatBindings.module(context) })
         module.module(.lazy(name: EventService.smartAction.module) { SmartActionBindings.module(context) })
         module.module(.lazy(name: "ccai.rate") { RateBindings.module(ccai) })
         module.module(.lazy(name: EventService.screenShare.module) { ScreenShareBindings.module(context) })

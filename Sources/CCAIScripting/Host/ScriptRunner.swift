@@ -81,7 +81,6 @@ public struct ScriptRunner: Sendable {
         }
         return try await makeState(modulePaths: extraPaths + modulePaths, printing: printing, printTag: printTag,
                                    decorate: { table, lua in
-                                       try ScenarioBindings.decorate(table, in: lua, metrics: metrics, data: data)
                                        if let random { try random.seed.install(in: lua, stream: random.stream) }
                                        if let metrics, sdk != nil { lua.attach(SDKMetricsRecorder(metrics: metrics, clock: clock)) }
                                        if let failures { lua.attach(failures) }
@@ -131,10 +130,7 @@ public struct ScriptRunner: Sendable {
         try await state.withContext { lua in
             lua.setErrorTypeName("ccai.Error")
             let table = lua.makeTable(module(lua))
-            if hasSDK {
-                try QueueMenuBindings.decorate(table, in: lua)
-                CallBindings.defineCallClass(in: lua)
-            }
+            if hasSDK { CallBindings.defineCallClass(in: lua) }
             try decorate(table, lua)
             lua.provideModule("ccai", table)
             lua.setGlobal("ccai", reference: table)

@@ -24,11 +24,14 @@ enum CheckBindings {
             if let problem = metrics?.recordCheck(name, passed: passed) { throw call.argumentError(2, "checks", problem) }
             return call.returning(.boolean(passed))
         }
+        module.decorate(with: decorator) { lua in
+            [lua.makeFunction("ccai.check") { call in throw LuaErrorValue.invalidArgument(try call.string(1, "message")) }]
+        }
     }
 
     /// Wraps `ccai.check` so that a table of predicates runs each one and records it under
     /// its name.
-    static let decorator = """
+    static let decorator = LuaDecorator("""
         local ccai, invalid = ...
         local record = ccai.check
         ccai.check = function(value, checks)
@@ -51,12 +54,5 @@ enum CheckBindings {
           end
           return all
         end
-        """
-
-    static func decorate(_ table: LuaReference, in context: LuaContext) throws {
-        let invalid = context.makeFunction("ccai.check") { call in
-            throw LuaErrorValue.invalidArgument(try call.string(1, "message"))
-        }
-        try context.run(decorator, chunkName: "=ccai.check", with: [table, invalid])
-    }
+        """, chunkName: "=ccai.check")
 }

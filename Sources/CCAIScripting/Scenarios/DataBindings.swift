@@ -28,6 +28,7 @@ enum DataBindings {
                 return call.returning(.nil, .nil, loaded.value)
             }
         }
+        module.decorate(with: decorator) { [$0.makeFunction("ccai.data.row", row(data))] }
         return module
     }
 
@@ -43,9 +44,8 @@ enum DataBindings {
         }
     }
 
-    static let decorator = """
-        local ccai, row = ...
-        local data = ccai.data
+    static let decorator = LuaDecorator("""
+        local data, row = ...
         local setmetatable, error, mtype = setmetatable, error, math.type
         for _, format in ipairs({ "csv", "json" }) do
           local open = data[format]
@@ -64,10 +64,5 @@ enum DataBindings {
             })
           end
         end
-        """
-
-    static func decorate(_ table: LuaReference, in context: LuaContext, data: ScenarioData) throws {
-        let row = context.makeFunction("ccai.data.row", row(data))
-        try context.run(decorator, chunkName: "=ccai.data", with: [table, row])
-    }
+        """, chunkName: "=ccai.data")
 }

@@ -13,7 +13,7 @@ import LuaRuntime
 /// end)
 /// ```
 enum GroupBindings {
-    static func install(into module: inout LuaModule) {
+    static func install(_ metrics: ScenarioMetrics?, into module: inout LuaModule) {
         // What scripts call; the decorator below replaces it with the Lua function that runs `fn`.
         module.function("group", LuaSignature(
             "Runs fn in a group: what it records is tagged with the group, and its duration is a group_duration_seconds sample.",
@@ -21,11 +21,12 @@ enum GroupBindings {
         )) { call in
             throw call.argumentError(2, "fn", "ccai.group runs in a script's state only")
         }
+        module.decorate(with: decorator) { helpers($0, metrics: metrics) }
     }
 
     /// Runs `fn` between entering and leaving the group, whether it returns or raises (a
     /// budget's kill is never caught by the confined `pcall`). `enter` checks the arguments.
-    static let decorator = """
+    static let decorator = LuaDecorator("""
         local ccai, enter, leave = ...
         local pack, unpack, pcall, error = table.pack, table.unpack, pcall, error
         ccai.group = function(name, fn)
@@ -35,9 +36,10 @@ enum GroupBindings {
           if not results[1] then error(results[2], 0) end
           return unpack(results, 2, results.n)
         end
-        """
+        """, chunkName: "=ccai.group")
 
-    static func decorate(_ table: LuaReference, in context: LuaContext, metrics: ScenarioMetrics?) throws {
+    /// The functions the decorator calls, made in each state.
+    static func helpers(_ context: LuaContext, metrics: ScenarioMetrics?) -> [LuaReference] {
         let scope = metrics?.scope ?? MetricScope()
         let clock = metrics?.clock
         let enter = context.makeFunction("ccai.group") { call in
@@ -56,6 +58,6 @@ enum GroupBindings {
             }
             return .none
         }
-        try context.run(decorator, chunkName: "=ccai.group", with: [table, enter, leave])
+        return [enter, leave]
     }
 }

@@ -29,6 +29,7 @@ enum MetricBindings {
                 return call.returning(.string(name))
             }
         }
+        module.decorate(with: decorator) { [$0.makeFunction("ccai.Metric.add", adder(metrics))] }
         return module
     }
 
@@ -63,9 +64,8 @@ enum MetricBindings {
         }
     }
 
-    static let decorator = """
-        local ccai, add = ...
-        local metrics = ccai.metrics
+    static let decorator = LuaDecorator("""
+        local metrics, add = ...
         local Metric = {}
         Metric.__index = Metric
         function Metric:add(value, tags) add(self.name, value, tags) end
@@ -75,10 +75,5 @@ enum MetricBindings {
             return setmetatable({ name = declare(name), kind = kind }, Metric)
           end
         end
-        """
-
-    static func decorate(_ table: LuaReference, in context: LuaContext, metrics: ScenarioMetrics?) throws {
-        let add = context.makeFunction("ccai.Metric.add", adder(metrics))
-        try context.run(decorator, chunkName: "=ccai.metrics", with: [table, add])
-    }
+        """, chunkName: "=ccai.metrics")
 }

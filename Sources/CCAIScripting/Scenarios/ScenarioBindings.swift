@@ -7,16 +7,9 @@ import LuaRuntime
 enum ScenarioBindings {
     static func install(into module: inout LuaModule, metrics: ScenarioMetrics?, data: ScenarioData, folder: String?) {
         CheckBindings.install(metrics, into: &module)
-        GroupBindings.install(into: &module)
-        module.module(MetricBindings.module(metrics))
-        module.module(DataBindings.module(data, folder: folder))
-    }
-
-    static func decorate(_ table: LuaReference, in context: LuaContext, metrics: ScenarioMetrics?, data: ScenarioData) throws {
-        try CheckBindings.decorate(table, in: context)
-        try GroupBindings.decorate(table, in: context, metrics: metrics)
-        try MetricBindings.decorate(table, in: context, metrics: metrics)
-        try DataBindings.decorate(table, in: context, data: data)
+        GroupBindings.install(metrics, into: &module)
+        module.module(.lazy(name: "ccai.metrics") { MetricBindings.module(metrics) })
+        module.module(.lazy(name: "ccai.data") { DataBindings.module(data, folder: folder) })
     }
 }
 

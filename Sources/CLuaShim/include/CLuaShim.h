@@ -86,10 +86,10 @@ const char *lrt_tolstring(lua_State *L, int idx, size_t *len);
 void lrt_traceback(lua_State *L, lua_State *co, const char *message, int level);
 /// Loads a chunk in text mode only. Returns a Lua status; pushes the function or an error.
 int lrt_load_text(lua_State *L, const char *source, size_t len, const char *chunkname);
-/// Dumps the function on top of the stack as bytecode (debug information kept, so errors
-/// name lines) into a buffer from malloc, which the caller frees. Returns 0, or non-zero
-/// when the dump failed (out of memory).
-int lrt_dump(lua_State *L, char **bytes, size_t *len);
+/// Dumps the function on top of the stack as bytecode into a buffer from malloc, which the
+/// caller frees: with its debug information (errors name lines) unless `strip`. Returns 0,
+/// or non-zero when the dump failed (out of memory).
+int lrt_dump(lua_State *L, char **bytes, size_t *len, int strip);
 /// Loads bytecode that lrt_dump made, in binary mode only. Returns a Lua status; pushes the
 /// function or an error.
 int lrt_load_binary(lua_State *L, const char *bytes, size_t len, const char *chunkname);

@@ -25,9 +25,14 @@ public struct LuaModule {
     private var ownMembers: [(key: String, member: Member)] = []
     /// Makes the module's members when they are first needed (``lazy(name:_:)``).
     private var builder: (() -> LuaModule)?
+    /// The Lua code that finishes the module's table (``decorate(with:helpers:)``).
+    var decorations: [Decoration] = []
 
     /// What the module offers; a lazy module's are made now.
     public var members: [(key: String, member: Member)] { builder.map { $0().ownMembers } ?? ownMembers }
+
+    /// The module with its members and decorations (a lazy module's, made now).
+    var built: LuaModule { builder.map { $0() } ?? self }
 
     /// Whether a state gets the module's table only when a script first reads from it.
     public var isLazy: Bool { builder != nil }

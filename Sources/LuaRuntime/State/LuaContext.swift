@@ -125,6 +125,23 @@ public struct LuaContext {
             }
             lua_setfield(L, -2, key)
         }
+        decorate(module)
+    }
+
+    /// Runs `module`'s decorators over the table on top of the stack (``LuaDecorator``).
+    /// They are the host's code: one can fail only when the state is out of memory, which
+    /// the script meets at its next allocation; the warning says which.
+    private func decorate(_ module: LuaModule) {
+        guard !module.decorations.isEmpty else { return }
+        lua_pushvalue(L, -1)
+        let table = LuaReference(popping: L, core: core)
+        for decoration in module.decorations {
+            do {
+                try run(decoration.decorator.chunk, with: [table] + decoration.helpers(self))
+            } catch {
+                core.diagnostics.warning("\(module.name) could not be finished: \(error)")
+            }
+        }
     }
 
     /// Pushes an empty table that becomes `module` when a script first reads a key of it
@@ -157,7 +174,7 @@ public struct LuaContext {
         lua_checkstack(L, 6)
         // Made on the state's main thread, as every table of functions is, then moved to
         // the thread that asked (a coroutine's).
-        push(LuaModule(name: module.name, members: module.members))
+        push(module.built)
         lua_xmove(self.L, L, 1)
         let full = lua_gettop(L)
         lua_pushnil(L)
@@ -248,10 +265,11 @@ public struct LuaContext {
         return LuaReference(popping: L, core: core)
     }
 
-    /// Compiles `source` and runs it with `arguments` (references: tables, functions...),
-    /// to completion. For host code that decorates what the host installed.
-    public func run(_ source: String, chunkName: String, with arguments: [LuaReference]) throws {
-        try load(source, chunkName: chunkName)
+    /// Runs `chunk` (compiled once: ``LuaState/compile(_:chunkName:stripped:)``) with
+    /// `arguments` (references: tables, functions...), to completion. For host code that
+    /// decorates what the host installed (``LuaDecorator``).
+    public func run(_ chunk: LuaChunk, with arguments: [LuaReference]) throws {
+        try load(chunk)
         lua_checkstack(L, Int32(arguments.count))
         for argument in arguments { argument.push(on: L) }
         let base = lua_gettop(L) - Int32(arguments.count) - 1

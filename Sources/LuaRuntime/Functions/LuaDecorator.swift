@@ -1,0 +1,43 @@
+/// Lua code that finishes a module's table once its members are in it: what a binding
+/// cannot do in Swift, such as wrapping a function in Lua that calls back into a script's
+/// functions (which may suspend), or giving its results a method table. The code is
+/// compiled once per process into stripped bytecode and runs in each state when the
+/// module's table is built (for a lazy module, when a script first reads it), with the
+/// table as its first argument and `helpers` (functions made in that state) after it.
+///
+/// ```swift
+/// static let wrapper = LuaDecorator("""
+///     local menus, attach = ...
+///     local get = menus.get
+///     menus.get = function(...) return attach(get(...)) end
+///     """, chunkName: "=ccai.queue_menu")
+/// module.decorate(with: wrapper) { lua in [lua.makeFunction("ccai.queue_menu.attach", attach)] }
+/// ```
+public struct LuaDecorator: Sendable {
+    let chunk: LuaChunk
+
+    /// Compiles `source` once. It is the host's own code, so a syntax error in it is a
+    /// defect of the program, caught by any test that builds the module: this stops the
+    /// process with the error.
+    public init(_ source: String, chunkName: String) {
+        do {
+            chunk = try LuaState.compile(source, chunkName: chunkName, stripped: true)
+        } catch {
+            fatalError("the host's Lua helper \(chunkName) does not compile: \(error)")
+        }
+    }
+}
+
+extension LuaModule {
+    /// A decorator with the helper functions it is run with, made in each state.
+    struct Decoration {
+        let decorator: LuaDecorator
+        let helpers: (LuaContext) -> [LuaReference]
+    }
+
+    /// Runs `decorator` over the module's table each time a state builds it, after its
+    /// members are in it, with the functions `helpers` makes in that state.
+    public mutating func decorate(with decorator: LuaDecorator, helpers: @escaping (LuaContext) -> [LuaReference] = { _ in [] }) {
+        decorations.append(Decoration(decorator: decorator, helpers: helpers))
+    }
+}
