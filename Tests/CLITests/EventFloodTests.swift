@@ -47,6 +47,8 @@ import Testing
         let script = FileManager.default.temporaryDirectory.appendingPathComponent("\(marker).lua")
         try """
             ccai.initialize_chat()
+            -- Listening to another event opens the stream; no one takes messages_received.
+            ccai.chat.on("typing_event", function() end)
             ccai.sleep(24)
             print("still here")
             """.write(to: script, atomically: true, encoding: .utf8)

@@ -4,11 +4,12 @@ import LuaRuntime
 
 /// The Lua script of a sandbox agent (docs/sdk-and-sandbox.md, agent scripts): a file that returns
 /// `function(agent, session)`, run in a fresh confined state for each session. It is
-/// compiled when the sandbox starts, so a syntax error stops the start, not the first chat.
+/// compiled once, when the sandbox starts, so a syntax error stops the start, not the first
+/// chat, and each session loads the bytecode instead of compiling the text again.
 struct AgentScript: Sendable {
     /// Where the script was read from (its chunk name in error messages).
     let path: String
-    let source: String
+    let chunk: LuaChunk
 
     /// Reads `path`, or throws a configuration error naming the `field` that gave it
     /// (`agents[Ava].script`).
@@ -17,9 +18,8 @@ struct AgentScript: Sendable {
             throw ConfigurationError(message: "\(field): cannot read '\(path)'")
         }
         self.path = path
-        self.source = String(decoding: data, as: UTF8.self)
         do {
-            try LuaState.checkSyntax(source, chunkName: "@" + path)
+            chunk = try LuaState.compile(String(decoding: data, as: UTF8.self), chunkName: "@" + path)
         } catch let error as LuaScriptError {
             throw ConfigurationError(message: "\(field): \(error.message)")
         }

@@ -51,29 +51,40 @@ public final class ScriptedAgent: Sendable {
     static let limits = LuaLimits(memoryBytes: 16 << 20, instructions: 50_000_000, seconds: 5)
 
     /// Runs the script for `chat`, with what its session carries (``ChatSessionData``).
+    /// This frame lives as long as the script: the session is built in one of its own
+    /// (``session(of:)``), whose temporaries are gone before the script starts.
+    @inline(never)
     func run(_ chat: ChatResponse) async {
         let label = "agent \(actions.name) (\(script.path)), chat \(chat.id)"
         do {
             guard try await actions.join() else { return }
-            guard case .table(var session) = try LuaEncoder().encode(chat) else {
-                throw LuaScriptError(kind: .runtime, message: "the chat could not be given to the script")
-            }
-            let data = try await actions.environment.chats.sessionData(chat.id)
-            session.fields["channel"] = .string("chat")
-            session.fields["custom_data"] = try LuaEncoder().encode(Self.agentView(of: data.customData))
-            session.fields["display_order_in_adapter"] = try LuaEncoder().encode(data.adapterOrder(agentView: true))
-            session.fields["is_verifiable"] = .boolean(data.isVerifiable)
-            session.fields["smart_actions"] = try LuaEncoder().encode(try await actions.smartActions())
-            session.fields["post_session"] = .boolean(actions.isPostSession)
-            session.fields["resumed"] = .boolean(resumed)
-            session.fields["messages"] = try LuaEncoder().encode(try await actions.history(of: chat))
-            var crm = LuaTable()
-            for (name, flag) in ReservedCRMKey.flags(in: data.customData["signed"] ?? [:]) { crm[name] = .boolean(flag) }
-            session.fields["crm"] = .table(crm)
+            let session = try await session(of: chat)
             try await Self.runScript(script, label: label, environment: actions.environment, agent: makeModule(), session: session)
         } catch {
             actions.environment.log("sandbox: \(label) failed: \(error)")
         }
+    }
+
+    /// The `session` argument of the script: the chat as the wire API shows it, with what
+    /// the agent may see of its data, smart actions and messages.
+    @inline(never)
+    private func session(of chat: ChatResponse) async throws -> LuaTable {
+        guard case .table(var session) = try LuaEncoder().encode(chat) else {
+            throw LuaScriptError(kind: .runtime, message: "the chat could not be given to the script")
+        }
+        let data = try await actions.environment.chats.sessionData(chat.id)
+        session.fields["channel"] = .string("chat")
+        session.fields["custom_data"] = try LuaEncoder().encode(Self.agentView(of: data.customData))
+        session.fields["display_order_in_adapter"] = try LuaEncoder().encode(data.adapterOrder(agentView: true))
+        session.fields["is_verifiable"] = .boolean(data.isVerifiable)
+        session.fields["smart_actions"] = try LuaEncoder().encode(try await actions.smartActions())
+        session.fields["post_session"] = .boolean(actions.isPostSession)
+        session.fields["resumed"] = .boolean(resumed)
+        session.fields["messages"] = try LuaEncoder().encode(try await actions.history(of: chat))
+        var crm = LuaTable()
+        for (name, flag) in ReservedCRMKey.flags(in: data.customData["signed"] ?? [:]) { crm[name] = .boolean(flag) }
+        session.fields["crm"] = .table(crm)
+        return session
     }
 
     /// The threads agent scripts run on, apart from the customers' scripts and plugins: a
@@ -90,7 +101,7 @@ public final class ScriptedAgent: Sendable {
         let state = try LuaState(limits: limits, confinement: LuaConfinement(print: { log("[\(label)] \($0)") }),
                                  clock: environment.clock, budgetClock: SystemClock(), threads: threads)
         do {
-            try await state.run(source: script.source, chunkName: "@" + script.path, keepingResultAs: "script")
+            try await state.run(chunk: script.chunk, keepingResultAs: "script")
             guard await state.inspect(kept: "script") == .string("function") else {
                 throw LuaScriptError(kind: .runtime, message: "the script must return function(agent, session)")
             }

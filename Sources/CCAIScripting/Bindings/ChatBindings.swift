@@ -23,6 +23,12 @@ enum ChatBindings {
         }
     }
 
+    /// Starts the chat's listeners, if they wait (``ChatListening``): before a chat is
+    /// started, looked for or resumed.
+    static func listen(_ call: LuaCall) {
+        call.context.attachment(ChatListening.self)?.begin()
+    }
+
     static func module(_ context: SDKContext) -> LuaModule {
         var chat = LuaModule(name: EventService.chat.module)
         if let events = context.emitters[.chat] { chat.events(events) }
@@ -59,6 +65,7 @@ enum ChatBindings {
                                   displayOrderInAdapter: options.displayOrderInAdapter,
                                   isScreenShareable: options.isScreenShareable, isVerifiable: options.isVerifiable)
         let service = try requireChat(context.sdk, call)
+        listen(call)
         let responder = context.plugins.map { SmartActionResponder(context: context, plugins: $0) }
         let enqueue = options.enqueue ?? true
         return try SDKBindings.sdk(call) {
@@ -77,11 +84,13 @@ enum ChatBindings {
 
     static func getLastChatInProgress(_ context: SDKContext, _: NoArguments, _ call: LuaCall) throws -> LuaReturn {
         let service = try requireChat(context.sdk, call)
+        listen(call)
         return try SDKBindings.sdk(call) { try await service.getLastChatInProgress() }
     }
 
     static func resumeChat(_ context: SDKContext, _ argument: ChatValueArgument, _ call: LuaCall) throws -> LuaReturn {
         let service = try requireChat(context.sdk, call)
+        listen(call)
         return try SDKBindings.sdk(call, { try await service.resumeChat(argument.value) }, push: { _, _ in })
     }
 
@@ -191,5 +200,25 @@ struct CustomDataArgument: Decodable {
 
     init(from decoder: Decoder) throws {
         value = try decoder.singleValueContainer().decode(LuaValue.self)
+    }
+}
+
+/// The chat service's listeners in a state: the bridge of its events into the state, the
+/// smart-action and form requests, the metrics' observer. `initialize_chat` makes them and
+/// they start when a script first needs them (a chat started, looked for or resumed; a
+/// first `on` or `wait_for` of `ccai.chat`): each subscribes to the SDK's event stream, which
+/// signs in and opens it, so a VU that has not come to its chat yet holds neither.
+final class ChatListening: @unchecked Sendable {
+    private var start: (() -> Void)?
+
+    init(_ start: @escaping () -> Void) {
+        self.start = start
+    }
+
+    /// Starts the listeners the first time; later calls do nothing. On the state's executor.
+    func begin() {
+        let start = self.start
+        self.start = nil
+        start?()
     }
 }

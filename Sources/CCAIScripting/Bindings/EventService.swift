@@ -20,15 +20,23 @@ public enum EventService: String, CaseIterable, Sendable {
     /// The Lua module: `ccai.chat`.
     public var module: String { "ccai." + rawValue }
 
-    /// The events scripts can subscribe to.
+    /// The events scripts can subscribe to: one set per service for the whole process,
+    /// which every state's emitter shares.
     public var eventNames: Set<String> {
         switch self {
-        case .chat: Set(ChatServiceEvent.Name.allCases.map(\.rawValue))
-        case .smartAction: ["requested"]
-        case .screenShare: ["state", "request"]
-        case .call: Set(CallServiceEvent.Name.allCases.map(\.rawValue))
-        case .push: [PushBindings.pushEvent]
-        case .apps: Set(WebhookEventName.allCases.map(\.rawValue))
+        case .chat: Self.chatEvents
+        case .smartAction: Self.smartActionEvents
+        case .screenShare: Self.screenShareEvents
+        case .call: Self.callEvents
+        case .push: Self.pushEvents
+        case .apps: Self.appsEvents
         }
     }
+
+    private static let chatEvents = Set(ChatServiceEvent.Name.allCases.map(\.rawValue))
+    private static let smartActionEvents: Set = ["requested"]
+    private static let screenShareEvents: Set = ["state", "request"]
+    private static let pushEvents: Set = [PushBindings.pushEvent]
+    private static let callEvents = Set(CallServiceEvent.Name.allCases.map(\.rawValue))
+    private static let appsEvents = Set(WebhookEventName.allCases.map(\.rawValue))
 }

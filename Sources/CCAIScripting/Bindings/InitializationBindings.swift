@@ -4,7 +4,8 @@ import LuaRuntime
 
 /// `ccai.initialize_chat`, `ccai.initialize_call` and `ccai.initialize_screen_share`: each
 /// registers its service with the SDK and, the first time, starts the bridges that emit the
-/// service's events into the state (and the smart-action requests, once chat or call is).
+/// service's events into the state (and the smart-action requests, once chat or call is);
+/// the chat's when a script first needs them (``ChatListening``).
 enum InitializationBindings {
     static let rows: [Binding<Initializer>] = [
         Binding("initialize_chat", "Registers the chat module; ccai.chat works afterwards.", initializeChat),
@@ -35,10 +36,18 @@ enum InitializationBindings {
         context.sdk.initializeChat(ChatOptions(downloadTranscriptVisibility: options.visibility, greeting: options.greeting))
         if !initializer.chat.started, let service = context.sdk.chatService, let state = call.context.state {
             initializer.chat.started = true
-            ChatBindings.startBridges(service, context: context, in: state)
-            SmartActionBindings.startRequests(context, started: initializer.smartActions, in: state)
-            call.context.attachment(SDKMetricsRecorder.self)?.observe(service.chatEvents())
-            if let plugins = context.plugins { FormResponder(context: context, plugins: plugins).answerRequests(while: state) }
+            let (smartActions, recorder) = (initializer.smartActions, call.context.attachment(SDKMetricsRecorder.self))
+            let listening = ChatListening { [weak state] in
+                guard let state else { return }
+                ChatBindings.startBridges(service, context: context, in: state)
+                SmartActionBindings.startRequests(context, started: smartActions, in: state)
+                recorder?.observe(service.chatEvents())
+                if let plugins = context.plugins { FormResponder(context: context, plugins: plugins).answerRequests(while: state) }
+            }
+            call.context.attach(listening)
+            for service in [EventService.chat, .smartAction] {
+                context.emitters[service]?.whenFirstListenedTo = { [weak listening] in listening?.begin() }
+            }
         }
         return .none
     }

@@ -27,6 +27,9 @@ public final class LuaEventEmitter {
     /// How many unclaimed events are kept per name; the oldest are dropped past it, and past
     /// the state's budget of unclaimed event bytes (``LuaLimits/unclaimedEventBytes``).
     public var bufferCapacity: Int
+    /// Called once, when a script first subscribes (`on`) or waits (`wait_for`): a service
+    /// whose events cost something to receive starts receiving them then.
+    public var whenFirstListenedTo: (() -> Void)?
     /// Handler runs that failed.
     public private(set) var handlerErrorCount = 0
     /// Events dropped from a full buffer.
@@ -242,9 +245,17 @@ public final class LuaEventEmitter {
         return event
     }
 
+    /// Runs ``whenFirstListenedTo`` the first time.
+    private func listened() {
+        guard let first = whenFirstListenedTo else { return }
+        whenFirstListenedTo = nil
+        first()
+    }
+
     /// `on(event, handler)`: subscribes; returns a subscription with `cancel()`.
     func on(_ call: LuaCall) throws -> LuaReturn {
         let event = try checkEventName(call)
+        listened()
         let handler = try call.function(2, "handler")
         let subscription = LuaEventSubscription(eventName: event, handler: handler, emitter: self, round: core.eventRound)
         channel(event).add(subscription)
@@ -254,6 +265,7 @@ public final class LuaEventEmitter {
     /// `wait_for(event, { timeout = 30, match = fn })`: the oldest matching event.
     func waitFor(_ call: LuaCall) throws -> LuaReturn {
         let event = try checkEventName(call)
+        listened()
         let options = try call.options(2, "options")
         let timeout = try options.number("timeout") ?? 30
         guard timeout >= 0, timeout.isFinite else {

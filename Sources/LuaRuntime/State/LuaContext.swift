@@ -286,12 +286,6 @@ public struct LuaContext {
         return try callTop(arguments: arguments)
     }
 
-    /// Compiles `source` and drops the chunk: throws its syntax error.
-    func checkSyntax(_ source: String, chunkName: String) throws {
-        try load(source, chunkName: chunkName)
-        lrt_pop(L, 1)
-    }
-
     /// Pushes the compiled chunk, or throws its syntax error.
     func load(_ source: String, chunkName: String) throws {
         var source = source

@@ -58,13 +58,6 @@ public actor LuaState {
         return try LuaContext(core: core).evaluate(source, chunkName: chunkName)
     }
 
-    /// Compiles a chunk without running it: throws its syntax error (`file:3: 'end' expected`).
-    public static func checkSyntax(_ source: String, chunkName: String) throws {
-        let core = try LuaCore(limits: LuaLimits(), diagnostics: .standardError)
-        defer { core.close() }
-        try LuaContext(core: core).checkSyntax(source, chunkName: chunkName)
-    }
-
     /// Runs `body` with synchronous access to the state, on its executor.
     public func withContext<Result>(_ body: (LuaContext) throws -> Result) rethrows -> Result {
         try body(LuaContext(core: core))
