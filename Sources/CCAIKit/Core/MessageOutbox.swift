@@ -9,14 +9,18 @@ actor MessageOutbox {
     private var tail: Task<Void, Never>?
 
     /// Runs `send` after the messages queued before it; its error is this message's alone,
-    /// and the next message still goes.
+    /// and the next message still goes. The last send is forgotten once it is done and no
+    /// other came after it: a finished task keeps the memory its calls used until it is
+    /// released, and an idle chat should hold none.
     func send<Result: Sendable>(_ send: @escaping @Sendable () async throws -> Result) async throws -> Result {
         let previous = tail
         let task = Task {
             await previous?.value
             return try await send()
         }
-        tail = Task { _ = try? await task.value }
+        let queued = Task { _ = try? await task.value }
+        tail = queued
+        defer { if tail == queued { tail = nil } }
         return try await task.value
     }
 }

@@ -13,13 +13,17 @@ public protocol ClaimsSigner: Sendable {
 /// its messages (MessageBindings), escalations (EscalationBindings), forms (FormBindings),
 /// post-session and transcripts (PostSessionBindings), and its events (EventBridge).
 enum ChatBindings {
-    /// Emits the chat service's typed events into the state until it closes (screen share
-    /// has its bridge, started with its service; smart actions theirs, with chat or call).
-    static func startBridges(_ service: ChatService, context: SDKContext, in state: LuaState) {
+    /// Emits the chat service's typed events into the state until it closes, and shows each
+    /// to the VU's metrics (`recorder`) as it arrives (screen share has its bridge, started
+    /// with its service; smart actions theirs, with chat or call).
+    static func startBridges(_ service: ChatService, context: SDKContext, in state: LuaState, recorder: SDKMetricsRecorder?) {
+        let observe = recorder.map { recorder in { @Sendable (event: ChatServiceEvent) in recorder.observe(event, at: recorder.clock.now()) } }
         if let chat = context.emitters[.chat] {
-            EventBridge.forward(service.chatEvents(), into: chat, in: state, conversations: \.conversations) { event in
+            EventBridge.forward(service.chatEvents(), into: chat, in: state, conversations: \.conversations, observe: observe) { event in
                 (event.name.rawValue, EventBridge.luaValue(event))
             }
+        } else if let recorder {
+            recorder.observe(service.chatEvents())
         }
     }
 

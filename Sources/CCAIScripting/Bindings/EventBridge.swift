@@ -21,13 +21,16 @@ enum EventBridge {
     }
 
     /// `conversations` names the chats or calls an element is about: in a scenario's VU,
-    /// those of its earlier iterations are not emitted (``ConversationScope``).
+    /// those of its earlier iterations are not emitted (``ConversationScope``). `observe`
+    /// sees every element first, as it arrives (a VU's metrics), on the same subscription.
     static func forward<Element: Sendable>(_ stream: AsyncStream<Element>, into emitter: LuaEventEmitter, in state: LuaState,
                                            conversations: @escaping @Sendable (Element) -> [ConversationScope.Conversation] = { _ in [] },
+                                           observe: (@Sendable (Element) -> Void)? = nil,
                                            as convert: @escaping @Sendable (Element) -> (name: String, value: LuaValue)?) {
         let target = StateConfined(emitter)
         Task { [weak state] in
             for await element in stream {
+                observe?(element)
                 guard let (name, value) = convert(element) else { continue }
                 guard let state else { return }
                 let about = conversations(element)

@@ -39,9 +39,8 @@ enum InitializationBindings {
             let (smartActions, recorder) = (initializer.smartActions, call.context.attachment(SDKMetricsRecorder.self))
             let listening = ChatListening { [weak state] in
                 guard let state else { return }
-                ChatBindings.startBridges(service, context: context, in: state)
+                ChatBindings.startBridges(service, context: context, in: state, recorder: recorder)
                 SmartActionBindings.startRequests(context, started: smartActions, in: state)
-                recorder?.observe(service.chatEvents())
                 if let plugins = context.plugins { FormResponder(context: context, plugins: plugins).answerRequests(while: state) }
             }
             call.context.attach(listening)
