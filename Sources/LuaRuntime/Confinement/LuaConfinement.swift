@@ -52,7 +52,7 @@ extension LuaCore {
             }
             return call.returning(.number(Double(call.core.context.pointee.memory_used) / 1024))
         }
-        try context.load(LuaConfinementFunctions.prelude, chunkName: "=confinement")
+        try context.load(LuaConfinementFunctions.preludeChunk)
         lua_pushlightuserdata(L, lrt_async_marker())
         pushFunction("require.find") { call in try LuaConfinementFunctions.find(call, paths: confinement.modulePaths) }
         pushFunction("require.host") { call in
@@ -77,6 +77,11 @@ extension LuaCore {
 
 /// The Swift halves of the confinement's functions.
 enum LuaConfinementFunctions {
+    /// ``prelude`` compiled once per process, without debug information: each state loads
+    /// the bytecode (less memory in every state than the text compiled there, and no
+    /// compiling each time a state is made).
+    static let preludeChunk = LuaChunk(host: prelude, chunkName: "=confinement")
+
     /// Installs the coroutine wrappers and `require` (arguments: marker, find, host, env);
     /// returns the function that makes read-only tables.
     static let prelude = """

@@ -16,15 +16,9 @@
 public struct LuaDecorator: Sendable {
     let chunk: LuaChunk
 
-    /// Compiles `source` once. It is the host's own code, so a syntax error in it is a
-    /// defect of the program, caught by any test that builds the module: this stops the
-    /// process with the error.
+    /// Compiles `source` once (``LuaChunk/init(host:chunkName:)``).
     public init(_ source: String, chunkName: String) {
-        do {
-            chunk = try LuaState.compile(source, chunkName: chunkName, stripped: true)
-        } catch {
-            fatalError("the host's Lua helper \(chunkName) does not compile: \(error)")
-        }
+        chunk = LuaChunk(host: source, chunkName: chunkName)
     }
 }
 

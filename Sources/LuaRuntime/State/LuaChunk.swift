@@ -15,6 +15,22 @@ import Foundation
 public struct LuaChunk: Sendable {
     let bytecode: Data
     public let chunkName: String
+
+    init(bytecode: Data, chunkName: String) {
+        self.bytecode = bytecode
+        self.chunkName = chunkName
+    }
+
+    /// The host's own Lua code (a helper every state loads), compiled once without debug
+    /// information. A syntax error in it is a defect of the program, caught by any test
+    /// that makes a state: this stops the process with the error.
+    init(host source: String, chunkName: String) {
+        do {
+            self = try LuaState.compile(source, chunkName: chunkName, stripped: true)
+        } catch {
+            fatalError("the host's Lua code \(chunkName) does not compile: \(error)")
+        }
+    }
 }
 
 extension LuaState {
