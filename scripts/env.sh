@@ -3,6 +3,11 @@ if ! command -v swift >/dev/null 2>&1 && [[ -x /opt/swift/usr/bin/swift ]]; then
   export PATH="/opt/swift/usr/bin:$PATH"
 fi
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# Swift Testing starts at most this many tests at once (unset, it starts all 700 at once).
+# On a 2-core machine the whole queue of them then stands between a test's request and
+# the task that answers it, and the tests with a real deadline (an HTTP client's 30 s)
+# time out behind the others' work.
+export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH:-24}"
 
 # Starts `ccai sandbox serve` (the debug build) on a free loopback port with the given
 # arguments, its output in the file $1; sets `port` and `server` (its pid) once it answers

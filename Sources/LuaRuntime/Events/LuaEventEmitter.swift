@@ -339,9 +339,10 @@ struct LuaEventBuffer: ~Copyable {
     private var start = 0
     private(set) var count = 0
 
+    /// Empty: room is made with the first event (most channels of a state keep none).
     init() {
-        allocated = 8
-        storage = .allocate(capacity: allocated)
+        allocated = 0
+        storage = .allocate(capacity: 0)
     }
 
     deinit {

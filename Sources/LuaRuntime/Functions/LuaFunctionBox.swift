@@ -1,3 +1,4 @@
+import Foundation
 import CLua
 import CLuaShim
 
@@ -20,13 +21,16 @@ public struct LuaReturn {
 /// state keeps it alive.
 final class LuaFunctionBox {
     let qualifiedName: String
-    let shortName: String
     let body: LuaFunctionBody
 
     init(qualifiedName: String, body: @escaping LuaFunctionBody) {
         self.qualifiedName = qualifiedName
-        self.shortName = qualifiedName.split(whereSeparator: { $0 == "." || $0 == ":" }).last.map(String.init) ?? qualifiedName
         self.body = body
+    }
+
+    /// The name's last part (`send_message` of `ccai.chat.send_message`), for errors.
+    var shortName: String {
+        qualifiedName.split(whereSeparator: { $0 == "." || $0 == ":" }).last.map(String.init) ?? qualifiedName
     }
 
     @inline(__always)
@@ -37,6 +41,30 @@ final class LuaFunctionBox {
         } catch {
             call.pushRaised(error)
             return LRT_RAISE
+        }
+    }
+}
+
+/// The qualified names of module functions (`ccai.chat.send_message`), made once per
+/// process: every state that builds a module names its functions alike, and a shared
+/// string costs a state a reference, not a copy. Module names come from the host's code,
+/// so there are few; past ``limit`` names are made anew instead of kept.
+enum QualifiedNames {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var names: [String: [String: String]] = [:]
+    nonisolated(unsafe) private static var count = 0
+    static let limit = 4_096
+
+    /// `module.key`, shared.
+    static func of(_ module: String, _ key: String) -> String {
+        lock.withLock {
+            if let name = names[module]?[key] { return name }
+            let name = module + "." + key
+            if count < limit {
+                names[module, default: [:]][key] = name
+                count += 1
+            }
+            return name
         }
     }
 }

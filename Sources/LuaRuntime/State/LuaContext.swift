@@ -107,7 +107,7 @@ public struct LuaContext {
         for (key, member) in members {
             switch member {
             case .function(let body, _):
-                core.pushFunction("\(module.name).\(key)", body)
+                core.pushFunction(QualifiedNames.of(module.name, key), body)
             case .value(let value):
                 LuaStack(L).push(value)
             case .module(let child) where child.isLazy:
@@ -117,9 +117,9 @@ public struct LuaContext {
             case .readOnly(let table):
                 pushReadOnly(table, named: "\(module.name).\(key)")
             case .events(let emitter):
-                core.pushFunction("\(module.name).on") { try emitter.on($0) }
+                core.pushFunction(QualifiedNames.of(module.name, "on")) { try emitter.on($0) }
                 lua_setfield(L, -2, "on")
-                core.pushFunction("\(module.name).wait_for") { try emitter.waitFor($0) }
+                core.pushFunction(QualifiedNames.of(module.name, "wait_for")) { try emitter.waitFor($0) }
                 lua_setfield(L, -2, "wait_for")
                 continue
             }
@@ -147,26 +147,78 @@ public struct LuaContext {
     /// Pushes an empty table that becomes `module` when a script first reads a key of it
     /// or iterates it (``LuaModule/lazy(name:_:)``): its metatable's `__index` and
     /// `__pairs` fill it with the module's members (keys a script set first are kept), drop
-    /// the metatable, and answer as the full table would.
+    /// the metatable, and answer as the full table would. One metatable serves every lazy
+    /// table of the state; it finds a table's module by the table (``LuaCore/lazyModules``).
     func pushLazy(_ module: LuaModule) {
+        lua_checkstack(L, 4)
         lua_createtable(L, 0, 0)
+        let id = core.addLazyModule(module)
+        pushLazyIndex(on: L)
+        lua_pushvalue(L, -2)
+        lua_pushinteger(L, lua_Integer(id))
+        lua_rawset(L, -3)
+        lrt_pop(L, 1)
+        lua_rawgeti(L, lrt_registryindex(), lua_Integer(core.lazyMetatable ?? makeLazyMetatable()))
+        lua_setmetatable(L, -2)
+    }
+
+    /// Pushes on `L` the state's table from each unfilled lazy table to its module's id
+    /// (weak keys: a table collected unread leaves nothing behind in it).
+    private func pushLazyIndex(on L: OpaquePointer) {
+        if let index = core.lazyIndex {
+            lua_rawgeti(L, lrt_registryindex(), lua_Integer(index))
+            return
+        }
+        lua_createtable(self.L, 0, 4)
+        lua_createtable(self.L, 0, 1)
+        lua_pushstring(self.L, "k")
+        lua_setfield(self.L, -2, "__mode")
+        lua_setmetatable(self.L, -2)
+        lua_pushvalue(self.L, -1)
+        core.lazyIndex = luaL_ref(self.L, lrt_registryindex())
+        if L != self.L { lua_xmove(self.L, L, 1) }
+    }
+
+    /// The metatable of every lazy table of the state.
+    private func makeLazyMetatable() -> Int32 {
         lua_createtable(L, 0, 2)
-        core.pushFunction("\(module.name).__index") { call in
-            call.context.fill(lazy: module, L: call.L)
+        core.pushFunction("lazy.__index") { call in
+            call.context.fillLazy(L: call.L)
             lua_pushvalue(call.L, 2)
             lua_rawget(call.L, 1)
             return LuaReturn(code: 1)
         }
         lua_setfield(L, -2, "__index")
-        core.pushFunction("\(module.name).__pairs") { call in
-            call.context.fill(lazy: module, L: call.L)
+        core.pushFunction("lazy.__pairs") { call in
+            call.context.fillLazy(L: call.L)
             lua_getglobal(call.L, "next")
             lua_pushvalue(call.L, 1)
             lua_pushnil(call.L)
             return LuaReturn(code: 3)
         }
         lua_setfield(L, -2, "__pairs")
-        lua_setmetatable(L, -2)
+        let reference = luaL_ref(L, lrt_registryindex())
+        core.lazyMetatable = reference
+        return reference
+    }
+
+    /// Fills the lazy table at index 1 of `L` with its module's members, once.
+    private func fillLazy(L: OpaquePointer) {
+        lua_checkstack(L, 3)
+        pushLazyIndex(on: L)
+        lua_pushvalue(L, 1)
+        let id = lua_rawget(L, -2) == LUA_TNUMBER ? Int(lua_tointegerx(L, -1, nil)) : nil
+        lrt_pop(L, 1)
+        lua_pushvalue(L, 1)
+        lua_pushnil(L)
+        lua_rawset(L, -3)
+        lrt_pop(L, 1)
+        guard let id, let module = core.lazyModules.removeValue(forKey: id) else {
+            lua_pushnil(L)
+            lua_setmetatable(L, 1)
+            return
+        }
+        fill(lazy: module, L: L)
     }
 
     /// Fills the lazy table at index 1 of `L` with `module`'s members and drops its metatable.
