@@ -51,9 +51,11 @@ struct ScenarioBenchmarks {
         // chat answered by the agent), prints "ready <vu>" and sleeps HOLD seconds.
         try """
             ccai.initialize_chat()
+            -- A memory figure holds every VU, however long 10,000 first answers take.
+            local patience = ccai.env.HOLD and 600 or 120
             local function echoed(text)
               ccai.chat.send_message(text)
-              return ccai.chat.wait_for("messages_received", { timeout = 120, match = function(m) return m[1].sender.type == "agent" end })
+              return ccai.chat.wait_for("messages_received", { timeout = patience, match = function(m) return m[1].sender.type == "agent" end })
             end
             return {
               options = { vus = 1 },
