@@ -435,10 +435,11 @@ static void watch(chttp_server *server, chttp_connection *tracked, int watched) 
     pthread_mutex_unlock(&server->watch_lock);
 }
 
-/// Refuses a connection from an address that has as many open as it may (loopback is
-/// exempt unless `limit_loopback`).
+/// Refuses every connection once the server is stopping, and one from an address that
+/// has as many open as it may (loopback is exempt unless `limit_loopback`).
 static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr, socklen_t addrlen) {
     chttp_server *server = cls;
+    if (__atomic_load_n(&server->stopping, __ATOMIC_SEQ_CST)) return MHD_NO;
     unsigned limit = server->limits.connections_per_address;
     if (limit == 0 || !addr || addr->sa_family != AF_INET || addrlen < (socklen_t)sizeof(struct sockaddr_in)) return MHD_YES;
     uint32_t address = ((const struct sockaddr_in *)addr)->sin_addr.s_addr;
@@ -1090,8 +1091,10 @@ static void answer_waiting_unavailable(chttp_server *server) {
 
 void chttp_stop(chttp_server *server, double grace_seconds) {
     if (!server) return;
-    MHD_socket listening = MHD_quiesce_daemon(server->daemon);  // ours to close
-    if (listening != MHD_INVALID_SOCKET) close(listening);
+    // From here a new connection is closed as soon as it is accepted (accept_policy).
+    // The listening socket stays open until MHD_stop_daemon: MHD_quiesce_daemon on an
+    // epoll daemon with its own threads races the workers' removal of the same socket
+    // from their epoll sets, and libmicrohttpd aborts the process when it loses.
     // Open streams end: their parked readers resume and finish; a reader that has not
     // parked yet sees `stopping` and ends instead of parking after the wait below.
     __atomic_store_n(&server->stopping, 1, __ATOMIC_SEQ_CST);
@@ -1120,7 +1123,7 @@ void chttp_stop(chttp_server *server, double grace_seconds) {
     pthread_mutex_unlock(&server->lock);
     if (suspended > 0) {
         // libmicrohttpd aborts the whole process when stopped with a connection still
-        // suspended: the daemon is left behind instead (its socket is already closed).
+        // suspended: the daemon is left behind instead (it refuses every new connection).
         fprintf(stderr, "sandbox: %u connection(s) still suspended after 30 s; the HTTP daemon is left running\n", suspended);
         return;
     }

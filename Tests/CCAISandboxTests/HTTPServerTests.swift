@@ -158,6 +158,57 @@ import Testing
         await taken.stop()
     }
 
+    /// A gate that requests wait at until the test opens it.
+    actor Gate {
+        private var isOpen = false
+        private var waiting: [CheckedContinuation<Void, Never>] = []
+        func pass() async {
+            if !isOpen { await withCheckedContinuation { waiting.append($0) } }
+        }
+        func open() {
+            isOpen = true
+            waiting.forEach { $0.resume() }
+            waiting = []
+        }
+    }
+
+    /// While a stop waits for a request in progress, a new connection is closed unanswered
+    /// (the listening socket is kept until the daemon is down: libmicrohttpd aborts the
+    /// process when its socket is pulled from an epoll daemon's running workers), and the
+    /// request in progress still gets its answer.
+    @Test(.timeLimit(.minutes(1))) func whileStoppingNewConnectionsAreClosedAndRequestsInProgressAnswered() async throws {
+        let entered = Handover()
+        let gate = Gate()
+        var router = HTTPRouter()
+        router.add("GET", "/held", authentication: .none) { _ in
+            await entered.give(1)
+            await gate.pass()
+            return try .json(["held": true])
+        }
+        router.add("GET", "/forever", authentication: .none) { _ in
+            .eventStream { stream in
+                stream.send(data: "open")
+                await stream.ended()
+            }
+        }
+        let server = try HTTPServer(router: router)
+        let held = Task { try await Curl.request("GET", "\(server.baseURL)/held") }
+        _ = await entered.take()
+        let stream = try RawConnection(port: server.port)
+        stream.send("GET /forever HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        #expect(try await stream.read(for: 10) { $0.contains("data: open") }.text.contains("data: open"))
+        let stopping = Task { await server.stop(grace: 30) }
+        #expect(try await stream.read(for: 10).closed, "a stop ends the open streams once it refuses connections")
+        let late = try RawConnection(port: server.port)
+        late.send("GET /forever HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        let refused = try await late.read(for: 10)
+        #expect(refused.closed && refused.text.isEmpty, "\(refused.text)")
+        await gate.open()
+        let answer = try await held.value
+        #expect(answer.status == 200 && answer.body.contains(#""held":true"#))
+        await stopping.value
+    }
+
     @Test func largeBodiesAreSpooledAndTheSpoolIsBounded() async throws {
         var limits = HTTPServer.Limits()
         limits.spoolAfterBytes = 1_024

@@ -112,8 +112,9 @@ public final class HTTPServer: @unchecked Sendable {
     /// The base URL (`http://127.0.0.1:PORT`).
     public var baseURL: String { "http://\(address):\(port)" }
 
-    /// Stops accepting connections, lets requests in progress finish (up to `grace`
-    /// seconds; later ones are answered 503), and shuts the daemon down. The waiting
+    /// Stops accepting connections (a new one is closed unanswered; the port is freed once
+    /// the daemon is down), lets requests in progress finish (up to `grace` seconds; later
+    /// ones on open connections are answered 503), and shuts the daemon down. The waiting
     /// happens on a thread of its own, so the handlers still answering can run.
     public func stop(grace: TimeInterval = 5) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
