@@ -90,6 +90,7 @@ struct chttp_exchange {
     struct MHD_Connection *connection;
     enum exchange_state state;
     size_t max_body;        // the route's limit, from the admission
+    int route;              // the route the admission found, handed to the request handler
     size_t received;        // bytes of body read from the client: what the limit counts
     char *body;             // the body while it is small
     size_t body_len, body_cap;
@@ -558,6 +559,7 @@ static enum MHD_Result admit(chttp_server *server, chttp_exchange *exchange, str
         return result;
     }
     exchange->max_body = admission.max_body_bytes;
+    exchange->route = admission.route;
     exchange->anonymous = admission.anonymous != 0;
     if (!exchange->anonymous) watch(server, exchange->tracked, 0);  // a token's body may take its time
     if (exchange->anonymous) {
@@ -704,8 +706,8 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *connecti
         MHD_suspend_connection(connection);
         char client[INET_ADDRSTRLEN];
         int known = exchange->tracked && inet_ntop(AF_INET, &exchange->tracked->address, client, sizeof client);
-        server->handler(server->context, exchange, known ? client : NULL, method, url, headers.data, headers.len, query.data, query.len,
-                        exchange->body_fd < 0 ? exchange->body : NULL, exchange->body_fd, exchange->body_len);
+        server->handler(server->context, exchange, exchange->route, known ? client : NULL, method, url, headers.data,
+                        headers.len, query.data, query.len, exchange->body_fd < 0 ? exchange->body : NULL, exchange->body_fd, exchange->body_len);
         free(headers.data);
         free(query.data);
         return MHD_YES;

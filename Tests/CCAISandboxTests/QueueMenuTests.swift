@@ -87,6 +87,32 @@ import Timekeeping
         await server.stop()
     }
 
+    /// The answer is encoded once for each state of the queues (QueueMenuEncodings): the
+    /// same bytes while nothing changes, a new answer as soon as a queue goes over its
+    /// capacity, and a direct access key's its own (languages: directAccessKeysAndLanguages).
+    @Test func theAnswerFollowsTheQueuesAsTheyChange() async throws {
+        let configuration = try await LuaConfigurations.configuration("""
+            menus = {
+              { id = 1, name = "Full", capacity = { max_waiting = 1 }, deflection = { over_capacity = 2 },
+                direct_access_keys = { "full" }, channels = { chat = {} } },
+              { id = 2, name = "Overflow", channels = { chat = {} } }
+            }
+            """)
+        let (server, token) = try await serve(at: Self.mondayMorning, configuration: configuration)
+        let headers = ["Authorization": "Bearer \(token)"]
+        let first = try await Curl.request("GET", "\(server.baseURL)/queue_menus", headers: headers)
+        #expect(try await Curl.request("GET", "\(server.baseURL)/queue_menus", headers: headers).body == first.body)
+        #expect(try await menus(server, token, "?key=full").isDirectAccess)
+        #expect(try await menus(server, token).menus[0].channels?.chat?.deflected == false)
+        let chat = try await Curl.request("POST", "\(server.baseURL)/chats", body: Data(#"{"menu_id": 1}"#.utf8), headers: headers)
+        #expect(chat.status == 201 && chat.body.contains(#""status":"queued""#), "\(chat.body)")
+        let full = try await menus(server, token)
+        #expect(full.menus[0].channels?.chat?.deflectedReason == "over_capacity")
+        #expect(full.menus[1].deflectionFrom == [QueueMenuDeflection(deflectionType: .overCapacityDeflection, menuId: 1)])
+        #expect(try await menus(server, token, "?key=full").menus[0].channels?.chat?.deflected == true)
+        await server.stop()
+    }
+
     @Test func directAccessKeysAndLanguages() async throws {
         let (server, token) = try await serve(at: Self.mondayMorning)
         let vip = try await menus(server, token, "?key=vip")

@@ -104,6 +104,36 @@ import Timekeeping
         await server.stop()
     }
 
+    /// A token's caller comes from memory (TokenRegistry): it follows the profile as a
+    /// PATCH or a later sign-in changes it, is gone once signed out while the user's other
+    /// token still works, and a token signed with custom data larger than memory keeps is
+    /// served from the store.
+    @Test func aTokensCallerFollowsItsProfile() async throws {
+        let sandbox = try Sandbox(clock: ManualClock(start))
+        let server = try sandbox.serve()
+        func me(_ token: String) async throws -> Curl.Reply {
+            try await Curl.request("GET", "\(server.baseURL)/end_user", headers: ["Authorization": "Bearer \(token)"])
+        }
+        let first = try await authenticate(server, try jwt())
+        let patched = try await Curl.request("PATCH", "\(server.baseURL)/end_user", body: Data(#"{"phone": "+14155550100"}"#.utf8),
+                                             headers: ["Authorization": "Bearer \(first.authToken)"])
+        #expect(patched.status == 200)
+        #expect(try await me(first.authToken).body.contains("+14155550100"))
+        let second = try await authenticate(server, try jwt(["identifier": "user-1", "name": "Ana Bell"]))
+        let renamed = try await me(first.authToken)
+        #expect(renamed.body.contains(#""name":"Ana Bell""#) && renamed.body.contains("+14155550100"), "\(renamed.body)")
+        let signedOut = try await Curl.request("DELETE", "\(server.baseURL)/auth/end_user",
+                                               headers: ["Authorization": "Bearer \(first.authToken)"])
+        #expect(signedOut.status == 204)
+        #expect(try await me(first.authToken).status == 401)
+        #expect(try await me(second.authToken).body.contains(#""name":"Ana Bell""#))
+        let note = JSONValue.string(String(repeating: "x", count: 1_000))
+        let large = try await authenticate(server, try jwt(["identifier": "user-3", "custom_data": ["note": note]]))
+        let stored = try await me(large.authToken)
+        #expect(stored.status == 200 && stored.body.contains(#""identifier":"user-3""#), "\(stored.body)")
+        await server.stop()
+    }
+
     @Test func aRestartWithTheSameDataLosesNothing() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sandbox-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: folder) }

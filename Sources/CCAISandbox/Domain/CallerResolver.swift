@@ -16,15 +16,22 @@ struct CallerResolver: Sendable {
     let quotas: Quotas
     let clock: any TimeSource
 
-    /// The caller of the request's bearer token, or a 401.
+    /// The caller of the request's bearer token, or a 401: from memory (the store's
+    /// ``TokenRegistry``), or from the store for a token signed with large custom data.
     func caller(for request: HTTPRequest) async throws -> Caller {
         guard let token = request.bearerToken else {
             throw HTTPError.unauthenticated("an auth token is required (Authorization: Bearer TOKEN)")
         }
-        guard let caller = try await store.caller(token: token, now: clock.now()) else {
-            throw HTTPError.unauthenticated("the auth token is unknown, revoked or expired; authenticate again")
+        let now = clock.now()
+        switch store.tokens.caller(token: token, now: now) {
+        case .known(let caller):
+            return caller
+        case .customDataInStore:
+            if let caller = try await store.caller(token: token, now: now) { return caller }
+        case .unknown:
+            break
         }
-        return caller
+        throw HTTPError.unauthenticated("the auth token is unknown, revoked or expired; authenticate again")
     }
 
     /// Whether the caller's token is still valid now: not revoked, not expired (what a

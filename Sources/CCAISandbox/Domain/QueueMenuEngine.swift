@@ -15,7 +15,7 @@ struct QueueMenuEngine {
     var estimator: WaitEstimator?
 
     /// Why a queue cannot take sessions now.
-    enum Deflection {
+    enum Deflection: Hashable, Sendable {
         case afterHours, overCapacity
 
         var type: DeflectionType { self == .afterHours ? .afterHourDeflection : .overCapacityDeflection }
@@ -92,11 +92,23 @@ struct QueueMenuEngine {
     /// The tree for `language` (hidden queues left out), or the queue of a direct access key.
     func menus(key: String?, language requested: String?) -> QueueMenusResponse {
         let language = language(requested)
-        if let key, let menu = configuration.allMenus.first(where: { $0.directAccessKeys?.contains(key) == true }) {
+        if let menu = directAccessMenu(key) {
             return QueueMenusResponse(menus: [render(menu, language)], isDirectAccess: true, language: language)
         }
         return QueueMenusResponse(menus: visible(configuration.menus ?? []).map { render($0, language) },
                                   isDirectAccess: false, language: language)
+    }
+
+    /// What ``menus(key:language:)`` answers depends on now (``QueueMenuEncodings``).
+    func menusKey(key: String?, language requested: String?) -> QueueMenuEncodings.Key {
+        QueueMenuEncodings.Key(directAccessMenu: directAccessMenu(key)?.id, language: language(requested),
+                               deflections: configuration.allMenus.map(deflection))
+    }
+
+    /// The queue a direct access key opens, if the key is one.
+    private func directAccessMenu(_ key: String?) -> MenuConfiguration? {
+        guard let key else { return nil }
+        return configuration.allMenus.first { $0.directAccessKeys?.contains(key) == true }
     }
 
     private func visible(_ menus: [MenuConfiguration]) -> [MenuConfiguration] {

@@ -17,6 +17,8 @@ struct Queues: Sendable {
     let businessClock: any TimeSource
     /// Every wait estimate's formula.
     let estimator: WaitEstimator
+    /// The menus' answers as encoded, while the queues stay as they were.
+    let menuEncodings = QueueMenuEncodings()
 
     /// The queue menu `id`, or a 404.
     func menu(_ id: Int) throws -> MenuConfiguration {

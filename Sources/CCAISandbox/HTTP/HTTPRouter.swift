@@ -55,6 +55,9 @@ public struct HTTPRouter: Sendable {
     public static let defaultMaximumBodyBytes = Endpoint.defaultMaximumBodyBytes
 
     private var routes: [Route] = []
+    /// The routes of each segment count, by index in `routes` (a path is matched only
+    /// against the patterns as long as it).
+    private var routesBySegmentCount: [Int: [Int]] = [:]
     /// Checks a bearer token before the body is read: nil to go on, else the refusal (an
     /// unknown or revoked token, a caller over their rate). No I/O: it runs on the server's
     /// threads. Nil: any token passes to the handler.
@@ -72,7 +75,9 @@ public struct HTTPRouter: Sendable {
     public mutating func add(_ method: String, _ pattern: String, maximumBodyBytes: Int = defaultMaximumBodyBytes,
                              authentication: HTTPAuthentication = .endUser, takesFile: Bool = false,
                              checkingURL checkURL: URLCheck? = nil, _ handler: @escaping Handler) {
-        routes.append(Route(method: method, segments: HTTPRouter.segments(pattern), maximumBodyBytes: maximumBodyBytes,
+        let segments = HTTPRouter.segments(pattern)
+        routesBySegmentCount[segments.count, default: []].append(routes.count)
+        routes.append(Route(method: method, segments: segments, maximumBodyBytes: maximumBodyBytes,
                             authentication: authentication, takesFile: takesFile, checkURL: checkURL, handler: handler))
     }
 
@@ -109,23 +114,24 @@ public struct HTTPRouter: Sendable {
     /// The route for a method and path, or the error (404, or 405 with the methods allowed).
     /// A literal segment wins over a parameter: `/custom_forms/submissions` is not the
     /// custom form `submissions`, so only its own methods are allowed there.
-    private func route(_ method: String, _ path: String) -> Result<(Route, [String: String]), HTTPError> {
+    private func route(_ method: String, _ path: String) -> Result<(index: Int, parameters: [String: String]), HTTPError> {
         let segments = HTTPRouter.segments(path)
-        var best: [(route: Route, parameters: [String: String])] = []
+        var best: [(index: Int, parameters: [String: String])] = []
         var bestLiterals = -1
-        for route in routes {
+        for index in routesBySegmentCount[segments.count] ?? [] {
+            let route = routes[index]
             guard let parameters = match(route.segments, segments) else { continue }
             let literals = route.segments.count - parameters.count
             if literals > bestLiterals {
-                best = [(route, parameters)]
+                best = [(index, parameters)]
                 bestLiterals = literals
             } else if literals == bestLiterals {
-                best.append((route, parameters))
+                best.append((index, parameters))
             }
         }
-        if let found = best.first(where: { $0.route.method == method }) { return .success((found.route, found.parameters)) }
+        if let found = best.first(where: { routes[$0.index].method == method }) { return .success(found) }
         guard !best.isEmpty else { return .failure(.notFound("no endpoint \(method) \(path)")) }
-        let list = best.map(\.route.method).joined(separator: ", ")
+        let list = best.map { routes[$0.index].method }.joined(separator: ", ")
         return .failure(HTTPError(status: 405, code: .invalidArgument, message: "\(method) is not allowed on \(path); allowed: \(list)",
                                   headers: ["Allow": list]))
     }
@@ -135,64 +141,84 @@ public struct HTTPRouter: Sendable {
     /// for a pre-signed URL its `query`.
     public func admit(method: String, path: String, authorization: String?, contentLength: Int64?,
                       query: @autoclosure () -> [String: String] = [:]) -> HTTPAdmission {
+        admission(method: method, path: path, authorization: authorization, contentLength: contentLength, query: query()).decision
+    }
+
+    /// ``admit(method:path:authorization:contentLength:query:)``'s decision with the route
+    /// it found, which ``dispatch(_:route:)`` takes back instead of looking it up again.
+    func admission(method: String, path: String, authorization: String?, contentLength: Int64?,
+                   query: @autoclosure () -> [String: String]) -> (decision: HTTPAdmission, route: Int?) {
         switch route(method, path) {
         case .failure(let error):
-            return .refuse(error)
-        case .success(let (route, parameters)):
-            if route.authentication == .endUser {
-                guard let token = HTTPRequest.bearerToken(authorization) else {
-                    return .refuse(.unauthenticated("an auth token is required (Authorization: Bearer TOKEN)"))
-                }
-                if let checkToken, let refusal = checkToken(token) { return .refuse(refusal) }
-            }
-            if route.authentication == .admin, let refusal = adminRefusal(authorization) { return .refuse(refusal) }
-            if route.authentication == .apps {
-                let refusal = checkAppsCredentials.map { $0(authorization) }
-                    ?? .unauthenticated("the Apps API needs Basic credentials: the company's subdomain and an API token")
-                if let refusal { return .refuse(refusal) }
-            }
-            if route.authentication == .presigned {
-                let refusal = route.checkURL.map { $0(parameters, query(), contentLength) }
-                    ?? HTTPError(status: 403, code: .forbidden, message: "\(method) \(path) takes no URL this server signed")
-                if let refusal { return .refuse(refusal) }
-            }
-            if let contentLength, contentLength > Int64(route.maximumBodyBytes) {
-                return .refuse(HTTPError(status: 413, code: .tooLarge,
-                                         message: "the request body is \(contentLength) bytes; \(method) \(path) takes at most \(route.maximumBodyBytes)"))
-            }
-            return .read(maximumBodyBytes: route.maximumBodyBytes, authenticated: route.authentication != .none,
-                         takesFile: route.takesFile)
+            return (.refuse(error), nil)
+        case .success(let (index, parameters)):
+            let decision = admission(routes[index], method: method, path: path, parameters: parameters,
+                                     authorization: authorization, contentLength: contentLength, query: query())
+            return (decision, index)
         }
+    }
+
+    private func admission(_ route: Route, method: String, path: String, parameters: [String: String],
+                           authorization: String?, contentLength: Int64?,
+                           query: @autoclosure () -> [String: String]) -> HTTPAdmission {
+        if route.authentication == .endUser {
+            guard let token = HTTPRequest.bearerToken(authorization) else {
+                return .refuse(.unauthenticated("an auth token is required (Authorization: Bearer TOKEN)"))
+            }
+            if let checkToken, let refusal = checkToken(token) { return .refuse(refusal) }
+        }
+        if route.authentication == .admin, let refusal = adminRefusal(authorization) { return .refuse(refusal) }
+        if route.authentication == .apps {
+            let refusal = checkAppsCredentials.map { $0(authorization) }
+                ?? .unauthenticated("the Apps API needs Basic credentials: the company's subdomain and an API token")
+            if let refusal { return .refuse(refusal) }
+        }
+        if route.authentication == .presigned {
+            let refusal = route.checkURL.map { $0(parameters, query(), contentLength) }
+                ?? HTTPError(status: 403, code: .forbidden, message: "\(method) \(path) takes no URL this server signed")
+            if let refusal { return .refuse(refusal) }
+        }
+        if let contentLength, contentLength > Int64(route.maximumBodyBytes) {
+            return .refuse(HTTPError(status: 413, code: .tooLarge,
+                                     message: "the request body is \(contentLength) bytes; \(method) \(path) takes at most \(route.maximumBodyBytes)"))
+        }
+        return .read(maximumBodyBytes: route.maximumBodyBytes, authenticated: route.authentication != .none,
+                     takesFile: route.takesFile)
     }
 
     /// Answers `request` as the server would: admission first (404, 405 with `Allow`, 401,
     /// 429, 413), then the handler. For callers in the same process (tests, an embedding
-    /// program); the HTTP server admits on the headers itself and calls ``dispatch(_:)``.
+    /// program); the HTTP server admits on the headers itself and calls ``dispatch(_:route:)``.
     public func respond(to request: HTTPRequest) async -> HTTPResponse {
-        if case .refuse(let error) = admit(method: request.method, path: request.path,
-                                           authorization: request.headers["authorization"],
-                                           contentLength: Int64(request.body.count), query: request.query) {
-            return error.response
-        }
-        return await dispatch(request)
+        let (decision, route) = admission(method: request.method, path: request.path,
+                                          authorization: request.headers["authorization"],
+                                          contentLength: Int64(request.body.count), query: request.query)
+        if case .refuse(let error) = decision { return error.response }
+        return await dispatch(request, route: route)
     }
 
-    /// Runs the handler of an admitted request; a handler's `HTTPError` is its answer, a
-    /// store out of room a 503 (``HTTPError/init(storage:)``), any other error a 500.
-    func dispatch(_ request: HTTPRequest) async -> HTTPResponse {
-        switch route(request.method, request.path) {
-        case .failure(let error):
-            return error.response
-        case .success(let (route, parameters)):
-            var request = request
-            request.parameters = parameters
-            do {
-                return try await route.handler(request)
-            } catch let error as HTTPError {
-                return error.response
-            } catch {
-                return (HTTPError(storage: error) ?? HTTPError.internalError(String(describing: error))).response
+    /// Runs the handler of an admitted request (`route`: the one its admission found, else
+    /// it is looked up); a handler's `HTTPError` is its answer, a store out of room a 503
+    /// (``HTTPError/init(storage:)``), any other error a 500.
+    func dispatch(_ request: HTTPRequest, route admitted: Int?) async -> HTTPResponse {
+        let found: (index: Int, parameters: [String: String])
+        if let admitted, routes.indices.contains(admitted), routes[admitted].method == request.method,
+           let parameters = match(routes[admitted].segments, HTTPRouter.segments(request.path)) {
+            found = (admitted, parameters)
+        } else {
+            switch route(request.method, request.path) {
+            case .failure(let error): return error.response
+            case .success(let route): found = route
             }
+        }
+        var request = request
+        request.parameters = found.parameters
+        do {
+            return try await routes[found.index].handler(request)
+        } catch let error as HTTPError {
+            return error.response
+        } catch {
+            return (HTTPError(storage: error) ?? HTTPError.internalError(String(describing: error))).response
         }
     }
 

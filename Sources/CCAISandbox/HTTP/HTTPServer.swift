@@ -88,9 +88,9 @@ public final class HTTPServer: @unchecked Sendable {
                                             BoxedServer.admit(context, method, path, authorization, contentLength, query, queryLength,
                                                               admission)
                                         },
-                                        { context, exchange, client, method, path, headers, headersLength, query, queryLength, body, bodyFile, bodyLength in
-                                            BoxedServer.dispatch(context, exchange, client, method, path, headers, headersLength,
-                                                                 query, queryLength, body, bodyFile, bodyLength)
+                                        { context, exchange, route, client, method, path, headers, headersLength, query, queryLength, body, bodyFile, bodyLength in
+                                            BoxedServer.dispatch(context, exchange, route, client, method, path, headers,
+                                                                 headersLength, query, queryLength, body, bodyFile, bodyLength)
                                         }, Unmanaged.passUnretained(box).toOpaque(), &error, error.count)
         else {
             throw HTTPError.internalError(String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
@@ -139,10 +139,10 @@ public final class HTTPServer: @unchecked Sendable {
 
     deinit { stopNow(grace: 0) }
 
-    fileprivate func handle(_ exchange: OpaquePointer, _ request: HTTPRequest) {
+    fileprivate func handle(_ exchange: OpaquePointer, _ request: HTTPRequest, route: Int?) {
         let router = self.router
         Task {
-            let response = await router.dispatch(request)
+            let response = await router.dispatch(request, route: route)
             self.answer(exchange, response)
         }
     }
@@ -205,10 +205,11 @@ private final class BoxedServer {
         guard let context, let method, let path, let admission else { return }
         let box = Unmanaged<BoxedServer>.fromOpaque(context).takeUnretainedValue()
         // The query is read only for a route that checks a pre-signed URL.
-        let decision = box.router.admit(method: String(cString: method), path: String(cString: path),
-                                        authorization: authorization.map { String(cString: $0) },
-                                        contentLength: contentLength >= 0 ? contentLength : nil,
-                                        query: firstValues(pairs(query, queryLength)))
+        let (decision, route) = box.router.admission(method: String(cString: method), path: String(cString: path),
+                                                     authorization: authorization.map { String(cString: $0) },
+                                                     contentLength: contentLength >= 0 ? contentLength : nil,
+                                                     query: firstValues(pairs(query, queryLength)))
+        admission.pointee.route = route.flatMap(Int32.init(exactly:)) ?? -1
         switch decision {
         case .read(let maximumBodyBytes, let authenticated, let takesFile):
             admission.pointee.status = 0
@@ -249,7 +250,8 @@ private final class BoxedServer {
         }
     }
 
-    static func dispatch(_ context: UnsafeMutableRawPointer?, _ exchange: OpaquePointer?, _ client: UnsafePointer<CChar>?,
+    static func dispatch(_ context: UnsafeMutableRawPointer?, _ exchange: OpaquePointer?, _ route: Int32,
+                         _ client: UnsafePointer<CChar>?,
                          _ method: UnsafePointer<CChar>?, _ path: UnsafePointer<CChar>?,
                          _ headers: UnsafePointer<CChar>?, _ headersLength: Int,
                          _ query: UnsafePointer<CChar>?, _ queryLength: Int,
@@ -274,7 +276,7 @@ private final class BoxedServer {
             chttp_respond(exchange, 503, nil, 0, nil, 0)
             return
         }
-        server.handle(exchange!, request)
+        server.handle(exchange!, request, route: route >= 0 ? Int(route) : nil)
     }
 
     /// The body the C side spooled to a file.

@@ -19,9 +19,15 @@ struct QueueMenuRoutes: Sendable {
         return try .json(queues.audibleMessages(menu, language: request.query["language"]))
     }
 
+    /// Encoded once for each state of the queues (``QueueMenuEncodings``).
     private func queueMenus(_ request: HTTPRequest, _: Caller) async throws -> HTTPResponse {
         let key = request.query["key"].flatMap { $0.isEmpty ? nil : $0 }
-        return try .json(try await queues.engine().menus(key: key, language: request.query["language"]))
+        let language = request.query["language"]
+        let engine = try await queues.engine()
+        let body = try queues.menuEncodings.body(for: engine.menusKey(key: key, language: language)) {
+            try HTTPResponse.encoder.encode(engine.menus(key: key, language: language))
+        }
+        return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: body)
     }
 
     private func waitTimes(_ request: HTTPRequest, _: Caller) async throws -> HTTPResponse {

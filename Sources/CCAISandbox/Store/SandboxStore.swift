@@ -30,10 +30,14 @@ actor SandboxStore {
         try database.execute(StoreSchema.coreTables)
         try Self.bind(database, toCompany: companyKey, folder: directory)
         try database.run("DELETE FROM end_user_tokens WHERE expires_at <= ?", [.real(now.timeIntervalSince1970)])
-        for row in try database.query("SELECT token_digest, end_user_id, expires_at FROM end_user_tokens WHERE company_key = ?",
-                                      [.text(companyKey)]) {
-            if let digest = row[0].textValue, let user = row[1].integerValue, case .real(let expiry) = row[2] {
-                tokens.insert(digest: digest, endUserID: Int(user), expiresAt: expiry)
+        for row in try database.query("""
+            SELECT t.token_digest, t.expires_at, t.custom_data, u.id, u.name, u.identifier, u.email, u.phone
+            FROM end_user_tokens t JOIN end_users u ON u.id = t.end_user_id WHERE t.company_key = ?
+            """, [.text(companyKey)]) {
+            if let digest = row[0].textValue, case .real(let expiry) = row[1], let user = row[3].integerValue {
+                let endUser = EndUser(id: Int(user), name: row[4].textValue, identifier: row[5].textValue,
+                                      email: row[6].textValue, phone: row[7].textValue)
+                tokens.insert(digest: digest, endUser: endUser, expiresAt: expiry, customDataText: row[2].textValue ?? "{}")
             }
         }
         for (table, columns) in StoreSchema.addedColumns { try Self.addMissingColumns(in: database, to: table, columns) }
@@ -92,7 +96,7 @@ actor SandboxStore {
 
     /// The end user with `identifier`, created if new; the JWT's profile fields update it.
     func endUser(identifier: String, name: String?, email: String?, phone: String?, now: Date) throws -> EndUser {
-        try database.transaction {
+        let user = try database.transaction {
             try database.run("""
                 INSERT INTO end_users (identifier, name, email, phone, created_at) VALUES (?, ?, ?, ?, ?)
                 ON CONFLICT(identifier) DO UPDATE SET
@@ -104,6 +108,8 @@ actor SandboxStore {
             }
             return user
         }
+        tokens.update(user)
+        return user
     }
 
     func endUser(id: Int) throws -> EndUser? {
@@ -127,23 +133,29 @@ actor SandboxStore {
     func updateEndUser(id: Int, name: String?, email: String?, phone: String?) throws -> EndUser? {
         try database.run("UPDATE end_users SET name = coalesce(?, name), email = coalesce(?, email), phone = coalesce(?, phone) WHERE id = ?",
                          [text(name), text(email), text(phone), .integer(Int64(id))])
-        return try endUser(id: id)
+        let user = try endUser(id: id)
+        if let user { tokens.update(user) }
+        return user
     }
 
     /// A new auth token for `endUserID`, carrying the signed custom data of its JWT. Only
     /// its digest is stored.
     func issueToken(endUserID: Int, customData: JSONValue, expiresAt: Date) throws -> String {
+        // Read in the same turn of the actor as the token is recorded: the registry gets the
+        // profile as stored now, whatever another sign-in of the same user wrote before.
+        guard let endUser = try endUser(id: endUserID) else { throw SQLiteError(code: 0, message: "the end user vanished") }
         var bytes = [UInt8](repeating: 0, count: 32)
         var generator = SystemRandomNumberGenerator()
         for index in bytes.indices { bytes[index] = generator.next() }
         let token = Digest.hex(bytes)
         let digest = Digest.sha256Hex(token)
+        let customDataText = try customData.jsonText()
         try database.run("""
             INSERT INTO end_user_tokens (token_digest, company_key, end_user_id, expires_at, custom_data)
             VALUES (?, ?, ?, ?, ?)
             """, [.text(digest), .text(companyKey), .integer(Int64(endUserID)), .real(expiresAt.timeIntervalSince1970),
-                  .text(try customData.jsonText())])
-        tokens.insert(digest: digest, endUserID: endUserID, expiresAt: expiresAt.timeIntervalSince1970)
+                  .text(customDataText)])
+        tokens.insert(digest: digest, endUser: endUser, expiresAt: expiresAt.timeIntervalSince1970, customDataText: customDataText)
         return token
     }
 
@@ -156,7 +168,8 @@ actor SandboxStore {
                                 [.text(digest), .text(companyKey)]) > 0
     }
 
-    /// The caller of a token of this company that exists and has not expired.
+    /// The caller of a token of this company that exists and has not expired, as stored
+    /// (``TokenRegistry/caller(token:now:)`` has most callers in memory).
     func caller(token: String, now: Date) throws -> Caller? {
         guard let row = try database.query("""
             SELECT end_user_id, expires_at, custom_data FROM end_user_tokens WHERE token_digest = ? AND company_key = ?

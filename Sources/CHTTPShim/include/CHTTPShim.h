@@ -62,6 +62,9 @@ typedef struct {
     /// its filename as the `name` query parameter unless the query has one. A form without
     /// exactly one such part, or cut short, is answered 400.
     int file_form;
+    /// The route the router found (its own index, -1 for none), handed back to the
+    /// request handler so that it is not looked up twice.
+    int route;
     /// The JSON answer when refused (NUL-terminated).
     char body[512];
     /// Headers of the answer as "name\0value\0" pairs (`Allow` of a 405, `Retry-After`
@@ -78,14 +81,15 @@ typedef void (*chttp_admission_handler)(void *context, const char *method, const
                                         long long content_length, const char *query, size_t query_len,
                                         chttp_admission *admission);
 
-/// Called on the daemon's thread when a request is complete. `client` is the address it
+/// Called on the daemon's thread when a request is complete. `route` is its admission's
+/// (``chttp_admission/route``). `client` is the address it
 /// came from ("203.0.113.7"), or NULL if unknown. `headers` and `query` are
 /// "name\0value\0" sequences of `headers_len`/`query_len` bytes. The body is `body` in
 /// memory, or, when `body_fd` is not -1, the first `body_len` bytes of that file (valid
 /// during the call only). The handler must not block; it answers later with
 /// `chttp_respond` (exactly once).
-typedef void (*chttp_request_handler)(void *context, chttp_exchange *exchange, const char *client, const char *method,
-                                      const char *path, const char *headers, size_t headers_len,
+typedef void (*chttp_request_handler)(void *context, chttp_exchange *exchange, int route, const char *client,
+                                      const char *method, const char *path, const char *headers, size_t headers_len,
                                       const char *query, size_t query_len, const char *body, int body_fd,
                                       size_t body_len);
 
