@@ -105,6 +105,19 @@ import Testing
         await server.stop()
     }
 
+    /// The token of `Authorization: Bearer TOKEN`: the scheme in any case, blanks around
+    /// the token left out; another scheme, no token or a byte other than a space after the
+    /// scheme is none.
+    @Test(arguments: [
+        ("Bearer t0ken", "t0ken"), ("bearer  t0ken\t", "t0ken"), ("BEARER t0ken", "t0ken"), ("Bearer é", "é"),
+        ("Bearer ", nil), ("Bearer \t ", nil), ("Bearer\0t0ken", nil), ("Bearert0ken", nil), ("Basic t0ken", nil), ("", nil),
+    ] as [(String, String?)])
+    func bearerTokensAreReadFromTheHeader(header: String, token: String?) {
+        var request = HTTPRequest(method: "GET", path: "/")
+        request.headers["authorization"] = header
+        #expect(request.bearerToken == token)
+    }
+
     @Test func malformedBodiesAreA400ThatNamesTheField() async throws {
         let server = try makeServer()
         let wrongType = try await Curl.request("POST", "\(server.baseURL)/echo/1", body: Data(#"{"menu_id": "twelve"}"#.utf8))

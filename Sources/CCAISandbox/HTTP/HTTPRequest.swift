@@ -31,10 +31,21 @@ public struct HTTPRequest: Sendable {
     public var bearerToken: String? { Self.bearerToken(headers["authorization"]) }
 
     /// The token of an `Authorization: Bearer TOKEN` header value.
+    /// The scheme is matched in any case, and spaces and tabs around the token are left
+    /// out (read as bytes: this runs on every request's headers).
     static func bearerToken(_ header: String?) -> String? {
-        guard let header, header.lowercased().hasPrefix("bearer ") else { return nil }
-        let token = header.dropFirst("bearer ".count).trimmingCharacters(in: .whitespaces)
-        return token.isEmpty ? nil : token
+        guard let header else { return nil }
+        let bytes = header.utf8
+        let scheme = "bearer ".utf8
+        guard bytes.count > scheme.count,
+              zip(bytes, scheme).allSatisfy({ $1 == 0x20 ? $0 == 0x20 : $0 | 0x20 == $1 })
+        else { return nil }
+        let isBlank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 }
+        let rest = bytes.dropFirst(scheme.count)
+        guard let first = rest.firstIndex(where: { !isBlank($0) }), let last = rest.lastIndex(where: { !isBlank($0) }) else {
+            return nil
+        }
+        return String(decoding: rest[first...last], as: UTF8.self)
     }
 
     /// Decodes the JSON body with the type's own keys (wire models spell theirs in

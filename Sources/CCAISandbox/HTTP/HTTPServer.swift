@@ -303,8 +303,13 @@ private final class BoxedServer {
     /// Reads a "name\0value\0" sequence.
     private static func pairs(_ pointer: UnsafePointer<CChar>?, _ length: Int) -> [(String, String)] {
         guard let pointer, length > 0 else { return [] }
-        let strings = UnsafeBufferPointer(start: pointer, count: length).split(separator: 0, omittingEmptySubsequences: false)
-            .map { String(decoding: $0.map { UInt8(bitPattern: $0) }, as: UTF8.self) }
+        let bytes = UnsafeRawBufferPointer(start: pointer, count: length)
+        var strings: [String] = []
+        var start = 0
+        for index in 0..<length where bytes[index] == 0 {
+            strings.append(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self))
+            start = index + 1
+        }
         var result: [(String, String)] = []
         var index = 0
         while index + 1 < strings.count {
