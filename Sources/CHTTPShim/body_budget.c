@@ -118,16 +118,30 @@ chttp_body_share *chttp_body_share_open(chttp_body_budget *budget, uint32_t addr
     return share;
 }
 
-/// Evicts `oldest`, the oldest body still arriving where room is short, if it is slow and
-/// not the one asking (lock held): its bytes go back, its socket is shut down (its own
-/// thread finds it evicted and the daemon closes the connection). 0 when it cannot.
-static int evict(chttp_body_budget *budget, chttp_body_share *oldest, chttp_body_share *asking, double now) {
-    if (!oldest || oldest == asking || now - oldest->opened < budget->slow_after) return 0;
-    stop_arriving(budget, oldest);
-    give_back(budget, oldest);
-    oldest->evicted = 1;
+/// The body still arriving that gives way where room is short (lock held): the oldest, once
+/// it is slow; else the largest (the oldest of those) that is larger than all the asking
+/// body wants, so that a small body, such as a sign-in, is never kept out by larger ones
+/// re-sent just faster than they become slow. `here`: among the address's bodies. NULL
+/// when none may.
+static chttp_body_share *victim(chttp_body_budget *budget, chttp_body_share *oldest, int here,
+                                chttp_body_share *asking, size_t wanted, double now) {
+    if (oldest && oldest != asking && now - oldest->opened >= budget->slow_after) return oldest;
+    chttp_body_share *largest = NULL;
+    for (chttp_body_share *share = oldest; share; share = here ? share->next_here : share->next) {
+        if (share != asking && share->bytes > wanted && (!largest || share->bytes > largest->bytes)) largest = share;
+    }
+    return largest;
+}
+
+/// Evicts `share` (lock held): its bytes go back, its socket is shut down (its own thread
+/// finds it evicted and the daemon closes the connection). 0 when there is none.
+static int evict(chttp_body_budget *budget, chttp_body_share *share) {
+    if (!share) return 0;
+    stop_arriving(budget, share);
+    give_back(budget, share);
+    share->evicted = 1;
     budget->evictions++;
-    if (oldest->socket >= 0) shutdown(oldest->socket, SHUT_RDWR);
+    if (share->socket >= 0) shutdown(share->socket, SHUT_RDWR);
     return 1;
 }
 
@@ -139,8 +153,9 @@ int chttp_body_share_grow(chttp_body_share *share, size_t bytes, double now) {
         size_t more = bytes - share->bytes;
         address_shares *owner = share->owner;
         while (grown && owner && owner->bytes + more > budget->address_limit)
-            grown = evict(budget, owner->oldest, share, now);
-        while (grown && budget->held + more > budget->total_limit) grown = evict(budget, budget->oldest, share, now);
+            grown = evict(budget, victim(budget, owner->oldest, 1, share, bytes, now));
+        while (grown && budget->held + more > budget->total_limit)
+            grown = evict(budget, victim(budget, budget->oldest, 0, share, bytes, now));
         if (grown) {
             budget->held += more;
             if (owner) owner->bytes += more;

@@ -473,13 +473,16 @@ static int pm_gmatch(lua_State *L) {
 
 // MARK: - string.gsub
 
-/// Appends a replacement string with its `%0`-`%9` and `%%` expanded.
+/// Appends a replacement string with its `%0`-`%9` and `%%` expanded. Each escape is a
+/// step and the bytes copied count as memchr's do: a long template of escapes that add
+/// nothing (`%0` of an empty match) is work the budget sees, though it grows no memory.
 static void pm_add_template(pm_matcher *m, luaL_Buffer *buffer, const char *s, const char *e) {
     size_t length;
     const char *text = lua_tolstring(m->L, 3, &length);
     const char *text_end = text + length;
     const char *escape;
     while ((escape = memchr(text, PM_ESCAPE, (size_t)(text_end - text))) != NULL) {
+        pm_spend(m, 1 + (long long)((escape - text) + (e - s)) / 16);
         luaL_addlstring(buffer, text, (size_t)(escape - text));
         char next = escape + 1 < text_end ? escape[1] : '\0';
         if (next == PM_ESCAPE) {
@@ -499,6 +502,7 @@ static void pm_add_template(pm_matcher *m, luaL_Buffer *buffer, const char *s, c
         }
         text = escape + 2;
     }
+    pm_spend(m, 1 + (long long)(text_end - text) / 16);
     luaL_addlstring(buffer, text, (size_t)(text_end - text));
 }
 

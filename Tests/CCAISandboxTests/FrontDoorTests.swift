@@ -133,8 +133,10 @@ import Testing
         for connection in unfinished {
             connection.send("POST /sign_in HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 16000\r\n\r\n" + String(repeating: "x", count: 9_000))
         }
+        // As large as what each body arriving holds (its 16 KiB buffer), so that none gives
+        // way to it: a smaller one would take the room of one of them.
         #expect(try await eventually {
-            try await Curl.request("POST", "\(server.baseURL)/sign_in", body: Data(count: 9_000)).status == 503
+            try await Curl.request("POST", "\(server.baseURL)/sign_in", body: Data(count: 16 << 10)).status == 503
         }, "the bodies without a token have used their budget")
         let upload = try await Curl.request("POST", "\(server.baseURL)/upload", body: Data(count: 20_000),
                                             headers: ["Authorization": "Bearer t0ken"])
@@ -189,7 +191,7 @@ import Testing
             connection.send("POST /sign_in HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 16000\r\n\r\n" + String(repeating: "x", count: 9_000))
         }
         let refused = try await eventually {
-            try await Curl.request("POST", "\(server.baseURL)/sign_in", body: Data(count: 9_000)).status == 503
+            try await Curl.request("POST", "\(server.baseURL)/sign_in", body: Data(count: 16 << 10)).status == 503
         }
         #expect(refused, "the address's share is taken, though the budget has room for more")
         unfinished.forEach { $0.close() }

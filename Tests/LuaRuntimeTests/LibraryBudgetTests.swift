@@ -29,6 +29,9 @@ import Timekeeping
         table.sort(huge)
         """,
         #"local big = ("x"):rep(1 << 20) while true do local _ = big:upper() end"#,
+        // A replacement of escapes that add nothing, for each of 100,001 empty matches: it
+        // grows no memory, and walked its template 1e11 times (the round's re-try).
+        #"("x"):rep(100000):gsub("", ("%0"):rep(1000000))"#,
     ]
 
     @Test(.timeLimit(.minutes(1)), arguments: hostileCalls)
@@ -57,6 +60,20 @@ import Timekeeping
                                  budgetClock: SecondPerReadingClock())
         let error = await expectScriptError(state, "table.move({}, 1, 1 << 40, 1)")
         #expect(error?.kind == .limit && error?.structured?.fields["limit"] == "time")
+    }
+
+    /// Compiling is not linear in the source and runs no instruction: a chain of 120,000
+    /// `elseif`s compiled for 20 s past every budget (the round's re-try). The parser gets
+    /// the source a piece at a time and the budgets are checked between pieces, so the time
+    /// budget ends the compilation, and the kill stays.
+    @Test(.timeLimit(.minutes(1))) func theTimeBudgetStopsACompilation() async throws {
+        let state = try LuaState(limits: LuaLimits(memoryBytes: 64 << 20, instructions: 0, seconds: 10),
+                                 confinement: LuaConfinement(), diagnostics: CollectedDiagnostics().diagnostics,
+                                 budgetClock: SecondPerReadingClock())
+        let error = await expectScriptError(state, #"load("if x then " .. ("elseif x then "):rep(120000) .. "end")"#)
+        #expect(error?.kind == .limit && error?.structured?.fields["limit"] == "time", "\(String(describing: error))")
+        let again = await expectScriptError(state, "return 1")
+        #expect(again?.kind == .limit, "the kill is sticky")
     }
 
     /// A stop request (a run's Ctrl-C) ends a state inside a long C loop, with no budget set.

@@ -1,6 +1,7 @@
 // The budget of request bodies sent without a token (signing in): bytes held in all, bytes
 // held per address, and who loses their share when it is full: the oldest body still
-// arriving once it is slow, never a body that came at once. Time is the caller's (seconds
+// arriving once it is slow, else the largest still arriving that is larger than all the
+// body asking wants; never a body that came at once. Time is the caller's (seconds
 // on a monotonic clock), so that tests drive it by hand.
 #ifndef CHTTP_BODY_BUDGET_H
 #define CHTTP_BODY_BUDGET_H
@@ -28,7 +29,8 @@ chttp_body_share *chttp_body_share_open(chttp_body_budget *budget, uint32_t addr
                                         double now);
 
 /// Grows the share to hold at least `bytes`: 1 when it does, 0 when there is no room (the
-/// address or the whole budget is full even after evicting slow bodies, oldest first, its
+/// address or the whole budget is full even after evicting the bodies still arriving that
+/// give way: slow ones, oldest first, then those larger than `bytes`, largest first; its
 /// address's for the address's limit) or the share was evicted.
 int chttp_body_share_grow(chttp_body_share *share, size_t bytes, double now);
 
