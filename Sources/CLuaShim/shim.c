@@ -1,5 +1,6 @@
 #include "CLuaShim.h"
 #include "internal.h"
+#include <malloc.h>
 #include <math.h>
 
 #include <stdio.h>
@@ -30,12 +31,16 @@ lrt_context *lrt_context_of(lua_State *L) { return *(lrt_context **)lua_getextra
 
 // MARK: - Allocator
 
+void lrt_map_large_blocks(size_t bytes) { mallopt(M_MMAP_THRESHOLD, (int)(bytes > (size_t)INT32_MAX ? INT32_MAX : bytes)); }
+
 static void *lrt_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     lrt_context *c = (lrt_context *)ud;
     size_t old = ptr ? osize : 0;  // when ptr is NULL, osize is a type tag
+    lrt_pool *pool = c->pool;
     if (nsize == 0) {
         free(ptr);
         c->memory_used -= old;
+        if (pool) __atomic_fetch_sub(&pool->used, old, __ATOMIC_RELAXED);
         return NULL;
     }
     if (c->memory_limit && !c->host_active && nsize > old &&
@@ -43,10 +48,20 @@ static void *lrt_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
         c->memory_limit_hit = 1;
         return NULL;
     }
+    if (pool && pool->limit && !c->host_active && nsize > old &&
+        __atomic_load_n(&pool->used, __ATOMIC_RELAXED) + (nsize - old) > pool->limit) {
+        __atomic_store_n(&pool->exceeded, 1, __ATOMIC_RELAXED);
+        c->memory_limit_hit = 1;
+        return NULL;
+    }
     void *p = realloc(ptr, nsize);
     if (p == NULL) return NULL;
     c->memory_used = c->memory_used - old + nsize;
     if (c->memory_used > c->memory_peak) c->memory_peak = c->memory_used;
+    if (pool) {
+        if (nsize > old) __atomic_fetch_add(&pool->used, nsize - old, __ATOMIC_RELAXED);
+        else __atomic_fetch_sub(&pool->used, old - nsize, __ATOMIC_RELAXED);
+    }
     return p;
 }
 

@@ -1,5 +1,6 @@
 import CCAIWire
 import Foundation
+import LuaRuntime
 
 /// Entry point: runs the command `arguments` name; what goes wrong is rendered in one
 /// place (``ErrorReport``), which also gives the exit status.
@@ -38,6 +39,11 @@ func main(_ arguments: [String]) async -> ExitStatus {
 
 // Before libcurl or anything else starts OpenSSL: no clean-up at exit under running threads.
 CryptoLibrary.prepare()
+// Blocks of 1 MiB or more (a VU's large strings and buffers) are mapped for themselves and
+// given back to the system when freed. glibc's default raises this threshold after each such
+// free and then keeps what is freed, which a run's budget (options.max_memory, measured as the
+// resident set) would go on counting.
+LuaMemoryPool.mapLargeBlocks()
 let arguments = Array(CommandLine.arguments.dropFirst())
 // Before the first await: in virtual time every asynchronous job runs on the simulation.
 do { try VirtualTimeSetup.prepare(arguments) } catch {

@@ -5,17 +5,20 @@ import Testing
 /// script may ask for 100,000 VUs (issue 38, item 6: 40 VUs holding 30 MiB each took 1.4
 /// GB; a ramp to 100,000 VUs reached 2.1 GB and kept climbing).
 @Suite struct RunMemoryTests {
+    /// 40 VUs each taking 30 MiB at once once passed a 256 MiB budget five times over (1.3
+    /// GiB, the round's re-try) in the second before the process was next measured: their Lua
+    /// states now share what the budget leaves them, and an allocation past it is refused as
+    /// it is asked for (MemoryPoolTests).
     @Test(.timeLimit(.minutes(1))) func aRunOverItsMemoryStopsWithAnErrorThatNamesIt() async throws {
         let path = try CLI.script("""
             return {
-              options = { vus = 12, duration = "30s", max_memory = "256MiB" },
+              options = { vus = 40, duration = "30s", max_memory = "256MiB" },
               run = function() held = held or ("x"):rep(30 << 20) ccai.sleep(0.5) end,
             }
             """)
         let output = try await CLI.run(["run", path, "--quiet"], niced: true)
         #expect(output.status == 1, "\(output.stderr)")
-        #expect(output.stderr.contains("error: the run held ") && output.stderr.contains("over options.max_memory (256 MiB)"),
-                "\(output.stderr)")
+        #expect(Self.stoppedOverTheBudget(output.stderr), "\(output.stderr)")
         #expect(output.stdout.contains("iterations...") && output.stderr.contains("the summary above is of what ran"),
                 "the summary of what ran, as for a timeout: \(output.stdout)")
     }
@@ -32,6 +35,13 @@ import Testing
             """)
         let output = try await CLI.run(["run", path, "--quiet"], niced: true)
         #expect(output.status == 1, "\(output.stderr)")
-        #expect(output.stderr.contains("while it ran, over options.max_memory (256 MiB)"), "\(output.stderr)")
+        #expect(Self.stoppedOverTheBudget(output.stderr), "\(output.stderr)")
+    }
+
+    /// Whichever check stopped the run first, the VUs' shared Lua budget or the process's
+    /// resident set (it depends on the machine's load), its error names the option.
+    private static func stoppedOverTheBudget(_ stderr: String) -> Bool {
+        stderr.contains("error: the run's VUs held ") && stderr.contains("in Lua, all the room options.max_memory (256 MiB)")
+            || stderr.contains("error: the run held ") && stderr.contains("while it ran, over options.max_memory (256 MiB)")
     }
 }

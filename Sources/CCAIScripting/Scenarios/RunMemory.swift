@@ -55,6 +55,21 @@ public struct RunMemory: Sendable, Equatable {
             + "stopped; give fewer VUs, lighter iterations, or a larger options.max_memory if the machine has it"
     }
 
+    /// The budget the VUs' Lua states share: what the limit leaves beside the `resident`
+    /// bytes the process held before them (at least 16 MiB). Their allocations are checked
+    /// against it as they are made, so a run's Lua code cannot outgrow the limit between
+    /// two of the once-a-second checks of the process's resident set.
+    func luaPool(resident: Int?) -> LuaMemoryPool {
+        LuaMemoryPool(limitBytes: max((limit - (resident ?? 0)) / (1 << 20) * (1 << 20), 16 << 20))
+    }
+
+    /// Why a run whose VUs' Lua states filled `pool` was stopped.
+    func problem(filled pool: LuaMemoryPool) -> String {
+        "the run's VUs held \(Self.format(pool.limitBytes)) in Lua, all the room options.max_memory (\(Self.format(limit))) "
+            + "left them beside the rest of the process: it was stopped; give fewer VUs, lighter iterations, or a larger "
+            + "options.max_memory if the machine has it"
+    }
+
     /// `"1.5 GiB"`, `"300 MiB"`.
     static func format(_ bytes: Int) -> String {
         let units = [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)]

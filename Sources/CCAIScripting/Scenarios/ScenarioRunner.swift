@@ -96,6 +96,8 @@ public struct ScenarioRunner: Sendable {
     private let workloads = RunWorkloads()
     /// The file compiled, when the scenario has a `handle_summary` to call at the end.
     private let summaryHook = SummaryHook()
+    /// The budget the VUs' Lua states share, once the options are read.
+    private let luaPool = RunLuaPool()
 
     private let status = RunStatus()
 
@@ -191,6 +193,7 @@ public struct ScenarioRunner: Sendable {
             await first.close()
             throw error
         }
+        luaPool.pool = options.memory.luaPool(resident: RunMemory.resident())
         if timeout == nil, let seconds = options.timeout { timing.arm(after: seconds, clock: clock, users: liveUsers) }
         timing.gracefulStop = workloads.map(\.scenario.run.gracefulStop).max() ?? options.gracefulStop
         onOptions?(options)
@@ -352,6 +355,7 @@ public struct ScenarioRunner: Sendable {
         runner.metrics = metrics.scoped(MetricScope(tags: workloads.owning(number)?.scenario.tags ?? [:]))
         runner.sharedData = sharedData
         runner.random = (runSeed.value ?? seed ?? fallbackSeed, UInt64(number))
+        if let pool = luaPool.pool { runner.limits.pool = pool }
         return runner
     }
 
@@ -372,13 +376,21 @@ public struct ScenarioRunner: Sendable {
         status.begin(options: options, at: start, active: active, peakVUs: workloads.reduce(0) { $0 + $1.numbers.count },
                      plannedIterations: planned)
         let clock = self.clock, metrics = self.metrics, occupancy = self.occupancy, grace = timing.gracefulStop
+        let luaPool = self.luaPool.pool
+        /// Why the run is over its memory now, if it is: its VUs filled their Lua budget, or
+        /// the process holds more than the limit.
+        let overBudget: @Sendable () -> String? = {
+            if let luaPool, luaPool.wasExceeded { return options.memory.problem(filled: luaPool) }
+            guard let resident = RunMemory.resident() else { return nil }
+            return options.memory.problem(resident: resident, during: "while it ran")
+        }
         let aborting = options.thresholds.filter(\.abortOnFail)
         let aborted = AbortingThreshold()
         await withTaskGroup(of: Void.self) { timers in
             timers.addTask {
                 while (try? await clock.sleep(for: Self.abortCheckInterval)) != nil {
                     metrics.record(.vus, Double(active.count))
-                    if let resident = RunMemory.resident(), let problem = options.memory.problem(resident: resident, during: "while it ran") {
+                    if let problem = overBudget() {
                         overMemory.problem = problem
                         for counter in counters { counter.stop() }
                         for workload in workloads { await workload.pool.closeAll() }
@@ -409,9 +421,7 @@ public struct ScenarioRunner: Sendable {
                                             end: nil)
                     // A VU a ramp makes while the run goes is made only within the memory budget.
                     let roomForAnother: @Sendable () -> Bool = {
-                        guard let resident = RunMemory.resident(),
-                            let problem = options.memory.problem(resident: resident, during: "while it ran")
-                        else { return true }
+                        guard let problem = overBudget() else { return true }
                         overMemory.problem = overMemory.problem ?? problem
                         for counter in counters { counter.stop() }
                         return false
@@ -644,6 +654,17 @@ final class IterationCounter: @unchecked Sendable {
         } onCancel: {
             lock.withLock { sleepers.removeValue(forKey: id) }?.resume()
         }
+    }
+}
+
+/// The Lua budget of a run's VUs (``RunMemory/luaPool(resident:)``), once its options are read.
+final class RunLuaPool: @unchecked Sendable {
+    private let lock = NSLock()
+    private var made: LuaMemoryPool?
+
+    var pool: LuaMemoryPool? {
+        get { lock.withLock { made } }
+        set { lock.withLock { made = newValue } }
     }
 }
 

@@ -31,6 +31,26 @@ typedef enum lrt_limit_error {
     LRT_LIMIT_ERROR_STOPPED = 3,
 } lrt_limit_error;
 
+/// Memory several states share a budget of (a run's VUs): the bytes they hold together,
+/// counted by their allocators from any thread, and the most they may. An allocation a
+/// state's Lua code asks for past `limit` is refused (Lua's "not enough memory") and
+/// `exceeded` set.
+typedef struct lrt_pool {
+    size_t used;                ///< atomic
+    size_t limit;               ///< 0: unlimited
+    int exceeded;               ///< atomic; set once an allocation was refused
+} lrt_pool;
+
+/// Has the C allocator map every block of `bytes` or more for itself and give it back to the
+/// system when freed (glibc's `M_MMAP_THRESHOLD`, fixed: by default it rises after each such
+/// free, and what is freed then stays in the process). Once, before states are made.
+void lrt_map_large_blocks(size_t bytes);
+
+/// The bytes a pool's states hold now (an atomic read).
+static inline size_t lrt_pool_used(lrt_pool *pool) { return __atomic_load_n(&pool->used, __ATOMIC_RELAXED); }
+/// Whether a pool refused an allocation (an atomic read).
+static inline int lrt_pool_exceeded(lrt_pool *pool) { return __atomic_load_n(&pool->exceeded, __ATOMIC_RELAXED); }
+
 /// Per-state bookkeeping shared by the allocator, the hook and the trampolines.
 /// Its address is stored in the extra space of every thread of the state.
 typedef struct lrt_context {
@@ -50,6 +70,7 @@ typedef struct lrt_context {
     int lua_depth;              ///< runs of Lua code in progress (nested calls from Swift count)
     void *owner;                ///< the Swift object owning the state (unretained)
     int stop_requested;         ///< set from any thread by lrt_request_stop, read atomically by the hook
+    lrt_pool *pool;             ///< the budget shared with other states, or NULL
 } lrt_context;
 
 /// Asks the state to stop: its running Lua code raises the sticky "stopped" kill at the

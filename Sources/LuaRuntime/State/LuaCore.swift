@@ -84,6 +84,8 @@ final class LuaCore {
     var readOnlyProxy: LuaReference?
     let lifetime: LuaLifetime
     var isClosed: Bool { lifetime.isClosed }
+    /// The shared budget the state counts its bytes in, kept alive as long as the state.
+    private let pool: LuaMemoryPool?
 
     init(limits: LuaLimits, diagnostics: LuaDiagnostics, clock: any TimeSource = SystemClock(),
          budgetClock: (any TimeSource)? = nil) throws {
@@ -91,6 +93,10 @@ final class LuaCore {
         context = .allocate(capacity: 1)
         context.initialize(to: lrt_context())
         LuaCore.configure(context, limits)
+        // The pool is joined once, for the state's life: its bytes are counted against it
+        // until the state is closed (the pool outlives it: `pool` keeps it).
+        pool = limits.pool
+        context.pointee.pool = limits.pool?.pointer
         guard let state = lrt_newstate(context) else {
             context.deallocate()
             throw LuaScriptError(kind: .memory, message: "cannot create a Lua state")
@@ -214,8 +220,12 @@ final class LuaCore {
     static let stoppedError = LuaErrorValue.cancelled("the state was stopped")
 
     var memoryLimitError: LuaErrorValue {
-        .limitExceeded("memory limit exceeded: the state may use at most \(LuaLimits.formatBytes(limits.memoryBytes))",
-                       limit: "memory")
+        if let pool, pool.wasExceeded, limits.memoryBytes == 0 || Int(context.pointee.memory_used) < limits.memoryBytes {
+            return .limitExceeded("memory limit exceeded: the states sharing this one's budget hold its "
+                                  + "\(LuaLimits.formatBytes(pool.limitBytes)) together", limit: "memory")
+        }
+        return .limitExceeded("memory limit exceeded: the state may use at most \(LuaLimits.formatBytes(limits.memoryBytes))",
+                              limit: "memory")
     }
 
     // MARK: - Errors from Lua

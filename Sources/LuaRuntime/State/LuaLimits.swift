@@ -16,6 +16,9 @@ public struct LuaLimits: Sendable, Equatable {
     public var seconds: Double
     /// How many instructions run between two budget checks (default 1,000).
     public var checkInterval: Int
+    /// The budget the state shares with others (a run's VUs), if any: the state joins it
+    /// when it is made (changing it later has no effect on that state).
+    public var pool: LuaMemoryPool?
 
     public init(memoryBytes: Int = 64 << 20, instructions: Int = 200_000_000, seconds: Double = 10,
                 checkInterval: Int = 1_000) {
