@@ -179,17 +179,6 @@ public enum DroppedArrival: String, CaseIterable, Sendable {
     case runEnding = "run_ending"
 }
 
-/// The seed a run draws from, set once its options are read.
-final class RunSeed: @unchecked Sendable {
-    private let lock = NSLock()
-    private var seed: RandomSeed?
-
-    var value: RandomSeed? {
-        get { lock.withLock { seed } }
-        set { lock.withLock { seed = newValue } }
-    }
-}
-
 /// How many VUs take part in the run now (the `vus` gauge).
 final class ActiveUsers: @unchecked Sendable {
     private let lock = NSLock()

@@ -83,7 +83,7 @@ public struct ScenarioRunner: Sendable {
     /// for a slice of a split run, whose slices must draw the same arrivals.
     public var fallbackSeed = RandomSeed(0)
     /// The seed the run draws from, once its options are read.
-    private let runSeed = RunSeed()
+    private let runSeed = RunValue<RandomSeed>()
     /// The embedded sandbox's waiting sessions and busy agents, sampled with `vus` as
     /// `queue_length` and `agents_busy`; nil (a remote platform): not sampled.
     public var occupancy: (@Sendable () async -> (waiting: Int, busyAgents: Int)?)?
@@ -95,9 +95,9 @@ public struct ScenarioRunner: Sendable {
     /// What each scenario of the run runs in this slice, once the options are read.
     private let workloads = RunWorkloads()
     /// The file compiled, when the scenario has a `handle_summary` to call at the end.
-    private let summaryHook = SummaryHook()
+    private let summaryHook = RunValue<LuaChunk>()
     /// The budget the VUs' Lua states share, once the options are read.
-    private let luaPool = RunLuaPool()
+    private let luaPool = RunValue<LuaMemoryPool>()
 
     private let status = RunStatus()
 
@@ -128,7 +128,7 @@ public struct ScenarioRunner: Sendable {
     public var teardownError: LuaScriptError? { timing.teardownError }
     /// Why the run was stopped over `options.max_memory` while it ran, if it was (its
     /// summary is of what ran; the run failed).
-    public var memoryStop: String? { timing.memoryStop.problem }
+    public var memoryStop: String? { timing.memoryStop.value }
 
     /// Stops the run as Ctrl-C does: no new iteration starts, and those running get the
     /// scenario's `graceful_stop` (30 s by default; a plain script is its one iteration),
@@ -193,12 +193,12 @@ public struct ScenarioRunner: Sendable {
             await first.close()
             throw error
         }
-        luaPool.pool = options.memory.luaPool(resident: RunMemory.resident())
+        luaPool.value = options.memory.luaPool(resident: RunMemory.resident())
         if timeout == nil, let seconds = options.timeout { timing.arm(after: seconds, clock: clock, users: liveUsers) }
         timing.gracefulStop = workloads.map(\.scenario.run.gracefulStop).max() ?? options.gracefulStop
         onOptions?(options)
 
-        if scenario["handle_summary"]?.stringValue == "function" { summaryHook.chunk = chunk }
+        if scenario["handle_summary"]?.stringValue == "function" { summaryHook.value = chunk }
         let (data, setupContext) = try await setUp(scenario, chunk: chunk, first: first)
         workloads[0].pool.add(first)
         do {
@@ -220,7 +220,7 @@ public struct ScenarioRunner: Sendable {
         let abortedBy = await execute(workloads, options: options, data: data, chunk: chunk, overMemory: overMemory)
         for workload in workloads { await workload.pool.closeAll() }
         // Stopped over its memory: no teardown, and the summary is of what ran.
-        if overMemory.problem != nil {
+        if overMemory.value != nil {
             await setupContext?.close()
             return .scenario(options, abortedBy: abortedBy)
         }
@@ -300,7 +300,7 @@ public struct ScenarioRunner: Sendable {
     /// `--summary-out` writes), in a context of its own that runs the file's top level first
     /// (however the run ended); returns its outputs, nil when the scenario has none.
     public func handleSummary(_ report: ScenarioReport) async throws -> SummaryOutputs? {
-        guard let chunk = summaryHook.chunk else { return nil }
+        guard let chunk = summaryHook.value else { return nil }
         let data = try LuaJSON.decode(try report.json(pretty: false))
         let context = try await VirtualUser.start(0, script: script, chunk: chunk, runner: try await runner(for: 0), in: LiveUsers())
         let outputs: LuaValue
@@ -355,7 +355,7 @@ public struct ScenarioRunner: Sendable {
         runner.metrics = metrics.scoped(MetricScope(tags: workloads.owning(number)?.scenario.tags ?? [:]))
         runner.sharedData = sharedData
         runner.random = (runSeed.value ?? seed ?? fallbackSeed, UInt64(number))
-        if let pool = luaPool.pool { runner.limits.pool = pool }
+        if let pool = luaPool.value { runner.limits.pool = pool }
         return runner
     }
 
@@ -367,7 +367,7 @@ public struct ScenarioRunner: Sendable {
     /// thresholds with `abort_on_fail` are watched; returns the threshold that aborted the
     /// run, if one did.
     private func execute(_ workloads: [Workload], options: ScenarioOptions, data: LuaValue, chunk: LuaChunk,
-                         overMemory: MemoryBreach) async -> Threshold? {
+                         overMemory: RunValue<String>) async -> Threshold? {
         let start = clock.now()
         let counters = workloads.map { IterationCounter(total: $0.iterations) }
         for counter in counters { timing.attach(counter) }
@@ -376,7 +376,7 @@ public struct ScenarioRunner: Sendable {
         status.begin(options: options, at: start, active: active, peakVUs: workloads.reduce(0) { $0 + $1.numbers.count },
                      plannedIterations: planned)
         let clock = self.clock, metrics = self.metrics, occupancy = self.occupancy, grace = timing.gracefulStop
-        let luaPool = self.luaPool.pool
+        let luaPool = self.luaPool.value
         /// Why the run is over its memory now, if it is: its VUs filled their Lua budget, or
         /// the process holds more than the limit.
         let overBudget: @Sendable () -> String? = {
@@ -391,7 +391,7 @@ public struct ScenarioRunner: Sendable {
                 while (try? await clock.sleep(for: Self.abortCheckInterval)) != nil {
                     metrics.record(.vus, Double(active.count))
                     if let problem = overBudget() {
-                        overMemory.problem = problem
+                        overMemory.value = problem
                         for counter in counters { counter.stop() }
                         for workload in workloads { await workload.pool.closeAll() }
                         return
@@ -422,7 +422,7 @@ public struct ScenarioRunner: Sendable {
                     // A VU a ramp makes while the run goes is made only within the memory budget.
                     let roomForAnother: @Sendable () -> Bool = {
                         guard let problem = overBudget() else { return true }
-                        overMemory.problem = overMemory.problem ?? problem
+                        overMemory.value = overMemory.value ?? problem
                         for counter in counters { counter.stop() }
                         return false
                     }
@@ -489,7 +489,8 @@ final class RunTiming: @unchecked Sendable {
     private var grace: Double = 30
     private var teardownFailure: LuaScriptError?
     /// Set when the run passed `options.max_memory` while it ran.
-    let memoryStop = MemoryBreach()
+    /// What stopped the run over its memory budget, once one did.
+    let memoryStop = RunValue<String>()
 
     var teardownError: LuaScriptError? {
         get { lock.withLock { teardownFailure } }
@@ -654,28 +655,6 @@ final class IterationCounter: @unchecked Sendable {
         } onCancel: {
             lock.withLock { sleepers.removeValue(forKey: id) }?.resume()
         }
-    }
-}
-
-/// The Lua budget of a run's VUs (``RunMemory/luaPool(resident:)``), once its options are read.
-final class RunLuaPool: @unchecked Sendable {
-    private let lock = NSLock()
-    private var made: LuaMemoryPool?
-
-    var pool: LuaMemoryPool? {
-        get { lock.withLock { made } }
-        set { lock.withLock { made = newValue } }
-    }
-}
-
-/// What stopped a run over its memory budget, once one did.
-final class MemoryBreach: @unchecked Sendable {
-    private let lock = NSLock()
-    private var found: String?
-
-    var problem: String? {
-        get { lock.withLock { found } }
-        set { lock.withLock { found = newValue } }
     }
 }
 

@@ -61,13 +61,3 @@ final class RunWorkloads: @unchecked Sendable {
     func owning(_ number: Int) -> Workload? { lock.withLock { workloads.first { $0.owns(number) } } }
 }
 
-/// The compiled file of a scenario that has a `handle_summary`, kept for the end of the run.
-final class SummaryHook: @unchecked Sendable {
-    private let lock = NSLock()
-    private var compiled: LuaChunk?
-
-    var chunk: LuaChunk? {
-        get { lock.withLock { compiled } }
-        set { lock.withLock { compiled = newValue } }
-    }
-}
