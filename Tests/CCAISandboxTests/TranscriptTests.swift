@@ -196,8 +196,14 @@ import Timekeeping
         let queue = HeldRenderer()
         let held = queue.render(1, by: 1, held: true)
         try await offThePool { queue.started.wait() }
-        let looping = (2...5).map { queue.render($0, by: $0) }
-        #expect(await eventually { queue.renderer.waiting == 5 })
+        var looping: [Task<Data, any Error>] = []
+        for chat in 2...5 {
+            // One at a time, so that they are admitted in this order: of end users served
+            // alike, the one admitted last gives its place (tasks started together may be
+            // admitted in any order, and the test then waited for the wrong one).
+            looping.append(queue.render(chat, by: chat))
+            #expect(await eventually { queue.renderer.waiting == chat })
+        }
         // Each of the five has had one rendering since the renderer was idle; end user 6 none.
         let newcomer = queue.render(6, by: 6)
         let pushedOut = await #expect(throws: HTTPError.self) { try await looping[3].value }
