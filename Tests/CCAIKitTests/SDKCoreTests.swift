@@ -43,6 +43,27 @@ import Timekeeping
         #expect(secondRun.calls == 0, "the cached token is reused")
     }
 
+    /// Calls that need a token while the delegate signs in wait for that sign-in: a chat's
+    /// start and its event stream asked at once and signed in twice, and 10,000 VUs passed
+    /// the company's sign-in burst.
+    @Test(.timeLimit(.minutes(1))) func callsAskingAtOnceSignInOnce() async throws {
+        let sandbox = try Sandbox()
+        let delegate = GatedDelegate(identifier: "sdk-once")
+        let ccai = CCAI(http: HTTPClient(transport: RouterTransport(router: sandbox.router)))
+        delegate.signing.ccai = ccai
+        try ccai.initialize(options: InitOptions(key: "dev-key", urlHost: inProcessHost, delegate: delegate, cacheAuthToken: false))
+        let names = Task {
+            try await withThrowingTaskGroup(of: String.self) { group in
+                for _ in 0..<8 { group.addTask { try await ccai.companyService!.get().displayName } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+        }
+        #expect(await eventually { delegate.asked >= 1 })
+        await delegate.gate.open()
+        #expect(try await names.value == Array(repeating: "Acme", count: 8))
+        #expect(delegate.asked == 1 && delegate.signing.calls == 1)
+    }
+
     @Test func aRefusedTokenTriggersOneReauthentication() async throws {
         let sandbox = try Sandbox()
         let delegate = SigningDelegate(identifier: "sdk-2")
@@ -150,6 +171,23 @@ import Timekeeping
         }
         #expect((6...12).contains(delegate.signing.calls), "\(delegate.signing.calls) sign-ins in a virtual minute")
         listening.cancel()
+    }
+}
+
+/// Signs in once its gate is open; counts the requests as they come.
+private final class GatedDelegate: CCAIDelegate, @unchecked Sendable {
+    let signing: SigningDelegate
+    let gate = Latch()
+    private let lock = NSLock()
+    private var count = 0
+    var asked: Int { lock.withLock { count } }
+
+    init(identifier: String) { signing = SigningDelegate(identifier: identifier) }
+
+    func ccaiShouldAuthenticate() async -> String? {
+        lock.withLock { count += 1 }
+        await gate.wait()
+        return await signing.ccaiShouldAuthenticate()
     }
 }
 

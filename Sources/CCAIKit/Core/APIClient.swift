@@ -6,7 +6,7 @@ import Timekeeping
 /// ``CCAIError``. Each call has one retry loop (``HTTPClient``'s), with one budget: its
 /// ``RetrySchedule`` (an ordinary request's timeout by default), and within it one
 /// re-authentication through the delegate when the platform refuses the token.
-/// Its one piece of mutable state (the first sign-in's event id) is behind a lock.
+/// Its mutable state (the first sign-in's event id, the sign-in under way) is behind a lock.
 final class APIClient: @unchecked Sendable {
     let options: InitOptions
     let tokens: TokenStore
@@ -16,6 +16,10 @@ final class APIClient: @unchecked Sendable {
     private let lock = NSLock()
     private var firstSignInEventID: String?
     private var signedIn = false
+    /// The delegate's sign-in under way, which every call needing a token waits for: a
+    /// chat's start and its event stream, asking at once, sign in once.
+    private var signingIn: Task<String?, Never>?
+    private var signIns = 0
     private let http: HTTPClient
     /// The retries of this SDK instance (its HTTP client's).
     var retryPolicy: RetryPolicy { http.retryPolicy }
@@ -108,13 +112,28 @@ final class APIClient: @unchecked Sendable {
         }
     }
 
-    /// The cached token, or a new one from the delegate.
+    /// The cached token, or a new one from the delegate: one sign-in for the calls that ask
+    /// while it is under way.
     func validToken() async throws -> String {
         if let token = tokens.current { return token }
         guard let delegate = options.delegate else {
             throw CCAIError(code: .unauthenticated, message: "no auth token: set InitOptions.delegate or call authenticate")
         }
-        guard let token = await delegate.ccaiShouldAuthenticate(), !token.isEmpty else {
+        let signIn = lock.withLock {
+            if let signingIn { return signingIn }
+            signIns += 1
+            let number = signIns
+            // Forgotten as it ends, so that a call renewing a refused token later signs in anew.
+            let started = Task {
+                let token = await delegate.ccaiShouldAuthenticate()
+                lock.withLock { if signIns == number { signingIn = nil } }
+                return token
+            }
+            signingIn = started
+            return started
+        }
+        let token = await signIn.value
+        guard let token, !token.isEmpty else {
             let reason = (delegate as? CCAIAuthenticationDiagnostics)?.lastAuthenticationFailure
             guard let reason else { throw CCAIError(code: .unauthenticated, message: "the delegate provided no auth token") }
             let cause = reason as? any SDKError
