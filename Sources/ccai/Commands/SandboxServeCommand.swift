@@ -90,6 +90,10 @@ struct SandboxServeCommand: Command {
         try await sandbox.failCallsLeftOpen()
         var limits = HTTPServer.Limits()
         limits.connectionsPerAddress = (sandbox.configuration.limits ?? LimitsConfiguration()).effectiveConnectionsPerAddress
+        // Listening for the signals before the URL is out: a client that stops the server as
+        // soon as it reads the URL could otherwise send SIGTERM while it was ignored and not
+        // yet watched, and the server never stopped.
+        let termination = Termination()
         let server = try sandbox.serve(address: host, port: port, limits: limits)
         print(server.baseURL)
         fflush(stdout)
@@ -98,40 +102,48 @@ struct SandboxServeCommand: Command {
             + (dataDirectory.map { "; state in \($0)" } ?? "; state in memory") + ". Ctrl-C stops.")
         printError("sandbox: " + admin.notice)
         printError("sandbox: " + appsNotice)
-        await Self.waitForTermination()
+        await termination.wait()
         printError("sandbox: stopping")
         await server.stop()
         return .success
     }
-
-    /// Suspends until SIGINT or SIGTERM.
-    private static func waitForTermination() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let once = ResumeOnce(continuation)
-            for signalNumber in [SIGINT, SIGTERM] {
-                signal(signalNumber, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-                source.setEventHandler { once.resume() }
-                source.resume()
-                ResumeOnce.sources.append(source)
-            }
-        }
-    }
 }
 
-/// Resumes a continuation at most once, from whichever signal comes first.
-private final class ResumeOnce: @unchecked Sendable {
-    nonisolated(unsafe) static var sources: [DispatchSourceSignal] = []
+/// SIGINT and SIGTERM, watched from when it is made: ``wait()`` returns once either has
+/// come, before or after it is called.
+private final class Termination: @unchecked Sendable {
     private let lock = NSLock()
-    private var continuation: CheckedContinuation<Void, Never>?
+    private var arrived = false
+    private var waiting: CheckedContinuation<Void, Never>?
+    private var sources: [DispatchSourceSignal] = []
 
-    init(_ continuation: CheckedContinuation<Void, Never>) { self.continuation = continuation }
-
-    func resume() {
-        let waiting: CheckedContinuation<Void, Never>? = lock.withLock {
-            defer { continuation = nil }
-            return continuation
+    init() {
+        for signalNumber in [SIGINT, SIGTERM] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler { [self] in arrive() }
+            source.resume()
+            sources.append(source)
         }
-        waiting?.resume()
+    }
+
+    func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = lock.withLock {
+                if arrived { return true }
+                waiting = continuation
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    private func arrive() {
+        let continuation: CheckedContinuation<Void, Never>? = lock.withLock {
+            arrived = true
+            defer { waiting = nil }
+            return waiting
+        }
+        continuation?.resume()
     }
 }
