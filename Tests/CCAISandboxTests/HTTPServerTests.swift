@@ -105,6 +105,18 @@ import Testing
         await server.stop()
     }
 
+    /// A path parameter that starts with a combining mark (an emoji modifier, as the API's
+    /// fuzzer sent) is still its own segment: split by characters, `/🏻` was one, and the
+    /// request a 404 "no endpoint".
+    @Test func aParameterStartingWithACombiningMarkIsASegment() async throws {
+        var router = HTTPRouter()
+        router.add("PUT", "/uploads/:id", authentication: .none) { request in try .json(["id": request.parameters["id"] ?? ""]) }
+        for id in ["\u{1F3FB}", "\u{301}x", "abc"] {
+            let response = await router.respond(to: HTTPRequest(method: "PUT", path: "/uploads/" + id))
+            #expect(response.status == 200 && String(decoding: response.body, as: UTF8.self).contains(id), "\(id)")
+        }
+    }
+
     /// The token of `Authorization: Bearer TOKEN`: the scheme in any case, blanks around
     /// the token left out; another scheme, no token or a byte other than a space after the
     /// scheme is none.

@@ -107,8 +107,10 @@ public struct HTTPRouter: Sendable {
         }
     }
 
+    /// The path's segments, split at each `/` scalar: split by characters, a slash followed
+    /// by a combining mark (`/🏻`, an emoji modifier) is one character and was not split.
     private static func segments(_ path: String) -> [Substring] {
-        path.split(separator: "/", omittingEmptySubsequences: true)
+        path.unicodeScalars.split(separator: "/", omittingEmptySubsequences: true).map { Substring($0) }
     }
 
     /// The route for a method and path, or the error (404, or 405 with the methods allowed).
