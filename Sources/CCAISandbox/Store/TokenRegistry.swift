@@ -8,7 +8,7 @@ import Foundation
 /// the same tokens and is the durable copy), safe from any thread.
 ///
 /// ```swift
-/// registry.insert(digest: Digest.sha256Hex(token), endUser: ana, expiresAt: expiry, customData: [:])
+/// registry.insert(digest: Digest.sha256Hex(token), endUser: ana, expiresAt: expiry, customDataText: "{}")
 /// registry.endUser(token: token, now: Date())   // ana's id
 /// registry.caller(token: token, now: Date())    // .known(Caller(token: token, endUser: ana, ...))
 /// ```
