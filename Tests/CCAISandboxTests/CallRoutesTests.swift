@@ -162,7 +162,7 @@ import Testing
         let call = try await fay.start(#"{"menu_id": 1, "custom_data": {"unsigned": {"plan": {"label": "Plan", "value": "gold"}}}}"#)
         let ended = try await fay.call(call.id) { $0.status == .ended }
         #expect(ended.endReason == .agent, "\(logged.withLock { $0 })")
-        let statuses = try await fay.events(.callReceived).compactMap { $0["status"]?.stringValue }
+        let statuses = try await fay.callStatuses(endingWith: "ended")
         #expect(statuses == ["waiting", "connecting", "connected", "on_hold", "connected", "ended"], "\(statuses)")
         #expect(await eventually(timeout: 120) { logged.withLock { $0.count == 1 && $0[0].hasSuffix("] done") } },
                 "the script ran to its end, and nothing failed: \(logged.withLock { $0 })")
@@ -193,10 +193,10 @@ import Testing
         let call = try await hal.start(#"{"menu_id": 1}"#)
         let moved = try await hal.call(call.id) { $0.agent?.name == "Dee" && $0.status == .connected }
         #expect(moved.menuId == 2, "\(lines.withLock { $0 })")
+        let statuses = try await hal.callStatuses(endingWith: "connected")
+        #expect(statuses == ["waiting", "connecting", "connected", "waiting", "connecting", "connected"], "\(statuses)")
         let participants = try await hal.events(.participantUpdated).map { "\($0["change"]?.stringValue ?? "") \($0["participant"]?["name"]?.stringValue ?? "")" }
         #expect(participants == ["joined Tom", "left Tom", "joined Dee"], "\(participants)")
-        let statuses = try await hal.events(.callReceived).compactMap { $0["status"]?.stringValue }
-        #expect(statuses == ["waiting", "connecting", "connected", "waiting", "connecting", "connected"], "\(statuses)")
         #expect(await eventually { lines.withLock { $0 }.contains { $0.hasSuffix("] transferred") } }, "\(lines.withLock { $0 })")
         #expect(!lines.withLock { $0 }.contains { $0.contains("failed") }, "\(lines.withLock { $0 })")
     }

@@ -45,4 +45,16 @@ struct CallingEndUser {
         try await client.sandbox.store.events(endUserID: id, after: 0).filter { $0.name == name.rawValue }
             .map { try JSONValue(jsonText: $0.data) }
     }
+
+    /// The statuses of the `call_received` events published to this end user, once the last
+    /// one is `last`: a call changes in the store a moment before its event is published, so
+    /// a test that saw the call's new status over HTTP waits here for its event too.
+    func callStatuses(endingWith last: String) async throws -> [String] {
+        var statuses: [String] = []
+        _ = try await eventually(timeout: 120) {
+            statuses = try await events(.callReceived).compactMap { $0["status"]?.stringValue }
+            return statuses.last == last
+        }
+        return statuses
+    }
 }

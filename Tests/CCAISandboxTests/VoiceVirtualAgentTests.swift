@@ -45,12 +45,12 @@ import Testing
 
         let again = await ana.call("POST", "/calls/\(started.id)/escalate")
         #expect(again.status == 409 && again.text.contains("no virtual agent"), "\(again.text)")
+        let statuses = try await ana.callStatuses(endingWith: "connected")
+        #expect(statuses == ["waiting", "connected", "waiting", "connecting", "connected"], "\(statuses)")
         let participants = try await ana.events(.participantUpdated).map {
             "\($0["change"]?.stringValue ?? "") \($0["participant"]?["type"]?.stringValue ?? "") \($0["participant"]?["name"]?.stringValue ?? "")"
         }
         #expect(participants == ["joined virtual_agent Robo", "left virtual_agent Robo", "joined agent Ava"], "\(participants)")
-        let statuses = try await ana.events(.callReceived).compactMap { $0["status"]?.stringValue }
-        #expect(statuses == ["waiting", "connected", "waiting", "connecting", "connected"], "\(statuses)")
 
         _ = await ana.call("POST", "/calls/\(started.id)/end")
         let ended = await ana.call("POST", "/calls/\(started.id)/escalate")
