@@ -77,6 +77,8 @@ public final class Sandbox: Sendable {
     let appsChats: AppsChats
     /// The photos and videos of the Apps API's chats, and their pre-signed URLs.
     let appsMedia: AppsChatMedia
+    /// What `GET /admin/metrics` shows; nil when the sandbox was made without metrics.
+    let metrics: SandboxMetrics?
 
     /// A sandbox whose time comes from `clock` (the real time by default). A configuration
     /// with `clock_start` moves business hours to that moment; tokens keep `clock`.
@@ -87,10 +89,12 @@ public final class Sandbox: Sendable {
     /// often. Pushes (a scheduled call's callback, an agent's message to an end user with no
     /// event stream open) are recorded, and handed to `pushSink` when there is one. A
     /// configuration with `webhooks` needs `webhookTransport` (CCAIBridge's
-    /// `CurlWebhookTransport`): the sandbox has no HTTP client of its own.
+    /// `CurlWebhookTransport`): the sandbox has no HTTP client of its own. With
+    /// `collectsMetrics`, it counts its requests and times its store for `GET
+    /// /admin/metrics` (docs/observability.md); without, that route answers 404.
     public init(configuration: SandboxConfiguration = .builtIn, dataDirectory: String? = nil,
                 clock: any TimeSource = SystemClock(), pushSink: (any PushSink)? = nil,
-                webhookTransport: (any WebhookTransport)? = nil,
+                webhookTransport: (any WebhookTransport)? = nil, collectsMetrics: Bool = false,
                 log: @escaping @Sendable (String) -> Void = Sandbox.standardError) throws {
         let scripts = AgentScripts(configuration: configuration)
         let problems = configuration.problems() + scripts.problems
@@ -106,7 +110,10 @@ public final class Sandbox: Sendable {
         self.configuration = configuration
         let limits = configuration.limits ?? LimitsConfiguration()
         rateLimiter = RateLimiter(rate: limits.effectiveRequestsPerSecond, burst: limits.effectiveBurst, clock: clock)
-        let store = try SandboxStore(directory: dataDirectory, companyKey: configuration.company.key, now: clock.now())
+        let metrics = collectsMetrics ? SandboxMetrics(startTime: Date()) : nil
+        self.metrics = metrics
+        let store = try SandboxStore(directory: dataDirectory, companyKey: configuration.company.key, now: clock.now(),
+                                     onStatement: metrics.map { $0.statementTook })
         self.store = store
         self.clock = clock
         startedAt = clock.now()
@@ -261,9 +268,11 @@ public final class Sandbox: Sendable {
         AppsRoutes(configuration: configuration, appsChats: appsChats, queues: queues, desk: desk).register(in: &router)
         AppsChatRoutes(appsChats: appsChats).register(in: &router)
         AppsMediaRoutes(media: appsMedia).register(in: &router)
+        MetricsRoutes(metrics: metrics, configuration: configuration, store: store, desk: desk, streams: streams).register(in: &router)
         router.adminToken = configuration.adminToken
         let gate = appsGate
         router.checkAppsCredentials = { gate.refusal($0) }
+        router.tally = metrics?.tally(for: router)
         return router
     }
 
@@ -308,6 +317,13 @@ public final class Sandbox: Sendable {
         return ended
     }
 
+    /// The sessions waiting for an agent (queued chats and waiting calls) and the human
+    /// agents busy with at least one, now: what a scenario run samples as `queue_length`
+    /// and `agents_busy`.
+    public func occupancy() async throws -> (waiting: Int, busyAgents: Int) {
+        (try await store.waitingCount(), await agentDesk.busyAgents())
+    }
+
     /// Resumes what an earlier run of the sandbox (`--data`) left under way, as a platform
     /// node that crashed and came back would: every chat queued or with an agent goes back
     /// to its queue and an agent takes it again (a script starts anew with
@@ -318,13 +334,6 @@ public final class Sandbox: Sendable {
     /// (queued, then taken) and keeps its chat; messages its SDK retried through the
     /// outage are stored once by their client id. `ccai sandbox serve` does it before it
     /// serves; one log line counts them.
-    /// The sessions waiting for an agent (queued chats and waiting calls) and the human
-    /// agents busy with at least one, now: what a scenario run samples as `queue_length`
-    /// and `agents_busy`.
-    public func occupancy() async throws -> (waiting: Int, busyAgents: Int) {
-        (try await store.waitingCount(), await agentDesk.busyAgents())
-    }
-
     @discardableResult
     public func resumeChatsLeftOpen() async throws -> (chats: [ChatResponse], postSessions: [ChatResponse]) {
         var resumed: [ChatResponse] = []

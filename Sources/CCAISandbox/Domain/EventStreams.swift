@@ -53,6 +53,11 @@ final class EventStreams: Sendable {
         return ticket
     }
 
+    /// The streams open now, of every end user.
+    var openCount: Int {
+        state.withLock { $0.open.values.reduce(0) { $0 + $1.count } }
+    }
+
     /// Closes every stream opened with `token` (it was revoked).
     func close(token: String) async {
         let closing = state.withLock { state -> [(Int, [Entry])] in

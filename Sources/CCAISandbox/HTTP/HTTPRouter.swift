@@ -1,4 +1,5 @@
 import CCAIWire
+import Timekeeping
 
 /// Who may call a route: anyone (signing in), an end user with a valid auth token, the
 /// operator with the admin token, the company's server with its Apps API credentials, or
@@ -67,6 +68,9 @@ public struct HTTPRouter: Sendable {
     /// Checks the `Authorization` header of an `apps` route before the body is read: nil
     /// to go on, else the refusal. Nil refuses them all (401).
     public var checkAppsCredentials: (@Sendable (String?) -> HTTPError?)?
+    /// Counts every answer by route and status, and times the handlers; nil counts nothing
+    /// (``RequestTally``, made by ``makeTally()`` once the routes are added).
+    public var tally: RequestTally?
 
     public init() {}
 
@@ -99,6 +103,9 @@ public struct HTTPRouter: Sendable {
         case .presigned: .presigned
         }
     }
+
+    /// A tally of this router's routes, to set as ``tally``.
+    public func makeTally() -> RequestTally { RequestTally(operations: operations) }
 
     /// The operations routed, as `"POST /chats/{id}/messages"` (the OpenAPI spelling).
     public var operations: [String] {
@@ -152,10 +159,12 @@ public struct HTTPRouter: Sendable {
                    query: @autoclosure () -> [String: String]) -> (decision: HTTPAdmission, route: Int?) {
         switch route(method, path) {
         case .failure(let error):
+            tally?.record(route: nil, status: error.status)
             return (.refuse(error), nil)
         case .success(let (index, parameters)):
             let decision = admission(routes[index], method: method, path: path, parameters: parameters,
                                      authorization: authorization, contentLength: contentLength, query: query())
+            if case .refuse(let error) = decision { tally?.record(route: index, status: error.status) }
             return (decision, index)
         }
     }
@@ -209,14 +218,24 @@ public struct HTTPRouter: Sendable {
             found = (admitted, parameters)
         } else {
             switch route(request.method, request.path) {
-            case .failure(let error): return error.response
+            case .failure(let error):
+                tally?.record(route: nil, status: error.status)
+                return error.response
             case .success(let route): found = route
             }
         }
         var request = request
         request.parameters = found.parameters
+        guard let tally else { return await answer(request, route: found.index) }
+        let stopwatch = Stopwatch()
+        let response = await answer(request, route: found.index)
+        tally.record(route: found.index, status: response.status, seconds: stopwatch.seconds)
+        return response
+    }
+
+    private func answer(_ request: HTTPRequest, route index: Int) async -> HTTPResponse {
         do {
-            return try await routes[found.index].handler(request)
+            return try await routes[index].handler(request)
         } catch let error as HTTPError {
             return error.response
         } catch {

@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import Timekeeping
 
 /// A value stored in or read from SQLite.
 public enum SQLiteValue: Equatable, Sendable {
@@ -33,6 +34,9 @@ public struct SQLiteError: Error, CustomStringConvertible, Equatable {
 public final class SQLiteDatabase {
     private let handle: OpaquePointer
     private var statements: [String: OpaquePointer] = [:]
+    /// Told how long each statement of ``run(_:_:)`` and the queries took, in seconds
+    /// (what `--metrics` shows as the store's latency); nil times nothing.
+    public var onStatement: (@Sendable (Double) -> Void)?
 
     /// Opens (creating it if needed) the database at `path`, or an in-memory one for nil.
     public init(path: String?) throws {
@@ -74,38 +78,52 @@ public final class SQLiteDatabase {
     /// Runs one statement with `parameters`; returns the number of rows changed.
     @discardableResult
     public func run(_ sql: String, _ parameters: [SQLiteValue] = []) throws -> Int {
-        let statement = try prepared(sql, parameters)
-        defer { sqlite3_reset(statement) }
-        let status = sqlite3_step(statement)
-        guard status == SQLITE_DONE || status == SQLITE_ROW else { throw lastError(status) }
-        return Int(sqlite3_changes(handle))
+        try timed {
+            let statement = try prepared(sql, parameters)
+            defer { sqlite3_reset(statement) }
+            let status = sqlite3_step(statement)
+            guard status == SQLITE_DONE || status == SQLITE_ROW else { throw lastError(status) }
+            return Int(sqlite3_changes(handle))
+        }
     }
 
     /// Runs a query; returns its rows.
     public func query(_ sql: String, _ parameters: [SQLiteValue] = []) throws -> [[SQLiteValue]] {
-        let statement = try prepared(sql, parameters)
-        defer { sqlite3_reset(statement) }
-        var rows: [[SQLiteValue]] = []
-        while true {
-            let status = sqlite3_step(statement)
-            if status == SQLITE_DONE { break }
-            guard status == SQLITE_ROW else { throw lastError(status) }
-            rows.append((0..<sqlite3_column_count(statement)).map { column(statement, $0) })
+        try timed {
+            let statement = try prepared(sql, parameters)
+            defer { sqlite3_reset(statement) }
+            var rows: [[SQLiteValue]] = []
+            while true {
+                let status = sqlite3_step(statement)
+                if status == SQLITE_DONE { break }
+                guard status == SQLITE_ROW else { throw lastError(status) }
+                rows.append((0..<sqlite3_column_count(statement)).map { column(statement, $0) })
+            }
+            return rows
         }
-        return rows
     }
 
     /// Runs a query and hands its rows to `row` one at a time, until it returns false: a
     /// caller that stops early never reads the rest.
     public func query(_ sql: String, _ parameters: [SQLiteValue] = [], each row: ([SQLiteValue]) throws -> Bool) throws {
-        let statement = try prepared(sql, parameters)
-        defer { sqlite3_reset(statement) }
-        while true {
-            let status = sqlite3_step(statement)
-            if status == SQLITE_DONE { return }
-            guard status == SQLITE_ROW else { throw lastError(status) }
-            guard try row((0..<sqlite3_column_count(statement)).map { column(statement, $0) }) else { return }
+        try timed {
+            let statement = try prepared(sql, parameters)
+            defer { sqlite3_reset(statement) }
+            while true {
+                let status = sqlite3_step(statement)
+                if status == SQLITE_DONE { return }
+                guard status == SQLITE_ROW else { throw lastError(status) }
+                guard try row((0..<sqlite3_column_count(statement)).map { column(statement, $0) }) else { return }
+            }
         }
+    }
+
+    /// Runs `body`, telling ``onStatement`` how long it took when there is one.
+    private func timed<Result>(_ body: () throws -> Result) rethrows -> Result {
+        guard let onStatement else { return try body() }
+        let stopwatch = Stopwatch()
+        defer { onStatement(stopwatch.seconds) }
+        return try body()
     }
 
     /// The rowid of the last insert.

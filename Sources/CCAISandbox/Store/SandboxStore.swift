@@ -23,10 +23,12 @@ actor SandboxStore {
     nonisolated let directory: String?
 
     /// A store in `directory` (created if needed, mode 0700, files 0600), or in memory for nil.
-    init(directory: String?, companyKey: String, now: Date = Date()) throws {
+    /// `onStatement` is told how long each SQL statement took (``SQLiteDatabase/onStatement``).
+    init(directory: String?, companyKey: String, now: Date = Date(), onStatement: (@Sendable (Double) -> Void)? = nil) throws {
         self.directory = directory
         self.companyKey = companyKey
         database = try Self.open(directory)
+        database.onStatement = onStatement
         try database.execute(StoreSchema.coreTables)
         try Self.bind(database, toCompany: companyKey, folder: directory)
         try database.run("DELETE FROM end_user_tokens WHERE expires_at <= ?", [.real(now.timeIntervalSince1970)])

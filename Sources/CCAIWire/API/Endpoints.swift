@@ -117,6 +117,10 @@ public struct EndpointTable: Sendable {
     // Webhooks of Apps API chats (docs/webhooks.md): what was delivered, newest first
     public let webhookDeliveries = Endpoint("GET", "/admin/webhook_deliveries", operationID: "getWebhookDeliveries", access: .admin)
 
+    // The sandbox's own metrics, in Prometheus's text format (docs/observability.md); only a
+    // sandbox started with metrics (`ccai sandbox serve --metrics`) answers
+    public let metrics = Endpoint("GET", "/admin/metrics", operationID: "getMetrics", access: .admin)
+
     // The Apps API: the platform's published server-side API (docs/platform-fidelity.md),
     // for the company's servers with Basic credentials
     public let appsWaitTimes = Endpoint("GET", "/apps/api/v1/wait_times", operationID: "appsGetWaitTimes", access: .apps)

@@ -11,6 +11,9 @@ struct SandboxServeCommand: Command {
                                  + "chat's and call's session metadata in DIR/exports; without it the "
                                  + "state lives in memory and is gone at exit. DIR belongs to the company that first used it: "
                                  + "another company key is refused (exit 1)")
+    static let metrics = OptionSpec("--metrics", help: "count requests by route and status, time the store, and serve them "
+                                    + "with the queues, busy agents and open event streams at GET /admin/metrics in "
+                                    + "Prometheus's text format, behind the admin token (docs/observability.md)")
     static let adminTokenFileOption = OptionSpec("--admin-token-file", value: "FILE", help: "the admin token: the file's "
                                                  + "one line (printable ASCII, at most 4096 bytes)")
 
@@ -29,7 +32,7 @@ struct SandboxServeCommand: Command {
             (made at the first run, mode 0600), else one made up for this run; a token made
             on this run is printed on standard error.
             """,
-        options: [config, EnvironmentOption.spec, listen, data, adminTokenFileOption])
+        options: [config, EnvironmentOption.spec, listen, data, adminTokenFileOption, metrics])
 
     var configurationFile: String?
     /// `--env`: what the configuration reads as `env`.
@@ -38,6 +41,7 @@ struct SandboxServeCommand: Command {
     var port: UInt16 = 8787
     var dataDirectory: String?
     var adminTokenFile: String?
+    var collectsMetrics = false
 
     init(_ arguments: ParsedArguments) throws {
         if let value = arguments.positionals.first { throw Self.spec.usageError("unexpected argument '\(value)'") }
@@ -53,6 +57,7 @@ struct SandboxServeCommand: Command {
             self.port = port
         }
         dataDirectory = arguments.last(Self.data)
+        collectsMetrics = arguments.has(Self.metrics)
         adminTokenFile = try arguments.last(Self.adminTokenFileOption) { file in
             guard FileManager.default.isReadableFile(atPath: file) else {
                 throw Self.spec.usageError("--admin-token-file: cannot read '\(file)'")
@@ -63,12 +68,8 @@ struct SandboxServeCommand: Command {
 
     /// `HOST:PORT` of `--listen`.
     private static func address(_ value: String) throws -> (String, UInt16) {
-        guard let colon = value.lastIndex(of: ":"), let port = UInt16(value[value.index(after: colon)...]),
-            colon != value.startIndex
-        else {
-            throw spec.usageError("--listen expects HOST:PORT, got '\(value)'")
-        }
-        return (String(value[..<colon]), port)
+        let address = try ListenAddress.parse(value, for: "--listen", command: spec.topic)
+        return (address.host, address.port)
     }
 
     func execute() async throws -> ExitStatus {
@@ -85,7 +86,7 @@ struct SandboxServeCommand: Command {
             appsNotice = apps.notice
         }
         let sandbox = try Sandbox(configuration: configuration, dataDirectory: dataDirectory,
-                                  webhookTransport: CurlWebhookTransport.for(configuration))
+                                  webhookTransport: CurlWebhookTransport.for(configuration), collectsMetrics: collectsMetrics)
         try await sandbox.resumeChatsLeftOpen()
         try await sandbox.failCallsLeftOpen()
         var limits = HTTPServer.Limits()
@@ -102,6 +103,7 @@ struct SandboxServeCommand: Command {
             + (dataDirectory.map { "; state in \($0)" } ?? "; state in memory") + ". Ctrl-C stops.")
         printError("sandbox: " + admin.notice)
         printError("sandbox: " + appsNotice)
+        if collectsMetrics { printError("sandbox: metrics at \(server.baseURL)/admin/metrics (Bearer: the admin token)") }
         await termination.wait()
         printError("sandbox: stopping")
         await server.stop()

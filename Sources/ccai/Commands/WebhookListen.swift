@@ -31,19 +31,13 @@ struct WebhookListen {
             }
             return nil
         }
-        guard let colon = address.lastIndex(of: ":"), colon != address.startIndex,
-              let port = UInt16(address[address.index(after: colon)...])
-        else {
-            throw UsageError(message: "--webhook-listen expects HOST:PORT (PORT 0: any free port), got '\(TerminalText.escaped(address))'",
-                             command: "run")
-        }
-        let host = String(address[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        let listen = try ListenAddress.parse(address, for: "--webhook-listen", command: "run")
         let secrets = try self.secrets(file: options["--webhook-secret-file"], environment: environment)
         if remote, secrets == nil {
             throw UsageError(message: "--webhook-listen with a platform needs its webhook secrets: --webhook-secret-file FILE or "
                              + "\(environmentVariable) (PRIMARY[,SECONDARY])", command: "run")
         }
-        return WebhookListen(host: host, port: port, secrets: secrets)
+        return WebhookListen(host: listen.host, port: listen.port, secrets: secrets)
     }
 
     private static func secrets(file: String?, environment: [String: String]) throws -> (primary: String, secondary: String?)? {
