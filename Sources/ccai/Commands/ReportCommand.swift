@@ -56,6 +56,9 @@ struct ReportCommand: Command {
         files = arguments.positionals
         outputs.command = Self.spec
         for value in arguments.values(Self.out) { try outputs.add(value) }
+        if outputs.prometheus != nil {
+            throw Self.spec.usageError("--out prometheus serves a run's metrics while it lives: 'report merge' writes files only")
+        }
         if let file = arguments.last(Self.summaryOut) { try outputs.setSummary(file, option: Self.summaryOut.name) }
         summaryMode = try RunOptions.summaryMode(arguments, of: Self.spec)
         quiet = arguments.has(Self.quietOption)

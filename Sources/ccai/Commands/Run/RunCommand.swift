@@ -1,3 +1,4 @@
+import CCAISandbox
 import CCAIScripting
 import Foundation
 import Timekeeping
@@ -31,6 +32,14 @@ struct RunCommand: Command {
             scenario.metrics.streamSamples(to: jsonLines.write)
             scenario.onOptions = { jsonLines.describe($0.thresholds) }
         }
+        let prometheus: HTTPServer?
+        do {
+            prometheus = try options.outputs.prometheus.map { try PrometheusEndpoint.start($0, scenario: scenario) }
+        } catch {
+            await wiring.stop()
+            throw error
+        }
+        if let prometheus { printError("prometheus: scrape \(prometheus.baseURL)\(PrometheusEndpoint.path) while the run lives") }
         let started = runClock.now()
         let stoppable = scenario
         let interruption = Interruption(onFirst: { _ in stoppable.interrupt() }, onSecond: { _ in stoppable.stopNow() })
@@ -62,6 +71,7 @@ struct RunCommand: Command {
             await wiring.connections.endOpenChats(within: interruption.isHurried ? Self.hurriedChatEnding : nil)
         }
         interruption.cancel()
+        await prometheus?.stop(grace: 1)
         await wiring.stop()
         if let signalled = interruption.exitStatus {
             printError("interrupted: the summary above is of what ran; chats still open were ended")

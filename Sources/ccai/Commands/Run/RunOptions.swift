@@ -41,6 +41,9 @@ struct RunOptions {
         .init(value: "csv=FILE", help: "Locust's FILE_stats.csv (a row per SDK method and Aggregated) and "
               + "FILE_stats_history.csv (the same per second of the run), with Locust's columns; a FILE ending in .csv "
               + "loses it (out.csv: out_stats.csv)"),
+        .init(value: "prometheus=HOST:PORT", help: "serve the run's metrics at http://HOST:PORT/metrics in Prometheus's "
+              + "text format while it lives, without a token (counters, gauges, rates, trends as summaries, tags as labels, "
+              + "thresholds as ccai_threshold_holds; docs/observability.md)"),
         .init(value: "KIND=-", help: "json, junit or html to standard output (one output at most): the summary and the "
               + "script's prints then go to standard error"),
     ])

@@ -5,19 +5,22 @@ import Foundation
 /// json=FILE` (every sample, k6's lines), `--out junit=FILE`, `--out html=FILE`, `--out
 /// csv=FILE` (Locust's two stats files) and `--summary-out FILE` (the summary `ccai report
 /// merge` reads). `-` for a FILE is standard output, which one output at most may take;
-/// the summary then goes to standard error.
+/// the summary then goes to standard error. `--out prometheus=HOST:PORT` is no file: the
+/// run serves its metrics there while it lives (``PrometheusEndpoint``).
 struct RunOutputs {
     var json: String?
     var junit: String?
     var html: String?
     var csv: String?
     var summary: String?
+    var prometheus: ListenAddress?
     /// The command whose help a usage error points to.
     var command = RunCommand.spec
 
     /// The FILE that means standard output.
     static let standardOutput = "-"
 
+    /// Whether no file is asked for.
     var isEmpty: Bool { json == nil && junit == nil && html == nil && csv == nil && summary == nil }
 
     /// Whether an output goes to standard output (so that the summary and the script's
@@ -25,14 +28,20 @@ struct RunOutputs {
     var takesStandardOutput: Bool { [json, junit, html, summary].contains(Self.standardOutput) }
 
     /// The kinds `--out` takes.
-    static let kinds = ["json", "junit", "html", "csv"]
+    static let kinds = ["json", "junit", "html", "csv", "prometheus"]
 
-    /// Reads one `--out KIND=FILE`.
+    /// Reads one `--out KIND=FILE` (or `prometheus=HOST:PORT`).
     mutating func add(_ value: String) throws {
         guard let equals = value.firstIndex(of: "="), Self.kinds.contains(String(value[..<equals])) else {
             throw command.usageError("--out expects KIND=FILE with KIND one of \(Self.kinds.joined(separator: ", ")), got '\(value)'")
         }
         let kind = String(value[..<equals])
+        if kind == "prometheus" {
+            guard prometheus == nil else { throw command.usageError("--out prometheus= is given twice: one address") }
+            prometheus = try ListenAddress.parse(String(value[value.index(after: equals)...]), for: "--out prometheus",
+                                                 command: command.topic)
+            return
+        }
         let option = "--out \(kind)"
         let path = try checked(String(value[value.index(after: equals)...]), for: option)
         let slot: WritableKeyPath<RunOutputs, String?> = [\.json, \.junit, \.html, \.csv][Self.kinds.firstIndex(of: kind)!]

@@ -1,0 +1,63 @@
+@testable import CCAIScripting
+import Foundation
+import TestSupport
+import Testing
+
+/// A run's metrics as `--out prometheus` serves them (``PrometheusExposition``).
+@Suite struct PrometheusExpositionTests {
+    @Test func eachKindOfMetricHasItsPrometheusShape() throws {
+        let metrics = ScenarioMetrics()
+        metrics.record(.iterations, 1, tags: ["scenario": "browse"])
+        metrics.record(.iterations, 1, tags: ["scenario": "browse"])
+        metrics.record(.vus, 3)
+        metrics.record(.vus, 5)
+        metrics.recordCheck("answered", passed: true)
+        metrics.recordCheck("answered", passed: false)
+        for seconds in [0.1, 0.2, 0.3, 0.4] { metrics.record(.sdkCall, seconds, tags: ["method": "start", "service": "chat"]) }
+        #expect(metrics.declare("orders", kind: .counter) == nil)
+        metrics.add("orders", value: 2.5, tags: [:])
+        let threshold = try Threshold(metric: "sdk_call_seconds{method:start}", expression: "p(95) < 0.35")
+
+        let samples = try PrometheusSamples(PrometheusExposition.text(metrics.snapshot(), thresholds: [threshold], elapsed: 12))
+        #expect(samples.value("ccai_iterations_total", ["scenario": "browse"]) == 2)
+        #expect(samples.types["ccai_iterations_total"] == "counter")
+        #expect(samples.value("ccai_vus") == 5, "a gauge's last value")
+        #expect(samples.value("ccai_checks_total", ["check": "answered"]) == 2)
+        #expect(samples.value("ccai_checks_true_total", ["check": "answered"]) == 1)
+        #expect(samples.value("ccai_checks_ratio", ["check": "answered"]) == 0.5)
+        let call = ["method": "start", "service": "chat"]
+        #expect(samples.types["ccai_sdk_call_seconds"] == "summary")
+        #expect(abs((samples.value("ccai_sdk_call_seconds", call.merging(["quantile": "0.5"]) { $1 }) ?? 0) - 0.2) < 0.01)
+        #expect(abs((samples.value("ccai_sdk_call_seconds", call.merging(["quantile": "0.99"]) { $1 }) ?? 0) - 0.4) < 0.01)
+        #expect(samples.value("ccai_sdk_call_seconds_count", call) == 4)
+        #expect(abs((samples.value("ccai_sdk_call_seconds_sum", call) ?? 0) - 1.0) < 1e-9)
+        #expect(samples.value("ccai_orders_total") == 2.5, "a declared counter")
+        #expect(samples.value("ccai_dropped_iterations_total") == 0, "a counter without samples reads 0")
+        #expect(samples.named("ccai_chat_wait_seconds").isEmpty, "a trend without samples has no quantiles to show")
+        #expect(samples.value("ccai_threshold_holds", ["metric": "sdk_call_seconds{method:start}", "threshold": "p(95) < 0.35"]) == 0,
+                "p(95) is about 0.4")
+        #expect(samples.value("ccai_run_elapsed_seconds") == 12)
+    }
+
+    @Test func tagsBecomeLabelsThatCannotCollide() throws {
+        let metrics = ScenarioMetrics()
+        #expect(metrics.declare("waits", kind: .trend) == nil)
+        metrics.add("waits", value: 1, tags: ["quantile": "q", "a-b": "dash", "a_b": "underscore", "note": "say \"hi\"\n"])
+        let samples = try PrometheusSamples(PrometheusExposition.text(metrics.snapshot(), elapsed: 1))
+        let labels = ["tag_quantile": "q", "a_b": "dash", "a_b_2": "underscore", "note": "say \"hi\"\n"]
+        #expect(samples.value("ccai_waits_count", labels) == 1, "\(samples.named("ccai_waits_count"))")
+        #expect(samples.value("ccai_waits", labels.merging(["quantile": "0.5"]) { $1 }) == 1)
+    }
+
+    @Test func aMetricShowsABoundedNumberOfLabelSetsAndLosesNoSample() throws {
+        let metrics = ScenarioMetrics()
+        #expect(metrics.declare("hits", kind: .counter) == nil)
+        for user in 0..<250 { metrics.add("hits", value: 1, tags: ["user": "u\(user)"]) }
+        for _ in 0..<5 { metrics.add("hits", value: 1, tags: ["user": "u249"]) }
+        let samples = try PrometheusSamples(PrometheusExposition.text(metrics.snapshot(), elapsed: 1)).named("ccai_hits_total")
+        #expect(samples.count == PrometheusExposition.seriesPerMetric)
+        #expect(samples.reduce(0) { $0 + $1.value } == 255, "the rest add up under overflow")
+        #expect(samples.contains { $0.labels == ["user": "u249"] && $0.value == 6 }, "the busiest tag set is shown")
+        #expect(samples.contains { $0.labels == ["overflow": "true"] && $0.value == 151 })
+    }
+}
