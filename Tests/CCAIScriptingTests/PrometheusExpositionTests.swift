@@ -60,4 +60,51 @@ import Testing
         #expect(samples.contains { $0.labels == ["user": "u249"] && $0.value == 6 }, "the busiest tag set is shown")
         #expect(samples.contains { $0.labels == ["overflow": "true"] && $0.value == 151 })
     }
+
+    @Test func labelNamesAreUniqueAsWrittenAndEqualLabelSetsAreOneSeries() throws {
+        let metrics = ScenarioMetrics()
+        #expect(metrics.declare("marks", kind: .counter) == nil)
+        metrics.add("marks", value: 1, tags: ["-": "a", ".": "b", "tag__2": "c"])
+        metrics.add("marks", value: 5, tags: ["a-b": "1"])
+        metrics.add("marks", value: 7, tags: ["a_b": "1"])
+        let text = PrometheusExposition.text(metrics.snapshot(), elapsed: 1)
+        let samples = try PrometheusSamples(text)   // refuses a label named twice on one line
+        let marks = samples.named("ccai_marks_total")
+        #expect(marks.contains { $0.labels.values.sorted() == ["a", "b", "c"] }, "\(text)")
+        #expect(marks.contains { $0.labels == ["a_b": "1"] && $0.value == 12 }, "a-b and a_b are one series: \(marks)")
+        #expect(marks.count == 2)
+    }
+
+    @Test func aDeclaredMetricCannotTakeAnotherMetricsNames() throws {
+        let metrics = ScenarioMetrics()
+        for (name, kind) in [("threshold_holds", MetricKind.gauge), ("orders", .counter), ("orders_total", .gauge),
+                             ("iterations_total", .gauge), ("checks_ratio", .gauge), ("waits", .trend), ("waits_sum", .gauge)] {
+            #expect(metrics.declare(name, kind: kind) == nil)
+            metrics.add(name, value: 1, tags: ["metric": "checks", "threshold": "rate > 0.95"])
+        }
+        metrics.recordCheck("answered", passed: false)
+        let threshold = try Threshold(metric: "checks", expression: "rate > 0.95")
+        let samples = try PrometheusSamples(PrometheusExposition.text(metrics.snapshot(), thresholds: [threshold], elapsed: 1))
+        #expect(samples.named("ccai_threshold_holds").map(\.value) == [0], "a script cannot forge a threshold")
+        #expect(samples.named("ccai_orders_total").count == 1 && samples.named("ccai_waits_sum").count == 1)
+        #expect(samples.named("ccai_iterations_total").allSatisfy { $0.labels.isEmpty }, "the built-in keeps its name")
+        #expect(samples.value("ccai_exposition_metrics_skipped") == 5)
+    }
+
+    @Test func theWholeExpositionIsBoundedHoweverManyTagSetsAScriptMakes() throws {
+        let metrics = ScenarioMetrics()
+        let long = String(repeating: "x", count: 120)
+        for index in 0..<40 {
+            #expect(metrics.declare("trend_\(index)", kind: .trend) == nil)
+            for set in 0..<150 {
+                metrics.add("trend_\(index)", value: 1, tags: Dictionary(uniqueKeysWithValues: (0..<8).map { ("tag\($0)_\(long)", "\(set)\(long)") }))
+            }
+        }
+        let text = PrometheusExposition.text(metrics.snapshot(), elapsed: 1)
+        #expect(text.utf8.count < PrometheusExposition.maximumBytes + (1 << 20), "\(text.utf8.count) bytes")
+        let samples = try PrometheusSamples(text)
+        let counts = (0..<40).map { index in samples.named("ccai_trend_\(index)_count").reduce(0) { $0 + $1.value } }
+        #expect(counts.allSatisfy { $0 == 150 }, "every metric keeps all its samples: \(counts)")
+        #expect(samples.named("ccai_trend_39_count").count == 1, "the last ones are folded whole")
+    }
 }

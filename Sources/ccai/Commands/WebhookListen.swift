@@ -66,8 +66,8 @@ struct WebhookListen {
     /// The URL the embedded sandbox delivers to: the listening address, or loopback for a
     /// wildcard one.
     var loopbackURL: (UInt16) -> String {
-        let host = ["0.0.0.0", "::", ""].contains(self.host) ? "127.0.0.1" : self.host
-        return { port in "http://\(host.contains(":") ? "[\(host)]" : host):\(port)/" }
+        let host = self.host == "0.0.0.0" ? "127.0.0.1" : self.host
+        return { port in "http://\(host):\(port)/" }
     }
 
     /// Starts the receiver, verifying with `signature`, and hands every delivery to the
