@@ -1,5 +1,6 @@
 import CCAIScripting
 import Foundation
+import TestSupport
 
 /// Runs the real `ccai` executable built next to the test bundle.
 enum CLI {
@@ -55,5 +56,22 @@ enum CLI {
                                                 directory: (directory ?? root).path, input: input ?? Data(), timeout: timeout)
         return Output(status: result.status, stdout: String(decoding: result.output, as: UTF8.self),
                       stderr: String(decoding: result.errors, as: UTF8.self))
+    }
+}
+
+extension ChildProcess {
+    /// The next line of standard error (piped) that contains `text`, read on a thread of
+    /// its own; nil when standard error ends first.
+    func errorLine(containing text: String) async throws -> String? {
+        try await offThePool { [self] in
+            guard let errors = standardError else { return nil }
+            while true {
+                var line = Data()
+                while let byte = try errors.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) { line.append(byte) }
+                guard !line.isEmpty else { return nil }
+                let found = String(decoding: line, as: UTF8.self)
+                if found.contains(text) { return found }
+            }
+        }
     }
 }

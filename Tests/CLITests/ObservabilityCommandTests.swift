@@ -10,20 +10,6 @@ import Testing
         try await runTool("/usr/bin/curl", ["-sf", "--max-time", "30"] + (token.map { ["-H", "Authorization: Bearer \($0)"] } ?? []) + [url])
     }
 
-    /// The next line of `process`'s standard error that contains `text`.
-    private func errorLine(of process: ChildProcess, containing text: String) async throws -> String? {
-        try await offThePool {
-            guard let errors = process.standardError else { return nil }
-            while true {
-                var line = Data()
-                while let byte = try errors.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) { line.append(byte) }
-                guard !line.isEmpty else { return nil }
-                let found = String(decoding: line, as: UTF8.self)
-                if found.contains(text) { return found }
-            }
-        }
-    }
-
     @Test func aRunServesItsMetricsWhileItLivesAndStopsOnCtrlC() async throws {
         let script = try CLI.script("""
             ccai.initialize_chat()
@@ -40,7 +26,7 @@ import Testing
         let process = try ChildProcess(CLI.binary.path, ["run", script, "--quiet", "--out", "prometheus=127.0.0.1:0"],
                                        output: .null, errors: .pipe)
         defer { process.terminate(signal: SIGKILL); process.wait() }
-        let line = try #require(try await errorLine(of: process, containing: "prometheus: scrape "))
+        let line = try #require(try await process.errorLine(containing: "prometheus: scrape "))
         let url = try #require(line.split(separator: " ").first { $0.hasPrefix("http://127.0.0.1:") }.map(String.init))
         #expect(url.hasSuffix("/metrics"), "\(line)")
 

@@ -26,9 +26,9 @@ struct ArrivalSchedule {
         var expected: Double { (from + to) / 2 * duration }
     }
 
-    private let pieces: [Piece]
+    private var pieces: [Piece]
     /// The expected arrivals of the whole run.
-    let expected: Double
+    private(set) var expected: Double
     private let poisson: Bool
     private var generator: SeededGenerator
     /// `x` of the next arrival, and its number (from 0).
@@ -62,11 +62,41 @@ struct ArrivalSchedule {
 
     /// Seconds from the start to the next arrival; nil when the plan has no more.
     mutating func next() -> Double? {
-        guard isBeforeEnd(position) else { return nil }
-        let offset = time(of: position)
+        guard let offset = peek() else { return nil }
         handedOut += 1
         position = poisson ? position - log(generator.unitInterval()) : Double(handedOut)
         return offset
+    }
+
+    /// Seconds from the start to the next arrival, without handing it out; nil when the
+    /// plan has no more.
+    func peek() -> Double? {
+        isBeforeEnd(position) ? time(of: position) : nil
+    }
+
+    /// Changes the plan from `elapsed` seconds on to a flat `perSecond` until `end` seconds:
+    /// what was planned before stays, so the arrivals already handed out keep their place,
+    /// and the next one comes when the new rate brings the expected count to it.
+    mutating func setRate(_ perSecond: Double, from elapsed: Double, until end: Double) {
+        let from = max(0, min(elapsed, end))
+        var kept: [Piece] = []
+        for piece in pieces where piece.begins < from {
+            let cut = min(piece.duration, from - piece.begins)
+            let rateThere = piece.from + (piece.to - piece.from) * cut / piece.duration
+            kept.append(Piece(begins: piece.begins, duration: cut, from: piece.from, to: rateThere, before: piece.before))
+        }
+        let before = kept.last.map { $0.before + $0.expected } ?? 0
+        let rate = max(0, perSecond)
+        if end > from { kept.append(Piece(begins: from, duration: end - from, from: rate, to: rate, before: before)) }
+        pieces = kept
+        expected = before + rate * (end - from)
+    }
+
+    /// The rate at `elapsed` seconds, in arrivals a second.
+    func rate(at elapsed: Double) -> Double {
+        guard let piece = pieces.last(where: { $0.begins <= elapsed }) else { return pieces.first?.from ?? 0 }
+        let within = min(max(elapsed - piece.begins, 0), piece.duration)
+        return piece.from + (piece.to - piece.from) * within / piece.duration
     }
 
     /// Hands out the arrivals left (the run is ending) and returns how many of them are

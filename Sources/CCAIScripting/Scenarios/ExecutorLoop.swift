@@ -17,6 +17,11 @@ struct ExecutorLoop: Sendable {
     let tags: [String: String]
     /// When no iteration starts any more (nil: when the counter runs out).
     var end: Date?
+    /// What a person changes while the run goes on (nil: nobody can).
+    var control: LiveControl?
+    /// The scenario's name, as ``control`` knows it, and the number of its first VU less one.
+    var scenario = ""
+    var offset = 0
 
     /// Each VU of the pool runs iterations one after another while the counter gives
     /// them and before the end, while `wanted(n)` says VU `n` should; when it should not,
@@ -77,6 +82,19 @@ struct ExecutorLoop: Sendable {
         var isActive = startsActive
         while !(await user.isKilled) {
             if let end, clock.now() >= end { break }
+            if let control {
+                let state = control.current
+                if state.paused || state.vuTargets[scenario].map({ user.number - offset > $0 }) == true {
+                    if isActive {
+                        isActive = false
+                        active.leave()
+                    }
+                    let wake = await counter.sleep(until: end ?? .distantFuture, clock: clock, control: control,
+                                                   after: state.generation)
+                    guard wake == .changed else { break }
+                    continue
+                }
+            }
             guard wanted(user.number) else {
                 if isActive {
                     isActive = false
@@ -110,14 +128,36 @@ struct ExecutorLoop: Sendable {
         // Shown in every open-model summary, at 0 too.
         metrics.record(.droppedIterations, 0, tags: tags)
         var schedule = ArrivalSchedule(arrival, seed: seed, stream: RandomSeed.arrivalStream - UInt64(workload.index))
+        var rateSet: Double?
         await withTaskGroup(of: Void.self) { group in
             // A run that falls behind a high rate starts what is due at once, until its end.
-            while clock.now() < end, let offset = schedule.next() {
-                guard await counter.sleep(until: start.addingTimeInterval(offset), clock: clock), counter.take() else {
+            while clock.now() < end {
+                if let control {
+                    // A rate a person set: the plan changes from now on.
+                    let state = control.current
+                    if let rate = state.rates[scenario], rate != rateSet {
+                        schedule.setRate(rate / arrival.timeUnit, from: clock.now().timeIntervalSince(start), until: arrival.duration)
+                        rateSet = rate
+                    }
+                    // Until the next arrival (or the end, with none left), unless the controls change first.
+                    let due = schedule.peek().map { start.addingTimeInterval($0) } ?? end
+                    let wake = await counter.sleep(until: due, clock: clock, control: control, after: state.generation)
+                    if wake == .changed { continue }
+                    // Stopped, or the end came with no arrival left: the rest are dropped below.
+                    guard wake == .deadline, schedule.peek() != nil else { break }
+                }
+                guard let offset = schedule.next() else { break }
+                // With controls, the wait for it is above.
+                let due = control != nil ? true : await counter.sleep(until: start.addingTimeInterval(offset), clock: clock)
+                guard due, counter.take() else {
                     drop(1, segment.owns(arrival: schedule.handedOut) ? .runEnding : nil)
                     break
                 }
                 guard segment.owns(arrival: schedule.handedOut) else { continue }
+                if control?.current.paused == true {
+                    drop(1, .paused)
+                    continue
+                }
                 switch pool.take(makingFrom: numbers) {
                 case .free(let user):
                     group.addTask { await self.iterate(user, in: pool) }
@@ -177,6 +217,8 @@ public enum DroppedArrival: String, CaseIterable, Sendable {
     /// The run was ending: its duration was over (it fell behind a rate it could not keep),
     /// it was interrupted or timed out, or a threshold aborted it.
     case runEnding = "run_ending"
+    /// A person had paused the arrivals (`ccai run --dashboard`).
+    case paused
 }
 
 /// How many VUs take part in the run now (the `vus` gauge).

@@ -75,6 +75,13 @@ public struct ScenarioOptions: Sendable, Equatable {
     /// counting in `plugin_errors` while the host goes on with the default answer.
     public var strictPlugins = false
 
+    /// `dashboard = true` or `"HOST:PORT"` (`ccai run --dashboard`): the run serves its live
+    /// dashboard, at the address given or ``defaultDashboardAddress``; nil: it does not.
+    public var dashboard: String?
+
+    /// Where `dashboard = true` serves: loopback, k6's port.
+    public static let defaultDashboardAddress = "127.0.0.1:5665"
+
     /// The most metrics `summary_tags` may name, and tags per metric.
     static let maximumSummaryTags = 100
 
@@ -173,7 +180,7 @@ public struct ScenarioOptions: Sendable, Equatable {
     /// The options a later version will read, refused for now with a message that says so.
     static let notYetSupported = ["plugins", "sandbox", "env"]
     static let known = ["vus", "iterations", "duration", "stages", "arrival", "graceful_stop", "thresholds", "timeout", "seed",
-                        "virtual_time", "start", "summary_tags", "strict_plugins", "scenarios", "max_memory"]
+                        "virtual_time", "start", "summary_tags", "strict_plugins", "scenarios", "max_memory", "dashboard"]
 
     public init() {}
 
@@ -226,6 +233,14 @@ public struct ScenarioOptions: Sendable, Equatable {
                 throw Problem(option: "options.strict_plugins", message: "a boolean expected, got \(value.typeName)")
             }
             strictPlugins = flag
+        }
+        if let value = fields["dashboard"] {
+            switch value {
+            case .boolean(let on): dashboard = on ? Self.defaultDashboardAddress : nil
+            case .string(let address) where !address.isEmpty && address.utf8.count <= 300: dashboard = address
+            default:
+                throw Problem(option: "options.dashboard", message: "true or \"HOST:PORT\" expected, got \(value.typeName)")
+            }
         }
         if let value = fields["stages"] { stages = try Self.stages(value, option: "options.stages") }
         if let value = fields["arrival"] {

@@ -68,8 +68,9 @@ public struct ScenarioRunner: Sendable {
     public var script: String
     public var overrides = Overrides()
     /// Called once a scenario's options are read, before its VUs start (outputs that list
-    /// the thresholds wait for them).
-    public var onOptions: (@Sendable (ScenarioOptions) -> Void)?
+    /// the thresholds wait for them, the dashboard of `options.dashboard` starts); what it
+    /// throws ends the run before it starts.
+    public var onOptions: (@Sendable (ScenarioOptions) throws -> Void)?
     /// The slice of the run this process runs (`--segment I/N`); the whole run by default.
     public var segment = ScenarioSegment.whole
     /// `--strict-plugins`: a failing plugin hook fails its iteration, whatever
@@ -145,6 +146,14 @@ public struct ScenarioRunner: Sendable {
     }
 
     public var metrics = ScenarioMetrics()
+    /// What a person changes while the run goes on (``LiveControl``); nil: nobody can. Set
+    /// before the run or from ``onOptions`` (the dashboard of `options.dashboard`): the
+    /// executors read it as they start.
+    public var control: LiveControl? {
+        get { liveControl.value }
+        nonmutating set { liveControl.value = newValue }
+    }
+    private let liveControl = RunValue<LiveControl>()
     /// The clock durations are measured with.
     public var clock: any TimeSource = SystemClock()
     /// The ``ScriptRunner`` of VU `n` (0: the setup and teardown context), with its own
@@ -196,7 +205,12 @@ public struct ScenarioRunner: Sendable {
         luaPool.value = options.memory.luaPool(resident: RunMemory.resident())
         if timeout == nil, let seconds = options.timeout { timing.arm(after: seconds, clock: clock, users: liveUsers) }
         timing.gracefulStop = workloads.map(\.scenario.run.gracefulStop).max() ?? options.gracefulStop
-        onOptions?(options)
+        do {
+            try onOptions?(options)
+        } catch {
+            await first.close()
+            throw error
+        }
 
         if scenario["handle_summary"]?.stringValue == "function" { summaryHook.value = chunk }
         let (data, setupContext) = try await setUp(scenario, chunk: chunk, first: first)
@@ -445,6 +459,9 @@ public struct ScenarioRunner: Sendable {
         let end = scenario.run.plannedSeconds.map { start.addingTimeInterval($0) }
         var loop = loop
         loop.end = end
+        loop.control = control
+        loop.scenario = scenario.name
+        loop.offset = workload.offset
         await withTaskGroup(of: Void.self) { timers in
             if let end {
                 timers.addTask {
@@ -635,6 +652,30 @@ final class IterationCounter: @unchecked Sendable {
             let first = await group.next() ?? false
             group.cancelAll()
             return first && !lock.withLock { stopped }
+        }
+    }
+
+    /// How ``sleep(until:clock:control:after:)`` ended.
+    enum Wake: Equatable {
+        case deadline, stopped, changed
+    }
+
+    /// Sleeps until `deadline`, until the counter is stopped, or until `control` changes
+    /// after `generation`, whichever comes first.
+    func sleep(until deadline: Date, clock: any TimeSource, control: LiveControl, after generation: Int) async -> Wake {
+        await withTaskGroup(of: Wake.self) { group in
+            group.addTask { (try? await clock.sleep(until: deadline)) != nil ? .deadline : .stopped }
+            group.addTask {
+                await self.waitForStop()
+                return .stopped
+            }
+            group.addTask {
+                await control.changed(after: generation)
+                return .changed
+            }
+            let first = await group.next() ?? .stopped
+            group.cancelAll()
+            return lock.withLock { stopped } ? .stopped : first
         }
     }
 

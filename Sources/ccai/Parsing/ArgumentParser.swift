@@ -23,15 +23,18 @@ enum ArgumentParser {
                 parsed.positionals.append(argument)
                 continue
             }
-            var spelling = argument
+            var spelling = argument, joined = false
             if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
                 spelling = String(argument[..<equals])
+                joined = true
                 // The value is read next, as if given apart (a flag's then reads as an argument).
                 pending.insert(String(argument[argument.index(after: equals)...]), at: pending.startIndex)
             }
             guard let option = spec.option(named: spelling) else { throw unknown(spelling, for: spec) }
             var value: String?
-            if option.takesValue {
+            if option.valueIsOptional {
+                if joined || pending.first.map(readsAsAddress) == true { value = pending.popFirst() }
+            } else if option.takesValue {
                 guard let given = pending.popFirst() else {
                     throw UsageError(message: "\(option.name) needs a value", command: spec.topic)
                 }
@@ -40,6 +43,13 @@ enum ArgumentParser {
             parsed.occurrences.append(ParsedArguments.Occurrence(option: option.name, value: value))
         }
         return parsed
+    }
+
+    /// Whether `argument` reads as `HOST:PORT`: digits after its last colon.
+    private static func readsAsAddress(_ argument: String) -> Bool {
+        guard let colon = argument.lastIndex(of: ":") else { return false }
+        let port = argument[argument.index(after: colon)...]
+        return !port.isEmpty && port.allSatisfy(\.isASCII) && port.allSatisfy(\.isNumber)
     }
 
     /// `unknown option '--sed' for 'ccai run' (did you mean '--seed'?)`.

@@ -17,6 +17,10 @@ struct OptionSpec: Sendable, Equatable {
     var forms: [Form]
     /// Whether the command cannot run without it: its usage line shows it outside brackets.
     var isRequired: Bool
+    /// Whether its value may be left out (`--dashboard [HOST:PORT]`): it is then given as
+    /// `--name=VALUE`, or apart when the next argument reads as `HOST:PORT` (a port after
+    /// its last colon), so that `--dashboard script.lua` leaves the script alone.
+    var valueIsOptional = false
 
     /// A documented way to give the option: its value's name and what it does.
     struct Form: Sendable, Equatable {
@@ -44,6 +48,13 @@ struct OptionSpec: Sendable, Equatable {
     /// Every spelling of the option: its name and its aliases.
     var spellings: [String] { [name] + aliases }
 
-    /// How the usage line shows it: `--out DIR`, `--quiet`.
-    var synopsis: String { value.map { "\(name) \($0)" } ?? name }
+    /// How the usage line shows it: `--out DIR`, `--quiet`, `--dashboard [HOST:PORT]`.
+    var synopsis: String { value.map { valueIsOptional ? "\(name) [\($0)]" : "\(name) \($0)" } ?? name }
+
+    /// A copy whose value may be left out.
+    func optionalValue() -> OptionSpec {
+        var spec = self
+        spec.valueIsOptional = true
+        return spec
+    }
 }

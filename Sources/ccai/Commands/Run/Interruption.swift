@@ -15,15 +15,26 @@ final class Interruption: @unchecked Sendable {
     private var sources: [DispatchSourceSignal] = []
     private var received: Int32?
     private var count = 0
+    private let onFirst: @Sendable (Int32) -> Void
+    private let onSecond: @Sendable (Int32) -> Void
 
     init(onFirst: @escaping @Sendable (Int32) -> Void, onSecond: @escaping @Sendable (Int32) -> Void) {
+        self.onFirst = onFirst
+        self.onSecond = onSecond
         for number in [SIGINT, SIGTERM] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { [weak self] in self?.handle(number, onFirst, onSecond) }
+            source.setEventHandler { [weak self] in self?.handle(number) }
             source.resume()
             sources.append(source)
         }
+    }
+
+    /// Stops the run as a Ctrl-C does (the dashboard's Stop button): the first time
+    /// gracefully, the second at once; never a third (the process does not exit from here).
+    func interrupt() {
+        guard lock.withLock({ count < 2 }) else { return }
+        handle(SIGINT)
     }
 
     /// The exit status the run ends with: 130 after Ctrl-C, 143 after SIGTERM (the first
@@ -39,7 +50,7 @@ final class Interruption: @unchecked Sendable {
         for number in [SIGINT, SIGTERM] { signal(number, SIG_DFL) }
     }
 
-    private func handle(_ number: Int32, _ onFirst: @Sendable (Int32) -> Void, _ onSecond: @Sendable (Int32) -> Void) {
+    private func handle(_ number: Int32) {
         let stage: Int = lock.withLock {
             if received == nil { received = number }
             count += 1

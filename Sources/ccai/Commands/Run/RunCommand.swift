@@ -1,5 +1,6 @@
 import CCAISandbox
 import CCAIScripting
+import CCAIWire
 import Foundation
 import Timekeeping
 
@@ -16,6 +17,26 @@ struct RunCommand: Command {
     /// Seconds the open chats get to end after a second Ctrl-C.
     static let hurriedChatEnding: Double = 5
 
+    /// What starts the run's dashboard (once) at an address: with the run's controls
+    /// installed, except in virtual time, where only Stop works.
+    private static func dashboardStarter(scenario: ScenarioRunner, platform: PlatformConnection.Platform, interruption: Interruption,
+                                         into slot: RunValue<Dashboard>) -> @Sendable (ListenAddress) throws -> Void {
+        let control = platform.simulation == nil ? LiveControl() : nil
+        let simulation = platform.simulation
+        let format = Date.VerbatimFormatStyle(
+            format: "\(year: .defaultDigits)-\(month: .twoDigits)-\(day: .twoDigits) \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits):\(second: .twoDigits)",
+            timeZone: platform.timeZone, calendar: Calendar(identifier: .gregorian))
+        let hooks = Dashboard.Hooks(control: control, stop: { interruption.interrupt() },
+                                    interrupted: { interruption.exitStatus != nil },
+                                    simulatedTime: { simulation.map { $0.clock.now().formatted(format) } })
+        return { address in
+            let dashboard = try Dashboard.start(address, scenario: scenario, hooks: hooks)
+            scenario.control = control
+            slot.value = dashboard
+            printError("dashboard: \(dashboard.url) (Stop there stops the run as Ctrl-C does)")
+        }
+    }
+
     /// Runs the script or scenario; returns the exit status.
     func execute() async throws -> ExitStatus {
         let wiring = try await RunWiring.start(options)
@@ -28,21 +49,33 @@ struct RunCommand: Command {
             await wiring.stop()
             throw CommandFailure("\(error)")
         }
-        if let jsonLines {
-            scenario.metrics.streamSamples(to: jsonLines.write)
-            scenario.onOptions = { jsonLines.describe($0.thresholds) }
+        if let jsonLines { scenario.metrics.streamSamples(to: jsonLines.write) }
+        let stoppable = scenario
+        let interruption = Interruption(onFirst: { _ in stoppable.interrupt() }, onSecond: { _ in stoppable.stopNow() })
+        let dashboard = RunValue<Dashboard>()
+        let startDashboard = Self.dashboardStarter(scenario: stoppable, platform: wiring.platform, interruption: interruption,
+                                                   into: dashboard)
+        scenario.onOptions = { scenarioOptions in
+            jsonLines?.describe(scenarioOptions.thresholds)
+            guard dashboard.value == nil, let text = scenarioOptions.dashboard else { return }
+            guard let address = ListenAddress(text) else {
+                throw CommandFailure("options.dashboard expects true or \"HOST:PORT\" with an IPv4 HOST or localhost, got "
+                                     + "'\(TerminalText.escaped(text))'")
+            }
+            try startDashboard(address)
         }
         let prometheus: HTTPServer?
         do {
             prometheus = try options.outputs.prometheus.map { try PrometheusEndpoint.start($0, scenario: scenario) }
+            if let address = options.dashboard { try startDashboard(address) }
         } catch {
+            interruption.cancel()
+            await dashboard.value?.finish(report: nil, exitStatus: ExitStatus.failure.rawValue)
             await wiring.stop()
             throw error
         }
         if let prometheus { printError("prometheus: scrape \(prometheus.baseURL)\(PrometheusEndpoint.path) while the run lives") }
         let started = runClock.now()
-        let stoppable = scenario
-        let interruption = Interruption(onFirst: { _ in stoppable.interrupt() }, onSecond: { _ in stoppable.stopNow() })
         let progress = ProgressLine()
         if !options.quiet { progress.start { stoppable.progress() } }
         var results = RunResults()
@@ -72,6 +105,14 @@ struct RunCommand: Command {
         }
         interruption.cancel()
         await prometheus?.stop(grace: 1)
+        if let live = dashboard.value {
+            let ending = interruption.exitStatus ?? (scenario.timedOut || scenario.memoryStop != nil ? .failure : results.status(status))
+            let page = results.report.flatMap { report -> String? in
+                guard let snapshot = try? report.snapshot(), let reportOptions = try? report.options() else { return nil }
+                return RunOutputs.htmlPage(report, snapshot: snapshot, options: reportOptions)
+            }
+            await live.finish(report: page, exitStatus: ending.rawValue)
+        }
         await wiring.stop()
         if let signalled = interruption.exitStatus {
             printError("interrupted: the summary above is of what ran; chats still open were ended")

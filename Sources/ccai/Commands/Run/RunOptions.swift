@@ -47,6 +47,11 @@ struct RunOptions {
         .init(value: "KIND=-", help: "json, junit or html to standard output (one output at most): the summary and the "
               + "script's prints then go to standard error"),
     ])
+    static let dashboard = OptionSpec("--dashboard", value: "HOST:PORT", help: "serve a live page of the run at "
+                                      + "http://HOST:PORT/ (default 127.0.0.1:5665; over options.dashboard): VUs, rates, "
+                                      + "latencies, thresholds, checks, errors and the SDK calls, with Pause, Resume, a "
+                                      + "scenario's rate or VU target, and Stop (as Ctrl-C); at the end it offers the HTML "
+                                      + "report (docs/dashboard.md)").optionalValue()
     static let summaryOut = OptionSpec("--summary-out", value: "FILE", help: "the summary as JSON, with mergeable digests "
                                        + "and the timeline (what 'ccai report merge' reads); - for standard output")
     static let summaryMode = OptionSpec("--summary-mode", value: "compact|full", help: "the summary at the end: compact "
@@ -111,7 +116,7 @@ struct RunOptions {
                                     signedClaims, appsHost, appsCredentialsFile, webhookListen, webhookSecretFile]
 
     static let options = [env, plugins, vus, iterations, duration, timeout, seed, virtualTime, start, segment, out,
-                          summaryOut, summaryMode, strictPlugins, sandbox, loopback, host, companyKey, companySecret, companySecretFile,
+                          dashboard, summaryOut, summaryMode, strictPlugins, sandbox, loopback, host, companyKey, companySecret, companySecretFile,
                           jwtCommand, jwtAlgorithm, identities, signedClaims, appsHost, appsCredentialsFile, webhookListen, webhookSecretFile, logLevel, quiet, outDir, memoryLimit,
                           instructionLimit, timeLimit]
 }
@@ -143,6 +148,8 @@ extension RunOptions {
         var seed: RandomSeed?
         /// `--out KIND=FILE` and `--summary-out FILE`.
         var outputs = RunOutputs()
+        /// `--dashboard [HOST:PORT]`: where the live page is served.
+        var dashboard: ListenAddress?
         /// `--summary-mode`: how much the summary shows.
         var summaryMode = ScenarioSummary.Mode.compact
         /// `--quiet`: no progress line, and only warnings and errors in the log.
@@ -186,6 +193,11 @@ extension RunOptions {
         for value in arguments.values(out) { try values.outputs.add(value) }
         if let file = arguments.last(summaryOut) { try values.outputs.setSummary(file, option: summaryOut.name) }
         values.summaryMode = try summaryMode(arguments)
+        if arguments.has(dashboard) {
+            values.dashboard = try arguments.last(dashboard).map {
+                try ListenAddress.parse($0, for: dashboard.name, command: RunCommand.spec.topic)
+            } ?? Dashboard.defaultAddress
+        }
         values.strictPlugins = arguments.has(strictPlugins)
         values.quiet = arguments.has(quiet)
         values.logLevel = try logLevel(arguments)

@@ -107,10 +107,7 @@ struct RunOutputs {
                 Data(JUnitReport.xml(snapshot, options: options, elapsed: report.elapsedSeconds, name: report.script,
                                      abortedBy: report.abortingThreshold()).utf8)
             }),
-            ("--out html", html, {
-                Data(HTMLReport.page(snapshot, options: options, elapsed: report.elapsedSeconds, name: report.script,
-                                     abortedBy: report.abortingThreshold(), run: report.run).utf8)
-            }),
+            ("--out html", html, { Data(Self.htmlPage(report, snapshot: snapshot, options: options).utf8) }),
         ]
         if let csv {
             let names = StatsCSV.fileNames(for: csv)
@@ -124,6 +121,12 @@ struct RunOutputs {
             }
         }
         return problems
+    }
+
+    /// The HTML report of `report` (`--out html`, and the dashboard's at the end).
+    static func htmlPage(_ report: ScenarioReport, snapshot: ScenarioMetrics.Snapshot, options: ScenarioOptions) -> String {
+        HTMLReport.page(snapshot, options: options, elapsed: report.elapsedSeconds, name: report.script,
+                        abortedBy: report.abortingThreshold(), run: report.run)
     }
 
     /// Writes `data` to `path` whole (to a temporary file renamed), or to standard output.

@@ -13,6 +13,8 @@ struct RunResults {
     /// `handle_summary` raised, returned what cannot be used, or its files could not be written.
     var summaryFailed = false
     var outputFailed = false
+    /// What the outputs were written from (a scenario's run only).
+    var report: ScenarioReport?
 
     /// Reports `outcome` of `scenario` (the script `script`, `elapsed` seconds long).
     static func report(_ outcome: ScenarioRunner.Outcome, of scenario: ScenarioRunner, options: RunOptions.Values,
@@ -35,6 +37,7 @@ struct RunResults {
             let report = ScenarioReport(snapshot, options: scenarioOptions, elapsed: elapsed, script: options.script,
                                         segment: options.segment, abortedBy: abortedBy, run: facts(scenarioOptions))
             results.write(report, options.outputs, jsonLines: jsonLines)
+            results.report = report
             if await !results.handleSummary(report, of: scenario, options: options) {
                 printSummary(ScenarioSummary.text(snapshot, options: scenarioOptions, elapsed: elapsed, abortedBy: abortedBy,
                                                   mode: options.summaryMode))

@@ -1,0 +1,260 @@
+import CCAIScripting
+import CCAISandbox
+import CCAIWire
+import Foundation
+import Synchronization
+
+/// `ccai run --dashboard [HOST:PORT]`: one page, served by the run, that shows it live
+/// (``DashboardFeed``, streamed over server-sent events once a second) and lets a person
+/// pause and resume arrivals, change a scenario's arrival rate or VU target
+/// (``LiveControl``) and stop the run as Ctrl-C does. At the end the page offers the HTML
+/// report. docs/dashboard.md.
+///
+/// The page and its script and styles are the binary's own (no asset from elsewhere),
+/// under a strict Content-Security-Policy. It has no login: it listens on loopback unless
+/// told otherwise, answers only requests whose `Host` is its own address (a web page
+/// elsewhere cannot reach it through a name it controls), and takes a change only with the
+/// page's CSRF token in `X-CSRF-Token` (a form or script of another origin cannot send
+/// it). At most ``maximumPages`` pages watch at once; a page that reads too slowly skips
+/// updates rather than holding them.
+final class Dashboard: Sendable {
+    /// Where the dashboard listens unless told: k6's port.
+    static let defaultAddress = ListenAddress(host: "127.0.0.1", port: 5665)
+    /// The most pages that watch at once.
+    static let maximumPages = 8
+    /// The bytes a page may leave unread before its updates are skipped.
+    static let maximumUnreadBytes = 1 << 20
+    /// The largest control request.
+    static let maximumBodyBytes = 1 << 10
+
+    /// How the run wires the controls.
+    struct Hooks: Sendable {
+        /// The runner's controls; nil in virtual time (only Stop works there).
+        var control: LiveControl?
+        /// A Ctrl-C.
+        var stop: @Sendable () -> Void
+        /// Whether the run was interrupted (it is stopping).
+        var interrupted: @Sendable () -> Bool
+        /// The simulated time of day, in virtual time.
+        var simulatedTime: @Sendable () -> String?
+    }
+
+    let server: HTTPServer
+    /// The page's URL.
+    var url: String { server.baseURL + "/" }
+    private let scenario: ScenarioRunner
+    private let hooks: Hooks
+    private let token: String
+    private let pages = Mutex<[Int: HTTPEventStream]>([:])
+    private let nextPage = Mutex(0)
+    private let ticker = Mutex<Task<Void, Never>?>(nil)
+
+    private init(server: HTTPServer, scenario: ScenarioRunner, hooks: Hooks, token: String) {
+        self.server = server
+        self.scenario = scenario
+        self.hooks = hooks
+        self.token = token
+    }
+
+    /// Starts the dashboard of `scenario` on `address`.
+    static func start(_ address: ListenAddress, scenario: ScenarioRunner, hooks: Hooks) throws -> Dashboard {
+        let token = randomToken()
+        let box = RunValue<Dashboard>()
+        var router = HTTPRouter()
+        let route: (@escaping @Sendable (Dashboard, HTTPRequest) async throws -> HTTPResponse) -> HTTPRouter.Handler = { handler in
+            { request in
+                guard let dashboard = box.value else { throw HTTPError(code: .unavailable, message: "starting") }
+                try dashboard.checkHost(request)
+                return try await handler(dashboard, request)
+            }
+        }
+        router.add("GET", "/", authentication: .none, route { dashboard, _ in dashboard.page() })
+        router.add("GET", "/dashboard.js", authentication: .none, route { _, _ in asset(DashboardPage.script, "text/javascript") })
+        router.add("GET", "/dashboard.css", authentication: .none, route { _, _ in asset(DashboardPage.styles, "text/css") })
+        router.add("GET", "/events", authentication: .none, route { dashboard, _ in try dashboard.events() })
+        for action in ControlAction.allCases {
+            router.add("POST", "/api/" + action.rawValue, maximumBodyBytes: maximumBodyBytes, authentication: .none,
+                       route { dashboard, request in try dashboard.act(action, request) })
+        }
+        let server: HTTPServer
+        do {
+            server = try HTTPServer(router: router, address: address.host, port: address.port, threads: 1)
+        } catch {
+            throw CommandFailure("--dashboard: " + ((error as? HTTPError)?.message ?? "\(error)"))
+        }
+        let dashboard = Dashboard(server: server, scenario: scenario, hooks: hooks, token: token)
+        box.value = dashboard
+        dashboard.ticker.withLock { $0 = Task { await dashboard.tick() } }
+        return dashboard
+    }
+
+    /// Sends the last update and, when there is one, the HTML report; waits (a few
+    /// seconds at most) for the pages to read them; stops serving.
+    func finish(report html: String?, exitStatus: Int32) async {
+        ticker.withLock { $0 }?.cancel()
+        var update = DashboardFeed.update(scenario.metrics.snapshot(), progress: scenario.progress(), control: hooks.control?.current,
+                                          ended: true, simulatedTime: hooks.simulatedTime())
+        if update.elapsedSeconds == 0, let last = lastElapsed.withLock({ $0 }) { update.elapsedSeconds = last }
+        let ending = Ending(exitStatus: exitStatus, report: html)
+        let texts = [(try? DashboardFeed.encoder.encode(update)).map { ("update", $0) },
+                     (try? DashboardFeed.encoder.encode(ending)).map { ("ended", $0) }].compactMap { $0 }
+        let open = pages.withLock { Array($0.values) }
+        for page in open {
+            for (event, data) in texts { page.send(event: event, data: String(decoding: data, as: UTF8.self)) }
+        }
+        let deadline = ContinuousClock.now + .seconds(3)
+        while ContinuousClock.now < deadline, open.contains(where: { $0.isOpen && $0.pendingBytes > 0 }) {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        for page in open { page.close() }
+        await server.stop(grace: 1)
+    }
+
+    /// What the page is told at the end.
+    private struct Ending: Encodable {
+        var exitStatus: Int32
+        /// The HTML report, for the page to offer as a download.
+        var report: String?
+    }
+
+    private let lastElapsed = Mutex<Double?>(nil)
+
+    /// Once a second while a page watches: the update, to every page that keeps up.
+    private func tick() async {
+        while !Task.isCancelled {
+            let watching = pages.withLock { Array($0.values) }
+            if !watching.isEmpty, let text = currentUpdate() {
+                for page in watching where page.pendingBytes <= Self.maximumUnreadBytes { page.send(event: "update", data: text) }
+            }
+            try? await Task.sleep(for: .seconds(1))
+        }
+    }
+
+    private func currentUpdate() -> String? {
+        let progress = scenario.progress()
+        if let elapsed = progress?.elapsed { lastElapsed.withLock { $0 = elapsed } }
+        let update = DashboardFeed.update(scenario.metrics.snapshot(), progress: progress, control: hooks.control?.current,
+                                          interrupted: hooks.interrupted(), simulatedTime: hooks.simulatedTime())
+        return (try? DashboardFeed.encoder.encode(update)).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    // MARK: - Routes
+
+    private func page() -> HTTPResponse {
+        var response = HTTPResponse(status: 200, headers: Self.pageHeaders, body: Data(DashboardPage.html(token: token).utf8))
+        response.headers["Content-Type"] = "text/html; charset=utf-8"
+        return response
+    }
+
+    private static func asset(_ text: String, _ type: String) -> HTTPResponse {
+        var response = HTTPResponse(status: 200, headers: pageHeaders, body: Data(text.utf8))
+        response.headers["Content-Type"] = type + "; charset=utf-8"
+        return response
+    }
+
+    /// The page's policy: its own script, styles and events, nothing else.
+    static let pageHeaders = [
+        "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' "
+            + "data: blob:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+        "X-Content-Type-Options": "nosniff",
+        "Referrer-Policy": "no-referrer",
+        "Cache-Control": "no-store",
+    ]
+
+    private func events() throws -> HTTPResponse {
+        let id = nextPage.withLock { next in
+            next += 1
+            return next
+        }
+        guard pages.withLock({ $0.count }) < Self.maximumPages else {
+            throw HTTPError(code: .unavailable, message: "\(Self.maximumPages) pages watch this run already: close one")
+        }
+        var response = HTTPResponse.eventStream { [self] stream in
+            pages.withLock { $0[id] = stream }
+            if let text = currentUpdate() { stream.send(event: "update", data: text) }
+            await stream.ended()
+            pages.withLock { _ = $0.removeValue(forKey: id) }
+        }
+        response.headers.merge(Self.pageHeaders) { mine, _ in mine }
+        return response
+    }
+
+    /// The controls the page's buttons post to.
+    enum ControlAction: String, CaseIterable {
+        case pause, resume, rate, vus, stop
+    }
+
+    /// What `rate` and `vus` take.
+    private struct ControlBody: Decodable {
+        var scenario: String
+        var value: Double
+    }
+
+    private func act(_ action: ControlAction, _ request: HTTPRequest) throws -> HTTPResponse {
+        guard let given = request.headers["x-csrf-token"], ConstantTime.equal(given, token) else {
+            throw HTTPError.forbidden("a change needs the page's X-CSRF-Token")
+        }
+        if action == .stop {
+            hooks.stop()
+            return HTTPResponse(status: 204)
+        }
+        guard let control = hooks.control else {
+            throw HTTPError.conflict("in virtual time only Stop works: the simulated clock runs as fast as it can, so "
+                                      + "there is no time to pause or reshape")
+        }
+        switch action {
+        case .pause: control.setPaused(true)
+        case .resume: control.setPaused(false)
+        case .rate, .vus:
+            let body: ControlBody
+            do {
+                body = try JSONDecoder().decode(ControlBody.self, from: request.body)
+            } catch {
+                throw HTTPError.badRequest("expected {\"scenario\": NAME, \"value\": NUMBER}")
+            }
+            guard let scenario = scenario.progress()?.options.workloads.first(where: { $0.name == body.scenario }) else {
+                throw HTTPError.notFound("no scenario '\(TerminalText.escaped(body.scenario))' runs now")
+            }
+            try set(action, body.value, on: scenario, control)
+        case .stop: break
+        }
+        return HTTPResponse(status: 204)
+    }
+
+    private func set(_ action: ControlAction, _ value: Double, on scenario: NamedScenario, _ control: LiveControl) throws {
+        let isArrival: Bool
+        if case .arrivalRate = scenario.run.executor { isArrival = true } else { isArrival = false }
+        if action == .rate {
+            guard isArrival else { throw HTTPError.conflict("\(scenario.name) has VUs, not arrivals: set its VU target") }
+            guard value.isFinite, value >= 0, value <= 1_000_000 else {
+                throw HTTPError.badRequest("a rate is a number of arrivals per time unit from 0 to 1000000")
+            }
+            control.setRate(value, scenario: scenario.name)
+        } else {
+            guard !isArrival else { throw HTTPError.conflict("\(scenario.name) has arrivals: set its rate") }
+            guard value.isFinite, value >= 0, value == value.rounded(), value <= Double(scenario.run.peakVUs) else {
+                throw HTTPError.badRequest("\(scenario.name)'s VU target is a whole number from 0 to \(scenario.run.peakVUs), "
+                                                + "the VUs it plans")
+            }
+            control.setVUTarget(Int(value), scenario: scenario.name)
+        }
+    }
+
+    /// Refuses a request whose `Host` is not this server's address (DNS rebinding): on
+    /// loopback `127.0.0.1:PORT` or `localhost:PORT`, else the address listened on; any
+    /// on the wildcard address `0.0.0.0`, which has no one name.
+    private func checkHost(_ request: HTTPRequest) throws {
+        guard server.address != "0.0.0.0" else { return }
+        let port = server.port
+        let allowed: Set<String> = server.address == "127.0.0.1" ? ["127.0.0.1:\(port)", "localhost:\(port)"]
+            : ["\(server.address):\(port)"]
+        guard let host = request.headers["host"], allowed.contains(host.lowercased()) else {
+            throw HTTPError.forbidden("the dashboard answers requests to its own address only")
+        }
+    }
+
+    private static func randomToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+    }
+}
