@@ -43,6 +43,7 @@ struct RuntimeBenchmarks {
              { try await Self.scenarios { try await $0.sandboxThroughputRatio() } }),
             ("peer_ratio", ["peer_memory_ratio", "peer_throughput_ratio"],
              { try await Self.scenarios { try await $0.peerRatios() } }),
+            ("dashboard_throughput_ratio", [], { try await Self.scenarios { [try await $0.dashboardThroughputRatio()] } }),
         ]
         var results: [BenchmarkResult] = []
         for benchmark in all where filter.map({ benchmark.name.contains($0) }) ?? true {

@@ -350,6 +350,42 @@ struct ScenarioBenchmarks {
         ]
     }
 
+    /// The live dashboard's cost: chats a second of the peer flow at `users` VUs for
+    /// `seconds`, with `--dashboard` and a page reading its event stream over those
+    /// without; two runs of each, alternated, the better of each kept.
+    func dashboardThroughputRatio(users: Int = 1_000, seconds: Int = 30) async throws -> BenchmarkResult {
+        let root = FileManager.default.currentDirectoryPath
+        let config = root + "/bench/locust/sandbox.lua", summary = folder.appendingPathComponent("dashboard.json").path
+        var rates: [Bool: [Double]] = [:]
+        for watched in [false, true, false, true] {
+            let port = try Self.freePort()
+            var reader: ChildProcess?
+            let run = try await peerRun(users: users, seconds: seconds, config: config) { url in
+                ["run", root + "/bench/locust/peer.lua", "--host", url, "--company-key", "dev-key", "--company-secret", "dev-secret",
+                 "--vus", "\(users)", "--duration", "\(seconds)s", "--quiet", "--summary-out", summary]
+                    + (watched ? ["--dashboard", "127.0.0.1:\(port)"] : [])
+            } launch: { arguments in
+                let tool = try ChildProcess(binary, arguments, output: .null, errors: .null)
+                // A page: its event stream, read until the run ends it.
+                if watched {
+                    reader = try ChildProcess("/usr/bin/curl", ["-sN", "--retry", "60", "--retry-connrefused", "--retry-delay", "1",
+                                                                "-o", "/dev/null", "http://127.0.0.1:\(port)/events"],
+                                              output: .null, errors: .null)
+                }
+                return tool
+            } completed: {
+                try ScenarioReport.read(summary).snapshot().iterations
+            }
+            if let reader { _ = try await Self.offThePool { reader.wait() } }
+            rates[watched, default: []].append(Double(run.iterations) / run.seconds)
+        }
+        let with = rates[true]?.max() ?? 0, without = rates[false]?.max() ?? 1
+        return BenchmarkResult(name: "dashboard_throughput_ratio", value: with / without, target: ">= 0.95",
+                               detail: String(format: "chats a second at %d VUs for %d s against a served sandbox: %.1f with "
+                                              + "--dashboard and a page watching, %.1f without (best of two each, alternated)",
+                                              users, seconds, with, without))
+    }
+
     /// Runs one tool against a fresh served sandbox; its RSS in its last second of load,
     /// the iterations it completed and how long it ran.
     private func peerRun(users: Int, seconds: Int, config: String, arguments: (String) -> [String],
