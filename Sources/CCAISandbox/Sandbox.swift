@@ -79,6 +79,8 @@ public final class Sandbox: Sendable {
     let appsMedia: AppsChatMedia
     /// What `GET /admin/metrics` shows; nil when the sandbox was made without metrics.
     let metrics: SandboxMetrics?
+    /// Who is signed in at the console; nil when the sandbox serves no console.
+    let consoleSessions: ConsoleSessions?
 
     /// A sandbox whose time comes from `clock` (the real time by default). A configuration
     /// with `clock_start` moves business hours to that moment; tokens keep `clock`.
@@ -91,10 +93,11 @@ public final class Sandbox: Sendable {
     /// configuration with `webhooks` needs `webhookTransport` (CCAIBridge's
     /// `CurlWebhookTransport`): the sandbox has no HTTP client of its own. With
     /// `collectsMetrics`, it counts its requests and times its store for `GET
-    /// /admin/metrics` (docs/observability.md); without, that route answers 404.
+    /// /admin/metrics` (docs/observability.md); without, that route answers 404. With
+    /// `servesConsole`, its router serves the console at `/console` (docs/console.md).
     public init(configuration: SandboxConfiguration = .builtIn, dataDirectory: String? = nil,
                 clock: any TimeSource = SystemClock(), pushSink: (any PushSink)? = nil,
-                webhookTransport: (any WebhookTransport)? = nil, collectsMetrics: Bool = false,
+                webhookTransport: (any WebhookTransport)? = nil, collectsMetrics: Bool = false, servesConsole: Bool = false,
                 log: @escaping @Sendable (String) -> Void = Sandbox.standardError) throws {
         let scripts = AgentScripts(configuration: configuration)
         let problems = configuration.problems() + scripts.problems
@@ -112,6 +115,7 @@ public final class Sandbox: Sendable {
         rateLimiter = RateLimiter(rate: limits.effectiveRequestsPerSecond, burst: limits.effectiveBurst, clock: clock)
         let metrics = collectsMetrics ? SandboxMetrics(startTime: Date()) : nil
         self.metrics = metrics
+        consoleSessions = servesConsole ? ConsoleSessions() : nil
         let store = try SandboxStore(directory: dataDirectory, companyKey: configuration.company.key, now: clock.now(),
                                      onStatement: metrics.map { $0.statementTook })
         self.store = store
@@ -269,6 +273,10 @@ public final class Sandbox: Sendable {
         AppsChatRoutes(appsChats: appsChats).register(in: &router)
         AppsMediaRoutes(media: appsMedia).register(in: &router)
         MetricsRoutes(metrics: metrics, configuration: configuration, store: store, desk: desk, streams: streams).register(in: &router)
+        if let consoleSessions {
+            ConsoleRoutes(configuration: configuration, sessions: consoleSessions, chats: chats, desk: desk, postSessions: postSessions,
+                          clock: clock).register(in: &router)
+        }
         router.adminToken = configuration.adminToken
         let gate = appsGate
         router.checkAppsCredentials = { gate.refusal($0) }

@@ -10,33 +10,18 @@ Screenshots of the running and the paused page go to docs/images/ (docs/dashboar
 Usage: python dashboard_test.py CCAI_BINARY SCRIPT SCREENSHOT_FOLDER
 """
 import os
-import re
 import subprocess
 import sys
-import time
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
+from browser import chrome, start
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 ccai, script, screenshots = sys.argv[1], sys.argv[2], sys.argv[3]
-run = subprocess.Popen([ccai, "run", script, "--quiet", "--dashboard", "127.0.0.1:0"],
-                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-url = None
-for line in run.stderr:
-    found = re.search(r"dashboard: (http://127\.0\.0\.1:\d+/)", line)
-    if found:
-        url = found.group(1)
-        break
-if url is None:
-    sys.exit("dashboard_test: the run printed no dashboard address")
-
-options = webdriver.ChromeOptions()
-options.binary_location = "/usr/bin/chromium"
-for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,1400"]:
-    options.add_argument(argument)
-driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
+run, url = start([ccai, "run", script, "--quiet", "--dashboard", "127.0.0.1:0"],
+                 r"dashboard: (http://127\.0\.0\.1:\d+/)", "dashboard_test")
+driver = chrome(1280, 1400)
 wait = WebDriverWait(driver, 60, poll_frequency=0.2)
 
 
@@ -55,7 +40,12 @@ try:
     print(f"dashboard_test: the page shows {number('vus')} VUs and {number('iterations')} iterations")
 
     markup = "<img src=x onerror=\"document.title='pwned'\"><script>document.title='pwned'</script>"
-    wait.until(lambda d: any(cell.text == markup for cell in d.find_elements(By.CSS_SELECTOR, "#checks td")))
+    def shown(d):
+        try:
+            return any(cell.text == markup for cell in d.find_elements(By.CSS_SELECTOR, "#checks td"))
+        except StaleElementReferenceException:
+            return False
+    wait.until(shown)
     assert not driver.find_elements(By.CSS_SELECTOR, "#checks img, #checks script"), "a check's name became markup"
     assert driver.title != "pwned", "a check's name ran as script"
     print("dashboard_test: a check named with markup is shown as text")

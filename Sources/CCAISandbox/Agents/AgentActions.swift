@@ -64,8 +64,8 @@ struct AgentActions: Sendable {
 
     /// Types, then sends: `typing_event` (typing, then not) around the message.
     func say(_ text: String) async throws {
-        try await typing(true)
-        defer { Task { try? await typing(false) } }
+        try await setTyping(true)
+        defer { Task { try? await setTyping(false) } }
         try await environment.conversation.post(.init(sender: sender, type: .text, text: text), in: chatID, endUserID: endUserID)
     }
 
@@ -146,7 +146,8 @@ struct AgentActions: Sendable {
         guard try await isChatInProgress() else { throw HTTPError.chatEnded(chatID) }
     }
 
-    private func typing(_ isTyping: Bool) async throws {
+    /// `typing_event`: the agent types, or stops.
+    func setTyping(_ isTyping: Bool) async throws {
         try await environment.publisher.publish(endUserID: endUserID, event: .typingEvent,
                                                 encoding: ChatTypingPayload(chatId: chatID, typing: isTyping, member: member))
     }

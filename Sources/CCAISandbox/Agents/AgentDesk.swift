@@ -91,7 +91,8 @@ actor AgentDesk: SessionChangeObserver {
             let actions = postSessionActions(chat, id: id, configuration: configuration, endUserID: endUserID)
             Task { try? await PostSessionVirtualAgent(actions: actions, configuration: configuration).messageReceived(message, in: chat) }
         } else if let name = chat.agent?.name {
-            guard scripts[name] == nil else { return }
+            // A script gets messages through its mailbox, and a person reads them at the console.
+            guard scripts[name] == nil, agent(named: name)?.isPlayedAtTheConsole != true else { return }
             let actions = agentActions(chat.id, endUserID: endUserID, name: name)
             Task { try? await DefaultAgent(actions: actions).messageReceived(message, in: chat) }
         } else if let name = chat.virtualAgent?.name, let found = environment.queues.virtualAgent(forMenu: chat.menuId),
@@ -400,6 +401,44 @@ actor AgentDesk: SessionChangeObserver {
         return false
     }
 
+    /// A person at the console takes a waiting chat as the console agent `name`
+    /// (``AgentConfiguration/console``): assigned, the agent joins, active, as any human
+    /// agent's chat. A `conflict` when the agent is not a console agent of the chat's queue
+    /// with room, or the chat is not waiting for an agent.
+    func consoleTakes(chatID: Int, endUserID: Int, agent name: String) async throws -> AgentActions {
+        guard let agent = agent(named: name), agent.isPlayedAtTheConsole else {
+            throw HTTPError.conflict("\(name) is not played at the console (console = true in the configuration)")
+        }
+        guard let chat = try await environment.chats.chat(chatID, endUserID: endUserID), chat.status == .queued,
+              holder(of: .chat(chatID)) == nil, chat.agent == nil, chat.virtualAgent == nil
+        else { throw HTTPError.conflict("chat \(chatID) is not waiting for an agent") }
+        guard agent.menus.contains(chat.menuId) else { throw HTTPError.conflict("\(name) does not serve queue \(chat.menuId)") }
+        guard roster.isOnShift(name) else { throw HTTPError.conflict("\(name) is not on shift") }
+        guard (load[name]?.count ?? 0) < (agent.maxChats ?? .max) else {
+            throw HTTPError.conflict("\(name) has \(agent.maxChats ?? 0) sessions already (max_chats)")
+        }
+        load[name, default: []].insert(.chat(chatID))
+        takenAt[.chat(chatID)] = environment.clock.now()
+        let actions = agentActions(chatID, endUserID: endUserID, name: name)
+        guard try await actions.join() else {
+            load[name]?.remove(.chat(chatID))
+            takenAt[.chat(chatID)] = nil
+            throw HTTPError.conflict("chat \(chatID) is no longer waiting")
+        }
+        return actions
+    }
+
+    /// The actions of the console agent `name` on a chat it holds, or a `conflict`.
+    func consoleActions(chatID: Int, endUserID: Int, agent name: String) throws -> AgentActions {
+        guard agent(named: name)?.isPlayedAtTheConsole == true, holder(of: .chat(chatID)) == name else {
+            throw HTTPError.conflict("chat \(chatID) is not \(name)'s")
+        }
+        return agentActions(chatID, endUserID: endUserID, name: name)
+    }
+
+    /// What each human agent holds now: chats and calls by agent name.
+    func holdings() -> [String: Set<WorkItem>] { load }
+
     /// The human agent who has the chat, by the desk's own record; nil while it waits.
     /// The desk decides while the request that queued the chat is handled, so a chat
     /// without one when that request has returned waits until an agent gets room.
@@ -428,9 +467,10 @@ actor AgentDesk: SessionChangeObserver {
     /// if any; between equals, the one idle the longest (then the first configured): the
     /// same events give the same choices, so a simulation replays them.
     private func leastBusyAgent(onMenu menuID: Int) -> String? {
+        // A console agent takes what a person at the console chooses, not what is offered.
         let candidates = (environment.configuration.agents ?? []).filter { agent in
             agent.menus.contains(menuID) && (load[agent.name]?.count ?? 0) < (agent.maxChats ?? .max)
-                && roster.isOnShift(agent.name)
+                && roster.isOnShift(agent.name) && !agent.isPlayedAtTheConsole
         }
         return candidates.min(by: { first, second in
             (load[first.name]?.count ?? 0, lastReleased[first.name] ?? 0)

@@ -137,6 +137,13 @@ public struct AgentConfiguration: Codable, Sendable {
     /// When the agent works, every day in the company's time zone (none: always). Outside
     /// them it takes no new chat or call; at a shift's end it finishes the sessions it has.
     public var shifts: [AgentShift]?
+    /// `true`: a person plays the agent at the sandbox's console (`ccai sandbox serve
+    /// --console`, docs/console.md). Chats wait on its queues until the person takes one;
+    /// what they write reaches the customer as any agent's message does. No script.
+    public var console: Bool?
+
+    /// Whether a person plays the agent at the console.
+    var isPlayedAtTheConsole: Bool { console == true }
 }
 
 /// A virtual agent of the sandbox (docs/sdk-and-sandbox.md, agent scripts), named by its id in a queue's

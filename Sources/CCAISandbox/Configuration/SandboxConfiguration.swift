@@ -181,6 +181,9 @@ public struct SandboxConfiguration: Codable, Sendable {
             for id in agent.menus where !ids.contains(id) {
                 problems.append("agents[\(agent.name)].menus: there is no menu \(id)")
             }
+            if agent.isPlayedAtTheConsole, agent.script != nil {
+                problems.append("agents[\(agent.name)]: a console agent is played by a person at the console: it has no script")
+            }
             if let maxChats = agent.maxChats, maxChats < 1 {
                 problems.append("agents[\(agent.name)].max_chats: at least 1, got \(maxChats)")
             }

@@ -105,7 +105,6 @@ struct AppsUploads: Sendable {
 
     /// 16 random bytes in hex: unguessable, so one upload cannot be named for another.
     private static func newID() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return Digest.hex((0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
+        Digest.randomHex(bytes: 16)
     }
 }

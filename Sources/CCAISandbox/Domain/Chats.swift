@@ -155,6 +155,11 @@ struct Chats: Sendable {
         try await store.queuedChats(menus: menus)
     }
 
+    /// The end user of chat `id`; nil for an unknown chat.
+    func owner(of id: Int) async throws -> Int? {
+        try await store.chatOwner(id: id)
+    }
+
     /// What chat `id`'s session carries for its agents (empty for an unknown chat).
     func sessionData(_ id: Int) async throws -> ChatSessionData {
         try await store.sessionData(chatID: id) ?? ChatSessionData()

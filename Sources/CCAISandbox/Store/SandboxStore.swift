@@ -146,10 +146,7 @@ actor SandboxStore {
         // Read in the same turn of the actor as the token is recorded: the registry gets the
         // profile as stored now, whatever another sign-in of the same user wrote before.
         guard let endUser = try endUser(id: endUserID) else { throw SQLiteError(code: 0, message: "the end user vanished") }
-        var bytes = [UInt8](repeating: 0, count: 32)
-        var generator = SystemRandomNumberGenerator()
-        for index in bytes.indices { bytes[index] = generator.next() }
-        let token = Digest.hex(bytes)
+        let token = Digest.randomHex(bytes: 32)
         let digest = Digest.sha256Hex(token)
         let customDataText = try customData.jsonText()
         try database.run("""

@@ -22,6 +22,13 @@ public enum Digest {
         return hex(output.prefix(Int(length)))
     }
 
+    /// `count` bytes from the system's random generator (the kernel's), in lowercase hex:
+    /// unguessable tokens (sessions, CSRF tokens, ids others must not name).
+    public static func randomHex(bytes count: Int) -> String {
+        var generator = SystemRandomNumberGenerator()
+        return hex((0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
+    }
+
     /// Lowercase hex of `bytes` (without `String(format:)`, which is slow on this hot path:
     /// every request's token is digested).
     public static func hex<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> String {

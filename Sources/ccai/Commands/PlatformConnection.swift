@@ -21,6 +21,10 @@ struct PlatformConnection {
     /// which costs no file descriptors: over loopback each event stream holds two, and a
     /// run of 10,000 VUs would need more than most limits allow).
     var loopback = false
+    /// `ccai run --console`: where the embedded sandbox serves its console.
+    var console: ListenAddress?
+    /// Where `--console` serves without an address: beside `sandbox serve`'s 8787.
+    static let defaultConsoleAddress = ListenAddress(host: "127.0.0.1", port: 8788)
     /// `--virtual-time`: the embedded sandbox, the SDK and the scripts share the clock of
     /// the simulation `ccai` runs on (LUA-API 14; ``VirtualTimeSetup``).
     var virtualTime = false
@@ -161,6 +165,8 @@ struct PlatformConnection {
         var sandbox: Sandbox?
         /// The embedded sandbox's server, to stop afterwards; nil with `--host`.
         var server: HTTPServer?
+        /// The server of `--console`, to stop afterwards.
+        var consoleServer: HTTPServer?
 
         /// The embedded sandbox's waiting connections and busy agents now; nil with `--host`.
         var occupancy: (@Sendable () async -> (waiting: Int, busyAgents: Int)?)? {
@@ -213,9 +219,22 @@ struct PlatformConnection {
             configuration.apiCredentials = (configuration.apiCredentials ?? []) + [APICredential(name: "ccai run", token: appsToken)]
             // The run's devices get the sandbox's pushes at the tokens they registered.
             let devices = LocalPushNetwork()
+            if console != nil, configuration.adminToken?.isEmpty ?? true {
+                configuration.adminToken = ServeToken.madeUp()
+                printError("console: the admin token of this run is \(configuration.adminToken ?? "") (made up: no admin_token "
+                           + "in the configuration)")
+            }
             let sandbox = try Sandbox(configuration: configuration, clock: clock, pushSink: devices,
-                                      webhookTransport: CurlWebhookTransport.for(configuration))
+                                      webhookTransport: CurlWebhookTransport.for(configuration), servesConsole: console != nil)
             let server = loopback ? try sandbox.serve(address: "127.0.0.1", port: 0) : nil
+            let consoleServer: HTTPServer?
+            do {
+                consoleServer = try console.map { try sandbox.serve(address: $0.host, port: $0.port) }
+            } catch {
+                await server?.stop()
+                throw CommandFailure("--console: " + ((error as? HTTPError)?.message ?? "\(error)"))
+            }
+            if let consoleServer { printError("console: \(consoleServer.baseURL)/console (sign in with the admin token)") }
             let http = server == nil ? HTTPClient(clock: clock, transport: RouterTransport(router: sandbox.router, clock: clock))
                 : HTTPClient(clock: clock)
             let urlHost = server.map { "127.0.0.1:\($0.port)" } ?? Self.embeddedHost
@@ -224,7 +243,8 @@ struct PlatformConnection {
             let embeddedApps = try AppsClient(baseURL: "http://" + urlHost,
                                               credentials: .init(subdomain: company.effectiveSubdomain, token: appsToken), http: http)
             let apps = try self.apps.map { try AppsClient(baseURL: $0.baseURL, credentials: $0.credentials) } ?? embeddedApps
-            return Platform(sandbox: sandbox, server: server, clock: businessClock, apps: apps, webhookReceiver: listening?.0,
+            return Platform(sandbox: sandbox, server: server, consoleServer: consoleServer, clock: businessClock, apps: apps,
+                            webhookReceiver: listening?.0,
                             webhooks: listening?.1, simulation: simulation, timeZone: timeZone) { identity in
                 let sdk = CCAI(http: http, pushNetwork: devices)
                 let delegate = HostAuthenticator(signing: .secret(company.secret, algorithm), identity: identity, ccai: sdk)

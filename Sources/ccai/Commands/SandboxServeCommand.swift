@@ -14,6 +14,9 @@ struct SandboxServeCommand: Command {
     static let metrics = OptionSpec("--metrics", help: "count requests by route and status, time the store, and serve them "
                                     + "with the queues, busy agents and open event streams at GET /admin/metrics in "
                                     + "Prometheus's text format, behind the admin token (docs/observability.md)")
+    static let console = OptionSpec("--console", help: "serve the console at /console, behind the admin token: queues, "
+                                    + "agents, chats and ratings, and the agents configured with console = true played by "
+                                    + "the person at the page (docs/console.md)")
     static let adminTokenFileOption = OptionSpec("--admin-token-file", value: "FILE", help: "the admin token: the file's "
                                                  + "one line (printable ASCII, at most 4096 bytes)")
 
@@ -32,7 +35,7 @@ struct SandboxServeCommand: Command {
             (made at the first run, mode 0600), else one made up for this run; a token made
             on this run is printed on standard error.
             """,
-        options: [config, EnvironmentOption.spec, listen, data, adminTokenFileOption, metrics])
+        options: [config, EnvironmentOption.spec, listen, data, adminTokenFileOption, metrics, console])
 
     var configurationFile: String?
     /// `--env`: what the configuration reads as `env`.
@@ -42,6 +45,7 @@ struct SandboxServeCommand: Command {
     var dataDirectory: String?
     var adminTokenFile: String?
     var collectsMetrics = false
+    var servesConsole = false
 
     init(_ arguments: ParsedArguments) throws {
         if let value = arguments.positionals.first { throw Self.spec.usageError("unexpected argument '\(value)'") }
@@ -58,6 +62,7 @@ struct SandboxServeCommand: Command {
         }
         dataDirectory = arguments.last(Self.data)
         collectsMetrics = arguments.has(Self.metrics)
+        servesConsole = arguments.has(Self.console)
         adminTokenFile = try arguments.last(Self.adminTokenFileOption) { file in
             guard FileManager.default.isReadableFile(atPath: file) else {
                 throw Self.spec.usageError("--admin-token-file: cannot read '\(file)'")
@@ -86,7 +91,8 @@ struct SandboxServeCommand: Command {
             appsNotice = apps.notice
         }
         let sandbox = try Sandbox(configuration: configuration, dataDirectory: dataDirectory,
-                                  webhookTransport: CurlWebhookTransport.for(configuration), collectsMetrics: collectsMetrics)
+                                  webhookTransport: CurlWebhookTransport.for(configuration), collectsMetrics: collectsMetrics,
+                                  servesConsole: servesConsole)
         try await sandbox.resumeChatsLeftOpen()
         try await sandbox.failCallsLeftOpen()
         var limits = HTTPServer.Limits()
@@ -103,6 +109,7 @@ struct SandboxServeCommand: Command {
             + (dataDirectory.map { "; state in \($0)" } ?? "; state in memory") + ". Ctrl-C stops.")
         printError("sandbox: " + admin.notice)
         printError("sandbox: " + appsNotice)
+        if servesConsole { printError("sandbox: console at \(server.baseURL)/console (sign in with the admin token)") }
         if collectsMetrics { printError("sandbox: metrics at \(server.baseURL)/admin/metrics (Bearer: the admin token)") }
         await termination.wait()
         printError("sandbox: stopping")

@@ -27,7 +27,8 @@ enum HelpText {
     /// The help rows of `option`: one per documented form, `-q, --quiet`, `--seed N`.
     static func rows(of option: OptionSpec) -> [(label: String, help: String)] {
         option.forms.map { form in
-            ((option.aliases + [option.name]).joined(separator: ", ") + (form.value.map { " " + $0 } ?? ""), form.help)
+            ((option.aliases + [option.name]).joined(separator: ", ")
+                + (form.value.map { option.valueIsOptional ? " [\($0)]" : " " + $0 } ?? ""), form.help)
         }
     }
 

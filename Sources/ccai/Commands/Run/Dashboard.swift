@@ -58,7 +58,7 @@ final class Dashboard: Sendable {
 
     /// Starts the dashboard of `scenario` on `address`.
     static func start(_ address: ListenAddress, scenario: ScenarioRunner, hooks: Hooks) throws -> Dashboard {
-        let token = randomToken()
+        let token = Digest.randomHex(bytes: 32)
         let box = RunValue<Dashboard>()
         var router = HTTPRouter()
         let route: (@escaping @Sendable (Dashboard, HTTPRequest) async throws -> HTTPResponse) -> HTTPRouter.Handler = { handler in
@@ -251,10 +251,5 @@ final class Dashboard: Sendable {
         guard let host = request.headers["host"], allowed.contains(host.lowercased()) else {
             throw HTTPError.forbidden("the dashboard answers requests to its own address only")
         }
-    }
-
-    private static func randomToken() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
     }
 }

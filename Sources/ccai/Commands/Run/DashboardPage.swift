@@ -52,6 +52,7 @@ enum DashboardPage {
     }
 
     static let styles = """
+        [hidden] { display: none !important; }
         body { font: 14px/1.4 system-ui, sans-serif; margin: 0 1.5em 2em; color: #202124; }
         header { display: flex; flex-wrap: wrap; align-items: center; justify-content: space-between; gap: 1em; }
         h1 { font-size: 1.3em; } h2 { font-size: 1.05em; margin: 1.2em 0 .4em; }

@@ -52,6 +52,10 @@ struct RunOptions {
                                       + "latencies, thresholds, checks, errors and the SDK calls, with Pause, Resume, a "
                                       + "scenario's rate or VU target, and Stop (as Ctrl-C); at the end it offers the HTML "
                                       + "report (docs/dashboard.md)").optionalValue()
+    static let console = OptionSpec("--console", value: "HOST:PORT", help: "serve the embedded sandbox's console at "
+                                    + "http://HOST:PORT/console (default 127.0.0.1:8788), behind its admin token (the "
+                                    + "configuration's admin_token, else one made up and printed): a person plays its agents "
+                                    + "with console = true, and takes the VUs' chats (docs/console.md)").optionalValue()
     static let summaryOut = OptionSpec("--summary-out", value: "FILE", help: "the summary as JSON, with mergeable digests "
                                        + "and the timeline (what 'ccai report merge' reads); - for standard output")
     static let summaryMode = OptionSpec("--summary-mode", value: "compact|full", help: "the summary at the end: compact "
@@ -116,7 +120,7 @@ struct RunOptions {
                                     signedClaims, appsHost, appsCredentialsFile, webhookListen, webhookSecretFile]
 
     static let options = [env, plugins, vus, iterations, duration, timeout, seed, virtualTime, start, segment, out,
-                          dashboard, summaryOut, summaryMode, strictPlugins, sandbox, loopback, host, companyKey, companySecret, companySecretFile,
+                          dashboard, console, summaryOut, summaryMode, strictPlugins, sandbox, loopback, host, companyKey, companySecret, companySecretFile,
                           jwtCommand, jwtAlgorithm, identities, signedClaims, appsHost, appsCredentialsFile, webhookListen, webhookSecretFile, logLevel, quiet, outDir, memoryLimit,
                           instructionLimit, timeLimit]
 }
@@ -205,6 +209,18 @@ extension RunOptions {
         values.limits = try limits(arguments)
         values.connection = try connection(arguments, virtualTime: values.virtualTime, start: values.start)
         values.connection.environment = values.environment
+        if arguments.has(console) {
+            guard case .embedded = values.connection.target else {
+                throw usage("--console serves the embedded sandbox's console; a platform at --host has its own")
+            }
+            guard !values.virtualTime else {
+                throw usage("--virtual-time runs the embedded sandbox on a simulated clock, which does not wait for a person at "
+                            + "the console")
+            }
+            values.connection.console = try arguments.last(console).map {
+                try ListenAddress.parse($0, for: console.name, command: RunCommand.spec.topic)
+            } ?? PlatformConnection.defaultConsoleAddress
+        }
         guard let script = arguments.positionals.first else { throw usage("run needs a script to run") }
         guard FileManager.default.isReadableFile(atPath: script) else { throw usage("cannot read script '\(script)'") }
         return values

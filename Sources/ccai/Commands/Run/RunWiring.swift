@@ -64,6 +64,7 @@ struct RunWiring {
         if options.strictPlugins, !failed.isEmpty {
             await plugins.shutdown()
             await platform.server?.stop()
+            await platform.consoleServer?.stop()
             throw CommandFailure(messages: failed.map { "plugin \($0.file): \($0.errors.joined(separator: "; "))" })
         }
         // Files do not change in the seconds a simulated day takes: no reloads in virtual time.
@@ -116,10 +117,11 @@ struct RunWiring {
         }
     }
 
-    /// Stops the plugins and the embedded server.
+    /// Stops the plugins and the embedded servers.
     func stop() async {
         await template.plugins?.shutdown()
         await platform.server?.stop()
+        await platform.consoleServer?.stop()
         await platform.webhookReceiver?.stop()
     }
 
