@@ -49,13 +49,26 @@ try:
     assert driver.title != "pwned", "the customer's text ran as script"
     assert not driver.find_element(By.ID, "sign-in").is_displayed(), "the sign-in form stays once signed in"
     print("console_test: signed in, took the chat, and the customer's markup is shown as text")
-    act(lambda d: d.find_element(By.CSS_SELECTOR, "input[aria-label='Message']"),
-        lambda box: box.send_keys("Hello from the console"))
+    def type_answer(d):
+        # Typed again whole when the page redrew the box in between (a half-typed answer
+        # would fail the VU's check).
+        try:
+            box = d.find_element(By.CSS_SELECTOR, "input[aria-label='Message']")
+            box.clear()
+            box.send_keys("Hello from the console")
+            return box.get_attribute("value") == "Hello from the console"
+        except StaleElementReferenceException:
+            return False
+    wait.until(type_answer)
     for name in ["Send", "Transfer", "End chat"]:
         assert driver.find_element(By.XPATH, f"//button[normalize-space()='{name}']").is_displayed(), f"no {name} button"
     os.makedirs(screenshots, exist_ok=True)
     driver.save_screenshot(os.path.join(screenshots, "console.png"))
     act(lambda d: d.find_element(By.XPATH, "//button[normalize-space()='Send']"), lambda button: button.click())
+    try:
+        wait.until(lambda d: d.find_element(By.ID, "message").text == "")
+    except Exception:
+        sys.exit("console_test: sending failed: " + driver.find_element(By.ID, "message").text)
 
     def answered(d):
         # The answer shows in the chat, or the VU, answered, has ended it already.

@@ -61,6 +61,26 @@ try:
     print(f"dashboard_test: paused, iterations stay at {paused_at} while {number('dropped') - dropped} arrivals are dropped")
     driver.save_screenshot(os.path.join(screenshots, "dashboard-paused.png"))
 
+    def set_rate(text):
+        """Types `text` as the rate and clicks Set, again if the page redrew the field first."""
+        def attempt(d):
+            try:
+                field = d.find_element(By.CSS_SELECTOR, "input[aria-label='Rate of customers']")
+                field.click()   # a focused field is not redrawn
+                field.clear()
+                field.send_keys(text)
+                d.find_element(By.CSS_SELECTOR, "button[aria-label='Set rate of customers']").click()
+                return True
+            except StaleElementReferenceException:
+                return False
+        wait.until(attempt)
+
+    set_rate("")
+    wait.until(lambda d: d.find_element(By.ID, "message").text == "a rate is a number")
+    set_rate("-5")
+    wait.until(lambda d: d.find_element(By.ID, "message").text.startswith("a rate is a number of arrivals per time unit"))
+    print("dashboard_test: a rate left empty or below 0 is refused with its message, and not set")
+
     button("Resume").click()
     wait.until(lambda d: d.find_element(By.ID, "state").text == "running" and number("iterations") > paused_at)
     print("dashboard_test: resumed")

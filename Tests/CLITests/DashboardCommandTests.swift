@@ -131,6 +131,35 @@ import Testing
         #expect(ended["exit_status"] as? Int == 130, "Stop is a Ctrl-C")
         #expect((ended["report"] as? String)?.hasPrefix("<!DOCTYPE html>") == true, "the page offers the HTML report")
         #expect(try await offThePool { run.wait() } == 130)
+        let rest = String(decoding: try run.standardError?.readToEnd() ?? Data(), as: UTF8.self)
+        #expect(rest.contains("dashboard: the run was changed from its page: Pause at ") && rest.contains("; Resume at ")
+                && rest.contains("; rate of chatters 20 at ") && rest.contains("; VU target of loopers 1 at ") && rest.contains("; Stop at "),
+                "the end says how the run was reshaped: \(rest)")
+    }
+
+    /// On the wildcard address a page is reached by an address, never by a DNS name a web
+    /// page elsewhere could point at it; at most 8 pages watch.
+    @Test func onTheWildcardAddressOnlyAddressesAreHostsAndEightPagesWatch() async throws {
+        let script = try CLI.script(Self.scenario)
+        defer { try? FileManager.default.removeItem(atPath: script) }
+        let run = try ChildProcess(CLI.binary.path, ["run", script, "--quiet", "--dashboard", "0.0.0.0:0"], output: .null, errors: .pipe)
+        defer { run.terminate(signal: SIGKILL); run.wait() }
+        let line = try #require(try await run.errorLine(containing: "dashboard: http://"))
+        let url = try #require(line.split(separator: " ").first { $0.hasPrefix("http://127.0.0.1:") }.map(String.init))
+        let port = try #require(url.split(separator: ":").last?.prefix { $0.isNumber })
+        #expect(try await run.errorLine(containing: "warning: the dashboard listens on 0.0.0.0:\(port), beyond this machine") != nil)
+        func status(host: String) async throws -> String {
+            try await curl(["-o", "/dev/null", "-w", "%{http_code}", "-H", "Host: \(host)", "http://127.0.0.1:\(port)/"])
+        }
+        #expect(try await status(host: "127.0.0.1:\(port)") == "200")
+        #expect(try await status(host: "localhost:\(port)") == "200")
+        #expect(try await status(host: "rebound.example:\(port)") == "403", "a DNS name is what rebinding needs")
+        #expect(try await status(host: "127.0.0.1:1") == "403")
+
+        let pages = try (0..<Dashboard.maximumPages).map { _ in try Events(url) }
+        defer { for page in pages { page.close() } }
+        for page in pages { #expect(try await page.next("update") != nil) }
+        #expect(try await curl(["-o", "/dev/null", "-w", "%{http_code}", "--max-time", "5", url + "events"]) == "503")
     }
 
     @Test(arguments: [
@@ -149,6 +178,10 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: script) }
         let output = try await CLI.run(["run", script, "--quiet"])
         #expect(output.status == 1 && output.stderr.contains("options.dashboard expects true or \"HOST:PORT\""), "\(output.stderr)")
+        let open = try CLI.script("return { options = { dashboard = \"0.0.0.0:0\" }, run = function() end }")
+        defer { try? FileManager.default.removeItem(atPath: open) }
+        let opened = try await CLI.run(["run", open, "--quiet"])
+        #expect(opened.status == 1 && opened.stderr.contains("options.dashboard listens on loopback only"), "\(opened.stderr)")
         let typed = try CLI.script("return { options = { dashboard = 5 }, run = function() end }")
         defer { try? FileManager.default.removeItem(atPath: typed) }
         let wrong = try await CLI.run(["run", typed, "--quiet"])

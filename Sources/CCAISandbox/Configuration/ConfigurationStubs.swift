@@ -98,6 +98,7 @@ public enum ConfigurationStubs {
         LuaStubClass("ccai.sandbox.Agent", AgentConfiguration.self, notes: [
             "menus": "the queues it serves", "script": "a file returning function(agent, session), relative to the configuration",
             "shifts": "when it works, every day in the company's time zone (none: always)",
+            "console": "true: played by a person at the sandbox's console (--console); no script",
         ]),
         LuaStubClass("ccai.sandbox.Shift", AgentShift.self, notes: [
             "from": #""08:00": the shift's start"#, "to": #""16:00"; earlier than from: the next day ("22:00" to "06:00")"#,

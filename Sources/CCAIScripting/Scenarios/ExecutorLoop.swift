@@ -139,12 +139,16 @@ struct ExecutorLoop: Sendable {
                         schedule.setRate(rate / arrival.timeUnit, from: clock.now().timeIntervalSince(start), until: arrival.duration)
                         rateSet = rate
                     }
-                    // Until the next arrival (or the end, with none left), unless the controls change first.
+                    // Until the next arrival (or the end, with none left), unless the controls change
+                    // first; one already due starts at once.
                     let due = schedule.peek().map { start.addingTimeInterval($0) } ?? end
-                    let wake = await counter.sleep(until: due, clock: clock, control: control, after: state.generation)
-                    if wake == .changed { continue }
-                    // Stopped, or the end came with no arrival left: the rest are dropped below.
-                    guard wake == .deadline, schedule.peek() != nil else { break }
+                    if due > clock.now() {
+                        let wake = await counter.sleep(until: due, clock: clock, control: control, after: state.generation)
+                        if wake == .changed { continue }
+                        // Stopped, or the end came with no arrival left: the rest are dropped below.
+                        guard wake == .deadline else { break }
+                    }
+                    if counter.isStopped || schedule.peek() == nil { break }
                 }
                 guard let offset = schedule.next() else { break }
                 // With controls, the wait for it is above.

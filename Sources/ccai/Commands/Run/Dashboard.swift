@@ -26,6 +26,8 @@ final class Dashboard: Sendable {
     static let maximumUnreadBytes = 1 << 20
     /// The largest control request.
     static let maximumBodyBytes = 1 << 10
+    /// The highest arrival rate the controls set.
+    static let maximumArrivalsPerSecond = 100_000
 
     /// How the run wires the controls.
     struct Hooks: Sendable {
@@ -40,12 +42,16 @@ final class Dashboard: Sendable {
     }
 
     let server: HTTPServer
-    /// The page's URL.
-    var url: String { server.baseURL + "/" }
+    /// The page's URL (on this machine, for the wildcard address).
+    var url: String { server.address == "0.0.0.0" ? "http://127.0.0.1:\(server.port)/" : server.baseURL + "/" }
     private let scenario: ScenarioRunner
     private let hooks: Hooks
     private let token: String
     private let pages = Mutex<[Int: HTTPEventStream]>([:])
+    /// The pages admitted, from their request until their stream ends.
+    private let reserved = Mutex<Set<Int>>([])
+    /// What a person changed, with when (the run's seconds), said at the end.
+    private let changes = Mutex<[String]>([])
     private let nextPage = Mutex(0)
     private let ticker = Mutex<Task<Void, Never>?>(nil)
 
@@ -166,7 +172,14 @@ final class Dashboard: Sendable {
             next += 1
             return next
         }
-        guard pages.withLock({ $0.count }) < Self.maximumPages else {
+        // The page's place is taken now, under the lock that counts them, so that pages
+        // arriving together cannot all pass the count.
+        let admitted = reserved.withLock { reserved in
+            guard reserved.count < Self.maximumPages else { return false }
+            reserved.insert(id)
+            return true
+        }
+        guard admitted else {
             throw HTTPError(code: .unavailable, message: "\(Self.maximumPages) pages watch this run already: close one")
         }
         var response = HTTPResponse.eventStream { [self] stream in
@@ -174,6 +187,7 @@ final class Dashboard: Sendable {
             if let text = currentUpdate() { stream.send(event: "update", data: text) }
             await stream.ended()
             pages.withLock { _ = $0.removeValue(forKey: id) }
+            _ = reserved.withLock { $0.remove(id) }
         }
         response.headers.merge(Self.pageHeaders) { mine, _ in mine }
         return response
@@ -195,6 +209,7 @@ final class Dashboard: Sendable {
             throw HTTPError.forbidden("a change needs the page's X-CSRF-Token")
         }
         if action == .stop {
+            note("Stop")
             hooks.stop()
             return HTTPResponse(status: 204)
         }
@@ -203,8 +218,12 @@ final class Dashboard: Sendable {
                                       + "there is no time to pause or reshape")
         }
         switch action {
-        case .pause: control.setPaused(true)
-        case .resume: control.setPaused(false)
+        case .pause:
+            control.setPaused(true)
+            note("Pause")
+        case .resume:
+            control.setPaused(false)
+            note("Resume")
         case .rate, .vus:
             let body: ControlBody
             do {
@@ -226,30 +245,65 @@ final class Dashboard: Sendable {
         if case .arrivalRate = scenario.run.executor { isArrival = true } else { isArrival = false }
         if action == .rate {
             guard isArrival else { throw HTTPError.conflict("\(scenario.name) has VUs, not arrivals: set its VU target") }
-            guard value.isFinite, value >= 0, value <= 1_000_000 else {
-                throw HTTPError.badRequest("a rate is a number of arrivals per time unit from 0 to 1000000")
+            guard case .arrivalRate(let arrival) = scenario.run.executor, value.isFinite, value >= 0,
+                  value / arrival.timeUnit <= Double(Self.maximumArrivalsPerSecond)
+            else {
+                throw HTTPError.badRequest("a rate is a number of arrivals per time unit, from 0 to "
+                                           + "\(Self.maximumArrivalsPerSecond) a second")
             }
             control.setRate(value, scenario: scenario.name)
+            note("rate of \(scenario.name) \(PrometheusText.number(value))")
         } else {
             guard !isArrival else { throw HTTPError.conflict("\(scenario.name) has arrivals: set its rate") }
             guard value.isFinite, value >= 0, value == value.rounded(), value <= Double(scenario.run.peakVUs) else {
-                throw HTTPError.badRequest("\(scenario.name)'s VU target is a whole number from 0 to \(scenario.run.peakVUs), "
+                throw HTTPError.badRequest("the VU target of \(scenario.name) is a whole number from 0 to \(scenario.run.peakVUs), "
                                                 + "the VUs it plans")
             }
             control.setVUTarget(Int(value), scenario: scenario.name)
+            note("VU target of \(scenario.name) \(Int(value))")
         }
     }
 
+    /// Keeps a change for the end of the run, with the run's time.
+    private func note(_ change: String) {
+        let elapsed = scenario.progress()?.elapsed ?? 0
+        changes.withLock { $0.append("\(change) at \(Int(elapsed)) s") }
+    }
+
+    /// What a person changed from the page, in order: the run's summary is of a run they
+    /// reshaped, and says so.
+    var changesMade: [String] { changes.withLock { $0 } }
+
     /// Refuses a request whose `Host` is not this server's address (DNS rebinding): on
-    /// loopback `127.0.0.1:PORT` or `localhost:PORT`, else the address listened on; any
-    /// on the wildcard address `0.0.0.0`, which has no one name.
+    /// loopback `127.0.0.1:PORT` or `localhost:PORT`, else the address listened on; on the
+    /// wildcard address `0.0.0.0`, which has no one name, any IPv4 literal or `localhost`
+    /// with the port, never a DNS name (what rebinding needs).
     private func checkHost(_ request: HTTPRequest) throws {
-        guard server.address != "0.0.0.0" else { return }
         let port = server.port
-        let allowed: Set<String> = server.address == "127.0.0.1" ? ["127.0.0.1:\(port)", "localhost:\(port)"]
-            : ["\(server.address):\(port)"]
-        guard let host = request.headers["host"], allowed.contains(host.lowercased()) else {
+        guard let host = request.headers["host"]?.lowercased() else {
             throw HTTPError.forbidden("the dashboard answers requests to its own address only")
         }
+        let allowed: Bool
+        switch server.address {
+        case "127.0.0.1": allowed = host == "127.0.0.1:\(port)" || host == "localhost:\(port)"
+        case "0.0.0.0":
+            let name = host.hasSuffix(":\(port)") ? String(host.dropLast(":\(port)".count)) : ""
+            allowed = name == "localhost" || Self.isIPv4Literal(name)
+        default: allowed = host == "\(server.address):\(port)"
+        }
+        guard allowed else { throw HTTPError.forbidden("the dashboard answers requests to its own address only") }
+    }
+
+    /// Whether `text` is a dotted IPv4 address (four numbers 0 to 255).
+    static func isIPv4Literal(_ text: String) -> Bool {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts.allSatisfy { part in
+            !part.isEmpty && part.count <= 3 && part.allSatisfy(\.isASCII) && part.allSatisfy(\.isNumber) && (Int(part) ?? 256) <= 255
+        }
+    }
+
+    /// Whether `address` is on the loopback interface.
+    static func isLoopback(_ address: ListenAddress) -> Bool {
+        address.host == "127.0.0.1" || (address.host.hasPrefix("127.") && isIPv4Literal(address.host))
     }
 }

@@ -140,8 +140,8 @@ enum DashboardPage {
 
           function scenarios(update) {
             const box = $("scenarios");
-            const focused = box.contains(document.activeElement);
-            if (focused) return;
+            // A field being edited is not redrawn under the person's hands.
+            if (document.activeElement && document.activeElement.tagName === "INPUT" && box.contains(document.activeElement)) return;
             box.replaceChildren();
             for (const scenario of update.scenarios) {
               const set = document.createElement("fieldset");
@@ -169,8 +169,15 @@ enum DashboardPage {
               button.textContent = "Set";
               button.setAttribute("aria-label", "Set " + (scenario.model === "arrival" ? "rate" : "VU target") + " of " + scenario.name);
               button.disabled = !update.controls || ended;
-              button.addEventListener("click", () => post(scenario.model === "arrival" ? "rate" : "vus",
-                                                          { scenario: scenario.name, value: Number(input.value) }));
+              button.addEventListener("click", async () => {
+                const text = input.value.trim();
+                if (text === "" || !Number.isFinite(Number(text))) {
+                  $("message").textContent = (scenario.model === "arrival" ? "a rate" : "a VU target") + " is a number";
+                  return;
+                }
+                await post(scenario.model === "arrival" ? "rate" : "vus", { scenario: scenario.name, value: Number(text) });
+                button.blur();
+              });
               set.appendChild(label);
               set.appendChild(button);
               box.appendChild(set);
@@ -226,7 +233,10 @@ enum DashboardPage {
               if (!response.ok) {
                 const text = await response.text();
                 let message = text;
-                try { message = JSON.parse(text).message || text; } catch (error) { /* not JSON */ }
+                try {
+                  const parsed = JSON.parse(text);
+                  message = (parsed.error && parsed.error.message) || parsed.message || text;
+                } catch (error) { /* not JSON */ }
                 $("message").textContent = message;
               }
             } catch (error) {
@@ -247,6 +257,7 @@ enum DashboardPage {
             $("ending").hidden = false;
             $("ending-text").textContent = "The run ended with exit status " + ending.exit_status + ".";
             for (const id of ["pause", "resume", "stop"]) $(id).disabled = true;
+            for (const control of $("scenarios").querySelectorAll("input, button")) control.disabled = true;
             if (ending.report) {
               const link = $("report");
               link.href = URL.createObjectURL(new Blob([ending.report], { type: "text/html" }));

@@ -34,6 +34,10 @@ struct RunCommand: Command {
             scenario.control = control
             slot.value = dashboard
             printError("dashboard: \(dashboard.url) (Stop there stops the run as Ctrl-C does)")
+            if !Dashboard.isLoopback(address) {
+                printError("warning: the dashboard listens on \(address.host):\(dashboard.server.port), beyond this machine: it has no "
+                           + "login, and whoever reaches it can steer or stop the run")
+            }
         }
     }
 
@@ -61,6 +65,11 @@ struct RunCommand: Command {
             guard let address = ListenAddress(text) else {
                 throw CommandFailure("options.dashboard expects true or \"HOST:PORT\" with an IPv4 HOST or localhost, got "
                                      + "'\(TerminalText.escaped(text))'")
+            }
+            // A script does not open the run to the network: only the command line does.
+            guard Dashboard.isLoopback(address) else {
+                throw CommandFailure("options.dashboard listens on loopback only (127.0.0.1 or localhost), got "
+                                     + "'\(TerminalText.escaped(text))': give --dashboard HOST:PORT to listen elsewhere")
             }
             try startDashboard(address)
         }
@@ -112,6 +121,8 @@ struct RunCommand: Command {
                 return RunOutputs.htmlPage(report, snapshot: snapshot, options: reportOptions)
             }
             await live.finish(report: page, exitStatus: ending.rawValue)
+            let changes = live.changesMade
+            if !changes.isEmpty { printError("dashboard: the run was changed from its page: " + changes.joined(separator: "; ")) }
         }
         await wiring.stop()
         if let signalled = interruption.exitStatus {
