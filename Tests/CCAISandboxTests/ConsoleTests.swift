@@ -65,6 +65,8 @@ import Testing
         struct Chat: Decodable {
             var chat_id: Int
             var messages: [Message]
+            var customer_typing: Bool
+            var preview: String?
         }
 
         struct Message: Decodable {
@@ -104,6 +106,12 @@ import Testing
         #expect(held.chats.map(\.chat_id) == [chat.id])
         #expect(messages.contains { $0.text == hostile }, "the customer's text as written: \(messages)")
         #expect(!messages.contains { $0.sender_type == "agent" }, "no default agent answered for the person")
+
+        #expect(await client.call("POST", "/chats/\(chat.id)/typing", token: token, json: #"{"typing": true}"#).status < 300)
+        #expect(await client.call("POST", "/chats/\(chat.id)/preview", token: token,
+                                  json: #"{"text": "I need a ref", "timestamp": 1}"#).status < 300)
+        let typing = try await console.state().chats.first
+        #expect(typing?.customer_typing == true && typing?.preview == "I need a ref", "the person sees the customer type")
 
         #expect(await console.change("send", #"{"chat_id": \#(chat.id), "text": "  "}"#).status == 400)
         #expect(await console.change("send", #"{"chat_id": \#(chat.id), "text": "Hello from the console"}"#).status == 204)

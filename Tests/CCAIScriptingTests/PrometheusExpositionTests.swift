@@ -91,20 +91,29 @@ import Testing
         #expect(samples.value("ccai_exposition_metrics_skipped") == 5)
     }
 
+    /// Past the series budget, or the bytes budget, the metrics left are folded whole
+    /// (the budgets made small here: the real ones are 2,000 series and 4 MiB).
     @Test func theWholeExpositionIsBoundedHoweverManyTagSetsAScriptMakes() throws {
         let metrics = ScenarioMetrics()
-        let long = String(repeating: "x", count: 120)
-        for index in 0..<40 {
+        let long = String(repeating: "x", count: 60)
+        for index in 0..<12 {
             #expect(metrics.declare("trend_\(index)", kind: .trend) == nil)
-            for set in 0..<150 {
-                metrics.add("trend_\(index)", value: 1, tags: Dictionary(uniqueKeysWithValues: (0..<8).map { ("tag\($0)_\(long)", "\(set)\(long)") }))
+            for set in 0..<30 {
+                metrics.add("trend_\(index)", value: 1, tags: ["tag_\(long)": "\(set)\(long)", "other": "\(set % 3)"])
             }
         }
-        let text = PrometheusExposition.text(metrics.snapshot(), elapsed: 1)
-        #expect(text.utf8.count < PrometheusExposition.maximumBytes + (1 << 20), "\(text.utf8.count) bytes")
-        let samples = try PrometheusSamples(text)
-        let counts = (0..<40).map { index in samples.named("ccai_trend_\(index)_count").reduce(0) { $0 + $1.value } }
-        #expect(counts.allSatisfy { $0 == 150 }, "every metric keeps all its samples: \(counts)")
-        #expect(samples.named("ccai_trend_39_count").count == 1, "the last ones are folded whole")
+        func counts(_ text: String) throws -> (perMetric: [Double], seriesOfLast: Int) {
+            let samples = try PrometheusSamples(text)
+            let perMetric = (0..<12).map { index in samples.named("ccai_trend_\(index)_count").reduce(0) { $0 + $1.value } }
+            return (perMetric, samples.named("ccai_trend_9_count").count)   // the last by name
+        }
+        let bySeries = try counts(PrometheusExposition.text(metrics.snapshot(), elapsed: 1, seriesInAll: 100))
+        #expect(bySeries.perMetric.allSatisfy { $0 == 30 }, "every metric keeps all its samples: \(bySeries.perMetric)")
+        #expect(bySeries.seriesOfLast == 1, "past 100 series, the last ones are folded whole")
+        let small = 20_000
+        let text = PrometheusExposition.text(metrics.snapshot(), elapsed: 1, maximumBytes: small)
+        #expect(text.utf8.count < small + 30 * 6 * 256, "at most one metric's series past the budget: \(text.utf8.count) bytes")
+        let byBytes = try counts(text)
+        #expect(byBytes.perMetric.allSatisfy { $0 == 30 } && byBytes.seriesOfLast == 1)
     }
 }

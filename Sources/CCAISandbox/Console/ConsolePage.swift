@@ -46,6 +46,7 @@ enum ConsolePage {
         .waiting { display: flex; gap: 1em; align-items: center; margin: .2em 0; }
         .messages { max-height: 18em; overflow-y: auto; background: #fafafa; padding: .4em; margin: .4em 0; }
         .messages p { margin: .2em 0; white-space: pre-wrap; } .messages .who { font-weight: bold; margin-right: .4em; }
+        .typing { color: #5f6368; font-style: italic; margin: .2em 0; }
         .compose { display: flex; gap: .4em; flex-wrap: wrap; } .compose input[type=text] { flex: 1; min-width: 16em; }
         table { border-collapse: collapse; } th, td { padding: .2em .7em; text-align: left; border-bottom: 1px solid #eee; }
         """
@@ -127,6 +128,10 @@ enum ConsolePage {
                 messages.appendChild(line);
               }
               box.appendChild(messages);
+              if (chat.customer_typing) {
+                box.appendChild(element("p", "The customer is typing" + (chat.preview ? ": " + chat.preview : "…"),
+                                        { class: "typing", "aria-live": "polite" }));
+              }
               const compose = element("div", null, { class: "compose" });
               const input = element("input", null, { type: "text", "aria-label": "Message", "data-chat": String(chat.chat_id) });
               input.value = drafts.get(String(chat.chat_id)) || "";

@@ -152,6 +152,10 @@ struct ConsoleRoutes: Sendable {
             var menuId: Int
             var status: String
             var messages: [Message]
+            /// Whether the customer is typing, and the preview of what they type (the
+            /// message preview agents see, redacted when the queue redacts).
+            var customerTyping: Bool
+            var preview: String?
         }
 
         struct Message: Encodable {
@@ -196,8 +200,9 @@ struct ConsoleRoutes: Sendable {
                     State.Message(id: $0.id, senderType: $0.sender.type.rawValue, senderName: $0.sender.name, type: $0.type.rawValue,
                                   text: $0.text)
                 }
+                let preview = try await chats.preview(of: chatID)
                 shown.append(State.Chat(chatId: chatID, agent: agent.name, menuId: chat.menuId, status: chat.status.rawValue,
-                                        messages: Array(messages)))
+                                        messages: Array(messages), customerTyping: preview.typing, preview: preview.text))
             }
         }
         let ratings = try await postSessions.report(.chats, after: 0, limit: 1_000).ratings.suffix(20)

@@ -37,8 +37,10 @@ public enum PrometheusExposition {
     /// The names the exposition gives its own metrics.
     static let ownNames: Set<String> = ["ccai_threshold_holds", "ccai_run_elapsed_seconds", "ccai_exposition_metrics_skipped"]
 
-    /// The exposition of `snapshot` at `elapsed` seconds into the run, with `thresholds`.
-    public static func text(_ snapshot: ScenarioMetrics.Snapshot, thresholds: [Threshold] = [], elapsed: Double) -> String {
+    /// The exposition of `snapshot` at `elapsed` seconds into the run, with `thresholds`;
+    /// past `seriesInAll` series or `maximumBytes`, metrics are folded whole.
+    public static func text(_ snapshot: ScenarioMetrics.Snapshot, thresholds: [Threshold] = [], elapsed: Double,
+                            seriesInAll: Int = seriesInAll, maximumBytes: Int = maximumBytes) -> String {
         var text = PrometheusText()
         text.family("ccai_threshold_holds", .gauge, help: "whether each threshold holds now (1) or not (0)")
         for threshold in thresholds {
