@@ -19,6 +19,7 @@ import Testing
                 ccai.chat.start{ menu_id = 7 }
                 ccai.check(true, "started")
                 ccai.chat.end_chat()
+                ccai.sleep(0.2)
               end,
             }
             """)
