@@ -73,6 +73,8 @@ import Testing
         #expect(report.ratings.first?.rating == 4 && report.ratings.first?.feedback == "clear line")
         let chats = try await client.call("GET", "/admin/ratings", token: "operator-token").decode(as: RatingsReport.self)
         #expect(chats.ratings.isEmpty, "the report lists chats unless asked for calls")
+        #expect(try await client.sandbox.postSessions.latestRatings(.calls, limit: 20) == report.ratings, "the console's latest")
+        #expect(try await client.sandbox.postSessions.latestRatings(.chats, limit: 20).isEmpty)
         #expect(await client.call("GET", "/admin/ratings", query: ["communication_type": "emails"], token: "operator-token").status == 400)
         let bo = try await CallingEndUser(client, "call-post-bo")
         #expect(await bo.call("GET", "/calls/\(ended.id)/post_session").status == 404, "another end user's call is never found")

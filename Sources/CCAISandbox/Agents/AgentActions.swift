@@ -83,9 +83,10 @@ struct AgentActions: Sendable {
         return (outcome, try await smartActions.media(of: outcome))
     }
 
-    /// The chat's latest messages (at most ``historyLimit``, in order), as agents see them.
-    func history(of chat: ChatResponse) async throws -> [ChatMessage] {
-        try await environment.conversation.agentView(of: chat, .last(Self.historyLimit))
+    /// The chat's latest messages (at most `count`, ``historyLimit`` by default, in order),
+    /// as agents see them.
+    func history(of chat: ChatResponse, last count: Int = historyLimit) async throws -> [ChatMessage] {
+        try await environment.conversation.agentView(of: chat, .last(count))
     }
 
     /// How many messages a script's `session.messages` holds at most (a state has 16 MB).

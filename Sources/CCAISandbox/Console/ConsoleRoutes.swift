@@ -34,8 +34,9 @@ struct ConsoleRoutes: Sendable {
 
     /// The largest change request: a message of 10,000 characters, escaped.
     static let maximumBodyBytes = 64 << 10
-    /// The messages of each chat the state carries.
+    /// The messages of each chat the state carries, and the latest chat ratings.
     static let messagesShown = 100
+    static let ratingsShown = 20
 
     func register(in router: inout HTTPRouter) {
         router.add("GET", "/console", authentication: .none) { _ in Self.page(ConsolePage.html, "text/html") }
@@ -196,17 +197,17 @@ struct ConsoleRoutes: Sendable {
                 guard let endUserID = try await chats.owner(of: chatID),
                       let chat = try await chats.chat(chatID, endUserID: endUserID) else { continue }
                 let actions = try await desk.consoleActions(chatID: chatID, endUserID: endUserID, agent: agent.name)
-                let messages = try await actions.history(of: chat).suffix(Self.messagesShown).map {
+                let messages = try await actions.history(of: chat, last: Self.messagesShown).map {
                     State.Message(id: $0.id, senderType: $0.sender.type.rawValue, senderName: $0.sender.name, type: $0.type.rawValue,
                                   text: $0.text)
                 }
                 let preview = try await chats.preview(of: chatID)
                 shown.append(State.Chat(chatId: chatID, agent: agent.name, menuId: chat.menuId, status: chat.status.rawValue,
-                                        messages: Array(messages), customerTyping: preview.typing, preview: preview.text))
+                                        messages: messages, customerTyping: preview.typing, preview: preview.text))
             }
         }
-        let ratings = try await postSessions.report(.chats, after: 0, limit: 1_000).ratings.suffix(20)
-        return State(queues: queues, agents: agents, chats: shown, ratings: Array(ratings))
+        let ratings = try await postSessions.latestRatings(.chats, limit: Self.ratingsShown)
+        return State(queues: queues, agents: agents, chats: shown, ratings: ratings)
     }
 
     // MARK: - Changes

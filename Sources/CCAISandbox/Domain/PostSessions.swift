@@ -149,6 +149,11 @@ struct PostSessions: Sendable {
         try await store.ratingsReport(type, after: after, limit: limit)
     }
 
+    /// The ratings of the `limit` latest sessions of `type` rated, oldest first (the console's).
+    func latestRatings(_ type: CommunicationType, limit: Int) async throws -> [RatingsReport.Rating] {
+        try await store.latestRatings(type, limit: limit)
+    }
+
     /// Publishes the completed session, or says why the submission was refused.
     private func completed(_ submission: SandboxStore.Submission, _ subject: Subject, owner: Int, what: String) async throws {
         switch submission {

@@ -125,13 +125,7 @@ extension SandboxStore {
         let ratings = try database.query("""
             SELECT communication_id, communication_type, end_user_id, rating, feedback, created_at FROM ratings
             WHERE communication_type = ? AND communication_id > ? ORDER BY communication_id LIMIT ?
-            """, page).compactMap { row -> RatingsReport.Rating? in
-            guard let id = row[0].integerValue, let type = row[1].textValue, let user = row[2].integerValue,
-                let rating = row[3].integerValue, case .real(let created) = row[5]
-            else { return nil }
-            return RatingsReport.Rating(communicationId: Int(id), communicationType: CommunicationType(rawValue: type), endUserId: Int(user), rating: Int(rating),
-                                        feedback: row[4].textValue, createdAt: created)
-        }
+            """, page).compactMap(Self.rating)
         let surveys = try database.query("""
             SELECT communication_id, communication_type, end_user_id, survey_id, answers, created_at FROM survey_answers
             WHERE communication_type = ? AND communication_id > ? ORDER BY communication_id LIMIT ?
@@ -145,5 +139,22 @@ extension SandboxStore {
                 answers: Dictionary(uniqueKeysWithValues: answers.answers.map { (String($0.key), $0.value) }), createdAt: created)
         }
         return RatingsReport(ratings: ratings, surveys: surveys)
+    }
+
+    /// The ratings of the `limit` latest sessions of `type` rated, oldest first.
+    func latestRatings(_ type: CommunicationType, limit: Int) throws -> [RatingsReport.Rating] {
+        try database.query("""
+            SELECT communication_id, communication_type, end_user_id, rating, feedback, created_at FROM ratings
+            WHERE communication_type = ? ORDER BY communication_id DESC LIMIT ?
+            """, [.text(type.rawValue), .integer(Int64(limit))]).compactMap(Self.rating).reversed()
+    }
+
+    /// A rating of a `ratings` row (its columns in the order the queries above select them).
+    private static func rating(_ row: [SQLiteValue]) -> RatingsReport.Rating? {
+        guard let id = row[0].integerValue, let type = row[1].textValue, let user = row[2].integerValue,
+            let rating = row[3].integerValue, case .real(let created) = row[5]
+        else { return nil }
+        return RatingsReport.Rating(communicationId: Int(id), communicationType: CommunicationType(rawValue: type), endUserId: Int(user),
+                                    rating: Int(rating), feedback: row[4].textValue, createdAt: created)
     }
 }
