@@ -39,9 +39,9 @@ struct ConsoleRoutes: Sendable {
     static let ratingsShown = 20
 
     func register(in router: inout HTTPRouter) {
-        router.add("GET", "/console", authentication: .none) { _ in Self.page(ConsolePage.html, "text/html") }
-        router.add("GET", "/console/console.js", authentication: .none) { _ in Self.page(ConsolePage.script, "text/javascript") }
-        router.add("GET", "/console/console.css", authentication: .none) { _ in Self.page(ConsolePage.styles, "text/css") }
+        router.add("GET", "/console", authentication: .none) { _ in .page(ConsolePage.html, type: "text/html") }
+        router.add("GET", "/console/console.js", authentication: .none) { _ in .page(ConsolePage.script, type: "text/javascript") }
+        router.add("GET", "/console/console.css", authentication: .none) { _ in .page(ConsolePage.styles, type: "text/css") }
         router.add("POST", "/console/session", maximumBodyBytes: 8 << 10, authentication: .none, signIn)
         router.add("DELETE", "/console/session", authentication: .none, signOut)
         router.add("GET", "/console/api/state", authentication: .none) { request in
@@ -72,21 +72,6 @@ struct ConsoleRoutes: Sendable {
 
     // MARK: - The page and the session
 
-    /// The page's policy: its own script, styles and requests, nothing else.
-    static let pageHeaders = [
-        "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; "
-            + "base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-        "X-Content-Type-Options": "nosniff",
-        "Referrer-Policy": "no-referrer",
-        "Cache-Control": "no-store",
-    ]
-
-    private static func page(_ text: String, _ type: String) -> HTTPResponse {
-        var response = HTTPResponse(status: 200, headers: pageHeaders, body: Data(text.utf8))
-        response.headers["Content-Type"] = type + "; charset=utf-8"
-        return response
-    }
-
     private struct SignIn: Decodable {
         var token: String
     }
@@ -105,7 +90,7 @@ struct ConsoleRoutes: Sendable {
         let session = sessions.open(now: Date())
         var response = try HTTPResponse.json(SignedIn(csrfToken: session.csrf), status: 201)
         response.headers["Set-Cookie"] = ConsoleSessions.setCookie(session)
-        response.headers.merge(Self.pageHeaders) { mine, _ in mine }
+        response.headers.merge(HTTPResponse.pageHeaders) { mine, _ in mine }
         return response
     }
 

@@ -22,6 +22,23 @@ public struct HTTPResponse: Sendable {
         return response
     }
 
+    /// The headers of the pages the binary serves itself (the sandbox's console, a run's
+    /// dashboard): their own script, styles and requests, nothing else, never framed.
+    public static let pageHeaders = [
+        "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; "
+            + "base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+        "X-Content-Type-Options": "nosniff",
+        "Referrer-Policy": "no-referrer",
+        "Cache-Control": "no-store",
+    ]
+
+    /// Such a page, or its script or styles: `text` of the media `type`, under ``pageHeaders``.
+    public static func page(_ text: String, type: String) -> HTTPResponse {
+        var response = HTTPResponse(status: 200, headers: pageHeaders, body: Data(text.utf8))
+        response.headers["Content-Type"] = type + "; charset=utf-8"
+        return response
+    }
+
     /// A JSON response of `value` with snake_case keys.
     public static func json<Value: Encodable>(_ value: Value, status: Int = 200) throws -> HTTPResponse {
         HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: try encoder.encode(value))

@@ -75,8 +75,8 @@ final class Dashboard: Sendable {
             }
         }
         router.add("GET", "/", authentication: .none, route { dashboard, _ in dashboard.page() })
-        router.add("GET", "/dashboard.js", authentication: .none, route { _, _ in asset(DashboardPage.script, "text/javascript") })
-        router.add("GET", "/dashboard.css", authentication: .none, route { _, _ in asset(DashboardPage.styles, "text/css") })
+        router.add("GET", "/dashboard.js", authentication: .none, route { _, _ in .page(DashboardPage.script, type: "text/javascript") })
+        router.add("GET", "/dashboard.css", authentication: .none, route { _, _ in .page(DashboardPage.styles, type: "text/css") })
         router.add("GET", "/events", authentication: .none, route { dashboard, _ in try dashboard.events() })
         for action in ControlAction.allCases {
             router.add("POST", "/api/" + action.rawValue, maximumBodyBytes: maximumBodyBytes, authentication: .none,
@@ -147,25 +147,8 @@ final class Dashboard: Sendable {
     // MARK: - Routes
 
     private func page() -> HTTPResponse {
-        var response = HTTPResponse(status: 200, headers: Self.pageHeaders, body: Data(DashboardPage.html(token: token).utf8))
-        response.headers["Content-Type"] = "text/html; charset=utf-8"
-        return response
+        .page(DashboardPage.html(token: token), type: "text/html")
     }
-
-    private static func asset(_ text: String, _ type: String) -> HTTPResponse {
-        var response = HTTPResponse(status: 200, headers: pageHeaders, body: Data(text.utf8))
-        response.headers["Content-Type"] = type + "; charset=utf-8"
-        return response
-    }
-
-    /// The page's policy: its own script, styles and events, nothing else.
-    static let pageHeaders = [
-        "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' "
-            + "data: blob:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-        "X-Content-Type-Options": "nosniff",
-        "Referrer-Policy": "no-referrer",
-        "Cache-Control": "no-store",
-    ]
 
     private func events() throws -> HTTPResponse {
         let id = nextPage.withLock { next in
@@ -189,7 +172,7 @@ final class Dashboard: Sendable {
             pages.withLock { _ = $0.removeValue(forKey: id) }
             _ = reserved.withLock { $0.remove(id) }
         }
-        response.headers.merge(Self.pageHeaders) { mine, _ in mine }
+        response.headers.merge(HTTPResponse.pageHeaders) { mine, _ in mine }
         return response
     }
 
