@@ -274,8 +274,10 @@ public final class Sandbox: Sendable {
         AppsMediaRoutes(media: appsMedia).register(in: &router)
         MetricsRoutes(metrics: metrics, configuration: configuration, store: store, desk: desk, streams: streams).register(in: &router)
         if let consoleSessions {
-            ConsoleRoutes(configuration: configuration, sessions: consoleSessions, chats: chats, desk: desk, postSessions: postSessions,
-                          clock: clock).register(in: &router)
+            let state = ConsoleStateReader(configuration: configuration, chats: chats, calls: calls, conversation: conversation,
+                                           smartActions: smartActions, forms: forms, desk: desk, postSessions: postSessions, clock: clock)
+            ConsoleRoutes(configuration: configuration, sessions: consoleSessions, state: state, desk: desk, files: files)
+                .register(in: &router)
         }
         router.adminToken = configuration.adminToken
         let gate = appsGate

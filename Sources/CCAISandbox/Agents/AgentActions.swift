@@ -83,6 +83,14 @@ struct AgentActions: Sendable {
         return (outcome, try await smartActions.media(of: outcome))
     }
 
+    /// Asks the customer for a smart action without waiting for the outcome (the console's:
+    /// the page shows the action's status as it changes).
+    func askSmartAction(_ type: SmartActionType) async throws -> SmartAction {
+        try await requireChatInProgress()
+        return try await environment.smartActions.request(in: session, endUserID: endUserID, type: type, preSession: false,
+                                                          requestedBy: name)
+    }
+
     /// The chat's latest messages (at most `count`, ``historyLimit`` by default, in order),
     /// as agents see them.
     func history(of chat: ChatResponse, last count: Int = historyLimit) async throws -> [ChatMessage] {
@@ -102,6 +110,13 @@ struct AgentActions: Sendable {
     func sendForm(_ form: Forms.FormToSend, timeout: TimeInterval) async throws -> FormOutcome? {
         try await requireChatInProgress()
         return try await environment.forms.send(form, in: chatID, endUserID: endUserID, from: sender, timeout: timeout)
+    }
+
+    /// Sends a form without waiting for the answers (the console's: they come back as the
+    /// form's status and the customer's messages).
+    func postForm(_ form: Forms.FormToSend) async throws {
+        try await requireChatInProgress()
+        try await environment.forms.post(form, in: chatID, endUserID: endUserID, from: sender)
     }
 
     /// Asks the customer to share their screen (``ScreenShares/request(in:endUserID:by:remoteControl:timeout:)``).

@@ -406,17 +406,11 @@ actor AgentDesk: SessionChangeObserver {
     /// agent's chat. A `conflict` when the agent is not a console agent of the chat's queue
     /// with room, or the chat is not waiting for an agent.
     func consoleTakes(chatID: Int, endUserID: Int, agent name: String) async throws -> AgentActions {
-        guard let agent = agent(named: name), agent.isPlayedAtTheConsole else {
-            throw HTTPError.conflict("\(name) is not played at the console (console = true in the configuration)")
-        }
+        let agent = try consoleAgent(name)
         guard let chat = try await environment.chats.chat(chatID, endUserID: endUserID), chat.status == .queued,
-              holder(of: .chat(chatID)) == nil, chat.agent == nil, chat.virtualAgent == nil
+              holder(of: .chat(chatID)) == nil, chat.agent == nil   // an escalated chat keeps its virtual agent's name
         else { throw HTTPError.conflict("chat \(chatID) is not waiting for an agent") }
-        guard agent.menus.contains(chat.menuId) else { throw HTTPError.conflict("\(name) does not serve queue \(chat.menuId)") }
-        guard roster.isOnShift(name) else { throw HTTPError.conflict("\(name) is not on shift") }
-        guard (load[name]?.count ?? 0) < (agent.maxChats ?? .max) else {
-            throw HTTPError.conflict("\(name) has \(agent.maxChats ?? 0) sessions already (max_chats)")
-        }
+        try checkRoom(of: agent, forMenu: chat.menuId)
         load[name, default: []].insert(.chat(chatID))
         takenAt[.chat(chatID)] = environment.clock.now()
         let actions = agentActions(chatID, endUserID: endUserID, name: name)
@@ -426,6 +420,53 @@ actor AgentDesk: SessionChangeObserver {
             throw HTTPError.conflict("chat \(chatID) is no longer waiting")
         }
         return actions
+    }
+
+    /// A person at the console answers a waiting call as the console agent `name`:
+    /// `connecting` with the agent, it joins, `connected`, as any human agent's call. A
+    /// `conflict` when the agent cannot take it (as ``consoleTakes(chatID:endUserID:agent:)``)
+    /// or the call is not waiting for an agent.
+    func consoleAnswers(callID: Int, endUserID: Int, agent name: String) async throws -> CallAgentActions {
+        let agent = try consoleAgent(name)
+        let call = try await environment.calls.call(callID, endUserID: endUserID)
+        guard call.status == .waiting, holder(of: .call(callID)) == nil, call.agent == nil else {
+            throw HTTPError.conflict("call \(callID) is not waiting for an agent")
+        }
+        try checkRoom(of: agent, forMenu: call.menuId)
+        load[name, default: []].insert(.call(callID))
+        takenAt[.call(callID)] = environment.clock.now()
+        let actions = CallAgentActions(environment: environment, desk: self, callID: callID, endUserID: endUserID, name: name)
+        guard try await actions.join() else {
+            load[name]?.remove(.call(callID))
+            takenAt[.call(callID)] = nil
+            throw HTTPError.conflict("call \(callID) is no longer waiting")
+        }
+        return actions
+    }
+
+    /// The actions of the console agent `name` on a call it holds, or a `conflict`.
+    func consoleCallActions(callID: Int, endUserID: Int, agent name: String) throws -> CallAgentActions {
+        guard agent(named: name)?.isPlayedAtTheConsole == true, holder(of: .call(callID)) == name else {
+            throw HTTPError.conflict("call \(callID) is not \(name)'s")
+        }
+        return CallAgentActions(environment: environment, desk: self, callID: callID, endUserID: endUserID, name: name)
+    }
+
+    /// The console agent `name`, or a `conflict`.
+    private func consoleAgent(_ name: String) throws -> AgentConfiguration {
+        guard let agent = agent(named: name), agent.isPlayedAtTheConsole else {
+            throw HTTPError.conflict("\(name) is not played at the console (console = true in the configuration)")
+        }
+        return agent
+    }
+
+    /// A `conflict` unless `agent` serves the queue, is on shift and has room for one more session.
+    private func checkRoom(of agent: AgentConfiguration, forMenu menuID: Int) throws {
+        guard agent.menus.contains(menuID) else { throw HTTPError.conflict("\(agent.name) does not serve queue \(menuID)") }
+        guard roster.isOnShift(agent.name) else { throw HTTPError.conflict("\(agent.name) is not on shift") }
+        guard (load[agent.name]?.count ?? 0) < (agent.maxChats ?? .max) else {
+            throw HTTPError.conflict("\(agent.name) has \(agent.maxChats ?? 0) sessions already (max_chats)")
+        }
     }
 
     /// The actions of the console agent `name` on a chat it holds, or a `conflict`.

@@ -1,11 +1,14 @@
 import CCAIWire
 import Foundation
 import Synchronization
+import Timekeeping
 
 /// Who is signed in at the sandbox's console: a session per sign-in with the admin token,
 /// named by a random id the browser keeps in an `HttpOnly`, `SameSite=Strict` cookie, with
 /// a CSRF token every change must carry in `X-CSRF-Token`. At most ``maximum`` sessions,
-/// each for ``lifetime`` seconds; in memory only (a restart signs everyone out).
+/// each for ``lifetime`` seconds; in memory only (a restart signs everyone out). Bad
+/// tokens are charged to the address they came from: after ``failureBurst`` of them, one
+/// every ``secondsPerFailure`` seconds, so a weak `admin_token` is not guessed at speed.
 final class ConsoleSessions: Sendable {
     /// The cookie's name.
     static let cookieName = "ccai_console"
@@ -18,7 +21,28 @@ final class ConsoleSessions: Sendable {
         var expires: Date
     }
 
+    static let failureBurst = 10.0
+    static let secondsPerFailure = 6.0
+
     private let sessions = Mutex<[String: Session]>([:])
+    private let failures: RateLimiter<String>
+
+    init(clock: any TimeSource = SystemClock()) {
+        failures = RateLimiter(rate: 1 / Self.secondsPerFailure, burst: Self.failureBurst, clock: clock)
+    }
+
+    /// Refuses with a 429 an address past its bad tokens (requests answered in process
+    /// have no address and count as one).
+    func admitSignIn(from address: String?) throws {
+        guard let wait = failures.retryAfter(address ?? "", taking: false) else { return }
+        throw HTTPError.limitExceeded("too many wrong admin tokens from this address: \(Int(Self.failureBurst)), then one every "
+                                      + "\(Int(Self.secondsPerFailure)) seconds", retryAfter: wait)
+    }
+
+    /// Counts a wrong token against the address it came from.
+    func chargeFailedSignIn(from address: String?) {
+        _ = failures.retryAfter(address ?? "")
+    }
 
     /// A new session from `now`; the oldest goes when there are ``maximum``.
     func open(now: Date) -> Session {

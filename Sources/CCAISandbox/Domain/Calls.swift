@@ -121,6 +121,16 @@ struct Calls: Sendable {
         try await store.callsInProgress()
     }
 
+    /// The `limit` newest calls in progress, newest first, with their end users.
+    func latestInProgress(limit: Int) async throws -> [(call: CallResponse, endUserID: Int)] {
+        try await store.latestCallsInProgress(limit: limit)
+    }
+
+    /// The end user of call `id`; nil for an unknown call.
+    func owner(of id: Int) async throws -> Int? {
+        try await store.callOwner(id: id)
+    }
+
     /// The calls waiting for an agent on `menus`, oldest first.
     func waiting(onMenus menus: [Int]) async throws -> [(call: CallResponse, endUserID: Int)] {
         try await store.waitingCalls(menus: menus)

@@ -150,6 +150,11 @@ struct Chats: Sendable {
         try await store.chatsInProgress()
     }
 
+    /// The `limit` newest chats in progress, newest first, with their end users.
+    func latestInProgress(limit: Int) async throws -> [(chat: ChatResponse, endUserID: Int)] {
+        try await store.latestChatsInProgress(limit: limit)
+    }
+
     /// The chats queued on `menus` and waiting for a human agent, oldest first.
     func waiting(onMenus menus: [Int]) async throws -> [(chat: ChatResponse, endUserID: Int)] {
         try await store.queuedChats(menus: menus)

@@ -61,6 +61,22 @@ struct Forms: Sendable {
     func send(_ form: FormToSend, in chatID: Int, endUserID: Int, from sender: ChatMessageSender, timeout: TimeInterval)
         async throws -> FormOutcome?
     {
+        let request = try await post(form, in: chatID, endUserID: endUserID, from: sender)
+        let store = self.store
+        return await outcomes.wait(for: .init(chatID: chatID, id: request.id), timeout: timeout) {
+            guard let current = try? await store.formRequest(id: request.id, endUserID: endUserID)?.request,
+                current.status != .requested
+            else { return nil }
+            return FormOutcome(status: current.status.rawValue, answers: current.answers, message: current.message)
+        }
+    }
+
+    /// Sends a form request as a chat message from `sender`, without waiting: the request
+    /// (its id is the message's `smart_action_id`).
+    @discardableResult
+    func post(_ form: FormToSend, in chatID: Int, endUserID: Int, from sender: ChatMessageSender) async throws
+        -> SandboxStore.FormRequest
+    {
         let request: SandboxStore.FormRequest
         let message: Conversation.Message
         switch form {
@@ -78,13 +94,12 @@ struct Forms: Sendable {
                                                     title: configuration.title))
         }
         try await conversation.post(message, in: chatID, endUserID: endUserID)
-        let store = self.store
-        return await outcomes.wait(for: .init(chatID: chatID, id: request.id), timeout: timeout) {
-            guard let current = try? await store.formRequest(id: request.id, endUserID: endUserID)?.request,
-                current.status != .requested
-            else { return nil }
-            return FormOutcome(status: current.status.rawValue, answers: current.answers, message: current.message)
-        }
+        return request
+    }
+
+    /// The forms sent in a chat, oldest first, with their status and answers.
+    func requests(inChat chatID: Int) async throws -> [SandboxStore.FormRequest] {
+        try await store.formRequests(chatID: chatID)
     }
 
     /// The custom form `id`, or a 404.

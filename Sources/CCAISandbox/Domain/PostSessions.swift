@@ -154,6 +154,11 @@ struct PostSessions: Sendable {
         try await store.latestRatings(type, limit: limit)
     }
 
+    /// The survey answers of the `limit` latest sessions of `type` that answered, oldest first (the console's).
+    func latestSurveyAnswers(_ type: CommunicationType, limit: Int) async throws -> [RatingsReport.SurveyAnswers] {
+        try await store.latestSurveyAnswers(type, limit: limit)
+    }
+
     /// Publishes the completed session, or says why the submission was refused.
     private func completed(_ submission: SandboxStore.Submission, _ subject: Subject, owner: Int, what: String) async throws {
         switch submission {

@@ -208,6 +208,12 @@ extension SandboxStore {
         }
     }
 
+    /// The `limit` newest calls in progress, newest first, with their end users (the console's).
+    func latestCallsInProgress(limit: Int) throws -> [(call: CallResponse, endUserID: Int)] {
+        try calls(where: "status IN (\(Self.inProgressCallStatuses)) ORDER BY id DESC LIMIT ?", [.integer(Int64(limit))])
+            .compactMap { call in try callOwner(id: call.id).map { (call, $0) } }
+    }
+
     private static let inProgressCallStatuses = CallStatus.inProgress.map { "'\($0.rawValue)'" }.joined(separator: ", ")
 
     /// The calls waiting for an agent on `menus`, oldest first, with their end users.

@@ -287,6 +287,12 @@ extension SandboxStore {
         }
     }
 
+    /// The `limit` newest chats not ended, newest first, with their end users (the console's).
+    func latestChatsInProgress(limit: Int) throws -> [(chat: ChatResponse, endUserID: Int)] {
+        try chats(where: "\(ChatStatus.condition(ChatStatus.inProgress)) ORDER BY id DESC LIMIT ?", [.integer(Int64(limit))])
+            .compactMap { chat in try chatOwner(id: chat.id).map { (chat, $0) } }
+    }
+
     /// The chats in progress whose end user has written nothing since `moment` (counting
     /// from the chat's start), with their end users.
     func chatsIdle(since moment: Date) throws -> [(id: Int, endUserID: Int)] {

@@ -60,15 +60,31 @@ extension SandboxStore {
             SELECT r.id, r.chat_id, r.kind, r.form_id, r.external_form_id, r.status, r.answers, r.message
             FROM form_requests r JOIN chats c ON c.id = r.chat_id WHERE r.id = ? AND c.end_user_id = ?
             """, [.integer(Int64(id)), .integer(Int64(endUserID))]).first,
-            let chatID = row[1].integerValue, let kind = row[2].textValue.flatMap(FormRequest.Kind.init(rawValue:)),
-            let status = row[5].textValue.flatMap(FormRequest.Status.init(rawValue:)),
-            let chat = try chat(id: Int(chatID), endUserID: endUserID)
+            let request = try Self.formRequest(row),
+            let chat = try chat(id: request.chatID, endUserID: endUserID)
+        else { return nil }
+        return (request, chat)
+    }
+
+    /// The form requests of a chat, oldest first (the console's).
+    func formRequests(chatID: Int) throws -> [FormRequest] {
+        try database.query("""
+            SELECT id, chat_id, kind, form_id, external_form_id, status, answers, message FROM form_requests
+            WHERE chat_id = ? ORDER BY id
+            """, [.integer(Int64(chatID))]).compactMap(Self.formRequest)
+    }
+
+    /// A request of a `form_requests` row (its columns in the order the queries above select them).
+    private static func formRequest(_ row: [SQLiteValue]) throws -> FormRequest? {
+        guard let id = row[0].integerValue, let chatID = row[1].integerValue,
+            let kind = row[2].textValue.flatMap(FormRequest.Kind.init(rawValue:)),
+            let status = row[5].textValue.flatMap(FormRequest.Status.init(rawValue:))
         else { return nil }
         let answers = try row[6].textValue.map {
             try JSONDecoder().decode([SubmitCustomFormRequest.Answer].self, from: Data($0.utf8))
         } ?? []
-        return (FormRequest(id: id, chatID: Int(chatID), kind: kind, formID: row[3].integerValue.map { Int($0) },
-                            externalFormID: row[4].textValue, status: status, answers: answers, message: row[7].textValue), chat)
+        return FormRequest(id: Int(id), chatID: Int(chatID), kind: kind, formID: row[3].integerValue.map { Int($0) },
+                           externalFormID: row[4].textValue, status: status, answers: answers, message: row[7].textValue)
     }
 
     /// Records the end user's answers to a request still `requested`; nil when it was

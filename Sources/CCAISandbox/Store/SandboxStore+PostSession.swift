@@ -129,15 +129,7 @@ extension SandboxStore {
         let surveys = try database.query("""
             SELECT communication_id, communication_type, end_user_id, survey_id, answers, created_at FROM survey_answers
             WHERE communication_type = ? AND communication_id > ? ORDER BY communication_id LIMIT ?
-            """, page).compactMap { row -> RatingsReport.SurveyAnswers? in
-            guard let id = row[0].integerValue, let type = row[1].textValue, let user = row[2].integerValue,
-                let survey = row[3].integerValue, let text = row[4].textValue, case .real(let created) = row[5],
-                let answers = try? JSONDecoder().decode(SurveyRequest.self, from: Data(text.utf8))
-            else { return nil }
-            return RatingsReport.SurveyAnswers(
-                communicationId: Int(id), communicationType: CommunicationType(rawValue: type), endUserId: Int(user), surveyId: Int(survey),
-                answers: Dictionary(uniqueKeysWithValues: answers.answers.map { (String($0.key), $0.value) }), createdAt: created)
-        }
+            """, page).compactMap(Self.surveyAnswers)
         return RatingsReport(ratings: ratings, surveys: surveys)
     }
 
@@ -147,6 +139,25 @@ extension SandboxStore {
             SELECT communication_id, communication_type, end_user_id, rating, feedback, created_at FROM ratings
             WHERE communication_type = ? ORDER BY communication_id DESC LIMIT ?
             """, [.text(type.rawValue), .integer(Int64(limit))]).compactMap(Self.rating).reversed()
+    }
+
+    /// The survey answers of the `limit` latest sessions of `type` that answered, oldest first.
+    func latestSurveyAnswers(_ type: CommunicationType, limit: Int) throws -> [RatingsReport.SurveyAnswers] {
+        try database.query("""
+            SELECT communication_id, communication_type, end_user_id, survey_id, answers, created_at FROM survey_answers
+            WHERE communication_type = ? ORDER BY communication_id DESC LIMIT ?
+            """, [.text(type.rawValue), .integer(Int64(limit))]).compactMap(Self.surveyAnswers).reversed()
+    }
+
+    /// The answers of a `survey_answers` row (its columns in the order the queries above select them).
+    private static func surveyAnswers(_ row: [SQLiteValue]) -> RatingsReport.SurveyAnswers? {
+        guard let id = row[0].integerValue, let type = row[1].textValue, let user = row[2].integerValue,
+            let survey = row[3].integerValue, let text = row[4].textValue, case .real(let created) = row[5],
+            let answers = try? JSONDecoder().decode(SurveyRequest.self, from: Data(text.utf8))
+        else { return nil }
+        return RatingsReport.SurveyAnswers(
+            communicationId: Int(id), communicationType: CommunicationType(rawValue: type), endUserId: Int(user), surveyId: Int(survey),
+            answers: Dictionary(uniqueKeysWithValues: answers.answers.map { (String($0.key), $0.value) }), createdAt: created)
     }
 
     /// A rating of a `ratings` row (its columns in the order the queries above select them).
