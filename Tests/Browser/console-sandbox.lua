@@ -11,4 +11,5 @@ return {
     { name = "Casey", menus = { 1 }, console = true },
     { name = "Bea", menus = { 2 } },
   },
+  custom_forms = { { id = 10, title = "Contact details", questions = { { id = 1, type = "text", text = "Name" } } } },
 }

@@ -60,7 +60,7 @@ try:
         except StaleElementReferenceException:
             return False
     wait.until(type_answer)
-    for name in ["Send", "Transfer", "End chat"]:
+    for name in ["Send", "Send file", "Request", "Send form", "Transfer", "End chat"]:
         assert driver.find_element(By.XPATH, f"//button[normalize-space()='{name}']").is_displayed(), f"no {name} button"
     os.makedirs(screenshots, exist_ok=True)
     driver.save_screenshot(os.path.join(screenshots, "console.png"))
