@@ -84,7 +84,10 @@ import Testing
     @Test func aPersonWatchesPausesReshapesAndStopsARun() async throws {
         let script = try CLI.script(Self.scenario)
         defer { try? FileManager.default.removeItem(atPath: script) }
-        let run = try ChildProcess(CLI.binary.path, ["run", script, "--quiet", "--dashboard", "127.0.0.1:0"], output: .null, errors: .pipe)
+        let summary = script + ".summary.json"
+        defer { try? FileManager.default.removeItem(atPath: summary) }
+        let run = try ChildProcess(CLI.binary.path, ["run", script, "--quiet", "--dashboard", "127.0.0.1:0", "--summary-out", summary],
+                                   output: .null, errors: .pipe)
         defer { run.terminate(signal: SIGKILL); run.wait() }
         let line = try #require(try await run.errorLine(containing: "dashboard: http://"))
         let url = try #require(line.split(separator: " ").first { $0.hasPrefix("http://127.0.0.1:") }.map(String.init))
@@ -130,12 +133,18 @@ import Testing
         #expect(try await post(url, "stop", token: token) == "204")
         let ended = try #require(try await events.next("ended"))
         #expect(ended["exit_status"] as? Int == 130, "Stop is a Ctrl-C")
-        #expect((ended["report"] as? String)?.hasPrefix("<!DOCTYPE html>") == true, "the page offers the HTML report")
+        let report = ended["report"] as? String ?? ""
+        #expect(report.hasPrefix("<!DOCTYPE html>"), "the page offers the HTML report")
+        #expect(report.contains("Changed from the dashboard while it ran") && report.contains("<li>Pause at "), "the report says so too")
         #expect(try await offThePool { run.wait() } == 130)
         let rest = String(decoding: try run.standardError?.readToEnd() ?? Data(), as: UTF8.self)
         #expect(rest.contains("dashboard: the run was changed from its page: Pause at ") && rest.contains("; Resume at ")
                 && rest.contains("; rate of chatters 20 at ") && rest.contains("; VU target of loopers 1 at ") && rest.contains("; Stop at "),
                 "the end says how the run was reshaped: \(rest)")
+        let written = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: summary))) as? [String: Any]
+        let changes = (written?["run"] as? [String: Any])?["live_changes"] as? [String] ?? []
+        #expect(changes.first?.hasPrefix("Pause at ") == true && changes.last?.hasPrefix("Stop at ") == true && changes.count == 5,
+                "the summary file keeps the changes: \(changes)")
     }
 
     /// On the wildcard address a page is reached by an address, never by a DNS name a web

@@ -144,7 +144,7 @@ public enum HTMLReport {
         return html + "</table></section>\n"
     }
 
-    /// The run's version and options, and its script (folded).
+    /// The run's version and options, what was changed from the dashboard, and its script (folded).
     private static func runSection(_ run: RunFacts) -> String {
         let facts = [("version", run.version)] + run.options.sorted { $0.key < $1.key }.map { ("options.\($0.key)", $0.value) }
         var html = "<section><h2>Run</h2><table>\n"
@@ -152,6 +152,11 @@ public enum HTMLReport {
             html += "<tr><th>\(MarkupText.escaped(name))</th><td><code>\(MarkupText.escaped(value))</code></td></tr>\n"
         }
         html += "</table>\n"
+        if let changes = run.liveChanges {
+            html += "<p>Changed from the dashboard while it ran:</p><ul>\n"
+            for change in changes { html += "<li>\(MarkupText.escaped(change))</li>\n" }
+            html += "</ul>\n"
+        }
         if let script = run.scriptText {
             html += "<details><summary>the script</summary><pre>\(MarkupText.escaped(script))</pre></details>\n"
         }

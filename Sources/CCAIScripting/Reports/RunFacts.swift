@@ -24,6 +24,9 @@ public struct RunFacts: Codable, Equatable, Sendable {
     /// The script, when it was read (at most ``maximumScriptBytes``; a longer one is cut
     /// and marked so).
     public var scriptText: String?
+    /// What a person changed from the dashboard while the run went on (`Pause at 12 s`,
+    /// `rate of chatters 40 at 30 s`), in order; nil when nothing was.
+    public var liveChanges: [String]?
 
     /// The most of a script a summary keeps.
     public static let maximumScriptBytes = 64 << 10
@@ -34,12 +37,14 @@ public struct RunFacts: Codable, Equatable, Sendable {
         case virtualTime = "virtual_time"
         case timeZone = "time_zone"
         case scriptText = "script_text"
+        case liveChanges = "live_changes"
     }
 
     /// The facts of a run begun at `startedAt`; `options` are a scenario's (nil: a plain
     /// script's run, on a simulated clock when `virtualTime`).
     public init(startedAt: Date, version: String, options: ScenarioOptions?, virtualTime: Bool = false, timeZone: TimeZone = .gmt,
-                scriptText: String?) {
+                scriptText: String?, liveChanges: [String] = []) {
+        self.liveChanges = liveChanges.isEmpty ? nil : liveChanges
         self.timeZone = timeZone.identifier
         self.startedAt = ISO8601DateFormatter().string(from: startedAt)
         self.version = version

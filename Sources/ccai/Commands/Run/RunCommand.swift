@@ -100,7 +100,7 @@ struct RunCommand: Command {
             progress.stop()
             results = await RunResults.report(outcome, of: scenario, options: options, platform: wiring.platform, started: started,
                                         elapsed: runClock.now().timeIntervalSince(started), jsonLines: jsonLines,
-                                        interrupted: interruption.exitStatus != nil)
+                                        interrupted: interruption.exitStatus != nil, liveChanges: dashboard.value?.changesMade ?? [])
         } catch {
             status = ErrorReport.render(error)
             if let failure = ErrorReport.failureMessage(error) { RunResults.writeJUnitError(failure, options: options) }

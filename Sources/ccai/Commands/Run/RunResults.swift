@@ -19,12 +19,13 @@ struct RunResults {
     /// Reports `outcome` of `scenario` (the script `script`, `elapsed` seconds long).
     static func report(_ outcome: ScenarioRunner.Outcome, of scenario: ScenarioRunner, options: RunOptions.Values,
                        platform: PlatformConnection.Platform, started: Date, elapsed: Double, jsonLines: JSONLinesOutput?,
-                       interrupted: Bool) async -> RunResults {
+                       interrupted: Bool, liveChanges: [String] = []) async -> RunResults {
         let snapshot = scenario.metrics.snapshot()
         let script = try? String(contentsOfFile: options.script, encoding: .utf8)
         func facts(_ scenario: ScenarioOptions?) -> RunFacts {
             RunFacts(startedAt: started, version: HelpCommand.versionText, options: scenario,
-                     virtualTime: platform.simulation != nil, timeZone: platform.timeZone, scriptText: script)
+                     virtualTime: platform.simulation != nil, timeZone: platform.timeZone, scriptText: script,
+                     liveChanges: liveChanges)
         }
         let printSummary = { (summary: String) in Self.printSummary(summary, toStandardError: options.outputs.takesStandardOutput) }
         var results = RunResults()
