@@ -23,6 +23,27 @@ import Testing
         #expect(output.stdout.contains("slept\t86400.0\t86400\t2026-12-08T16:00:00"), "\(output.stdout)")
     }
 
+    /// Issue 38: a scenario's VU asleep for days costs next to nothing. Its gauges were
+    /// sampled every simulated second (259,211 `--out json` points and 3.6 s a day); while
+    /// nothing is recorded and they stay as they were, their samples space out to a minute.
+    @Test func aScenarioAsleepForDaysSamplesItsGaugesSparingly() async throws {
+        let path = try script("""
+            return { options = { vus = 1, iterations = 1 },
+                     run = function() ccai.sleep(3 * 86400) end }
+            """)
+        let points = path + ".points.json"
+        defer {
+            try? FileManager.default.removeItem(atPath: path)
+            try? FileManager.default.removeItem(atPath: points)
+        }
+        let output = try await CLI.run(["run", path, "--quiet", "--virtual-time", "--out", "json=" + points])
+        #expect(output.status == 0, "\(output.stderr)")
+        let lines = try String(contentsOfFile: points, encoding: .utf8).split(separator: "\n")
+        let vus = lines.filter { $0.contains(#""metric":"vus""#) }.count
+        #expect(vus > 3 * 1_440 / 2 && vus < 3 * 1_440 + 100, "about one sample of vus a simulated minute over 3 days: \(vus)")
+        #expect(lines.count < 20_000, "\(lines.count) points")
+    }
+
     /// While a request, an agent's answer or a transcript's rendering is under way the
     /// clock stands still, even with a task asleep for an hour beside them: a chat whose
     /// agents answer at once takes no simulated time at all, and its PDF none either.

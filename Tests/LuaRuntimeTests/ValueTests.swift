@@ -69,6 +69,27 @@ import Testing
         }
     }
 
+    /// Issue 38: a table used twice at each of 26 levels is 2^26 tables as data. The copy
+    /// stops at ``LuaStack/maximumCopyBytes`` (it ran 25 s to 1.3 GB, past every budget and
+    /// Ctrl-C); a large value that is a plain tree still converts.
+    @Test func aTableSharedManyTimesOverIsNotCopiedPastTheBound() async throws {
+        let state = try makeState()
+        await state.withContext { lua in
+            lua.register("probe") { call in
+                do {
+                    guard case .table(let table) = try call.value(1, "value") else { return call.returning("not a table") }
+                    return call.returning(.integer(Int64(table.sequence.count)))
+                } catch let error as LuaErrorValue {
+                    return call.returning(.string(error.message))
+                }
+            }
+            let shared = try? lua.evaluate("local t = {} for i = 1, 26 do t = { t, t } end return probe(t)")
+            #expect(shared?[0].stringValue?.contains("too large to copy: more than 64 MiB") == true, "\(String(describing: shared))")
+            let tree = try? lua.evaluate("local t = {} for i = 1, 100000 do t[i] = { i, tostring(i) } end return probe(t)")
+            #expect(tree?[0] == .integer(100_000))
+        }
+    }
+
     @Test func tablesConvertToAndFromSwiftCollections() {
         let dictionary: [String: LuaValue] = ["a": 1, "b": "x"]
         #expect(LuaValue(dictionary).dictionaryValue == dictionary)

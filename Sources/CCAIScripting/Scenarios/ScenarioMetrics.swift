@@ -154,6 +154,10 @@ public final class ScenarioMetrics: @unchecked Sendable {
         return tags.isEmpty ? added : added.merging(tags) { _, own in own }
     }
 
+    /// How many samples the run has recorded so far (of every metric): what a sampler
+    /// compares to tell a run doing something from one that waits.
+    public var sampleCount: Int { root?.sampleCount ?? lock.withLock { samples } }
+
     /// Hands every sample to `sink` as it is recorded (called with the recorder's lock
     /// held: it must be quick and must not record).
     public func streamSamples(to sink: @escaping @Sendable (Sample) -> Void) {

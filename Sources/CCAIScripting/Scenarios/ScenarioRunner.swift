@@ -376,6 +376,11 @@ public struct ScenarioRunner: Sendable {
     /// How often thresholds with `abort_on_fail` are evaluated during a run, and `vus`
     /// sampled, in seconds.
     public static let abortCheckInterval = 1.0
+    /// On a simulated clock, how far apart the gauges' samples and the checks may grow while
+    /// the run records nothing and its gauges stay as they were (a VU asleep for days):
+    /// each idle tick doubles the wait, up to this; anything recorded brings it back to
+    /// ``abortCheckInterval``. A 30-day `ccai.sleep` then costs 43,200 ticks, not 2.6 million.
+    public static let idleCheckInterval = 60.0
 
     /// Runs each scenario's executor over its pool, each from its start time, while the
     /// thresholds with `abort_on_fail` are watched; returns the threshold that aborted the
@@ -402,18 +407,28 @@ public struct ScenarioRunner: Sendable {
         let aborted = AbortingThreshold()
         await withTaskGroup(of: Void.self) { timers in
             timers.addTask {
-                while (try? await clock.sleep(for: Self.abortCheckInterval)) != nil {
-                    metrics.record(.vus, Double(active.count))
+                let simulated = !(clock is SystemClock)
+                var interval = Self.abortCheckInterval
+                var last: (samples: Int, gauges: [Double])?
+                while (try? await clock.sleep(for: interval)) != nil {
+                    let recorded = metrics.sampleCount
+                    let vus = Double(active.count)
+                    metrics.record(.vus, vus)
                     if let problem = overBudget() {
                         overMemory.value = problem
                         for counter in counters { counter.stop() }
                         for workload in workloads { await workload.pool.closeAll() }
                         return
                     }
+                    var gauges = [vus]
                     if let now = await occupancy?() {
                         metrics.record(.queueLength, Double(now.waiting))
                         metrics.record(.agentsBusy, Double(now.busyAgents))
+                        gauges += [Double(now.waiting), Double(now.busyAgents)]
                     }
+                    let idle = last.map { $0.samples == recorded && $0.gauges == gauges } ?? false
+                    interval = simulated && idle ? min(interval * 2, Self.idleCheckInterval) : Self.abortCheckInterval
+                    last = (metrics.sampleCount, gauges)
                     guard !aborting.isEmpty, aborted.threshold == nil else { continue }
                     let snapshot = metrics.snapshot()
                     let elapsed = clock.now().timeIntervalSince(start)

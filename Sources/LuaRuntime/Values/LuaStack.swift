@@ -13,6 +13,10 @@ struct LuaConversionError: Error, CustomStringConvertible {
 struct LuaStack {
     let L: OpaquePointer
     static let maximumDepth = 100
+    /// The most a value becomes as data, counted as ``LuaValue/heldBytes`` counts it: a
+    /// table used in many places of another is copied at each, so a few shared tables
+    /// (`t = { t, t }` 26 times) would otherwise be copied 2^26 times (issue 38).
+    static let maximumCopyBytes = 64 << 20
 
     init(_ L: OpaquePointer) { self.L = L }
 
@@ -52,13 +56,20 @@ struct LuaStack {
     /// The value at `index` as data; functions, userdata and threads cannot be converted.
     func value(at index: Int32) throws -> LuaValue {
         var visiting = Set<UnsafeRawPointer>()
-        return try value(at: lua_absindex(L, index), depth: 0, path: "", visiting: &visiting)
+        var budget = LuaStack.maximumCopyBytes
+        return try value(at: lua_absindex(L, index), depth: 0, path: "", visiting: &visiting, budget: &budget)
     }
 
-    private func value(at index: Int32, depth: Int, path: String, visiting: inout Set<UnsafeRawPointer>) throws
+    private func value(at index: Int32, depth: Int, path: String, visiting: inout Set<UnsafeRawPointer>, budget: inout Int) throws
         -> LuaValue
     {
-        switch lua_type(L, index) {
+        let type = lua_type(L, index)
+        budget -= type == LUA_TTABLE ? 64 : 16 + (type == LUA_TSTRING ? Int(lua_rawlen(L, index)) : 0)
+        guard budget >= 0 else {
+            throw LuaConversionError(message: "the value is too large to copy: more than \(LuaStack.maximumCopyBytes >> 20) MiB "
+                                     + "as data (a table used in several places is copied at each)\(at(path))")
+        }
+        switch type {
         case LUA_TNIL, LUA_TNONE:
             return .nil
         case LUA_TBOOLEAN:
@@ -83,9 +94,9 @@ struct LuaStack {
             table.sequence.reserveCapacity(Int(length))
             lua_pushnil(L)
             while lua_next(L, index) != 0 {
-                let key = try value(at: lua_absindex(L, -2), depth: depth + 1, path: path, visiting: &visiting)
+                let key = try value(at: lua_absindex(L, -2), depth: depth + 1, path: path, visiting: &visiting, budget: &budget)
                 let child = path.isEmpty ? key.description : "\(path).\(key)"
-                let element = try value(at: lua_absindex(L, -1), depth: depth + 1, path: child, visiting: &visiting)
+                let element = try value(at: lua_absindex(L, -1), depth: depth + 1, path: child, visiting: &visiting, budget: &budget)
                 table[key] = element
                 lrt_pop(L, 1)
             }
