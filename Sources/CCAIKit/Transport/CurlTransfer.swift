@@ -29,9 +29,6 @@ final class CurlTransfer {
     /// Starts the transfer again after the flow stopped it (set by the loop that runs it).
     var unpause: (@Sendable () -> Void)?
 
-    /// libcurl's receive buffer for a stream.
-    static let streamBufferBytes = 4 << 10
-
     init(_ request: HTTPClientRequest, onChunk: ((Int, Data) -> Bool)? = nil) throws {
         guard let easy = curl_easy_init() else { throw TransportError.failed("cannot create a transfer") }
         self.easy = OpaquePointer(easy)
@@ -51,9 +48,6 @@ final class CurlTransfer {
         ccurl_setopt_long(handle, CURLOPT_PROTOCOLS, Int(CURLPROTO_HTTP | CURLPROTO_HTTPS))
         // An announced length over the limit is refused before any of the body is read.
         if onChunk == nil { ccurl_setopt_off_t(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(maximumResponseBytes)) }
-        // A stream lives as long as its VU's chat: libcurl's receive buffer (16 KiB by
-        // default) is a stream's largest part, and its events are read a few KiB at a time.
-        if onChunk != nil { ccurl_setopt_long(handle, CURLOPT_BUFFERSIZE, Self.streamBufferBytes) }
         switch request.method {
         case "GET": ccurl_setopt_long(handle, CURLOPT_HTTPGET, 1)
         case "HEAD": ccurl_setopt_long(handle, CURLOPT_NOBODY, 1)
