@@ -259,6 +259,9 @@ import Testing
         var console = try await Console()
         let client = console.client
         let (token, chat) = try await Self.customerChat(client, "console-eve", menu: 3)
+        for number in 0...ConsoleStateReader.liveShown {   // newer chats, all waiting for Casey: the queues list them
+            _ = try await Self.customerChat(client, "console-waiter-\(number)", menu: 1)
+        }
         try await console.signIn()
         #expect(await eventually {
             (try? await console.state().live.first { $0.id == chat.id }?.escalatable) == true

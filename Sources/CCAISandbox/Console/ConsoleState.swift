@@ -185,19 +185,19 @@ struct ConsoleStateReader: Sendable {
         return queues
     }
 
-    /// The newest chats and calls in progress outside the console, queued ones left out
-    /// (the queues list them).
+    /// The newest chats and calls in progress that an agent or a virtual agent has, outside
+    /// the console (those waiting are in their queues).
     private func live(besides consoleItems: Set<WorkItem>) async throws -> [ConsoleState.Live] {
-        let liveChats = try await chats.latestInProgress(limit: Self.liveShown).compactMap { found -> ConsoleState.Live? in
+        let liveChats = try await chats.latestWithAnAgent(limit: Self.liveShown).compactMap { found -> ConsoleState.Live? in
             let chat = found.chat
-            guard !consoleItems.contains(.chat(chat.id)), chat.agent != nil || chat.virtualAgent != nil else { return nil }
+            guard !consoleItems.contains(.chat(chat.id)) else { return nil }
             return ConsoleState.Live(channel: "chat", id: chat.id, menuId: chat.menuId, agent: chat.agent?.name,
                                      virtualAgent: chat.virtualAgent?.name, status: chat.status.rawValue,
                                      escalatable: chat.agent == nil && chat.virtualAgent != nil && chat.status != .queued)
         }
-        let liveCalls = try await calls.latestInProgress(limit: Self.liveShown).compactMap { found -> ConsoleState.Live? in
+        let liveCalls = try await calls.latestWithAnAgent(limit: Self.liveShown).compactMap { found -> ConsoleState.Live? in
             let call = found.call
-            guard !consoleItems.contains(.call(call.id)), call.status != .waiting else { return nil }
+            guard !consoleItems.contains(.call(call.id)) else { return nil }
             return ConsoleState.Live(channel: "call", id: call.id, menuId: call.menuId, agent: call.agent?.name,
                                      virtualAgent: call.virtualAgent?.name, status: call.status.rawValue,
                                      escalatable: call.agent == nil && call.virtualAgent != nil)

@@ -121,9 +121,10 @@ struct Calls: Sendable {
         try await store.callsInProgress()
     }
 
-    /// The `limit` newest calls in progress, newest first, with their end users.
-    func latestInProgress(limit: Int) async throws -> [(call: CallResponse, endUserID: Int)] {
-        try await store.latestCallsInProgress(limit: limit)
+    /// The `limit` newest calls in progress that an agent or a virtual agent has, newest
+    /// first, with their end users.
+    func latestWithAnAgent(limit: Int) async throws -> [(call: CallResponse, endUserID: Int)] {
+        try await store.latestCallsWithAnAgent(limit: limit)
     }
 
     /// The end user of call `id`; nil for an unknown call.

@@ -150,9 +150,10 @@ struct Chats: Sendable {
         try await store.chatsInProgress()
     }
 
-    /// The `limit` newest chats in progress, newest first, with their end users.
-    func latestInProgress(limit: Int) async throws -> [(chat: ChatResponse, endUserID: Int)] {
-        try await store.latestChatsInProgress(limit: limit)
+    /// The `limit` newest chats in progress that an agent or a virtual agent has, newest first,
+    /// with their end users.
+    func latestWithAnAgent(limit: Int) async throws -> [(chat: ChatResponse, endUserID: Int)] {
+        try await store.latestChatsWithAnAgent(limit: limit)
     }
 
     /// The chats queued on `menus` and waiting for a human agent, oldest first.

@@ -208,9 +208,11 @@ extension SandboxStore {
         }
     }
 
-    /// The `limit` newest calls in progress, newest first, with their end users (the console's).
-    func latestCallsInProgress(limit: Int) throws -> [(call: CallResponse, endUserID: Int)] {
-        try calls(where: "status IN (\(Self.inProgressCallStatuses)) ORDER BY id DESC LIMIT ?", [.integer(Int64(limit))])
+    /// The `limit` newest calls in progress that an agent or a virtual agent has, newest
+    /// first, with their end users (the console's; those still waiting are in their queues).
+    func latestCallsWithAnAgent(limit: Int) throws -> [(call: CallResponse, endUserID: Int)] {
+        try calls(where: "status IN (\(Self.inProgressCallStatuses)) AND status != 'waiting' "
+                  + "AND (agent_name IS NOT NULL OR virtual_agent_name IS NOT NULL) ORDER BY id DESC LIMIT ?", [.integer(Int64(limit))])
             .compactMap { call in try callOwner(id: call.id).map { (call, $0) } }
     }
 

@@ -287,9 +287,11 @@ extension SandboxStore {
         }
     }
 
-    /// The `limit` newest chats not ended, newest first, with their end users (the console's).
-    func latestChatsInProgress(limit: Int) throws -> [(chat: ChatResponse, endUserID: Int)] {
-        try chats(where: "\(ChatStatus.condition(ChatStatus.inProgress)) ORDER BY id DESC LIMIT ?", [.integer(Int64(limit))])
+    /// The `limit` newest chats not ended that an agent or a virtual agent has, newest first,
+    /// with their end users (the console's; those still waiting are in their queues).
+    func latestChatsWithAnAgent(limit: Int) throws -> [(chat: ChatResponse, endUserID: Int)] {
+        try chats(where: "\(ChatStatus.condition(ChatStatus.inProgress)) AND (agent_name IS NOT NULL OR virtual_agent_name IS NOT NULL) "
+                  + "ORDER BY id DESC LIMIT ?", [.integer(Int64(limit))])
             .compactMap { chat in try chatOwner(id: chat.id).map { (chat, $0) } }
     }
 
