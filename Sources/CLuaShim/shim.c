@@ -138,9 +138,6 @@ void lrt_reset_hook(lua_State *L) {
     if (c->killed == LRT_KILL_NONE) lua_sethook(L, lrt_hook, LUA_MASKCOUNT, c->hook_interval);
 }
 
-/// The collector's pause, in percent of the memory in use after a cycle (Lua's default: 200).
-#define LRT_GC_PAUSE 120
-
 lua_State *lrt_newstate(lrt_context *context) {
     context->host_active = 1;
     if (context->hook_interval <= 0) context->hook_interval = 1000;
@@ -148,10 +145,6 @@ lua_State *lrt_newstate(lrt_context *context) {
     if (L == NULL) return NULL;
     *(lrt_context **)lua_getextraspace(L) = context;
     lua_sethook(L, lrt_hook, LUA_MASKCOUNT, context->hook_interval);
-    // A collection cycle starts when the state has grown by a fifth since the last one
-    // (Lua's default waits until it has doubled): thousands of VUs' states each carry less
-    // garbage (docs/benchmarks.md, issue 36).
-    lua_gc(L, LUA_GCINC, LRT_GC_PAUSE, 0, 0);
     return L;
 }
 
