@@ -76,7 +76,8 @@ import Testing
     @Test(arguments: [
         ("postSessionOptInRequired", "post_session_opt_in_required"), ("menuID", "menu_id"),
         ("isMuted", "is_muted"), ("URLString", "url_string"), ("id", "id"), ("afterHourDeflection", "after_hour_deflection"),
-        ("value2Text", "value2_text"),
+        ("value2Text", "value2_text"), ("already_snake_case", "already_snake_case"),
+        ("HTTPRequest2Body", "http_request2_body"), ("ÀlaCarte", "àla_carte"),
     ])
     func snakeCase(_ swift: String, _ lua: String) {
         #expect(LuaKeyStrategy.snakeCased(swift) == lua)

@@ -20,26 +20,62 @@ public struct LuaEncoder {
 }
 
 /// A value under construction: containers write into nodes that are read back at the end.
+/// A node is a plain value, a keyed container (`fields`) or an unkeyed one (`elements`);
+/// each is mutated in place, so a container of n entries costs n insertions, not n copies.
 private final class EncodingNode {
-    enum Content {
-        case value(LuaValue)
-        case keyed([String: EncodingNode])
-        case unkeyed([EncodingNode])
+    private var value: LuaValue = .nil
+    private(set) var fields: [String: EncodingNode]?
+    private(set) var elements: [EncodingNode]?
+
+    /// Makes the node a plain value.
+    func set(_ newValue: LuaValue) {
+        value = newValue
+        fields = nil
+        elements = nil
     }
 
-    var content: Content = .value(.nil)
+    /// Makes the node a keyed container, keeping the fields it already has.
+    func becomeKeyed() {
+        guard fields == nil else { return }
+        fields = [:]
+        elements = nil
+    }
+
+    /// Makes the node an unkeyed container, keeping the elements it already has.
+    func becomeUnkeyed() {
+        guard elements == nil else { return }
+        elements = []
+        fields = nil
+    }
+
+    /// The node at `key` of a keyed container, made on first use (a detached node otherwise).
+    func field(_ key: String) -> EncodingNode {
+        guard fields != nil else { return EncodingNode() }
+        if let existing = fields?[key] { return existing }
+        let child = EncodingNode()
+        fields?[key] = child
+        return child
+    }
+
+    /// A new last element of an unkeyed container (a detached node otherwise).
+    func appendElement() -> EncodingNode {
+        let child = EncodingNode()
+        elements?.append(child)
+        return child
+    }
 
     var luaValue: LuaValue {
-        switch content {
-        case .value(let value):
-            return value
-        case .keyed(let fields):
+        if let fields {
             var table = LuaTable()
-            for (key, node) in fields { table[key] = node.luaValue }
+            table.fields.reserveCapacity(fields.count)
+            for (key, node) in fields {
+                let value = node.luaValue
+                if !value.isNil { table.fields[.string(key)] = value }
+            }
             return .table(table)
-        case .unkeyed(let elements):
-            return .array(elements.map(\.luaValue))
         }
+        if let elements { return .array(elements.map(\.luaValue)) }
+        return value
     }
 
     static func encode<Value: Encodable>(_ value: Value, strategy: LuaKeyStrategy, codingPath: [CodingKey]) throws
@@ -48,7 +84,10 @@ private final class EncodingNode {
         if let special = specialValue(value) { return special }
         let node = EncodingNode()
         try value.encode(to: LuaValueEncoder(node: node, strategy: strategy, codingPath: codingPath))
-        guard let named = value as? any LuaClass, case .table(var table) = node.luaValue else { return node.luaValue }
+        let encoded = node.luaValue
+        guard case .table(var table) = encoded, node.fields != nil, let named = value as? any LuaClass else {
+            return encoded
+        }
         table.className = type(of: named).luaClassName
         return .table(table)
     }
@@ -61,6 +100,15 @@ private final class EncodingNode {
         default: return nil
         }
     }
+
+    /// An unsigned integer as a Lua integer, or an error naming where it is when it does not fit.
+    static func integer<T: BinaryInteger>(_ value: T, _ path: [CodingKey]) throws -> LuaValue {
+        guard let exact = Int64(exactly: value) else {
+            throw EncodingError.invalidValue(value, .init(codingPath: path,
+                debugDescription: "\(value) does not fit a Lua integer"))
+        }
+        return .integer(exact)
+    }
 }
 
 private struct LuaValueEncoder: Encoder {
@@ -70,39 +118,50 @@ private struct LuaValueEncoder: Encoder {
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        if case .keyed = node.content {} else { node.content = .keyed([:]) }
+        node.becomeKeyed()
         return KeyedEncodingContainer(KeyedContainer(node: node, strategy: strategy, codingPath: codingPath))
     }
 
     func unkeyedContainer() -> UnkeyedEncodingContainer {
-        if case .unkeyed = node.content {} else { node.content = .unkeyed([]) }
+        node.becomeUnkeyed()
         return UnkeyedContainer(node: node, strategy: strategy, codingPath: codingPath)
     }
 
     func singleValueContainer() -> SingleValueEncodingContainer {
-        SingleContainer(node: node, strategy: strategy, codingPath: codingPath)
+        SingleContainer(node: node, strategy: strategy, parentPath: codingPath, key: nil)
     }
 
+    /// Scalars are written straight into the field's node: no nested encoder, no coding
+    /// path made unless an error needs it.
     struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
         let node: EncodingNode
         let strategy: LuaKeyStrategy
         var codingPath: [CodingKey]
 
-        private func child(for key: Key) -> EncodingNode {
-            let luaKey = strategy.luaKey(for: key.stringValue)
-            guard case .keyed(var fields) = node.content else { return EncodingNode() }
-            if let existing = fields[luaKey] { return existing }
-            let child = EncodingNode()
-            fields[luaKey] = child
-            node.content = .keyed(fields)
-            return child
+        private func child(for key: Key) -> EncodingNode { node.field(strategy.luaKey(for: key.stringValue)) }
+
+        private func scalar(_ key: Key) -> SingleContainer {
+            SingleContainer(node: child(for: key), strategy: strategy, parentPath: codingPath, key: key)
         }
 
-        mutating func encodeNil(forKey key: Key) throws { child(for: key).content = .value(.nil) }
+        mutating func encodeNil(forKey key: Key) throws { child(for: key).set(.nil) }
+        mutating func encode(_ value: Bool, forKey key: Key) throws { child(for: key).set(.boolean(value)) }
+        mutating func encode(_ value: String, forKey key: Key) throws { child(for: key).set(.string(value)) }
+        mutating func encode(_ value: Double, forKey key: Key) throws { child(for: key).set(.number(value)) }
+        mutating func encode(_ value: Int, forKey key: Key) throws { child(for: key).set(.integer(Int64(value))) }
+        mutating func encode(_ value: Int64, forKey key: Key) throws { child(for: key).set(.integer(value)) }
+        mutating func encode(_ value: Float, forKey key: Key) throws { var s = scalar(key); try s.encode(value) }
+        mutating func encode(_ value: Int8, forKey key: Key) throws { var s = scalar(key); try s.encode(value) }
+        mutating func encode(_ value: Int16, forKey key: Key) throws { var s = scalar(key); try s.encode(value) }
+        mutating func encode(_ value: Int32, forKey key: Key) throws { var s = scalar(key); try s.encode(value) }
+        mutating func encode(_ value: UInt, forKey key: Key) throws { var s = scalar(key); try s.encode(value) }
+        mutating func encode(_ value: UInt8, forKey key: Key) throws { var s = scalar(key); try s.encode(value) }
+        mutating func encode(_ value: UInt16, forKey key: Key) throws { var s = scalar(key); try s.encode(value) }
+        mutating func encode(_ value: UInt32, forKey key: Key) throws { var s = scalar(key); try s.encode(value) }
+        mutating func encode(_ value: UInt64, forKey key: Key) throws { var s = scalar(key); try s.encode(value) }
 
         mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-            child(for: key).content = .value(
-                try EncodingNode.encode(value, strategy: strategy, codingPath: codingPath + [key]))
+            child(for: key).set(try EncodingNode.encode(value, strategy: strategy, codingPath: codingPath + [key]))
         }
 
         mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
@@ -131,78 +190,82 @@ private struct LuaValueEncoder: Encoder {
         let strategy: LuaKeyStrategy
         var codingPath: [CodingKey]
 
-        var count: Int {
-            if case .unkeyed(let elements) = node.content { return elements.count }
-            return 0
+        var count: Int { node.elements?.count ?? 0 }
+
+        private var nextKey: LuaCodingKey { LuaCodingKey(intValue: count + 1) }
+
+        private func scalar() -> SingleContainer {
+            let key = nextKey
+            return SingleContainer(node: node.appendElement(), strategy: strategy, parentPath: codingPath, key: key)
         }
 
-        private func append() -> EncodingNode {
-            let child = EncodingNode()
-            if case .unkeyed(var elements) = node.content {
-                elements.append(child)
-                node.content = .unkeyed(elements)
-            }
-            return child
-        }
-
-        private var nextPath: [CodingKey] { codingPath + [LuaCodingKey(intValue: count + 1)] }
-
-        mutating func encodeNil() throws { append().content = .value(.nil) }
+        mutating func encodeNil() throws { node.appendElement().set(.nil) }
+        mutating func encode(_ value: Bool) throws { node.appendElement().set(.boolean(value)) }
+        mutating func encode(_ value: String) throws { node.appendElement().set(.string(value)) }
+        mutating func encode(_ value: Double) throws { node.appendElement().set(.number(value)) }
+        mutating func encode(_ value: Int) throws { node.appendElement().set(.integer(Int64(value))) }
+        mutating func encode(_ value: Int64) throws { node.appendElement().set(.integer(value)) }
+        mutating func encode(_ value: Float) throws { var s = scalar(); try s.encode(value) }
+        mutating func encode(_ value: Int8) throws { var s = scalar(); try s.encode(value) }
+        mutating func encode(_ value: Int16) throws { var s = scalar(); try s.encode(value) }
+        mutating func encode(_ value: Int32) throws { var s = scalar(); try s.encode(value) }
+        mutating func encode(_ value: UInt) throws { var s = scalar(); try s.encode(value) }
+        mutating func encode(_ value: UInt8) throws { var s = scalar(); try s.encode(value) }
+        mutating func encode(_ value: UInt16) throws { var s = scalar(); try s.encode(value) }
+        mutating func encode(_ value: UInt32) throws { var s = scalar(); try s.encode(value) }
+        mutating func encode(_ value: UInt64) throws { var s = scalar(); try s.encode(value) }
 
         mutating func encode<T: Encodable>(_ value: T) throws {
-            let path = nextPath
-            append().content = .value(try EncodingNode.encode(value, strategy: strategy, codingPath: path))
+            let path = codingPath + [nextKey]
+            node.appendElement().set(try EncodingNode.encode(value, strategy: strategy, codingPath: path))
         }
 
         mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type)
             -> KeyedEncodingContainer<NestedKey>
         {
-            let path = nextPath
-            return LuaValueEncoder(node: append(), strategy: strategy, codingPath: path).container(keyedBy: keyType)
+            let path = codingPath + [nextKey]
+            return LuaValueEncoder(node: node.appendElement(), strategy: strategy, codingPath: path)
+                .container(keyedBy: keyType)
         }
 
         mutating func nestedUnkeyedContainer() -> UnkeyedEncodingContainer {
-            let path = nextPath
-            return LuaValueEncoder(node: append(), strategy: strategy, codingPath: path).unkeyedContainer()
+            let path = codingPath + [nextKey]
+            return LuaValueEncoder(node: node.appendElement(), strategy: strategy, codingPath: path).unkeyedContainer()
         }
 
         mutating func superEncoder() -> Encoder {
-            let path = nextPath
-            return LuaValueEncoder(node: append(), strategy: strategy, codingPath: path)
+            let path = codingPath + [nextKey]
+            return LuaValueEncoder(node: node.appendElement(), strategy: strategy, codingPath: path)
         }
     }
 
+    /// One value; its coding path (the parent's and its own key) is made only when read.
     struct SingleContainer: SingleValueEncodingContainer {
         let node: EncodingNode
         let strategy: LuaKeyStrategy
-        var codingPath: [CodingKey]
+        let parentPath: [CodingKey]
+        let key: CodingKey?
 
-        mutating func encodeNil() throws { node.content = .value(.nil) }
-        mutating func encode(_ value: Bool) throws { node.content = .value(.boolean(value)) }
-        mutating func encode(_ value: String) throws { node.content = .value(.string(value)) }
-        mutating func encode(_ value: Double) throws { node.content = .value(.number(value)) }
-        mutating func encode(_ value: Float) throws { node.content = .value(.number(Double(value))) }
-        mutating func encode(_ value: Int) throws { node.content = .value(.integer(Int64(value))) }
-        mutating func encode(_ value: Int8) throws { node.content = .value(.integer(Int64(value))) }
-        mutating func encode(_ value: Int16) throws { node.content = .value(.integer(Int64(value))) }
-        mutating func encode(_ value: Int32) throws { node.content = .value(.integer(Int64(value))) }
-        mutating func encode(_ value: Int64) throws { node.content = .value(.integer(value)) }
-        mutating func encode(_ value: UInt) throws { node.content = .value(try Self.integer(value, codingPath)) }
-        mutating func encode(_ value: UInt8) throws { node.content = .value(.integer(Int64(value))) }
-        mutating func encode(_ value: UInt16) throws { node.content = .value(.integer(Int64(value))) }
-        mutating func encode(_ value: UInt32) throws { node.content = .value(.integer(Int64(value))) }
-        mutating func encode(_ value: UInt64) throws { node.content = .value(try Self.integer(value, codingPath)) }
+        var codingPath: [CodingKey] { key.map { parentPath + [$0] } ?? parentPath }
+
+        mutating func encodeNil() throws { node.set(.nil) }
+        mutating func encode(_ value: Bool) throws { node.set(.boolean(value)) }
+        mutating func encode(_ value: String) throws { node.set(.string(value)) }
+        mutating func encode(_ value: Double) throws { node.set(.number(value)) }
+        mutating func encode(_ value: Float) throws { node.set(.number(Double(value))) }
+        mutating func encode(_ value: Int) throws { node.set(.integer(Int64(value))) }
+        mutating func encode(_ value: Int8) throws { node.set(.integer(Int64(value))) }
+        mutating func encode(_ value: Int16) throws { node.set(.integer(Int64(value))) }
+        mutating func encode(_ value: Int32) throws { node.set(.integer(Int64(value))) }
+        mutating func encode(_ value: Int64) throws { node.set(.integer(value)) }
+        mutating func encode(_ value: UInt) throws { node.set(try EncodingNode.integer(value, codingPath)) }
+        mutating func encode(_ value: UInt8) throws { node.set(.integer(Int64(value))) }
+        mutating func encode(_ value: UInt16) throws { node.set(.integer(Int64(value))) }
+        mutating func encode(_ value: UInt32) throws { node.set(.integer(Int64(value))) }
+        mutating func encode(_ value: UInt64) throws { node.set(try EncodingNode.integer(value, codingPath)) }
 
         mutating func encode<T: Encodable>(_ value: T) throws {
-            node.content = .value(try EncodingNode.encode(value, strategy: strategy, codingPath: codingPath))
-        }
-
-        static func integer<T: BinaryInteger>(_ value: T, _ path: [CodingKey]) throws -> LuaValue {
-            guard let exact = Int64(exactly: value) else {
-                throw EncodingError.invalidValue(value, .init(codingPath: path,
-                    debugDescription: "\(value) does not fit a Lua integer"))
-            }
-            return .integer(exact)
+            node.set(try EncodingNode.encode(value, strategy: strategy, codingPath: codingPath))
         }
     }
 }
