@@ -160,6 +160,16 @@ static int async_continue(lua_State *L, int status, lua_KContext base) {
     return lua_gettop(L) - first;
 }
 
+/// Collects a small state that has grown by a quarter since it was last collected here
+/// (LRT_WAITING_COLLECT_MAX), as it suspends on an async call.
+static void collect_while_waiting(lua_State *L, lrt_context *c) {
+    if (c->memory_used > LRT_WAITING_COLLECT_MAX) return;
+    if (c->memory_used < c->waiting_collected) c->waiting_collected = c->memory_used;
+    if (c->memory_used - c->waiting_collected < c->waiting_collected / 4) return;
+    lua_gc(L, LUA_GCCOLLECT, 0);
+    c->waiting_collected = c->memory_used;
+}
+
 static int trampoline(lua_State *L) {
     lrt_context *c = lrt_context_of(L);
     void *box = lua_touserdata(L, lua_upvalueindex(1));
@@ -176,6 +186,7 @@ static int trampoline(lua_State *L) {
     }
     if (n >= 0) return n;
     if (n == LRT_RAISE) return lua_error(L);
+    collect_while_waiting(L, c);
     int base = lua_gettop(L);
     lua_pushlightuserdata(L, &async_marker_key);
     return lua_yieldk(L, 1, (lua_KContext)base, async_continue);

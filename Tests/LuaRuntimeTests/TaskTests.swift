@@ -56,6 +56,29 @@ actor Gate {
         #expect(results == ["item 2", "main continues,task starts,task ends", "now"])
     }
 
+    /// A small state is collected as it suspends on an async call, so a waiting VU holds
+    /// its live data, not the garbage of what it did before (`LRT_WAITING_COLLECT_MAX`).
+    @Test func aStateWaitingOnAnAsyncCallHoldsNoGarbage() async throws {
+        let state = try await stateWithAsync()
+        let results = try await state.run(source: """
+            local function churn()
+              local rows = {}
+              for i = 1, 500 do rows[i] = { id = i, text = "row " .. i } end
+              return #rows
+            end
+            local before = collectgarbage("count")
+            churn()
+            local busy = collectgarbage("count")
+            fetch(1)
+            local waited = collectgarbage("count")
+            return busy - before, waited - before
+            """, chunkName: "=garbage")
+        let grown = results.first?.doubleValue ?? 0
+        let kept = results.dropFirst().first?.doubleValue ?? .infinity
+        #expect(grown > 32, "the churn left garbage: \(grown) KiB")
+        #expect(kept < 4, "collected while waiting: \(kept) KiB kept")
+    }
+
     @Test func asyncErrorsAreRaisedWhereTheCallWas() async throws {
         let state = try await stateWithAsync()
         let results = try await state.run(source: """

@@ -71,7 +71,15 @@ typedef struct lrt_context {
     void *owner;                ///< the Swift object owning the state (unretained)
     int stop_requested;         ///< set from any thread by lrt_request_stop, read atomically by the hook
     lrt_pool *pool;             ///< the budget shared with other states, or NULL
+    size_t waiting_collected;   ///< bytes in use after the last collection made while waiting
 } lrt_context;
+
+/// A state of at most this many bytes is collected in full when an async call suspends it
+/// and it has grown by a quarter since the last such collection: its garbage is freed
+/// while it waits rather than carried until Lua's collector would start a cycle at twice
+/// its size. Larger states are left to Lua's collector, so that no wait costs more than
+/// marking this much.
+#define LRT_WAITING_COLLECT_MAX (256 * 1024)
 
 /// Asks the state to stop: its running Lua code raises the sticky "stopped" kill at the
 /// next budget check. Safe from any thread.
