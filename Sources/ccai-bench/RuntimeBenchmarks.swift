@@ -24,7 +24,7 @@ struct RuntimeBenchmarks {
             ("async_call_ratio", [], one(asyncCallRatio)),
             ("event_dispatch_ratio", [], one(eventDispatchRatio)),
             ("pattern_match_ratio", [], one(patternMatchRatio)),
-            ("state_memory_bytes", ["state_memory_bytes", "state_memory_base_bytes"], stateMemory),
+            ("state_memory_bytes", ["state_memory_bytes", "state_memory_base_bytes", "state_memory_stock_bytes"], stateMemory),
             ("http_round_trip_ratio", [], one(PlatformBenchmarks().httpRoundTripRatio)),
             ("chat_message_round_trip", CrowdLatency.figures(prefix: "chat_rtt", ratioName: "chat_message_round_trip"),
              ChatBenchmarks().chatMessageRoundTrip),
@@ -41,7 +41,7 @@ struct RuntimeBenchmarks {
             ("virtual_day_speedup", [], { try await Self.scenarios { try await $0.virtualDaySpeedup() } }),
             ("sandbox_throughput_ratio", ["sandbox_throughput_ratio", "sandbox_throughput_ratio_busy"],
              { try await Self.scenarios { try await $0.sandboxThroughputRatio() } }),
-            ("peer_ratio", ["peer_memory_ratio", "peer_throughput_ratio"],
+            ("peer_ratio", ["peer_memory_ratio", "peer_throughput_ratio", "peer_cpu_per_chat_ratio"],
              { try await Self.scenarios { try await $0.peerRatios() } }),
             ("dashboard_throughput_ratio", [], { try await Self.scenarios { [try await $0.dashboardThroughputRatio()] } }),
         ]
@@ -190,7 +190,9 @@ struct RuntimeBenchmarks {
     }
 
     /// Memory of one fresh confined state with the `ccai` module, after a full collection;
-    /// and of one without it (the confined standard library alone), which shows the module's share.
+    /// of one without it (the confined standard library alone), which shows the module's
+    /// share; and of stock Lua's state with its whole standard library (`luaL_openlibs`),
+    /// the floor a state with Lua's libraries starts from.
     func stateMemory() async throws -> [BenchmarkResult] {
         func collected(_ state: LuaState) async -> Int {
             await state.withContext { lua in
@@ -200,11 +202,16 @@ struct RuntimeBenchmarks {
         }
         let bytes = await collected(try await makeState())
         let base = await collected(try LuaState())
+        let stock = try StockLua()
+        lrt_gc_collect(stock.L)
+        let stockBytes = Int(lrt_gc_count_bytes(stock.L))
         return [
             BenchmarkResult(name: "state_memory_bytes", value: Double(bytes), target: "<= 24576",
                             detail: "a confined state with the ccai module (SDK bindings included), after a full collection"),
             BenchmarkResult(name: "state_memory_base_bytes", value: Double(base), target: "-",
                             detail: "a confined state without the ccai module (its standard library), after a full collection"),
+            BenchmarkResult(name: "state_memory_stock_bytes", value: Double(stockBytes), target: "-",
+                            detail: "stock Lua's luaL_newstate with luaL_openlibs, after a full collection"),
         ]
     }
 }

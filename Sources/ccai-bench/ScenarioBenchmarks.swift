@@ -340,6 +340,9 @@ struct ScenarioBenchmarks {
         } launch: { arguments in try ChildProcess(locust, arguments, output: .null, errors: .null) } completed: { 0 }
         let ourMemory = Double(ours.rss - oursIdle.rss) / Double(users), theirMemory = Double(theirs.rss - theirsIdle.rss) / Double(users)
         let ourRate = Double(ours.iterations) / ours.seconds, theirRate = Double(theirs.iterations) / theirs.seconds
+        // CPU milliseconds a chat: each process's cores in use over the load, over the chats a second.
+        let ourCPU = ours.cores.tool / ourRate * 1000, theirCPU = theirs.cores.tool / theirRate * 1000
+        let serverCPU = (ours: ours.cores.server / ourRate * 1000, theirs: theirs.cores.server / theirRate * 1000)
         return [
             BenchmarkResult(name: "peer_memory_ratio", value: ourMemory / theirMemory, target: "<= 2.5",
                             detail: String(format: "RSS per user at %d users: ccai %.0f KiB, Locust %.0f KiB (the same chat flow, "
@@ -347,6 +350,11 @@ struct ScenarioBenchmarks {
             BenchmarkResult(name: "peer_throughput_ratio", value: ourRate / theirRate, target: ">= 1.5",
                             detail: String(format: "chats a second at %d users for %d s: ccai %.1f (%d), Locust %.1f (%d)",
                                            users, seconds, ourRate, ours.iterations, theirRate, theirs.iterations)),
+            BenchmarkResult(name: "peer_cpu_per_chat_ratio", value: ourCPU / theirCPU, target: "-",
+                            detail: String(format: "CPU a chat in the same runs: ccai %.2f ms (%.2f cores), Locust %.2f ms (%.2f cores); "
+                                           + "the sandbox %.2f ms (%.2f cores) under ccai, %.2f ms (%.2f cores) under Locust",
+                                           ourCPU, ours.cores.tool, theirCPU, theirs.cores.tool,
+                                           serverCPU.ours, ours.cores.server, serverCPU.theirs, theirs.cores.server)),
         ]
     }
 
@@ -388,10 +396,11 @@ struct ScenarioBenchmarks {
     }
 
     /// Runs one tool against a fresh served sandbox; its RSS in its last second of load,
-    /// the iterations it completed and how long it ran.
+    /// the iterations it completed, how long it ran, and the cores the tool and the sandbox
+    /// used on average from the tool's start to its last second of load.
     private func peerRun(users: Int, seconds: Int, config: String, arguments: (String) -> [String],
                          launch: ([String]) throws -> ChildProcess, completed: () throws -> Int) async throws
-        -> (rss: Int, iterations: Int, seconds: Double)
+        -> (rss: Int, iterations: Int, seconds: Double, cores: (tool: Double, server: Double))
     {
         let server = try ChildProcess(binary, ["sandbox", "serve", "--config", config, "--listen", "127.0.0.1:0"], output: .pipe, errors: .null)
         defer {
@@ -404,16 +413,21 @@ struct ScenarioBenchmarks {
             return String(decoding: line, as: UTF8.self)
         }
         let start = DispatchTime.now().uptimeNanoseconds
+        let serverAtStart = Self.cpuSeconds(of: server.pid)
         let tool = try launch(arguments(url))
         var rss = 0
+        var cpu = (tool: 0.0, server: serverAtStart, at: start)
         let stop = DispatchTime.now().uptimeNanoseconds + UInt64(seconds - 1) * 1_000_000_000
         while DispatchTime.now().uptimeNanoseconds < stop {
             try await Task.sleep(nanoseconds: 500_000_000)
             rss = max(rss, Self.residentKilobytes(of: tool.pid) * 1024)
+            cpu = (Self.cpuSeconds(of: tool.pid), Self.cpuSeconds(of: server.pid), DispatchTime.now().uptimeNanoseconds)
         }
         let status = try await Self.offThePool { tool.wait() }
         guard status == 0 else { throw BenchmarkFailure("\(arguments(url).first ?? "") at \(users) users exited \(status)") }
-        return (rss, try completed(), Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+        let window = max(Double(cpu.at - start) / 1e9, 1e-3)
+        return (rss, try completed(), Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9,
+                (cpu.tool / window, (cpu.server - serverAtStart) / window))
     }
 
     /// The chats Locust completed: its `chat_iteration` row's requests less its failures.
@@ -435,6 +449,17 @@ struct ScenarioBenchmarks {
         let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
         let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
         return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
+    }
+
+    /// The CPU seconds (user and system) a process has used so far, from `/proc/PID/stat`.
+    static func cpuSeconds(of pid: pid_t) -> Double {
+        let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+        // The fields after the command's closing parenthesis start at the third, the state;
+        // utime and stime are the 14th and 15th, in clock ticks.
+        guard let close = stat.lastIndex(of: ")") else { return 0 }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
     /// A loopback port free now.
