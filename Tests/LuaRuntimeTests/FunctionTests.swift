@@ -83,6 +83,61 @@ final class Counter {
         #expect(builds.value == 3, "each module made once")
     }
 
+    /// A module made member by member holds only the members its script reads: each is
+    /// made at its first read (a decorator of that member runs then), `pairs` makes the
+    /// rest, a key the script set first is kept, and reads of other keys make nothing.
+    @Test func membersAreMadeWhenTheirKeyIsFirstRead() async throws {
+        let builds = BuildCount(), finished = BuildCount()
+        var module = LuaModule(name: "svc")
+        module.makesMembersOnFirstRead = true
+        module.function("get") { call in call.returning(["id": .integer(try call.integer(1, "id"))]) }
+        module.function("plain") { call in call.returning(.string("plain")) }
+        module.value("kind", .string("service"))
+        module.module(.lazy(name: "svc.items") {
+            builds.add()
+            var items = LuaModule(name: "svc.items")
+            items.function("count") { call in call.returning(.integer(3)) }
+            return items
+        })
+        module.decorate(with: Self.wrapper, member: "get") { lua in
+            finished.add()
+            return [lua.makeFunction("svc.describe") { call in
+                call.returning(.string("item \(try call.table(1, "self")["id"]?.integerValue ?? 0)"))
+            }]
+        }
+        let state = try makeState()
+        await state.withContext { $0.setGlobal("svc", module: module) }
+        #expect(finished.value == 0, "a member's decorator waits for the member")
+        let results = try await state.run(source: """
+            local function raw_keys(t)
+              local keys = {}
+              for key in next, t do keys[#keys + 1] = key end
+              table.sort(keys)
+              return table.concat(keys, ",")
+            end
+            local before = raw_keys(svc)
+            local described = svc.get(7):describe()
+            local none = tostring(svc.missing) .. "," .. tostring(svc[1])
+            local after = raw_keys(svc)
+            svc.plain = "mine"
+            local keys = {}
+            for key in pairs(svc) do keys[#keys + 1] = key end
+            table.sort(keys)
+            return before, described, none, after, table.concat(keys, ","), svc.plain, svc.items.count(), svc.get(8):describe()
+            """, chunkName: "=members")
+        #expect(results == [.string(""), .string("item 7"), .string("nil,nil"), .string("get"), .string("get,items,kind,plain"),
+                            .string("mine"), .integer(3), .string("item 8")])
+        #expect(finished.value == 1, "the decorator ran once, when get was made")
+        #expect(builds.value == 1)
+        let coroutine = try makeState()
+        await installTasks(coroutine)
+        await coroutine.withContext { $0.setGlobal("svc", module: module) }
+        let fromTask = try await coroutine.run(source: """
+            return rt.spawn(function() return svc.get(9):describe() end):wait(), svc.kind
+            """, chunkName: "=task")
+        #expect(fromTask == [.string("item 9"), .string("service")])
+    }
+
     /// Wraps `get` so that its result carries a method, through a helper made in the state.
     static let wrapper = LuaDecorator("""
         local module, describe = ...

@@ -17,6 +17,7 @@ public enum CCAIModule {
     public static func make(environment: [String: String], logger: ScriptLogger, sdk: SDKContext? = nil,
                             clock: any TimeSource = SystemClock()) -> LuaModule {
         var ccai = LuaModule(name: "ccai")
+        ccai.makesMembersOnFirstRead = true
         if let sdk { SDKBindings.install(sdk, into: &ccai) }
         LuaTaskLibrary.install(into: &ccai)
         ccai.functions(utilityRows) { _ in clock }

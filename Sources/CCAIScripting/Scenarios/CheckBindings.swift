@@ -24,7 +24,7 @@ enum CheckBindings {
             if let problem = metrics?.recordCheck(name, passed: passed) { throw call.argumentError(2, "checks", problem) }
             return call.returning(.boolean(passed))
         }
-        module.decorate(with: decorator) { lua in
+        module.decorate(with: decorator, member: "check") { lua in
             [lua.makeFunction("ccai.check") { call in throw LuaErrorValue.invalidArgument(try call.string(1, "message")) }]
         }
     }

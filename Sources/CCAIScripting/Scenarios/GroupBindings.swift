@@ -21,7 +21,7 @@ enum GroupBindings {
         )) { call in
             throw call.argumentError(2, "fn", "ccai.group runs in a script's state only")
         }
-        module.decorate(with: decorator) { helpers($0, metrics: metrics) }
+        module.decorate(with: decorator, member: "group") { helpers($0, metrics: metrics) }
     }
 
     /// Runs `fn` between entering and leaving the group, whether it returns or raises (a

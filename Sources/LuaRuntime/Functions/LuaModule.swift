@@ -37,6 +37,13 @@ public struct LuaModule {
     /// Whether a state gets the module's table only when a script first reads from it.
     public var isLazy: Bool { builder != nil }
 
+    /// Whether a state makes each member when a script first reads its key (or iterates
+    /// the table) rather than all of them with the table: a state then holds the functions
+    /// and service tables its script reads, and an unread member costs it nothing. A
+    /// decoration of one member (``decorate(with:member:helpers:)``) runs when that member
+    /// is made. `rawget` and `next` see a member only once it is made.
+    public var makesMembersOnFirstRead = false
+
     public init(name: String) {
         self.name = name
     }

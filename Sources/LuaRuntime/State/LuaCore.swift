@@ -37,19 +37,19 @@ final class LuaCore {
     var keptValues: [String: LuaReference] = [:]
     /// Host objects kept with the state, one per type (``LuaContext/attach(_:)``).
     var attachments: [ObjectIdentifier: Any] = [:]
-    /// The modules of the state's lazy tables not read yet, by id (``LuaContext/pushLazy(_:)``),
+    /// What the state's lazy tables not filled yet become, by id (``LuaModuleTables``);
     /// the registry references of the table from each lazy table to its id and of their
     /// shared metatable.
-    var lazyModules: [Int: LuaModule] = [:]
-    private var lastLazyModule = 0
+    var lazyTables: [Int: LuaLazyTable] = [:]
+    private var lastLazyTable = 0
     var lazyIndex: Int32?
     var lazyMetatable: Int32?
 
-    /// Keeps `module` for the lazy table about to be made; returns its id.
-    func addLazyModule(_ module: LuaModule) -> Int {
-        lastLazyModule += 1
-        lazyModules[lastLazyModule] = module
-        return lastLazyModule
+    /// Keeps what the lazy table about to be made becomes; returns its id.
+    func addLazyTable(_ lazy: LuaLazyTable) -> Int {
+        lastLazyTable += 1
+        lazyTables[lastLazyTable] = lazy
+        return lastLazyTable
     }
     /// Emitters made for this state; detached when it closes.
     var emitters: [LuaEventEmitter] = []

@@ -1,0 +1,264 @@
+import CLua
+import CLuaShim
+
+/// What a lazy table of a state becomes when a script reads it (``LuaCore/lazyTables``).
+enum LuaLazyTable {
+    /// A whole module, made when any key is first read (``LuaModule/lazy(name:_:)``).
+    case module(LuaModule)
+    /// A module's members not made yet, each made when its key is first read
+    /// (``LuaModule/makesMembersOnFirstRead``).
+    case members(LuaPendingMembers)
+}
+
+/// The members of a module whose table a state has made without them.
+struct LuaPendingMembers {
+    let module: LuaModule
+    /// By key; `on` and `wait_for` of an event emitter are two keys of one member.
+    var remaining: [String: LuaModule.Member]
+
+    init(_ module: LuaModule) {
+        self.module = module
+        remaining = [:]
+        for (key, member) in module.members {
+            if case .events = member {
+                remaining["on"] = member
+                remaining["wait_for"] = member
+            } else {
+                remaining[key] = member
+            }
+        }
+    }
+}
+
+/// Building the tables of modules in a state: all at once, when a script first reads them
+/// (lazy modules), or member by member as a script reads them.
+extension LuaContext {
+    /// Pushes the table of `module`.
+    func push(_ module: LuaModule) {
+        if module.makesMembersOnFirstRead {
+            pushLazyTable(.members(LuaPendingMembers(module)))
+            decorate(module, at: nil)
+            return
+        }
+        let members = module.members
+        lua_checkstack(L, 4)
+        lua_createtable(L, 0, Int32(members.count))
+        for (key, member) in members {
+            if case .events = member {
+                for name in ["on", "wait_for"] {
+                    pushMember(member, key: name, of: module)
+                    lua_setfield(L, -2, name)
+                }
+                continue
+            }
+            pushMember(member, key: key, of: module)
+            lua_setfield(L, -2, key)
+        }
+        decorate(module, at: nil)
+        for key in Set(module.decorations.compactMap(\.member)).sorted() { decorate(module, at: key) }
+    }
+
+    /// Pushes `module`'s member `key` on the main thread.
+    private func pushMember(_ member: LuaModule.Member, key: String, of module: LuaModule) {
+        switch member {
+        case .function(let body, _):
+            core.pushFunction(QualifiedNames.of(module.name, key), body)
+        case .value(let value):
+            LuaStack(L).push(value)
+        case .module(let child) where child.isLazy:
+            pushLazy(child)
+        case .module(let child):
+            push(child)
+        case .readOnly(let table):
+            pushReadOnly(table, named: "\(module.name).\(key)")
+        case .events(let emitter):
+            if key == "wait_for" {
+                core.pushFunction(QualifiedNames.of(module.name, "wait_for")) { try emitter.waitFor($0) }
+            } else {
+                core.pushFunction(QualifiedNames.of(module.name, "on")) { try emitter.on($0) }
+            }
+        }
+    }
+
+    /// Runs the decorators of `module` that finish `member` (nil: the table's own) over the
+    /// table on top of the main thread's stack (``LuaDecorator``). They are the host's code:
+    /// one can fail only when the state is out of memory, which the script meets at its next
+    /// allocation; the warning says which.
+    private func decorate(_ module: LuaModule, at member: String?) {
+        let decorations = module.decorations.filter { $0.member == member }
+        guard !decorations.isEmpty else { return }
+        lua_pushvalue(L, -1)
+        let table = LuaReference(popping: L, core: core)
+        for decoration in decorations {
+            do {
+                try run(decoration.decorator.chunk, with: [table] + decoration.helpers(self))
+            } catch {
+                core.diagnostics.warning("\(module.name) could not be finished: \(error)")
+            }
+        }
+    }
+
+    /// Pushes an empty table that becomes `module` when a script first reads a key of it
+    /// or iterates it (``LuaModule/lazy(name:_:)``).
+    func pushLazy(_ module: LuaModule) {
+        pushLazyTable(.module(module))
+    }
+
+    /// Pushes an empty table whose metatable's `__index` and `__pairs` fill it as `lazy`
+    /// says (keys a script set first are kept), drop the metatable once it is full, and
+    /// answer as the full table would. One metatable serves every lazy table of the state;
+    /// it finds what a table becomes by the table (``LuaCore/lazyTables``).
+    private func pushLazyTable(_ lazy: LuaLazyTable) {
+        lua_checkstack(L, 4)
+        lua_createtable(L, 0, 0)
+        let id = core.addLazyTable(lazy)
+        pushLazyIndex(on: L)
+        lua_pushvalue(L, -2)
+        lua_pushinteger(L, lua_Integer(id))
+        lua_rawset(L, -3)
+        lrt_pop(L, 1)
+        lua_rawgeti(L, lrt_registryindex(), lua_Integer(core.lazyMetatable ?? makeLazyMetatable()))
+        lua_setmetatable(L, -2)
+    }
+
+    /// Pushes on `L` the state's table from each unfilled lazy table to its id (weak
+    /// keys: a table collected unread leaves nothing behind in it).
+    private func pushLazyIndex(on L: OpaquePointer) {
+        if let index = core.lazyIndex {
+            lua_rawgeti(L, lrt_registryindex(), lua_Integer(index))
+            return
+        }
+        lua_createtable(self.L, 0, 4)
+        lua_createtable(self.L, 0, 1)
+        lua_pushstring(self.L, "k")
+        lua_setfield(self.L, -2, "__mode")
+        lua_setmetatable(self.L, -2)
+        lua_pushvalue(self.L, -1)
+        core.lazyIndex = luaL_ref(self.L, lrt_registryindex())
+        if L != self.L { lua_xmove(self.L, L, 1) }
+    }
+
+    /// The metatable of every lazy table of the state.
+    private func makeLazyMetatable() -> Int32 {
+        lua_createtable(L, 0, 2)
+        core.pushFunction("lazy.__index") { call in
+            call.context.fillLazy(L: call.L, reading: .key(LuaStack(call.L).string(at: 2)))
+            lua_pushvalue(call.L, 2)
+            lua_rawget(call.L, 1)
+            return LuaReturn(code: 1)
+        }
+        lua_setfield(L, -2, "__index")
+        core.pushFunction("lazy.__pairs") { call in
+            call.context.fillLazy(L: call.L, reading: .everything)
+            lua_getglobal(call.L, "next")
+            lua_pushvalue(call.L, 1)
+            lua_pushnil(call.L)
+            return LuaReturn(code: 3)
+        }
+        lua_setfield(L, -2, "__pairs")
+        let reference = luaL_ref(L, lrt_registryindex())
+        core.lazyMetatable = reference
+        return reference
+    }
+
+    /// What a script does with a lazy table: reads a key (nil when it is not a string),
+    /// or iterates it.
+    private enum LazyRead {
+        case key(String?)
+        case everything
+    }
+
+    /// Fills the lazy table at index 1 of `L` for `read`: a whole module at once; a module
+    /// made member by member, the member read (every member left when it is iterated).
+    private func fillLazy(L: OpaquePointer, reading read: LazyRead) {
+        guard let id = lazyID(L: L), let lazy = core.lazyTables[id] else {
+            finishLazy(L: L)
+            return
+        }
+        switch (lazy, read) {
+        case (.module(let module), _):
+            core.lazyTables[id] = nil
+            fill(lazy: module, L: L)
+            finishLazy(L: L)
+            return
+        case (.members(let pending), .key(let key)):
+            guard let key, pending.remaining[key] != nil else { return }
+            make(key, of: id, L: L)
+        case (.members(let pending), .everything):
+            for key in pending.remaining.keys.sorted() { make(key, of: id, L: L) }
+        }
+        if case .members(let left) = core.lazyTables[id], !left.remaining.isEmpty { return }
+        core.lazyTables[id] = nil
+        finishLazy(L: L)
+    }
+
+    /// The id of the lazy table at index 1 of `L`, if it is still waiting to be filled.
+    private func lazyID(L: OpaquePointer) -> Int? {
+        lua_checkstack(L, 3)
+        pushLazyIndex(on: L)
+        lua_pushvalue(L, 1)
+        let id = lua_rawget(L, -2) == LUA_TNUMBER ? Int(lua_tointegerx(L, -1, nil)) : nil
+        lrt_pop(L, 2)
+        return id
+    }
+
+    /// Forgets the lazy table at index 1 of `L` and drops its metatable: it is full.
+    private func finishLazy(L: OpaquePointer) {
+        lua_checkstack(L, 3)
+        pushLazyIndex(on: L)
+        lua_pushvalue(L, 1)
+        lua_pushnil(L)
+        lua_rawset(L, -3)
+        lrt_pop(L, 1)
+        lua_pushnil(L)
+        lua_setmetatable(L, 1)
+    }
+
+    /// Makes the member `key` of the lazy table `id` (at index 1 of `L`) unless a script
+    /// set the key first, then runs the decorators that finish it.
+    private func make(_ key: String, of id: Int, L: OpaquePointer) {
+        guard case .members(var pending) = core.lazyTables[id], let member = pending.remaining.removeValue(forKey: key)
+        else { return }
+        core.lazyTables[id] = .members(pending)
+        lua_checkstack(L, 3)
+        LuaStack(L).push(key)
+        guard lua_rawget(L, 1) == LUA_TNIL else {
+            lrt_pop(L, 1)
+            return
+        }
+        lrt_pop(L, 1)
+        lua_checkstack(self.L, 4)
+        // Made on the state's main thread, as every table of functions is.
+        lua_pushvalue(L, 1)
+        if L != self.L { lua_xmove(L, self.L, 1) }
+        pushMember(member, key: key, of: pending.module)
+        lua_setfield(self.L, -2, key)
+        decorate(pending.module, at: key)
+        lrt_pop(self.L, 1)
+    }
+
+    /// Fills the lazy table at index 1 of `L` with `module`'s members, keeping keys a
+    /// script set first.
+    private func fill(lazy module: LuaModule, L: OpaquePointer) {
+        lua_checkstack(L, 6)
+        // Made on the state's main thread, as every table of functions is, then moved to
+        // the thread that asked (a coroutine's).
+        push(module.built)
+        lua_xmove(self.L, L, 1)
+        let full = lua_gettop(L)
+        lua_pushnil(L)
+        while lua_next(L, full) != 0 {
+            // key, value on top: keep a key the script set itself.
+            lua_pushvalue(L, -2)
+            if lua_rawget(L, 1) == LUA_TNIL {
+                lrt_pop(L, 1)
+                lua_pushvalue(L, -2)
+                lua_rotate(L, -2, 1)
+                lua_rawset(L, 1)
+            } else {
+                lrt_pop(L, 2)
+            }
+        }
+        lrt_pop(L, 1)
+    }
+}
