@@ -10,23 +10,43 @@ enum LuaLazyTable {
     case members(LuaPendingMembers)
 }
 
-/// The members of a module whose table a state has made without them.
-struct LuaPendingMembers {
-    let module: LuaModule
-    /// By key; `on` and `wait_for` of an event emitter are two keys of one member.
-    var remaining: [String: LuaModule.Member]
+/// The members of a module whose table a state has made without them. A reference, so
+/// that taking a member changes it in place: a state keeps one list, not a copy a member.
+final class LuaPendingMembers {
+    let moduleName: String
+    let decorations: [LuaModule.Decoration]
+    /// In the module's order; `on` and `wait_for` of an event emitter are two keys of one member.
+    private var remaining: [(key: String, member: LuaModule.Member)]
 
     init(_ module: LuaModule) {
-        self.module = module
-        remaining = [:]
-        for (key, member) in module.members {
-            if case .events = member {
-                remaining["on"] = member
-                remaining["wait_for"] = member
-            } else {
-                remaining[key] = member
+        moduleName = module.name
+        decorations = module.decorations
+        let members = module.members
+        remaining = []
+        remaining.reserveCapacity(members.count + 1)
+        for (key, member) in members {
+            switch member {
+            case .events:
+                remaining.append(("on", member))
+                remaining.append(("wait_for", member))
+            case .function(let body, _):
+                // The signature documents the function; the state needs only its body.
+                remaining.append((key, .function(body, nil)))
+            default:
+                remaining.append((key, member))
             }
         }
+    }
+
+    var isEmpty: Bool { remaining.isEmpty }
+
+    /// The keys of the members not made yet.
+    var keys: [String] { remaining.map(\.key) }
+
+    /// Removes and returns the member `key`, if it is not made yet.
+    func take(_ key: String) -> LuaModule.Member? {
+        guard let index = remaining.firstIndex(where: { $0.key == key }) else { return nil }
+        return remaining.remove(at: index).member
     }
 }
 
@@ -37,7 +57,7 @@ extension LuaContext {
     func push(_ module: LuaModule) {
         if module.makesMembersOnFirstRead {
             pushLazyTable(.members(LuaPendingMembers(module)))
-            decorate(module, at: nil)
+            decorate(module.decorations, of: module.name, at: nil)
             return
         }
         let members = module.members
@@ -46,23 +66,25 @@ extension LuaContext {
         for (key, member) in members {
             if case .events = member {
                 for name in ["on", "wait_for"] {
-                    pushMember(member, key: name, of: module)
+                    pushMember(member, key: name, of: module.name)
                     lua_setfield(L, -2, name)
                 }
                 continue
             }
-            pushMember(member, key: key, of: module)
+            pushMember(member, key: key, of: module.name)
             lua_setfield(L, -2, key)
         }
-        decorate(module, at: nil)
-        for key in Set(module.decorations.compactMap(\.member)).sorted() { decorate(module, at: key) }
+        decorate(module.decorations, of: module.name, at: nil)
+        for key in Set(module.decorations.compactMap(\.member)).sorted() {
+            decorate(module.decorations, of: module.name, at: key)
+        }
     }
 
-    /// Pushes `module`'s member `key` on the main thread.
-    private func pushMember(_ member: LuaModule.Member, key: String, of module: LuaModule) {
+    /// Pushes the member `key` of the module `moduleName` on the main thread.
+    private func pushMember(_ member: LuaModule.Member, key: String, of moduleName: String) {
         switch member {
         case .function(let body, _):
-            core.pushFunction(QualifiedNames.of(module.name, key), body)
+            core.pushFunction(QualifiedNames.of(moduleName, key), body)
         case .value(let value):
             LuaStack(L).push(value)
         case .module(let child) where child.isLazy:
@@ -70,22 +92,22 @@ extension LuaContext {
         case .module(let child):
             push(child)
         case .readOnly(let table):
-            pushReadOnly(table, named: "\(module.name).\(key)")
+            pushReadOnly(table, named: "\(moduleName).\(key)")
         case .events(let emitter):
             if key == "wait_for" {
-                core.pushFunction(QualifiedNames.of(module.name, "wait_for")) { try emitter.waitFor($0) }
+                core.pushFunction(QualifiedNames.of(moduleName, "wait_for")) { try emitter.waitFor($0) }
             } else {
-                core.pushFunction(QualifiedNames.of(module.name, "on")) { try emitter.on($0) }
+                core.pushFunction(QualifiedNames.of(moduleName, "on")) { try emitter.on($0) }
             }
         }
     }
 
-    /// Runs the decorators of `module` that finish `member` (nil: the table's own) over the
-    /// table on top of the main thread's stack (``LuaDecorator``). They are the host's code:
-    /// one can fail only when the state is out of memory, which the script meets at its next
-    /// allocation; the warning says which.
-    private func decorate(_ module: LuaModule, at member: String?) {
-        let decorations = module.decorations.filter { $0.member == member }
+    /// Runs the decorators of the module `moduleName` that finish `member` (nil: the
+    /// table's own) over the table on top of the main thread's stack (``LuaDecorator``).
+    /// They are the host's code: one can fail only when the state is out of memory, which
+    /// the script meets at its next allocation; the warning says which.
+    private func decorate(_ all: [LuaModule.Decoration], of moduleName: String, at member: String?) {
+        let decorations = all.filter { $0.member == member }
         guard !decorations.isEmpty else { return }
         lua_pushvalue(L, -1)
         let table = LuaReference(popping: L, core: core)
@@ -93,7 +115,7 @@ extension LuaContext {
             do {
                 try run(decoration.decorator.chunk, with: [table] + decoration.helpers(self))
             } catch {
-                core.diagnostics.warning("\(module.name) could not be finished: \(error)")
+                core.diagnostics.warning("\(moduleName) could not be finished: \(error)")
             }
         }
     }
@@ -182,12 +204,14 @@ extension LuaContext {
             finishLazy(L: L)
             return
         case (.members(let pending), .key(let key)):
-            guard let key, pending.remaining[key] != nil else { return }
-            make(key, of: id, L: L)
+            guard let key, let member = pending.take(key) else { return }
+            make(member, key: key, of: pending, L: L)
         case (.members(let pending), .everything):
-            for key in pending.remaining.keys.sorted() { make(key, of: id, L: L) }
+            for key in pending.keys {
+                if let member = pending.take(key) { make(member, key: key, of: pending, L: L) }
+            }
         }
-        if case .members(let left) = core.lazyTables[id], !left.remaining.isEmpty { return }
+        guard case .members(let left) = lazy, left.isEmpty else { return }
         core.lazyTables[id] = nil
         finishLazy(L: L)
     }
@@ -214,12 +238,9 @@ extension LuaContext {
         lua_setmetatable(L, 1)
     }
 
-    /// Makes the member `key` of the lazy table `id` (at index 1 of `L`) unless a script
-    /// set the key first, then runs the decorators that finish it.
-    private func make(_ key: String, of id: Int, L: OpaquePointer) {
-        guard case .members(var pending) = core.lazyTables[id], let member = pending.remaining.removeValue(forKey: key)
-        else { return }
-        core.lazyTables[id] = .members(pending)
+    /// Makes `member`, taken from `pending` at `key`, in the lazy table at index 1 of `L`
+    /// unless a script set the key first, then runs the decorators that finish it.
+    private func make(_ member: LuaModule.Member, key: String, of pending: LuaPendingMembers, L: OpaquePointer) {
         lua_checkstack(L, 3)
         LuaStack(L).push(key)
         guard lua_rawget(L, 1) == LUA_TNIL else {
@@ -231,9 +252,9 @@ extension LuaContext {
         // Made on the state's main thread, as every table of functions is.
         lua_pushvalue(L, 1)
         if L != self.L { lua_xmove(L, self.L, 1) }
-        pushMember(member, key: key, of: pending.module)
+        pushMember(member, key: key, of: pending.moduleName)
         lua_setfield(self.L, -2, key)
-        decorate(pending.module, at: key)
+        decorate(pending.decorations, of: pending.moduleName, at: key)
         lrt_pop(self.L, 1)
     }
 
