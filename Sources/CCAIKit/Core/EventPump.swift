@@ -5,14 +5,43 @@ import Foundation
 public struct PlatformEvent: Sendable, Equatable {
     public var id: String?
     public var name: String
-    public var data: JSONValue
+    /// The event's data. For an event that arrived on the stream it is parsed from the text
+    /// received each time it is read (text that is not JSON reads as a string): most events
+    /// are only ever decoded into a model (``decoded(as:)``), straight from the text.
+    public var data: JSONValue {
+        get { text.map { (try? JSONValue(jsonText: $0)) ?? .string($0) } ?? madeData }
+        set {
+            madeData = newValue
+            text = nil
+        }
+    }
+    /// The data of an event the SDK made itself.
+    private var madeData: JSONValue
     /// The data's JSON text as it arrived, so that typed readers decode it once.
-    var text: String?
+    private(set) var text: String?
 
     public init(id: String? = nil, name: String, data: JSONValue) {
         self.id = id
         self.name = name
-        self.data = data
+        madeData = data
+    }
+
+    /// An event as it arrived on the stream, its data the JSON `text`.
+    init(id: String?, name: String, text: String) {
+        self.id = id
+        self.name = name
+        madeData = .null
+        self.text = text
+    }
+
+    /// Whether the data is JSON null, read without parsing the rest of it.
+    var isNull: Bool {
+        guard let text else { return madeData == .null }
+        return text.trimmingCharacters(in: .whitespacesAndNewlines) == "null"
+    }
+
+    public static func == (lhs: PlatformEvent, rhs: PlatformEvent) -> Bool {
+        lhs.id == rhs.id && lhs.name == rhs.name && lhs.data == rhs.data
     }
 
     /// The data decoded as `type`: from the text received when there is one.
@@ -244,10 +273,7 @@ final class EventPump: @unchecked Sendable {
                     failures = 0
                     lastID = event.id ?? lastID
                     lock.withLock { lastEventID = lastID }
-                    let data = (try? JSONValue(jsonText: event.data)) ?? .string(event.data)
-                    var received = PlatformEvent(id: event.id, name: event.event, data: data)
-                    received.text = event.data
-                    deliver(received)
+                    deliver(PlatformEvent(id: event.id, name: event.event, text: event.data))
                 }
             } catch let error as CCAIError where error.status == 401 {
                 // The token expired or was revoked: renewed at once the first time.

@@ -83,8 +83,7 @@ public final class ChatService: @unchecked Sendable {
         if options.webFormDelegate != nil { tellWebFormDelegate() }
         pump.observe { [weak self] event in
             guard event.name == PlatformEventName.chatReceived.rawValue, let self,
-                case .integer(let id)? = event.data["id"], Int64(self.currentChat?.id ?? -1) == id,
-                let chat = try? event.decoded(as: ChatResponse.self)
+                let chat = try? event.decoded(as: ChatResponse.self), chat.id == self.currentChat?.id
             else { return }
             self.updateCurrent(chat)
         }

@@ -101,7 +101,7 @@ public enum ChatServiceEvent: Equatable, Sendable {
             guard let state = ChatProviderState(event.data) else { return nil }
             self = .stateChanged(state)
         case .chatReceived:
-            self = .chatReceived(event.data == .null ? nil : try? event.decoded(as: ChatResponse.self))
+            self = .chatReceived(event.isNull ? nil : try? event.decoded(as: ChatResponse.self))
         case .coldTransfer:
             guard let transfer = try? event.decoded(as: ColdTransfer.self) else { return nil }
             self = .coldTransfer(transfer)

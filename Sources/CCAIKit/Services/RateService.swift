@@ -33,8 +33,9 @@ public final class RateService: @unchecked Sendable {
             case PlatformEventName.callReceived.rawValue: type = .calls
             default: return
             }
-            guard event.data["status"] == "ended", event.data["post_session_required"] == true,
-                event.data["post_session_transfer_status"] != "completed", case .integer(let raw)? = event.data["id"],
+            let data = event.data
+            guard data["status"] == "ended", data["post_session_required"] == true,
+                data["post_session_transfer_status"] != "completed", case .integer(let raw)? = data["id"],
                 let id = Int(exactly: raw)
             else { return }
             self?.lock.withLock { self?.target = RateTarget(communicationId: id, communicationType: type.rawValue) }
