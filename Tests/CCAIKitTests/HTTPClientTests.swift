@@ -48,6 +48,11 @@ import Timekeeping
 
     private let client = HTTPClient(retryPolicy: .init(maximumRetries: 3, initialBackoff: 0.01))
 
+    /// The timeout of requests in tests about which requests are retried, not how fast:
+    /// while the whole suite starts, a loaded machine can hold a round trip past the
+    /// default 30 s.
+    private static let patience: TimeInterval = 300
+
     @Test func sendsRequestsAndReadsResponses() async throws {
         let server = try makeServer()
         let get = try await client.send(HTTPClientRequest(url: "\(server.baseURL)/json?q=a%20b", headers: ["X-Agent": "ccai"]))
@@ -71,7 +76,8 @@ import Timekeeping
     @Test func tooManyRequestsAreRetriedAfterTheServersDelay() async throws {
         let calls = Calls()
         let server = try makeServer(calls: calls)
-        let response = try await client.send(HTTPClientRequest(method: "POST", url: "\(server.baseURL)/busy", body: Data("x".utf8)))
+        let response = try await client.send(HTTPClientRequest(method: "POST", url: "\(server.baseURL)/busy", body: Data("x".utf8),
+                                                               timeout: Self.patience))
         let count = await calls.count
         #expect(response.status == 204 && count == 2)
         #expect(RetryPolicy.standard.maximumRetryAfter <= 10)
@@ -137,13 +143,13 @@ import Timekeeping
     @Test func retriesIdempotentRequestsOnly() async throws {
         let getCalls = Calls()
         let server = try makeServer(calls: getCalls)
-        let get = try await client.send(HTTPClientRequest(url: "\(server.baseURL)/flaky"))
+        let get = try await client.send(HTTPClientRequest(url: "\(server.baseURL)/flaky", timeout: Self.patience))
         #expect(get.status == 200)
         #expect(await getCalls.count == 3)
 
         let postCalls = Calls()
         let postServer = try makeServer(calls: postCalls)
-        let post = try await client.send(HTTPClientRequest(method: "POST", url: "\(postServer.baseURL)/flaky"))
+        let post = try await client.send(HTTPClientRequest(method: "POST", url: "\(postServer.baseURL)/flaky", timeout: Self.patience))
         #expect(post.status == 503)
         #expect(await postCalls.count == 1)
         await server.stop()
