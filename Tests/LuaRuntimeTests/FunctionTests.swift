@@ -138,6 +138,28 @@ final class Counter {
         #expect(fromTask == [.string("item 9"), .string("service")])
     }
 
+    /// The metatable that makes lazy tables is the host's: a script reads `false` for it and
+    /// cannot replace it, so it can neither call its functions on other values (a number,
+    /// the string metatable) nor lose the members not made yet.
+    @Test func aScriptCannotReachTheMetatableOfALazyTable() async throws {
+        var module = LuaModule(name: "svc")
+        module.makesMembersOnFirstRead = true
+        module.function("get") { call in call.returning(.integer(1)) }
+        module.module(.lazy(name: "svc.items") {
+            var items = LuaModule(name: "svc.items")
+            items.function("count") { call in call.returning(.integer(3)) }
+            return items
+        })
+        let state = try makeState()
+        await state.withContext { $0.setGlobal("svc", module: module) }
+        let results = try await state.run(source: """
+            local replaced = pcall(setmetatable, svc, {})
+            local cleared = pcall(setmetatable, svc.items, nil)
+            return getmetatable(svc), getmetatable(svc.items), replaced, cleared, svc.get(), svc.items.count()
+            """, chunkName: "=protected")
+        #expect(results == [.boolean(false), .boolean(false), .boolean(false), .boolean(false), .integer(1), .integer(3)])
+    }
+
     /// Wraps `get` so that its result carries a method, through a helper made in the state.
     static let wrapper = LuaDecorator("""
         local module, describe = ...

@@ -45,7 +45,8 @@ final class LuaPendingMembers {
 
     /// Removes and returns the member `key`, if it is not made yet.
     func take(_ key: String) -> LuaModule.Member? {
-        guard let index = remaining.firstIndex(where: { $0.key == key }) else { return nil }
+        // The last of a key given twice, as a table made at once keeps it.
+        guard let index = remaining.lastIndex(where: { $0.key == key }) else { return nil }
         return remaining.remove(at: index).member
     }
 }
@@ -160,10 +161,15 @@ extension LuaContext {
         if L != self.L { lua_xmove(self.L, L, 1) }
     }
 
-    /// The metatable of every lazy table of the state.
+    /// The metatable of every lazy table of the state. Protected (`__metatable`): a script
+    /// can neither read it, and so call its functions on other values, nor replace it and
+    /// lose the members not made yet.
     private func makeLazyMetatable() -> Int32 {
-        lua_createtable(L, 0, 2)
+        lua_createtable(L, 0, 3)
+        lua_pushboolean(L, 0)
+        lua_setfield(L, -2, "__metatable")
         core.pushFunction("lazy.__index") { call in
+            guard lua_type(call.L, 1) == LUA_TTABLE else { throw call.argumentError(1, "t", "a table expected") }
             call.context.fillLazy(L: call.L, reading: .key(LuaStack(call.L).string(at: 2)))
             lua_pushvalue(call.L, 2)
             lua_rawget(call.L, 1)
@@ -171,6 +177,7 @@ extension LuaContext {
         }
         lua_setfield(L, -2, "__index")
         core.pushFunction("lazy.__pairs") { call in
+            guard lua_type(call.L, 1) == LUA_TTABLE else { throw call.argumentError(1, "t", "a table expected") }
             call.context.fillLazy(L: call.L, reading: .everything)
             lua_getglobal(call.L, "next")
             lua_pushvalue(call.L, 1)

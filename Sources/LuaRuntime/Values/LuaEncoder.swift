@@ -85,9 +85,7 @@ private final class EncodingNode {
         let node = EncodingNode()
         try value.encode(to: LuaValueEncoder(node: node, strategy: strategy, codingPath: codingPath))
         let encoded = node.luaValue
-        guard case .table(var table) = encoded, node.fields != nil, let named = value as? any LuaClass else {
-            return encoded
-        }
+        guard case .table(var table) = encoded, let named = value as? any LuaClass else { return encoded }
         table.className = type(of: named).luaClassName
         return .table(table)
     }
