@@ -36,6 +36,11 @@ public final class CallService: @unchecked Sendable {
     private let announcer: AudibleMessagePlayer?
     private let lock = NSLock()
     private var current: CallResponse?
+    /// The newest records of the current call the stream brought, numbered in order
+    /// (``answered(_:)``): at most ``keptStreamRecords``.
+    private var streamRecords: [(number: Int, call: CallResponse)] = []
+    private var lastStreamRecord = 0
+    private static let keptStreamRecords = 16
     private var muted = false
     private var speakerEnabled = false
     private var providerState: CallProviderState = .disconnected
@@ -148,9 +153,7 @@ public final class CallService: @unchecked Sendable {
     @discardableResult
     public func checkStatus() async throws -> CallResponse {
         let call = try requireCurrentCall()
-        let fresh = try await api.send(Endpoints.call, ["id": call.id], as: CallResponse.self)
-        remember(fresh)
-        return fresh
+        return try await answered { try await api.send(Endpoints.call, ["id": call.id], as: CallResponse.self) }
     }
 
     /// Whether the device's microphone is muted (the device's state: the platform is not told).
@@ -289,7 +292,7 @@ public final class CallService: @unchecked Sendable {
     /// Hangs up the current call (the seeds describe the end-call flow without naming it).
     public func endCall() async throws {
         let call = try requireCurrentCall()
-        remember(try await api.send(Endpoints.endCall, ["id": call.id], as: CallResponse.self))
+        try await answered { try await api.send(Endpoints.endCall, ["id": call.id], as: CallResponse.self) }
     }
 
     /// Leaves the queue's virtual agent for a human: the call waits for an agent again.
@@ -305,9 +308,7 @@ public final class CallService: @unchecked Sendable {
     @discardableResult
     public func escalateToHumanAgent() async throws -> CallResponse {
         let call = try requireCurrentCall()
-        let escalated = try await api.send(Endpoints.escalateCall, ["id": call.id], as: CallResponse.self)
-        remember(escalated)
-        return escalated
+        return try await answered { try await api.send(Endpoints.escalateCall, ["id": call.id], as: CallResponse.self) }
     }
 
     /// Mutes or unmutes the device's microphone; without a call in progress, `not_found`.
@@ -327,10 +328,9 @@ public final class CallService: @unchecked Sendable {
     @discardableResult
     public func setOnHold(_ isOnHold: Bool) async throws -> CallResponse {
         let call = try requireCallInProgress()
-        let changed = try await api.send(Endpoints.holdCall, ["id": call.id], body: CallHoldRequest(onHold: isOnHold),
-                                         as: CallResponse.self)
-        remember(changed)
-        return changed
+        return try await answered {
+            try await api.send(Endpoints.holdCall, ["id": call.id], body: CallHoldRequest(onHold: isOnHold), as: CallResponse.self)
+        }
     }
 
     // MARK: - Post-session (seed 000, as for chats)
@@ -341,18 +341,14 @@ public final class CallService: @unchecked Sendable {
     @discardableResult
     public func startPostSession() async throws -> CallResponse {
         let call = try requireCurrentCall()
-        let moved = try await api.send(Endpoints.startPostSession.call, ["id": call.id], as: CallResponse.self)
-        remember(moved)
-        return moved
+        return try await answered { try await api.send(Endpoints.startPostSession.call, ["id": call.id], as: CallResponse.self) }
     }
 
     /// Signals that the app is ready for the flow (`in_progress` -> `ready`).
     @discardableResult
     public func readyPostSession() async throws -> CallResponse {
         let call = try requireCurrentCall()
-        let moved = try await api.send(Endpoints.readyPostSession.call, ["id": call.id], as: CallResponse.self)
-        remember(moved)
-        return moved
+        return try await answered { try await api.send(Endpoints.readyPostSession.call, ["id": call.id], as: CallResponse.self) }
     }
 
     /// The one post-session flow of the current call, as the hierarchy chooses it from the
@@ -372,9 +368,10 @@ public final class CallService: @unchecked Sendable {
             throw CallError.invalidInterruption(seconds: seconds)
         }
         let call = try requireCallInProgress()
-        let interrupted = try await api.send(Endpoints.interruptCall, ["id": call.id], body: CallInterruptionRequest(seconds: seconds),
-                                             as: CallResponse.self)
-        remember(interrupted)
+        try await answered {
+            try await api.send(Endpoints.interruptCall, ["id": call.id], body: CallInterruptionRequest(seconds: seconds),
+                               as: CallResponse.self)
+        }
         let interruption = CallInterruption(callId: call.id, seconds: seconds)
         pump.emit(PlatformEvent(name: CallServiceEvent.Name.interruptionDetected.streamName, data: try JSONValue(encoding: interruption)))
         try await api.clock.sleep(for: seconds)
@@ -391,6 +388,30 @@ public final class CallService: @unchecked Sendable {
             throw CallError.noCallInProgress(callId: call.id, status: call.status)
         }
         return call
+    }
+
+    /// Sends a request about the current call and takes its answer as the current call,
+    /// unless the stream already brought that very record while the request was under way.
+    /// The platform publishes every change of a call as it makes it, so the stream then has
+    /// the answer's change and may have later ones: an escalated call can be taken by an
+    /// agent, and its `connected` record arrive, before the escalation's answer (`waiting`).
+    /// Other records that arrive meanwhile are earlier changes; the answer is newer.
+    @discardableResult
+    private func answered(_ send: () async throws -> CallResponse) async throws -> CallResponse {
+        let before = lock.withLock { lastStreamRecord }
+        let call = try await send()
+        let overtaken = lock.withLock {
+            current?.id == call.id && streamRecords.contains { $0.number > before && $0.call == call }
+        }
+        if !overtaken { remember(call) }
+        return call
+    }
+
+    /// Notes a record of the current call the stream brought; under the lock.
+    private func noteStreamRecord(_ call: CallResponse) {
+        lastStreamRecord &+= 1
+        streamRecords.append((lastStreamRecord, call))
+        if streamRecords.count > Self.keptStreamRecords { streamRecords.removeFirst() }
     }
 
     private func remember(_ call: CallResponse) {
@@ -412,10 +433,12 @@ public final class CallService: @unchecked Sendable {
                 // on: a late record of an earlier step is not taken back.
                 if !call.isInProgress, Self.step(call.postSessionTransferStatus) > Self.step(known.postSessionTransferStatus) {
                     current = call
+                    noteStreamRecord(call)
                 }
                 return nil
             }
             current = call
+            noteStreamRecord(call)
             return (known, !call.isInProgress)
         }
         guard let change else { return }
