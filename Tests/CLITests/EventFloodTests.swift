@@ -52,9 +52,12 @@ import Testing
             ccai.sleep(36)
             print("still here")
             """.write(to: script, atomically: true, encoding: .utf8)
+        // Under AddressSanitizer, freed memory stays resident in its quarantine (256 MB by
+        // default) and would read as growth: the host here keeps 8 MB of it.
+        let sanitizer = (ProcessInfo.processInfo.environment["ASAN_OPTIONS"].map { $0 + ":" } ?? "") + "quarantine_size_mb=8"
         let run = Task {
             try await CLI.run(["run", script.path, "--host", platform.baseURL, "--company-key", "k", "--company-secret", "s"],
-                              timeout: 90, niced: true)
+                              timeout: 90, environment: ["ASAN_OPTIONS": sanitizer], niced: true)
         }
         // The host's resident memory each second, with the events it had read by then (the
         // platform writes only as fast as the host reads), until it ends. The script listens
