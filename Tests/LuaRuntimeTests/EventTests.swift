@@ -46,6 +46,34 @@ import Testing
         #expect(results == ["again", "hello"])
     }
 
+    /// Work posted from other threads (``LuaState/post(_:)``, how the SDK hands a state its
+    /// events without a task) runs on the state's executor in the order posted, while a
+    /// script waits; once the state is closed, posted work finds it closed.
+    @Test func postedWorkRunsInOrderWhileAScriptWaits() async throws {
+        let (state, emitter) = try await makeChatState()
+        let target = UncheckedEmitter(emitter: emitter)
+        let waiting = Task {
+            try await state.run(source: """
+                local texts = {}
+                for _ = 1, 100 do texts[#texts + 1] = chat.wait_for("messages_received", { timeout = 60 })[1].text end
+                return table.concat(texts, ",")
+                """, chunkName: "=t")
+        }
+        await Task.detached {
+            for n in 1...100 { state.post { _ in target.emitter.emit("messages_received", [["text": .string("\(n)")]]) } }
+        }.value
+        #expect(try await waiting.value == [.string((1...100).map(String.init).joined(separator: ","))])
+        await state.close()
+        let closed = ClosedSeen()
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            state.post { lua in
+                closed.value = lua.isClosed
+                done.resume()
+            }
+        }
+        #expect(closed.value)
+    }
+
     /// A new round of events (a scenario's iteration) drops the events kept for `wait_for`
     /// and cancels the subscriptions of the last round; those made before the first stay.
     @Test func aNewRoundDropsKeptEventsAndTheLastRoundsSubscriptions() async throws {
@@ -247,4 +275,13 @@ import Testing
             "bad argument #2 'options' to 'wait_for' (field 'timeout': a number of seconds >= 0 expected)",
         ])
     }
+}
+
+/// An emitter carried to work posted to its state's executor, where it is used.
+private struct UncheckedEmitter: @unchecked Sendable {
+    let emitter: LuaEventEmitter
+}
+
+private final class ClosedSeen: @unchecked Sendable {
+    var value = false
 }

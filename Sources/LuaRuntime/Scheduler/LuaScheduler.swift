@@ -225,7 +225,7 @@ final class LuaScheduler {
         case .operation(let operation):
             let owner = core.owner
             let early = operation.attach { [weak owner] outcome in
-                Task { await owner?.deliver(taskID: id, token: token, outcome: outcome) }
+                owner?.post { $0.core.scheduler.deliver(taskID: id, token: token, outcome: outcome) }
             }
             if let early { wake(task, .outcome(early)) }
         case .task(let other, let timeout):
@@ -252,7 +252,7 @@ final class LuaScheduler {
         let id = task.id, token = task.wakeToken
         let error = LuaErrorValue.timeout(message(seconds), function: function)
         task.timer = core.clock.schedule(after: seconds) { [weak owner] in
-            Task { await owner?.timeOut(taskID: id, token: token, error: error) }
+            owner?.post { $0.core.scheduler.timeOut(taskID: id, token: token, error: error) }
         }
     }
 

@@ -21,6 +21,13 @@ public actor LuaState {
     private let executor: LuaExecutor
     /// The context's stop flag, which any thread may set (``requestStop()``).
     private nonisolated(unsafe) let stopContext: UnsafeMutablePointer<lrt_context>
+    /// The core, for work posted to the executor (``post(_:)``): it runs there only.
+    private nonisolated let postedCore: PostedCore
+
+    /// Carries the core to the executor's posted work, without keeping it.
+    private struct PostedCore: @unchecked Sendable {
+        weak var value: LuaCore?
+    }
 
     /// The state's serial executor, on its ``LuaThreads``.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
@@ -42,6 +49,7 @@ public actor LuaState {
         executor = LuaExecutor(threads: threads)
         core = try LuaCore(limits: limits, diagnostics: diagnostics, clock: clock, budgetClock: budgetClock)
         stopContext = core.context
+        postedCore = PostedCore(value: core)
         try core.installConfinement(confinement)
         core.owner = self
     }
@@ -61,6 +69,19 @@ public actor LuaState {
     /// Runs `body` with synchronous access to the state, on its executor.
     public func withContext<Result>(_ body: (LuaContext) throws -> Result) rethrows -> Result {
         try body(LuaContext(core: core))
+    }
+
+    /// Runs `body` with synchronous access to the state on its executor, in turn with the
+    /// state's other work, and returns at once: no task is made and nothing waits. For
+    /// handing a state, in order, what arrives on another thread (its events). `body` finds
+    /// the state closed (``LuaContext/isClosed``) once it is.
+    public nonisolated func post(_ body: @escaping @Sendable (LuaContext) -> Void) {
+        let posted = postedCore
+        executor.post {
+            // A state freed meanwhile is skipped; one alive is kept alive while `body` runs.
+            guard let core = posted.value else { return }
+            body(LuaContext(core: core))
+        }
     }
 
     /// Compiles and runs a chunk as the main task, then waits until every task it
@@ -221,16 +242,6 @@ public actor LuaState {
 
     private func checkOpen() throws {
         if core.isClosed { throw LuaScriptError(kind: .cancelled, message: "the Lua state is closed") }
-    }
-
-    // MARK: - Wake-ups from async operations
-
-    func deliver(taskID: Int, token: Int, outcome: LuaPendingOperation.Outcome) {
-        core.scheduler.deliver(taskID: taskID, token: token, outcome: outcome)
-    }
-
-    func timeOut(taskID: Int, token: Int, error: LuaErrorValue) {
-        core.scheduler.timeOut(taskID: taskID, token: token, error: error)
     }
 }
 

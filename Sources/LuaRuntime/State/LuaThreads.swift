@@ -103,9 +103,15 @@ public final class LuaThreads: @unchecked Sendable {
 /// The serial executor of one ``LuaState``: its jobs run one at a time, in order, on one
 /// of its ``LuaThreads`` at a time.
 final class LuaExecutor: SerialExecutor, @unchecked Sendable {
+    /// A job of the state's tasks, or work handed to the state without a task (``post(_:)``).
+    private enum Work {
+        case job(UnownedJob)
+        case closure(() -> Void)
+    }
+
     private let threads: LuaThreads
     private let lock = NSLock()
-    private var jobs: [UnownedJob] = []
+    private var jobs: [Work] = []
     private var next = 0
     /// True from when the executor is put in line until a turn finds no job left, so
     /// that two threads never run its jobs at once.
@@ -116,9 +122,18 @@ final class LuaExecutor: SerialExecutor, @unchecked Sendable {
     }
 
     func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
+        append(.job(UnownedJob(job)))
+    }
+
+    /// Runs `body` in turn with the jobs, one at a time with them: it may use what they
+    /// use, and it does not make a task.
+    func post(_ body: @escaping () -> Void) {
+        append(.closure(body))
+    }
+
+    private func append(_ work: Work) {
         lock.lock()
-        jobs.append(job)
+        jobs.append(work)
         let mustSchedule = !isScheduled
         isScheduled = true
         lock.unlock()
@@ -134,8 +149,11 @@ final class LuaExecutor: SerialExecutor, @unchecked Sendable {
     fileprivate func runTurn() {
         let this = asUnownedSerialExecutor()
         for _ in 0..<LuaThreads.jobsPerTurn {
-            guard let job = takeJob() else { return }
-            job.runSynchronously(on: this)
+            switch takeWork() {
+            case .job(let job)?: job.runSynchronously(on: this)
+            case .closure(let body)?: body()
+            case nil: return
+            }
         }
         lock.lock()
         let more = next < jobs.count
@@ -144,8 +162,8 @@ final class LuaExecutor: SerialExecutor, @unchecked Sendable {
         if more { threads.schedule(self) }
     }
 
-    /// The next job, or nil (and no longer scheduled) when there is none.
-    private func takeJob() -> UnownedJob? {
+    /// The next work, or nil (and no longer scheduled) when there is none.
+    private func takeWork() -> Work? {
         lock.lock()
         defer { lock.unlock() }
         guard next < jobs.count else {
