@@ -19,11 +19,15 @@ public struct PlatformEvent: Sendable, Equatable {
     private var madeData: JSONValue
     /// The data's JSON text as it arrived, so that typed readers decode it once.
     private(set) var text: String?
+    /// The model the text was last decoded as, shared by every copy of the event: the
+    /// services observing it and the subscribers after them decode a model once.
+    private let decodedModel: DecodedModel?
 
     public init(id: String? = nil, name: String, data: JSONValue) {
         self.id = id
         self.name = name
         madeData = data
+        decodedModel = nil
     }
 
     /// An event as it arrived on the stream, its data the JSON `text`.
@@ -32,6 +36,7 @@ public struct PlatformEvent: Sendable, Equatable {
         self.name = name
         madeData = .null
         self.text = text
+        decodedModel = DecodedModel()
     }
 
     /// Whether the data is JSON null, read without parsing the rest of it.
@@ -44,16 +49,34 @@ public struct PlatformEvent: Sendable, Equatable {
         lhs.id == rhs.id && lhs.name == rhs.name && lhs.data == rhs.data
     }
 
-    /// The data decoded as `type`: from the text received when there is one.
-    func decoded<Value: Decodable>(as type: Value.Type) throws -> Value {
-        guard let text else { return try data.decoded(as: type) }
-        return try PlatformEvent.decoder.decode(type, from: Data(text.utf8))
+    /// The data decoded as `type`: from the text received when there is one, once for
+    /// every reader of the event that asks for that type in turn.
+    func decoded<Value: Decodable & Sendable>(as type: Value.Type) throws -> Value {
+        guard let text, let decodedModel else { return try data.decoded(as: type) }
+        if let model = decodedModel.model(as: type) { return model }
+        let model = try PlatformEvent.decoder.decode(type, from: Data(text.utf8))
+        decodedModel.keep(model)
+        return model
     }
 
     private static let decoder = JSONDecoder()
 
     /// About what it takes to hold: its text, name and id (64 bytes for one the SDK made).
     var byteCount: Int { (text?.utf8.count ?? 64) + name.utf8.count + (id?.utf8.count ?? 0) }
+}
+
+/// The model an arrived event's text was last decoded as.
+private final class DecodedModel: @unchecked Sendable {
+    private let lock = NSLock()
+    private var model: (any Sendable)?
+
+    func model<Value>(as type: Value.Type) -> Value? {
+        lock.withLock { model as? Value }
+    }
+
+    func keep(_ model: some Sendable) {
+        lock.withLock { self.model = model }
+    }
 }
 
 /// Reads the platform's `/events` stream for the authenticated end user and hands every

@@ -27,19 +27,27 @@ public final class RateService: @unchecked Sendable {
     init(api: APIClient, pump: EventPump) {
         self.api = api
         pump.observe { [weak self] event in
-            let type: CommunicationType
-            switch event.name {
-            case PlatformEventName.chatReceived.rawValue: type = .chats
-            case PlatformEventName.callReceived.rawValue: type = .calls
-            default: return
-            }
-            let data = event.data
-            guard data["status"] == "ended", data["post_session_required"] == true,
-                data["post_session_transfer_status"] != "completed", case .integer(let raw)? = data["id"],
-                let id = Int(exactly: raw)
-            else { return }
-            self?.lock.withLock { self?.target = RateTarget(communicationId: id, communicationType: type.rawValue) }
+            guard let self, let target = Self.target(of: event) else { return }
+            lock.withLock { self.target = target }
         }
+    }
+
+    /// The session an event says awaits feedback: a chat or call that ended with a
+    /// post-session flow not yet completed. Read from the model the SDK decodes anyway.
+    static func target(of event: PlatformEvent) -> RateTarget? {
+        let session: (id: Int, type: CommunicationType, required: Bool, transfer: PostSessionTransferStatus?)
+        switch event.name {
+        case PlatformEventName.chatReceived.rawValue:
+            guard let chat = try? event.decoded(as: ChatResponse.self), chat.status == .ended else { return nil }
+            session = (chat.id, .chats, chat.postSessionRequired, chat.postSessionTransferStatus)
+        case PlatformEventName.callReceived.rawValue:
+            guard let call = try? event.decoded(as: CallResponse.self), call.status == .ended else { return nil }
+            session = (call.id, .calls, call.postSessionRequired, call.postSessionTransferStatus)
+        default:
+            return nil
+        }
+        guard session.required, session.transfer != .completed else { return nil }
+        return RateTarget(communicationId: session.id, communicationType: session.type.rawValue)
     }
 
     /// The session awaiting feedback: the last one that ended with a post-session flow,
