@@ -26,4 +26,31 @@ import Testing
         #expect(await ending.value == nil)
         #expect(queue.push("late", bytes: 4) == 0 && queue.heldBytes == 0, "after the end, nothing is kept")
     }
+
+    /// A subscriber with no task (``EventInbox``) is woken once when values arrive, takes
+    /// them all in order, and is woken again by the next.
+    @Test func aSubscriberWithoutATaskIsWokenOnceAndTakesWhatArrived() {
+        let queue = EventQueue<Int>(limit: 100)
+        let wakes = WakeCount()
+        queue.wake = { wakes.add() }
+        queue.push(1, bytes: 10)
+        queue.push(2, bytes: 10)
+        #expect(wakes.count == 1, "woken by the first, not again before it takes")
+        #expect(queue.takeAll() == [1, 2] && queue.heldBytes == 0)
+        #expect(queue.takeAll().isEmpty)
+        for n in 3...12 { queue.push(n, bytes: 30) }
+        #expect(wakes.count == 2 && queue.dropped == 7)
+        #expect(queue.takeAll() == [10, 11, 12], "bounded as any subscriber: the oldest went")
+        queue.finish()
+        queue.push(13, bytes: 10)
+        #expect(wakes.count == 2 && queue.takeAll().isEmpty, "after the end, nothing is kept and no one is woken")
+    }
 }
+
+private final class WakeCount: @unchecked Sendable {
+    private let lock = NSLock()
+    private var wakes = 0
+    var count: Int { lock.withLock { wakes } }
+    func add() { lock.withLock { wakes += 1 } }
+}
+

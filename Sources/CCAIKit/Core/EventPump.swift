@@ -138,6 +138,30 @@ final class EventPump: @unchecked Sendable {
     func subscribe<Value: Sendable>(currentState: Bool = false,
                                     _ transform: @escaping @Sendable (PlatformEvent) -> Value?) -> AsyncStream<Value> {
         let queue = EventQueue<Value>(limit: Self.subscriberBytes)
+        let ending = subscribe(queue, currentState: currentState, transform)
+        return AsyncStream(unfolding: { [ending] in
+            withExtendedLifetime(ending) {}
+            return await queue.next()
+        }, onCancel: { ending.end() })
+    }
+
+    /// A new subscriber as ``subscribe(currentState:_:)`` makes one, taking its values from
+    /// an inbox when `wake` tells it they arrived, without a task (``EventInbox``). `wake`
+    /// is called on the thread that hands the pump its events: it should only schedule the
+    /// taking.
+    func inbox<Value: Sendable>(currentState: Bool = false, wake: @escaping @Sendable (EventInbox<Value>) -> Void,
+                                _ transform: @escaping @Sendable (PlatformEvent) -> Value?) -> EventInbox<Value> {
+        let queue = EventQueue<Value>(limit: Self.subscriberBytes)
+        let inbox = EventInbox(queue: queue)
+        queue.wake = { [weak inbox] in if let inbox { wake(inbox) } }
+        inbox.attach(subscribe(queue, currentState: currentState, transform))
+        return inbox
+    }
+
+    /// Hands `queue` what `transform` makes of every event from now on, and starts the pump
+    /// with its first subscriber; the subscription ends with the end returned.
+    private func subscribe<Value: Sendable>(_ queue: EventQueue<Value>, currentState: Bool,
+                                            _ transform: @escaping @Sendable (PlatformEvent) -> Value?) -> SubscriptionEnd {
         let push: @Sendable (PlatformEvent) -> Void = { [weak self] event in
             guard let value = transform(event) else { return }
             let dropped = queue.push(value, bytes: event.byteCount)
@@ -156,10 +180,7 @@ final class EventPump: @unchecked Sendable {
             if currentState { push(Self.stateEvent(providerState)) }
             if task == nil, !suspended { startRunLocked() }
         }
-        return AsyncStream(unfolding: { [ending] in
-            withExtendedLifetime(ending) {}
-            return await queue.next()
-        }, onCancel: { ending.end() })
+        return ending
     }
 
     /// Starts a run once the previous one has ended. Called with the lock held.
@@ -316,8 +337,9 @@ final class EventPump: @unchecked Sendable {
     }
 }
 
-/// Ends a subscription once: when its stream is dropped (deinit) or its task cancelled.
-private final class SubscriptionEnd: @unchecked Sendable {
+/// Ends a subscription once: when its stream or inbox is dropped (deinit), its task
+/// cancelled or its inbox closed.
+final class SubscriptionEnd: @unchecked Sendable {
     private let lock = NSLock()
     private var action: (@Sendable () -> Void)?
 

@@ -2,8 +2,9 @@ import Foundation
 
 /// What one subscriber of the event stream has not taken yet, bounded in bytes: past
 /// ``limit`` the oldest are dropped and counted, so that a subscriber reading slower than a
-/// platform floods holds at most its limit, never the flood. The subscriber pulls (its
-/// `AsyncStream` asks for the next value when it wants one). Safe from any thread.
+/// platform floods holds at most its limit, never the flood. The subscriber pulls, either
+/// one value at a time (its `AsyncStream` asks for the next when it wants one) or, told by
+/// `wake` that values arrived, all of them at once (``takeAll()``). Safe from any thread.
 ///
 /// ```swift
 /// let queue = EventQueue<PlatformEvent>(limit: 2 << 20)
@@ -20,9 +21,18 @@ final class EventQueue<Value: Sendable>: @unchecked Sendable {
     private var waiter: CheckedContinuation<Value?, Never>?
     private var finished = false
     private var droppedCount = 0
+    private var wakeSubscriber: (@Sendable () -> Void)?
+    private var isAwake = false
 
     init(limit: Int) {
         self.limit = limit
+    }
+
+    /// Told when a value arrives and the subscriber has taken all before it (then not
+    /// again until it takes them, ``takeAll()``). Called on the pushing thread.
+    var wake: (@Sendable () -> Void)? {
+        get { lock.withLock { wakeSubscriber } }
+        set { lock.withLock { wakeSubscriber = newValue } }
     }
 
     /// Values dropped because the subscriber was behind.
@@ -35,12 +45,14 @@ final class EventQueue<Value: Sendable>: @unchecked Sendable {
     /// dropping the oldest past the limit. Returns how many were dropped.
     @discardableResult
     func push(_ value: Value, bytes size: Int) -> Int {
-        let (taker, dropped): (CheckedContinuation<Value?, Never>?, Int) = lock.withLock {
-            guard !finished else { return (nil, 0) }
+        let (taker, dropped, toWake): (CheckedContinuation<Value?, Never>?, Int, (@Sendable () -> Void)?) = lock.withLock {
+            guard !finished else { return (nil, 0, nil) }
             if let waiter {
                 self.waiter = nil
-                return (waiter, 0)
+                return (waiter, 0, nil)
             }
+            let wakes = isAwake ? nil : wakeSubscriber
+            if wakes != nil { isAwake = true }
             values.append((value, size))
             bytes += size
             var dropped = 0
@@ -54,10 +66,25 @@ final class EventQueue<Value: Sendable>: @unchecked Sendable {
                 values.removeFirst(head)
                 head = 0
             }
-            return (nil, dropped)
+            return (nil, dropped, wakes)
         }
         taker?.resume(returning: value)
+        toWake?()
         return dropped
+    }
+
+    /// Every value not taken, oldest first; the next value to arrive wakes the subscriber
+    /// again.
+    func takeAll() -> [Value] {
+        lock.withLock {
+            isAwake = false
+            defer {
+                values.removeAll(keepingCapacity: values.count <= 16)
+                head = 0
+                bytes = 0
+            }
+            return values[head...].map(\.value)
+        }
     }
 
     /// The oldest value not taken, waiting for one if there is none; nil once finished.
@@ -90,6 +117,7 @@ final class EventQueue<Value: Sendable>: @unchecked Sendable {
             values = []
             head = 0
             bytes = 0
+            wakeSubscriber = nil
             defer { waiter = nil }
             return waiter
         }

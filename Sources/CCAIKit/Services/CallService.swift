@@ -74,6 +74,13 @@ public final class CallService: @unchecked Sendable {
         pump.subscribe { CallServiceEvent($0) }
     }
 
+    /// The call events as ``callEvents()`` has them, each made into what `transform` makes
+    /// of it (nil skips it), for a subscriber with no task of its own (``EventInbox``).
+    public func callEvents<Value: Sendable>(wake: @escaping @Sendable (EventInbox<Value>) -> Void,
+                                            _ transform: @escaping @Sendable (CallServiceEvent) -> Value?) -> EventInbox<Value> {
+        pump.inbox(wake: wake) { CallServiceEvent($0).flatMap(transform) }
+    }
+
     /// The provider's line: `connecting`, `connected`, `disconnected`, or an error. Like
     /// the seed's current-value publisher, a new subscriber gets the state as it is first.
     public var stateChanged: AsyncStream<CallProviderState> {

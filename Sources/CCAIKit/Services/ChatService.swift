@@ -127,6 +127,13 @@ public final class ChatService: @unchecked Sendable {
         pump.subscribe { ChatServiceEvent($0) }
     }
 
+    /// The chat events as ``chatEvents()`` has them, each made into what `transform` makes
+    /// of it (nil skips it), for a subscriber with no task of its own (``EventInbox``).
+    public func chatEvents<Value: Sendable>(wake: @escaping @Sendable (EventInbox<Value>) -> Void,
+                                            _ transform: @escaping @Sendable (ChatServiceEvent) -> Value?) -> EventInbox<Value> {
+        pump.inbox(wake: wake) { ChatServiceEvent($0).flatMap(transform) }
+    }
+
     /// Lists of incoming messages (seed 000): from agents, virtual agents or the system. The
     /// end user's own are what ``sendMessage(_:)`` returns, and in ``getMessages()``.
     public var messagesReceived: AsyncStream<[ChatMessage]> {

@@ -27,9 +27,18 @@ public final class SmartActionService: Sendable {
 
     /// The smart actions requested from now on (`smart_action_requested`), as they come.
     public func requests() -> AsyncStream<SmartAction> {
-        pump.subscribe { event in
-            event.name == PlatformEventName.smartActionRequested.rawValue ? try? event.decoded(as: SmartAction.self) : nil
-        }
+        pump.subscribe(Self.request)
+    }
+
+    /// The requests as ``requests()`` has them, each made into what `transform` makes of
+    /// it (nil skips it), for a subscriber with no task of its own (``EventInbox``).
+    public func requests<Value: Sendable>(wake: @escaping @Sendable (EventInbox<Value>) -> Void,
+                                          _ transform: @escaping @Sendable (SmartAction) -> Value?) -> EventInbox<Value> {
+        pump.inbox(wake: wake) { Self.request($0).flatMap(transform) }
+    }
+
+    @Sendable private static func request(_ event: PlatformEvent) -> SmartAction? {
+        event.name == PlatformEventName.smartActionRequested.rawValue ? try? event.decoded(as: SmartAction.self) : nil
     }
 
     /// Tells the platform the app has the request (status `received`).

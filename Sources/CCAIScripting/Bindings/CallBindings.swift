@@ -27,7 +27,7 @@ enum CallBindings {
     static func startBridges(_ service: CallService, context: SDKContext, in state: LuaState, recorder: SDKMetricsRecorder?) {
         guard let emitter = context.emitters[.call] else { return }
         let logger = context.logger
-        EventBridge.forward(service.callEvents(), into: emitter, in: state, conversations: \.conversations) { event in
+        EventBridge.forward(from: service.callEvents, into: emitter, in: state, conversations: \.conversations) { event in
             recorder?.observe(event)
             if case .audibleMessagePlayed(let playback) = event { log(playback, to: logger) }
             return (event.name.rawValue, luaValue(event))

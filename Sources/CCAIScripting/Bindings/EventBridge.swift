@@ -45,6 +45,47 @@ enum EventBridge {
         }
     }
 
+    /// An element on its way to the emitter: its event's name and Lua value, and the
+    /// chats or calls it is about.
+    struct Forwarded: Sendable {
+        var name: String
+        var value: LuaValue
+        var about: [ConversationScope.Conversation]
+    }
+
+    /// The same from a subscription with no task of its own (``EventInbox``): `subscribe`
+    /// makes one given a `wake` and what each element becomes. Each element is observed and
+    /// made into its Lua value on the thread that hands the SDK its events, as it arrives;
+    /// those that arrived are then emitted together, in order, on the state's executor
+    /// (``LuaState/post(_:)``). The emitter keeps the subscription: it ends with the state, or
+    /// at the first delivery after the state closed. Called on the state's executor.
+    static func forward<Element: Sendable>(
+        from subscribe: (_ wake: @escaping @Sendable (EventInbox<Forwarded>) -> Void,
+                         _ transform: @escaping @Sendable (Element) -> Forwarded?) -> EventInbox<Forwarded>,
+        into emitter: LuaEventEmitter, in state: LuaState,
+        conversations: @escaping @Sendable (Element) -> [ConversationScope.Conversation] = { _ in [] },
+        observe: (@Sendable (Element) -> Void)? = nil,
+        as convert: @escaping @Sendable (Element) -> (name: String, value: LuaValue)?
+    ) {
+        // Weak: the emitter keeps the inbox, whose wake-up this is.
+        let target = WeaklyStateConfined(emitter)
+        let inbox = subscribe({ [weak state] inbox in
+            guard let state else { return inbox.close() }
+            state.post { lua in
+                guard !lua.isClosed, let emitter = target.value else { return inbox.close() }
+                let scope = lua.attachment(ConversationScope.self)
+                for element in inbox.take() where scope?.admits(element.about) ?? true {
+                    emitter.emit(element.name, element.value)
+                }
+            }
+        }, { element in
+            observe?(element)
+            guard let (name, value) = convert(element) else { return nil }
+            return Forwarded(name: name, value: value, about: conversations(element))
+        })
+        emitter.keep(inbox)
+    }
+
     /// A chat event as scripts see it (docs/lua-runtime.md, events): messages and chats as
     /// tables, `typing_event` as `"started"`/`"ended"`, `member_event` as `{ type =
     /// "joined"|"left", identity }`, `state_changed` as the provider state's name or `{ type
@@ -80,5 +121,11 @@ enum EventBridge {
 /// Carries a state-confined object into a task that only uses it on the state's executor.
 struct StateConfined<Value>: @unchecked Sendable {
     let value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+/// The same, without keeping it.
+struct WeaklyStateConfined<Value: AnyObject>: @unchecked Sendable {
+    weak var value: Value?
     init(_ value: Value) { self.value = value }
 }

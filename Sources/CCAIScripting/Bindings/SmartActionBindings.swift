@@ -67,8 +67,8 @@ enum SmartActionBindings {
     static func startRequests(_ context: SDKContext, started: EventBridge.Started, in state: LuaState) {
         guard !started.started else { return }
         started.started = true
-        if let smartAction = context.emitters[.smartAction], let requests = context.sdk.smartActionService?.requests() {
-            EventBridge.forward(requests, into: smartAction, in: state) { action in
+        if let smartAction = context.emitters[.smartAction], let service = context.sdk.smartActionService {
+            EventBridge.forward(from: service.requests, into: smartAction, in: state) { action in
                 ("requested", (try? LuaEncoder().encode(action)) ?? .nil)
             }
         }

@@ -41,6 +41,14 @@ public final class LuaEventEmitter {
     var isDetached = false
     /// Per event name: its subscriptions, unclaimed events and waiting tasks.
     private var channels: [String: Channel] = [:]
+    /// What feeds the emitter its events, kept as long as the emitter (``keep(_:)``).
+    private var sources: [AnyObject] = []
+
+    /// Keeps `source` as long as the emitter lives: a subscription that feeds it events
+    /// and ends when it is freed.
+    public func keep(_ source: AnyObject) {
+        sources.append(source)
+    }
 
     final class Channel {
         /// Cancelled subscriptions stay (marked) while a delivery runs, so that indices
