@@ -1,5 +1,6 @@
 import CCAIWire
 import Foundation
+import Timekeeping
 
 /// One event of the platform's real-time stream: its name and JSON data.
 public struct PlatformEvent: Sendable, Equatable {
@@ -294,6 +295,8 @@ final class EventPump: @unchecked Sendable {
         var failures = 0
         defer { providerStateChanged(.disconnected) }
         while !Task.isCancelled {
+            let intake = EventIntake { [weak self] event in self?.tell(event) }
+            let failure: (any Error)?
             do {
                 // Attempts after an error stay in that error until one connects: a failing
                 // sign-in does not alternate connecting/error twice a second.
@@ -310,23 +313,32 @@ final class EventPump: @unchecked Sendable {
                 let source = EventSource(
                     client: http, request: request, reconnectDelay: 0.5, lastEventID: lastID,
                     onConnectionChange: { [weak self] connected in self?.connectionChanged(connected) })
-                for try await event in source.events() {
-                    // A stream closed for the background hands on nothing more: the one that
-                    // reopens it starts after the last event told.
-                    if Task.isCancelled { return }
-                    failures = 0
-                    lastID = event.id ?? lastID
-                    lock.withLock { lastEventID = lastID }
-                    deliver(PlatformEvent(id: event.id, name: event.event, text: event.data))
+                // A stream closed for the background hands on nothing more: the one that
+                // reopens it starts after the last event told.
+                try await withTaskCancellationHandler {
+                    try await source.read(flow: intake.flow) { intake.receive($0) }
+                } onCancel: {
+                    intake.stop()
                 }
-            } catch let error as CCAIError where error.status == 401 {
+                failure = nil
+            } catch {
+                failure = error
+            }
+            // What arrived before the stream ended is told before the next connection.
+            intake.drain()
+            if intake.hasTold { failures = 0 }
+            lastID = lock.withLock { lastEventID } ?? lastID
+            switch failure {
+            case nil:
+                continue
+            case let error as CCAIError where error.status == 401:
                 // The token expired or was revoked: renewed at once the first time.
                 api.tokens.update(nil)
                 failures += 1
                 if failures > 1 { try? await http.clock.sleep(for: api.retryPolicy.streamDelay(afterFailures: failures - 1)) }
-            } catch is CancellationError {
+            case is CancellationError:
                 return
-            } catch {
+            case let error?:
                 // A run stopped while it signs in or connects ends quietly, not as an error.
                 if Task.isCancelled { return }
                 providerStateChanged(.error(message: (error as? any SDKError)?.message ?? error.localizedDescription))
@@ -334,6 +346,69 @@ final class EventPump: @unchecked Sendable {
                 try? await http.clock.sleep(for: api.retryPolicy.streamDelay(afterFailures: failures))
             }
         }
+    }
+
+    /// Tells an event of the stream to the observers and subscribers; the stream resumes
+    /// after it.
+    private func tell(_ event: ServerSentEvent) {
+        if let id = event.id { lock.withLock { lastEventID = id } }
+        deliver(PlatformEvent(id: event.id, name: event.event, text: event.data))
+    }
+}
+
+/// What one run of the pump reads from its stream, told in order off the transport's
+/// thread (where the stream is read, for every stream of the process): observers and
+/// subscribers never hold the transport up. Once the run is stopped nothing more is told,
+/// and a run ends only when what it told is told. Under virtual time the telling is the
+/// simulation's work.
+private final class EventIntake: @unchecked Sendable {
+    /// The stream's back-pressure: the connection is not read while more than its high
+    /// water has arrived and is not yet told.
+    let flow = StreamFlow(highWater: EventSource.flowHighWater, lowWater: EventSource.flowLowWater)
+    /// What arrived, bounded by `flow` rather than by dropping.
+    private let arrived = EventQueue<ServerSentEvent>(limit: .max)
+    private let tell: @Sendable (ServerSentEvent) -> Void
+    /// Held while events are told, so that batches never interleave and stopping waits
+    /// for the one under way; recursive, since what is told may stop the run.
+    private let telling = NSRecursiveLock()
+    private var isStopped = false
+    private var toldAny = false
+
+    init(tell: @escaping @Sendable (ServerSentEvent) -> Void) {
+        self.tell = tell
+        arrived.wake = { [weak self] in
+            guard let self else { return }
+            if let simulation = VirtualTime.current {
+                simulation.submit { self.drain() }
+            } else {
+                DispatchQueue.global().async { self.drain() }
+            }
+        }
+    }
+
+    /// Whether an event was told.
+    var hasTold: Bool { telling.withLock { toldAny } }
+
+    /// An event the stream brought (on the transport's thread).
+    func receive(_ event: ServerSentEvent) {
+        arrived.push(event, bytes: event.byteCount)
+    }
+
+    /// Tells what arrived, in order, unless the run was stopped.
+    func drain() {
+        telling.withLock {
+            for event in arrived.takeAll() {
+                flow.consumed(event.byteCount)
+                guard !isStopped else { continue }
+                toldAny = true
+                tell(event)
+            }
+        }
+    }
+
+    /// Tells nothing more; returns once what is being told is told.
+    func stop() {
+        telling.withLock { isStopped = true }
     }
 }
 

@@ -80,9 +80,16 @@ public struct ServerSentEventParser: Sendable {
     }
 
     /// Drops the consumed lines once they are at least half of the buffer (amortised: each
-    /// byte is moved at most once more than it is scanned).
+    /// byte is moved at most once more than it is scanned). A buffer all consumed is freed:
+    /// a stream's parser lives as long as its connection, mostly between events.
     private mutating func compact() {
         guard lineStart > 0, lineStart * 2 >= buffer.count else { return }
+        if lineStart == buffer.count {
+            buffer = []
+            scanned = 0
+            lineStart = 0
+            return
+        }
         buffer.removeSubrange(0..<lineStart)
         scanned -= lineStart
         lineStart = 0
@@ -172,64 +179,71 @@ public struct EventSource: Sendable {
     /// connection is not read: a server sending faster than the consumer takes waits.
     public func events() -> ServerSentEventStream {
         let flow = StreamFlow(highWater: Self.flowHighWater, lowWater: Self.flowLowWater)
-        return ServerSentEventStream(flow: flow, events: stream(flow: flow))
-    }
-
-    private func stream(flow: StreamFlow) -> AsyncThrowingStream<ServerSentEvent, Error> {
-        AsyncThrowingStream { continuation in
+        let events = AsyncThrowingStream<ServerSentEvent, Error> { continuation in
             let task = Task {
-                var lastID = lastEventID
-                var delay = reconnectDelay
-                var fruitless = 0
-                while !Task.isCancelled {
-                    var request = self.request
-                    request.timeout = 0
-                    request.flow = flow
-                    request.headers["Accept"] = "text/event-stream"
-                    if let lastID { request.headers["Last-Event-ID"] = lastID }
-                    let state = ParserBox(maximumEventBytes: request.maximumResponseBytes)
-                    let onConnectionChange = self.onConnectionChange
-                    do {
-                        let response = try await client.stream(request) { status, chunk in
-                            if (200..<300).contains(status), state.markConnected() { onConnectionChange?(true) }
-                            guard let events = state.feed(chunk) else { return false }
-                            for event in events {
-                                flow.produced(event.byteCount)
-                                continuation.yield(event)
-                            }
-                            return true
-                        }
-                        if let tooLarge = state.failure { throw tooLarge }
-                        if !(200..<300).contains(response.status) {
-                            continuation.finish(throwing: CCAIError(status: response.status, body: response.body))
-                            return
-                        }
-                    } catch is CancellationError {
-                        break
-                    } catch let error as TransportError where !error.isRetryable && state.failure == nil {
-                        continuation.finish(throwing: NetworkError(error, operation: "GET " + request.url))
-                        return
-                    } catch {
-                        if let tooLarge = state.failure {
-                            if state.markDisconnected() { onConnectionChange?(false) }
-                            continuation.finish(throwing: NetworkError.responseTooLarge(operation: "GET " + request.url + " (an event)",
-                                                                                        limit: tooLarge.limit))
-                            return
-                        }
-                        // A dropped connection: reconnect below.
-                    }
-                    if state.markDisconnected() { onConnectionChange?(false) }
-                    let parser = state.parser
-                    lastID = parser.lastEventID ?? lastID
-                    if let retry = parser.retry { delay = min(max(0, Double(retry) / 1000), Self.maximumRetrySeconds) }
-                    fruitless = state.delivered ? 0 : fruitless + 1
-                    let doublings = Double(min(max(fruitless - 1, 0), 10))
-                    try? await client.clock.sleep(for: min(max(delay, Self.minimumRetrySeconds) * pow(2, doublings),
-                                                           Self.maximumRetrySeconds))
+                do {
+                    try await read(flow: flow) { continuation.yield($0) }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
                 }
-                continuation.finish()
             }
             continuation.onTermination = { _ in task.cancel() }
+        }
+        return ServerSentEventStream(flow: flow, events: events)
+    }
+
+    /// Reads the events in the calling task, across reconnections, handing each to `handle`
+    /// as it is parsed, on the transport's thread: ``events()`` without a task of its own.
+    /// Each event handed on counts in `flow` until its taker says it is consumed, and the
+    /// connection is not read while the taker is behind. Returns when the task is
+    /// cancelled; throws what ends ``events()``.
+    func read(flow: StreamFlow, handle: @escaping @Sendable (ServerSentEvent) -> Void) async throws {
+        var lastID = lastEventID
+        var delay = reconnectDelay
+        var fruitless = 0
+        while !Task.isCancelled {
+            var request = self.request
+            request.timeout = 0
+            request.flow = flow
+            request.headers["Accept"] = "text/event-stream"
+            if let lastID { request.headers["Last-Event-ID"] = lastID }
+            let state = ParserBox(maximumEventBytes: request.maximumResponseBytes)
+            let onConnectionChange = self.onConnectionChange
+            let refusal: CCAIError?
+            do {
+                let response = try await client.stream(request) { status, chunk in
+                    if (200..<300).contains(status), state.markConnected() { onConnectionChange?(true) }
+                    guard let events = state.feed(chunk) else { return false }
+                    for event in events {
+                        flow.produced(event.byteCount)
+                        handle(event)
+                    }
+                    return true
+                }
+                if let tooLarge = state.failure { throw tooLarge }
+                refusal = (200..<300).contains(response.status) ? nil : CCAIError(status: response.status, body: response.body)
+            } catch is CancellationError {
+                return
+            } catch let error as TransportError where !error.isRetryable && state.failure == nil {
+                throw NetworkError(error, operation: "GET " + request.url)
+            } catch {
+                if let tooLarge = state.failure {
+                    if state.markDisconnected() { onConnectionChange?(false) }
+                    throw NetworkError.responseTooLarge(operation: "GET " + request.url + " (an event)", limit: tooLarge.limit)
+                }
+                // A dropped connection: reconnect below.
+                refusal = nil
+            }
+            if let refusal { throw refusal }
+            if state.markDisconnected() { onConnectionChange?(false) }
+            let parser = state.parser
+            lastID = parser.lastEventID ?? lastID
+            if let retry = parser.retry { delay = min(max(0, Double(retry) / 1000), Self.maximumRetrySeconds) }
+            fruitless = state.delivered ? 0 : fruitless + 1
+            let doublings = Double(min(max(fruitless - 1, 0), 10))
+            try? await client.clock.sleep(for: min(max(delay, Self.minimumRetrySeconds) * pow(2, doublings),
+                                                   Self.maximumRetrySeconds))
         }
     }
 }
