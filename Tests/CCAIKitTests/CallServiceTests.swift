@@ -1,3 +1,4 @@
+import CCAIBridge
 import CCAIKit
 import CCAISandbox
 import CCAIWire
@@ -186,6 +187,46 @@ import Timekeeping
         withExtendedLifetime(delegate) {}
     }
 
+    /// The stream can bring a call's later changes before a request's answer: here the
+    /// escalation's answer (`waiting`) is held until the stream has brought the agent's
+    /// `connected`. The late answer does not take the current call back to `waiting`.
+    @Test(.timeLimit(.minutes(1))) func anAnswerOvertakenByTheStreamDoesNotUndoTheNewerRecord() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("voice-race-\(UUID().uuidString).lua").path
+        try """
+            return { company = { name = "x", languages = { "en" }, time_zone = "UTC", key = "dev-key", secret = "dev-secret" },
+                     menus = { { id = 1, name = "Assistant", channels = { voice_call = { instant = true, virtual_agent = "bot" } } } },
+                     agents = { { name = "Ada", menus = { 1 } } }, virtual_agents = { bot = { name = "Bot" } } }
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let sandbox = try Sandbox(configuration: try await SandboxConfiguration.load(file: path))
+        let release = Latch()
+        let transport = HoldingTransport(base: RouterTransport(router: sandbox.router), release: release) { request in
+            request.method == "POST" && request.url.hasSuffix("/escalate")
+        }
+        let delegate = SigningDelegate(identifier: "overtaken-caller")
+        let ccai = CCAI(http: HTTPClient(transport: transport))
+        delegate.ccai = ccai
+        try ccai.initialize(options: InitOptions(key: "dev-key", urlHost: inProcessHost, delegate: delegate, cacheAuthToken: false))
+        ccai.initializeCall(CallOptions(playAudibleMessages: false))
+        let service = try #require(ccai.callService)
+        var calls = service.callReceived.makeAsyncIterator()
+        _ = try await service.startInstantCall(InstantCallRequest(menuId: 1))
+        var answered: CallResponse?
+        while answered?.virtualAgent == nil, let call = await calls.next() { answered = call }
+        let escalation = Task { try await service.escalateToHumanAgent() }
+        var human: CallResponse?
+        while human?.agent == nil || human?.status != .connected, let call = await calls.next() { human = call }
+        #expect(service.currentCall?.status == .connected, "the stream's record is current while the answer is held")
+        await release.open()
+        let late = try await escalation.value
+        #expect(late.status == .waiting, "the answer is the escalation's own record")
+        #expect(service.currentCall?.status == .connected && service.currentCall?.agent?.name == "Ada",
+                "the newer record the stream brought stays current")
+        #expect(service.currentCall?.canEscalate(allowSkipVirtualAgent: true) == false)
+        try await service.endCall()
+        withExtendedLifetime(delegate) {}
+    }
+
     /// A booked call comes due: the SDK tells the callback once, from the event stream or
     /// the VoIP push the app hands over, and the accepted call reaches the agent.
     @Test(.timeLimit(.minutes(1))) func aScheduledCallIsBookedAndItsCallbackAnswered() async throws {
@@ -244,5 +285,19 @@ import Timekeeping
         try await service.endCall()
         #expect(service.currentCall?.status == .ended)
         withExtendedLifetime(delegate) {}
+    }
+}
+
+/// Hands requests to `base`, and holds the answers of those `holds` picks until `release`
+/// opens: a platform whose stream overtakes its answers.
+private struct HoldingTransport: HTTPTransport {
+    let base: any HTTPTransport
+    let release: Latch
+    let holds: @Sendable (HTTPClientRequest) -> Bool
+
+    func perform(_ request: HTTPClientRequest, onChunk: ((Int, Data) -> Bool)?) async throws -> HTTPClientResponse {
+        let response = try await base.perform(request, onChunk: onChunk)
+        if holds(request) { await release.wait() }
+        return response
     }
 }
