@@ -1,6 +1,5 @@
 import CCAIWire
 import Foundation
-import Timekeeping
 
 /// One event of the platform's real-time stream: its name and JSON data.
 public struct PlatformEvent: Sendable, Equatable {
@@ -357,10 +356,9 @@ final class EventPump: @unchecked Sendable {
 }
 
 /// What one run of the pump reads from its stream, told in order off the transport's
-/// thread (where the stream is read, for every stream of the process): observers and
-/// subscribers never hold the transport up. Once the run is stopped nothing more is told,
-/// and a run ends only when what it told is told. Under virtual time the telling is the
-/// simulation's work.
+/// thread (where the stream is read, for every stream of the process), by a short task
+/// for what arrived together: observers and subscribers never hold the transport up. Once
+/// the run is stopped nothing more is told, and a run ends only when what it told is told.
 private final class EventIntake: @unchecked Sendable {
     /// The stream's back-pressure: the connection is not read while more than its high
     /// water has arrived and is not yet told.
@@ -378,11 +376,7 @@ private final class EventIntake: @unchecked Sendable {
         self.tell = tell
         arrived.wake = { [weak self] in
             guard let self else { return }
-            if let simulation = VirtualTime.current {
-                simulation.submit { self.drain() }
-            } else {
-                DispatchQueue.global().async { self.drain() }
-            }
+            Task { self.drain() }
         }
     }
 
