@@ -153,9 +153,8 @@ import Timekeeping
         withExtendedLifetime(delegate) {}
     }
 
-    /// A queue's voice virtual agent answers first; `canEscalate` shows the app's button and
-    /// `escalateToHumanAgent` brings a person.
-    @Test(.timeLimit(.minutes(1))) func aCallLeavesTheVirtualAgentForAPerson() async throws {
+    /// A sandbox whose queue 1 a voice virtual agent answers, and Ada after it.
+    private func virtualAgentSandbox() async throws -> Sandbox {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("voice-va-\(UUID().uuidString).lua").path
         try """
             return { company = { name = "x", languages = { "en" }, time_zone = "UTC", key = "dev-key", secret = "dev-secret" },
@@ -163,7 +162,13 @@ import Timekeeping
                      agents = { { name = "Ada", menus = { 1 } } }, virtual_agents = { bot = { name = "Bot" } } }
             """.write(toFile: path, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let sandbox = try Sandbox(configuration: try await SandboxConfiguration.load(file: path))
+        return try Sandbox(configuration: try await SandboxConfiguration.load(file: path))
+    }
+
+    /// A queue's voice virtual agent answers first; `canEscalate` shows the app's button and
+    /// `escalateToHumanAgent` brings a person.
+    @Test(.timeLimit(.minutes(1))) func aCallLeavesTheVirtualAgentForAPerson() async throws {
+        let sandbox = try await virtualAgentSandbox()
         let delegate = SigningDelegate(identifier: "escalating-caller")
         let ccai = try makeSDK(sandbox, delegate: delegate, cache: false)
         ccai.initializeCall(CallOptions(playAudibleMessages: false))
@@ -191,14 +196,7 @@ import Timekeeping
     /// escalation's answer (`waiting`) is held until the stream has brought the agent's
     /// `connected`. The late answer does not take the current call back to `waiting`.
     @Test(.timeLimit(.minutes(1))) func anAnswerOvertakenByTheStreamDoesNotUndoTheNewerRecord() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("voice-race-\(UUID().uuidString).lua").path
-        try """
-            return { company = { name = "x", languages = { "en" }, time_zone = "UTC", key = "dev-key", secret = "dev-secret" },
-                     menus = { { id = 1, name = "Assistant", channels = { voice_call = { instant = true, virtual_agent = "bot" } } } },
-                     agents = { { name = "Ada", menus = { 1 } } }, virtual_agents = { bot = { name = "Bot" } } }
-            """.write(toFile: path, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let sandbox = try Sandbox(configuration: try await SandboxConfiguration.load(file: path))
+        let sandbox = try await virtualAgentSandbox()
         let release = Latch()
         let transport = HoldingTransport(base: RouterTransport(router: sandbox.router), release: release) { request in
             request.method == "POST" && request.url.hasSuffix("/escalate")
