@@ -28,7 +28,7 @@ import Testing
     }
 
     /// A subscriber with no task (``EventInbox``) is woken once when values arrive, takes
-    /// them all in order, and is woken again by the next.
+    /// them in order until none is left, and is woken again by the next to arrive.
     @Test func aSubscriberWithoutATaskIsWokenOnceAndTakesWhatArrived() {
         let queue = EventQueue<Int>(limit: 100)
         let wakes = WakeCount()
@@ -41,9 +41,14 @@ import Testing
         for n in 3...12 { queue.push(n, bytes: 30) }
         #expect(wakes.count == 2 && queue.dropped == 7)
         #expect(queue.takeAll() == [10, 11, 12], "bounded as any subscriber: the oldest went")
-        queue.finish()
         queue.push(13, bytes: 10)
-        #expect(wakes.count == 2 && queue.takeAll().isEmpty, "after the end, nothing is kept and no one is woken")
+        #expect(wakes.count == 2, "not woken again before it has taken all")
+        #expect(queue.takeAll() == [13] && queue.takeAll().isEmpty)
+        queue.push(14, bytes: 10)
+        #expect(wakes.count == 3)
+        queue.finish()
+        queue.push(15, bytes: 10)
+        #expect(wakes.count == 3 && queue.takeAll().isEmpty, "after the end, nothing is kept and no one is woken")
     }
 }
 

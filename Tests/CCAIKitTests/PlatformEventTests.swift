@@ -35,6 +35,9 @@ import Testing
         #expect(try event.decoded(as: Other.self) == Other(value: 3), "another type decodes from the text")
         #expect(try event.decoded(as: CountedPayload.self).value == 3)
         #expect(CountedPayload.decodes.value == 2, "the model kept is the last one decoded")
+        copy.forgetDecodedModel()
+        #expect(try event.decoded(as: CountedPayload.self).value == 3)
+        #expect(CountedPayload.decodes.value == 3, "once told, an event keeps its text only")
         #expect(throws: DecodingError.self) { try PlatformEvent(id: nil, name: "x", text: "[]").decoded(as: CountedPayload.self) }
     }
 

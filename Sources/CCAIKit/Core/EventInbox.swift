@@ -1,13 +1,15 @@
 import Foundation
 
 /// A subscriber of the event stream with no task of its own: its `wake` is told when
-/// values arrive after it has taken all before them, and it then takes them at once
-/// (``take()``), in order, wherever it runs its work. Bounded as every subscriber is (past
+/// values arrive after it has taken all before them, and it then takes them
+/// (``take()``), in order, until it gets none, wherever it runs its work. Bounded as every subscriber is (past
 /// 2 MiB not taken, the oldest are dropped and counted). The subscription ends with
 /// ``close()``, or when the inbox is freed: its owner keeps it.
 ///
 /// ```swift
-/// let inbox = chat.chatEvents(wake: { inbox in queue.async { inbox.take().forEach(show) } }) { $0 }
+/// let inbox = chat.chatEvents(wake: { inbox in
+///     queue.async { while case let events = inbox.take(), !events.isEmpty { events.forEach(show) } }
+/// }) { $0 }
 /// ```
 public final class EventInbox<Value: Sendable>: @unchecked Sendable {
     private let queue: EventQueue<Value>
@@ -28,7 +30,8 @@ public final class EventInbox<Value: Sendable>: @unchecked Sendable {
         if closedMeanwhile { end.end() }
     }
 
-    /// Every value arrived and not yet taken, oldest first.
+    /// Every value arrived and not yet taken, oldest first; empty once all are taken, and
+    /// `wake` is told of the next to arrive after that.
     public func take() -> [Value] {
         queue.takeAll()
     }

@@ -61,6 +61,11 @@ public struct PlatformEvent: Sendable, Equatable {
 
     private static let decoder = JSONDecoder()
 
+    /// Drops the model decoded from the text, from every copy of the event.
+    func forgetDecodedModel() {
+        decodedModel?.forget()
+    }
+
     /// About what it takes to hold: its text, name and id (64 bytes for one the SDK made).
     var byteCount: Int { (text?.utf8.count ?? 64) + name.utf8.count + (id?.utf8.count ?? 0) }
 }
@@ -76,6 +81,10 @@ private final class DecodedModel: @unchecked Sendable {
 
     func keep(_ model: some Sendable) {
         lock.withLock { self.model = model }
+    }
+
+    func forget() {
+        lock.withLock { model = nil }
     }
 }
 
@@ -286,6 +295,9 @@ final class EventPump: @unchecked Sendable {
         let (observers, subscribers) = listeners
         for observer in observers { observer(event) }
         for subscriber in subscribers { subscriber(event) }
+        // Every reader that decodes on delivery has: a subscriber queueing the event itself
+        // holds its text only, as its byte count says.
+        event.forgetDecodedModel()
     }
 
     private func run() async {
@@ -323,7 +335,9 @@ final class EventPump: @unchecked Sendable {
             } catch {
                 failure = error
             }
-            // What arrived before the stream ended is told before the next connection.
+            // What arrived before the stream ended is told before the next connection; a run
+            // stopped meanwhile tells none of it.
+            if Task.isCancelled { intake.stop() }
             intake.drain()
             if intake.hasTold { failures = 0 }
             lastID = lock.withLock { lastEventID } ?? lastID
@@ -358,7 +372,8 @@ final class EventPump: @unchecked Sendable {
 /// What one run of the pump reads from its stream, told in order off the transport's
 /// thread (where the stream is read, for every stream of the process), by a short task
 /// for what arrived together: observers and subscribers never hold the transport up. Once
-/// the run is stopped nothing more is told, and a run ends only when what it told is told.
+/// the run is stopped nothing is told after the event under way, and a run ends only when
+/// what it told is told.
 private final class EventIntake: @unchecked Sendable {
     /// The stream's back-pressure: the connection is not read while more than its high
     /// water has arrived and is not yet told.
@@ -366,11 +381,14 @@ private final class EventIntake: @unchecked Sendable {
     /// What arrived, bounded by `flow` rather than by dropping.
     private let arrived = EventQueue<ServerSentEvent>(limit: .max)
     private let tell: @Sendable (ServerSentEvent) -> Void
-    /// Held while events are told, so that batches never interleave and stopping waits
-    /// for the one under way; recursive, since what is told may stop the run.
-    private let telling = NSRecursiveLock()
-    private var isStopped = false
+    /// Held while events are told, so that two tellings never interleave: the run's last
+    /// one waits for the one under way.
+    private let telling = NSLock()
     private var toldAny = false
+    /// Apart from `telling`, so that stopping (in a task's cancellation, whoever cancels)
+    /// never waits for what is being told.
+    private let stopping = NSLock()
+    private var isStopped = false
 
     init(tell: @escaping @Sendable (ServerSentEvent) -> Void) {
         self.tell = tell
@@ -388,21 +406,25 @@ private final class EventIntake: @unchecked Sendable {
         arrived.push(event, bytes: event.byteCount)
     }
 
-    /// Tells what arrived, in order, unless the run was stopped.
+    /// Tells what arrived, in order, until nothing is left, unless the run was stopped.
+    /// Events that arrive meanwhile are told by the same telling: no other task is started
+    /// for them until it is over.
     func drain() {
         telling.withLock {
-            for event in arrived.takeAll() {
-                flow.consumed(event.byteCount)
-                guard !isStopped else { continue }
-                toldAny = true
-                tell(event)
+            while case let events = arrived.takeAll(), !events.isEmpty {
+                for event in events {
+                    flow.consumed(event.byteCount)
+                    guard !stopping.withLock({ isStopped }) else { continue }
+                    toldAny = true
+                    tell(event)
+                }
             }
         }
     }
 
-    /// Tells nothing more; returns once what is being told is told.
+    /// Tells nothing more after the event being told, if one is.
     func stop() {
-        telling.withLock { isStopped = true }
+        stopping.withLock { isStopped = true }
     }
 }
 

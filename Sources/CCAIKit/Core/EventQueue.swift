@@ -4,7 +4,8 @@ import Foundation
 /// ``limit`` the oldest are dropped and counted, so that a subscriber reading slower than a
 /// platform floods holds at most its limit, never the flood. The subscriber pulls, either
 /// one value at a time (its `AsyncStream` asks for the next when it wants one) or, told by
-/// `wake` that values arrived, all of them at once (``takeAll()``). Safe from any thread.
+/// `wake` that values arrived, all of them at once until none is left (``takeAll()``).
+/// Safe from any thread.
 ///
 /// ```swift
 /// let queue = EventQueue<PlatformEvent>(limit: 2 << 20)
@@ -73,11 +74,12 @@ final class EventQueue<Value: Sendable>: @unchecked Sendable {
         return dropped
     }
 
-    /// Every value not taken, oldest first; the next value to arrive wakes the subscriber
-    /// again.
+    /// Every value not taken, oldest first. A subscriber that was woken takes until it gets
+    /// none; until then it is not woken again, and the next value to arrive after that
+    /// wakes it.
     func takeAll() -> [Value] {
         lock.withLock {
-            isAwake = false
+            if head == values.count { isAwake = false }
             defer {
                 values.removeAll(keepingCapacity: values.count <= 16)
                 head = 0

@@ -74,8 +74,10 @@ enum EventBridge {
             state.post { lua in
                 guard !lua.isClosed, let emitter = target.value else { return inbox.close() }
                 let scope = lua.attachment(ConversationScope.self)
-                for element in inbox.take() where scope?.admits(element.about) ?? true {
-                    emitter.emit(element.name, element.value)
+                while case let arrived = inbox.take(), !arrived.isEmpty {
+                    for element in arrived where scope?.admits(element.about) ?? true {
+                        emitter.emit(element.name, element.value)
+                    }
                 }
             }
         }, { element in
