@@ -65,13 +65,22 @@ try:
     os.makedirs(screenshots, exist_ok=True)
     driver.save_screenshot(os.path.join(screenshots, "console.png"))
     act(lambda d: d.find_element(By.XPATH, "//button[normalize-space()='Send']"), lambda button: button.click())
+
+    def sent(d):
+        # The answer went and the page refreshed. Or the VU, answered, ended its chat and its
+        # run at once, and the console went with the run before the page's refresh after
+        # the send could reach it: the run's exit and its check, below, say whether the
+        # answer arrived.
+        return run.poll() is not None or d.find_element(By.ID, "message").text == ""
     try:
-        wait.until(lambda d: d.find_element(By.ID, "message").text == "")
+        wait.until(sent)
     except Exception:
         sys.exit("console_test: sending failed: " + driver.find_element(By.ID, "message").text)
 
     def answered(d):
-        # The answer shows in the chat, or the VU, answered, has ended it already.
+        # The answer shows in the chat, or the VU, answered, has ended it (or its run) already.
+        if run.poll() is not None:
+            return True
         try:
             texts = [element.text for element in d.find_elements(By.CSS_SELECTOR, "#chats span, #chats p")]
         except StaleElementReferenceException:
