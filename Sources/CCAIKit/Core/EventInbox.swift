@@ -2,9 +2,9 @@ import Foundation
 
 /// A subscriber of the event stream with no task of its own: its `wake` is told when
 /// values arrive after it has taken all before them, and it then takes them
-/// (``take()``), in order, until it gets none, wherever it runs its work. Bounded as every subscriber is (past
-/// 2 MiB not taken, the oldest are dropped and counted). The subscription ends with
-/// ``close()``, or when the inbox is freed: its owner keeps it.
+/// (``take()``), in order, until it gets none, wherever it runs its work. Bounded as every
+/// subscriber is (past 2 MiB not taken, the oldest are dropped and counted). The
+/// subscription ends with ``close()``, or when the inbox is freed: its owner keeps it.
 ///
 /// ```swift
 /// let inbox = chat.chatEvents(wake: { inbox in

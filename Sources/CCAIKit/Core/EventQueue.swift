@@ -29,8 +29,8 @@ final class EventQueue<Value: Sendable>: @unchecked Sendable {
         self.limit = limit
     }
 
-    /// Told when a value arrives and the subscriber has taken all before it (then not
-    /// again until it takes them, ``takeAll()``). Called on the pushing thread.
+    /// Told when a value arrives and the subscriber has taken all before it; not again
+    /// until ``takeAll()`` has found nothing left. Called on the pushing thread.
     var wake: (@Sendable () -> Void)? {
         get { lock.withLock { wakeSubscriber } }
         set { lock.withLock { wakeSubscriber = newValue } }
