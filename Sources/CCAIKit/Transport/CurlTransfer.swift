@@ -29,11 +29,12 @@ final class CurlTransfer {
     /// Starts the transfer again after the flow stopped it (set by the loop that runs it).
     var unpause: (@Sendable () -> Void)?
 
-    /// libcurl's receive buffer of a transfer, held as long as its handle: a quarter of
-    /// libcurl's 16 KiB. An event stream's handle lives as long as its SDK instance, one per
-    /// VU in a scenario, and the platform's answers and events are mostly far smaller; a
-    /// larger body is read in more pieces, each no slower.
-    static let receiveBufferBytes = 4 << 10
+    /// libcurl's receive buffer of a transfer, held as long as its handle: its smallest,
+    /// 1 KiB, a sixteenth of its default. An event stream's handle lives as long as its SDK
+    /// instance, one per VU in a scenario, and a request's for as long as it is in flight,
+    /// which is most of a VU's time under load; the platform's answers and events are mostly
+    /// about that size, and a larger body is read in more pieces.
+    static let receiveBufferBytes = 1 << 10
 
     init(_ request: HTTPClientRequest, onChunk: ((Int, Data) -> Bool)? = nil) throws {
         guard let easy = curl_easy_init() else { throw TransportError.failed("cannot create a transfer") }
