@@ -307,34 +307,7 @@ final class EventPump: @unchecked Sendable {
         defer { providerStateChanged(.disconnected) }
         while !Task.isCancelled {
             let intake = EventIntake { [weak self] event in self?.tell(event) }
-            let failure: (any Error)?
-            do {
-                // Attempts after an error stay in that error until one connects: a failing
-                // sign-in does not alternate connecting/error twice a second.
-                let announcesConnecting = lock.withLock { () -> Bool in
-                    if case .error = providerState { return false }
-                    return !connected
-                }
-                if announcesConnecting { providerStateChanged(.connecting) }
-                let token = try await api.validToken()
-                // A new instance starts at its sign-in: earlier runs' events are theirs.
-                if lastID == nil { lastID = api.streamStart }
-                var request = HTTPClientRequest(url: api.url(of: Endpoints.events), headers: ["Authorization": "Bearer \(token)"])
-                request.maximumResponseBytes = Endpoints.events.maximumResponseBytes
-                let source = EventSource(
-                    client: http, request: request, reconnectDelay: 0.5, lastEventID: lastID,
-                    onConnectionChange: { [weak self] connected in self?.connectionChanged(connected) })
-                // A stream closed for the background hands on nothing more: the one that
-                // reopens it starts after the last event told.
-                try await withTaskCancellationHandler {
-                    try await source.read(flow: intake.flow) { intake.receive($0) }
-                } onCancel: {
-                    intake.stop()
-                }
-                failure = nil
-            } catch {
-                failure = error
-            }
+            let failure = await read(from: &lastID, into: intake)
             // What arrived before the stream ended is told before the next connection; a run
             // stopped meanwhile tells none of it.
             if Task.isCancelled { intake.stop() }
@@ -359,6 +332,44 @@ final class EventPump: @unchecked Sendable {
                 try? await http.clock.sleep(for: api.retryPolicy.streamDelay(afterFailures: failures))
             }
         }
+    }
+
+    /// Signs in and reads the stream from after `lastID` (from the sign-in when nil, which
+    /// it sets), handing its events to `intake`, until it ends; the error it ended with.
+    /// Out of line, so that the run's own frame, which every instance keeps on its task
+    /// for as long as it reads, is small.
+    @inline(never)
+    private func read(from lastID: inout String?, into intake: EventIntake) async -> (any Error)? {
+        do {
+            // Attempts after an error stay in that error until one connects: a failing
+            // sign-in does not alternate connecting/error twice a second.
+            let announcesConnecting = lock.withLock { () -> Bool in
+                if case .error = providerState { return false }
+                return !connected
+            }
+            if announcesConnecting { providerStateChanged(.connecting) }
+            let token = try await api.validToken()
+            // A new instance starts at its sign-in: earlier runs' events are theirs.
+            if lastID == nil { lastID = api.streamStart }
+            let source = eventSource(token: token, after: lastID)
+            // A stream closed for the background hands on nothing more: the one that
+            // reopens it starts after the last event told.
+            try await withTaskCancellationHandler {
+                try await source.read(flow: intake.flow) { intake.receive($0) }
+            } onCancel: {
+                intake.stop()
+            }
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    private func eventSource(token: String, after lastID: String?) -> EventSource {
+        var request = HTTPClientRequest(url: api.url(of: Endpoints.events), headers: ["Authorization": "Bearer \(token)"])
+        request.maximumResponseBytes = Endpoints.events.maximumResponseBytes
+        return EventSource(client: http, request: request, reconnectDelay: 0.5, lastEventID: lastID,
+                           onConnectionChange: { [weak self] connected in self?.connectionChanged(connected) })
     }
 
     /// Tells an event of the stream to the observers and subscribers; the stream resumes

@@ -160,6 +160,20 @@ public actor LuaState {
     public func call(kept name: String, path: [LuaValue], passing arguments: [LuaArgument], resultsMustBeData: Bool = false)
         async throws -> [LuaValue]?
     {
+        // What runs around the wait is out of line, so that this frame, which stays on the
+        // caller's task while the call runs (most of a VU's life), is small.
+        guard let task = try spawnCall(kept: name, path: path, passing: arguments) else { return nil }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            task.onFinish = { continuation.resume() }
+            core.scheduler.drain()
+        }
+        return try results(of: task, mustBeData: resultsMustBeData)
+    }
+
+    /// Starts the function at `path` of the kept value `name` in a task of its own, with
+    /// `arguments`; nil when there is no function there.
+    @inline(never)
+    private func spawnCall(kept name: String, path: [LuaValue], passing arguments: [LuaArgument]) throws -> LuaTask? {
         try checkOpen()
         if let kill = core.killError { throw kill }
         guard let root = core.keptValues[name] else { return nil }
@@ -190,11 +204,13 @@ public actor LuaState {
                 core.keptValues[keptName]?.push(on: L)
             }
         }
-        let task = core.scheduler.spawn(from: L, arguments: Int32(arguments.count), kind: .host)
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            task.onFinish = { continuation.resume() }
-            core.scheduler.drain()
-        }
+        return core.scheduler.spawn(from: L, arguments: Int32(arguments.count), kind: .host)
+    }
+
+    /// The results of a finished call (see ``call(kept:path:arguments:resultsMustBeData:)``),
+    /// or its error.
+    @inline(never)
+    private func results(of task: LuaTask, mustBeData resultsMustBeData: Bool) throws -> [LuaValue] {
         try checkOpen()
         if let kill = core.scheduler.killedBy { throw kill }
         switch task.status {
