@@ -59,7 +59,9 @@ final class APIClient: @unchecked Sendable {
     }
 
     /// The same, returning the body as it is. `idempotent` marks a request safe to retry
-    /// (a POST carrying a client-side id, say).
+    /// (a POST carrying a client-side id, say). Out of line: the frames of its many callers
+    /// stay small (each stays on its task while the request is in flight).
+    @inline(never)
     func sendRaw(_ endpoint: Endpoint, _ parameters: [String: CustomStringConvertible] = [:], query: [String: String] = [:],
                  body: (any Encodable)? = nil, idempotent: Bool? = nil, retry: RetrySchedule? = nil) async throws -> Data {
         let payload = try body.map { try APIClient.encoder.encode($0) }

@@ -261,36 +261,52 @@ public final class ChatService: @unchecked Sendable {
     /// `too_large` and nothing is sent.
     @discardableResult
     public func sendMessage(_ content: OutgoingMessageContent) async throws -> [ChatMessage] {
-        let chat = try requireCurrentChat()
+        // A text, the message sent most, straight from here; other kinds from a function of
+        // their own. A VU spends most of its time under load with a message in flight, and
+        // the frames of the calls under way stay on its tasks meanwhile, with room for what
+        // each call passes and answers (a message is large, an array is a pointer).
+        let chatID = try requireCurrentChat().id
+        if case .text(let text) = content { return try await sendText(text, inChat: chatID) }
+        return try await sendAttachment(content, inChat: chatID)
+    }
+
+    /// A message of files, of a form's answers or of a screen share's event.
+    @inline(never)
+    private func sendAttachment(_ content: OutgoingMessageContent, inChat chatID: Int) async throws -> [ChatMessage] {
         switch content {
         case .text(let text):
-            if let problem = AttachmentLimits.textProblem(text) {
-                throw CCAIError(code: text.isEmpty ? .invalidArgument : .tooLarge, message: problem)
-            }
-            let request = SendMessageRequest(text: text, clientMessageId: UUID().uuidString.lowercased())
-            let api = api
-            return [try await enqueue { retry in
-                try await api.send(Endpoints.sendMessage, ["id": chat.id], body: request, idempotent: true, retry: retry,
-                                  as: ChatMessage.self)
-            }]
+            return try await sendText(text, inChat: chatID)
         case .images(let images, let smartAction):
             guard !images.isEmpty else { throw CCAIError.invalidArgument("no images to send") }
-            return try await send(try await Upload.prepare(images), in: chat, smartAction: smartAction)
+            return try await send(try await Upload.prepare(images), inChat: chatID, smartAction: smartAction)
         case .videos(let videos, let smartAction):
             guard !videos.isEmpty else { throw CCAIError.invalidArgument("no videos to send") }
             let prepared = try videos.enumerated().map { index, video in try Upload(video: video, number: index + 1) }
-            return try await send(prepared, in: chat, smartAction: smartAction)
+            return try await send(prepared, inChat: chatID, smartAction: smartAction)
         case .formComplete(let payload):
             let api = api
-            return [try await enqueue { retry in
-                try await api.send(Endpoints.formComplete, ["id": chat.id], body: payload, retry: retry, as: ChatMessage.self)
-            }]
+            return try await enqueue { retry in
+                [try await api.send(Endpoints.formComplete, ["id": chatID], body: payload, retry: retry, as: ChatMessage.self)]
+            }
         case .screenShare(let event, let response):
             let api = api
             let body = ScreenShareEventMessage(event: event, response: response)
-            return [try await enqueue { retry in
-                try await api.send(Endpoints.screenShareEvent, ["id": chat.id], body: body, retry: retry, as: ChatMessage.self)
-            }]
+            return try await enqueue { retry in
+                [try await api.send(Endpoints.screenShareEvent, ["id": chatID], body: body, retry: retry, as: ChatMessage.self)]
+            }
+        }
+    }
+
+    /// A text message, through the outbox.
+    @inline(never)
+    private func sendText(_ text: String, inChat chatID: Int) async throws -> [ChatMessage] {
+        if let problem = AttachmentLimits.textProblem(text) {
+            throw CCAIError(code: text.isEmpty ? .invalidArgument : .tooLarge, message: problem)
+        }
+        let request = SendMessageRequest(text: text, clientMessageId: UUID().uuidString.lowercased())
+        let api = api
+        return try await enqueue { retry in
+            [try await api.send(Endpoints.sendMessage, ["id": chatID], body: request, idempotent: true, retry: retry, as: ChatMessage.self)]
         }
     }
 
@@ -328,7 +344,7 @@ public final class ChatService: @unchecked Sendable {
     }
 
     /// Uploads files, one message each, through the outbox.
-    private func send(_ uploads: [Upload], in chat: ChatResponse, smartAction: SmartAction?) async throws -> [ChatMessage] {
+    private func send(_ uploads: [Upload], inChat chatID: Int, smartAction: SmartAction?) async throws -> [ChatMessage] {
         var sent: [ChatMessage] = []
         let api = api
         for upload in uploads {
@@ -337,7 +353,7 @@ public final class ChatService: @unchecked Sendable {
             if let smartAction { parameters["smart_action_id"] = String(smartAction.id) }
             let (query, data) = (parameters, try upload.data())
             sent.append(try await enqueue { retry in
-                try await api.upload(Endpoints.uploadMedia, ["id": chat.id], query: query, data: data, contentType: upload.mimeType,
+                try await api.upload(Endpoints.uploadMedia, ["id": chatID], query: query, data: data, contentType: upload.mimeType,
                                      retry: retry, as: ChatMessage.self)
             })
         }
