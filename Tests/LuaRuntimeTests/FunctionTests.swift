@@ -108,13 +108,7 @@ final class Counter {
         let state = try makeState()
         await state.withContext { $0.setGlobal("svc", module: module) }
         #expect(finished.value == 0, "a member's decorator waits for the member")
-        let results = try await state.run(source: """
-            local function raw_keys(t)
-              local keys = {}
-              for key in next, t do keys[#keys + 1] = key end
-              table.sort(keys)
-              return table.concat(keys, ",")
-            end
+        let results = try await state.run(source: Self.rawKeys + """
             local before = raw_keys(svc)
             local described = svc.get(7):describe()
             local none = tostring(svc.missing) .. "," .. tostring(svc[1])
@@ -136,6 +130,50 @@ final class Counter {
             return rt.spawn(function() return svc.get(9):describe() end):wait(), svc.kind
             """, chunkName: "=task")
         #expect(fromTask == [.string("item 9"), .string("service")])
+    }
+
+    /// A lazy module made member by member: built when a script first reads a key of it,
+    /// its table decorated then, and each member made as the script reads it, from a
+    /// coroutine too; a member the script never reads is never made, and `pairs` makes the
+    /// rest.
+    @Test func aLazyModuleIsMadeMemberByMember() async throws {
+        let builds = BuildCount(), made = BuildCount(), decorated = BuildCount()
+        var module = LuaModule(name: "svc")
+        module.module(.lazy(name: "svc.chat") {
+            builds.add()
+            var chat = LuaModule(name: "svc.chat")
+            chat.makesMembersOnFirstRead = true
+            chat.function("start") { call in
+                made.add()
+                return call.returning(.string("started"))
+            }
+            chat.function("send") { call in call.returning(.string("sent \(try call.string(1, "text"))")) }
+            chat.function("unused") { call in call.returning(.nil) }
+            chat.decorate(with: Self.tagger) { lua in
+                decorated.add()
+                return [lua.makeFunction("svc.chat.describe") { call in call.returning(.string("chat")) }]
+            }
+            return chat
+        })
+        let state = try makeState()
+        await installTasks(state)
+        await state.withContext { $0.setGlobal("svc", module: module) }
+        let results = try await state.run(source: Self.rawKeys + """
+            local chat = svc.chat
+            local before = raw_keys(chat)
+            local started = chat.start()
+            local sent = rt.spawn(function() return svc.chat.send("hi") end):wait()
+            local after = raw_keys(chat)
+            local keys = {}
+            for key in pairs(chat) do keys[#keys + 1] = key end
+            table.sort(keys)
+            return before, started, sent, after, table.concat(keys, ","), chat.kind, getmetatable(chat)
+            """, chunkName: "=chat")
+        #expect(results == [.string(""), .string("started"), .string("sent hi"), .string("kind,send,start"),
+                            .string("kind,send,start,unused"), .string("chat"), .nil])
+        #expect(builds.value == 1)
+        #expect(decorated.value == 1, "the table's decorator ran once, when the module was first read")
+        #expect(made.value == 1)
     }
 
     /// The metatable that makes lazy tables is the host's: a script reads `false` for it and
@@ -161,6 +199,23 @@ final class Counter {
     }
 
     /// Wraps `get` so that its result carries a method, through a helper made in the state.
+    /// `raw_keys(t)`: the keys a table holds itself (no metamethod), sorted, joined by commas.
+    static let rawKeys = """
+        local function raw_keys(t)
+          local keys = {}
+          for key in next, t do keys[#keys + 1] = key end
+          table.sort(keys)
+          return table.concat(keys, ",")
+        end
+
+        """
+
+    /// Finishes a table as a whole: sets its `kind`.
+    static let tagger = LuaDecorator("""
+        local module, describe = ...
+        rawset(module, "kind", describe())
+        """, chunkName: "=tagger")
+
     static let wrapper = LuaDecorator("""
         local module, describe = ...
         local get = module.get
@@ -291,13 +346,4 @@ final class Counter {
         #expect(results[5] == "region=eu")
         #expect(results[6] == "app.math.twice: bad argument #1 'x' to 'twice' (number expected, got string) [invalid_argument]")
     }
-}
-
-/// A count behind a pthread lock (which ThreadSanitizer sees), for builders run on a
-/// state's executor.
-private final class BuildCount: @unchecked Sendable {
-    private let lock = NSLock()
-    private var count = 0
-    var value: Int { lock.withLock { count } }
-    func add() { lock.withLock { count += 1 } }
 }

@@ -63,3 +63,12 @@ func expectScriptError(_ state: LuaState, _ source: String, sourceLocation: Sour
         return nil
     }
 }
+
+/// A count behind a pthread lock (which ThreadSanitizer sees), for what runs on a
+/// state's executor (builders, event values).
+final class BuildCount: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    var value: Int { lock.withLock { count } }
+    func add() { lock.withLock { count += 1 } }
+}

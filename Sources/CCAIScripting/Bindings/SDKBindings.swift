@@ -12,30 +12,42 @@ import LuaRuntime
 /// ccai.language.set_language_code("es")
 /// ```
 enum SDKBindings {
-    /// Adds the SDK's services to the `ccai` module. Those but the chat are lazy (``LuaModule/lazy(name:_:)``):
-    /// a VU pays for the functions of the services its script reads, and a chat bot reads
-    /// none of the calls', screen shares' or the Apps API's. A module's table is made from
-    /// the same context when first read; none starts anything (the `initialize_*` functions
-    /// start the event bridges).
+    /// Adds the SDK's services to the `ccai` module. Each is lazy (``service(_:_:)``): a VU
+    /// pays for the functions its script reads, and a chat bot reads none of the calls',
+    /// screen shares' or the Apps API's, and few of the chat's. A module's table is made
+    /// from the same context when first read; none starts anything (the `initialize_*`
+    /// functions start the event bridges).
     static func install(_ context: SDKContext, into module: inout LuaModule) {
         let ccai = context.sdk
         InitializationBindings.install(context, into: &module)
-        module.module(.lazy(name: EventService.chat.module) { ChatBindings.module(context) })
-        module.module(.lazy(name: EventService.smartAction.module) { SmartActionBindings.module(context) })
-        module.module(.lazy(name: "ccai.rate") { RateBindings.module(ccai) })
-        module.module(.lazy(name: EventService.screenShare.module) { ScreenShareBindings.module(context) })
-        module.module(.lazy(name: EventService.call.module) { CallBindings.module(context) })
-        module.module(.lazy(name: "ccai.audible_message") { CallBindings.audibleMessageModule(ccai) })
-        module.module(.lazy(name: EventService.push.module) { PushBindings.module(context) })
+        module.module(service(EventService.chat.module) { ChatBindings.module(context) })
+        module.module(service(EventService.smartAction.module) { SmartActionBindings.module(context) })
+        module.module(service("ccai.rate") { RateBindings.module(ccai) })
+        module.module(service(EventService.screenShare.module) { ScreenShareBindings.module(context) })
+        module.module(service(EventService.call.module) { CallBindings.module(context) })
+        module.module(service("ccai.audible_message") { CallBindings.audibleMessageModule(ccai) })
+        module.module(service(EventService.push.module) { PushBindings.module(context) })
         PushBindings.install(app: ccai, into: &module)
-        module.module(.lazy(name: "ccai.auth") { AuthBindings.module(ccai) })
-        module.module(.lazy(name: "ccai.company") { CompanyBindings.module(ccai) })
-        module.module(.lazy(name: "ccai.end_user") { EndUserBindings.module(ccai) })
-        module.module(.lazy(name: "ccai.language") { LanguageBindings.module(ccai) })
+        module.module(service("ccai.auth") { AuthBindings.module(ccai) })
+        module.module(service("ccai.company") { CompanyBindings.module(ccai) })
+        module.module(service("ccai.end_user") { EndUserBindings.module(ccai) })
+        module.module(service("ccai.language") { LanguageBindings.module(ccai) })
         module.module(.lazy(name: "ccai.queue_menu") { QueueMenuBindings.module(ccai) })
-        module.module(.lazy(name: "ccai.options") { OptionsBindings.module(ccai) })
+        module.module(service("ccai.options") { OptionsBindings.module(ccai) })
         let (apps, appsEvents, webhooks) = (context.apps, context.emitters[.apps], context.webhooks)
-        module.module(.lazy(name: EventService.apps.module) { AppsBindings.module(apps, events: appsEvents, webhooks: webhooks) })
+        module.module(service(EventService.apps.module) { AppsBindings.module(apps, events: appsEvents, webhooks: webhooks) })
+    }
+
+    /// A service's module, made when a script first reads it (``LuaModule/lazy(name:_:)``),
+    /// whose functions are then made each as the script first reads it
+    /// (``LuaModule/makesMembersOnFirstRead``): a chat bot reads four of the chat's nearly
+    /// thirty. Not for a module its decorator finishes as a whole (the queue menus').
+    private static func service(_ name: String, _ build: @escaping () -> LuaModule) -> LuaModule {
+        .lazy(name: name) {
+            var module = build()
+            module.makesMembersOnFirstRead = true
+            return module
+        }
     }
 
     /// The services a plugin may call (``PluginModule``): the company, the language (read

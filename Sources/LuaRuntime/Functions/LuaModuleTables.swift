@@ -16,7 +16,22 @@ final class LuaPendingMembers {
     let moduleName: String
     let decorations: [LuaModule.Decoration]
     /// In the module's order; `on` and `wait_for` of an event emitter are two keys of one member.
-    private var remaining: [(key: String, member: LuaModule.Member)]
+    private var remaining: [(key: String, pending: Pending)]
+
+    /// A member not made yet, in 24 bytes: a function's body alone (the signature documents
+    /// the function; the state needs only its body), any other member boxed. Most are
+    /// functions, and every state keeps a list of those its script has not read.
+    private enum Pending {
+        case function(LuaFunctionBody)
+        indirect case other(LuaModule.Member)
+
+        var member: LuaModule.Member {
+            switch self {
+            case .function(let body): .function(body, nil)
+            case .other(let member): member
+            }
+        }
+    }
 
     init(_ module: LuaModule) {
         moduleName = module.name
@@ -27,13 +42,12 @@ final class LuaPendingMembers {
         for (key, member) in members {
             switch member {
             case .events:
-                remaining.append(("on", member))
-                remaining.append(("wait_for", member))
+                remaining.append(("on", .other(member)))
+                remaining.append(("wait_for", .other(member)))
             case .function(let body, _):
-                // The signature documents the function; the state needs only its body.
-                remaining.append((key, .function(body, nil)))
+                remaining.append((key, .function(body)))
             default:
-                remaining.append((key, member))
+                remaining.append((key, .other(member)))
             }
         }
     }
@@ -47,7 +61,7 @@ final class LuaPendingMembers {
     func take(_ key: String) -> LuaModule.Member? {
         // The last of a key given twice, as a table made at once keeps it.
         guard let index = remaining.lastIndex(where: { $0.key == key }) else { return nil }
-        return remaining.remove(at: index).member
+        return remaining.remove(at: index).pending.member
     }
 }
 
@@ -206,9 +220,22 @@ extension LuaContext {
         }
         switch (lazy, read) {
         case (.module(let module), _):
-            core.lazyTables[id] = nil
-            fill(lazy: module, L: L)
-            finishLazy(L: L)
+            let built = module.built
+            guard built.makesMembersOnFirstRead else {
+                core.lazyTables[id] = nil
+                fill(lazy: built, L: L)
+                finishLazy(L: L)
+                return
+            }
+            // Read for the first time: from now on a table whose members are made as they
+            // are read, finished by its decorators now as one made so from the start.
+            core.lazyTables[id] = .members(LuaPendingMembers(built))
+            lua_checkstack(self.L, 2)
+            lua_pushvalue(L, 1)
+            if L != self.L { lua_xmove(L, self.L, 1) }
+            decorate(built.decorations, of: built.name, at: nil)
+            lrt_pop(self.L, 1)
+            fillLazy(L: L, reading: read)
             return
         case (.members(let pending), .key(let key)):
             guard let key, let member = pending.take(key) else { return }
@@ -265,13 +292,13 @@ extension LuaContext {
         lrt_pop(self.L, 1)
     }
 
-    /// Fills the lazy table at index 1 of `L` with `module`'s members, keeping keys a
-    /// script set first.
+    /// Fills the lazy table at index 1 of `L` with the members of `module` (made), keeping
+    /// keys a script set first.
     private func fill(lazy module: LuaModule, L: OpaquePointer) {
         lua_checkstack(L, 6)
         // Made on the state's main thread, as every table of functions is, then moved to
         // the thread that asked (a coroutine's).
-        push(module.built)
+        push(module)
         lua_xmove(self.L, L, 1)
         let full = lua_gettop(L)
         lua_pushnil(L)
