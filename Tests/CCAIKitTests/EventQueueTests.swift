@@ -44,11 +44,16 @@ import Testing
         queue.push(13, bytes: 10)
         #expect(wakes.count == 2, "not woken again before it has taken all")
         #expect(queue.takeAll() == [13] && queue.takeAll().isEmpty)
+        queue.push(20, bytes: 7)
+        queue.push(21, bytes: 9)
+        let sized = queue.takeAllSized()
+        #expect(sized.map(\.value) == [20, 21] && sized.map(\.bytes) == [7, 9], "each with the bytes it came as")
+        #expect(wakes.count == 3 && queue.takeAllSized().isEmpty)
         queue.push(14, bytes: 10)
-        #expect(wakes.count == 3)
+        #expect(wakes.count == 4)
         queue.finish()
         queue.push(15, bytes: 10)
-        #expect(wakes.count == 3 && queue.takeAll().isEmpty, "after the end, nothing is kept and no one is woken")
+        #expect(wakes.count == 4 && queue.takeAll().isEmpty, "after the end, nothing is kept and no one is woken")
     }
 }
 

@@ -240,6 +240,61 @@ import Testing
         #expect(roomy == [.integer(1600 << 10)], "taken, they no longer count")
     }
 
+    /// An event whose value is made on demand (``LuaEventEmitter/emit(_:bytes:making:)``) is
+    /// made at once for a handler or a waiter; with neither, it is kept as it came, counted
+    /// at the bytes it came as, and made only when a `wait_for` looks at it, once however
+    /// often it is looked at; a new round drops it unmade, and it is bounded as any other.
+    @Test func eventsNobodyTakesAreMadeOnlyWhenAWaitForLooksAtThem() async throws {
+        let diagnostics = CollectedDiagnostics()
+        let (state, emitter) = try await makeChatState(diagnostics: diagnostics,
+                                                       limits: LuaLimits(memoryBytes: 4 << 20, instructions: 0, seconds: 0))
+        let made = BuildCount()
+        func text(_ text: String) -> () -> LuaValue {
+            { made.add(); return .array([["text": .string(text)]]) }
+        }
+        await state.withContext { lua in
+            emitter.emit("messages_received", bytes: 40, making: text("first"))
+            emitter.emit("messages_received", bytes: 40, making: text("second"))
+            lua.beginEventRound()
+            emitter.emit("messages_received", bytes: 40, making: text("third"))
+            emitter.emit("state_changed", bytes: 10, making: { made.add(); return "queued" })
+        }
+        #expect(made.value == 0, "nobody listens: nothing is made")
+        let results = try await state.run(source: """
+            local none = pcall(chat.wait_for, "messages_received", { timeout = 0, match = function() return false end })
+            local third = chat.wait_for("messages_received", { timeout = 0 })[1].text
+            return none, third
+            """, chunkName: "=t")
+        #expect(results == [.boolean(false), .string("third")], "the first round's were dropped with it")
+        #expect(made.value == 1, "the third was made once, though looked at twice; the state change, never")
+        await state.withContext { lua in
+            try? lua.evaluate("""
+                heard = {}
+                chat.on("messages_received", function(messages) heard[#heard + 1] = messages[1].text end)
+                """)
+            emitter.emit("messages_received", bytes: 40, making: text("fourth"))
+        }
+        #expect(made.value == 2, "a handler gets its value at once")
+        let heard = try await state.run(source: "return heard[1], chat.wait_for('messages_received', { timeout = 0 })[1].text",
+                                        chunkName: "=t")
+        #expect(heard == [.string("fourth"), .string("fourth")])
+        // Kept unmade, an event counts the bytes it came as against the unclaimed budget (1 MiB of 4).
+        await state.withContext { _ in
+            for n in 1...30 { emitter.emit("state_changed", bytes: 100 << 10, making: { .integer(Int64(n)) }) }
+        }
+        #expect(emitter.droppedEventCount == 21, "the state change kept before and the oldest twenty go: ten of 100 KB fit in 1 MiB")
+        let newest = try await state.run(source: """
+            local numbers = {}
+            while true do
+              local ok, n = pcall(chat.wait_for, "state_changed", { timeout = 0 })
+              if not ok then break end
+              numbers[#numbers + 1] = tostring(n)
+            end
+            return table.concat(numbers, " ")
+            """, chunkName: "=t")
+        #expect(newest == [.string("21 22 23 24 25 26 27 28 29 30")])
+    }
+
     @Test(arguments: [1, 3, 8, 9, 20])
     func buffersKeepTheNewestInOrder(capacity: Int) async throws {
         let (state, emitter) = try await makeChatState(capacity: capacity)

@@ -36,6 +36,12 @@ public final class EventInbox<Value: Sendable>: @unchecked Sendable {
         queue.takeAll()
     }
 
+    /// The same, each with the bytes its event arrived as: about what a value made from
+    /// it holds until it is used.
+    public func takeSized() -> [(value: Value, bytes: Int)] {
+        queue.takeAllSized()
+    }
+
     /// Ends the subscription: what is held is dropped, `wake` is not told again.
     public func close() {
         let end = lock.withLock { () -> SubscriptionEnd? in

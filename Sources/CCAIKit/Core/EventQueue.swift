@@ -78,6 +78,15 @@ final class EventQueue<Value: Sendable>: @unchecked Sendable {
     /// none; until then it is not woken again, and the next value to arrive after that
     /// wakes it.
     func takeAll() -> [Value] {
+        takeAll { value, _ in value }
+    }
+
+    /// The same, each with the bytes it was pushed as.
+    func takeAllSized() -> [(value: Value, bytes: Int)] {
+        takeAll { ($0, $1) }
+    }
+
+    private func takeAll<Taken>(_ taken: (Value, Int) -> Taken) -> [Taken] {
         lock.withLock {
             if head == values.count { isAwake = false }
             defer {
@@ -85,7 +94,7 @@ final class EventQueue<Value: Sendable>: @unchecked Sendable {
                 head = 0
                 bytes = 0
             }
-            return values[head...].map(\.value)
+            return values[head...].map { taken($0.value, $0.bytes) }
         }
     }
 

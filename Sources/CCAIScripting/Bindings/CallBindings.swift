@@ -27,11 +27,10 @@ enum CallBindings {
     static func startBridges(_ service: CallService, context: SDKContext, in state: LuaState, recorder: SDKMetricsRecorder?) {
         guard let emitter = context.emitters[.call] else { return }
         let logger = context.logger
-        EventBridge.forward(from: service.callEvents, into: emitter, in: state, conversations: \.conversations) { event in
+        EventBridge.forward(from: service.callEvents, into: emitter, in: state, conversations: \.conversations, observe: { event in
             recorder?.observe(event)
             if case .audibleMessagePlayed(let playback) = event { log(playback, to: logger) }
-            return (event.name.rawValue, luaValue(event))
-        }
+        }, named: { $0.name.rawValue }, as: { luaValue($0) })
     }
 
     /// The SDK "plays" an announcement by saying it in the run's log, with its audio's address.

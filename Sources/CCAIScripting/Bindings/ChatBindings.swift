@@ -19,9 +19,8 @@ enum ChatBindings {
     static func startBridges(_ service: ChatService, context: SDKContext, in state: LuaState, recorder: SDKMetricsRecorder?) {
         let observe = recorder.map { recorder in { @Sendable (event: ChatServiceEvent) in recorder.observe(event, at: recorder.clock.now()) } }
         if let chat = context.emitters[.chat] {
-            EventBridge.forward(from: service.chatEvents, into: chat, in: state, conversations: \.conversations, observe: observe) { event in
-                (event.name.rawValue, EventBridge.luaValue(event))
-            }
+            EventBridge.forward(from: service.chatEvents, into: chat, in: state, conversations: \.conversations, observe: observe,
+                                named: { $0.name.rawValue }, as: { EventBridge.luaValue($0) })
         } else if let recorder {
             recorder.observe(service.chatEvents())
         }

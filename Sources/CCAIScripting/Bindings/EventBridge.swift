@@ -45,19 +45,21 @@ enum EventBridge {
         }
     }
 
-    /// An element on its way to the emitter: its event's name and Lua value, and the
-    /// chats or calls it is about.
+    /// An element on its way to the emitter: its event's name, what makes its Lua value,
+    /// and the chats or calls it is about.
     struct Forwarded: Sendable {
         var name: String
-        var value: LuaValue
+        var value: @Sendable () -> LuaValue
         var about: [ConversationScope.Conversation]
     }
 
     /// The same from a subscription with no task of its own (``EventInbox``): `subscribe`
     /// makes one given a `wake` and what each element becomes. Each element is observed and
-    /// made into its Lua value on the thread that hands the SDK its events, as it arrives;
+    /// named (nil: not emitted) on the thread that hands the SDK its events, as it arrives;
     /// those that arrived are then emitted together, in order, on the state's executor
-    /// (``LuaState/post(_:)``). The emitter keeps the subscription: it ends with the state, or
+    /// (``LuaState/post(_:)``). An element's Lua value is made only when a handler or a
+    /// `wait_for` needs it (``LuaEventEmitter/emit(_:bytes:making:)``): until then it is
+    /// kept as it arrived. The emitter keeps the subscription: it ends with the state, or
     /// at the first delivery after the state closed. Called on the state's executor.
     static func forward<Element: Sendable>(
         from subscribe: (_ wake: @escaping @Sendable (EventInbox<Forwarded>) -> Void,
@@ -65,7 +67,8 @@ enum EventBridge {
         into emitter: LuaEventEmitter, in state: LuaState,
         conversations: @escaping @Sendable (Element) -> [ConversationScope.Conversation] = { _ in [] },
         observe: (@Sendable (Element) -> Void)? = nil,
-        as convert: @escaping @Sendable (Element) -> (name: String, value: LuaValue)?
+        named name: @escaping @Sendable (Element) -> String?,
+        as value: @escaping @Sendable (Element) -> LuaValue
     ) {
         // Weak: the emitter keeps the inbox, whose wake-up this is.
         let target = WeaklyStateConfined(emitter)
@@ -74,16 +77,16 @@ enum EventBridge {
             state.post { lua in
                 guard !lua.isClosed, let emitter = target.value else { return inbox.close() }
                 let scope = lua.attachment(ConversationScope.self)
-                while case let arrived = inbox.take(), !arrived.isEmpty {
-                    for element in arrived where scope?.admits(element.about) ?? true {
-                        emitter.emit(element.name, element.value)
+                while case let arrived = inbox.takeSized(), !arrived.isEmpty {
+                    for (element, bytes) in arrived where scope?.admits(element.about) ?? true {
+                        emitter.emit(element.name, bytes: bytes, making: element.value)
                     }
                 }
             }
         }, { element in
             observe?(element)
-            guard let (name, value) = convert(element) else { return nil }
-            return Forwarded(name: name, value: value, about: conversations(element))
+            guard let name = name(element) else { return nil }
+            return Forwarded(name: name, value: { value(element) }, about: conversations(element))
         })
         emitter.keep(inbox)
     }

@@ -68,9 +68,8 @@ enum SmartActionBindings {
         guard !started.started else { return }
         started.started = true
         if let smartAction = context.emitters[.smartAction], let service = context.sdk.smartActionService {
-            EventBridge.forward(from: service.requests, into: smartAction, in: state) { action in
-                ("requested", (try? LuaEncoder().encode(action)) ?? .nil)
-            }
+            EventBridge.forward(from: service.requests, into: smartAction, in: state, named: { _ in "requested" },
+                                as: { (try? LuaEncoder().encode($0)) ?? .nil })
         }
         if let plugins = context.plugins { SmartActionResponder(context: context, plugins: plugins).answerRequests(while: state) }
     }

@@ -81,6 +81,9 @@ public final class LuaEventEmitter {
             compactIfIdle()
         }
 
+        /// Whether a handler would run for an event now.
+        var hasHandlers: Bool { !handlerSlots.isEmpty }
+
         func subscription(at index: Int) -> LuaEventSubscription { subscriptions[index] }
 
         func add(_ subscription: LuaEventSubscription) {
@@ -142,28 +145,45 @@ public final class LuaEventEmitter {
     /// right after.
     public func emit(_ event: String, _ payload: LuaValue = .nil) {
         guard !isDetached else { return }
+        deliver(payload, to: event, channel(event))
+    }
+
+    /// Delivers an event whose value `make` makes when one is needed: at once when a
+    /// handler or a `wait_for` is there to take it; else the event is kept as it is, `bytes`
+    /// long (what `make` holds: the event as it arrived), and made only if a later
+    /// `wait_for` looks at it. Most events of a state nobody listens to, and those cost
+    /// their value only as they arrived.
+    public func emit(_ event: String, bytes: Int, making make: @escaping () -> LuaValue) {
+        guard !isDetached else { return }
         let channel = channel(event)
+        guard !channel.hasHandlers, channel.waiters.isEmpty else { return deliver(make(), to: event, channel) }
+        keep(.deferred(make, bytes: bytes), of: event, in: channel)
+        scheduler.drain()
+    }
+
+    private func deliver(_ payload: LuaValue, to event: String, _ channel: Channel) {
         channel.deliver(payload, scheduler: scheduler)
         if channel.waiters.isEmpty || !offerToWaiters(channel, payload, core: core) {
-            keep(payload, in: channel)
-            if channel.buffer.count > bufferCapacity {
-                dropOldest(event, channel, because: "more than \(bufferCapacity) events nobody waited for")
-            }
-            while core.unclaimedEventBytes > core.unclaimedEventLimit, let (owner, name, fullest) = core.fullestEventChannel() {
-                owner.dropOldest(name, fullest, because: "the state's unclaimed events are over "
-                    + "\(LuaLimits.formatBytes(core.unclaimedEventLimit))")
-            }
+            keep(.made(payload), of: event, in: channel)
         }
         scheduler.drain()
     }
 
     /// Keeps an event no one took for a later `wait_for`, its bytes counted against the
-    /// state's memory.
-    private func keep(_ payload: LuaValue, in channel: Channel) {
-        let size = payload.heldBytes
-        channel.buffer.append(payload)
+    /// state's memory; past the channel's capacity or the state's budget of unclaimed
+    /// bytes, the oldest are dropped.
+    private func keep(_ kept: LuaKeptEvent, of event: String, in channel: Channel) {
+        let size = kept.heldBytes
+        channel.buffer.append(kept)
         channel.bufferedBytes += size
         core.holdEventBytes(size)
+        if channel.buffer.count > bufferCapacity {
+            dropOldest(event, channel, because: "more than \(bufferCapacity) events nobody waited for")
+        }
+        while core.unclaimedEventBytes > core.unclaimedEventLimit, let (owner, name, fullest) = core.fullestEventChannel() {
+            owner.dropOldest(name, fullest, because: "the state's unclaimed events are over "
+                + "\(LuaLimits.formatBytes(core.unclaimedEventLimit))")
+        }
     }
 
     /// Drops the oldest unclaimed event of `channel`, counted (``droppedEventCount``, the
@@ -203,6 +223,22 @@ public final class LuaEventEmitter {
             }
         }
         return false
+    }
+
+    /// The value of the kept event at `index`, made now if it was not yet (and kept made,
+    /// counted at its own size from now on).
+    private func made(at index: Int, in channel: Channel) -> LuaValue {
+        switch channel.buffer[index] {
+        case .made(let value):
+            return value
+        case .deferred(let make, let bytes):
+            let value = make()
+            channel.buffer[index] = .made(value)
+            let size = value.heldBytes
+            channel.bufferedBytes += size - bytes
+            if size > bytes { core.holdEventBytes(size - bytes) } else { core.releaseEventBytes(bytes - size) }
+            return value
+        }
     }
 
     /// Runs a `match` function on the payload (it must not suspend).
@@ -281,16 +317,22 @@ public final class LuaEventEmitter {
         }
         let match = try options.function("match")
         if let channel = channels[event] {
-            for (index, payload) in channel.buffer.elements.enumerated() {
+            // By index, each made as it is looked at; `match` is the script's and cannot
+            // change the buffer (events reach a state by posted work, never during a call),
+            // but every index is checked all the same.
+            var index = 0
+            while index < channel.buffer.count {
+                let payload = made(at: index, in: channel)
                 switch accepts(match, payload, on: call.L) {
                 case .success(true):
-                    channel.buffer.remove(at: index)
-                    let size = payload.heldBytes
-                    channel.bufferedBytes -= size
-                    core.releaseEventBytes(size)
+                    if index < channel.buffer.count {
+                        let size = channel.buffer.remove(at: index).heldBytes
+                        channel.bufferedBytes -= size
+                        core.releaseEventBytes(size)
+                    }
                     return call.returning(payload)
                 case .success(false):
-                    continue
+                    index += 1
                 case .failure(let error):
                     throw error
                 }
@@ -339,15 +381,30 @@ extension LuaEventEmitter {
     }
 }
 
+/// An event kept for `wait_for`: its value, or what makes it (``LuaEventEmitter/emit(_:bytes:making:)``).
+enum LuaKeptEvent {
+    case made(LuaValue)
+    case deferred(() -> LuaValue, bytes: Int)
+
+    /// What it is counted as among the state's unclaimed events.
+    var heldBytes: Int {
+        switch self {
+        case .made(let value): value.heldBytes
+        case .deferred(_, let bytes): bytes
+        }
+    }
+}
+
 /// Events kept for `wait_for`, oldest first, in a ring. (Raw storage: this sits on the
 /// path of every event.)
 struct LuaEventBuffer: ~Copyable {
-    private var storage: UnsafeMutablePointer<LuaValue>
+    private var storage: UnsafeMutablePointer<LuaKeptEvent>
     private var allocated: Int
     private var start = 0
     private(set) var count = 0
 
-    /// Empty: room is made with the first event (most channels of a state keep none).
+    /// Empty: room is made with the first event (most channels of a state keep none), for
+    /// two, then doubled (those that keep some mostly keep one or two a round).
     init() {
         allocated = 0
         storage = .allocate(capacity: 0)
@@ -358,34 +415,32 @@ struct LuaEventBuffer: ~Copyable {
         storage.deallocate()
     }
 
-    private func elementsInPlace(_ body: (UnsafeMutablePointer<LuaValue>) -> Void) {
-        for offset in 0..<count {
-            var index = start + offset
-            if index >= allocated { index -= allocated }
-            body(storage + index)
-        }
+    private func elementsInPlace(_ body: (UnsafeMutablePointer<LuaKeptEvent>) -> Void) {
+        for offset in 0..<count { body(storage + slot(offset)) }
     }
 
-    /// The events, oldest first.
-    var elements: [LuaValue] {
-        var result: [LuaValue] = []
-        result.reserveCapacity(count)
-        elementsInPlace { result.append($0.pointee) }
-        return result
+    /// Where the element `offset` from the oldest is.
+    private func slot(_ offset: Int) -> Int {
+        let index = start + offset
+        return index >= allocated ? index - allocated : index
     }
 
-    /// Appends `payload` (the caller keeps the count within its capacity).
+    /// The event `index` from the oldest (below ``count``).
+    subscript(index: Int) -> LuaKeptEvent {
+        get { storage[slot(index)] }
+        set { storage[slot(index)] = newValue }
+    }
+
+    /// Appends `event` (the caller keeps the count within its capacity).
     @inline(__always)
-    mutating func append(_ payload: LuaValue) {
+    mutating func append(_ event: LuaKeptEvent) {
         if count == allocated { grow() }
-        var index = start + count
-        if index >= allocated { index -= allocated }
-        (storage + index).initialize(to: payload)
+        (storage + slot(count)).initialize(to: event)
         count += 1
     }
 
     /// Removes and returns the oldest event.
-    mutating func removeFirst() -> LuaValue? {
+    mutating func removeFirst() -> LuaKeptEvent? {
         guard count > 0 else { return nil }
         let oldest = (storage + start).move()
         start += 1
@@ -395,8 +450,8 @@ struct LuaEventBuffer: ~Copyable {
     }
 
     private mutating func grow() {
-        let size = max(allocated * 2, 8)
-        let bigger = UnsafeMutablePointer<LuaValue>.allocate(capacity: size)
+        let size = max(allocated * 2, 2)
+        let bigger = UnsafeMutablePointer<LuaKeptEvent>.allocate(capacity: size)
         var moved = 0
         elementsInPlace { element in
             (bigger + moved).moveInitialize(from: element, count: 1)
@@ -415,16 +470,14 @@ struct LuaEventBuffer: ~Copyable {
         start = 0
     }
 
-    /// Removes the element at `index` counted from the oldest.
-    mutating func remove(at index: Int) {
-        var remaining = elements
-        remaining.remove(at: index)
-        elementsInPlace { $0.deinitialize(count: 1) }
-        count = 0
-        start = 0
-        for value in remaining {
-            (storage + count).initialize(to: value)
-            count += 1
+    /// Removes and returns the element at `index` counted from the oldest (below
+    /// ``count``); the newer ones move up.
+    mutating func remove(at index: Int) -> LuaKeptEvent {
+        let removed = (storage + slot(index)).move()
+        for offset in index..<(count - 1) {
+            (storage + slot(offset)).moveInitialize(from: storage + slot(offset + 1), count: 1)
         }
+        count -= 1
+        return removed
     }
 }
