@@ -23,8 +23,9 @@ local joined = ccai.call.wait_for("participant_updated", { timeout = 10 })
 ccai.log.info("agent joined", { name = joined.participant.name })
 ccai.call.wait_for("call_received", { timeout = 10, match = function(c) return c.status == "connected" end })
 
--- The agent puts the caller on hold, then comes back. (is_on_hold reads the call as it is
--- now, so it is asked as soon as the hold is told, before anything else can take time.)
+-- The agent puts the caller on hold for a second, then comes back. (is_on_hold reads the
+-- call as it is now, so it is asked as soon as the hold is told, before anything else can
+-- take time.)
 ccai.call.wait_for("call_received", { timeout = 10, match = function(c) return c.status == "on_hold" end })
 assert(ccai.call.is_on_hold())
 ccai.call.wait_for("call_received", { timeout = 10, match = function(c) return c.status == "connected" end })

@@ -8,7 +8,7 @@ return function(agent, session)
   print("call " .. session.id .. " connected, recorded: " .. tostring(session.recorded))
   if not agent.wait{ seconds = 0.2 } then return end    -- the caller explains
   agent.hold()
-  if not agent.wait{ seconds = 0.2 } then return end    -- Vic checks the account
+  if not agent.wait{ seconds = 1 } then return end      -- Vic checks the account
   agent.resume()
   local check = agent.request_smart_action{ type = "verification", timeout = 30 }
   print("caller verified: " .. tostring(check ~= nil and check.result ~= nil and check.result.verified))
