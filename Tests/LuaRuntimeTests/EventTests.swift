@@ -25,6 +25,32 @@ import Testing
         return (state, emitter)
     }
 
+    /// `kept_numbers()`: takes every kept `messages_received`, and joins their first
+    /// message's `n` with spaces.
+    static let keptNumbers = """
+        local function kept_numbers()
+          local numbers = {}
+          while true do
+            local ok, messages = pcall(chat.wait_for, "messages_received", { timeout = 0 })
+            if not ok then break end
+            numbers[#numbers + 1] = messages[1].n
+          end
+          return table.concat(numbers, " ")
+        end
+
+        """
+
+    /// A chat state that keeps two `state_changed` events nobody waited for: "queued",
+    /// then "assigned".
+    private func makeStateKeepingTwoChanges() async throws -> LuaState {
+        let (state, emitter) = try await makeChatState()
+        await state.withContext { _ in
+            emitter.emit("state_changed", "queued")
+            emitter.emit("state_changed", "assigned")
+        }
+        return state
+    }
+
     @Test func handlersReceiveEveryEventAndMaySuspend() async throws {
         let (state, emitter) = try await makeChatState()
         try await state.withContext { lua in
@@ -100,11 +126,7 @@ import Testing
     }
 
     @Test func waitForReturnsEventsThatCameFirst() async throws {
-        let (state, emitter) = try await makeChatState()
-        await state.withContext { _ in
-            emitter.emit("state_changed", "queued")
-            emitter.emit("state_changed", "assigned")
-        }
+        let state = try await makeStateKeepingTwoChanges()
         let results = try await state.run(source: """
             local first = chat.wait_for("state_changed")
             local second = chat.wait_for("state_changed", { timeout = 1 })
@@ -116,11 +138,7 @@ import Testing
     /// A timeout far beyond any clock (the review's 1e11, 1e300, inf) is a long wait, never a
     /// trap that kills the host.
     @Test func extremeTimeoutsAreClamped() async throws {
-        let (state, emitter) = try await makeChatState()
-        await state.withContext { _ in
-            emitter.emit("state_changed", "queued")
-            emitter.emit("state_changed", "assigned")
-        }
+        let state = try await makeStateKeepingTwoChanges()
         let results = try await state.run(source: """
             local task = rt.spawn(function() return "done" end)
             local first = chat.wait_for("state_changed", { timeout = 1e300 })
@@ -226,14 +244,8 @@ import Testing
         // Making a string of 1.6 MB takes 3.2 (a buffer, then the string).
         let crowded = await expectScriptError(state, #"local s = ("y"):rep(1600 << 10)"#)
         #expect(crowded?.kind == .memory, "the kept events count in the state's 4 MiB")
-        let kept = try await state.run(source: """
-            local numbers = {}
-            while true do
-              local ok, messages = pcall(chat.wait_for, "messages_received", { timeout = 0 })
-              if not ok then break end
-              numbers[#numbers + 1] = messages[1].n
-            end
-            return chat.wait_for("state_changed", { timeout = 0 }), table.concat(numbers, " ")
+        let kept = try await state.run(source: Self.keptNumbers + """
+            return chat.wait_for("state_changed", { timeout = 0 }), kept_numbers()
             """, chunkName: "=t")
         #expect(kept == [.string("small"), .string("21 22 23 24 25 26 27 28 29 30")], "the newest ten, and the small one")
         let roomy = try await state.run(source: #"return #("y"):rep(1600 << 10)"#, chunkName: "=t")
@@ -278,9 +290,10 @@ import Testing
         let heard = try await state.run(source: "return heard[1], chat.wait_for('messages_received', { timeout = 0 })[1].text",
                                         chunkName: "=t")
         #expect(heard == [.string("fourth"), .string("fourth")])
-        // Kept unmade, an event counts the bytes it came as against the unclaimed budget (1 MiB of 4).
+        // Kept unmade, an event counts four times the bytes it came as against the unclaimed
+        // budget (1 MiB of 4): 100 KiB each here.
         await state.withContext { _ in
-            for n in 1...30 { emitter.emit("state_changed", bytes: 100 << 10, making: { .integer(Int64(n)) }) }
+            for n in 1...30 { emitter.emit("state_changed", bytes: 25 << 10, making: { .integer(Int64(n)) }) }
         }
         #expect(emitter.droppedEventCount == 21, "the state change kept before and the oldest twenty go: ten of 100 KB fit in 1 MiB")
         let newest = try await state.run(source: """
@@ -293,6 +306,62 @@ import Testing
             return table.concat(numbers, " ")
             """, chunkName: "=t")
         #expect(newest == [.string("21 22 23 24 25 26 27 28 29 30")])
+    }
+
+    /// Events made larger than they were counted for, as a `wait_for` looks at them, are
+    /// held to the budget as arriving ones are: the oldest go (the one made, too, when it is
+    /// the oldest), the search goes on with the rest, and once taken they count no more.
+    @Test func eventsMadeLargerThanCountedStayWithinTheBudget() async throws {
+        let (state, emitter) = try await makeChatState(limits: LuaLimits(memoryBytes: 4 << 20, instructions: 0, seconds: 0))
+        let big = String(repeating: "x", count: 300 << 10)
+        await state.withContext { _ in
+            for n in 1...5 {
+                emitter.emit("messages_received", bytes: 10) { .array([["n": .integer(Int64(n)), "text": .string(big)]]) }
+            }
+            emitter.emit("state_changed", bytes: 10) { .string(String(repeating: "y", count: 1_100 << 10)) }
+            emitter.emit("state_changed", bytes: 10) { "small" }
+        }
+        let results = try await state.run(source: Self.keptNumbers + """
+            local none = pcall(chat.wait_for, "messages_received", { timeout = 0, match = function() return false end })
+            return none, kept_numbers(), chat.wait_for("state_changed", { timeout = 0 }), #("z"):rep(1536 << 10)
+            """, chunkName: "=t")
+        #expect(results == [.boolean(false), .string("3 4 5"), .string("small"), .integer(1536 << 10)],
+                "three of 300 KB fit in 1 MiB; the 1.1 MB state went as it was made; taken, none counts (1.5 MiB takes 3 of 4)")
+        #expect(emitter.droppedEventCount == 3)
+    }
+
+    /// A `match` cannot call `wait_for`: it would take kept events from under the search
+    /// that runs it.
+    @Test func aMatchFunctionCannotWait() async throws {
+        let state = try await makeStateKeepingTwoChanges()
+        let results = try await state.run(source: """
+            local ok, err = pcall(chat.wait_for, "state_changed", { timeout = 0, match = function()
+              return chat.wait_for("state_changed", { timeout = 0 }) == "assigned"
+            end })
+            return ok, tostring(err), chat.wait_for("state_changed", { timeout = 0 }), chat.wait_for("state_changed", { timeout = 0 })
+            """, chunkName: "=t")
+        #expect(results.first == .boolean(false))
+        #expect(results[1].stringValue?.contains("wait_for cannot be called from a match function") == true, "\(results)")
+        #expect(Array(results.dropFirst(2)) == [.string("queued"), .string("assigned")], "both are still there, in order")
+    }
+
+    /// The ring of kept events grows correctly after it has wrapped around: the oldest
+    /// went past the budget, and newer ones took its place at the start.
+    @Test func keptEventsStayInOrderWhenTheRingGrowsAfterWrapping() async throws {
+        let (state, emitter) = try await makeChatState(limits: LuaLimits(memoryBytes: 4 << 20, instructions: 0, seconds: 0))
+        await state.withContext { _ in
+            emitter.emit("state_changed", .string(String(repeating: "a", count: 500 << 10)))
+            emitter.emit("state_changed", .string(String(repeating: "b", count: 600 << 10)))
+            emitter.emit("state_changed", .string(String(repeating: "c", count: 100 << 10)))
+            emitter.emit("state_changed", "d")
+        }
+        #expect(emitter.droppedEventCount == 1)
+        let results = try await state.run(source: """
+            local firsts = {}
+            for _ = 1, 3 do firsts[#firsts + 1] = chat.wait_for("state_changed", { timeout = 0 }):sub(1, 1) end
+            return table.concat(firsts)
+            """, chunkName: "=t")
+        #expect(results == [.string("bcd")])
     }
 
     @Test(arguments: [1, 3, 8, 9, 20])

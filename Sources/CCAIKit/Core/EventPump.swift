@@ -66,8 +66,12 @@ public struct PlatformEvent: Sendable, Equatable {
         decodedModel?.forget()
     }
 
-    /// About what it takes to hold: its text, name and id (64 bytes for one the SDK made).
-    var byteCount: Int { (text?.utf8.count ?? 64) + name.utf8.count + (id?.utf8.count ?? 0) }
+    /// About what it takes to hold: its text, name and id; for one the SDK made (rare: a
+    /// call's line, an announcement played), its data's JSON text.
+    var byteCount: Int {
+        let data = text?.utf8.count ?? (try? madeData.jsonText().utf8.count) ?? 64
+        return data + name.utf8.count + (id?.utf8.count ?? 0)
+    }
 }
 
 /// The model an arrived event's text was last decoded as.
@@ -365,6 +369,8 @@ final class EventPump: @unchecked Sendable {
         }
     }
 
+    /// The stream's source: its request with `token`, read from after `lastID`, telling the
+    /// pump when a connection starts or drops.
     private func eventSource(token: String, after lastID: String?) -> EventSource {
         var request = HTTPClientRequest(url: api.url(of: Endpoints.events), headers: ["Authorization": "Bearer \(token)"])
         request.maximumResponseBytes = Endpoints.events.maximumResponseBytes

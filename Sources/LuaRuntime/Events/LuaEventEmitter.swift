@@ -43,6 +43,8 @@ public final class LuaEventEmitter {
     private var channels: [String: Channel] = [:]
     /// What feeds the emitter its events, kept as long as the emitter (``keep(_:)``).
     private var sources: [AnyObject] = []
+    /// How many `match` functions of its waits are running: `wait_for` is refused meanwhile.
+    private var matching = 0
 
     /// Keeps `source` as long as the emitter lives: a subscription that feeds it events
     /// and ends when it is freed.
@@ -61,7 +63,7 @@ public final class LuaEventEmitter {
         private var deliveries = 0
         private var hasCancelled = false
         var buffer = LuaEventBuffer()
-        /// The bytes of `buffer`'s events (``LuaValue/heldBytes``).
+        /// The bytes of `buffer`'s events (``LuaKeptEvent/heldBytes``).
         var bufferedBytes = 0
         /// Events dropped from the buffer, unclaimed.
         var dropped = 0
@@ -149,22 +151,27 @@ public final class LuaEventEmitter {
     }
 
     /// Delivers an event whose value `make` makes when one is needed: at once when a
-    /// handler or a `wait_for` is there to take it; else the event is kept as it is, `bytes`
-    /// long (what `make` holds: the event as it arrived), and made only if a later
-    /// `wait_for` looks at it. Most events of a state nobody listens to, and those cost
-    /// their value only as they arrived.
+    /// handler or a `wait_for` is there to take it; else the event is kept as `make`, and
+    /// made only if a later `wait_for` looks at it (in that script's time). Most events of a
+    /// state nobody listens to, and those never become tables. `bytes` is the size the
+    /// event arrived as; kept unmade, it is counted at ``deferredCharge`` times that, about
+    /// what its table would hold (and more than the model `make` keeps), then at its
+    /// table's size once made.
     public func emit(_ event: String, bytes: Int, making make: @escaping () -> LuaValue) {
         guard !isDetached else { return }
         let channel = channel(event)
         guard !channel.hasHandlers, channel.waiters.isEmpty else { return deliver(make(), to: event, channel) }
-        keep(.deferred(make, bytes: bytes), of: event, in: channel)
+        keep(.deferred(make, bytes: min(max(bytes, 0), Int.max / Self.deferredCharge) * Self.deferredCharge), of: event, in: channel)
         scheduler.drain()
     }
+
+    /// How many times the bytes it arrived as an event kept unmade counts for.
+    public static let deferredCharge = 4
 
     private func deliver(_ payload: LuaValue, to event: String, _ channel: Channel) {
         channel.deliver(payload, scheduler: scheduler)
         if channel.waiters.isEmpty || !offerToWaiters(channel, payload, core: core) {
-            keep(.made(payload), of: event, in: channel)
+            keep(.made(payload, bytes: payload.heldBytes), of: event, in: channel)
         }
         scheduler.drain()
     }
@@ -180,6 +187,12 @@ public final class LuaEventEmitter {
         if channel.buffer.count > bufferCapacity {
             dropOldest(event, channel, because: "more than \(bufferCapacity) events nobody waited for")
         }
+        keepWithinBudget()
+    }
+
+    /// Drops the state's oldest unclaimed events, those of the name holding the most bytes
+    /// first, until they are within the state's budget.
+    private func keepWithinBudget() {
         while core.unclaimedEventBytes > core.unclaimedEventLimit, let (owner, name, fullest) = core.fullestEventChannel() {
             owner.dropOldest(name, fullest, because: "the state's unclaimed events are over "
                 + "\(LuaLimits.formatBytes(core.unclaimedEventLimit))")
@@ -225,20 +238,36 @@ public final class LuaEventEmitter {
         return false
     }
 
-    /// The value of the kept event at `index`, made now if it was not yet (and kept made,
-    /// counted at its own size from now on).
-    private func made(at index: Int, in channel: Channel) -> LuaValue {
+    /// The value of the kept event at `index`, made now if it was not yet, and kept made,
+    /// counted at its table's size from then on. A table larger than the event was counted
+    /// for may put the state's unclaimed events over their budget: the oldest are then
+    /// dropped, as when an event arrives; `index` follows the event as older ones of its
+    /// name go, and nil says it went itself (`index` is then the next event's).
+    private func made(at index: inout Int, in channel: Channel) -> LuaValue? {
+        let (make, bytes): (() -> LuaValue, Int)
         switch channel.buffer[index] {
-        case .made(let value):
-            return value
-        case .deferred(let make, let bytes):
-            let value = make()
-            channel.buffer[index] = .made(value)
-            let size = value.heldBytes
-            channel.bufferedBytes += size - bytes
-            if size > bytes { core.holdEventBytes(size - bytes) } else { core.releaseEventBytes(bytes - size) }
+        case .made(let value, _): return value
+        case .deferred(let maker, let charged): (make, bytes) = (maker, charged)
+        }
+        let value = make()
+        let size = value.heldBytes
+        channel.buffer[index] = .made(value, bytes: size)
+        channel.bufferedBytes += size - bytes
+        guard size > bytes else {
+            core.releaseEventBytes(bytes - size)
             return value
         }
+        core.holdEventBytes(size - bytes)
+        // Drops from a channel are always its oldest.
+        let droppedBefore = channel.dropped
+        keepWithinBudget()
+        let gone = channel.dropped - droppedBefore
+        guard gone <= index else {
+            index = 0
+            return nil
+        }
+        index -= gone
+        return value
     }
 
     /// Runs a `match` function on the payload (it must not suspend).
@@ -250,7 +279,10 @@ public final class LuaEventEmitter {
         match.push(on: L)
         let stack = LuaStack(L)
         stack.push(payload)
-        guard lrt_pcall(L, 1, 1) == LUA_OK else {
+        matching += 1
+        let status = lrt_pcall(L, 1, 1)
+        matching -= 1
+        guard status == LUA_OK else {
             let message = stack.describe(at: -1)
             lrt_pop(L, 1)
             return .failure(.invalidArgument("the 'match' function of wait_for failed: \(message)"))
@@ -308,6 +340,8 @@ public final class LuaEventEmitter {
 
     /// `wait_for(event, { timeout = 30, match = fn })`: the oldest matching event.
     func waitFor(_ call: LuaCall) throws -> LuaReturn {
+        // It would take kept events from under the search that runs the match.
+        guard matching == 0 else { throw LuaErrorValue.invalidArgument("wait_for cannot be called from a match function") }
         let event = try checkEventName(call)
         listened()
         let options = try call.options(2, "options")
@@ -317,12 +351,12 @@ public final class LuaEventEmitter {
         }
         let match = try options.function("match")
         if let channel = channels[event] {
-            // By index, each made as it is looked at; `match` is the script's and cannot
-            // change the buffer (events reach a state by posted work, never during a call),
-            // but every index is checked all the same.
+            // By index, each made as it is looked at. Nothing else changes the buffer
+            // meanwhile: events reach a state by posted work, never during a call, and a
+            // `match` cannot call `wait_for` (``matching``).
             var index = 0
             while index < channel.buffer.count {
-                let payload = made(at: index, in: channel)
+                guard let payload = made(at: &index, in: channel) else { continue }
                 switch accepts(match, payload, on: call.L) {
                 case .success(true):
                     if index < channel.buffer.count {
@@ -383,14 +417,15 @@ extension LuaEventEmitter {
 
 /// An event kept for `wait_for`: its value, or what makes it (``LuaEventEmitter/emit(_:bytes:making:)``).
 enum LuaKeptEvent {
-    case made(LuaValue)
+    /// A value, with its size (``LuaValue/heldBytes``, a walk of the whole value: once).
+    case made(LuaValue, bytes: Int)
+    /// What makes it, with what it is counted as until then.
     case deferred(() -> LuaValue, bytes: Int)
 
     /// What it is counted as among the state's unclaimed events.
     var heldBytes: Int {
         switch self {
-        case .made(let value): value.heldBytes
-        case .deferred(_, let bytes): bytes
+        case .made(_, let bytes), .deferred(_, let bytes): bytes
         }
     }
 }

@@ -53,7 +53,7 @@ final class LuaCore {
     }
     /// Emitters made for this state; detached when it closes.
     var emitters: [LuaEventEmitter] = []
-    /// Bytes of events kept for a later `wait_for` (``LuaValue/heldBytes``), over every
+    /// Bytes of events kept for a later `wait_for` (``LuaKeptEvent/heldBytes``), over every
     /// emitter: counted in the state's memory, and at most ``unclaimedEventLimit``.
     private(set) var unclaimedEventBytes = 0
     var unclaimedEventLimit: Int { limits.unclaimedEventBytes }
