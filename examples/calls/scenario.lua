@@ -23,24 +23,22 @@ local joined = ccai.call.wait_for("participant_updated", { timeout = 10 })
 ccai.log.info("agent joined", { name = joined.participant.name })
 ccai.call.wait_for("call_received", { timeout = 10, match = function(c) return c.status == "connected" end })
 
--- The agent puts the caller on hold for a second, then comes back. (is_on_hold reads the
--- call as it is now, so it is asked as soon as the hold is told, before anything else can
--- take time.)
+-- The agent puts the caller on hold while checking the account, and asks them to confirm
+-- who they are: the app answers the smart action (without a router, the functions act on
+-- the session in progress: here, the call), and the agent comes back.
 ccai.call.wait_for("call_received", { timeout = 10, match = function(c) return c.status == "on_hold" end })
-assert(ccai.call.is_on_hold())
-ccai.call.wait_for("call_received", { timeout = 10, match = function(c) return c.status == "connected" end })
-
-local busy, second = pcall(ccai.call.start_instant_call, { menu_id = 1, recording_permission = "granted" })
-assert(not busy and second.code == "conflict", "one call at a time")
-
--- The agent asks the caller to confirm who they are: the app answers the smart action
--- (without a router, the functions act on the session in progress: here, the call).
+assert(ccai.call.is_on_hold(), "on hold until the app answers")
 local check = ccai.smart_action.wait_for("requested", { timeout = 10 })
 assert(check.type == "verification" and check.call_id == call.id and check.chat_id == nil)
 ccai.smart_action.notify_smart_action_received{ smart_action_id = check.id }
 ccai.smart_action.send_smart_action_result{ smart_action_id = check.id, result = { verified = true } }
 ccai.smart_action.update_smart_action_status{ smart_action_id = check.id, status = "finished" }
 assert(ccai.smart_action.get_smart_actions()[1].status == "finished")
+ccai.call.wait_for("call_received", { timeout = 10, match = function(c) return c.status == "connected" end })
+assert(not ccai.call.is_on_hold())
+
+local busy, second = pcall(ccai.call.start_instant_call, { menu_id = 1, recording_permission = "granted" })
+assert(not busy and second.code == "conflict", "one call at a time")
 
 -- The device: mute, speaker, then a cellular call interrupts the CCAI call.
 ccai.call.set_muted(true)
