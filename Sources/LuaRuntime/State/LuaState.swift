@@ -207,7 +207,7 @@ public actor LuaState {
         return core.scheduler.spawn(from: L, arguments: Int32(arguments.count), kind: .host)
     }
 
-    /// The results of a finished call (see ``call(kept:path:arguments:resultsMustBeData:)``),
+    /// The results of a finished call (see ``call(kept:path:passing:resultsMustBeData:)``),
     /// or its error.
     @inline(never)
     private func results(of task: LuaTask, mustBeData resultsMustBeData: Bool) throws -> [LuaValue] {
