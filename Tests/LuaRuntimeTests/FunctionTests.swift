@@ -172,6 +172,39 @@ final class Counter {
         #expect(decorated.value == 1, "the table's decorator ran once, when a key was first read (from a task)")
     }
 
+    /// Rows of members (``LuaMemberRows``) are one entry of a module: a state makes the
+    /// member of a row when its script first reads its key, the last row of a key given
+    /// twice, and every row left when the script iterates the table; a module made at once,
+    /// and the module's list of members, have them all.
+    @Test func rowsOfMembersAreMadeOneByOneWhenRead() async throws {
+        let made = MadeRows()
+        var module = LuaModule(name: "svc")
+        module.makesMembersOnFirstRead = true
+        module.members(CountedRows(names: ["get", "put", "get", "drop"], made: made))
+        module.function("other") { call in call.returning(.string("other")) }
+        var whole = LuaModule(name: "whole")
+        whole.members(CountedRows(names: ["one", "two"], made: made))
+        let state = try makeState()
+        await state.withContext { lua in
+            lua.setGlobal("svc", module: module)
+            lua.setGlobal("whole", module: whole)
+        }
+        #expect(made.indices == [0, 1], "a module made at once makes its rows")
+        let results = try await state.run(source: Self.rawKeys + """
+            local got = svc.get()
+            local before = raw_keys(svc)
+            local keys = {}
+            for key in pairs(svc) do keys[#keys + 1] = key end
+            table.sort(keys)
+            return got, before, svc.put(), table.concat(keys, ","), svc.other(), whole.two()
+            """, chunkName: "=rows")
+        #expect(results == [.string("get 2"), .string("get"), .string("put 1"), .string("drop,get,other,put"),
+                            .string("other"), .string("two 1")])
+        #expect(made.indices == [0, 1, 2, 1, 3], "one function a row read, the last of a key given twice, none made twice")
+        #expect(module.members.map(\.key) == ["get", "put", "get", "drop", "other"])
+        #expect(module.functionNames == ["svc.get", "svc.put", "svc.get", "svc.drop", "svc.other"])
+    }
+
     /// The metatable that makes lazy tables is the host's: a script reads `false` for it and
     /// cannot replace it, so it can neither call its functions on other values (a number,
     /// the string metatable) nor lose the members not made yet.
@@ -341,5 +374,29 @@ final class Counter {
         #expect(results[0...4] == ["hi", "1.0", 42.0, false, "eu"])
         #expect(results[5] == "region=eu")
         #expect(results[6] == "app.math.twice: bad argument #1 'x' to 'twice' (number expected, got string) [invalid_argument]")
+    }
+}
+
+/// The rows a test's ``CountedRows`` made, in order.
+final class MadeRows: @unchecked Sendable {
+    private let lock = NSLock()
+    private var made: [Int] = []
+    var indices: [Int] { lock.withLock { made } }
+    func add(_ index: Int) { lock.withLock { made.append(index) } }
+}
+
+/// Rows of functions that return their name and index, each counted when it is made.
+struct CountedRows: LuaMemberRows {
+    let names: [String]
+    let made: MadeRows
+
+    var count: Int { names.count }
+
+    func key(at index: Int) -> String { names[index] }
+
+    func member(at index: Int) -> LuaModule.Member {
+        made.add(index)
+        let name = names[index]
+        return .function({ call in call.returning(.string("\(name) \(index)")) }, LuaSignature("Row \(index)."))
     }
 }

@@ -36,10 +36,23 @@ struct Binding<Context> {
 
 extension LuaModule {
     /// Adds each row as a function whose handler gets `context` (the service, resolved at
-    /// each call: `not_initialized` until the SDK has it).
+    /// each call: `not_initialized` until the SDK has it). The rows stay one entry of the
+    /// module: a state makes the function of a row when its script first reads it.
     mutating func functions<Context>(_ rows: [Binding<Context>], context: @escaping (LuaCall) throws -> Context) {
-        for row in rows { function(row.name, row.signature, row.body(context)) }
+        members(BoundRows(rows: rows, context: context))
     }
+}
+
+/// A module's rows with the context their handlers get in one state.
+private struct BoundRows<Context>: LuaMemberRows {
+    let rows: [Binding<Context>]
+    let context: (LuaCall) throws -> Context
+
+    var count: Int { rows.count }
+
+    func key(at index: Int) -> String { rows[index].name }
+
+    func member(at index: Int) -> LuaModule.Member { .function(rows[index].body(context), rows[index].signature) }
 }
 
 /// The LuaLS type of one value a binding returns: a model's class name (``ResultClasses``)

@@ -35,11 +35,12 @@ enum ChatBindings {
     static func module(_ context: SDKContext) -> LuaModule {
         var chat = LuaModule(name: EventService.chat.module)
         if let events = context.emitters[.chat] { chat.events(events) }
-        installLifecycle(into: &chat, context)
-        MessageBindings.install(into: &chat, context)
+        let resolve = SDKContextReference(context).resolve
+        chat.functions(lifecycleRows, context: resolve)
+        chat.functions(MessageBindings.rows, context: resolve)
         EscalationBindings.install(into: &chat, context.sdk)
         FormBindings.install(into: &chat, context.sdk)
-        PostSessionBindings.install(into: &chat, context)
+        chat.functions(PostSessionBindings.chatRows, context: resolve)
         return chat
     }
 
@@ -57,10 +58,6 @@ enum ChatBindings {
         Binding("end_chat", "Ends the current chat.", endChat),
         Binding("get_current_chat", "The chat the SDK works on.", getCurrentChat, returns: [.model(ChatResponse.self, optional: true)]),
     ]
-
-    private static func installLifecycle(into chat: inout LuaModule, _ context: SDKContext) {
-        chat.functions(lifecycleRows) { _ in context }
-    }
 
     static func start(_ context: SDKContext, _ options: ChatStartArguments, _ call: LuaCall) throws -> LuaReturn {
         let request = ChatRequest(menuId: options.menuId, lang: options.lang, ticketId: options.ticketId, greeting: options.greeting,

@@ -27,10 +27,6 @@ enum MessageBindings {
                 returns: [.model(DownloadedMedia.self)]),
     ]
 
-    static func install(into chat: inout LuaModule, _ context: SDKContext) {
-        chat.functions(rows) { _ in context }
-    }
-
     static func sendMessage(_ context: SDKContext, _ argument: OutgoingMessageArgument, _ call: LuaCall) throws -> LuaReturn {
         let content: OutgoingContent
         if let text = argument.value.stringValue {

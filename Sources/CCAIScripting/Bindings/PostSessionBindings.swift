@@ -42,10 +42,6 @@ enum PostSessionBindings {
                 + "when none is configured.", getCallPostSessionFlow, returns: [.model(PostSessionFlow.self, optional: true)]),
     ]
 
-    static func install(into chat: inout LuaModule, _ context: SDKContext) {
-        chat.functions(chatRows) { _ in context }
-    }
-
     /// `ccai.call.start_post_session`, `ready_post_session` and `get_post_session_flow`:
     /// the post-session phase of the current call, which has ended.
     static func install(intoCall module: inout LuaModule, _ ccai: CCAI) {

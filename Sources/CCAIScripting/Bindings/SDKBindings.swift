@@ -12,41 +12,69 @@ import LuaRuntime
 /// ccai.language.set_language_code("es")
 /// ```
 enum SDKBindings {
-    /// Adds the SDK's services to the `ccai` module. Each is lazy (``service(_:_:)``): a VU
-    /// pays for the functions its script reads, and a chat bot reads none of the calls',
-    /// screen shares' or the Apps API's, and few of the chat's. A module's table is made
-    /// from the same context when first read; none starts anything (the `initialize_*`
-    /// functions start the event bridges).
+    /// Adds the SDK's services to the `ccai` module, as rows described once for the process
+    /// (``ServiceRows``): a state makes a service's table when its script first reads its
+    /// key, and that table's functions as the script reads them. A VU pays for the functions
+    /// its script reads: a chat bot reads none of the calls', screen shares' or the Apps
+    /// API's, and few of the chat's. None starts anything (the `initialize_*` functions
+    /// start the event bridges).
     static func install(_ context: SDKContext, into module: inout LuaModule) {
-        let ccai = context.sdk
         InitializationBindings.install(context, into: &module)
-        module.module(service(EventService.chat.module) { ChatBindings.module(context) })
-        module.module(service(EventService.smartAction.module) { SmartActionBindings.module(context) })
-        module.module(service("ccai.rate") { RateBindings.module(ccai) })
-        module.module(service(EventService.screenShare.module) { ScreenShareBindings.module(context) })
-        module.module(service(EventService.call.module) { CallBindings.module(context) })
-        module.module(service("ccai.audible_message") { CallBindings.audibleMessageModule(ccai) })
-        module.module(service(EventService.push.module) { PushBindings.module(context) })
-        PushBindings.install(app: ccai, into: &module)
-        module.module(service("ccai.auth") { AuthBindings.module(ccai) })
-        module.module(service("ccai.company") { CompanyBindings.module(ccai) })
-        module.module(service("ccai.end_user") { EndUserBindings.module(ccai) })
-        module.module(service("ccai.language") { LanguageBindings.module(ccai) })
-        module.module(.lazy(name: "ccai.queue_menu") { QueueMenuBindings.module(ccai) })
-        module.module(service("ccai.options") { OptionsBindings.module(ccai) })
-        let (apps, appsEvents, webhooks) = (context.apps, context.emitters[.apps], context.webhooks)
-        module.module(service(EventService.apps.module) { AppsBindings.module(apps, events: appsEvents, webhooks: webhooks) })
+        module.members(ServiceRows(shared: SDKContextReference(context)))
+        PushBindings.install(app: context.sdk, into: &module)
     }
 
-    /// A service's module, made when a script first reads it (``LuaModule/lazy(name:_:)``),
-    /// whose functions are then made each as the script first reads it
-    /// (``LuaModule/makesMembersOnFirstRead``): a chat bot reads four of the chat's nearly
-    /// thirty. Not for a module its decorator finishes as a whole (the queue menus').
-    private static func service(_ name: String, _ build: @escaping () -> LuaModule) -> LuaModule {
-        .lazy(name: name) {
-            var module = build()
-            module.makesMembersOnFirstRead = true
-            return module
+    /// The SDK's services as rows of `ccai`, each made for one state's context.
+    private struct ServiceRows: LuaMemberRows {
+        /// A service: its module's name, and how its table is made for a context.
+        struct Service {
+            let name: String
+            let key: String
+            /// Whether the table is made whole when first read (its decorator finishes it as
+            /// a whole: the queue menus'), rather than function by function.
+            let madeWhole: Bool
+            let make: (SDKContext) -> LuaModule
+
+            init(_ name: String, madeWhole: Bool = false, _ make: @escaping (SDKContext) -> LuaModule) {
+                self.name = name
+                key = LuaModule(name: name).key
+                self.madeWhole = madeWhole
+                self.make = make
+            }
+        }
+
+        static let services: [Service] = [
+            Service(EventService.chat.module) { ChatBindings.module($0) },
+            Service(EventService.smartAction.module) { SmartActionBindings.module($0) },
+            Service("ccai.rate") { RateBindings.module($0.sdk) },
+            Service(EventService.screenShare.module) { ScreenShareBindings.module($0) },
+            Service(EventService.call.module) { CallBindings.module($0) },
+            Service("ccai.audible_message") { CallBindings.audibleMessageModule($0.sdk) },
+            Service(EventService.push.module) { PushBindings.module($0) },
+            Service("ccai.auth") { AuthBindings.module($0.sdk) },
+            Service("ccai.company") { CompanyBindings.module($0.sdk) },
+            Service("ccai.end_user") { EndUserBindings.module($0.sdk) },
+            Service("ccai.language") { LanguageBindings.module($0.sdk) },
+            Service("ccai.queue_menu", madeWhole: true) { QueueMenuBindings.module($0.sdk) },
+            Service("ccai.options") { OptionsBindings.module($0.sdk) },
+            Service(EventService.apps.module) { AppsBindings.module($0.apps, events: $0.emitters[.apps], webhooks: $0.webhooks) },
+        ]
+
+        /// The state's context, which every service made for it shares.
+        let shared: SDKContextReference
+
+        var count: Int { Self.services.count }
+
+        func key(at index: Int) -> String { Self.services[index].key }
+
+        /// The service's table, made when a script first reads a key of it.
+        func member(at index: Int) -> LuaModule.Member {
+            let (service, shared) = (Self.services[index], shared)
+            return .module(.lazy(name: service.name) {
+                var module = service.make(shared.context)
+                module.makesMembersOnFirstRead = !service.madeWhole
+                return module
+            })
         }
     }
 

@@ -82,3 +82,16 @@ public struct SDKContext {
         }
     }
 }
+
+/// One state's ``SDKContext`` behind a reference: the closures that make its services'
+/// modules and resolve their rows' context hold it once, not a copy each.
+final class SDKContextReference {
+    let context: SDKContext
+
+    init(_ context: SDKContext) {
+        self.context = context
+    }
+
+    /// The context, as the rows of a module get it (``LuaModule/functions(_:context:)``).
+    var resolve: (LuaCall) throws -> SDKContext { { [self] _ in context } }
+}

@@ -20,16 +20,34 @@ public struct LuaModule {
         case readOnly(LuaTable)
     }
 
+    /// One entry of a module as it is described: a member, or rows of members described
+    /// once for every state (``members(_:)``).
+    enum Entry {
+        case member(key: String, Member)
+        case rows(any LuaMemberRows)
+    }
+
     /// The qualified name (`"ccai.log"`); the last component is its key in its parent.
     public let name: String
-    private var ownMembers: [(key: String, member: Member)] = []
+    /// The module's own entries, in the order they were added.
+    private(set) var entries: [Entry] = []
     /// Makes the module's members when they are first needed (``lazy(name:_:)``).
     private var builder: (() -> LuaModule)?
     /// The Lua code that finishes the module's table (``decorate(with:helpers:)``).
     var decorations: [Decoration] = []
 
-    /// What the module offers; a lazy module's are made now.
-    public var members: [(key: String, member: Member)] { builder.map { $0().ownMembers } ?? ownMembers }
+    /// What the module offers, a table of rows as one function each; a lazy module's are
+    /// made now.
+    public var members: [(key: String, member: Member)] {
+        built.entries.flatMap { entry -> [(key: String, member: Member)] in
+            switch entry {
+            case let .member(key, member):
+                return [(key, member)]
+            case .rows(let rows):
+                return (0..<rows.count).map { (rows.key(at: $0), rows.member(at: $0)) }
+            }
+        }
+    }
 
     /// The module with its members and decorations (a lazy module's, made now).
     var built: LuaModule { builder.map { $0() } ?? self }
@@ -46,12 +64,6 @@ public struct LuaModule {
 
     public init(name: String) {
         self.name = name
-    }
-
-    /// A module of these members (a lazy module's, made).
-    init(name: String, members: [(key: String, member: Member)]) {
-        self.name = name
-        ownMembers = members
     }
 
     /// A module whose members `build` makes when a script first reads a key of its table
@@ -74,25 +86,32 @@ public struct LuaModule {
 
     /// Adds a function; its `signature` documents it (type stubs, help).
     public mutating func function(_ key: String, _ signature: LuaSignature? = nil, _ body: @escaping LuaFunctionBody) {
-        ownMembers.append((key, .function(body, signature)))
+        entries.append(.member(key: key, .function(body, signature)))
+    }
+
+    /// Adds the members of `rows`, described once for every state: a state whose module is
+    /// made member by member (``makesMembersOnFirstRead``) makes a row's member only when
+    /// its script reads that key, and keeps no more than which rows it has made.
+    public mutating func members(_ rows: some LuaMemberRows) {
+        entries.append(.rows(rows))
     }
 
     public mutating func value(_ key: String, _ value: LuaValue) {
-        ownMembers.append((key, .value(value)))
+        entries.append(.member(key: key, .value(value)))
     }
 
     public mutating func module(_ module: LuaModule) {
-        ownMembers.append((module.key, .module(module)))
+        entries.append(.member(key: module.key, .module(module)))
     }
 
     /// Adds a table scripts can read but not modify.
     public mutating func readOnly(_ key: String, _ table: LuaTable) {
-        ownMembers.append((key, .readOnly(table)))
+        entries.append(.member(key: key, .readOnly(table)))
     }
 
     /// Adds `on(event, handler)` and `wait_for(event, options)` for `emitter`.
     public mutating func events(_ emitter: LuaEventEmitter) {
-        ownMembers.append(("on", .events(emitter)))
+        entries.append(.member(key: "on", .events(emitter)))
     }
 
     /// The qualified names of every function, nested modules included.
@@ -106,6 +125,31 @@ public struct LuaModule {
             }
         }
     }
+}
+
+/// Members of a module as rows described once for the process (a binding's name,
+/// signature and handler; a service's name and how its table is made), made into a
+/// state's members one by one: a module built for each state then holds one entry for
+/// them all, and a state makes the members its script reads (``LuaModule/functions(_:)``).
+/// A row is a function, a value, a module or a read-only table: an emitter's `on` and
+/// `wait_for` are added with ``LuaModule/events(_:)``.
+///
+/// ```swift
+/// struct Rows: LuaMemberRows {
+///     static let names = ["get", "set"]
+///     var count: Int { Self.names.count }
+///     func key(at index: Int) -> String { Self.names[index] }
+///     func member(at index: Int) -> LuaModule.Member { .function({ call in .none }, nil) }
+/// }
+/// ```
+public protocol LuaMemberRows {
+    /// How many members there are.
+    var count: Int { get }
+    /// The key of the member at `index` (0-based) in its module.
+    func key(at index: Int) -> String
+    /// The member at `index`, for the state the rows were added for; a function's
+    /// signature documents it.
+    func member(at index: Int) -> LuaModule.Member
 }
 
 /// What a function takes and returns, for documentation and type stubs.

@@ -15,38 +15,37 @@ enum LuaLazyTable {
 final class LuaPendingMembers {
     let moduleName: String
     let decorations: [LuaModule.Decoration]
-    /// In the module's order; `on` and `wait_for` of an event emitter are two keys of one member.
+    /// In the module's order; `on` and `wait_for` of an event emitter are two keys of one
+    /// member, and rows of members are one entry for all of them not made yet.
     private var remaining: [(key: String, pending: Pending)]
 
     /// A member not made yet, in 24 bytes: a function's body alone (the signature documents
-    /// the function; the state needs only its body), any other member boxed. Most are
-    /// functions, and every state keeps a list of those its script has not read.
+    /// the function; the state needs only its body), the rows not made yet, any other
+    /// member boxed. Every state keeps a list of what its script has not read.
     private enum Pending {
         case function(LuaFunctionBody)
+        case rows(RowsLeft)
         indirect case other(LuaModule.Member)
-
-        var member: LuaModule.Member {
-            switch self {
-            case .function(let body): .function(body, nil)
-            case .other(let member): member
-            }
-        }
     }
 
     init(_ module: LuaModule) {
         moduleName = module.name
         decorations = module.decorations
-        let members = module.members
+        let entries = module.built.entries
         remaining = []
-        remaining.reserveCapacity(members.count + 1)
-        for (key, member) in members {
-            switch member {
-            case .events:
+        remaining.reserveCapacity(entries.count + 1)
+        for entry in entries {
+            switch entry {
+            case .rows(let rows) where rows.count > 0:
+                remaining.append(("", .rows(RowsLeft(rows))))
+            case .rows:
+                continue
+            case let .member(_, member) where member.isEvents:
                 remaining.append(("on", .other(member)))
                 remaining.append(("wait_for", .other(member)))
-            case .function(let body, _):
+            case let .member(key, .function(body, _)):
                 remaining.append((key, .function(body)))
-            default:
+            case let .member(key, member):
                 remaining.append((key, .other(member)))
             }
         }
@@ -55,13 +54,69 @@ final class LuaPendingMembers {
     var isEmpty: Bool { remaining.isEmpty }
 
     /// The keys of the members not made yet.
-    var keys: [String] { remaining.map(\.key) }
+    var keys: [String] {
+        remaining.flatMap { key, pending -> [String] in
+            if case .rows(let left) = pending { return left.keys }
+            return [key]
+        }
+    }
 
-    /// Removes and returns the member `key`, if it is not made yet.
+    /// Removes and returns the member `key`, if it is not made yet: the last of a key given
+    /// twice, as a table made at once keeps it.
     func take(_ key: String) -> LuaModule.Member? {
-        // The last of a key given twice, as a table made at once keeps it.
-        guard let index = remaining.lastIndex(where: { $0.key == key }) else { return nil }
-        return remaining.remove(at: index).pending.member
+        for index in remaining.indices.reversed() {
+            switch remaining[index].pending {
+            case .rows(let left):
+                guard let member = left.take(key) else { continue }
+                if left.isEmpty { remaining.remove(at: index) }
+                return member
+            case .function(let body) where remaining[index].key == key:
+                remaining.remove(at: index)
+                return .function(body, nil)
+            case .other(let member) where remaining[index].key == key:
+                remaining.remove(at: index)
+                return member
+            case .function, .other:
+                continue
+            }
+        }
+        return nil
+    }
+}
+
+/// Rows of members, and which of them a state has made.
+private final class RowsLeft {
+    private let rows: any LuaMemberRows
+    /// Whether each row is made.
+    private var made: [Bool]
+    private var leftCount: Int
+
+    init(_ rows: any LuaMemberRows) {
+        self.rows = rows
+        made = Array(repeating: false, count: rows.count)
+        leftCount = rows.count
+    }
+
+    var isEmpty: Bool { leftCount == 0 }
+
+    var keys: [String] { made.indices.filter { !made[$0] }.map { rows.key(at: $0) } }
+
+    /// Makes the member `key` (the last row of that key, as a table made at once keeps
+    /// it), if it is not made yet; the rows it hides are never made.
+    func take(_ key: String) -> LuaModule.Member? {
+        guard let index = made.indices.last(where: { !made[$0] && rows.key(at: $0) == key }) else { return nil }
+        for hidden in made.indices where !made[hidden] && rows.key(at: hidden) == key {
+            made[hidden] = true
+            leftCount -= 1
+        }
+        return rows.member(at: index)
+    }
+}
+
+private extension LuaModule.Member {
+    var isEvents: Bool {
+        if case .events = self { return true }
+        return false
     }
 }
 
