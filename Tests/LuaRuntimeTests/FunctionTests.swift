@@ -184,10 +184,15 @@ final class Counter {
         module.function("other") { call in call.returning(.string("other")) }
         var whole = LuaModule(name: "whole")
         whole.members(CountedRows(names: ["one", "two"], made: made))
+        let bigMade = MadeRows()
+        var big = LuaModule(name: "big")
+        big.makesMembersOnFirstRead = true
+        big.members(CountedRows(names: (0..<70).map { "f\($0)" }, made: bigMade))
         let state = try makeState()
         await state.withContext { lua in
             lua.setGlobal("svc", module: module)
             lua.setGlobal("whole", module: whole)
+            lua.setGlobal("big", module: big)
         }
         #expect(made.indices == [0, 1], "a module made at once makes its rows")
         let results = try await state.run(source: Self.rawKeys + """
@@ -201,6 +206,15 @@ final class Counter {
         #expect(results == [.string("get 2"), .string("get"), .string("put 1"), .string("drop,get,other,put"),
                             .string("other"), .string("two 1")])
         #expect(made.indices == [0, 1, 2, 1, 3], "one function a row read, the last of a key given twice, none made twice")
+        let bigResults = try await state.run(source: """
+            local first, last = big.f3(), big.f69()
+            local count = 0
+            for _ in pairs(big) do count = count + 1 end
+            return first, last, count, big.f64()
+            """, chunkName: "=big")
+        #expect(bigResults == [.string("f3 3"), .string("f69 69"), .integer(70), .string("f64 64")])
+        #expect(bigMade.indices.prefix(2) == [3, 69] && bigMade.indices.count == 70 && Set(bigMade.indices).count == 70,
+                "rows past 64 are made one by one as well, each once")
         #expect(module.members.map(\.key) == ["get", "put", "get", "drop", "other"])
         #expect(module.functionNames == ["svc.get", "svc.put", "svc.get", "svc.drop", "svc.other"])
     }

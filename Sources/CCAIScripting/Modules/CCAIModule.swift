@@ -43,18 +43,36 @@ public enum CCAIModule {
     }
 
     /// `ccai.log.debug|info|warn|error(message, fields)`: a message and a table of any
-    /// fields, which no argument model describes; so these stay functions of their own.
+    /// fields, which no argument model describes; so these are rows of their own
+    /// (``LogRows``), each function made when a script first reads it.
     static func logModule(_ logger: ScriptLogger) -> LuaModule {
         var log = LuaModule(name: "ccai.log")
-        for level in LogLevel.allCases {
-            log.function(level.rawValue, LuaSignature("Logs at level \(level.rawValue).",
-                                                      parameters: ["message: string", "fields?: table"])) { call in
+        log.makesMembersOnFirstRead = true
+        log.members(LogRows(logger: logger))
+        return log
+    }
+
+    /// A function a log level, writing to one state's logger.
+    private struct LogRows: LuaMemberRows {
+        static let levels = LogLevel.allCases
+        static let signatures = levels.map {
+            LuaSignature("Logs at level \($0.rawValue).", parameters: ["message: string", "fields?: table"])
+        }
+
+        let logger: ScriptLogger
+
+        var count: Int { Self.levels.count }
+
+        func key(at index: Int) -> String { Self.levels[index].rawValue }
+
+        func member(at index: Int) -> LuaModule.Member {
+            let (level, logger) = (Self.levels[index], logger)
+            return .function({ call in
                 guard level >= logger.minimumLevel else { return .none }
                 logger.log(try record(level, call))
                 return .none
-            }
+            }, Self.signatures[index])
         }
-        return log
     }
 
     /// A log record from `(message, fields)` arguments.

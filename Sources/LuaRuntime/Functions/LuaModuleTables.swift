@@ -20,11 +20,12 @@ final class LuaPendingMembers {
     private var remaining: [(key: String, pending: Pending)]
 
     /// A member not made yet, in 24 bytes: a function's body alone (the signature documents
-    /// the function; the state needs only its body), the rows not made yet, any other
-    /// member boxed. Every state keeps a list of what its script has not read.
+    /// the function; the state needs only its body), rows of members with which of them are
+    /// made (a bit each), any other member boxed. Every state keeps a list of what its
+    /// script has not read.
     private enum Pending {
         case function(LuaFunctionBody)
-        case rows(RowsLeft)
+        indirect case rows(any LuaMemberRows, made: UInt64)
         indirect case other(LuaModule.Member)
     }
 
@@ -36,10 +37,12 @@ final class LuaPendingMembers {
         remaining.reserveCapacity(entries.count + 1)
         for entry in entries {
             switch entry {
-            case .rows(let rows) where rows.count > 0:
-                remaining.append(("", .rows(RowsLeft(rows))))
-            case .rows:
-                continue
+            case .rows(let rows):
+                // A bit a row: rows past 64 are split into slices of 64.
+                for start in stride(from: 0, to: rows.count, by: 64) {
+                    let slice = rows.count <= 64 ? rows : LuaMemberRowsSlice(rows, start..<min(start + 64, rows.count))
+                    remaining.append(("", .rows(slice, made: 0)))
+                }
             case let .member(_, member) where member.isEvents:
                 remaining.append(("on", .other(member)))
                 remaining.append(("wait_for", .other(member)))
@@ -56,20 +59,26 @@ final class LuaPendingMembers {
     /// The keys of the members not made yet.
     var keys: [String] {
         remaining.flatMap { key, pending -> [String] in
-            if case .rows(let left) = pending { return left.keys }
-            return [key]
+            guard case let .rows(rows, made) = pending else { return [key] }
+            return (0..<rows.count).filter { made & (1 << $0) == 0 }.map { rows.key(at: $0) }
         }
     }
 
     /// Removes and returns the member `key`, if it is not made yet: the last of a key given
-    /// twice, as a table made at once keeps it.
+    /// twice, as a table made at once keeps it (the rows it hides are never made).
     func take(_ key: String) -> LuaModule.Member? {
         for index in remaining.indices.reversed() {
             switch remaining[index].pending {
-            case .rows(let left):
-                guard let member = left.take(key) else { continue }
-                if left.isEmpty { remaining.remove(at: index) }
-                return member
+            case let .rows(rows, made):
+                let matching = (0..<rows.count).filter { made & (1 << $0) == 0 && rows.key(at: $0) == key }
+                guard let last = matching.last else { continue }
+                let nowMade = matching.reduce(made) { $0 | (1 << $1) }
+                if nowMade.nonzeroBitCount == rows.count {
+                    remaining.remove(at: index)
+                } else {
+                    remaining[index].pending = .rows(rows, made: nowMade)
+                }
+                return rows.member(at: last)
             case .function(let body) where remaining[index].key == key:
                 remaining.remove(at: index)
                 return .function(body, nil)
@@ -84,33 +93,21 @@ final class LuaPendingMembers {
     }
 }
 
-/// Rows of members, and which of them a state has made.
-private final class RowsLeft {
-    private let rows: any LuaMemberRows
-    /// Whether each row is made.
-    private var made: [Bool]
-    private var leftCount: Int
+/// Rows `range` of `base`, as rows of their own.
+private struct LuaMemberRowsSlice: LuaMemberRows {
+    let base: any LuaMemberRows
+    let range: Range<Int>
 
-    init(_ rows: any LuaMemberRows) {
-        self.rows = rows
-        made = Array(repeating: false, count: rows.count)
-        leftCount = rows.count
+    init(_ base: any LuaMemberRows, _ range: Range<Int>) {
+        self.base = base
+        self.range = range
     }
 
-    var isEmpty: Bool { leftCount == 0 }
+    var count: Int { range.count }
 
-    var keys: [String] { made.indices.filter { !made[$0] }.map { rows.key(at: $0) } }
+    func key(at index: Int) -> String { base.key(at: range.lowerBound + index) }
 
-    /// Makes the member `key` (the last row of that key, as a table made at once keeps
-    /// it), if it is not made yet; the rows it hides are never made.
-    func take(_ key: String) -> LuaModule.Member? {
-        guard let index = made.indices.last(where: { !made[$0] && rows.key(at: $0) == key }) else { return nil }
-        for hidden in made.indices where !made[hidden] && rows.key(at: hidden) == key {
-            made[hidden] = true
-            leftCount -= 1
-        }
-        return rows.member(at: index)
-    }
+    func member(at index: Int) -> LuaModule.Member { base.member(at: range.lowerBound + index) }
 }
 
 private extension LuaModule.Member {
