@@ -130,7 +130,7 @@ public struct LuaModule {
 /// Members of a module as rows described once for the process (a binding's name,
 /// signature and handler; a service's name and how its table is made), made into a
 /// state's members one by one: a module built for each state then holds one entry for
-/// them all, and a state makes the members its script reads (``LuaModule/functions(_:)``).
+/// them all, and a state makes the members its script reads (``LuaModule/members(_:)``).
 /// A row is a function, a value, a module or a read-only table: an emitter's `on` and
 /// `wait_for` are added with ``LuaModule/events(_:)``.
 ///

@@ -70,9 +70,13 @@ final class LuaPendingMembers {
         for index in remaining.indices.reversed() {
             switch remaining[index].pending {
             case let .rows(rows, made):
-                let matching = (0..<rows.count).filter { made & (1 << $0) == 0 && rows.key(at: $0) == key }
-                guard let last = matching.last else { continue }
-                let nowMade = matching.reduce(made) { $0 | (1 << $1) }
+                // No allocation: a read of a key the module does not have comes here too.
+                var last: Int?, nowMade = made
+                for row in 0..<rows.count where made & (1 << row) == 0 && rows.key(at: row) == key {
+                    last = row
+                    nowMade |= 1 << row
+                }
+                guard let last else { continue }
                 if nowMade.nonzeroBitCount == rows.count {
                     remaining.remove(at: index)
                 } else {
