@@ -37,7 +37,8 @@ struct Binding<Context> {
 extension LuaModule {
     /// Adds each row as a function whose handler gets `context` (the service, resolved at
     /// each call: `not_initialized` until the SDK has it). The rows stay one entry of the
-    /// module: a state makes the function of a row when its script first reads it.
+    /// module: on a module made member by member, a state makes the function of a row when
+    /// its script first reads it.
     mutating func functions<Context>(_ rows: [Binding<Context>], context: @escaping (LuaCall) throws -> Context) {
         members(BoundRows(rows: rows, context: context))
     }

@@ -152,7 +152,8 @@ enum CallBindings {
         let ccai = context.sdk
         var module = LuaModule(name: EventService.call.module)
         if let events = context.emitters[.call] { module.events(events) }
-        module.functions(rows) { CallContext(service: try requireCall(ccai, $0), signer: context.signer) }
+        let signer = context.signer
+        module.functions(rows) { CallContext(service: try requireCall(ccai, $0), signer: signer) }
         PostSessionBindings.install(intoCall: &module, ccai)
         return module
     }

@@ -32,10 +32,13 @@ enum ChatBindings {
         call.context.attachment(ChatListening.self)?.begin()
     }
 
-    static func module(_ context: SDKContext) -> LuaModule {
+    /// The chat's table for the state whose context `shared` holds: its rows' handlers
+    /// resolve the context through that one reference.
+    static func module(_ shared: SDKContextReference) -> LuaModule {
+        let context = shared.context
         var chat = LuaModule(name: EventService.chat.module)
         if let events = context.emitters[.chat] { chat.events(events) }
-        let resolve = SDKContextReference(context).resolve
+        let resolve = shared.resolve
         chat.functions(lifecycleRows, context: resolve)
         chat.functions(MessageBindings.rows, context: resolve)
         EscalationBindings.install(into: &chat, context.sdk)

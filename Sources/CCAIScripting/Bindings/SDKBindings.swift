@@ -26,16 +26,16 @@ enum SDKBindings {
 
     /// The SDK's services as rows of `ccai`, each made for one state's context.
     private struct ServiceRows: LuaMemberRows {
-        /// A service: its module's name, and how its table is made for a context.
+        /// A service: its module's name, and how its table is made for a state's context.
         struct Service {
             let name: String
             let key: String
             /// Whether the table is made whole when first read (its decorator finishes it as
             /// a whole: the queue menus'), rather than function by function.
             let madeWhole: Bool
-            let make: (SDKContext) -> LuaModule
+            let make: @Sendable (SDKContextReference) -> LuaModule
 
-            init(_ name: String, madeWhole: Bool = false, _ make: @escaping (SDKContext) -> LuaModule) {
+            init(_ name: String, madeWhole: Bool = false, _ make: @escaping @Sendable (SDKContextReference) -> LuaModule) {
                 self.name = name
                 key = LuaModule(name: name).key
                 self.madeWhole = madeWhole
@@ -45,19 +45,21 @@ enum SDKBindings {
 
         static let services: [Service] = [
             Service(EventService.chat.module) { ChatBindings.module($0) },
-            Service(EventService.smartAction.module) { SmartActionBindings.module($0) },
-            Service("ccai.rate") { RateBindings.module($0.sdk) },
-            Service(EventService.screenShare.module) { ScreenShareBindings.module($0) },
-            Service(EventService.call.module) { CallBindings.module($0) },
-            Service("ccai.audible_message") { CallBindings.audibleMessageModule($0.sdk) },
-            Service(EventService.push.module) { PushBindings.module($0) },
-            Service("ccai.auth") { AuthBindings.module($0.sdk) },
-            Service("ccai.company") { CompanyBindings.module($0.sdk) },
-            Service("ccai.end_user") { EndUserBindings.module($0.sdk) },
-            Service("ccai.language") { LanguageBindings.module($0.sdk) },
-            Service("ccai.queue_menu", madeWhole: true) { QueueMenuBindings.module($0.sdk) },
-            Service("ccai.options") { OptionsBindings.module($0.sdk) },
-            Service(EventService.apps.module) { AppsBindings.module($0.apps, events: $0.emitters[.apps], webhooks: $0.webhooks) },
+            Service(EventService.smartAction.module) { SmartActionBindings.module($0.context) },
+            Service("ccai.rate") { RateBindings.module($0.context.sdk) },
+            Service(EventService.screenShare.module) { ScreenShareBindings.module($0.context) },
+            Service(EventService.call.module) { CallBindings.module($0.context) },
+            Service("ccai.audible_message") { CallBindings.audibleMessageModule($0.context.sdk) },
+            Service(EventService.push.module) { PushBindings.module($0.context) },
+            Service("ccai.auth") { AuthBindings.module($0.context.sdk) },
+            Service("ccai.company") { CompanyBindings.module($0.context.sdk) },
+            Service("ccai.end_user") { EndUserBindings.module($0.context.sdk) },
+            Service("ccai.language") { LanguageBindings.module($0.context.sdk) },
+            Service("ccai.queue_menu", madeWhole: true) { QueueMenuBindings.module($0.context.sdk) },
+            Service("ccai.options") { OptionsBindings.module($0.context.sdk) },
+            Service(EventService.apps.module) {
+                AppsBindings.module($0.context.apps, events: $0.context.emitters[.apps], webhooks: $0.context.webhooks)
+            },
         ]
 
         /// The state's context, which every service made for it shares.
@@ -71,7 +73,7 @@ enum SDKBindings {
         func member(at index: Int) -> LuaModule.Member {
             let (service, shared) = (Self.services[index], shared)
             return .module(.lazy(name: service.name) {
-                var module = service.make(shared.context)
+                var module = service.make(shared)
                 module.makesMembersOnFirstRead = !service.madeWhole
                 return module
             })

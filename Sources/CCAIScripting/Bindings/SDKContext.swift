@@ -83,8 +83,8 @@ public struct SDKContext {
     }
 }
 
-/// One state's ``SDKContext`` behind a reference: the closures that make its services'
-/// modules and resolve their rows' context hold it once, not a copy each.
+/// One state's ``SDKContext`` behind a reference: the builders of its services' tables hold
+/// it once, not a copy each, and so do the chat's rows, which resolve the context through it.
 final class SDKContextReference {
     let context: SDKContext
 

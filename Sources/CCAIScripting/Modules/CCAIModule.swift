@@ -52,7 +52,7 @@ public enum CCAIModule {
         return log
     }
 
-    /// A function a log level, writing to one state's logger.
+    /// One function for each log level, writing to one state's logger.
     private struct LogRows: LuaMemberRows {
         static let levels = LogLevel.allCases
         static let signatures = levels.map {

@@ -36,15 +36,14 @@ public struct LuaModule {
     /// The Lua code that finishes the module's table (``decorate(with:helpers:)``).
     var decorations: [Decoration] = []
 
-    /// What the module offers, a table of rows as one function each; a lazy module's are
-    /// made now.
+    /// What the module offers, each row listed as a member; a lazy module's are made now.
     public var members: [(key: String, member: Member)] {
         built.entries.flatMap { entry -> [(key: String, member: Member)] in
             switch entry {
             case let .member(key, member):
                 return [(key, member)]
             case .rows(let rows):
-                return (0..<rows.count).map { (rows.key(at: $0), rows.member(at: $0)) }
+                return (0..<max(0, rows.count)).map { (rows.key(at: $0), rows.member(at: $0)) }
             }
         }
     }

@@ -65,8 +65,10 @@ final class LuaPendingMembers {
     }
 
     /// Removes and returns the member `key`, if it is not made yet: the last of a key given
-    /// twice, as a table made at once keeps it (the rows it hides are never made).
+    /// more than once, as a table made at once keeps it. The others of that key are
+    /// dropped, never made: a script that sets the key to nil reads nil after it.
     func take(_ key: String) -> LuaModule.Member? {
+        var taken: LuaModule.Member?
         for index in remaining.indices.reversed() {
             switch remaining[index].pending {
             case let .rows(rows, made):
@@ -77,23 +79,23 @@ final class LuaPendingMembers {
                     nowMade |= 1 << row
                 }
                 guard let last else { continue }
+                if taken == nil { taken = rows.member(at: last) }
                 if nowMade.nonzeroBitCount == rows.count {
                     remaining.remove(at: index)
                 } else {
                     remaining[index].pending = .rows(rows, made: nowMade)
                 }
-                return rows.member(at: last)
             case .function(let body) where remaining[index].key == key:
+                if taken == nil { taken = .function(body, nil) }
                 remaining.remove(at: index)
-                return .function(body, nil)
             case .other(let member) where remaining[index].key == key:
+                if taken == nil { taken = member }
                 remaining.remove(at: index)
-                return member
             case .function, .other:
                 continue
             }
         }
-        return nil
+        return taken
     }
 }
 
