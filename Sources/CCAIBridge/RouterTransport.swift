@@ -29,24 +29,75 @@ public struct RouterTransport: HTTPTransport {
         try Task.checkCancellation()
         let routed = try Self.request(request)
         let response = try await Self.withTimeout(request.timeout, on: clock) { await router.respond(to: routed) }
+        switch try Self.answer(response, to: request, streaming: onChunk != nil) {
+        case .whole(let answer):
+            guard let onChunk else { return answer }
+            return Self.hand(answer, to: onChunk)
+        case .stream(let write, let head):
+            guard let onChunk else { throw TransportError.failed("unreachable: a stream without a reader") }
+            await Self.stream(write, status: head.status, to: onChunk)
+            try Task.checkCancellation()
+            return head
+        }
+    }
+
+    /// Starts `request` as ``perform(_:onChunk:)`` does: a short task routes it, and an
+    /// event stream is then read as its writer writes, with no task of the client's waiting.
+    public func open(_ request: HTTPClientRequest, onChunk: @escaping @Sendable (Int, Data) -> Bool,
+                     completion: @escaping @Sendable (Result<HTTPClientResponse, Error>) -> Void) -> any OpenStream {
+        let stream = RoutedStream(completion: completion)
+        stream.routing(Task { [router, clock] in
+            do {
+                try Task.checkCancellation()
+                let routed = try Self.request(request)
+                let response = try await Self.withTimeout(request.timeout, on: clock) { await router.respond(to: routed) }
+                switch try Self.answer(response, to: request, streaming: true) {
+                case .whole(let answer):
+                    stream.finish(.success(Self.hand(answer, to: onChunk)))
+                case .stream(let write, let head):
+                    let reader = HTTPEventStream.InProcessReader(deliver: { onChunk(head.status, $0) },
+                                                                 onClose: { stream.finish(.success(head)) })
+                    stream.reading(reader)
+                    Task {
+                        await write(HTTPEventStream(reader: reader))
+                        reader.close()
+                    }
+                }
+            } catch {
+                stream.finish(.failure(error))
+            }
+        })
+        return stream
+    }
+
+    /// What the router answered, as the SDK is handed it: whole, or an event stream to read
+    /// (only when the caller reads one), with its status and headers.
+    private enum Answer {
+        case whole(HTTPClientResponse)
+        case stream(@Sendable (HTTPEventStream) async -> Void, head: HTTPClientResponse)
+    }
+
+    /// A whole answer to a request read as a stream: a 2xx body is handed to `onChunk` as
+    /// one piece, and the answer returned without it; any other comes back whole.
+    private static func hand(_ answer: HTTPClientResponse, to onChunk: (Int, Data) -> Bool) -> HTTPClientResponse {
+        guard (200..<300).contains(answer.status) else { return answer }
+        if !answer.body.isEmpty { _ = onChunk(answer.status, answer.body) }
+        return HTTPClientResponse(status: answer.status, headers: answer.headers)
+    }
+
+    private static func answer(_ response: HTTPResponse, to request: HTTPClientRequest, streaming: Bool) throws -> Answer {
         var headers: [String: String] = [:]
         for (name, value) in response.headers { headers[name.lowercased()] = value }
         if let write = response.stream {
-            guard let onChunk else {
+            guard streaming else {
                 throw TransportError.failed("\(request.method) \(request.url) answered with an event stream")
             }
-            await Self.stream(write, status: response.status, to: onChunk)
-            try Task.checkCancellation()
-            return HTTPClientResponse(status: response.status, headers: headers)
+            return .stream(write, head: HTTPClientResponse(status: response.status, headers: headers))
         }
         guard response.body.count <= max(0, request.maximumResponseBytes) else {
             throw TransportError.tooLarge(limit: request.maximumResponseBytes)
         }
-        if let onChunk, (200..<300).contains(response.status) {
-            if !response.body.isEmpty { _ = onChunk(response.status, response.body) }
-            return HTTPClientResponse(status: response.status, headers: headers)
-        }
-        return HTTPClientResponse(status: response.status, headers: headers, body: response.body)
+        return .whole(HTTPClientResponse(status: response.status, headers: headers, body: response.body))
     }
 
     /// The router's request for the SDK's: the path and query decoded, header names
@@ -108,5 +159,61 @@ public struct RouterTransport: HTTPTransport {
             outcome.settle(.failure(CancellationError()))
             work.cancel()
         }
+    }
+}
+
+/// A stream the router answered (``RouterTransport/open(_:onChunk:completion:)``): told its
+/// outcome once, when its writer ends, its reader stops it, or it is cancelled.
+private final class RoutedStream: OpenStream, @unchecked Sendable {
+    private let lock = NSLock()
+    private var completion: (@Sendable (Result<HTTPClientResponse, Error>) -> Void)?
+    private var task: Task<Void, Never>?
+    private var reader: HTTPEventStream.InProcessReader?
+    private var cancelled = false
+
+    init(completion: @escaping @Sendable (Result<HTTPClientResponse, Error>) -> Void) {
+        self.completion = completion
+    }
+
+    /// The task routing the request, cancelled with the stream.
+    func routing(_ task: Task<Void, Never>) {
+        let cancelNow = lock.withLock { () -> Bool in
+            self.task = task
+            return cancelled
+        }
+        if cancelNow { task.cancel() }
+    }
+
+    /// The reader of the stream's writer, closed with the stream.
+    func reading(_ reader: HTTPEventStream.InProcessReader) {
+        let closeNow = lock.withLock { () -> Bool in
+            self.reader = reader
+            return cancelled
+        }
+        if closeNow { reader.close() }
+    }
+
+    func finish(_ result: Result<HTTPClientResponse, Error>) {
+        let told = lock.withLock { () -> (@Sendable (Result<HTTPClientResponse, Error>) -> Void)? in
+            defer {
+                completion = nil
+                task = nil
+                reader = nil
+            }
+            return completion
+        }
+        told?(result)
+    }
+
+    func cancel() {
+        let (task, reader) = lock.withLock { () -> (Task<Void, Never>?, HTTPEventStream.InProcessReader?) in
+            cancelled = true
+            return (self.task, self.reader)
+        }
+        // Told first: closing the reader would tell the stream's end as its outcome.
+        finish(.failure(CancellationError()))
+        task?.cancel()
+        // The writer ends at its next write or keep-alive, as when a connection drops.
+        reader?.close()
     }
 }

@@ -64,12 +64,12 @@ public final class CCAI: @unchecked Sendable {
     public func setInBackground(_ inBackground: Bool) async {
         // The flag and the pump change together, so that calls from several tasks leave
         // them agreeing, in the order they took the lock; the stream is stopped after.
-        let stopping = lock.withLock { () -> Task<Void, Never>? in
+        let stopping = lock.withLock { () -> EventStreamRun? in
             self.inBackground = inBackground
             return services?.pump.setSuspended(inBackground)
         }
-        stopping?.cancel()
-        await stopping?.value
+        stopping?.stop()
+        await stopping?.finished()
     }
 
     /// Configures the SDK; services are available afterwards. Calling it again replaces

@@ -1,5 +1,6 @@
 import CCAIWire
 import Foundation
+import Timekeeping
 
 /// One event of the platform's real-time stream: its name and JSON data.
 public struct PlatformEvent: Sendable, Equatable {
@@ -112,10 +113,11 @@ final class EventPump: @unchecked Sendable {
     private var lastSubscriber = 0
     /// Called with every event before any subscriber gets it (services keeping state).
     private var observers: [@Sendable (PlatformEvent) -> Void] = []
-    private var task: Task<Void, Never>?
-    /// The last run started, cancelled or not: the next waits for it to end, so that two
+    /// The run reading the stream, while one is.
+    private var run: EventStreamRun?
+    /// The last run started, stopped or not: the next waits for it to end, so that two
     /// runs never overlap (one's late event or state cannot follow the next's).
-    private var lastRun: Task<Void, Never>?
+    private var lastRun: EventStreamRun?
     /// Whether the stream is receiving, and whether it ever was (the first connection is
     /// not a recovery).
     private var connected = false
@@ -133,7 +135,7 @@ final class EventPump: @unchecked Sendable {
         self.suspended = suspended
     }
 
-    deinit { task?.cancel() }
+    deinit { run?.stop() }
 
     /// A new subscriber; the pump starts with the first one. With `currentState`, its first
     /// event is the provider's state as it is (`state_changed` is a current-value
@@ -191,38 +193,34 @@ final class EventPump: @unchecked Sendable {
         lock.withLock {
             subscribers[id] = push
             if currentState { push(Self.stateEvent(providerState)) }
-            if task == nil, !suspended { startRunLocked() }
+            if run == nil, !suspended { startRunLocked() }
         }
         return ending
     }
 
     /// Starts a run once the previous one has ended. Called with the lock held.
     private func startRunLocked() {
-        let previous = lastRun
-        let run = Task { [weak self] in
-            await previous?.value
-            guard !Task.isCancelled else { return }
-            await self?.run()
-        }
-        task = run
-        lastRun = run
+        let next = EventStreamRun(pump: self)
+        next.start(after: lastRun)
+        run = next
+        lastRun = next
     }
 
     /// Closes the stream while the app is in the background (`true`), keeping its
     /// subscribers; reopens it from the last event received when it comes back (`false`).
-    /// Returns the run to stop, detached from the pump: the caller cancels it, outside any
-    /// lock of its own (cancelling runs the transport's handlers), and waits for it.
-    func setSuspended(_ isSuspended: Bool) -> Task<Void, Never>? {
-        let stopping: Task<Void, Never>? = lock.withLock {
+    /// Returns the run to stop, detached from the pump: the caller stops it, outside any
+    /// lock of its own (stopping runs the transport's handlers), and waits for it to end.
+    func setSuspended(_ isSuspended: Bool) -> EventStreamRun? {
+        let stopping: EventStreamRun? = lock.withLock {
             suspended = isSuspended
             if isSuspended {
                 // Not a network loss (none is told), but the stream is gone: back in the
                 // foreground the provider is `connecting` again until it reconnects.
                 connected = false
-                defer { task = nil }
-                return task
+                defer { run = nil }
+                return run
             }
-            if task == nil, !subscribers.isEmpty { startRunLocked() }
+            if run == nil, !subscribers.isEmpty { startRunLocked() }
             return nil
         }
         return stopping
@@ -242,13 +240,13 @@ final class EventPump: @unchecked Sendable {
 
     /// The pump stops with its last subscriber.
     private func unsubscribe(_ id: Int) {
-        let idle: Task<Void, Never>? = lock.withLock {
+        let idle: EventStreamRun? = lock.withLock {
             subscribers.removeValue(forKey: id)
             guard subscribers.isEmpty else { return nil }
-            defer { task = nil }
-            return task
+            defer { run = nil }
+            return run
         }
-        idle?.cancel()
+        idle?.stop()
     }
 
     /// Publishes `network_connectivity_changed` (false on a loss, true on the recovery)
@@ -275,7 +273,7 @@ final class EventPump: @unchecked Sendable {
     /// Publishes `state_changed` with the provider's new state, unless it is the same. The
     /// state and the subscribers it goes to are read together: one that subscribes later
     /// gets it as its current state instead.
-    private func providerStateChanged(_ state: ChatProviderState) {
+    fileprivate func providerStateChanged(_ state: ChatProviderState) {
         let listeners: Listeners? = lock.withLock {
             guard providerState != state else { return nil }
             providerState = state
@@ -304,74 +302,23 @@ final class EventPump: @unchecked Sendable {
         event.forgetDecodedModel()
     }
 
-    private func run() async {
-        var lastID = lock.withLock { lastEventID }
-        /// Failures since the last event (or the start).
-        var failures = 0
-        defer { providerStateChanged(.disconnected) }
-        while !Task.isCancelled {
-            let intake = EventIntake { [weak self] event in self?.tell(event) }
-            let failure = await read(from: &lastID, into: intake)
-            // What arrived before the stream ended is told before the next connection; a run
-            // stopped meanwhile tells none of it.
-            if Task.isCancelled { intake.stop() }
-            intake.drain()
-            if intake.hasTold { failures = 0 }
-            lastID = lock.withLock { lastEventID } ?? lastID
-            switch failure {
-            case nil:
-                continue
-            case let error as CCAIError where error.status == 401:
-                // The token expired or was revoked: renewed at once the first time.
-                api.tokens.update(nil)
-                failures += 1
-                if failures > 1 { try? await http.clock.sleep(for: api.retryPolicy.streamDelay(afterFailures: failures - 1)) }
-            case is CancellationError:
-                return
-            case let error?:
-                // A run stopped while it signs in or connects ends quietly, not as an error.
-                if Task.isCancelled { return }
-                providerStateChanged(.error(message: (error as? any SDKError)?.message ?? error.localizedDescription))
-                failures += 1
-                try? await http.clock.sleep(for: api.retryPolicy.streamDelay(afterFailures: failures))
-            }
-        }
-    }
+    /// The last event received, where a new run resumes (nil: at the sign-in's start).
+    fileprivate var resumeID: String? { lock.withLock { lastEventID } }
 
-    /// Signs in and reads the stream from after `lastID` (from the sign-in when nil, which
-    /// it sets), handing its events to `intake`, until it ends; the error it ended with.
-    /// Out of line, so that the run's own frame, which every instance keeps on its task
-    /// for as long as it reads, is small.
-    @inline(never)
-    private func read(from lastID: inout String?, into intake: EventIntake) async -> (any Error)? {
-        do {
-            // Attempts after an error stay in that error until one connects: a failing
-            // sign-in does not alternate connecting/error twice a second.
-            let announcesConnecting = lock.withLock { () -> Bool in
-                if case .error = providerState { return false }
-                return !connected
-            }
-            if announcesConnecting { providerStateChanged(.connecting) }
-            let token = try await api.validToken()
-            // A new instance starts at its sign-in: earlier runs' events are theirs.
-            if lastID == nil { lastID = api.streamStart }
-            let source = eventSource(token: token, after: lastID)
-            // A stream closed for the background hands on nothing more: the one that
-            // reopens it starts after the last event told.
-            try await withTaskCancellationHandler {
-                try await source.read(flow: intake.flow) { intake.receive($0) }
-            } onCancel: {
-                intake.stop()
-            }
-            return nil
-        } catch {
-            return error
+    /// Announces `connecting` before an attempt, unless the last attempt failed: attempts
+    /// after an error stay in that error until one connects, so that a failing sign-in
+    /// does not alternate connecting/error twice a second.
+    fileprivate func announceConnecting() {
+        let announces = lock.withLock { () -> Bool in
+            if case .error = providerState { return false }
+            return !connected
         }
+        if announces { providerStateChanged(.connecting) }
     }
 
     /// The stream's source: its request with `token`, read from after `lastID`, telling the
     /// pump when a connection starts or drops.
-    private func eventSource(token: String, after lastID: String?) -> EventSource {
+    fileprivate func eventSource(token: String, after lastID: String?) -> EventSource {
         var request = HTTPClientRequest(url: api.url(of: Endpoints.events), headers: ["Authorization": "Bearer \(token)"])
         request.maximumResponseBytes = Endpoints.events.maximumResponseBytes
         return EventSource(client: http, request: request, reconnectDelay: 0.5, lastEventID: lastID,
@@ -380,9 +327,244 @@ final class EventPump: @unchecked Sendable {
 
     /// Tells an event of the stream to the observers and subscribers; the stream resumes
     /// after it.
-    private func tell(_ event: ServerSentEvent) {
+    fileprivate func tell(_ event: ServerSentEvent) {
         if let id = event.id { lock.withLock { lastEventID = id } }
         deliver(PlatformEvent(id: event.id, name: event.event, text: event.data))
+    }
+
+    fileprivate var apiClient: APIClient { api }
+    fileprivate var clock: any TimeSource { http.clock }
+}
+
+/// One run of an ``EventPump``: it signs in and reads the stream, reconnecting, until it is
+/// stopped. Nothing waits while the stream is open, one for each VU of a run: a short task
+/// signs in and opens a connection, the transport tells the run when the connection ends,
+/// and a timer of the clock starts the next one. What arrived before a failure is told
+/// before the next attempt; a stopped run tells nothing more after the event under way and
+/// ends once what it told is told. Retries follow ``RetryPolicy/streamDelay(afterFailures:jitter:)``:
+/// a refused token is renewed at once the first time, then backing off, so that a platform
+/// refusing every token cannot make the host sign in a loop.
+final class EventStreamRun: @unchecked Sendable {
+    private weak var pump: EventPump?
+    private let lock = NSLock()
+    /// Who moves the run on: one step at a time, so that stopping knows whether it must end
+    /// the run itself.
+    private enum Phase {
+        /// A task or an open connection: it ends the run once it sees it stopped.
+        case working
+        /// Only the timer of wait number `id` (nil until it is scheduled), until it fires.
+        case waiting(id: Int, timer: ClockTimer?)
+        case ended
+    }
+    private var phase = Phase.working
+    private var waits = 0
+    private var isStopped = false
+    /// The open connection, and the number of the last one opened and the last one ended.
+    private var connection: (any OpenStream)?
+    private var opened = 0
+    private var closed = 0
+    /// The current attempt's: the source (its token), what it reads into, and where it resumes.
+    private var source: EventSource?
+    private var intake: EventIntake?
+    private var reconnection = EventSource.Reconnection(lastEventID: nil, delay: 0)
+    /// The last event told, or the sign-in's start; failures since the last event (or the start).
+    private var lastID: String?
+    private var failures = 0
+    private var ended = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    fileprivate init(pump: EventPump) {
+        self.pump = pump
+    }
+
+    /// Starts once `previous` has ended.
+    fileprivate func start(after previous: EventStreamRun?) {
+        Task {
+            await previous?.finished()
+            lastID = pump?.resumeID
+            await attempt()
+        }
+    }
+
+    /// Stops the run: nothing more is told after the event being told, if one is, and the
+    /// connection or the wait under way ends. ``finished()`` returns once it has.
+    func stop() {
+        let (intake, connection, waiting) = lock.withLock { () -> (EventIntake?, (any OpenStream)?, ClockTimer??) in
+            isStopped = true
+            guard case .waiting(_, let timer) = phase else { return (self.intake, self.connection, nil) }
+            phase = .working
+            return (self.intake, nil, .some(timer))
+        }
+        intake?.stop()
+        connection?.cancel()
+        if let waiting {
+            // Only a timer was moving the run on: the run ends here.
+            waiting?.cancel()
+            finishLater()
+        }
+    }
+
+    /// Returns once the run has ended.
+    func finished() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = lock.withLock { () -> Bool in
+                if !ended { waiters.append(continuation) }
+                return ended
+            }
+            if done { continuation.resume() }
+        }
+    }
+
+    private var stopped: Bool { lock.withLock { isStopped } }
+
+    /// Signs in and opens the stream from after `lastID` (from the sign-in when nil).
+    private func attempt() async {
+        guard let pump, !stopped else { return finish() }
+        pump.announceConnecting()
+        let token: String
+        do {
+            token = try await pump.apiClient.validToken()
+        } catch {
+            return await failed(error)
+        }
+        // A new instance starts at its sign-in: earlier runs' events are theirs.
+        if lastID == nil { lastID = pump.apiClient.streamStart }
+        let source = pump.eventSource(token: token, after: lastID)
+        let intake = EventIntake { [weak pump] event in pump?.tell(event) }
+        lock.withLock {
+            self.source = source
+            self.intake = intake
+            reconnection = EventSource.Reconnection(lastEventID: lastID, delay: source.reconnectDelay)
+        }
+        connect()
+    }
+
+    /// Opens a connection of the current attempt's source.
+    private func connect() {
+        let opening = lock.withLock { () -> (EventSource, EventIntake, String?)? in
+            guard !isStopped, let source, let intake else { return nil }
+            return (source, intake, reconnection.lastEventID)
+        }
+        guard let (source, intake, resumeID) = opening else { return finishLater() }
+        let number = lock.withLock { () -> Int in
+            opened += 1
+            return opened
+        }
+        let stream = source.connect(after: resumeID, flow: intake.flow, handle: { intake.receive($0) }) { [self] end in
+            connectionEnded(number, end)
+        }
+        // Kept unless it has already ended (a transport may tell the end before `connect` returns).
+        let cancelNow = lock.withLock { () -> Bool in
+            if closed != number { connection = stream }
+            return isStopped
+        }
+        if cancelNow { stream.cancel() }
+    }
+
+    /// A connection ended (on the transport's thread): the next is opened after the wait a
+    /// dropped one asks for; a failure is handled in a task, off the transport.
+    private func connectionEnded(_ number: Int, _ end: EventSource.ConnectionEnd) {
+        lock.withLock {
+            closed = number
+            connection = nil
+        }
+        switch end {
+        case .dropped(let record):
+            let wait = lock.withLock { reconnection.wait(after: record) }
+            self.wait(wait) { [self] in connect() }
+        case .cancelled:
+            finishLater()
+        case .failed(let error):
+            Task { await failed(error) }
+        }
+    }
+
+    /// What the attempt's source ended with: what arrived is told, then the next attempt is
+    /// made, at once or after a wait.
+    private func failed(_ error: any Error) async {
+        let (intake, isStopped) = lock.withLock { (self.intake, self.isStopped) }
+        if let intake {
+            // What arrived before the stream ended is told before the next connection; a run
+            // stopped meanwhile tells none of it.
+            if isStopped { intake.stop() }
+            intake.drain()
+            if intake.hasTold { failures = 0 }
+        }
+        guard let pump else { return finish() }
+        lastID = pump.resumeID ?? lastID
+        let wait: TimeInterval
+        switch error {
+        case let error as CCAIError where error.status == 401:
+            // The token expired or was revoked: renewed at once the first time.
+            pump.apiClient.tokens.update(nil)
+            failures += 1
+            wait = failures > 1 ? pump.apiClient.retryPolicy.streamDelay(afterFailures: failures - 1) : 0
+        case is CancellationError:
+            return finish()
+        default:
+            // A run stopped while it signs in or connects ends quietly, not as an error.
+            if stopped { return finish() }
+            pump.providerStateChanged(.error(message: (error as? any SDKError)?.message ?? error.localizedDescription))
+            failures += 1
+            wait = pump.apiClient.retryPolicy.streamDelay(afterFailures: failures)
+        }
+        guard wait > 0 else { return await attempt() }
+        self.wait(wait) { [self] in
+            Task { await attempt() }
+        }
+    }
+
+    /// Moves the run on with `next` after `seconds` of the pump's clock, unless it is
+    /// stopped first (stopping ends it then). The clock is never called under the lock: a
+    /// timer may fire before `schedule` returns.
+    private func wait(_ seconds: TimeInterval, then next: @escaping @Sendable () -> Void) {
+        let number = lock.withLock { () -> Int? in
+            guard !isStopped, pump != nil else { return nil }
+            waits += 1
+            phase = .waiting(id: waits, timer: nil)
+            return waits
+        }
+        guard let number, let clock = pump?.clock else { return finishLater() }
+        let timer = clock.schedule(after: seconds) { [self] in
+            let goes = lock.withLock { () -> Bool in
+                guard case .waiting(let id, _) = phase, id == number, !isStopped else { return false }
+                phase = .working
+                return true
+            }
+            if goes { next() }
+        }
+        // Kept while the wait is on: released, a timer is cancelled.
+        let keep = lock.withLock { () -> Bool in
+            guard case .waiting(let id, let held) = phase, id == number, held == nil else { return false }
+            phase = .waiting(id: number, timer: timer)
+            return true
+        }
+        if !keep { withExtendedLifetime(timer) {} }
+    }
+
+    /// Ends the run in a task, off the transport's thread.
+    private func finishLater() {
+        Task { finish() }
+    }
+
+    /// Ends the run once: what was told is told, the provider is `disconnected`, and those
+    /// waiting for the end go on.
+    private func finish() {
+        let finishing = lock.withLock { () -> EventIntake?? in
+            if case .ended = phase { return nil }
+            phase = .ended
+            return .some(intake)
+        }
+        guard let finishing else { return }
+        finishing?.stop()
+        finishing?.drain()
+        pump?.providerStateChanged(.disconnected)
+        let waiting = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
+            ended = true
+            defer { waiters = [] }
+            return waiters
+        }
+        for waiter in waiting { waiter.resume() }
     }
 }
 

@@ -1,7 +1,7 @@
 import CCurlShim
 import Foundation
 
-/// One request in flight: its easy handle, what has arrived, and who waits for it.
+/// One request in flight: its easy handle, what has arrived, and who is told its outcome.
 /// Touched by the loop thread only, except `finish`, which is idempotent under a lock.
 final class CurlTransfer {
     let easy: OpaquePointer
@@ -20,7 +20,8 @@ final class CurlTransfer {
     /// The limit the answer went past, if it did.
     private var exceededLimit: Int?
     private let lock = NSLock()
-    private var continuation: CheckedContinuation<HTTPClientResponse, Error>?
+    /// Told the outcome once: a task's continuation, or an open stream's completion.
+    private var completion: (@Sendable (Result<HTTPClientResponse, Error>) -> Void)?
     /// For streams: receives each chunk of a 2xx body (with the status) instead of
     /// buffering it; returning false aborts the transfer.
     private let onChunk: ((Int, Data) -> Bool)?
@@ -135,17 +136,18 @@ final class CurlTransfer {
         curl_slist_free_all(pinnedHosts)
     }
 
-    func wait(_ continuation: CheckedContinuation<HTTPClientResponse, Error>) {
-        lock.withLock { self.continuation = continuation }
+    /// Tells `completion` the outcome, once, when the transfer ends.
+    func whenDone(_ completion: @escaping @Sendable (Result<HTTPClientResponse, Error>) -> Void) {
+        lock.withLock { self.completion = completion }
     }
 
-    /// Resumes the waiter once; later calls do nothing.
+    /// Tells the outcome once; later calls do nothing.
     func finish(_ result: Result<HTTPClientResponse, Error>) {
-        let waiter: CheckedContinuation<HTTPClientResponse, Error>? = lock.withLock {
-            defer { continuation = nil }
-            return continuation
+        let told = lock.withLock { () -> (@Sendable (Result<HTTPClientResponse, Error>) -> Void)? in
+            defer { completion = nil }
+            return completion
         }
-        waiter?.resume(with: result)
+        told?(result)
     }
 
     /// Finishes with what libcurl reported for the transfer.

@@ -79,6 +79,14 @@ public final class HTTPClient: Sendable {
         try await perform(request, onChunk: onChunk)
     }
 
+    /// Starts a request whose 2xx body is a stream, as ``stream(_:onChunk:)`` does, with no
+    /// task waiting for it: `completion` is told what `stream` would return or throw, once
+    /// (see ``HTTPTransport/open(_:onChunk:completion:)``). Never retried.
+    public func open(_ request: HTTPClientRequest, onChunk: @escaping @Sendable (Int, Data) -> Bool,
+                     completion: @escaping @Sendable (Result<HTTPClientResponse, Error>) -> Void) -> any OpenStream {
+        transport.open(request, onChunk: onChunk, completion: completion)
+    }
+
     /// One attempt of a call, given what is left of the call's one deadline as its timeout
     /// (a request with no timeout, 0, keeps none): a slow answer is not waited for past it.
     /// The first attempt keeps its timeout unless its budget began earlier (a queued

@@ -13,6 +13,43 @@ public protocol HTTPTransport: Sendable {
     /// as it arrives (return false to stop it), and the call returns when the stream ends;
     /// any other answer comes back whole. Throws ``TransportError`` or `CancellationError`.
     func perform(_ request: HTTPClientRequest, onChunk: ((Int, Data) -> Bool)?) async throws -> HTTPClientResponse
+
+    /// Starts `request` as a stream, as ``perform(_:onChunk:)`` does, with no task waiting
+    /// for it: `completion` is told what `perform` would return or throw, once, on whatever
+    /// thread ends the stream (possibly before this returns); cancelling the stream ends it
+    /// with `CancellationError`. An SDK instance's event stream is open as long as the
+    /// instance lives, one for each VU of a run, so what it holds while open is what it costs.
+    /// The default runs `perform` in a task; libcurl's transport and the in-process router
+    /// hold nothing but the transfer.
+    func open(_ request: HTTPClientRequest, onChunk: @escaping @Sendable (Int, Data) -> Bool,
+              completion: @escaping @Sendable (Result<HTTPClientResponse, Error>) -> Void) -> any OpenStream
+}
+
+/// A stream started by ``HTTPTransport/open(_:onChunk:completion:)``.
+public protocol OpenStream: Sendable {
+    /// Ends the stream: its completion is told `CancellationError`, unless it has already
+    /// been told its outcome. Calling it again does nothing.
+    func cancel()
+}
+
+extension HTTPTransport {
+    public func open(_ request: HTTPClientRequest, onChunk: @escaping @Sendable (Int, Data) -> Bool,
+                     completion: @escaping @Sendable (Result<HTTPClientResponse, Error>) -> Void) -> any OpenStream {
+        TaskStream(task: Task {
+            do {
+                completion(.success(try await perform(request, onChunk: onChunk)))
+            } catch {
+                completion(.failure(error))
+            }
+        })
+    }
+}
+
+/// A stream a task waits for (the default ``HTTPTransport/open(_:onChunk:completion:)``).
+private struct TaskStream: OpenStream {
+    let task: Task<Void, Never>
+
+    func cancel() { task.cancel() }
 }
 
 /// The libcurl transport: one thread and one multi handle serve every request and stream
@@ -32,12 +69,39 @@ public final class CurlTransport: HTTPTransport {
         }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                transfer.wait(continuation)
+                transfer.whenDone { continuation.resume(with: $0) }
                 loop.add(transfer)
             }
         } onCancel: {
             loop.cancel(transfer)
         }
+    }
+
+    public func open(_ request: HTTPClientRequest, onChunk: @escaping @Sendable (Int, Data) -> Bool,
+                     completion: @escaping @Sendable (Result<HTTPClientResponse, Error>) -> Void) -> any OpenStream {
+        let transfer: CurlTransfer
+        do {
+            transfer = try CurlTransfer(request, onChunk: onChunk)
+        } catch {
+            completion(.failure(error))
+            return CurlStream(loop: loop, transfer: nil)
+        }
+        transfer.unpause = { [loop, held = WeakTransfer(transfer: transfer)] in
+            if let transfer = held.transfer { loop.unpause(transfer) }
+        }
+        transfer.whenDone(completion)
+        loop.add(transfer)
+        return CurlStream(loop: loop, transfer: transfer)
+    }
+}
+
+/// A stream libcurl's loop runs; the loop holds its transfer while it is in flight.
+private struct CurlStream: OpenStream, @unchecked Sendable {
+    let loop: CurlLoop
+    weak var transfer: CurlTransfer?
+
+    func cancel() {
+        if let transfer { loop.cancel(transfer) }
     }
 }
 

@@ -194,57 +194,146 @@ public struct EventSource: Sendable {
     }
 
     /// Reads the events in the calling task, across reconnections, handing each to `handle`
-    /// as it is parsed, on the transport's thread: ``events()`` without a task of its own.
-    /// Each event handed on counts in `flow` until its taker says it is consumed, and the
-    /// connection is not read while the taker is behind. Returns when the task is
-    /// cancelled; throws what ends ``events()``.
-    func read(flow: StreamFlow, handle: @escaping @Sendable (ServerSentEvent) -> Void) async throws {
-        var lastID = lastEventID
-        var delay = reconnectDelay
-        var fruitless = 0
+    /// as it is parsed, on the transport's thread. Each event handed on counts in `flow`
+    /// until its taker says it is consumed, and the connection is not read while the taker
+    /// is behind. Returns when the task is cancelled; throws what ends ``events()``.
+    private func read(flow: StreamFlow, handle: @escaping @Sendable (ServerSentEvent) -> Void) async throws {
+        var reconnection = Reconnection(lastEventID: lastEventID, delay: reconnectDelay)
         while !Task.isCancelled {
-            var request = self.request
-            request.timeout = 0
-            request.flow = flow
-            request.headers["Accept"] = "text/event-stream"
-            if let lastID { request.headers["Last-Event-ID"] = lastID }
-            let state = ParserBox(maximumEventBytes: request.maximumResponseBytes)
-            let onConnectionChange = self.onConnectionChange
-            let refusal: CCAIError?
-            do {
-                let response = try await client.stream(request) { status, chunk in
-                    if (200..<300).contains(status), state.markConnected() { onConnectionChange?(true) }
-                    guard let events = state.feed(chunk) else { return false }
-                    for event in events {
-                        flow.produced(event.byteCount)
-                        handle(event)
-                    }
-                    return true
+            let connection = StreamSlot()
+            let end = await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<ConnectionEnd, Never>) in
+                    connection.hold(connect(after: reconnection.lastEventID, flow: flow, handle: handle) {
+                        continuation.resume(returning: $0)
+                    })
                 }
-                if let tooLarge = state.failure { throw tooLarge }
-                refusal = (200..<300).contains(response.status) ? nil : CCAIError(status: response.status, body: response.body)
-            } catch is CancellationError {
-                return
-            } catch let error as TransportError where !error.isRetryable && state.failure == nil {
-                throw NetworkError(error, operation: "GET " + request.url)
-            } catch {
-                if let tooLarge = state.failure {
-                    if state.markDisconnected() { onConnectionChange?(false) }
-                    throw NetworkError.responseTooLarge(operation: "GET " + request.url + " (an event)", limit: tooLarge.limit)
-                }
-                // A dropped connection: reconnect below.
-                refusal = nil
+            } onCancel: {
+                connection.cancel()
             }
-            if let refusal { throw refusal }
-            if state.markDisconnected() { onConnectionChange?(false) }
-            let parser = state.parser
-            lastID = parser.lastEventID ?? lastID
-            if let retry = parser.retry { delay = min(max(0, Double(retry) / 1000), Self.maximumRetrySeconds) }
-            fruitless = state.delivered ? 0 : fruitless + 1
-            let doublings = Double(min(max(fruitless - 1, 0), 10))
-            try? await client.clock.sleep(for: min(max(delay, Self.minimumRetrySeconds) * pow(2, doublings),
-                                                   Self.maximumRetrySeconds))
+            switch end {
+            case .cancelled: return
+            case .failed(let error): throw error
+            case .dropped(let record):
+                try? await client.clock.sleep(for: reconnection.wait(after: record))
+            }
         }
+    }
+
+    /// How one connection ended.
+    enum ConnectionEnd: Sendable {
+        /// It was cancelled.
+        case cancelled
+        /// It dropped or the server ended it: the source connects again after the wait that
+        /// ``Reconnection/wait(after:)`` says.
+        case dropped(ConnectionRecord)
+        /// The source cannot go on: the server refused it (a ``CCAIError``), the transport
+        /// failed for good, or an event was over the limit (a ``NetworkError``).
+        case failed(any Error)
+    }
+
+    /// What a dropped connection says about the next one.
+    struct ConnectionRecord: Sendable {
+        /// The id of the last event it brought, if any had one.
+        var lastEventID: String?
+        /// The reconnection delay the server asked for, in milliseconds.
+        var retry: Int?
+        /// Whether it brought an event.
+        var delivered: Bool
+    }
+
+    /// What goes from one connection of a source to the next: where to resume, the delay
+    /// the server asked for, and the connections in a row that brought no event.
+    struct Reconnection: Sendable {
+        var lastEventID: String?
+        var delay: TimeInterval
+        private var fruitless = 0
+
+        init(lastEventID: String?, delay: TimeInterval) {
+            self.lastEventID = lastEventID
+            self.delay = delay
+        }
+
+        /// Takes in what `record`'s connection brought; the wait before the next one.
+        mutating func wait(after record: ConnectionRecord) -> TimeInterval {
+            lastEventID = record.lastEventID ?? lastEventID
+            if let retry = record.retry { delay = min(max(0, Double(retry) / 1000), EventSource.maximumRetrySeconds) }
+            fruitless = record.delivered ? 0 : fruitless + 1
+            let doublings = Double(min(max(fruitless - 1, 0), 10))
+            return min(max(delay, EventSource.minimumRetrySeconds) * pow(2, doublings), EventSource.maximumRetrySeconds)
+        }
+    }
+
+    /// Opens one connection, resuming after `lastID`, with no task waiting for it: each event
+    /// is handed to `handle` as it is parsed, on the transport's thread (counted in `flow`
+    /// as ``read(flow:handle:)`` says), and `ended` is told once how the connection ended.
+    func connect(after lastID: String?, flow: StreamFlow, handle: @escaping @Sendable (ServerSentEvent) -> Void,
+                 ended: @escaping @Sendable (ConnectionEnd) -> Void) -> any OpenStream {
+        var request = self.request
+        request.timeout = 0
+        request.flow = flow
+        request.headers["Accept"] = "text/event-stream"
+        if let lastID { request.headers["Last-Event-ID"] = lastID }
+        let state = ParserBox(maximumEventBytes: request.maximumResponseBytes)
+        let onConnectionChange = self.onConnectionChange
+        let operation = "GET " + request.url
+        return client.open(request, onChunk: { status, chunk in
+            if (200..<300).contains(status), state.markConnected() { onConnectionChange?(true) }
+            guard let events = state.feed(chunk) else { return false }
+            for event in events {
+                flow.produced(event.byteCount)
+                handle(event)
+            }
+            return true
+        }, completion: { result in
+            ended(Self.end(of: result, state: state, operation: operation, onConnectionChange: onConnectionChange))
+        })
+    }
+
+    /// How a connection ended, from what its transfer returned or threw and what its parser saw.
+    private static func end(of result: Result<HTTPClientResponse, Error>, state: ParserBox, operation: String,
+                            onConnectionChange: (@Sendable (Bool) -> Void)?) -> ConnectionEnd {
+        switch result {
+        case .success(let response) where state.failure == nil:
+            guard (200..<300).contains(response.status) else {
+                return .failed(CCAIError(status: response.status, body: response.body))
+            }
+        case .failure(is CancellationError):
+            return .cancelled
+        case .failure(let error as TransportError) where !error.isRetryable && state.failure == nil:
+            return .failed(NetworkError(error, operation: operation))
+        default:
+            if let tooLarge = state.failure {
+                if state.markDisconnected() { onConnectionChange?(false) }
+                return .failed(NetworkError.responseTooLarge(operation: operation + " (an event)", limit: tooLarge.limit))
+            }
+        }
+        // A dropped connection, or one the server ended.
+        if state.markDisconnected() { onConnectionChange?(false) }
+        let parser = state.parser
+        return .dropped(ConnectionRecord(lastEventID: parser.lastEventID, retry: parser.retry, delivered: state.delivered))
+    }
+}
+
+/// The connection a task waits for, cancelled with the task: at once, or as soon as it is held.
+private final class StreamSlot: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stream: (any OpenStream)?
+    private var cancelled = false
+
+    func hold(_ stream: any OpenStream) {
+        let cancelNow = lock.withLock { () -> Bool in
+            self.stream = stream
+            return cancelled
+        }
+        if cancelNow { stream.cancel() }
+    }
+
+    func cancel() {
+        let stream = lock.withLock { () -> (any OpenStream)? in
+            cancelled = true
+            return self.stream
+        }
+        stream?.cancel()
     }
 }
 
