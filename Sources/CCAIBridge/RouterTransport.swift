@@ -66,6 +66,7 @@ public struct RouterTransport: HTTPTransport {
             } catch {
                 stream.finish(.failure(error))
             }
+            stream.routed()
         })
         return stream
     }
@@ -167,7 +168,11 @@ public struct RouterTransport: HTTPTransport {
 private final class RoutedStream: OpenStream, @unchecked Sendable {
     private let lock = NSLock()
     private var completion: (@Sendable (Result<HTTPClientResponse, Error>) -> Void)?
+    /// The task routing the request, until it has: a finished task keeps the memory its
+    /// calls used for as long as it is held, and a stream is open for as long as its SDK
+    /// instance lives.
     private var task: Task<Void, Never>?
+    private var isRouted = false
     private var reader: HTTPEventStream.InProcessReader?
     private var cancelled = false
 
@@ -178,10 +183,18 @@ private final class RoutedStream: OpenStream, @unchecked Sendable {
     /// The task routing the request, cancelled with the stream.
     func routing(_ task: Task<Void, Never>) {
         let cancelNow = lock.withLock { () -> Bool in
-            self.task = task
+            if !isRouted { self.task = task }
             return cancelled
         }
         if cancelNow { task.cancel() }
+    }
+
+    /// The routing task is done: it is released.
+    func routed() {
+        lock.withLock {
+            isRouted = true
+            task = nil
+        }
     }
 
     /// The reader of the stream's writer, closed with the stream.

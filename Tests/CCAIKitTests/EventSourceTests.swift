@@ -128,7 +128,9 @@ import Testing
         #expect(!events.flow.isPaused && events.flow.pendingBytes == 0)
     }
 
-    @Test func stoppingTheServerEndsOpenStreams() async throws {
+    /// A server whose `/forever` sends one event, then holds the stream open until the
+    /// client leaves or the server stops.
+    private func foreverServer() throws -> HTTPServer {
         var router = HTTPRouter()
         router.add("GET", "/forever", authentication: .none) { _ in
             .eventStream { stream in
@@ -136,7 +138,11 @@ import Testing
                 await stream.ended()
             }
         }
-        let server = try HTTPServer(router: router)
+        return try HTTPServer(router: router)
+    }
+
+    @Test func stoppingTheServerEndsOpenStreams() async throws {
+        let server = try foreverServer()
         let client = HTTPClient(retryPolicy: .init(maximumRetries: 0))
         let chunks = Chunks()
         let firstChunk = Latch()
@@ -152,6 +158,50 @@ import Testing
         let response = try await reading.value
         #expect(response.status == 200)
         #expect(chunks.text.contains("data: first"))
+    }
+
+    /// libcurl's transport opens a stream with no task waiting for it: a server that ends it
+    /// tells its answer, a cancelled one `CancellationError`, each once; a transport that
+    /// only performs (the protocol's default) tells what `perform` returned.
+    @Test(.timeLimit(.minutes(1))) func anOpenedStreamTellsItsEndOnce() async throws {
+        let server = try foreverServer()
+        let client = HTTPClient(retryPolicy: .init(maximumRetries: 0))
+        let request = HTTPClientRequest(url: "\(server.baseURL)/forever", timeout: 0)
+
+        let cancelled = StreamOutcomes()
+        let firstChunk = Latch()
+        let stream = client.open(request, onChunk: { _, _ in
+            Task { await firstChunk.open() }
+            return true
+        }, completion: cancelled.completion)
+        await firstChunk.wait()
+        stream.cancel()
+        let outcome = await cancelled.first()
+        #expect(throws: CancellationError.self) { try outcome.get() }
+
+        let ended = StreamOutcomes()
+        let chunks = Chunks()
+        let reading = Latch()
+        _ = client.open(request, onChunk: { _, chunk in
+            chunks.add(chunk)
+            Task { await reading.open() }
+            return true
+        }, completion: ended.completion)
+        await reading.wait()
+        await server.stop(grace: 1)
+        #expect(try await ended.first().get().status == 200)
+        #expect(chunks.text.contains("data: first"))
+        stream.cancel()
+        #expect(cancelled.all.count == 1 && ended.all.count == 1, "each told once, a late cancel tells nothing")
+
+        struct Answering: HTTPTransport {
+            func perform(_ request: HTTPClientRequest, onChunk: ((Int, Data) -> Bool)?) async throws -> HTTPClientResponse {
+                HTTPClientResponse(status: 204, headers: [:])
+            }
+        }
+        let answered = StreamOutcomes()
+        _ = Answering().open(request, onChunk: { _, _ in true }, completion: answered.completion)
+        #expect(try await answered.first().get().status == 204)
     }
 }
 

@@ -77,4 +77,37 @@ import Testing
         reading.cancel()
         await #expect(throws: CancellationError.self) { _ = try await reading.value }
     }
+
+    /// A stream opened with a completion is read as its writer writes: the reader stopping
+    /// it tells the stream's answer, and cancelling it tells `CancellationError`, once, though
+    /// the writer is waiting for its next event.
+    @Test(.timeLimit(.minutes(1))) func anOpenedStreamTellsItsEndOnce() async throws {
+        let sandbox = try Sandbox()
+        let token = try await InProcessClient(sandbox).signIn("router-opener", at: Date())
+        let transport = RouterTransport(router: sandbox.router)
+        let request = HTTPClientRequest(url: "https://embedded-sandbox.invalid/events", headers: ["Authorization": "Bearer \(token)"],
+                                        timeout: 0)
+        let stopped = StreamOutcomes()
+        _ = transport.open(request, onChunk: { _, _ in false }, completion: stopped.completion)
+        #expect(try await stopped.first().get().status == 200)
+
+        let cancelled = StreamOutcomes()
+        let firstChunk = Latch()
+        let stream = transport.open(request, onChunk: { status, chunk in
+            #expect(status == 200 && String(decoding: chunk, as: UTF8.self).hasPrefix("retry:"))
+            Task { await firstChunk.open() }
+            return true
+        }, completion: cancelled.completion)
+        await firstChunk.wait()
+        stream.cancel()
+        stream.cancel()
+        #expect(throws: CancellationError.self) { try cancelled.all.first?.get() }
+        #expect(cancelled.all.count == 1 && stopped.all.count == 1)
+
+        let refused = StreamOutcomes()
+        _ = transport.open(HTTPClientRequest(url: "https://embedded-sandbox.invalid/events", timeout: 0),
+                           onChunk: { _, _ in true }, completion: refused.completion)
+        #expect(try await refused.first().get().status == 401, "an answer that is not a stream comes back whole")
+    }
 }
+

@@ -533,13 +533,12 @@ final class EventStreamRun: @unchecked Sendable {
             }
             if goes { next() }
         }
-        // Kept while the wait is on: released, a timer is cancelled.
-        let keep = lock.withLock { () -> Bool in
-            guard case .waiting(let id, let held) = phase, id == number, held == nil else { return false }
+        // Kept while the wait is on. Once it has fired, or the run was stopped meanwhile, the
+        // timer is released here, which cancels it if it has not fired.
+        lock.withLock {
+            guard case .waiting(let id, let held) = phase, id == number, held == nil else { return }
             phase = .waiting(id: number, timer: timer)
-            return true
         }
-        if !keep { withExtendedLifetime(timer) {} }
     }
 
     /// Ends the run in a task, off the transport's thread.
