@@ -49,4 +49,35 @@ import Testing
             #expect(CCAIError(status: transient, body: Data()).retryable, "\(transient) is the platform out of reach")
         }
     }
+
+    /// Messages told by completion go one at a time in the order written, each outcome told
+    /// once, with no task waiting for them: the second starts only once the first is done.
+    @Test(.timeLimit(.minutes(1))) func sendsToldByCompletionGoInOrderOneAtATime() async throws {
+        let outbox = MessageOutbox()
+        let journal = Journal()
+        let firstStarted = AsyncStream<Void>.makeStream()
+        let firstMayEnd = AsyncStream<Void>.makeStream()
+        let allTold = AsyncStream<Void>.makeStream()
+        for number in 1...3 {
+            outbox.send({ () async throws -> Int in
+                journal.note("start \(number)")
+                if number == 1 {
+                    firstStarted.continuation.finish()
+                    for await _ in firstMayEnd.stream { break }
+                }
+                if number == 2 { throw CCAIError(code: .conflict, message: "no") }
+                journal.note("end \(number)")
+                return number
+            }, completion: { outcome in
+                journal.note("told \(number) " + ((try? outcome.get()).map(String.init) ?? "error"))
+                if number == 3 { allTold.continuation.finish() }
+            })
+        }
+        for await _ in firstStarted.stream {}
+        #expect(journal.all == ["start 1"], "the second waits for the first")
+        firstMayEnd.continuation.yield()
+        for await _ in allTold.stream {}
+        #expect(journal.all == ["start 1", "end 1", "told 1 1", "start 2", "told 2 error", "start 3", "end 3", "told 3 3"])
+    }
 }
+

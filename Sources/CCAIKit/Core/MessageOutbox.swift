@@ -5,28 +5,43 @@ import Foundation
 /// before it, once. It runs each send once: the send's own call is its one retry loop
 /// (``RetryPolicy/message(writtenAt:)``: the same client message id, for
 /// ``RetryPolicy/messagePatience`` from when it was written).
-actor MessageOutbox {
-    /// Waits for the last send queued to end, whatever its outcome; nil once it has ended
-    /// and no other came after it.
-    private var tail: (@Sendable () async -> Void)?
+final class MessageOutbox: @unchecked Sendable {
+    private let lock = NSLock()
+    /// The last send queued, until it ends with no other after it.
+    private var tail: Task<Void, Never>?
     /// How many sends were queued: the last one's number.
     private var queued = 0
 
-    /// Runs `send` after the messages queued before it, in a task of its own (a caller that
-    /// stops waiting does not stop the message); its error is this message's alone, and the
-    /// next message still goes. The last send is forgotten once it is done and no other
-    /// came after it: a finished task keeps the memory its calls used until it is released,
+    /// Runs `send` after the messages queued before it, in a task of its own, and tells
+    /// `completion` its outcome: nothing else waits meanwhile, and a caller that stops
+    /// waiting does not stop the message. Its error is this message's alone, and the next
+    /// message still goes. The last send is forgotten once it is done and no other came
+    /// after it: a finished task keeps the memory its calls used until it is released,
     /// and an idle chat should hold none.
-    func send<Result: Sendable>(_ send: @escaping @Sendable () async throws -> Result) async throws -> Result {
-        let previous = tail
-        let task = Task {
-            await previous?()
-            return try await send()
+    func send<Result: Sendable>(_ send: @escaping @Sendable () async throws -> Result,
+                                completion: @escaping @Sendable (Swift.Result<Result, any Error>) -> Void) {
+        lock.withLock {
+            let previous = tail
+            queued += 1
+            let number = queued
+            tail = Task {
+                await previous?.value
+                let outcome: Swift.Result<Result, any Error>
+                do {
+                    outcome = .success(try await send())
+                } catch {
+                    outcome = .failure(error)
+                }
+                lock.withLock { if queued == number { tail = nil } }
+                completion(outcome)
+            }
         }
-        queued += 1
-        let number = queued
-        tail = { _ = try? await task.value }
-        defer { if queued == number { tail = nil } }
-        return try await task.value
+    }
+
+    /// ``send(_:completion:)`` for a caller that waits for the outcome.
+    func send<Result: Sendable>(_ send: @escaping @Sendable () async throws -> Result) async throws -> Result {
+        try await withCheckedThrowingContinuation { continuation in
+            self.send(send) { continuation.resume(with: $0) }
+        }
     }
 }

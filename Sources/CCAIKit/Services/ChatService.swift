@@ -300,14 +300,35 @@ public final class ChatService: @unchecked Sendable {
     /// A text message, through the outbox.
     @inline(never)
     private func sendText(_ text: String, inChat chatID: Int) async throws -> [ChatMessage] {
+        try await withCheckedThrowingContinuation { continuation in
+            sendText(text, inChat: chatID) { continuation.resume(with: $0) }
+        }
+    }
+
+    /// Sends a text in the current chat as ``sendMessage(_:)`` does, and tells `completion`
+    /// the messages sent or the error, once: no task waits for the message, the outbox's
+    /// own is the only one. The scripting host's `send_message` sends a text this way, since
+    /// a VU under load spends most of its time with a message in flight.
+    package func sendMessage(text: String, completion: @escaping @Sendable (Result<[ChatMessage], any Error>) -> Void) {
+        let chatID: Int
+        do {
+            chatID = try requireCurrentChat().id
+        } catch {
+            return completion(.failure(error))
+        }
+        sendText(text, inChat: chatID, completion: completion)
+    }
+
+    private func sendText(_ text: String, inChat chatID: Int,
+                          completion: @escaping @Sendable (Result<[ChatMessage], any Error>) -> Void) {
         if let problem = AttachmentLimits.textProblem(text) {
-            throw CCAIError(code: text.isEmpty ? .invalidArgument : .tooLarge, message: problem)
+            return completion(.failure(CCAIError(code: text.isEmpty ? .invalidArgument : .tooLarge, message: problem)))
         }
         let request = SendMessageRequest(text: text, clientMessageId: UUID().uuidString.lowercased())
         let api = api
-        return try await enqueue { retry in
+        enqueue({ retry in
             [try await api.send(Endpoints.sendMessage, ["id": chatID], body: request, idempotent: true, retry: retry, as: ChatMessage.self)]
-        }
+        }, completion: completion)
     }
 
     /// A custom form's definition (title, questions with their types, options and
@@ -341,6 +362,13 @@ public final class ChatService: @unchecked Sendable {
     {
         let retry = api.retryPolicy.message(writtenAt: api.clock.now())
         return try await outbox.send { try await send(retry) }
+    }
+
+    /// The same, telling `completion` the outcome instead of waiting for it.
+    private func enqueue<Value: Sendable>(_ send: @escaping @Sendable (_ retry: RetrySchedule) async throws -> Value,
+                                          completion: @escaping @Sendable (Result<Value, any Error>) -> Void) {
+        let retry = api.retryPolicy.message(writtenAt: api.clock.now())
+        outbox.send({ try await send(retry) }, completion: completion)
     }
 
     /// Uploads files, one message each, through the outbox.

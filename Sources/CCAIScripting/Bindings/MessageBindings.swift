@@ -42,9 +42,14 @@ enum MessageBindings {
             throw call.argumentError(1, "message", "a text (or { text = ... }, { images = ... }, { videos = ... }) expected")
         }
         let service = try ChatBindings.requireChat(context.sdk, call)
-        return try SDKBindings.sdk(call, { try await content.send(with: service) }, push: { messages, output in
+        let push: ([ChatMessage], inout LuaOutput) throws -> Void = { messages, output in
             for message in messages { output.push(try LuaEncoder().encode(message)) }
-        })
+        }
+        // A text, the message sent most, with no task waiting for it.
+        if case .text(let text) = content.content {
+            return try SDKBindings.sdk(call, starting: { service.sendMessage(text: text, completion: $0) }, push: push)
+        }
+        return try SDKBindings.sdk(call, { try await content.send(with: service) }, push: push)
     }
 
     static func typing(_ context: SDKContext, _ argument: TypingArgument, _ call: LuaCall) throws -> LuaReturn {

@@ -122,30 +122,54 @@ enum SDKBindings {
     /// The same, with the results pushed by `push` (several, or with methods).
     static func sdk<Result: Sendable>(_ call: LuaCall, _ operation: @escaping @Sendable () async throws -> Result,
                                       push: @escaping (Result, inout LuaOutput) throws -> Void) throws -> LuaReturn {
-        let (service, method) = serviceAndMethod(of: call)
-        guard let recorder = call.context.attachment(SDKMetricsRecorder.self) else {
-            return try call.suspend({
-                do {
-                    return try await operation()
-                } catch let error as any SDKError {
-                    throw luaError(error, service: service, method: method)
-                }
-            }, then: push)
-        }
-        let began = recorder.begin()
+        let outcome = Outcome(call)
         return try call.suspend({
             do {
-                let result = try await operation()
-                recorder.end(service: service, method: method, began: began, status: "ok", result: result)
-                return result
-            } catch let error as any SDKError {
-                recorder.end(service: service, method: method, began: began, status: error.code.rawValue, result: nil)
-                throw luaError(error, service: service, method: method)
+                return try outcome.told(.success(try await operation())).get()
             } catch {
-                recorder.end(service: service, method: method, began: began, status: "error", result: nil)
-                throw error
+                return try outcome.told(.failure(error)).get()
             }
         }, then: push)
+    }
+
+    /// The same for an SDK call that tells its outcome to a completion (`start` begins it
+    /// with the one it is given): no task waits for it (``LuaCall/suspend(starting:then:)``).
+    static func sdk<Result: Sendable>(_ call: LuaCall,
+                                      starting start: (_ finish: @escaping @Sendable (Swift.Result<Result, any Error>) -> Void) -> Void,
+                                      push: @escaping (Result, inout LuaOutput) throws -> Void) throws -> LuaReturn {
+        let outcome = Outcome(call)
+        return try call.suspend(starting: { finish in
+            start { finish(outcome.told($0)) }
+        }, then: push)
+    }
+
+    /// How an SDK call ended, as scripts get it: timed in a scenario's VU
+    /// (``SDKMetricsRecorder``), its SDK error a `ccai.Error` naming the binding's service
+    /// and method.
+    private struct Outcome: Sendable {
+        let service: String, method: String
+        let recorder: SDKMetricsRecorder?
+        let began: Date
+
+        init(_ call: LuaCall) {
+            (service, method) = serviceAndMethod(of: call)
+            recorder = call.context.attachment(SDKMetricsRecorder.self)
+            began = recorder?.begin() ?? .distantPast
+        }
+
+        func told<Result>(_ outcome: Swift.Result<Result, any Error>) -> Swift.Result<Result, any Error> {
+            switch outcome {
+            case .success(let result):
+                recorder?.end(service: service, method: method, began: began, status: "ok", result: result)
+                return outcome
+            case .failure(let error as any SDKError):
+                recorder?.end(service: service, method: method, began: began, status: error.code.rawValue, result: nil)
+                return .failure(luaError(error, service: service, method: method))
+            case .failure:
+                recorder?.end(service: service, method: method, began: began, status: "error", result: nil)
+                return outcome
+            }
+        }
     }
 
     /// An SDK error as scripts get it: a `ccai.Error` with its code and message, the

@@ -243,18 +243,54 @@ public struct LuaCall {
     ) throws -> LuaReturn {
         try checkYieldable()
         let pending = LuaPendingOperation()
-        let pusher = UncheckedSendable(push)
-        let functionName = function.qualifiedName
+        let finish = Self.finisher(of: pending, pushing: push, function: function.qualifiedName)
         pending.task = Task.immediate {
             do {
-                let result = try await operation()
-                pending.complete(.success(UncheckedSendable({ output in try pusher.value(result, &output) })))
+                finish(.success(try await operation()))
             } catch {
+                finish(.failure(error))
+            }
+        }
+        return try yield(until: pending)
+    }
+
+    /// Suspends until the operation that `start` begins hands its outcome to the `finish`
+    /// it is given (once, from any thread), then pushes the result with `push` on the
+    /// state's executor. No task waits meanwhile: an operation that runs in a task of its
+    /// own (a message in its chat's outbox) costs that one task, not a second one waiting
+    /// for it. The coroutine ending first (the VU stopped) does not stop the operation; its
+    /// outcome is dropped. An operation that finishes before `start` returns returns at
+    /// once, without a yield.
+    public func suspend<Result: Sendable>(
+        starting start: (_ finish: @escaping @Sendable (Swift.Result<Result, any Error>) -> Void) -> Void,
+        then push: @escaping (Result, inout LuaOutput) throws -> Void
+    ) throws -> LuaReturn {
+        try checkYieldable()
+        let pending = LuaPendingOperation()
+        start(Self.finisher(of: pending, pushing: push, function: function.qualifiedName))
+        return try yield(until: pending)
+    }
+
+    /// What completes `pending` with an operation's outcome: its result pushed by `push`, or
+    /// its error, naming `function` when the error names none.
+    private static func finisher<Result: Sendable>(
+        of pending: LuaPendingOperation, pushing push: @escaping (Result, inout LuaOutput) throws -> Void, function: String
+    ) -> @Sendable (Swift.Result<Result, any Error>) -> Void {
+        let pusher = UncheckedSendable(push)
+        return { outcome in
+            switch outcome {
+            case .success(let result):
+                pending.complete(.success(UncheckedSendable({ output in try pusher.value(result, &output) })))
+            case .failure(let error):
                 var value = LuaErrorValue.from(error)
-                if value.function == nil { value.function = functionName }
+                if value.function == nil { value.function = function }
                 pending.complete(.failure(value))
             }
         }
+    }
+
+    /// Returns `pending`'s results at once if it has finished; otherwise yields until it does.
+    private func yield(until pending: LuaPendingOperation) throws -> LuaReturn {
         if let outcome = pending.takeOutcome() {
             switch outcome {
             case .success(let push):
