@@ -8,11 +8,8 @@ struct ExecutorLoop: Sendable {
     let metrics: ScenarioMetrics
     let counter: IterationCounter
     let active: ActiveUsers
-    let data: LuaValue
-    /// `strict_plugins`: a plugin hook that fails fails the iteration that set it off.
-    let strictPlugins: Bool
-    /// The scenario table's function each iteration calls.
-    let exec: String
+    /// What each iteration is given.
+    let plan: IterationPlan
     /// The scenario's tags, on what the loop records of it (its dropped arrivals).
     let tags: [String: String]
     /// When no iteration starts any more (nil: when the counter runs out).
@@ -22,6 +19,20 @@ struct ExecutorLoop: Sendable {
     /// The scenario's name, as ``control`` knows it, and the number of its first VU less one.
     var scenario = ""
     var offset = 0
+
+    /// `data` is what `setup` returned, `exec` the scenario table's function each iteration
+    /// calls; with `strictPlugins` (`strict_plugins`), a plugin hook that fails fails the
+    /// iteration that set it off.
+    init(clock: any TimeSource, metrics: ScenarioMetrics, counter: IterationCounter, active: ActiveUsers, data: LuaValue,
+         strictPlugins: Bool, exec: String, tags: [String: String], end: Date?) {
+        self.clock = clock
+        self.metrics = metrics
+        self.counter = counter
+        self.active = active
+        plan = IterationPlan(exec: exec, data: data, clock: clock, metrics: metrics, strictPlugins: strictPlugins)
+        self.tags = tags
+        self.end = end
+    }
 
     /// Each VU of the pool runs iterations one after another while the counter gives
     /// them and before the end, while `wanted(n)` says VU `n` should; when it should not,
@@ -76,41 +87,70 @@ struct ExecutorLoop: Sendable {
     }
 
     /// One VU's part: iterations while the counter gives them, it is wanted, and the run
-    /// has not ended; `active` says whether it already counts in the `vus` gauge.
+    /// has not ended; `active` says whether it already counts in the `vus` gauge. Each step
+    /// is decided out of line: this loop waits on the VU's own task for as long as the VU
+    /// lives, and its frame stays small.
     private func take(part user: VirtualUser, active startsActive: Bool, wanted: @escaping @Sendable (Int) -> Bool,
                       waitUntilWanted: @escaping @Sendable (Int) async -> Bool) async {
         var isActive = startsActive
-        while !(await user.isKilled) {
-            if let end, clock.now() >= end { break }
-            if let control {
-                let state = control.current
-                if state.paused || state.vuTargets[scenario].map({ user.number - offset > $0 }) == true {
-                    if isActive {
-                        isActive = false
-                        active.leave()
-                    }
-                    let wake = await counter.sleep(until: end ?? .distantFuture, clock: clock, control: control,
-                                                   after: state.generation)
-                    guard wake == .changed else { break }
-                    continue
-                }
+        taking: while !(await user.isKilled) {
+            switch nextStep(of: user.number, isActive: &isActive, wanted: wanted) {
+            case .iterate:
+                await user.iterate(plan)
+            case .pause(let control, let generation):
+                guard await sleepWhilePaused(control, after: generation) else { break taking }
+            case .waitUntilWanted:
+                guard await waitUntilWanted(user.number) else { break taking }
+            case .end:
+                break taking
             }
-            guard wanted(user.number) else {
+        }
+        if isActive { active.leave() }
+    }
+
+    /// What a VU of the closed model does next.
+    private enum Step {
+        case iterate
+        /// A person paused the run or lowered the scenario's VUs below this one: it waits
+        /// for `control` to change after `generation`.
+        case pause(LiveControl, generation: Int)
+        /// The schedule does not want it now.
+        case waitUntilWanted
+        case end
+    }
+
+    /// VU `number`'s next step, entering or leaving the `vus` gauge as it says (`isActive`).
+    @inline(never)
+    private func nextStep(of number: Int, isActive: inout Bool, wanted: (Int) -> Bool) -> Step {
+        if let end, clock.now() >= end { return .end }
+        if let control {
+            let state = control.current
+            if state.paused || state.vuTargets[scenario].map({ number - offset > $0 }) == true {
                 if isActive {
                     isActive = false
                     active.leave()
                 }
-                guard await waitUntilWanted(user.number) else { break }
-                continue
+                return .pause(control, generation: state.generation)
             }
-            if !isActive {
-                isActive = true
-                active.enter()
-            }
-            guard counter.take() else { break }
-            await user.iterate(exec, data: data, clock: clock, metrics: metrics, strictPlugins: strictPlugins)
         }
-        if isActive { active.leave() }
+        guard wanted(number) else {
+            if isActive {
+                isActive = false
+                active.leave()
+            }
+            return .waitUntilWanted
+        }
+        if !isActive {
+            isActive = true
+            active.enter()
+        }
+        return counter.take() ? .iterate : .end
+    }
+
+    /// Waits while the run is paused; false when the run ended meanwhile.
+    @inline(never)
+    private func sleepWhilePaused(_ control: LiveControl, after generation: Int) async -> Bool {
+        await counter.sleep(until: end ?? .distantFuture, clock: clock, control: control, after: generation) == .changed
     }
 
     /// The open model: iterations start as the schedule says (``ArrivalSchedule``: a flat or
@@ -206,7 +246,7 @@ struct ExecutorLoop: Sendable {
     /// A VU stopped before the iteration could start drops it (the run is ending).
     private func iterate(_ user: VirtualUser, in pool: UserPool) async {
         active.enter()
-        let ran = await user.iterate(exec, data: data, clock: clock, metrics: metrics, strictPlugins: strictPlugins)
+        let ran = await user.iterate(plan)
         active.leave()
         if !ran { drop(1, .runEnding) }
         if await user.isKilled { pool.retire(user) } else { pool.release(user) }

@@ -103,54 +103,83 @@ actor VirtualUser {
     /// The iteration starts apart from the earlier ones: no event they left for `wait_for`,
     /// no `on` subscription they made, and no event of their chats and calls reaches it. One
     /// cut off by the end of the run fails as `interrupted`, and the chats it left open
-    /// count as abandoned. With `strictPlugins`, a plugin hook it set off that failed fails it.
-    /// It is recorded in the user's view of `metrics` (tagged with its scenario), and begins
-    /// outside any group.
+    /// count as abandoned. With the plan's `strictPlugins`, a plugin hook it set off that
+    /// failed fails it. It is recorded in the user's view of the plan's metrics (tagged with
+    /// its scenario), and begins outside any group.
+    ///
+    /// The work around the call is out of line: this function waits on the VU's task while
+    /// the iteration runs, and its frame stays small.
     @discardableResult
-    func iterate(_ exec: String = "run", data: LuaValue, clock: any TimeSource, metrics: ScenarioMetrics, strictPlugins: Bool = false)
-        async -> Bool
-    {
+    func iterate(_ plan: IterationPlan) async -> Bool {
         guard !isKilled else { return false }
         iteration += 1
         await beginRound()
-        _ = pluginFailures?.takeFirst()
-        let metrics = self.metrics ?? metrics
-        metrics.scope?.leaveAll()
-        let context: LuaValue = ["vu": .integer(Int64(number)), "iteration": .integer(Int64(iteration)), "data": data,
-                                 "scenario": .string(scenarioName)]
-        let began = clock.now()
-        var failure: ScenarioMetrics.IterationFailure?
-        do {
-            _ = try await call(exec, [context])
-        } catch let error as LuaScriptError {
-            let cutOff = isClosed && error.kind == .cancelled
-            failure = cutOff ? ScenarioMetrics.IterationFailure(message: Self.stoppedAtTheEnd, reason: .interrupted)
-                : ScenarioMetrics.IterationFailure(message: error.message, reason: .error)
-            if cutOff { recorder?.abandonOpenChats() }
-            if error.kind == .limit || isClosed { isKilled = true }
-        } catch {
-            failure = ScenarioMetrics.IterationFailure(message: "\(error)", reason: .error)
-        }
-        if strictPlugins, failure == nil, let plugin = pluginFailures?.takeFirst() {
-            failure = ScenarioMetrics.IterationFailure(message: plugin.description + " (strict_plugins)", reason: .error)
-        }
-        metrics.recordIteration(seconds: clock.now().timeIntervalSince(began), failure: failure)
-        recorder?.calls.iterationEnded(leaving: sdk?.callService?.currentCall)
+        let context = roundContext(plan)
+        let began = plan.clock.now()
+        let error = await play(plan.exec, context)
+        record(plan, began: began, error: error)
         // Each iteration starts with the app in the foreground, whatever the last one did.
         if let sdk, sdk.isInBackground, !isKilled { await sdk.setInBackground(false) }
         return true
     }
 
-    /// Sets the earlier iterations' events and conversations aside (see ``iterate(data:clock:metrics:)``).
+    /// The iteration's `ctx`, once what the last one left is set aside.
+    @inline(never)
+    private func roundContext(_ plan: IterationPlan) -> LuaValue {
+        _ = pluginFailures?.takeFirst()
+        (metrics ?? plan.metrics).scope?.leaveAll()
+        return ["vu": .integer(Int64(number)), "iteration": .integer(Int64(iteration)), "data": plan.data,
+                "scenario": .string(scenarioName)]
+    }
+
+    /// Calls the scenario's function `exec` with `context`; the error it ended with.
+    @inline(never)
+    private func play(_ exec: String, _ context: LuaValue) async -> (any Error)? {
+        do {
+            _ = try await call(exec, [context])
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// Records the iteration begun at `began` that ended with `error`.
+    @inline(never)
+    private func record(_ plan: IterationPlan, began: Date, error: (any Error)?) {
+        var failure: ScenarioMetrics.IterationFailure?
+        if let error = error as? LuaScriptError {
+            let cutOff = isClosed && error.kind == .cancelled
+            failure = cutOff ? ScenarioMetrics.IterationFailure(message: Self.stoppedAtTheEnd, reason: .interrupted)
+                : ScenarioMetrics.IterationFailure(message: error.message, reason: .error)
+            if cutOff { recorder?.abandonOpenChats() }
+            if error.kind == .limit || isClosed { isKilled = true }
+        } else if let error {
+            failure = ScenarioMetrics.IterationFailure(message: "\(error)", reason: .error)
+        }
+        if plan.strictPlugins, failure == nil, let plugin = pluginFailures?.takeFirst() {
+            failure = ScenarioMetrics.IterationFailure(message: plugin.description + " (strict_plugins)", reason: .error)
+        }
+        (metrics ?? plan.metrics).recordIteration(seconds: plan.clock.now().timeIntervalSince(began), failure: failure)
+        recorder?.calls.iterationEnded(leaving: sdk?.callService?.currentCall)
+    }
+
+    /// Sets the earlier iterations' events and conversations aside (see ``iterate(_:)``).
     private func beginRound() async {
-        var current: [ConversationScope.Conversation] = []
-        if let chat = sdk?.chatService?.currentChat { current.append(.chat(chat.id)) }
-        if let call = sdk?.callService?.currentCall { current.append(.call(call.id)) }
+        let current = openConversations()
         await state.withContext { lua in
             guard !lua.isClosed else { return }
             lua.beginEventRound()
             lua.attachment(ConversationScope.self)?.retireAll(current: current)
         }
+    }
+
+    /// The chat and call the user has open, whose events the next iteration still gets.
+    @inline(never)
+    private func openConversations() -> [ConversationScope.Conversation] {
+        var current: [ConversationScope.Conversation] = []
+        if let chat = sdk?.chatService?.currentChat { current.append(.chat(chat.id)) }
+        if let call = sdk?.callService?.currentCall { current.append(.call(call.id)) }
+        return current
     }
 
     /// Stops the user: Lua running in its state ends at once (even a loop that never
@@ -192,3 +221,24 @@ final class LiveUsers: @unchecked Sendable {
     }
 }
 
+/// What every iteration of a scenario's VUs is given: one for the scenario, shared by its
+/// VUs, so that an iteration's frames hold a reference rather than each value.
+final class IterationPlan: Sendable {
+    /// The scenario table's function each iteration calls.
+    let exec: String
+    /// What `setup` returned (`ctx.data`).
+    let data: LuaValue
+    let clock: any TimeSource
+    /// The run's metrics, where a user records its iterations unless it has its own view.
+    let metrics: ScenarioMetrics
+    /// `strict_plugins`: a plugin hook that fails fails the iteration that set it off.
+    let strictPlugins: Bool
+
+    init(exec: String = "run", data: LuaValue, clock: any TimeSource, metrics: ScenarioMetrics, strictPlugins: Bool = false) {
+        self.exec = exec
+        self.data = data
+        self.clock = clock
+        self.metrics = metrics
+        self.strictPlugins = strictPlugins
+    }
+}
