@@ -182,7 +182,7 @@ import Testing
         let ended = StreamOutcomes()
         let chunks = Chunks()
         let reading = Latch()
-        _ = client.open(request, onChunk: { _, chunk in
+        let endedStream = client.open(request, onChunk: { _, chunk in
             chunks.add(chunk)
             Task { await reading.open() }
             return true
@@ -192,6 +192,7 @@ import Testing
         #expect(try await ended.first().get().status == 200)
         #expect(chunks.text.contains("data: first"))
         stream.cancel()
+        endedStream.cancel()
         #expect(cancelled.all.count == 1 && ended.all.count == 1, "each told once, a late cancel tells nothing")
 
         struct Answering: HTTPTransport {

@@ -161,6 +161,33 @@ import Timekeeping
         delegate.signing.ccai = ccai
         try ccai.initialize(options: InitOptions(key: "dev-key", urlHost: inProcessHost, delegate: delegate,
                                                  cacheAuthToken: false))
+        await listenForAVirtualMinute(ccai, on: clock)
+        #expect((6...12).contains(delegate.signing.calls), "\(delegate.signing.calls) sign-ins in a virtual minute")
+    }
+
+    /// A stream that told an event, then refuses its token while every later sign-in is
+    /// refused, still backs off: what an earlier attempt told does not start the backoff
+    /// over at each failed sign-in. In a virtual minute that is a handful of sign-ins, where
+    /// a reset backoff makes one every half second.
+    @Test func refusedSignInsAfterAnEventStillBackOff() async throws {
+        let connections = Tally()
+        var router = HTTPRouter()
+        router.add("GET", "/events", authentication: .none) { _ in
+            guard connections.next() == 1 else { throw HTTPError.unauthenticated("refused") }
+            return .eventStream { stream in _ = stream.send(id: "1", event: "ping", data: "{}") }
+        }
+        let clock = ManualClock()
+        let delegate = OnceDelegate()
+        let ccai = CCAI(http: HTTPClient(clock: clock, transport: RouterTransport(router: router)))
+        try ccai.initialize(options: InitOptions(key: "dev-key", urlHost: inProcessHost, delegate: delegate,
+                                                 cacheAuthToken: false))
+        await listenForAVirtualMinute(ccai, on: clock)
+        #expect(connections.count >= 2, "the stream was refused after its event")
+        #expect((3...14).contains(delegate.calls), "\(delegate.calls) sign-ins in a virtual minute")
+    }
+
+    /// Listens to `ccai`'s chat events while `clock` moves from timer to timer for a minute.
+    private func listenForAVirtualMinute(_ ccai: CCAI, on clock: ManualClock) async {
         ccai.initializeChat()
         let events = ccai.chatService!.events()
         let listening = Task { for await _ in events {} }
@@ -169,8 +196,32 @@ import Timekeeping
             await clock.waitForTimers()
             clock.advanceToNextTimer()
         }
-        #expect((6...12).contains(delegate.signing.calls), "\(delegate.signing.calls) sign-ins in a virtual minute")
         listening.cancel()
+    }
+}
+
+/// Counts what it is asked to, from any thread.
+private final class Tally: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+    var count: Int { lock.withLock { value } }
+
+    /// Counts one more; the count with it.
+    func next() -> Int {
+        lock.withLock {
+            value += 1
+            return value
+        }
+    }
+}
+
+/// Gives a token the first time it is asked, and none after; counts the times it is asked.
+private final class OnceDelegate: CCAIDelegate, @unchecked Sendable {
+    private let asked = Tally()
+    var calls: Int { asked.count }
+
+    func ccaiShouldAuthenticate() async -> String? {
+        asked.next() == 1 ? "token" : nil
     }
 }
 

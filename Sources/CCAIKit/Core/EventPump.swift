@@ -341,7 +341,9 @@ final class EventPump: @unchecked Sendable {
 /// signs in and opens a connection, the transport tells the run when the connection ends,
 /// and a timer of the clock starts the next one. What arrived before a failure is told
 /// before the next attempt; a stopped run tells nothing more after the event under way and
-/// ends once what it told is told. Retries follow ``RetryPolicy/streamDelay(afterFailures:jitter:)``:
+/// ends once what it told is told. A connection starting or dropping is told (as the
+/// provider's state and `network_connectivity_changed`) on the transport's thread, as the
+/// transport detects it. Retries follow ``RetryPolicy/streamDelay(afterFailures:jitter:)``:
 /// a refused token is renewed at once the first time, then backing off, so that a platform
 /// refusing every token cannot make the host sign in a loop.
 final class EventStreamRun: @unchecked Sendable {
@@ -419,13 +421,20 @@ final class EventStreamRun: @unchecked Sendable {
 
     /// Signs in and opens the stream from after `lastID` (from the sign-in when nil).
     private func attempt() async {
+        // The last attempt's intake was drained when it ended: a sign-in failing now has told
+        // nothing, and does not reset the backoff.
+        let stopped = lock.withLock { () -> Bool in
+            self.source = nil
+            self.intake = nil
+            return isStopped
+        }
         guard let pump, !stopped else { return finish() }
         pump.announceConnecting()
         let token: String
         do {
             token = try await pump.apiClient.validToken()
         } catch {
-            return await failed(error)
+            return await ended(with: error)
         }
         // A new instance starts at its sign-in: earlier runs' events are theirs.
         if lastID == nil { lastID = pump.apiClient.streamStart }
@@ -453,35 +462,40 @@ final class EventStreamRun: @unchecked Sendable {
         let stream = source.connect(after: resumeID, flow: intake.flow, handle: { intake.receive($0) }) { [self] end in
             connectionEnded(number, end)
         }
-        // Kept unless it has already ended (a transport may tell the end before `connect` returns).
+        // Kept while it is the newest and has not ended (a transport may tell the end before
+        // `connect` returns).
         let cancelNow = lock.withLock { () -> Bool in
-            if closed != number { connection = stream }
+            if closed < number, opened == number { connection = stream }
             return isStopped
         }
         if cancelNow { stream.cancel() }
     }
 
     /// A connection ended (on the transport's thread): the next is opened after the wait a
-    /// dropped one asks for; a failure is handled in a task, off the transport.
+    /// dropped one asks for; a failure is handled in a task, off the transport, as is a
+    /// cancellation the run did not ask for (a new attempt follows at once).
     private func connectionEnded(_ number: Int, _ end: EventSource.ConnectionEnd) {
-        lock.withLock {
+        let stopped = lock.withLock { () -> Bool in
             closed = number
-            connection = nil
+            if opened == number { connection = nil }
+            return isStopped
         }
         switch end {
         case .dropped(let record):
             let wait = lock.withLock { reconnection.wait(after: record) }
             self.wait(wait) { [self] in connect() }
-        case .cancelled:
+        case .cancelled where stopped:
             finishLater()
+        case .cancelled:
+            Task { await ended(with: nil) }
         case .failed(let error):
-            Task { await failed(error) }
+            Task { await ended(with: error) }
         }
     }
 
-    /// What the attempt's source ended with: what arrived is told, then the next attempt is
-    /// made, at once or after a wait.
-    private func failed(_ error: any Error) async {
+    /// The attempt's source ended, with `error` or none: what arrived is told, then the next
+    /// attempt is made, at once or after a wait.
+    private func ended(with error: (any Error)?) async {
         let (intake, isStopped) = lock.withLock { (self.intake, self.isStopped) }
         if let intake {
             // What arrived before the stream ended is told before the next connection; a run
@@ -494,21 +508,26 @@ final class EventStreamRun: @unchecked Sendable {
         lastID = pump.resumeID ?? lastID
         let wait: TimeInterval
         switch error {
+        case nil:
+            wait = 0
         case let error as CCAIError where error.status == 401:
             // The token expired or was revoked: renewed at once the first time.
             pump.apiClient.tokens.update(nil)
             failures += 1
             wait = failures > 1 ? pump.apiClient.retryPolicy.streamDelay(afterFailures: failures - 1) : 0
-        case is CancellationError:
-            return finish()
-        default:
+        case let error?:
             // A run stopped while it signs in or connects ends quietly, not as an error.
             if stopped { return finish() }
             pump.providerStateChanged(.error(message: (error as? any SDKError)?.message ?? error.localizedDescription))
             failures += 1
             wait = pump.apiClient.retryPolicy.streamDelay(afterFailures: failures)
         }
-        guard wait > 0 else { return await attempt() }
+        // The next attempt is a task of its own, never a call from here: attempts that fail
+        // at once (a backoff of 0) do not pile up frames.
+        guard wait > 0 else {
+            Task { await attempt() }
+            return
+        }
         self.wait(wait) { [self] in
             Task { await attempt() }
         }
@@ -526,12 +545,14 @@ final class EventStreamRun: @unchecked Sendable {
         }
         guard let number, let clock = pump?.clock else { return finishLater() }
         let timer = clock.schedule(after: seconds) { [self] in
-            let goes = lock.withLock { () -> Bool in
-                guard case .waiting(let id, _) = phase, id == number, !isStopped else { return false }
+            // The timer taken out of the phase is released after the lock: releasing one
+            // cancels it, which calls the clock.
+            let fired = lock.withLock { () -> ClockTimer?? in
+                guard case .waiting(let id, let timer) = phase, id == number, !isStopped else { return nil }
                 phase = .working
-                return true
+                return .some(timer)
             }
-            if goes { next() }
+            if fired != nil { next() }
         }
         // Kept while the wait is on. Once it has fired, or the run was stopped meanwhile, the
         // timer is released here, which cancels it if it has not fired.
@@ -552,6 +573,10 @@ final class EventStreamRun: @unchecked Sendable {
         let finishing = lock.withLock { () -> EventIntake?? in
             if case .ended = phase { return nil }
             phase = .ended
+            defer {
+                intake = nil
+                source = nil
+            }
             return .some(intake)
         }
         guard let finishing else { return }

@@ -28,7 +28,9 @@ public protocol HTTPTransport: Sendable {
 /// A stream started by ``HTTPTransport/open(_:onChunk:completion:)``.
 public protocol OpenStream: Sendable {
     /// Ends the stream: its completion is told `CancellationError`, unless it has already
-    /// been told its outcome. Calling it again does nothing.
+    /// been told its outcome. Calling it again does nothing. The default implementation
+    /// cancels the task running `perform`, so its completion is told what `perform` ends
+    /// with once it stops for the cancellation.
     func cancel()
 }
 
