@@ -421,20 +421,18 @@ final class EventStreamRun: @unchecked Sendable {
 
     /// Signs in and opens the stream from after `lastID` (from the sign-in when nil).
     private func attempt() async {
-        // The last attempt's intake was drained when it ended: a sign-in failing now has told
-        // nothing, and does not reset the backoff.
-        let stopped = lock.withLock { () -> Bool in
-            self.source = nil
-            self.intake = nil
-            return isStopped
-        }
         guard let pump, !stopped else { return finish() }
         pump.announceConnecting()
         let token: String
         do {
             token = try await pump.apiClient.validToken()
         } catch {
-            return await ended(with: error)
+            // This attempt told nothing: the last one's intake does not reset the backoff.
+            lock.withLock {
+                self.source = nil
+                self.intake = nil
+            }
+            return await failed(error)
         }
         // A new instance starts at its sign-in: earlier runs' events are theirs.
         if lastID == nil { lastID = pump.apiClient.streamStart }
@@ -462,40 +460,35 @@ final class EventStreamRun: @unchecked Sendable {
         let stream = source.connect(after: resumeID, flow: intake.flow, handle: { intake.receive($0) }) { [self] end in
             connectionEnded(number, end)
         }
-        // Kept while it is the newest and has not ended (a transport may tell the end before
-        // `connect` returns).
+        // Kept unless it has already ended (a transport may tell the end before `connect` returns).
         let cancelNow = lock.withLock { () -> Bool in
-            if closed < number, opened == number { connection = stream }
+            if closed != number { connection = stream }
             return isStopped
         }
         if cancelNow { stream.cancel() }
     }
 
     /// A connection ended (on the transport's thread): the next is opened after the wait a
-    /// dropped one asks for; a failure is handled in a task, off the transport, as is a
-    /// cancellation the run did not ask for (a new attempt follows at once).
+    /// dropped one asks for; a failure is handled in a task, off the transport.
     private func connectionEnded(_ number: Int, _ end: EventSource.ConnectionEnd) {
-        let stopped = lock.withLock { () -> Bool in
+        lock.withLock {
             closed = number
-            if opened == number { connection = nil }
-            return isStopped
+            connection = nil
         }
         switch end {
         case .dropped(let record):
             let wait = lock.withLock { reconnection.wait(after: record) }
             self.wait(wait) { [self] in connect() }
-        case .cancelled where stopped:
-            finishLater()
         case .cancelled:
-            Task { await ended(with: nil) }
+            finishLater()
         case .failed(let error):
-            Task { await ended(with: error) }
+            Task { await failed(error) }
         }
     }
 
-    /// The attempt's source ended, with `error` or none: what arrived is told, then the next
-    /// attempt is made, at once or after a wait.
-    private func ended(with error: (any Error)?) async {
+    /// What the attempt's source ended with: what arrived is told, then the next attempt is
+    /// made, at once or after a wait.
+    private func failed(_ error: any Error) async {
         let (intake, isStopped) = lock.withLock { (self.intake, self.isStopped) }
         if let intake {
             // What arrived before the stream ended is told before the next connection; a run
@@ -508,26 +501,21 @@ final class EventStreamRun: @unchecked Sendable {
         lastID = pump.resumeID ?? lastID
         let wait: TimeInterval
         switch error {
-        case nil:
-            wait = 0
         case let error as CCAIError where error.status == 401:
             // The token expired or was revoked: renewed at once the first time.
             pump.apiClient.tokens.update(nil)
             failures += 1
             wait = failures > 1 ? pump.apiClient.retryPolicy.streamDelay(afterFailures: failures - 1) : 0
-        case let error?:
+        case is CancellationError:
+            return finish()
+        default:
             // A run stopped while it signs in or connects ends quietly, not as an error.
             if stopped { return finish() }
             pump.providerStateChanged(.error(message: (error as? any SDKError)?.message ?? error.localizedDescription))
             failures += 1
             wait = pump.apiClient.retryPolicy.streamDelay(afterFailures: failures)
         }
-        // The next attempt is a task of its own, never a call from here: attempts that fail
-        // at once (a backoff of 0) do not pile up frames.
-        guard wait > 0 else {
-            Task { await attempt() }
-            return
-        }
+        guard wait > 0 else { return await attempt() }
         self.wait(wait) { [self] in
             Task { await attempt() }
         }
@@ -545,14 +533,12 @@ final class EventStreamRun: @unchecked Sendable {
         }
         guard let number, let clock = pump?.clock else { return finishLater() }
         let timer = clock.schedule(after: seconds) { [self] in
-            // The timer taken out of the phase is released after the lock: releasing one
-            // cancels it, which calls the clock.
-            let fired = lock.withLock { () -> ClockTimer?? in
-                guard case .waiting(let id, let timer) = phase, id == number, !isStopped else { return nil }
+            let goes = lock.withLock { () -> Bool in
+                guard case .waiting(let id, _) = phase, id == number, !isStopped else { return false }
                 phase = .working
-                return .some(timer)
+                return true
             }
-            if fired != nil { next() }
+            if goes { next() }
         }
         // Kept while the wait is on. Once it has fired, or the run was stopped meanwhile, the
         // timer is released here, which cancels it if it has not fired.
@@ -573,10 +559,6 @@ final class EventStreamRun: @unchecked Sendable {
         let finishing = lock.withLock { () -> EventIntake?? in
             if case .ended = phase { return nil }
             phase = .ended
-            defer {
-                intake = nil
-                source = nil
-            }
             return .some(intake)
         }
         guard let finishing else { return }
