@@ -1,10 +1,9 @@
 import CCAISandbox
 import Foundation
-import Synchronization
 
 /// A webhook transport a test scripts: each POST is recorded and announced on `posted`,
 /// and answered with the next of `answers` (204 once they run out).
-final class FakeWebhookTransport: WebhookTransport {
+final class FakeWebhookTransport: WebhookTransport, @unchecked Sendable {
     enum Answer: Sendable {
         /// An HTTP status.
         case status(Int)
@@ -20,22 +19,25 @@ final class FakeWebhookTransport: WebhookTransport {
         var description: String { "connection refused" }
     }
 
-    private let answers: Mutex<[Answer]>
-    private let recorded = Mutex<[WebhookRequest]>([])
+    /// An `NSLock`, not a `Mutex`: ThreadSanitizer sees through a pthread mutex, and took
+    /// two posts under a `Mutex` for a race.
+    private let lock = NSLock()
+    private var answers: [Answer]
+    private var recorded: [WebhookRequest] = []
     let posted: AsyncStream<WebhookRequest>
     private let announce: AsyncStream<WebhookRequest>.Continuation
 
     init(_ answers: [Answer] = []) {
-        self.answers = Mutex(answers)
+        self.answers = answers
         (posted, announce) = AsyncStream.makeStream()
     }
 
-    var requests: [WebhookRequest] { recorded.withLock { $0 } }
+    var requests: [WebhookRequest] { lock.withLock { recorded } }
 
     func post(_ request: WebhookRequest) async throws -> Int {
-        recorded.withLock { $0.append(request) }
+        lock.withLock { recorded.append(request) }
         announce.yield(request)
-        let answer = answers.withLock { $0.isEmpty ? Answer.status(204) : $0.removeFirst() }
+        let answer = lock.withLock { answers.isEmpty ? Answer.status(204) : answers.removeFirst() }
         switch answer {
         case .status(let status):
             return status
