@@ -64,7 +64,9 @@ let package = Package(
         // business holding. Neither side imports the other; the CLI and the tests wire them.
         .target(name: "CCAIBridge", dependencies: ["CCAIKit", "CCAISandbox", "CCAIWire", "Timekeeping"]),
         .target(name: "CCAIScripting", dependencies: ["LuaRuntime", "CCAIKit", "CCAIWire", "Timekeeping", "CSpawnShim"]),
-        .executableTarget(name: "ccai", dependencies: ["CCAIScripting", "CCAIKit", "CCAISandbox", "CCAIBridge", "CCAIWire", "LuaRuntime", "Timekeeping"]),
+        .executableTarget(
+            name: "ccai", dependencies: ["CCAIScripting", "CCAIKit", "CCAISandbox", "CCAIBridge", "CCAIWire", "LuaRuntime", "Timekeeping", "CLuaShim"]
+        ),
         .executableTarget(
             name: "ccai-bench",
             dependencies: ["CCAIScripting", "CCAIKit", "CCAISandbox", "CCAIWire", "LuaRuntime", "Timekeeping", "CLua", "CLuaShim"]

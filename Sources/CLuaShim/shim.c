@@ -33,6 +33,8 @@ lrt_context *lrt_context_of(lua_State *L) { return *(lrt_context **)lua_getextra
 
 void lrt_map_large_blocks(size_t bytes) { mallopt(M_MMAP_THRESHOLD, (int)(bytes > (size_t)INT32_MAX ? INT32_MAX : bytes)); }
 
+void lrt_limit_arenas(int most) { mallopt(M_ARENA_MAX, most < 1 ? 1 : most); }
+
 static void *lrt_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     lrt_context *c = (lrt_context *)ud;
     size_t old = ptr ? osize : 0;  // when ptr is NULL, osize is a type tag

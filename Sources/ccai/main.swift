@@ -37,6 +37,8 @@ func main(_ arguments: [String]) async -> ExitStatus {
     }
 }
 
+// Before any thread allocates: one heap a core, not eight (``ProcessMemory``).
+ProcessMemory.limitArenas()
 // Before libcurl or anything else starts OpenSSL: no clean-up at exit under running threads.
 CryptoLibrary.prepare()
 // Blocks of 1 MiB or more (a VU's large strings and buffers) are mapped for themselves and

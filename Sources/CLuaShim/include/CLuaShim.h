@@ -45,6 +45,8 @@ typedef struct lrt_pool {
 /// system when freed (glibc's `M_MMAP_THRESHOLD`, fixed: by default it rises after each such
 /// free, and what is freed then stays in the process). Once, before states are made.
 void lrt_map_large_blocks(size_t bytes);
+/// The process's allocator keeps at most `most` arenas (at least one): `mallopt(M_ARENA_MAX)`.
+void lrt_limit_arenas(int most);
 
 /// The bytes a pool's states hold now (an atomic read).
 static inline size_t lrt_pool_used(lrt_pool *pool) { return __atomic_load_n(&pool->used, __ATOMIC_RELAXED); }
