@@ -330,9 +330,8 @@ struct ScenarioBenchmarks {
         } launch: { arguments in try ChildProcess(binary, arguments, output: .null, errors: .null) } completed: { 0 }
         let stats = folder.appendingPathComponent("locust").path
         let theirs = try await peerRun(users: users, seconds: seconds, config: config) { url in
-            // A failed iteration is not a failed run (``locustIterations(_:)`` counts them).
             ["-f", root + "/bench/locust/locustfile.py", "--headless", "-u", "\(users)", "-r", "100", "-t", "\(seconds)s",
-             "--host", url, "--csv", stats, "--only-summary", "--exit-code-on-error", "0"]
+             "--host", url, "--csv", stats, "--only-summary"]
         } launch: { arguments in try ChildProcess(locust, arguments, output: .null, errors: .null) } completed: {
             try Self.locustIterations(stats + "_stats.csv")
         }
@@ -432,9 +431,6 @@ struct ScenarioBenchmarks {
     }
 
     /// The chats Locust completed: its `chat_iteration` row's requests less its failures.
-    /// A few fail under load when a request goes out on a keep-alive connection just as the
-    /// sandbox closes it (10 s after its last answer, `requestSeconds`), and Locust's client
-    /// does not send a POST again. More than 1% failed is not a run to measure.
     static func locustIterations(_ path: String) throws -> Int {
         // Its lines end with CRLF, one Character in Swift: split on any line break.
         let lines = try String(contentsOfFile: path, encoding: .utf8).split(whereSeparator: \.isNewline)
@@ -444,11 +440,7 @@ struct ScenarioBenchmarks {
             let row = lines.dropFirst().map({ $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) })
                 .first(where: { $0.count > max(requests, failures, name) && $0[name] == "chat_iteration" })
         else { throw BenchmarkFailure("no chat_iteration row in \(path):\n" + lines.prefix(12).joined(separator: "\n")) }
-        let (started, failed) = (Int(row[requests]) ?? 0, Int(row[failures]) ?? 0)
-        guard failed * 100 <= started else {
-            throw BenchmarkFailure("Locust failed \(failed) of its \(started) iterations (its statistics: \(path))")
-        }
-        return started - failed
+        return (Int(row[requests]) ?? 0) - (Int(row[failures]) ?? 0)
     }
 
     // MARK: - Helpers
