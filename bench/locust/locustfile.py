@@ -323,10 +323,19 @@ class ChatCustomer(FastHttpUser):
 
     def call(self, method, path, name, body=None, expect=(200, 201), authenticated=True):
         """One request, its 429s waited out (Retry-After, at most 10 s, 5 times), a refused
-        token renewed once. Returns (status, JSON body or None); a status outside `expect`
-        is a failure in Locust's statistics and raises FlowError."""
+        token renewed once, and an idempotent one (a GET, or a message with its
+        client_message_id) sent once more when its connection closed before any answer.
+        Returns (status, JSON body or None); a status outside `expect` is a failure in
+        Locust's statistics and raises FlowError.
+
+        The sandbox closes a keep-alive connection 10 s after its last answer, and a user
+        waiting longer than that for a reply may send its next request as it closes. The
+        SDK's client (libcurl) then sends it again on a new connection; this does the same
+        for what can be sent twice."""
         renewed = False
-        for attempt in range(MAX_429_RETRIES + 1):
+        resent = False
+        idempotent = method == "GET" or (isinstance(body, dict) and "client_message_id" in body)
+        for attempt in range(MAX_429_RETRIES + 2):
             headers = {"Authorization": f"Bearer {self.token}"} if authenticated else {}
             with self.client.request(method, path, name=name, json=body, headers=headers, catch_response=True) as response:
                 status = response.status_code
@@ -338,6 +347,11 @@ class ChatCustomer(FastHttpUser):
                     response.request_meta["name"] = f"{name} (401, signed in again)"
                     response.success()
                     retry_after = None
+                elif status == 0 and idempotent and not resent:
+                    response.request_meta["name"] = f"{name} (connection closed, sent again)"
+                    response.success()
+                    resent = True
+                    continue
                 elif status in expect:
                     response.success()
                     try:
