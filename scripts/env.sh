@@ -9,7 +9,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # time out behind the others' work. At 24, an in-process sign-in test
 # (SDKCoreTests.aRefusedTokenTriggersOneReauthentication) and a 9 MB answer over loopback
 # (HTTPClientTests.answersPastTheirEndpointsLimitAreAborted) took 36 to 37 s, their
-# request's 30 s just met; at 8, that test took 6 to 9 s, and the suite 81 to 97 s.
+# request's 30 s just met; at 8, the two took 4 to 9 s, and the suite 78 to 97 s in
+# three runs.
 export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH:-8}"
 
 # Starts `ccai sandbox serve` (the debug build) on a free loopback port with the given
