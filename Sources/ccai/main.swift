@@ -37,7 +37,7 @@ func main(_ arguments: [String]) async -> ExitStatus {
     }
 }
 
-// Before any thread allocates: one heap a core, not eight (``ProcessMemory``).
+// Before any thread allocates: one heap a core and at least two, not eight a core (``ProcessMemory``).
 ProcessMemory.limitArenas()
 // Before libcurl or anything else starts OpenSSL: no clean-up at exit under running threads.
 CryptoLibrary.prepare()
