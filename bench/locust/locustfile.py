@@ -324,14 +324,15 @@ class ChatCustomer(FastHttpUser):
     def call(self, method, path, name, body=None, expect=(200, 201), authenticated=True):
         """One request, its 429s waited out (Retry-After, at most 10 s, 5 times), a refused
         token renewed once, and an idempotent one (a GET, or a message with its
-        client_message_id) sent once more when its connection closed before any answer.
-        Returns (status, JSON body or None); a status outside `expect` is a failure in
-        Locust's statistics and raises FlowError.
+        client_message_id) sent once more when it got no answer (status 0: its connection
+        closed, was reset or timed out). Returns (status, JSON body or None); a status
+        outside `expect` is a failure in Locust's statistics and raises FlowError.
 
         The sandbox closes a keep-alive connection 10 s after its last answer, and a user
-        waiting longer than that for a reply may send its next request as it closes. The
-        SDK's client (libcurl) then sends it again on a new connection; this does the same
-        for what can be sent twice."""
+        waiting longer than that for a reply may send its next request as it closes.
+        libcurl, under ccai, sends a request on a reused connection that died before any
+        answer again on a new one, and the SDK tries an idempotent call again after no
+        answer; this does the same, once, for what can be sent twice."""
         renewed = False
         resent = False
         idempotent = method == "GET" or (isinstance(body, dict) and "client_message_id" in body)
@@ -348,7 +349,7 @@ class ChatCustomer(FastHttpUser):
                     response.success()
                     retry_after = None
                 elif status == 0 and idempotent and not resent:
-                    response.request_meta["name"] = f"{name} (connection closed, sent again)"
+                    response.request_meta["name"] = f"{name} (no answer, sent again)"
                     response.success()
                     resent = True
                     continue
