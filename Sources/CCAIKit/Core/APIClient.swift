@@ -60,15 +60,24 @@ final class APIClient: @unchecked Sendable {
 
     /// The same, returning the body as it is. `idempotent` marks a request safe to retry
     /// (a POST carrying a client-side id, say). Out of line: the frames of its many callers
-    /// stay small (each stays on its task while the request is in flight).
+    /// stay small (each stays on its task while the request is in flight), and its own holds
+    /// the request, made out of line.
     @inline(never)
     func sendRaw(_ endpoint: Endpoint, _ parameters: [String: CustomStringConvertible] = [:], query: [String: String] = [:],
                  body: (any Encodable)? = nil, idempotent: Bool? = nil, retry: RetrySchedule? = nil) async throws -> Data {
+        let request = try self.request(endpoint, parameters, query: query, body: body, idempotent: idempotent)
+        return try await call(request, endpoint, retry: retry).body
+    }
+
+    /// The request calling `endpoint` with its body encoded as JSON.
+    @inline(never)
+    private func request(_ endpoint: Endpoint, _ parameters: [String: CustomStringConvertible], query: [String: String],
+                         body: (any Encodable)?, idempotent: Bool?) throws -> HTTPClientRequest {
         let payload = try body.map { try APIClient.encoder.encode($0) }
         var request = HTTPClientRequest(method: endpoint.method, url: url(endpoint.path(parameters), query), body: payload,
                                         isIdempotent: idempotent)
         if payload != nil { request.headers["Content-Type"] = "application/json" }
-        return try await call(request, endpoint, retry: retry).body
+        return request
     }
 
     /// Sends `data` as the body (a file upload, retried as `retry` says) and decodes the answer.
@@ -155,9 +164,9 @@ final class APIClient: @unchecked Sendable {
                       authorized: Bool = true) async throws -> HTTPClientResponse {
         var authorize: HTTPClient.Authorize?
         if authorized && endpoint.access == .endUser {
-            authorize = { [self] request, renewing in
+            authorize = { [self] renewing in
                 if renewing { tokens.update(nil) }
-                request.headers["Authorization"] = "Bearer \(try await validToken())"
+                return "Bearer \(try await validToken())"
             }
         }
         return try await http.call(request, endpoint, retrying: retry, authorize: authorize)

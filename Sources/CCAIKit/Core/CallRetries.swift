@@ -68,6 +68,16 @@ struct CallRetries {
         case fail
     }
 
+    /// What a call does after an attempt (``step(after:now:)``).
+    enum Step: Equatable {
+        /// The attempt's outcome is the call's: its 2xx answer, or the failure.
+        case answer
+        /// Try again at once, with a renewed token (``isRenewing``).
+        case again
+        /// Try again after these seconds.
+        case wait(TimeInterval)
+    }
+
     let schedule: RetrySchedule
     let policy: RetryPolicy
     let deadline: Date
@@ -75,6 +85,10 @@ struct CallRetries {
     let canRenewToken: Bool
     private(set) var attempts = 1
     private var renewals = 0
+    /// Attempts sent so far, renewals included.
+    private(set) var sent = 0
+    /// Whether the next attempt follows a refused token (its token is to be renewed).
+    private(set) var isRenewing = false
 
     init(schedule: RetrySchedule, policy: RetryPolicy, start: Date, isIdempotent: Bool, canRenewToken: Bool) {
         self.schedule = schedule
@@ -86,6 +100,29 @@ struct CallRetries {
 
     /// Seconds from `now` to the call's deadline (negative past it).
     func timeLeft(at now: Date) -> TimeInterval { deadline.timeIntervalSince(now) }
+
+    /// What follows an attempt's `outcome` at `now`: a 2xx answer is the call's; after any
+    /// other, ``next(after:retryAfter:now:)`` decides from its code. Out of line: the call's
+    /// frame keeps only what the loop needs while an attempt is in flight.
+    @inline(never)
+    mutating func step(after outcome: Result<HTTPClientResponse, TransportError>, now: Date) -> Step {
+        sent += 1
+        let next: Next
+        switch outcome {
+        case .success(let response):
+            guard !(200..<300).contains(response.status) else { return .answer }
+            next = self.next(after: CCAIError(status: response.status, body: response.body).code,
+                             retryAfter: response.headers["retry-after"], now: now)
+        case .failure(let error):
+            next = self.next(after: NetworkError(error, operation: nil).code, retryAfter: nil, now: now)
+        }
+        isRenewing = next == .renewToken
+        switch next {
+        case .fail: return .answer
+        case .renewToken: return .again
+        case .wait(let seconds): return .wait(seconds)
+        }
+    }
 
     /// What follows a failure with `code` (a 429's `Retry-After` header as it came), at `now`.
     mutating func next(after code: ErrorCode, retryAfter: String?, now: Date) -> Next {

@@ -36,37 +36,29 @@ public final class HTTPClient: Sendable {
         try await send(request, retrying: retryPolicy.request(timeout: request.timeout))
     }
 
-    /// Puts the token on an attempt (`request`); `renewing`: the last one was refused.
-    typealias Authorize = @Sendable (_ request: inout HTTPClientRequest, _ renewing: Bool) async throws -> Void
+    /// The `Authorization` header of an attempt; `renewing`: the last one was refused.
+    typealias Authorize = @Sendable (_ renewing: Bool) async throws -> String
 
     /// Sends `request` in the call's one retry loop: after a failure, the error code's
     /// ``ErrorCode/Retry`` and `schedule`'s budget say whether and when it is sent again.
-    /// `authorize` puts the token on each attempt; `renewing` is true after a refused one
-    /// (once a call), and without it a 401 is the answer.
-    func send(_ request: HTTPClientRequest, retrying schedule: RetrySchedule, authorize: Authorize? = nil) async throws
-        -> HTTPClientResponse
-    {
+    /// `authorize` gives each attempt its `Authorization` header; `renewing` is true after a
+    /// refused one (once a call), and without it a 401 is the answer. `maximumResponseBytes`,
+    /// if given, replaces the request's. The loop's state is ``CallRetries``, its decisions
+    /// are made out of line, and each attempt is made in a frame of its own: the frames this
+    /// keeps on its task while an attempt is in flight stay small.
+    func send(_ request: HTTPClientRequest, retrying schedule: RetrySchedule, authorize: Authorize? = nil,
+              maximumResponseBytes: Int? = nil) async throws -> HTTPClientResponse {
         var retries = CallRetries(schedule: schedule, policy: retryPolicy, start: clock.now(), isIdempotent: request.isIdempotent,
                                   canRenewToken: authorize != nil)
-        var request = request
-        var renewing = false
-        var isFirst = true
         while true {
-            try await authorize?(&request, renewing)
-            let next: CallRetries.Next
-            do {
-                defer { isFirst = false }
-                let response = try await perform(request, within: retries, isFirst: isFirst)
-                guard !(200..<300).contains(response.status) else { return response }
-                let code = CCAIError(status: response.status, body: response.body).code
-                next = retries.next(after: code, retryAfter: response.headers["retry-after"], now: clock.now())
-                if next == .fail { return response }
-            } catch let error as TransportError {
-                next = retries.next(after: NetworkError(error, operation: nil).code, retryAfter: nil, now: clock.now())
-                if next == .fail { throw error }
+            let authorization = try await authorize?(retries.isRenewing)
+            let outcome = try await attempt(request, authorization: authorization, maximumResponseBytes: maximumResponseBytes,
+                                            within: retries)
+            switch retries.step(after: outcome, now: clock.now()) {
+            case .answer: return try outcome.get()
+            case .again: continue
+            case .wait(let seconds): try await clock.sleep(for: seconds)
             }
-            renewing = next == .renewToken
-            if case .wait(let seconds) = next { try await clock.sleep(for: seconds) }
         }
     }
 
@@ -76,7 +68,7 @@ public final class HTTPClient: Sendable {
     public func stream(_ request: HTTPClientRequest, onChunk: @escaping (Int, Data) -> Bool) async throws
         -> HTTPClientResponse
     {
-        try await perform(request, onChunk: onChunk)
+        try await transport.perform(request, onChunk: onChunk)
     }
 
     /// Starts a request whose 2xx body is a stream, as ``stream(_:onChunk:)`` does, with no
@@ -87,26 +79,37 @@ public final class HTTPClient: Sendable {
         transport.open(request, onChunk: onChunk, completion: completion)
     }
 
-    /// One attempt of a call, given what is left of the call's one deadline as its timeout
-    /// (a request with no timeout, 0, keeps none): a slow answer is not waited for past it.
-    /// The first attempt keeps its timeout unless its budget began earlier (a queued
-    /// message's): the deadline is that far away.
-    private func perform(_ request: HTTPClientRequest, within retries: CallRetries, isFirst: Bool) async throws
-        -> HTTPClientResponse
-    {
-        guard request.timeout > 0, !isFirst || retries.schedule.start != nil else { return try await perform(request) }
-        let left = retries.timeLeft(at: clock.now())
-        guard left > 0 else { throw TransportError.timeout(retries.schedule.budget) }
-        var attempt = request
-        attempt.timeout = min(request.timeout, left)
-        return try await perform(attempt)
+    /// One attempt of a call: `request` with its `authorization` and its answer's limit, given
+    /// what is left of the call's one deadline as its timeout (a request with no timeout, 0,
+    /// keeps none): a slow answer is not waited for past it. The first attempt keeps its
+    /// timeout unless its budget began earlier (a queued message's): the deadline is that far
+    /// away. A transport failure is its outcome; a cancellation is thrown.
+    @inline(never)
+    private func attempt(_ request: HTTPClientRequest, authorization: String?, maximumResponseBytes: Int?,
+                         within retries: CallRetries) async throws -> Result<HTTPClientResponse, TransportError> {
+        do {
+            return .success(try await transport.perform(
+                try Self.attempt(request, authorization: authorization, maximumResponseBytes: maximumResponseBytes,
+                                 timeLeft: retries.sent > 0 || retries.schedule.start != nil ? retries.timeLeft(at: clock.now()) : nil,
+                                 budget: retries.schedule.budget),
+                onChunk: nil))
+        } catch let error as TransportError {
+            return .failure(error)
+        }
     }
 
-    /// One attempt.
-    private func perform(_ request: HTTPClientRequest, onChunk: ((Int, Data) -> Bool)? = nil) async throws
-        -> HTTPClientResponse
-    {
-        try await transport.perform(request, onChunk: onChunk)
+    /// The request an attempt sends: `timeLeft` (nil: the whole timeout) bounds its timeout.
+    @inline(never)
+    private static func attempt(_ request: HTTPClientRequest, authorization: String?, maximumResponseBytes: Int?,
+                                timeLeft: TimeInterval?, budget: TimeInterval) throws -> HTTPClientRequest {
+        var attempt = request
+        if let authorization { attempt.headers["Authorization"] = authorization }
+        if let maximumResponseBytes { attempt.maximumResponseBytes = maximumResponseBytes }
+        if request.timeout > 0, let timeLeft {
+            guard timeLeft > 0 else { throw TransportError.timeout(budget) }
+            attempt.timeout = min(request.timeout, timeLeft)
+        }
+        return attempt
     }
 }
 
@@ -118,17 +121,30 @@ extension HTTPClient {
     /// as ``CCAIError``.
     func call(_ request: HTTPClientRequest, _ endpoint: Endpoint, retrying schedule: RetrySchedule? = nil,
               authorize: Authorize? = nil) async throws -> HTTPClientResponse {
-        var request = request
-        request.maximumResponseBytes = endpoint.maximumResponseBytes
         let response: HTTPClientResponse
         do {
             response = try await send(request, retrying: schedule ?? retryPolicy.request(timeout: request.timeout),
-                                      authorize: authorize)
-        } catch let error as TransportError {
-            throw NetworkError(error, operation: endpoint.operation)
-        } catch is CancellationError {
-            throw CCAIError(code: .cancelled, message: "the call was cancelled")
+                                      authorize: authorize, maximumResponseBytes: endpoint.maximumResponseBytes)
+        } catch {
+            throw Self.callError(error, of: endpoint)
         }
+        return try Self.answer(response)
+    }
+
+    /// A call's failure as the SDK tells it: a transport failure as ``NetworkError``, a
+    /// cancellation as ``CCAIError``; any other error as it is.
+    @inline(never)
+    private static func callError(_ error: any Error, of endpoint: Endpoint) -> any Error {
+        switch error {
+        case let error as TransportError: return NetworkError(error, operation: endpoint.operation)
+        case is CancellationError: return CCAIError(code: .cancelled, message: "the call was cancelled")
+        default: return error
+        }
+    }
+
+    /// A 2xx answer, or the ``CCAIError`` an answer that is not 2xx is.
+    @inline(never)
+    private static func answer(_ response: HTTPClientResponse) throws -> HTTPClientResponse {
         guard (200..<300).contains(response.status) else { throw CCAIError(status: response.status, body: response.body) }
         return response
     }

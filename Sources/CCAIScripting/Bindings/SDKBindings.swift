@@ -123,13 +123,7 @@ enum SDKBindings {
     static func sdk<Result: Sendable>(_ call: LuaCall, _ operation: @escaping @Sendable () async throws -> Result,
                                       push: @escaping (Result, inout LuaOutput) throws -> Void) throws -> LuaReturn {
         let outcome = Outcome(call)
-        return try call.suspend({
-            do {
-                return try outcome.told(.success(try await operation())).get()
-            } catch {
-                return try outcome.told(.failure(error)).get()
-            }
-        }, then: push)
+        return try call.suspend(operation, told: { outcome.told($0) }, then: push)
     }
 
     /// The same for an SDK call that tells its outcome to a completion (`start` begins it

@@ -236,14 +236,22 @@ public struct LuaCall {
     }
 
     /// Suspends until `operation` finishes, then pushes its result with `push` on the
-    /// state's executor (where references and userdata can be made).
+    /// state's executor (where references and userdata can be made). `told`, if given, sees
+    /// the outcome first, on the thread that ends the operation, and may change it (an SDK
+    /// call times itself and names its error there): the task running `operation` holds
+    /// nothing but `operation`'s own frames while it waits.
     public func suspend<Result: Sendable>(
         _ operation: @escaping @Sendable () async throws -> Result,
+        told: (@Sendable (Swift.Result<Result, any Error>) -> Swift.Result<Result, any Error>)? = nil,
         then push: @escaping (Result, inout LuaOutput) throws -> Void
     ) throws -> LuaReturn {
         try checkYieldable()
         let pending = LuaPendingOperation()
-        let finish = Self.finisher(of: pending, pushing: push, function: function.qualifiedName)
+        var finish = Self.finisher(of: pending, pushing: push, function: function.qualifiedName)
+        if let told {
+            let finisher = finish
+            finish = { finisher(told($0)) }
+        }
         pending.task = Task.immediate {
             do {
                 finish(.success(try await operation()))
