@@ -40,7 +40,7 @@ static void *lrt_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     size_t old = ptr ? osize : 0;  // when ptr is NULL, osize is a type tag
     lrt_pool *pool = c->pool;
     if (nsize == 0) {
-        free(ptr);
+        lrt_block_free(ptr, old);
         c->memory_used -= old;
         if (pool) __atomic_fetch_sub(&pool->used, old, __ATOMIC_RELAXED);
         return NULL;
@@ -56,7 +56,7 @@ static void *lrt_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
         c->memory_limit_hit = 1;
         return NULL;
     }
-    void *p = realloc(ptr, nsize);
+    void *p = ptr ? lrt_block_resize(ptr, old, nsize) : lrt_block_alloc(nsize);
     if (p == NULL) return NULL;
     c->memory_used = c->memory_used - old + nsize;
     if (c->memory_used > c->memory_peak) c->memory_peak = c->memory_used;

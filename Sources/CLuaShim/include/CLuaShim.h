@@ -45,6 +45,15 @@ typedef struct lrt_pool {
 /// system when freed (glibc's `M_MMAP_THRESHOLD`, fixed: by default it rises after each such
 /// free, and what is freed then stays in the process). Once, before states are made.
 void lrt_map_large_blocks(size_t bytes);
+/// A block of `bytes` for a Lua state (Sources/CLuaShim/blocks.c): small ones from size
+/// classes without headers, larger ones from `malloc`. NULL when there is no memory.
+void *lrt_block_alloc(size_t bytes);
+/// Frees a block `lrt_block_alloc` or `lrt_block_resize` made `bytes` large (NULL: nothing).
+void lrt_block_free(void *block, size_t bytes);
+/// The block resized from `old_bytes` to `new_bytes` (not 0), its contents kept up to the
+/// smaller; possibly moved. NULL when there is no memory, and `block` is left as it was.
+void *lrt_block_resize(void *block, size_t old_bytes, size_t new_bytes);
+
 /// The process's allocator keeps at most `most` arenas (at least one): `mallopt(M_ARENA_MAX)`.
 void lrt_limit_arenas(int most);
 

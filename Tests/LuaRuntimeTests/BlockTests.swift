@@ -1,0 +1,88 @@
+import CLuaShim
+import Foundation
+import LuaRuntime
+import Testing
+
+/// The blocks Lua states are made of (Sources/CLuaShim/blocks.c): small ones from size
+/// classes without headers, shared by the process's states; larger ones from `malloc`.
+/// What a state writes in a block is kept when the block is resized, whichever side of the
+/// small limit either size is; blocks of neighbouring classes do not overlap; states on
+/// several threads at once share the classes safely (ThreadSanitizer runs this).
+@Suite struct BlockTests {
+    /// Fills `bytes` bytes of `block` with a pattern that differs from block to block.
+    private func fill(_ block: UnsafeMutableRawPointer, _ bytes: Int, seed: Int) {
+        for offset in 0..<bytes { block.storeBytes(of: UInt8(truncatingIfNeeded: offset &* 31 &+ seed), toByteOffset: offset, as: UInt8.self) }
+    }
+
+    private func holds(_ block: UnsafeMutableRawPointer, _ bytes: Int, seed: Int) -> Bool {
+        (0..<bytes).allSatisfy { block.load(fromByteOffset: $0, as: UInt8.self) == UInt8(truncatingIfNeeded: $0 &* 31 &+ seed) }
+    }
+
+    @Test func resizedBlocksKeepWhatTheyHeldAcrossEverySize() throws {
+        let sizes = [1, 7, 8, 9, 24, 56, 100, 255, 256, 257, 300, 1_000, 70_000]
+        for from in sizes {
+            for to in sizes {
+                let block = try #require(lrt_block_alloc(from))
+                fill(block, from, seed: from)
+                let resized = try #require(lrt_block_resize(block, from, to))
+                #expect(holds(resized, min(from, to), seed: from), "\(from) -> \(to) bytes")
+                fill(resized, to, seed: to)
+                #expect(holds(resized, to, seed: to))
+                lrt_block_free(resized, to)
+            }
+        }
+    }
+
+    @Test func blocksOfNeighbouringClassesDoNotOverlap() throws {
+        var blocks: [(UnsafeMutableRawPointer, Int)] = []
+        for round in 0..<20 {
+            for bytes in stride(from: 1, through: 256, by: 5) {
+                let block = try #require(lrt_block_alloc(bytes))
+                fill(block, bytes, seed: bytes &+ round)
+                blocks.append((block, bytes))
+            }
+        }
+        for (index, (block, bytes)) in blocks.enumerated() {
+            #expect(holds(block, bytes, seed: bytes &+ index / 52), "block \(index) of \(bytes) bytes")
+        }
+        for (block, bytes) in blocks { lrt_block_free(block, bytes) }
+    }
+
+    /// States on the runtime's threads at once, each building and dropping strings and
+    /// tables of every small size and growing tables past the small limit.
+    @Test func statesOnSeveralThreadsShareTheClasses() async throws {
+        let script = """
+            local total = 0
+            for round = 1, 40 do
+              local parts, grown = {}, {}
+              for n = 1, 300 do
+                parts[#parts + 1] = ("x"):rep(n % 97) .. n
+                grown[n] = { n, tostring(n) }
+              end
+              for n = 300, 1, -3 do grown[n] = nil end
+              collectgarbage("count")
+              for n = 1, 300 do
+                if parts[n] ~= ("x"):rep(n % 97) .. n then error("string " .. n .. " changed") end
+              end
+              for n = 1, 300 do
+                local kept = grown[n]
+                if kept and (kept[1] ~= n or kept[2] ~= tostring(n)) then error("table " .. n .. " changed") end
+              end
+              total = total + #parts
+            end
+            return total
+            """
+        let results = try await withThrowingTaskGroup(of: Int64.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    let state = try LuaState()
+                    let values = try await state.run(source: script, chunkName: "=blocks")
+                    await state.close()
+                    return values.first?.integerValue ?? -1
+                }
+            }
+            return try await group.reduce(into: [Int64]()) { $0.append($1) }
+        }
+        #expect(results == Array(repeating: 12_000, count: 8))
+    }
+}
