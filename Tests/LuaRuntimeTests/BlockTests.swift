@@ -7,7 +7,8 @@ import Testing
 /// classes without headers, shared by the process's states; larger ones from `malloc`.
 /// What a state writes in a block is kept when the block is resized, whichever side of the
 /// small limit either size is; blocks of neighbouring classes do not overlap; states on
-/// several threads at once share the classes safely (ThreadSanitizer runs this).
+/// several threads at once share the classes safely (ThreadSanitizer runs this). Under
+/// AddressSanitizer every block comes from `malloc`, and these check that path.
 @Suite struct BlockTests {
     /// Fills `bytes` bytes of `block` with a pattern that differs from block to block.
     private func fill(_ block: UnsafeMutableRawPointer, _ bytes: Int, seed: Int) {
@@ -19,9 +20,9 @@ import Testing
     }
 
     @Test func resizedBlocksKeepWhatTheyHeldAcrossEverySize() throws {
-        let sizes = [1, 7, 8, 9, 24, 56, 100, 255, 256, 257, 300, 1_000, 70_000]
+        let sizes = Array(1...264) + [300, 1_000, 70_000]
         for from in sizes {
-            for to in sizes {
+            for to in Set([1, 7, 8, 9, 100, 255, 256, 257, 1_000, 70_000, from - 1, from + 1, from + 8]).filter({ $0 > 0 }).sorted() {
                 let block = try #require(lrt_block_alloc(from))
                 fill(block, from, seed: from)
                 let resized = try #require(lrt_block_resize(block, from, to))
@@ -48,6 +49,38 @@ import Testing
         for (block, bytes) in blocks { lrt_block_free(block, bytes) }
     }
 
+    /// A class's free blocks serve no other class, so the slabs grow only while they are at
+    /// most twice the small bytes in use (plus an allowance): blocks that fill one class and
+    /// are freed, then the next class, and so on through all 32, are not given slabs for
+    /// each; past the bound they come from `malloc`, and every block is freed where it came
+    /// from. A set of blocks of the test's own, so that no other test's states count.
+    @Test func freedClassesDoNotPinSlabsForEach() throws {
+        let reserve = 1 << 30, allowance = 1 << 20
+        let blocks = try #require(lrt_blocks_new(reserve, allowance))
+        defer { lrt_blocks_destroy(blocks) }
+        let perClass = 2 << 20
+        for size in stride(from: 8, through: 256, by: 8) {
+            var held: [UnsafeMutableRawPointer] = []
+            for index in 0..<(perClass / size) {
+                let block = try #require(lrt_blocks_alloc(blocks, size))
+                block.storeBytes(of: UInt64(index), as: UInt64.self)
+                held.append(block)
+            }
+            for (index, block) in held.enumerated() {
+                #expect(block.load(as: UInt64.self) == UInt64(index))
+                lrt_blocks_free(blocks, block, size)
+            }
+        }
+        // 2 MiB a class held at once: the slabs stay within twice that plus the allowance,
+        // where slabs kept for each class apart would be 64 MiB.
+        #expect(lrt_blocks_carved(blocks) <= 2 * perClass + allowance, "\(lrt_blocks_carved(blocks) >> 20) MiB carved")
+        // What was freed serves its class again without carving more.
+        let carved = lrt_blocks_carved(blocks)
+        let again = try #require(lrt_blocks_alloc(blocks, 8))
+        lrt_blocks_free(blocks, again, 8)
+        #expect(lrt_blocks_carved(blocks) == carved)
+    }
+
     /// States on the runtime's threads at once, each building and dropping strings and
     /// tables of every small size and growing tables past the small limit.
     @Test func statesOnSeveralThreadsShareTheClasses() async throws {
@@ -60,7 +93,6 @@ import Testing
                 grown[n] = { n, tostring(n) }
               end
               for n = 300, 1, -3 do grown[n] = nil end
-              collectgarbage("count")
               for n = 1, 300 do
                 if parts[n] ~= ("x"):rep(n % 97) .. n then error("string " .. n .. " changed") end
               end

@@ -90,7 +90,8 @@ public final class HTTPClient: Sendable {
         do {
             return .success(try await transport.perform(
                 try Self.attempt(request, authorization: authorization, maximumResponseBytes: maximumResponseBytes,
-                                 timeLeft: retries.sent > 0 || retries.schedule.start != nil ? retries.timeLeft(at: clock.now()) : nil,
+                                 timeLeft: request.timeout > 0 && (retries.sent > 0 || retries.schedule.start != nil)
+                                     ? retries.timeLeft(at: clock.now()) : nil,
                                  budget: retries.schedule.budget),
                 onChunk: nil))
         } catch let error as TransportError {

@@ -51,9 +51,22 @@ void *lrt_block_alloc(size_t bytes);
 /// Frees a block `lrt_block_alloc` or `lrt_block_resize` made `bytes` large (NULL: nothing).
 void lrt_block_free(void *block, size_t bytes);
 /// The block resized from `old_bytes` to `new_bytes` (not 0), its contents kept up to the
-/// smaller; possibly moved. NULL when there is no memory, and `block` is left as it was.
+/// smaller; possibly moved. A shrink always succeeds; a growth returns NULL when there is
+/// no memory, and `block` is left as it was.
 void *lrt_block_resize(void *block, size_t old_bytes, size_t new_bytes);
 
+/// A set of blocks of its own, as the states' shared one is (`lrt_block_*` use that one):
+/// slabs carved from `reserve_bytes` of address space while they are at most twice the
+/// small bytes in use plus `allowance_bytes`. For tests. NULL when there is no memory.
+typedef struct lrt_blocks lrt_blocks;
+lrt_blocks *lrt_blocks_new(size_t reserve_bytes, size_t allowance_bytes);
+/// Gives the range back; every block the set handed out must be freed first.
+void lrt_blocks_destroy(lrt_blocks *blocks);
+void *lrt_blocks_alloc(lrt_blocks *blocks, size_t bytes);
+void lrt_blocks_free(lrt_blocks *blocks, void *block, size_t bytes);
+void *lrt_blocks_resize(lrt_blocks *blocks, void *block, size_t old_bytes, size_t new_bytes);
+/// The bytes of slabs carved so far.
+size_t lrt_blocks_carved(lrt_blocks *blocks);
 /// The process's allocator keeps at most `most` arenas (at least one): `mallopt(M_ARENA_MAX)`.
 void lrt_limit_arenas(int most);
 

@@ -247,10 +247,12 @@ public struct LuaCall {
     ) throws -> LuaReturn {
         try checkYieldable()
         let pending = LuaPendingOperation()
-        var finish = Self.finisher(of: pending, pushing: push, function: function.qualifiedName)
+        let finisher = Self.finisher(of: pending, pushing: push, function: function.qualifiedName)
+        let finish: @Sendable (Swift.Result<Result, any Error>) -> Void
         if let told {
-            let finisher = finish
             finish = { finisher(told($0)) }
+        } else {
+            finish = finisher
         }
         pending.task = Task.immediate {
             do {
