@@ -48,7 +48,7 @@
 #define LRT_BLOCK_GRAIN 8
 #define LRT_SMALL_CLASSES (256 / LRT_BLOCK_GRAIN)
 #define LRT_SLAB_BYTES ((size_t)16 << 10)
-#define LRT_SHARED_RESERVE ((size_t)64 << 30)
+#define LRT_SHARED_RESERVE ((size_t)16 << 30)
 #define LRT_SHARED_ALLOWANCE ((size_t)4 << 20)
 
 /// One size class: its free blocks and what is left of its newest slab. Under its lock,
