@@ -9,14 +9,15 @@
 // class's slabs. A freed block goes on its class's free list, shared by every state of
 // the process, so what one VU frees another reuses.
 //
-// Slabs are carved from one range of address space reserved up front (its pages are taken
-// as they are written), so that a block's address says whether it is a slab's or
-// `malloc`'s. They are never given back, and a class's free blocks serve no other class,
-// so the slabs may grow only while they are at most twice the small bytes in use, plus an
-// allowance: past that a small block comes from `malloc`. A script that fills one class and
-// frees it, then another, pins at most that much, not its limit once per class. Without
-// the reservation (an address-space limit, strict overcommit) every block comes from
-// `malloc`.
+// Slabs are carved from one range of address space reserved up front, so that a block's
+// address says whether it is a slab's or `malloc`'s. The range is inaccessible until a
+// slab is carved from it, so only carved slabs count against a strict overcommit limit,
+// and a slab's pages are taken as they are written. Slabs are never given back, and a
+// class's free blocks serve no other class, so the slabs may grow only while they are at
+// most twice the small bytes in use, plus an allowance: past that a small block comes from
+// `malloc`. A script that fills one class and frees it, then another, pins at most that
+// much, not its limit once per class. Without the reservation (an address-space limit)
+// every block comes from `malloc`.
 //
 // A free block holds the next one's address mangled with its own (glibc's safe-linking),
 // so that a stray write into a freed block does not hand out an arbitrary address.
@@ -81,7 +82,7 @@ static void init_blocks(lrt_blocks *blocks, size_t reserve_bytes, size_t allowan
     blocks->allowance_bytes = allowance_bytes;
     blocks->small_bytes_in_use = 0;
     blocks->reserved_start = blocks->reserved_end = blocks->carved_end = NULL;
-    void *start = mmap(NULL, reserve_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    void *start = mmap(NULL, reserve_bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (start == MAP_FAILED) return;
     blocks->reserved_start = blocks->carved_end = start;
     blocks->reserved_end = blocks->reserved_start + reserve_bytes;
@@ -119,7 +120,8 @@ static char *new_slab(lrt_blocks *blocks) {
     pthread_mutex_lock(&blocks->slab_lock);
     size_t carved = (size_t)(blocks->carved_end - blocks->reserved_start);
     if (carved + LRT_SLAB_BYTES <= 2 * in_use + blocks->allowance_bytes &&
-        (size_t)(blocks->reserved_end - blocks->carved_end) >= LRT_SLAB_BYTES) {
+        (size_t)(blocks->reserved_end - blocks->carved_end) >= LRT_SLAB_BYTES &&
+        mprotect(blocks->carved_end, LRT_SLAB_BYTES, PROT_READ | PROT_WRITE) == 0) {
         slab = blocks->carved_end;
         blocks->carved_end += LRT_SLAB_BYTES;
     }
@@ -189,6 +191,8 @@ void *lrt_blocks_resize(lrt_blocks *blocks, void *block, size_t old_bytes, size_
     lrt_blocks_free(blocks, block, old_bytes);
     return moved;
 }
+
+size_t lrt_blocks_small_max(void) { return LRT_SMALL_BLOCK_MAX; }
 
 size_t lrt_blocks_carved(lrt_blocks *blocks) {
     pthread_mutex_lock(&blocks->slab_lock);
