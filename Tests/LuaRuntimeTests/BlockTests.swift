@@ -7,8 +7,8 @@ import Testing
 /// classes without headers, shared by the process's states; larger ones from `malloc`.
 /// What a state writes in a block is kept when the block is resized, whichever side of the
 /// small limit either size is; blocks of neighbouring classes do not overlap; states on
-/// several threads at once share the classes safely (ThreadSanitizer runs this). Under
-/// AddressSanitizer every block comes from `malloc`, and these check that path.
+/// several threads at once share the classes safely. Under AddressSanitizer and
+/// ThreadSanitizer every block comes from `malloc`, and these check that path.
 @Suite struct BlockTests {
     /// Fills `bytes` bytes of `block` with a pattern that differs from block to block.
     private func fill(_ block: UnsafeMutableRawPointer, _ bytes: Int, seed: Int) {
@@ -71,7 +71,7 @@ import Testing
                 lrt_blocks_free(blocks, block, size)
             }
         }
-        // The slabs served blocks (but under AddressSanitizer, where `malloc` serves all).
+        // The slabs served blocks (but in a sanitized build, where `malloc` serves all).
         #expect(lrt_blocks_carved(blocks) > 0 || lrt_blocks_small_max() == 0)
         // 2 MiB a class held at once: the slabs stay within twice that plus the allowance,
         // where slabs kept for each class apart would be 64 MiB.

@@ -67,7 +67,8 @@ void lrt_blocks_free(lrt_blocks *blocks, void *block, size_t bytes);
 void *lrt_blocks_resize(lrt_blocks *blocks, void *block, size_t old_bytes, size_t new_bytes);
 /// The bytes of slabs carved so far.
 size_t lrt_blocks_carved(lrt_blocks *blocks);
-/// The largest block that comes from the slabs: 256, or 0 in an AddressSanitizer build.
+/// The largest block that comes from the slabs: 256, or 0 in a sanitized build (every
+/// block from `malloc`, which AddressSanitizer and ThreadSanitizer watch).
 size_t lrt_blocks_small_max(void);
 /// The process's allocator keeps at most `most` arenas (at least one): `mallopt(M_ARENA_MAX)`.
 void lrt_limit_arenas(int most);
