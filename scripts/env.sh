@@ -3,7 +3,7 @@ if ! command -v swift >/dev/null 2>&1 && [[ -x /opt/swift/usr/bin/swift ]]; then
   export PATH="/opt/swift/usr/bin:$PATH"
 fi
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-# Swift Testing starts at most this many tests at once (unset, it starts all 778 at once).
+# Swift Testing starts at most this many tests at once (unset, it starts all 782 at once).
 # On a 2-core machine the whole queue of them then stands between a test's request and
 # the task that answers it, and the tests with a real deadline (an HTTP client's 30 s)
 # time out behind the others' work. At 24, an in-process sign-in test
